@@ -1,0 +1,97 @@
+"""`python -m studio`: one entry point; each capability adds its subcommands in its own module.
+
+A command module exposes `register(subparsers)`, which adds a parser whose `func(args)` returns a
+JSON-able result (printed with --json) and, optionally, sets `render` to a function that turns the result
+into human-readable text. Grouped commands (`build`, `train`, `eval`) dispatch to targets listed in
+`studio.cli.groups.TARGETS`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..errors import StudioError
+from ..models import ConfigError, ModelUnavailable, UnknownRole
+
+#: command modules, each with register(subparsers)
+COMMAND_MODULES = [
+    "studio.cli.models_cmd",
+    "studio.cli.groups",
+]
+
+EXIT_BAD_INPUT, EXIT_MODEL_UNAVAILABLE = 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and exit 2, like every other bad input
+        raise StudioError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import importlib
+
+    parser = _Parser(prog="python -m studio", description="Figurative Language Studio command line.")
+    parser.add_argument("--profile", choices=["auto", "hub", "offline", "tiny"], help="model profile (STUDIO_PROFILE)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def add_json_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def emit(result, args) -> None:
+    render = getattr(args, "render", None)
+    if getattr(args, "json", False) or render is None:
+        print(json.dumps(result, indent=2, ensure_ascii=False, default=_jsonable))
+    else:
+        print(render(result))
+
+
+def _jsonable(obj):
+    try:
+        import numpy as np
+
+        if isinstance(obj, np.generic):
+            return obj.item()
+        if isinstance(obj, np.ndarray):
+            return obj.tolist()
+    except ImportError:
+        pass
+    return str(obj)
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.profile:
+            import os
+
+            os.environ["STUDIO_PROFILE"] = args.profile
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return EXIT_BAD_INPUT
+        result = args.func(args)
+        if result is not None:
+            emit(result, args)
+        return int(getattr(args, "exit_code", 0) or 0)
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    except (StudioError, ConfigError, UnknownRole) as exc:
+        return _fail(str(exc).strip("'\""), EXIT_BAD_INPUT)
+    except ModelUnavailable as exc:
+        return _fail(exc.message, EXIT_MODEL_UNAVAILABLE)
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except BrokenPipeError:
+        return 0

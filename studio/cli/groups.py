@@ -1,0 +1,47 @@
+"""`build`, `train` and `eval`: each names a target implemented by a capability.
+
+A target is "module:function"; the function takes the remaining argv (its own options) and returns a
+JSON-able dict. Capabilities add their targets here.
+"""
+from __future__ import annotations
+
+import importlib
+
+TARGETS: dict[str, dict[str, str]] = {
+    "build": {},
+    "train": {},
+    "eval": {},
+}
+HELP = {
+    "build": "build a derived asset (e.g. the simile knowledge base)",
+    "train": "train an offline head from ../shared/data",
+    "eval": "evaluate a capability on ../shared/data and print its figures",
+}
+
+
+def register(sub) -> None:
+    from . import add_json_flag
+
+    for group, targets in TARGETS.items():
+        p = sub.add_parser(group, help=HELP[group])
+        p.add_argument("target", help="one of: " + (", ".join(sorted(targets)) or "(none yet)"))
+        p.add_argument("options", nargs="...", help="options of the target (see TARGET --help)")
+        add_json_flag(p)
+        p.set_defaults(func=_dispatch(group))
+
+
+def _dispatch(group: str):
+    def run(args):
+        from ..errors import StudioError
+
+        targets = TARGETS[group]
+        if args.target not in targets:
+            raise StudioError(f"unknown {group} target {args.target!r}; choose one of: {', '.join(sorted(targets)) or 'none'}")
+        module, func = targets[args.target].split(":")
+        options = list(args.options)
+        if "--json" in options:
+            options.remove("--json")
+            args.json = True
+        return getattr(importlib.import_module(module), func)(options)
+
+    return run

@@ -1,0 +1,26 @@
+"""The studio's own error types. Capability code raises these for bad input; the UI turns them into
+gr.Error messages and the CLI into one line and a non-zero exit."""
+from __future__ import annotations
+
+
+class StudioError(ValueError):
+    """Bad input or a request the studio cannot honour; the message is shown to the user as it is."""
+
+
+class InputError(StudioError):
+    """The user's input is empty, too long, malformed or out of range."""
+
+
+def require_text(text, what: str = "text", max_chars: int = 5000) -> str:
+    """Clean and validate one user text: strips NULs and control characters, enforces a length limit."""
+    if text is None:
+        raise InputError(f"Please enter a {what}.")
+    if not isinstance(text, str):
+        raise InputError(f"The {what} must be text, not {type(text).__name__}.")
+    cleaned = "".join(ch for ch in text if ch in "\n\t" or (ord(ch) >= 32 and ord(ch) != 127))
+    cleaned = cleaned.replace("\u200b", "").replace("\ufeff", "").strip()
+    if not cleaned:
+        raise InputError(f"Please enter a {what}: it is empty.")
+    if len(cleaned) > max_chars:
+        raise InputError(f"The {what} is {len(cleaned):,} characters long; the limit is {max_chars:,}.")
+    return cleaned

@@ -1,0 +1,31 @@
+"""Backends: each turns a ModelSpec into a role object. Imported lazily so that nothing heavy loads
+before a feature asks for it."""
+from __future__ import annotations
+
+import importlib
+
+#: backend name -> (module, function); the function takes (spec, registry) and returns a Role
+LOADERS = {
+    "sentence_transformers": ("text", "load_sentence_transformer"),
+    "transformers_nli": ("text", "load_transformers_nli"),
+    "transformers_sentiment": ("text", "load_transformers_sentiment"),
+    "embedding_head": ("text", "load_head_nli"),
+    "embedding_head_or_vader": ("text", "load_head_sentiment_or_vader"),
+    "embedding_head_sentiment": ("text", "load_head_sentiment"),
+    "vader": ("text", "load_vader"),
+    "transformers_lm": ("lm", "load_transformers_lm"),
+    "gguf_lm": ("lm", "load_gguf_lm"),
+    "open_clip": ("vision", "load_open_clip"),
+    "diffusers": ("vision", "load_diffusers"),
+    "spacy": ("parser", "load_spacy"),
+    "tiny_embedder": ("tiny", "load_tiny_embedder"),
+    "tiny_lm": ("tiny", "load_tiny_lm"),
+    "tiny_head": ("tiny", "load_tiny_head"),
+    "tiny_clip": ("tiny", "load_tiny_clip"),
+    "tiny_diffusion": ("tiny", "load_tiny_diffusion"),
+}
+
+
+def loader_for(backend: str):
+    module, func = LOADERS[backend]
+    return getattr(importlib.import_module(f"{__name__}.{module}"), func)

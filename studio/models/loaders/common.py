@@ -1,0 +1,59 @@
+"""Helpers shared by the backends: device choice, package and path resolution, pickle refusal."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+SAFE_WEIGHT_SUFFIXES = (".safetensors", ".gguf")
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
+
+
+class LoadError(RuntimeError):
+    """A load that cannot succeed as configured; `fix` says what to change."""
+
+    def __init__(self, reason: str, fix: str = "", unavailable: bool = False):
+        super().__init__(reason)
+        self.reason, self.fix, self.unavailable = reason, fix, unavailable
+
+
+def device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def package_dir(name: str) -> Path:
+    """The folder of an installed package, found without importing it (some run heavy code on import)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise LoadError(f"the package {name!r} is not installed",
+                        "run the setup again (`make setup`), which installs requirements-offline.txt", unavailable=True)
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def resolve_model_path(model_id: str) -> str:
+    """`package:NAME/sub/path` -> a path inside an installed package; anything else unchanged."""
+    if model_id.startswith("package:"):
+        name, _, sub = model_id[len("package:"):].partition("/")
+        root = package_dir(name)
+        path = root / sub if sub else root
+        if not path.exists():
+            raise LoadError(f"{path} is missing from the installed package {name!r}", f"reinstall {name}")
+        return str(path)
+    return model_id
+
+
+def refuse_pickled_weights(path: str) -> None:
+    """A local folder must hold safetensors (or GGUF) weights: pickled checkpoints can run code."""
+    p = Path(path)
+    if not p.exists():
+        return
+    files = [p] if p.is_file() else [f for f in p.rglob("*") if f.is_file()]
+    if p.is_file() and p.suffix in PICKLE_SUFFIXES:
+        raise LoadError(f"{p.name} is a pickled checkpoint, which the studio refuses to load",
+                        "convert it to safetensors")
+    if p.is_dir():
+        weights = [f for f in files if f.suffix in SAFE_WEIGHT_SUFFIXES + PICKLE_SUFFIXES]
+        if weights and not any(f.suffix in SAFE_WEIGHT_SUFFIXES for f in weights):
+            raise LoadError(f"{p} holds only pickled weights ({weights[0].name}), which the studio refuses to load",
+                            "provide safetensors weights")

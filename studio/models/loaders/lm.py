@@ -1,0 +1,173 @@
+"""Causal language models: transformers checkpoints, and GGUF files converted once to safetensors."""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Sequence
+
+from ..config import cache_dir
+from ..roles import Generation, LanguageModel
+from .common import LoadError, device, refuse_pickled_weights, resolve_model_path
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*(?=\s|$)")
+
+
+def cut_at_sentence_end(text: str) -> str:
+    m = _SENTENCE_END.search(text)
+    return text[: m.end()] if m else text
+
+
+class TransformersLM(LanguageModel):
+    def __init__(self, model, tokenizer, model_id: str, backend: str):
+        import torch
+
+        self._torch = torch
+        self.model, self.tokenizer, self.model_id, self.backend = model, tokenizer, model_id, backend
+        self.device = str(next(model.parameters()).device)
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        # sampling draws from torch's global generator: one generation at a time keeps seeds meaningful
+        self._lock = threading.Lock()
+
+    def _encode(self, prompts: Sequence[str]):
+        self.tokenizer.padding_side = "left"
+        return self.tokenizer(list(prompts), return_tensors="pt", padding=True).to(self.device)
+
+    def generate(self, prompts, *, max_new_tokens=20, top_k=5, temperature=0.7, no_repeat_ngram_size=3,
+                 num_return_sequences=1, seed=0, logits_processor=None, stop_at_sentence_end=False):
+        torch = self._torch
+        if not len(prompts):
+            return []
+        enc = self._encode(prompts)
+        kwargs = dict(max_new_tokens=int(max_new_tokens), pad_token_id=self.tokenizer.pad_token_id,
+                      num_return_sequences=int(num_return_sequences))
+        if temperature and temperature > 0:
+            kwargs.update(do_sample=True, top_k=int(top_k) if top_k else None, temperature=float(temperature), top_p=1.0)
+        else:
+            kwargs.update(do_sample=False)
+        if no_repeat_ngram_size:
+            kwargs["no_repeat_ngram_size"] = int(no_repeat_ngram_size)
+        if logits_processor is not None:
+            kwargs["logits_processor"] = logits_processor
+        with self._lock, torch.inference_mode():
+            torch.manual_seed(int(seed) % (2**63))
+            out = self.model.generate(**enc, **kwargs)
+        width = enc["input_ids"].shape[1]
+        results: list[list[Generation]] = []
+        for i, prompt in enumerate(prompts):
+            row = []
+            for j in range(num_return_sequences):
+                ids = out[i * num_return_sequences + j, width:]
+                text = self.tokenizer.decode(ids, skip_special_tokens=True)
+                if stop_at_sentence_end:
+                    text = cut_at_sentence_end(text.strip())
+                n_new = int((ids != self.tokenizer.pad_token_id).sum())
+                row.append(Generation(text=text, prompt=prompt, new_tokens=n_new))
+            results.append(row)
+        return results
+
+    def loglik(self, contexts, continuations, batch_size: int = 16):
+        torch = self._torch
+        if len(contexts) != len(continuations):
+            raise ValueError("contexts and continuations differ in length")
+        results = []
+        for start in range(0, len(contexts), batch_size):
+            seqs, spans = [], []
+            for ctx, cont in zip(contexts[start:start + batch_size], continuations[start:start + batch_size]):
+                c_ids = self.tokenizer(ctx, add_special_tokens=False)["input_ids"]
+                x_ids = self.tokenizer(cont, add_special_tokens=False)["input_ids"]
+                if not c_ids:
+                    c_ids = [self.tokenizer.eos_token_id]
+                seqs.append(c_ids + x_ids)
+                spans.append((len(c_ids), len(c_ids) + len(x_ids)))
+            width = max(len(s) for s in seqs)
+            pad = self.tokenizer.pad_token_id
+            ids = torch.tensor([s + [pad] * (width - len(s)) for s in seqs], device=self.device)
+            mask = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in seqs], device=self.device)
+            with torch.inference_mode():
+                logp = torch.log_softmax(self.model(input_ids=ids, attention_mask=mask).logits.float(), dim=-1)
+            for row, (a, b) in enumerate(spans):
+                if b == a:
+                    results.append((0.0, 0))
+                    continue
+                targets = ids[row, a:b]
+                picked = logp[row, a - 1:b - 1].gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+                results.append((float(picked.sum()), b - a))
+        return results
+
+    def close(self) -> None:
+        self.model = None
+
+
+def _load_dir(path: str, model_id: str, backend: str) -> TransformersLM:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    dev = device()
+    dtype = torch.float16 if dev == "cuda" else torch.float32
+    tok = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, trust_remote_code=False, use_safetensors=True)
+    return TransformersLM(model.to(dev).eval(), tok, model_id, backend)
+
+
+def load_transformers_lm(spec, registry) -> LanguageModel:
+    path = resolve_model_path(spec.model_id)
+    refuse_pickled_weights(path)
+    return _load_dir(path, spec.model_id, f"{spec.model_id} (transformers)")
+
+
+def converted_dir(gguf: Path) -> Path:
+    stat = gguf.stat()
+    key = hashlib.sha1(f"{gguf.resolve()}|{stat.st_size}|{int(stat.st_mtime)}".encode()).hexdigest()[:12]
+    return cache_dir() / "lm" / f"{gguf.stem}-{key}"
+
+
+def convert_gguf(gguf: Path, target: Path) -> None:
+    """Dequantize the GGUF file once into a safetensors folder; the rename makes it all-or-nothing."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".convert-"))
+    try:
+        tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        # transformers refuses save_pretrained on a GGUF-loaded model; its weights are already dequantized
+        from safetensors.torch import save_model
+
+        config = model.config
+        if hasattr(config, "quantization_config"):
+            del config.quantization_config
+        config.save_pretrained(tmp)
+        model.generation_config.save_pretrained(tmp)
+        save_model(model, str(tmp / "model.safetensors"))
+        tok.save_pretrained(tmp)
+        os.replace(tmp, target)
+    except FileExistsError:
+        shutil.rmtree(tmp, ignore_errors=True)  # another process converted it first
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not target.is_dir():
+            raise
+    except Exception:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def load_gguf_lm(spec, registry) -> LanguageModel:
+    gguf = Path(resolve_model_path(spec.model_id))
+    if not gguf.is_file():
+        raise LoadError(f"no GGUF file at {gguf}", "check STUDIO_MODEL_LM")
+    target = converted_dir(gguf)
+    if not (target / "config.json").is_file():
+        try:
+            import gguf as _  # noqa: F401
+        except ImportError as exc:
+            raise LoadError("reading GGUF files needs the `gguf` package", "pip install gguf accelerate") from exc
+        convert_gguf(gguf, target)
+    name = spec.note or gguf.stem
+    return _load_dir(str(target), spec.model_id, f"{name} (GGUF, converted to safetensors)")

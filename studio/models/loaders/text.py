@@ -1,0 +1,146 @@
+"""Text backends: sentence embedders, NLI and sentiment classifiers (transformers, heads, VADER)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .. import heads
+from ..roles import NLI_LABELS, Embedder, NLIModel, SentimentModel
+from .common import LoadError, device, refuse_pickled_weights, resolve_model_path
+
+
+class SentenceTransformerEmbedder(Embedder):
+    def __init__(self, model, model_id: str, backend: str):
+        self._model, self.model_id, self.backend = model, model_id, backend
+        self.dim = int(model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension")
+                       else model.get_sentence_embedding_dimension())
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        if not len(texts):
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = self._model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
+                                 convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(out, dtype=np.float32)
+
+    def close(self) -> None:
+        self._model = None
+
+
+def load_sentence_transformer(spec, registry) -> Embedder:
+    from sentence_transformers import SentenceTransformer
+
+    path = resolve_model_path(spec.model_id)
+    refuse_pickled_weights(path)
+    model = SentenceTransformer(path, device=device(), trust_remote_code=False)
+    name = spec.note or spec.model_id.rsplit("/", 1)[-1]
+    return SentenceTransformerEmbedder(model, spec.model_id, f"{name} (sentence-transformers)")
+
+
+class TransformersClassifier:
+    """A sequence classifier whose label names say what each column means."""
+
+    def __init__(self, model_id: str):
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        path = resolve_model_path(model_id)
+        refuse_pickled_weights(path)
+        self.device = device()
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        self.model = AutoModelForSequenceClassification.from_pretrained(
+            path, trust_remote_code=False, use_safetensors=True).to(self.device).eval()
+        self.labels = [self.model.config.id2label[i].lower() for i in range(self.model.config.num_labels)]
+        self._torch = torch
+
+    def probs(self, first: Sequence[str], second: Sequence[str] | None, batch_size: int) -> np.ndarray:
+        torch, out = self._torch, []
+        for i in range(0, len(first), batch_size):
+            a = list(first[i:i + batch_size])
+            b = list(second[i:i + batch_size]) if second is not None else None
+            enc = self.tokenizer(a, b, padding=True, truncation=True, max_length=512, return_tensors="pt").to(self.device)
+            with torch.inference_mode():
+                out.append(torch.softmax(self.model(**enc).logits.float(), dim=-1).cpu().numpy())
+        return np.concatenate(out).astype(np.float64) if out else np.zeros((0, len(self.labels)))
+
+    def column(self, label: str) -> int:
+        matches = [i for i, name in enumerate(self.labels) if name.startswith(label[:3])]
+        if not matches:
+            raise LoadError(f"the classifier's labels {self.labels} have no {label!r}", "choose a model with that label")
+        return matches[0]
+
+
+class TransformersNLI(NLIModel):
+    def __init__(self, clf: TransformersClassifier, model_id: str):
+        self._clf, self.model_id = clf, model_id
+        self.backend = f"{model_id} (transformers)"
+        self._order = [clf.column(label) for label in NLI_LABELS]
+
+    def predict(self, premises, hypotheses, batch_size: int = 32) -> np.ndarray:
+        if len(premises) != len(hypotheses):
+            raise ValueError("premises and hypotheses differ in length")
+        # premise and hypothesis go in as a sentence pair, as the model was trained
+        return self._clf.probs(premises, hypotheses, batch_size)[:, self._order] if len(premises) else np.zeros((0, 3))
+
+    def close(self) -> None:
+        self._clf = None
+
+
+class TransformersSentiment(SentimentModel):
+    def __init__(self, clf: TransformersClassifier, model_id: str):
+        self._clf, self.model_id = clf, model_id
+        self.backend = f"{model_id} (transformers)"
+        self._pos = clf.column("positive")
+
+    def p_positive(self, texts, batch_size: int = 64) -> np.ndarray:
+        return self._clf.probs(texts, None, batch_size)[:, self._pos] if len(texts) else np.zeros(0)
+
+    def close(self) -> None:
+        self._clf = None
+
+
+def load_transformers_nli(spec, registry) -> NLIModel:
+    return TransformersNLI(TransformersClassifier(spec.model_id), spec.model_id)
+
+
+def load_transformers_sentiment(spec, registry) -> SentimentModel:
+    return TransformersSentiment(TransformersClassifier(spec.model_id), spec.model_id)
+
+
+class VaderSentiment(SentimentModel):
+    backend = "VADER (lexicon rules)"
+    model_id = "vaderSentiment"
+
+    def __init__(self):
+        from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+        self._analyzer = SentimentIntensityAnalyzer()
+
+    def p_positive(self, texts, batch_size: int = 64) -> np.ndarray:
+        # compound lies in [-1, 1]; map it to [0, 1] so that it reads like a probability
+        return np.array([(self._analyzer.polarity_scores(t)["compound"] + 1) / 2 for t in texts], dtype=np.float64)
+
+
+def load_vader(spec, registry) -> SentimentModel:
+    return VaderSentiment()
+
+
+def _head(spec, registry, cls, unavailable_reason: str):
+    if not heads.has_head(spec.model_id):
+        raise LoadError(spec.unavailable_reason or unavailable_reason, spec.fix, unavailable=True)
+    cfg, module = heads.load_head(spec.model_id)
+    return cls(registry.get("embedder"), cfg, module, spec.model_id)
+
+
+def load_head_nli(spec, registry) -> NLIModel:
+    return _head(spec, registry, heads.HeadNLI, f"no NLI head at {spec.model_id}")
+
+
+def load_head_sentiment(spec, registry) -> SentimentModel:
+    return _head(spec, registry, heads.HeadSentiment, f"no sentiment head at {spec.model_id}")
+
+
+def load_head_sentiment_or_vader(spec, registry) -> SentimentModel:
+    if heads.has_head(spec.model_id):
+        return load_head_sentiment(spec, registry)
+    return VaderSentiment()

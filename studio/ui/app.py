@@ -1,0 +1,32 @@
+"""Compose the tabs into one Blocks app. Each capability adds its tab module to TABS."""
+from __future__ import annotations
+
+import importlib
+
+import gradio as gr
+
+#: (module, builder) in display order; each builder creates one gr.Tab inside the current Blocks
+TABS = [
+    ("studio.ui.models_tab", "build_models_tab"),
+    ("studio.ui.about_tab", "build_about_tab"),
+]
+
+QUEUE_MAX_SIZE = 64  # requests waiting beyond this get a "busy" answer instead of waiting forever
+DEFAULT_CONCURRENCY = 2  # one per core on the target machine
+CSS = """
+.studio-note {font-size: 0.9em; opacity: 0.8}
+"""
+
+
+def build_demo() -> gr.Blocks:
+    with gr.Blocks(title="Figurative Language Studio") as demo:
+        gr.Markdown("# Figurative Language Studio\nSimiles, proverbs and idioms — explored with models from four papers.")
+        with gr.Tabs():
+            for module, builder in TABS:
+                getattr(importlib.import_module(module), builder)()
+    demo.queue(max_size=QUEUE_MAX_SIZE, default_concurrency_limit=DEFAULT_CONCURRENCY)
+    return demo
+
+
+def launch_kwargs() -> dict:
+    return {"theme": gr.themes.Soft(), "css": CSS}

@@ -1,0 +1,60 @@
+"""Test fixtures: the tiny profile by default, a session-scoped offline registry for tests marked
+`offline`, and a session-scoped running app driven through gradio_client."""
+from __future__ import annotations
+
+import os
+import socket
+
+os.environ.setdefault("STUDIO_PROFILE", "tiny")
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import pytest  # noqa: E402
+
+from studio.models import Registry, Settings, get_registry, set_registry  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def tiny_registry() -> Registry:
+    return get_registry()
+
+
+@pytest.fixture(scope="session")
+def _offline_registry() -> Registry:
+    return Registry(Settings.from_env("offline"))
+
+
+@pytest.fixture
+def offline(_offline_registry):
+    """Swap in the offline profile's registry (models stay loaded across tests) for one test."""
+    previous = get_registry()
+    set_registry(_offline_registry)
+    yield _offline_registry
+    set_registry(previous)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """The whole app, launched once per session on the tiny profile."""
+    from studio.ui import build_demo
+    from studio.ui.app import launch_kwargs
+
+    demo = build_demo()
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **launch_kwargs())
+    yield f"http://127.0.0.1:{port}/"
+    demo.close()
+
+
+@pytest.fixture(scope="session")
+def client(app_url):
+    from gradio_client import Client
+
+    return Client(app_url, verbose=False)
