@@ -152,3 +152,14 @@ def test_offline_profile_loads_packaged_weights(offline):
     out = lm.generate([lm.chat("Say hello.")], max_new_tokens=5, seed=0)
     assert out[0][0].new_tokens > 0
     assert offline.get("parser").backend.startswith("spaCy")
+
+
+def test_overrides_accept_hub_ids_and_local_paths_only(monkeypatch, tmp_path):
+    monkeypatch.setenv("STUDIO_MODEL_LM", "https://example.com/model.bin")
+    monkeypatch.setenv("STUDIO_MODEL_EMBEDDER", str(tmp_path))
+    registry = Registry(Settings.from_env("offline"))
+    with pytest.raises(ModelUnavailable) as err:
+        registry.get("lm")
+    assert err.value.state == UNAVAILABLE and "STUDIO_MODEL_LM" in err.value.reason
+    row = next(r for r in registry.status() if r["role"] == "embedder")
+    assert row["model"] == str(tmp_path) and row["state"] == NOT_LOADED

@@ -1,7 +1,9 @@
 """The model table: which model each profile uses for each role. The only place that names models."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from .config import ASSETS
 
@@ -84,15 +86,40 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
 }
 
 
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+_CLIP_HUB = re.compile(r"^[\w.-]+/[\w.-]+$")  # ARCH/PRETRAINED_TAG
+
+
+def override_problem(role: str, value: str) -> str:
+    """'' when an override names a hub id or an existing local path (the only two things accepted)."""
+    if role == "sentiment" and value.lower() == "vader":
+        return ""
+    if role == "clip" and ":" in value and not value.startswith(("http:", "https:")):
+        value = value.split(":", 1)[1]
+    if Path(value).expanduser().exists():
+        return ""
+    if "://" in value or value.startswith(("/", ".", "~")) or ".." in value:
+        return f"{value!r} is neither an existing local path nor a hub id (owner/name)"
+    if _HUB_ID.match(value) or (role == "clip" and _CLIP_HUB.match(value)):
+        return ""
+    return f"{value!r} is neither an existing local path nor a hub id (owner/name)"
+
+
 def spec_for(profile: str, role: str, override: str | None = None) -> ModelSpec:
     base = PROFILE_SPECS[profile][role]
     if not override:
         return base
+    problem = override_problem(role, override)
+    if problem:
+        return ModelSpec(role, base.backend, "", f"override (STUDIO_MODEL_{role.upper()})",
+                         unavailable_reason=f"STUDIO_MODEL_{role.upper()}: {problem}",
+                         fix=f"set STUDIO_MODEL_{role.upper()} to a hub id like owner/name or to a local folder")
     backend = {
         "embedder": "sentence_transformers",
         "lm": "gguf_lm" if override.endswith(".gguf") else "transformers_lm",
-        "nli": "transformers_nli",
-        "sentiment": "vader" if override.lower() == "vader" else "transformers_sentiment",
+        "nli": "embedding_head" if (Path(override) / "head.json").is_file() else "transformers_nli",
+        "sentiment": ("vader" if override.lower() == "vader" else
+                      "embedding_head_sentiment" if (Path(override) / "head.json").is_file() else "transformers_sentiment"),
         "clip": "open_clip",
         "diffusion": "diffusers",
         "parser": "spacy",

@@ -104,10 +104,18 @@ class TransformersLM(LanguageModel):
         self.model = None
 
 
+def _quiet_transformers() -> None:
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # load bars would flood the server log and CLI output
+    hf_logging.set_verbosity_error()
+
+
 def _load_dir(path: str, model_id: str, backend: str) -> TransformersLM:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    _quiet_transformers()
     dev = device()
     dtype = torch.float16 if dev == "cuda" else torch.float32
     tok = AutoTokenizer.from_pretrained(path)
@@ -131,6 +139,7 @@ def convert_gguf(gguf: Path, target: Path) -> None:
     """Dequantize the GGUF file once into a safetensors folder; the rename makes it all-or-nothing."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    _quiet_transformers()
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".convert-"))
     try:

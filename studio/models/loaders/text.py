@@ -29,7 +29,9 @@ class SentenceTransformerEmbedder(Embedder):
 
 def load_sentence_transformer(spec, registry) -> Embedder:
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()
     path = resolve_model_path(spec.model_id)
     refuse_pickled_weights(path)
     model = SentenceTransformer(path, device=device(), trust_remote_code=False)
