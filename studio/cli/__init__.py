@@ -18,6 +18,11 @@ from ..models import ConfigError, ModelUnavailable, UnknownRole
 COMMAND_MODULES = [
     "studio.cli.models_cmd",
     "studio.cli.groups",
+    "studio.cli.proverbs_cmd",
+    "studio.cli.score_cmd",
+    "studio.cli.components_cmd",
+    "studio.cli.polish_cmd",
+    "studio.cli.imagine_cmd",
 ]
 
 EXIT_BAD_INPUT, EXIT_MODEL_UNAVAILABLE = 2, 3

@@ -106,8 +106,12 @@ class HeadNLI(NLIModel, _HeadRunner):
             raise ValueError("premises and hypotheses differ in length")
         if not len(premises):
             return np.zeros((0, 3))
-        u = self.embedder.encode(list(premises), batch_size=batch_size)
-        v = self.embedder.encode(list(hypotheses), batch_size=batch_size)
+        # a literal sentence is the premise of each of its candidates: embed every distinct text once
+        distinct = list(dict.fromkeys([*premises, *hypotheses]))
+        vectors = self.embedder.encode(distinct, batch_size=batch_size)
+        row = {text: i for i, text in enumerate(distinct)}
+        u = vectors[[row[t] for t in premises]]
+        v = vectors[[row[t] for t in hypotheses]]
         return self._probs(pair_features(u, v))[:, self._order]
 
 

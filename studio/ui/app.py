@@ -9,6 +9,9 @@ import gradio as gr
 TABS = [
     ("studio.ui.models_tab", "build_models_tab"),
     ("studio.ui.about_tab", "build_about_tab"),
+    ("studio.ui.polish_tab", "build_polish_tab"),
+    ("studio.ui.imagine_tab", "build_imagine_tab"),
+    ("studio.ui.rerank_tab", "build_rerank_tab"),
 ]
 
 QUEUE_MAX_SIZE = 64  # requests waiting beyond this get a "busy" answer instead of waiting forever
@@ -21,9 +24,12 @@ CSS = """
 def build_demo() -> gr.Blocks:
     with gr.Blocks(title="Figurative Language Studio") as demo:
         gr.Markdown("# Figurative Language Studio\nSimiles, proverbs and idioms — explored with models from four papers.")
-        with gr.Tabs():
-            for module, builder in TABS:
-                getattr(importlib.import_module(module), builder)()
+        with gr.Tabs() as tabs:
+            built = {builder: getattr(importlib.import_module(module), builder)() for module, builder in TABS}
+        if built.get("build_polish_tab") and built.get("build_rerank_tab"):
+            from .rerank_tab import wire_from_polish
+
+            wire_from_polish(built["build_polish_tab"], built["build_rerank_tab"], tabs)
     demo.queue(max_size=QUEUE_MAX_SIZE, default_concurrency_limit=DEFAULT_CONCURRENCY)
     return demo
 

@@ -1,0 +1,43 @@
+"""Bench: warm time of `polish(literal, n=10)` (all strategies) with the offline profile, and the KB load time.
+
+    .venv/bin/python bench/polish.py          # prints JSON; target: 10 candidates warm in <= 3 s, KB load <= 1 s
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("STUDIO_PROFILE", "offline")
+
+SENTENCES = ["He yelps and howls.", "She ran down the stairs.", "The old house creaked in the wind.",
+             "The lake was calm.", "He stared at the letter for a long time."]
+
+
+def main() -> dict:
+    from studio.models import get_registry
+    from studio.similes import kb as kb_module
+    from studio.similes.polish import polish
+
+    started = time.perf_counter()
+    kb_module.load_kb()
+    kb_load = time.perf_counter() - started
+    registry = get_registry()
+    polish(SENTENCES[0], n=10, seed=0)  # warm-up: models, BM25 index, embedding caches
+    times, counts = [], []
+    for i, sentence in enumerate(SENTENCES):
+        t0 = time.perf_counter()
+        cands = polish(sentence, n=10, seed=i)
+        times.append(time.perf_counter() - t0)
+        counts.append(len(cands))
+    return {"profile": registry.profile, "lm": registry.get("lm").model_id, "kb_load_seconds": round(kb_load, 3),
+            "warm_seconds_per_sentence": [round(t, 3) for t in times], "median_seconds": round(statistics.median(times), 3),
+            "max_seconds": round(max(times), 3), "candidates": counts, "target_seconds": 3.0}
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(), indent=2))

@@ -1,0 +1,46 @@
+"""`python -m studio polish`: simile candidates for a literal sentence."""
+from __future__ import annotations
+
+from . import add_json_flag
+
+
+def register(sub) -> None:
+    p = sub.add_parser("polish", help="turn a literal sentence into simile candidates")
+    p.add_argument("literal", nargs="?", help="the literal sentence (omit with --batch)")
+    p.add_argument("--n", type=int, default=10, help="number of candidates (1-50)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (same seed, same candidates)")
+    p.add_argument("--strategies", default="", help="comma-separated subset of insertion,retrieval,lm,property")
+    p.add_argument("--batch", metavar="IN.jsonl", help='lines {"literal": ...}')
+    p.add_argument("--out", metavar="OUT.jsonl", help="batch output")
+    add_json_flag(p)
+    p.set_defaults(func=run, render=render)
+
+
+def run(args):
+    from ..errors import InputError
+    from ..similes.polish import polish
+
+    def one(literal: str) -> dict:
+        cands = polish(literal, n=args.n, strategies=args.strategies or None, seed=args.seed)
+        return {"literal": literal, "candidates": [c.to_dict() for c in cands]}
+
+    if args.batch:
+        if args.literal:
+            raise InputError("give either a literal sentence or --batch, not both")
+        if not args.out:
+            raise InputError("--batch needs --out OUT.jsonl")
+        from ..similes.batch import run_jsonl
+
+        result = run_jsonl(args.batch, args.out, "literal", one)
+        args.exit_code = 1 if result["failed"] else 0
+        return result
+    if args.literal is None:
+        raise InputError('give a literal sentence, e.g. python -m studio polish "He yelps and howls." (or --batch)')
+    return one(args.literal)
+
+
+def render(result: dict) -> str:
+    if "batch" in result:
+        return f"{result['written']} lines written to {result['out']}, {result['failed']} failed"
+    lines = [f"{c['score']:7.3f}  [{c['strategy']:<9}] {c['sentence']}" for c in result["candidates"]]
+    return "\n".join(lines) or "no candidates"

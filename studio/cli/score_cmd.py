@@ -1,0 +1,100 @@
+"""`python -m studio score`: HAUSER scores and the reranking of simile candidates for a literal sentence."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from . import add_json_flag
+
+BATCH_CHUNK = 500  # groups per model pass: large enough to batch well, small enough to show progress
+
+
+def register(sub) -> None:
+    p = sub.add_parser("score", help="score and rerank simile candidates with HAUSER (quality, creativity, "
+                                     "informativeness)")
+    p.add_argument("--literal", help="the literal sentence")
+    p.add_argument("--candidate", action="append", default=[], help="a candidate simile (repeat the flag)")
+    p.add_argument("--batch", metavar="IN.jsonl", help='lines {"literal": ..., "candidates": [...]}')
+    p.add_argument("--out", metavar="OUT.jsonl", help="where --batch writes one scored group per line")
+    p.add_argument("--alpha", type=float, default=3 / 6, help="weight of relevance in quality (default 3/6)")
+    p.add_argument("--beta", type=float, default=2 / 6, help="weight of logical consistency (default 2/6)")
+    p.add_argument("--gamma", type=float, default=1 / 6, help="weight of sentiment consistency (default 1/6)")
+    p.add_argument("--rank-weights", type=float, nargs=3, default=[2.0, 2.0, 1.0], metavar=("Q", "C", "I"),
+                   help="weights of the quality, creativity and informativeness rankings (default 2 2 1)")
+    p.add_argument("--relevance", choices=["eq2", "eq3"], default="eq2",
+                   help="eq2: Σ n(t,p,v)·P(t,p,v) over KB triplets (default); eq3: the pair count n(t, v)")
+    add_json_flag(p)
+    p.set_defaults(func=run, render=render)
+
+
+def run(args):
+    from ..errors import InputError
+    from ..hauser.scorer import Settings, score_group
+
+    settings = Settings((args.alpha, args.beta, args.gamma), tuple(args.rank_weights), args.relevance)
+    if args.batch:
+        if args.literal or args.candidate:
+            raise InputError("use either --batch or --literal/--candidate, not both")
+        if not args.out:
+            raise InputError("--batch needs --out OUT.jsonl")
+        summary = run_batch(args.batch, args.out, settings)
+        args.exit_code = 1 if summary["failed"] else 0
+        args.render = lambda r: f"{r['written']} groups written to {r['out']}, {r['failed']} failed"
+        return summary
+    if not args.literal:
+        raise InputError("give --literal and one or more --candidate (or --batch IN.jsonl --out OUT.jsonl)")
+    return score_group(args.literal, args.candidate, settings).to_dict()
+
+
+def run_batch(source: str, out: str, settings) -> dict:
+    from ..errors import InputError, StudioError
+    from ..hauser.scorer import check_group, score_groups
+
+    src, dest = Path(source), Path(out)
+    if not src.is_file():
+        raise InputError(f"--batch file not found: {source}")
+    if dest.exists() and dest.resolve() == src.resolve():
+        raise InputError("--out must differ from --batch")
+    good, failed = [], 0
+    with open(src, encoding="utf-8", errors="replace") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                if not isinstance(record, dict):
+                    raise InputError('expected an object {"literal": ..., "candidates": [...]}')
+                good.append(check_group(record.get("literal"), record.get("candidates")))
+            except json.JSONDecodeError as exc:
+                print(f"line {number}: not valid JSON ({exc.msg})", file=sys.stderr)
+                failed += 1
+            except StudioError as exc:
+                print(f"line {number}: {exc}", file=sys.stderr)
+                failed += 1
+    with open(dest, "w", encoding="utf-8") as fout:
+        for start in range(0, len(good), BATCH_CHUNK):
+            for group in score_groups(good[start:start + BATCH_CHUNK], settings):
+                fout.write(json.dumps(group.to_dict(), ensure_ascii=False) + "\n")
+            print(f"scored {min(start + BATCH_CHUNK, len(good))}/{len(good)} groups", file=sys.stderr, flush=True)
+    return {"batch": str(src), "out": str(dest), "written": len(good), "failed": failed}
+
+
+def render(result: dict) -> str:
+    from ..hauser.scorer import table_rows
+
+    lines = [f"literal: {result['literal']}", ""]
+    header = f"{'rank':>4}  {'Q':>6} {'C':>7} {'I':>5}  {'r':>8} {'c_l':>6} {'c_s':>7}  candidate"
+    lines.append(header)
+    for row in table_rows(result):
+        fmt = lambda x, w, d: (f"{x:>{w}.{d}f}" if x is not None else f"{'—':>{w}}")  # noqa: E731
+        lines.append(f"{row['rank']:>4}  {fmt(row['quality'], 6, 3)} {fmt(row['creativity'], 7, 3)} "
+                     f"{fmt(row['informativeness'], 5, 2)}  {fmt(row['relevance'], 8, 2)} "
+                     f"{fmt(row['logical_consistency'], 6, 3)} {fmt(row['sentiment_consistency'], 7, 3)}  "
+                     f"{row['candidate']}" + (f"  [{row['flag']}]" if row["flag"] else ""))
+    b = result["backends"]
+    s = result["settings"]
+    lines += ["", f"α, β, γ = {s['alpha']:.3f}, {s['beta']:.3f}, {s['gamma']:.3f}; rank weights "
+                  f"{':'.join(f'{w:g}' for w in s['rank_weights'])}; relevance {s['relevance']}",
+              f"backends: nli = {b['nli']}; sentiment = {b['sentiment']}; kb = {b['kb']}"]
+    return "\n".join(lines)

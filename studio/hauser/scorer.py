@@ -1,0 +1,217 @@
+"""Score groups of simile candidates with HAUSER: components → KB lookups, batched NLI and sentiment calls →
+criteria → rankings. Many groups are scored together so that each model runs once over all of them."""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Sequence
+
+from ..errors import InputError, require_text
+from . import criteria as C
+
+MAX_CANDIDATES = 50
+MAX_CHARS = 1000
+NO_SIMILE = "no simile with a vehicle was found in this candidate; it is ranked last"
+
+
+@dataclass
+class Settings:
+    quality_weights: tuple[float, float, float] = C.DEFAULT_QUALITY_WEIGHTS
+    rank_weights: tuple[float, float, float] = C.DEFAULT_RANK_WEIGHTS
+    relevance: str = "eq2"  # "eq2" (triplets n·P) or "eq3" (pair counts n(t, v))
+
+    def __post_init__(self):
+        self.quality_weights = C.check_weights(self.quality_weights, "quality weights (α, β, γ)")
+        self.rank_weights = C.check_weights(self.rank_weights, "rank weights")
+        if self.relevance not in C.RELEVANCE_METHODS:
+            raise InputError(f"relevance must be one of {', '.join(C.RELEVANCE_METHODS)}, not {self.relevance!r}")
+
+
+@dataclass
+class CandidateScore:
+    index: int
+    candidate: str
+    has_simile: bool
+    similes: list[dict]
+    flag: str = ""
+    relevance: float | None = None
+    relevance_levels: list[str] = field(default_factory=list)  # KB back-off level per topic-vehicle pair
+    logical_consistency: float | None = None
+    sentiment_consistency: float | None = None
+    relevance_norm: float | None = None
+    logical_consistency_norm: float | None = None
+    sentiment_consistency_norm: float | None = None
+    quality: float | None = None
+    creativity: float | None = None
+    creativity_levels: list[str] = field(default_factory=list)  # KB back-off level per vehicle
+    informativeness: float | None = None
+    rank_quality: int | None = None
+    rank_creativity: int | None = None
+    rank_informativeness: int | None = None
+    combined_rank_score: float | None = None
+    rank: int = 0
+    sentiment_texts: tuple[str, str] = ("", "")  # (cut simile, cut literal) fed to the sentiment model
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class GroupScore:
+    literal: str
+    candidates: list[CandidateScore]
+    settings: dict
+    backends: dict
+
+    def ranked(self) -> list[CandidateScore]:
+        return sorted(self.candidates, key=lambda c: c.rank)
+
+    def to_dict(self) -> dict:
+        return {"literal": self.literal, "settings": self.settings, "backends": self.backends,
+                "candidates": [c.to_dict() for c in self.candidates]}
+
+
+def check_group(literal, candidates) -> tuple[str, list[str]]:
+    literal = require_text(literal, "literal sentence", MAX_CHARS)
+    if isinstance(candidates, str) or not isinstance(candidates, (list, tuple)):
+        raise InputError("candidates must be a list of sentences")
+    cleaned = [require_text(c, f"candidate {k + 1}", MAX_CHARS) for k, c in enumerate(candidates)]
+    if not cleaned:
+        raise InputError("Please give at least one candidate simile.")
+    if len(cleaned) > MAX_CANDIDATES:
+        raise InputError(f"{len(cleaned)} candidates given; the limit is {MAX_CANDIDATES} per literal sentence.")
+    return literal, cleaned
+
+
+def score_group(literal: str, candidates: Sequence[str], settings: Settings | None = None) -> GroupScore:
+    return score_groups([(literal, list(candidates))], settings)[0]
+
+
+def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings | None = None,
+                 progress=None, kb=None) -> list[GroupScore]:
+    """Score many (literal, candidates) groups; each model role is called once over all candidates.
+    `kb` defaults to the committed simile knowledge base."""
+    from ..models import get_registry
+    from ..similes.components import extract_similes_batch
+    from .kb_features import KBFeatures
+
+    settings = settings or Settings()
+    groups = [check_group(lit, cands) for lit, cands in groups]
+    flat = [(g, lit, cand) for g, (lit, cands) in enumerate(groups) for cand in cands]
+    registry = get_registry()
+    _step(progress, 0.05, "extracting simile components")
+    similes = _unique_map(extract_similes_batch, [cand for _, _, cand in flat])
+    kb = KBFeatures(kb)
+    _step(progress, 0.3, "looking up the knowledge base")
+    kb_rows = [kb.features(sims, settings.relevance) for sims in similes]
+
+    _step(progress, 0.45, "logical consistency (NLI)")
+    nli = registry.get("nli")
+    p_contra = nli.predict([lit for _, lit, _ in flat], [cand for _, _, cand in flat])[:, 2]
+
+    _step(progress, 0.7, "sentiment consistency")
+    sentiment = registry.get("sentiment")
+    cut_pairs = [sentiment_cut(lit, cand, sims) for (_, lit, cand), sims in zip(flat, similes)]
+    p_pos = _unique_map(lambda texts: list(sentiment.p_positive(texts)), [t for pair in cut_pairs for t in pair])
+    backends = {"nli": nli.backend, "sentiment": sentiment.backend, "kb": kb.description,
+                "parser": registry.get("parser").backend}
+
+    _step(progress, 0.9, "normalizing and ranking")
+    results, k = [], 0
+    for literal, cands in groups:
+        rows = []
+        for index, cand in enumerate(cands):
+            sims = similes[k]
+            rel, rel_levels, freqs, freq_levels, vehicles = kb_rows[k]
+            valid = bool(vehicles)
+            rows.append(CandidateScore(
+                index=index, candidate=cand, has_simile=valid, similes=[s.to_dict() for s in sims],
+                flag="" if valid else NO_SIMILE,
+                relevance=rel, relevance_levels=rel_levels,
+                logical_consistency=C.logical_consistency(p_contra[k]),
+                sentiment_consistency=C.sentiment_consistency(p_pos[2 * k], p_pos[2 * k + 1]),
+                creativity=C.creativity(freqs) if valid else None, creativity_levels=freq_levels,
+                informativeness=C.informativeness(vehicles) if valid else None,
+                sentiment_texts=cut_pairs[k]))
+            k += 1
+        _normalize_and_rank(rows, settings)
+        results.append(GroupScore(literal, rows, _settings_dict(settings), backends))
+    return results
+
+
+def _normalize_and_rank(rows: list[CandidateScore], settings: Settings) -> None:
+    """Eq. 6-7 within the group's candidates that have a simile; then the three rankings and their combination."""
+    valid = [r for r in rows if r.has_simile]
+    if valid:
+        r_n = C.minmax([r.relevance for r in valid])
+        cl_n = C.minmax([r.logical_consistency for r in valid])
+        cs_n = C.minmax([r.sentiment_consistency for r in valid])
+        q = C.quality(r_n, cl_n, cs_n, settings.quality_weights)
+        for row, a, b, c, qq in zip(valid, r_n, cl_n, cs_n, q):
+            row.relevance_norm, row.logical_consistency_norm, row.sentiment_consistency_norm = float(a), float(b), float(c)
+            row.quality = float(qq)
+    ranking = C.combine_rankings([r.quality for r in rows], [r.creativity for r in rows],
+                                 [r.informativeness for r in rows], [r.has_simile for r in rows], settings.rank_weights)
+    for k, row in enumerate(rows):
+        row.rank_quality, row.rank_creativity = ranking.by_quality[k], ranking.by_creativity[k]
+        row.rank_informativeness, row.combined_rank_score = ranking.by_informativeness[k], ranking.combined_score[k]
+        row.rank = ranking.final[k]
+
+
+def sentiment_cut(literal: str, candidate: str, similes) -> tuple[str, str]:
+    """The paper's rule for sentiment consistency: the simile is cut after its first vehicle and the literal sentence
+    after its first event (so that a later clause, or a second topic-vehicle pair, does not sway the polarity).
+    Without a vehicle (or an event found in the literal sentence) the whole sentence is used."""
+    first = next((s for s in similes if s.vehicle and "vehicle" in s.spans), None)
+    if first is None:
+        return candidate, literal
+    simile_cut = candidate[:first.spans["vehicle"][1]]
+    literal_cut = literal
+    if first.event:
+        match = re.search(r"(?<!\w)" + re.escape(first.event) + r"(?!\w)", literal, flags=re.IGNORECASE)
+        if match:
+            literal_cut = literal[:match.end()]
+    return simile_cut, literal_cut
+
+
+def _unique_map(fn, items: list) -> list:
+    """fn over the distinct items only (candidate lists repeat sentences), results in the original order."""
+    distinct = list(dict.fromkeys(items))
+    out = dict(zip(distinct, fn(distinct))) if distinct else {}
+    return [out[x] for x in items]
+
+
+def _settings_dict(settings: Settings) -> dict:
+    alpha, beta, gamma = settings.quality_weights
+    return {"alpha": alpha, "beta": beta, "gamma": gamma, "rank_weights": list(settings.rank_weights),
+            "relevance": settings.relevance}
+
+
+def _step(progress, fraction: float, what: str) -> None:
+    if progress is not None:
+        progress(fraction, what)
+
+
+def table_rows(group: dict) -> list[dict]:
+    """One flat row per candidate of a scored group (`GroupScore.to_dict()`), best first: what the CLI prints and the
+    UI and CSV show."""
+    rows = []
+    for c in sorted(group["candidates"], key=lambda c: c["rank"]):
+        first = next((s for s in c["similes"] if s.get("vehicle")), {})
+        rows.append({
+            "rank": c["rank"], "candidate": c["candidate"], "topic": first.get("topic"),
+            "vehicle": first.get("vehicle"), "event": first.get("event"), "quality": _r(c["quality"]),
+            "creativity": _r(c["creativity"]), "informativeness": _r(c["informativeness"]),
+            "relevance": _r(c["relevance"]), "relevance_norm": _r(c["relevance_norm"]),
+            "logical_consistency": _r(c["logical_consistency"]),
+            "logical_consistency_norm": _r(c["logical_consistency_norm"]),
+            "sentiment_consistency": _r(c["sentiment_consistency"]),
+            "sentiment_consistency_norm": _r(c["sentiment_consistency_norm"]),
+            "kb_level": "/".join(dict.fromkeys(c["relevance_levels"] + c["creativity_levels"])) or "—",
+            "flag": c["flag"],
+        })
+    return rows
+
+
+def _r(x):
+    return None if x is None else round(float(x), 4)

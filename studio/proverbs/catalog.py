@@ -1,0 +1,151 @@
+"""The proverb catalog: ePiC's 250 proverbs (with their quote_id) plus the studio's additions, each with a
+short meaning written for the studio and a few themes.
+
+`assets/proverbs/catalog.json` is derived by `python -m studio build proverbs` from ePiC's proverbs.json
+(the texts and ids) and the studio's own files `meanings_epic.tsv` and `additions.tsv`.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import re
+import tempfile
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from ..errors import InputError
+from ..models.config import ASSETS, PROJECT_ROOT
+
+PROVERB_ASSETS = ASSETS / "proverbs"
+CATALOG_PATH = PROVERB_ASSETS / "catalog.json"
+EPIC_DIR = PROJECT_ROOT.parent / "shared" / "data" / "epic"
+
+# ePiC's source text carries a misspelling and a scraping leftover; the catalog shows the proverbs as they are
+# said, and `source_text` keeps ePiC's original so that its rows can still be matched.
+TEXT_FIXES = {
+    "Procastination is thief of time": "Procrastination is the thief of time",
+    "Build a better mousetrap and the world will beat a path to your doorLink to proverb":
+        "Build a better mousetrap and the world will beat a path to your door",
+}
+
+
+@dataclass(frozen=True)
+class Proverb:
+    id: str
+    text: str
+    meaning: str
+    themes: tuple[str, ...] = ()
+    quote_id: str | None = None  # ePiC's id; None for the studio's additions
+    source_text: str = ""  # the text as ePiC spells it
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "themes": list(self.themes)}
+
+
+class Catalog:
+    def __init__(self, proverbs: list[Proverb]):
+        if not proverbs:
+            raise ValueError("the proverb catalog is empty")
+        self.proverbs = proverbs
+        self._by_key: dict[str, int] = {}
+        for i, p in enumerate(proverbs):
+            for key in (p.id, p.quote_id, p.text, p.source_text):
+                if key:
+                    self._by_key.setdefault(normalize(key), i)
+
+    def __len__(self) -> int:
+        return len(self.proverbs)
+
+    def __getitem__(self, i: int) -> Proverb:
+        return self.proverbs[i]
+
+    @property
+    def digest(self) -> str:
+        """Changes whenever a text or meaning changes, so that cached embeddings of an old catalog are not reused."""
+        blob = json.dumps([[p.id, p.text, p.meaning] for p in self.proverbs], ensure_ascii=False)
+        return hashlib.sha1(blob.encode()).hexdigest()[:12]
+
+    def find(self, key: str) -> int | None:
+        """Index of a proverb given by id, ePiC quote_id or text (case and punctuation ignored)."""
+        return self._by_key.get(normalize(key or ""))
+
+    def index_of_quote_id(self, quote_id: str) -> int:
+        i = self._by_key.get(normalize(quote_id))
+        if i is None or self.proverbs[i].quote_id != quote_id:
+            raise KeyError(quote_id)
+        return i
+
+    @property
+    def epic_indices(self) -> list[int]:
+        return [i for i, p in enumerate(self.proverbs) if p.quote_id]
+
+
+def normalize(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", str(text).lower()).strip()
+
+
+@lru_cache(maxsize=1)
+def load_catalog(path: Path = CATALOG_PATH) -> Catalog:
+    if not Path(path).is_file():
+        raise InputError(f"The proverb catalog {path} is missing; build it with `python -m studio build proverbs`.")
+    rows = json.loads(Path(path).read_text(encoding="utf-8"))
+    return Catalog([Proverb(**{**r, "themes": tuple(r.get("themes", ()))}) for r in rows])
+
+
+def _read_tsv(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def _themes(cell: str) -> tuple[str, ...]:
+    return tuple(t.strip() for t in (cell or "").split(";") if t.strip())
+
+
+def build_catalog(argv: list[str] | None = None) -> dict:
+    """`python -m studio build proverbs [--epic DIR]`: write assets/proverbs/catalog.json."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m studio build proverbs")
+    parser.add_argument("--epic", default=str(EPIC_DIR), help="folder with ePiC's proverbs.json")
+    args = parser.parse_args(argv or [])
+    source = Path(args.epic) / "proverbs.json"
+    if not source.is_file():
+        raise InputError(f"{source} not found; pass --epic with the folder of ePiC's proverbs.json")
+    epic = sorted(json.loads(source.read_text(encoding="utf-8")), key=lambda r: int(r["quote_id"][1:]))
+    meanings = {r["quote_id"]: r for r in _read_tsv(PROVERB_ASSETS / "meanings_epic.tsv")}
+    missing = [r["quote_id"] for r in epic if r["quote_id"] not in meanings]
+    if missing:
+        raise InputError(f"meanings_epic.tsv has no meaning for {', '.join(missing[:10])}")
+    proverbs = [Proverb(id=r["quote_id"], text=TEXT_FIXES.get(r["quote"], r["quote"]).strip(),
+                        meaning=meanings[r["quote_id"]]["meaning"].strip(), themes=_themes(meanings[r["quote_id"]]["themes"]),
+                        quote_id=r["quote_id"], source_text=r["quote"]) for r in epic]
+    proverbs += [Proverb(id=r["id"], text=r["proverb"].strip(), meaning=r["meaning"].strip(), themes=_themes(r["themes"]))
+                 for r in _read_tsv(PROVERB_ASSETS / "additions.tsv")]
+    catalog = Catalog(proverbs)  # validates
+    seen: dict[str, str] = {}
+    for p in proverbs:
+        key = normalize(p.text)
+        if key in seen:
+            raise InputError(f"{p.id} repeats the proverb of {seen[key]}: {p.text!r}")
+        seen[key] = p.id
+    write_atomic(CATALOG_PATH, json.dumps([p.to_json() for p in proverbs], indent=1, ensure_ascii=False) + "\n")
+    load_catalog.cache_clear()
+    return {"path": str(CATALOG_PATH.relative_to(PROJECT_ROOT)), "proverbs": len(catalog),
+            "epic": len(catalog.epic_indices), "additions": len(catalog) - len(catalog.epic_indices),
+            "digest": catalog.digest}
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

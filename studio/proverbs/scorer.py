@@ -1,0 +1,107 @@
+"""Scoring every catalog proverb for a narrative.
+
+Six similarity channels, each a cosine between embedder outputs: the whole narrative and its best-matching
+sentence, each against the proverb text and against its meaning (the untrained part), and the same two
+narrative views mapped by a learned linear adapter against learned proverb vectors (the trained part).
+The adapter, the per-proverb vectors (initialised from the prototypes of the training narratives) and the
+channel weights are fitted by `python -m studio train proverbs` and saved in assets/proverbs/ as plain
+safetensors arrays tied to the embedder's model_id; with another embedder the untrained channels serve alone.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .catalog import PROVERB_ASSETS
+from .index import ProverbIndex
+
+SCORER_WEIGHTS = PROVERB_ASSETS / "scorer.safetensors"
+SCORER_CONFIG = PROVERB_ASSETS / "scorer.json"
+#: untrained channel weights (narrative·text, narrative·meaning, sentence·text, sentence·meaning): measured
+#: on the training part; the meanings carry most of the signal
+UNTRAINED_WEIGHTS = (0.3, 0.7, 0.3, 0.7)
+
+
+def normalize_rows(x: np.ndarray) -> np.ndarray:
+    return x / (np.linalg.norm(x, axis=-1, keepdims=True) + 1e-6)
+
+
+@dataclass
+class TrainedParts:
+    model_id: str
+    quote_ids: list[str]
+    adapter: np.ndarray  # (d, d)
+    prototypes: np.ndarray  # (n_trained, d) mean training-narrative embedding per proverb
+    offsets: np.ndarray  # (n_trained, d) learned correction of each proverb vector
+    mix: np.ndarray  # (3,) weights of text, meaning and prototype in a proverb vector
+    weights: np.ndarray  # (6,) channel weights
+    scale: float  # softmax temperature (inverse)
+    config: dict = field(default_factory=dict)
+
+
+@lru_cache(maxsize=4)
+def load_trained(weights_path: Path = SCORER_WEIGHTS, config_path: Path = SCORER_CONFIG) -> TrainedParts | None:
+    if not (Path(weights_path).is_file() and Path(config_path).is_file()):
+        return None
+    from safetensors.numpy import load_file
+
+    cfg = json.loads(Path(config_path).read_text())
+    t = load_file(str(weights_path))
+    return TrainedParts(cfg["model_id"], cfg["quote_ids"], t["adapter"], t["prototypes"], t["offsets"], t["mix"],
+                        t["weights"], float(t["scale"][0]), cfg)
+
+
+class Scorer:
+    """Scores of all catalog proverbs for narratives given as (narrative embedding, sentence embeddings)."""
+
+    def __init__(self, index: ProverbIndex, trained: TrainedParts | None):
+        self.index = index
+        self.trained = trained if trained is not None and trained.model_id == index.model_id else None
+        self.available_trained = trained
+        if self.trained is not None:
+            t = self.trained
+            text, meaning = index.text, index.meaning
+            vectors = t.mix[0] * text + t.mix[1] * meaning  # additions: no training narratives, no offset
+            for row, quote_id in enumerate(t.quote_ids):
+                i = index.catalog.find(quote_id)
+                if i is not None and index.catalog[i].quote_id == quote_id:
+                    vectors[i] += t.mix[2] * t.prototypes[row] + t.offsets[row]
+            self.class_vectors = normalize_rows(vectors).astype(np.float32)
+
+    @property
+    def is_trained(self) -> bool:
+        return self.trained is not None
+
+    @property
+    def description(self) -> str:
+        if self.trained is not None:
+            return f"learned adapter (trained on ePiC with {self.trained.model_id})"
+        if self.available_trained is not None:
+            return (f"untrained similarity: the learned adapter was trained with {self.available_trained.model_id}, "
+                    f"not with this embedder ({self.index.model_id})")
+        return "untrained similarity: no learned adapter in assets/proverbs (run `python -m studio train proverbs`)"
+
+    def channels(self, doc: np.ndarray, sentences: list[np.ndarray]) -> list[np.ndarray]:
+        """Per channel, an (n_narratives, n_proverbs) similarity matrix."""
+        text, meaning = self.index.text, self.index.meaning
+        best_text = np.stack([(s @ text.T).max(axis=0) for s in sentences])
+        best_meaning = np.stack([(s @ meaning.T).max(axis=0) for s in sentences])
+        out = [doc @ text.T, doc @ meaning.T, best_text, best_meaning]
+        if self.trained is not None:
+            a = self.trained.adapter
+            out.append(normalize_rows(doc @ a) @ self.class_vectors.T)
+            out.append(np.stack([(normalize_rows(s @ a) @ self.class_vectors.T).max(axis=0) for s in sentences]))
+        return out
+
+    def score(self, doc: np.ndarray, sentences: list[np.ndarray]) -> np.ndarray:
+        """(n_narratives, n_proverbs) scores on a logit scale (a softmax over them is a distribution)."""
+        chans = self.channels(doc, sentences)
+        if self.trained is not None:
+            weights, scale = self.trained.weights, self.trained.scale
+        else:
+            weights, scale = np.array(UNTRAINED_WEIGHTS), 10.0
+        return (scale * sum(w * c for w, c in zip(weights, chans))).astype(np.float32)

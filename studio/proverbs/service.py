@@ -1,0 +1,125 @@
+"""What the tab, the CLI and the API call: rank the catalog for a narrative, align a proverb with it, and find
+narratives with similar motifs. Embeddings come from the registry's embedder."""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError, require_text
+from ..models import get_registry
+from . import align as alignment
+from .catalog import Proverb, load_catalog
+from .index import get_index
+from .motifs import DEFAULT_METHOD, METHODS, similarity_matrix
+from .scorer import Scorer, load_trained
+
+MAX_NARRATIVE_CHARS = 4000
+MAX_POOL = 200  # narratives compared in one "similar" request
+
+
+@dataclass
+class Ranked:
+    rank: int
+    proverb: Proverb
+    score: float
+    probability: float
+
+    def to_json(self) -> dict:
+        p = self.proverb
+        return {"rank": self.rank, "id": p.id, "quote_id": p.quote_id, "proverb": p.text, "meaning": p.meaning,
+                "themes": list(p.themes), "score": round(self.score, 4), "probability": round(self.probability, 4)}
+
+
+_lock = threading.Lock()
+_scorers: dict[int, Scorer] = {}
+
+
+def get_scorer() -> Scorer:
+    index = get_index()
+    scorer = _scorers.get(id(index))
+    if scorer is None:
+        with _lock:
+            _scorers.clear()
+            scorer = _scorers[id(index)] = Scorer(index, load_trained())
+    return scorer
+
+
+def embed_narratives(texts: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Whole-narrative and per-sentence embeddings, in one call to the embedder."""
+    groups = [[s.text for s in alignment.sentence_spans(t)] or [t] for t in texts]
+    flat = list(texts) + [s for g in groups for s in g]
+    vectors = get_registry().get("embedder").encode(flat)
+    docs, cursor, sents = vectors[:len(texts)], len(texts), []
+    for g in groups:
+        sents.append(vectors[cursor:cursor + len(g)])
+        cursor += len(g)
+    return docs, sents
+
+
+def clean_narrative(text) -> str:
+    return require_text(text, "narrative", MAX_NARRATIVE_CHARS)
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    z = np.exp(x - x.max())
+    return z / z.sum()
+
+
+def rank_texts(narratives: list[str]) -> np.ndarray:
+    docs, sents = embed_narratives(narratives)
+    return get_scorer().score(docs, sents)
+
+
+def ranking(narrative: str, k: int | None = None) -> list[Ranked]:
+    """All catalog proverbs (or the top k) for one narrative, best first."""
+    narrative = clean_narrative(narrative)
+    if k is not None and (not isinstance(k, int) or k < 1):
+        raise InputError("k must be a whole number of at least 1.")
+    scores = rank_texts([narrative])[0]
+    probs = _softmax(scores.astype(np.float64))
+    order = np.argsort(-scores, kind="stable")[:k]
+    catalog = load_catalog()
+    return [Ranked(r + 1, catalog[i], float(scores[i]), float(probs[i])) for r, i in enumerate(order)]
+
+
+def resolve_proverb(key: str) -> tuple[str, Proverb | None]:
+    """(proverb text, catalog entry or None) for an id, quote_id or text; unknown text is aligned as it is."""
+    key = require_text(key, "proverb", 500)
+    catalog = load_catalog()
+    i = catalog.find(key)
+    if i is not None:
+        return catalog[i].text, catalog[i]
+    return key, None
+
+
+def align(narrative: str, proverb: str, threshold: float = alignment.DEFAULT_THRESHOLD) -> list[alignment.AlignedPair]:
+    narrative = clean_narrative(narrative)
+    text, _ = resolve_proverb(proverb)
+    parser = get_registry().get("parser")
+    phrases = alignment.proverb_phrases(text, parser)
+    candidates = alignment.narrative_candidates(narrative)
+    if not phrases or not candidates:
+        return []
+    vectors = get_registry().get("embedder").encode([p.text for p in phrases] + [c.text for c in candidates])
+    sim = vectors[:len(phrases)] @ vectors[len(phrases):].T
+    return alignment.assign(sim, phrases, candidates, len(text), len(narrative), threshold=threshold)
+
+
+def similar(query: str, pool: list[str], method: str = DEFAULT_METHOD) -> list[tuple[str, float]]:
+    """The pool's narratives ordered by motif similarity to the query, best first."""
+    query = clean_narrative(query)
+    if method not in METHODS:
+        raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
+    pool = [p.strip() for p in pool if p and p.strip() and p.strip() != query]
+    if not pool:
+        raise InputError("Give at least one other narrative to compare with (one per line).")
+    if len(pool) > MAX_POOL:
+        raise InputError(f"At most {MAX_POOL} narratives can be compared at once; {len(pool)} were given.")
+    pool = [clean_narrative(p) for p in pool]
+    docs, sents = embed_narratives([query] + pool)
+    scores = get_scorer().score(docs, sents)
+    sims = similarity_matrix(method, scores[:1], docs[:1], scores[1:], docs[1:])[0]
+    order = np.argsort(-sims, kind="stable")
+    return [(pool[i], float(sims[i])) for i in order]

@@ -1,0 +1,158 @@
+"""`python -m studio train proverbs`: fit the learned part of the scorer on ePiC's seen_train (training part
+only; the validation part is never trained on) and save it to assets/proverbs/scorer.{safetensors,json}."""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from .catalog import PROJECT_ROOT, write_atomic
+from .epic import SEEN_TRAIN, load_seen_train, split
+from .scorer import SCORER_CONFIG, SCORER_WEIGHTS, UNTRAINED_WEIGHTS, load_trained
+
+DEFAULTS = dict(epochs=150, lr=2e-3, adapter_decay=1e-3, offset_decay=1e-1, seed=0)
+
+
+def embedded_rows(rows, progress=None):
+    """(index, doc embeddings, per-row sentence embeddings) for ePiC rows, cached on disk."""
+    from ..models import get_registry
+    from .align import sentence_spans
+    from .embedcache import embed_cached
+    from .index import get_index
+
+    index = get_index()
+    embedder = get_registry().get("embedder")
+    sentences = [[s.text for s in sentence_spans(r.text)] or [r.text] for r in rows]
+    flat = [r.text for r in rows] + [s for group in sentences for s in group]
+    vectors = embed_cached(embedder, flat, "epic", progress)
+    docs, cursor, sents = vectors[:len(rows)], len(rows), []
+    for group in sentences:
+        sents.append(vectors[cursor:cursor + len(group)])
+        cursor += len(group)
+    return index, docs, sents
+
+
+def labels_of(rows, catalog) -> np.ndarray:
+    out = []
+    for r in rows:
+        i = catalog.find(r.quote_id)
+        if i is None or catalog[i].quote_id != r.quote_id:
+            raise InputError(f"ePiC proverb {r.quote_id} is not in the catalog; rebuild it (`python -m studio build proverbs`)")
+        out.append(i)
+    return np.array(out)
+
+
+def fit(index, docs, sents, labels, epochs, lr, adapter_decay, offset_decay, seed, log=None):
+    """Cross-entropy over the whole catalog; mirrors Scorer.score so that inference reproduces training."""
+    import torch
+
+    torch.manual_seed(seed)
+    catalog = index.catalog
+    epic = catalog.epic_indices
+    d = docs.shape[1]
+    text, meaning = torch.tensor(index.text), torch.tensor(index.meaning)
+    protos = np.zeros((len(epic), d), np.float32)
+    row_of = {c: k for k, c in enumerate(epic)}
+    for k, c in enumerate(epic):
+        members = docs[labels == c]
+        protos[k] = members.mean(0) if len(members) else 0.0
+    protos /= np.linalg.norm(protos, axis=1, keepdims=True) + 1e-6
+    length = max(len(s) for s in sents)
+    pad = np.zeros((len(sents), length, d), np.float32)
+    mask = np.zeros((len(sents), length), bool)
+    for i, s in enumerate(sents):
+        pad[i, :len(s)], mask[i, :len(s)] = s, True
+    n_t, s_t, m_t = torch.tensor(docs), torch.tensor(pad), torch.tensor(mask)
+    y = torch.tensor(labels)
+    epic_t, protos_t = torch.tensor(epic), torch.tensor(protos)
+
+    adapter = torch.nn.Parameter(torch.eye(d))
+    offsets = torch.nn.Parameter(torch.zeros(len(epic), d))
+    mix = torch.nn.Parameter(torch.tensor([0.3, 0.7, 0.5]))
+    weights = torch.nn.Parameter(torch.tensor(list(UNTRAINED_WEIGHTS) + [1.0, 1.0]))
+    log_scale = torch.nn.Parameter(torch.tensor(3.0))
+    opt = torch.optim.Adam([adapter, offsets, mix, weights, log_scale], lr=lr)
+
+    def unit(x):
+        return x / (x.norm(dim=-1, keepdim=True) + 1e-6)
+
+    blank = torch.where(m_t[:, :, None], 0.0, -9.0)
+    sent_text = (s_t @ text.T + blank).amax(1)  # fixed channels, computed once
+    sent_meaning = (s_t @ meaning.T + blank).amax(1)
+    doc_text, doc_meaning = n_t @ text.T, n_t @ meaning.T
+    for epoch in range(epochs):
+        vectors = mix[0] * text + mix[1] * meaning
+        vectors = vectors.index_add(0, epic_t, mix[2] * protos_t + offsets)
+        vectors = unit(vectors)
+        learned_doc = unit(n_t @ adapter) @ vectors.T
+        learned_sent = (unit(s_t @ adapter) @ vectors.T + blank).amax(1)
+        chans = [doc_text, doc_meaning, sent_text, sent_meaning, learned_doc, learned_sent]
+        logits = log_scale.exp() * sum(w * c for w, c in zip(weights, chans))
+        loss = (torch.nn.functional.cross_entropy(logits, y) + adapter_decay * ((adapter - torch.eye(d)) ** 2).sum()
+                + offset_decay * (offsets ** 2).sum())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if log and (epoch % 25 == 0 or epoch == epochs - 1):
+            log(f"epoch {epoch}: loss {loss.item():.4f}")
+    del row_of
+    return {"adapter": adapter.detach().numpy(), "prototypes": protos, "offsets": offsets.detach().numpy(),
+            "mix": mix.detach().numpy(), "weights": weights.detach().numpy(),
+            "scale": np.array([log_scale.exp().item()], np.float32)}
+
+
+def save(tensors: dict, config: dict, weights_path: Path = SCORER_WEIGHTS, config_path: Path = SCORER_CONFIG) -> None:
+    from safetensors.numpy import save
+
+    write_atomic(weights_path, save({k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}))
+    write_atomic(config_path, json.dumps(config, indent=1) + "\n")
+    load_trained.cache_clear()
+
+
+def train(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(prog="python -m studio train proverbs")
+    parser.add_argument("--data", default=str(SEEN_TRAIN), help="ePiC seen_train.jsonl")
+    parser.add_argument("--epochs", type=int, default=DEFAULTS["epochs"])
+    parser.add_argument("--seed", type=int, default=DEFAULTS["seed"])
+    parser.add_argument("--no-save", action="store_true", help="measure only; keep the committed weights")
+    args = parser.parse_args(argv or [])
+    if args.epochs < 1:
+        raise InputError("--epochs must be at least 1")
+    import sys
+
+    from ..models import get_registry
+    from .evaluate import ranking_metrics, score_rows
+
+    rows = load_seen_train(args.data)
+    train_rows, val_rows = split(rows)
+    log = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
+    start = time.perf_counter()
+    index, docs, sents = embedded_rows(train_rows, lambda i, n: log(f"embedding {i}/{n}"))
+    labels = labels_of(train_rows, index.catalog)
+    hyper = {**DEFAULTS, "epochs": args.epochs, "seed": args.seed}
+    tensors = fit(index, docs, sents, labels, log=log, **hyper)
+    embedder = get_registry().get("embedder")
+    catalog = index.catalog
+    config = {
+        "model_id": embedder.model_id,
+        "quote_ids": [catalog[i].quote_id for i in catalog.epic_indices],
+        "catalog_digest": catalog.digest,
+        "trained_on": f"{len(train_rows)} narratives of ePiC seen_train (validation part of {len(val_rows)} held out)",
+        "hyperparameters": hyper,
+    }
+    from .scorer import Scorer, TrainedParts
+
+    trained = TrainedParts(config["model_id"], config["quote_ids"], tensors["adapter"], tensors["prototypes"],
+                           tensors["offsets"], tensors["mix"], tensors["weights"], float(tensors["scale"][0]), config)
+    val_scores, val_labels = score_rows(Scorer(index, trained), val_rows)
+    config["validation"] = ranking_metrics(val_scores, val_labels)
+    config["seconds"] = round(time.perf_counter() - start, 1)
+    if not args.no_save:
+        save(tensors, config)
+    size = sum(np.asarray(v).nbytes for v in tensors.values())
+    return {"saved": not args.no_save, "weights": str(SCORER_WEIGHTS.relative_to(PROJECT_ROOT)),
+            "bytes": size, **{k: v for k, v in config.items() if k != "quote_ids"}}

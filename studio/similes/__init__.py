@@ -1,0 +1,1 @@
+"""Similes: components, detection, the studio's simile knowledge base, and polishing literal sentences."""

@@ -1,0 +1,40 @@
+"""JSONL batch processing shared by the `components` and `polish` commands: one output line per good input
+line, each malformed line reported on stderr with its number."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Callable
+
+from ..errors import InputError, StudioError
+
+
+def run_jsonl(source: str, out: str, field: str, handle: Callable[[str], dict]) -> dict:
+    src = Path(source)
+    if not src.is_file():
+        raise InputError(f"--batch file not found: {source}")
+    dest = Path(out)
+    if dest.resolve() == src.resolve():
+        raise InputError("--out must differ from --batch")
+    ok = failed = 0
+    with open(src, encoding="utf-8", errors="replace") as fin, open(dest, "w", encoding="utf-8") as fout:
+        for number, line in enumerate(fin, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                if not isinstance(record, dict) or not isinstance(record.get(field), str):
+                    raise InputError(f'expected an object with a text field "{field}"')
+                result = handle(record[field])
+            except json.JSONDecodeError as exc:
+                print(f"line {number}: not valid JSON ({exc.msg})", file=sys.stderr)
+                failed += 1
+                continue
+            except StudioError as exc:
+                print(f"line {number}: {exc}", file=sys.stderr)
+                failed += 1
+                continue
+            fout.write(json.dumps(result, ensure_ascii=False) + "\n")
+            ok += 1
+    return {"batch": str(src), "out": str(dest), "written": ok, "failed": failed}

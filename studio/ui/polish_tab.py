@@ -1,0 +1,123 @@
+"""Polish tab: simile candidates for a literal sentence, and the components of any simile."""
+from __future__ import annotations
+
+import gradio as gr
+import pandas as pd
+
+from ..similes.polish import MAX_N, STRATEGIES
+from .common import escape, guarded, role_notice
+
+COLUMNS = ["candidate", "inserted phrase", "strategy", "score"]
+EXAMPLES_LITERAL = [
+    # literal sentences of the HAUSER paper's examples
+    ["He yelps and howls."],
+    ["As for Paganel, he wept who does not think of hiding his emotion."],
+    ["The lake was calm."],
+    # our own
+    ["She ran down the stairs."],
+    ["The old house creaked in the wind."],
+]
+EXAMPLES_SIMILE = [
+    ["He wept like a child who does not think of hiding his emotion."],
+    ["She was cool as a cucumber, and as light as a feather on her feet."],
+    ["He was as happy as a kid in a candy store."],
+    ["I like tea, and things like that."],
+]
+COLOURS = {"topic": "#7cb5ec", "vehicle": "#f7a35c", "event": "#90ed7d", "property": "#e4d354",
+           "comparator": "#c8c8c8"}
+
+
+def _highlight(sentence: str, offset: int, phrase: str) -> str:
+    """Markdown with the inserted phrase in bold; the text itself is escaped."""
+    before, after = sentence[:offset], sentence[offset + len(phrase):]
+    return f"{escape(before)}**{escape(phrase)}**{escape(after)}"
+
+
+@guarded
+def run_polish(literal: str, strategies: list[str], n: float, seed: float, progress=gr.Progress()):
+    from ..errors import InputError
+    from ..similes.polish import polish
+
+    if not strategies:
+        raise InputError("Choose at least one strategy.")
+    progress(0.1, desc="finding insertion points and candidates")
+    cands = polish(literal, n=int(n), strategies=list(strategies), seed=int(seed))
+    rows = [[_highlight(c.sentence, c.offset, c.phrase), c.phrase, c.strategy, c.score] for c in cands]
+    if not rows:
+        gr.Warning("No candidate survived the filters; try other strategies or another seed.")
+    return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands]
+
+
+@guarded
+def run_components(sentence: str):
+    from ..cli.components_cmd import analyse
+
+    result = analyse(sentence)
+    text = result["sentence"]
+    marks = []
+    for s in result["similes"]:
+        for part, (a, b) in s["spans"].items():
+            if part == "comparator" and "property" in s["spans"]:
+                continue  # "as light as" would swallow the property's own colour
+            marks.append((a, b, part))
+    marks.sort()
+    pieces, pos = [], 0
+    for a, b, part in marks:
+        if a < pos:
+            continue
+        if a > pos:
+            pieces.append((text[pos:a], None))
+        pieces.append((text[a:b], part))
+        pos = b
+    if pos < len(text):
+        pieces.append((text[pos:], None))
+    return pieces, result
+
+
+def candidate_selected(state: list[str], evt: gr.SelectData):
+    if not state or evt.index is None:
+        return gr.update()
+    row = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
+    return state[row] if 0 <= row < len(state) else gr.update()
+
+
+def build_polish_tab() -> dict:
+    """Returns the components other tabs wire to: {"literal", "candidates_table", "candidates", "send_button"}.
+    `candidates` is a gr.State holding the list of candidate sentences (best first)."""
+    with gr.Tab("Polish", id="polish"):
+        gr.Markdown("Turn a **literal sentence** into simile candidates. Four strategies: *insertion* (the LM "
+                    "scores where a simile fits and the knowledge base's frequent vehicles fill it), *retrieval* "
+                    "(BM25 over the knowledge base's simile contexts), *lm* (sampled from the language model) and "
+                    "*property* (the event's salient property → vehicles typical for it).")
+        notice = role_notice("lm", "parser")
+        if notice:
+            gr.Markdown(notice)
+        with gr.Row():
+            literal = gr.Textbox(label="Literal sentence", value="He yelps and howls.", scale=3, max_lines=3)
+            with gr.Column(scale=2):
+                strategies = gr.CheckboxGroup(list(STRATEGIES), value=list(STRATEGIES), label="Strategies")
+                with gr.Row():
+                    n = gr.Slider(1, MAX_N, value=10, step=1, label="Candidates")
+                    seed = gr.Number(value=0, precision=0, label="Seed")
+        with gr.Row():
+            go = gr.Button("Polish", variant="primary")
+            send = gr.Button("Send to Rerank", interactive=False)
+        gr.Examples(EXAMPLES_LITERAL, inputs=[literal], label="Literal sentences")
+        table = gr.Dataframe(headers=COLUMNS, datatype=["markdown", "str", "str", "number"], interactive=False,
+                             wrap=True, label="Candidates (inserted phrase in bold; click a row to see its components)")
+        candidates = gr.State([])
+        gr.Markdown("### Components of a simile")
+        with gr.Row():
+            sentence = gr.Textbox(label="Simile sentence", value=EXAMPLES_SIMILE[0][0], scale=3, max_lines=3)
+            show = gr.Button("Show components", scale=1)
+        gr.Examples(EXAMPLES_SIMILE, inputs=[sentence], label="Similes (and literal 'like')")
+        highlighted = gr.HighlightedText(label="Topic / vehicle / event / property", color_map=COLOURS,
+                                         show_legend=True, combine_adjacent=False)
+        details = gr.JSON(label="Components")
+        go.click(run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates], api_name="polish")
+        literal.submit(run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates],
+                       api_name=False)
+        show.click(run_components, inputs=sentence, outputs=[highlighted, details], api_name="components")
+        table.select(candidate_selected, inputs=candidates, outputs=sentence, api_name=False).then(
+            run_components, inputs=sentence, outputs=[highlighted, details], api_name=False)
+    return {"literal": literal, "candidates_table": table, "candidates": candidates, "send_button": send}

@@ -1,0 +1,157 @@
+"""HAUSER's formulas pinned on hand-computed examples (no models needed)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from studio.errors import InputError
+from studio.hauser import criteria as C
+from studio.hauser.kb_features import NO_TOPIC, KBFeatures
+from studio.hauser.scorer import NO_SIMILE, CandidateScore, Settings, _normalize_and_rank, sentiment_cut
+from studio.similes.components import Simile
+from studio.similes.kb import SimileKB
+
+
+def test_minmax_spreads_to_unit_interval():
+    assert C.minmax([1.0, 3.0, 2.0]).tolist() == [0.0, 1.0, 0.5]
+
+
+def test_minmax_ties_and_single_candidate_give_half():
+    assert C.minmax([2.0, 2.0, 2.0]).tolist() == [0.5, 0.5, 0.5]
+    assert C.minmax([-7.0]).tolist() == [0.5]
+    assert C.minmax([]).size == 0
+
+
+def test_relevance_eq2_sums_n_times_p_and_averages_over_pairs():
+    pairs = [[("innocent", 2, 0.5), ("small", 1, 0.9)], []]  # pair 1: 2·0.5 + 1·0.9 = 1.9; pair 2: no triplets
+    assert C.relevance_eq2(pairs) == pytest.approx(0.95)
+
+
+def test_relevance_eq3_averages_pair_counts():
+    assert C.relevance_eq3([3, 0]) == pytest.approx(1.5)
+    with pytest.raises(InputError):
+        C.relevance_eq3([])
+
+
+def test_logical_consistency_is_one_minus_contradiction():
+    assert C.logical_consistency(0.25) == pytest.approx(0.75)
+
+
+def test_sentiment_consistency_uses_the_literal_polarity():
+    # literal positive (0.7): P(s = pos) - P(l = pos) = 0.9 - 0.7
+    assert C.sentiment_consistency(0.9, 0.7) == pytest.approx(0.2)
+    # literal negative (0.3): P(s = neg) - P(l = neg) = 0.8 - 0.7
+    assert C.sentiment_consistency(0.2, 0.3) == pytest.approx(0.1)
+
+
+def test_quality_default_weights_are_three_two_one_sixths():
+    assert C.quality([1.0], [0.0], [0.5])[0] == pytest.approx(3 / 6 + 0.5 / 6)
+    assert C.quality([0.2], [0.4], [0.6], (1, 0, 0))[0] == pytest.approx(0.2)
+    with pytest.raises(InputError):
+        C.quality([0.0], [0.0], [0.0], (0, 0, 0))
+
+
+def test_creativity_and_informativeness():
+    assert C.creativity([3, 5]) == pytest.approx(-math.log(5))
+    assert C.creativity([0]) == 0.0
+    assert C.informativeness(["a little boy", "rain"]) == pytest.approx(2.0)
+
+
+def test_combined_ranking_weights_and_flagged_last():
+    ranking = C.combine_rankings(q=[0.9, 0.5, 0.1, None], c=[-2.0, -1.0, -3.0, None], i=[1.0, 2.0, 2.0, None],
+                                 valid=[True, True, True, False])
+    assert ranking.by_quality == [1, 2, 3, None]
+    assert ranking.by_creativity == [2, 1, 3, None]
+    assert ranking.by_informativeness == [3, 1, 1, None]  # tied I share rank 1
+    assert ranking.combined_score == [9.0, 7.0, 13.0, None]  # 2·rQ + 2·rC + 1·rI
+    assert ranking.final == [2, 1, 3, 4]
+    only_quality = C.combine_rankings([0.9, 0.5], [-3.0, -1.0], [1.0, 5.0], [True, True], (1, 0, 0))
+    assert only_quality.final == [1, 2]
+
+
+def _row(index, r, cl, cs, creativity, inform, valid=True):
+    return CandidateScore(index=index, candidate=f"c{index}", has_simile=valid, similes=[],
+                          flag="" if valid else NO_SIMILE, relevance=r if valid else None, logical_consistency=cl,
+                          sentiment_consistency=cs, creativity=creativity if valid else None,
+                          informativeness=inform if valid else None)
+
+
+def test_normalization_within_the_group_ignores_candidates_without_a_simile():
+    rows = [_row(0, 10.0, 0.9, 0.1, -1.0, 2.0), _row(1, 0.0, 0.5, -0.1, -2.0, 1.0),
+            _row(2, 5.0, 0.7, 0.0, -1.5, 3.0), _row(3, 99.0, 0.0, 1.0, 0.0, 9.0, valid=False)]
+    _normalize_and_rank(rows, Settings())
+    assert [r.relevance_norm for r in rows[:3]] == pytest.approx([1.0, 0.0, 0.5])
+    assert [r.logical_consistency_norm for r in rows[:3]] == pytest.approx([1.0, 0.0, 0.5])
+    assert [r.sentiment_consistency_norm for r in rows[:3]] == pytest.approx([1.0, 0.0, 0.5])
+    assert [r.quality for r in rows[:3]] == pytest.approx([1.0, 0.0, 0.5])
+    assert rows[3].quality is None and rows[3].relevance_norm is None and rows[3].rank == 4
+    # Q ranks 1,3,2; C ranks 1,3,2; I ranks 2,3,1 → 2+2+2=6, 6+6+3=15, 4+4+1=9
+    assert [r.combined_rank_score for r in rows] == [6.0, 15.0, 9.0, None]
+    assert [r.rank for r in rows] == [1, 3, 2, 4]
+
+
+def test_single_candidate_normalizes_to_half():
+    rows = [_row(0, 3.0, 0.2, -0.4, -1.0, 2.0)]
+    _normalize_and_rank(rows, Settings())
+    assert (rows[0].relevance_norm, rows[0].logical_consistency_norm, rows[0].sentiment_consistency_norm) == (0.5, 0.5, 0.5)
+    assert rows[0].quality == pytest.approx(0.5) and rows[0].rank == 1
+
+
+def test_group_without_any_simile_keeps_input_order():
+    rows = [_row(0, 0, 0.5, 0.0, 0, 0, valid=False), _row(1, 0, 0.9, 0.0, 0, 0, valid=False)]
+    _normalize_and_rank(rows, Settings())
+    assert [r.rank for r in rows] == [1, 2] and all(r.quality is None for r in rows)
+
+
+def test_settings_reject_bad_weights():
+    with pytest.raises(InputError):
+        Settings(quality_weights=(1, -1, 0))
+    with pytest.raises(InputError):
+        Settings(relevance="eq9")
+
+
+def _simile(topic, vehicle, event="wept", vehicle_span=None):
+    spans = {"vehicle": vehicle_span} if vehicle_span else {}
+    return Simile(topic=topic, vehicle=vehicle, event=event, comparator="like", property=None, spans=spans)
+
+
+@pytest.fixture
+def small_kb():
+    return SimileKB({"meta": {}, "lemmas": {}, "vehicles": {"child": 5, "rock": 2}, "pairs": {"he\tchild": 3},
+                     "triplets": {"he\tchild": [["innocent", 2, 0.5], ["small", 1, 0.9]]}, "contexts": []})
+
+
+def test_eq2_and_eq3_differ_on_the_same_kb(small_kb):
+    feats = KBFeatures(small_kb)
+    sims = [_simile("he", "a child"), _simile("he", "a rock")]
+    r2, levels2, freqs, flevels, vehicles = feats.features(sims, "eq2")
+    r3, levels3, *_ = feats.features(sims, "eq3")
+    assert r2 == pytest.approx((2 * 0.5 + 1 * 0.9 + 0) / 2)  # Eq. 2
+    assert r3 == pytest.approx((3 + 0) / 2)  # Eq. 3
+    assert levels2 == ["exact", "none"] and levels3 == ["exact", "none"]
+    assert freqs == [5.0, 2.0] and flevels == ["exact", "exact"] and vehicles == ["a child", "a rock"]
+    assert C.creativity(freqs) == pytest.approx(-math.log(4.5))
+
+
+def test_no_topic_and_no_vehicle(small_kb):
+    feats = KBFeatures(small_kb)
+    r, levels, *_ = feats.features([_simile(None, "a child")], "eq2")
+    assert r == 0.0 and levels == [NO_TOPIC]
+    assert feats.features([], "eq2") == (None, [], [], [], [])
+    assert feats.features([_simile("he", None)], "eq3")[0] is None
+
+
+def test_sentiment_cut_after_first_vehicle_and_first_event():
+    literal = "As for Paganel, he wept who does not think of hiding his emotion."
+    cand = "As for Paganel, he wept like a little boy who does not think of hiding his emotion."
+    sims = [_simile("he", "a little boy", "wept", (29, 41))]
+    assert sentiment_cut(literal, cand, sims) == ("As for Paganel, he wept like a little boy", "As for Paganel, he wept")
+    assert sentiment_cut(literal, cand, []) == (cand, literal)
+    # an event missing from the literal sentence leaves it whole
+    assert sentiment_cut(literal, cand, [_simile("he", "a little boy", "cried", (29, 41))])[1] == literal
+
+
+def test_descending_ranks_min_method():
+    assert C.descending_ranks(np.array([0.1, 0.3, 0.3])).tolist() == [3, 1, 1]

@@ -1,0 +1,139 @@
+"""HAUSER scoring end to end on the tiny profile: the pipeline, the CLI (single group and --batch), the eval helpers,
+and the Rerank tab through gradio_client."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from studio.cli import main
+from studio.hauser.evaluate import _ranking_metrics, fill_slot
+from studio.hauser.inputs import candidates_from_lines, groups_from_csv
+from studio.hauser.scorer import NO_SIMILE, Settings, score_groups, table_rows
+from studio.similes import kb as kb_module
+from studio.similes.kb import SimileKB
+
+LITERAL = "As for Paganel, he wept who does not think of hiding his emotion."
+CANDIDATES = [
+    "As for Paganel, he wept like a child who does not think of hiding his emotion.",
+    "As for Paganel, he wept like a little boy who does not think of hiding his emotion.",
+    "As for Paganel, he wept who does not think of it.",
+]
+
+
+@pytest.fixture
+def small_kb(monkeypatch):
+    kb = SimileKB({"meta": {"triplets": 2}, "lemmas": {}, "vehicles": {"child": 5, "boy": 3, "rock": 2},
+                   "pairs": {"he\tchild": 3}, "triplets": {"he\tchild": [["innocent", 2, 0.5], ["small", 1, 0.9]]},
+                   "contexts": []})
+    monkeypatch.setattr(kb_module, "load_kb", lambda: kb)
+    return kb
+
+
+def test_score_groups_tiny(small_kb):
+    group = score_groups([(LITERAL, CANDIDATES)], Settings())[0]
+    rows = {c.index: c for c in group.candidates}
+    assert sorted(c.rank for c in group.candidates) == [1, 2, 3]
+    assert rows[2].flag == NO_SIMILE and rows[2].rank == 3 and rows[2].quality is None
+    assert rows[0].relevance == pytest.approx(1.9) and rows[0].relevance_levels == ["exact"]
+    assert rows[0].relevance_norm == 1.0 and rows[1].relevance_norm == 0.0  # "a little boy": head "boy", no (he, boy)
+    assert rows[0].informativeness == 2.0 and rows[1].informativeness == 3.0
+    assert rows[0].sentiment_texts == ("As for Paganel, he wept like a child", "As for Paganel, he wept")
+    assert {"nli", "sentiment", "kb", "parser"} <= set(group.backends)
+    json.dumps(group.to_dict())
+    assert [r["rank"] for r in table_rows(group.to_dict())] == [1, 2, 3]
+
+
+def test_eq3_changes_relevance_not_the_rest(small_kb):
+    eq2 = score_groups([(LITERAL, CANDIDATES[:2])], Settings(relevance="eq2"))[0]
+    eq3 = score_groups([(LITERAL, CANDIDATES[:2])], Settings(relevance="eq3"))[0]
+    assert eq2.candidates[0].relevance == pytest.approx(1.9) and eq3.candidates[0].relevance == pytest.approx(3.0)
+    assert eq2.candidates[0].logical_consistency == eq3.candidates[0].logical_consistency
+
+
+def test_bad_groups_are_input_errors(small_kb):
+    from studio.errors import InputError
+
+    with pytest.raises(InputError):
+        score_groups([(LITERAL, [])])
+    with pytest.raises(InputError):
+        score_groups([("", CANDIDATES)])
+    with pytest.raises(InputError):
+        score_groups([(LITERAL, "not a list")])
+
+
+def test_cli_single_group(small_kb, capsys):
+    argv = ["score", "--literal", LITERAL] + sum((["--candidate", c] for c in CANDIDATES), []) + ["--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["candidates"]) == 3 and out["settings"]["relevance"] == "eq2"
+    assert main(["score", "--literal", LITERAL, "--candidate", CANDIDATES[0]]) == 0
+    assert "backends:" in capsys.readouterr().out
+    assert main(["score", "--literal", LITERAL]) == 2  # no candidate
+    assert main(["score", "--literal", LITERAL, "--candidate", CANDIDATES[0], "--alpha", "-1"]) == 2
+
+
+def test_cli_batch_reports_bad_lines(small_kb, tmp_path, capsys):
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text("\n".join([json.dumps({"literal": LITERAL, "candidates": CANDIDATES}), "{not json",
+                              json.dumps({"literal": LITERAL, "candidates": []}),
+                              json.dumps({"literal": LITERAL, "candidates": CANDIDATES[:1]})]) + "\n")
+    assert main(["score", "--batch", str(src), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "line 2:" in err and "line 3:" in err and "line 1:" not in err
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [len(x["candidates"]) for x in lines] == [3, 1]
+
+
+def test_inputs_parsing(tmp_path):
+    assert candidates_from_lines(" a \n\n b\n") == ["a", "b"]
+    path = tmp_path / "c.csv"
+    path.write_text("literal,candidate\nL1,c1\nL1,c2\nL2,c3\n,c4\n", encoding="utf-8")
+    assert groups_from_csv(path) == [("L1", ["c1", "c2"]), ("L2", ["c3"])]
+    path.write_text("sentence,x\na,b\n", encoding="utf-8")
+    from studio.errors import InputError
+
+    with pytest.raises(InputError):
+        groups_from_csv(path)
+
+
+def test_fill_slot():
+    assert fill_slot("Stefan moved [insert], every movement easy.", "like water") == \
+        "Stefan moved like water, every movement easy."
+    assert fill_slot("It ran down its panes [insert].", "") == "It ran down its panes."
+
+
+def test_ranking_metrics_hand_computed():
+    human = [["a", "b", "c"]]
+    perfect = _ranking_metrics([[3.0, 2.0, 1.0]], [["a", "b", "c"]], human)
+    assert perfect["HR@1"] == 1.0 and perfect["nDCG@3"] == 1.0 and perfect["MRR"] == 1.0
+    # system order c, a, b: the human's best is second; rel (a, b, c) = (3, 2, 1)
+    worse = _ranking_metrics([[2.0, 1.0, 3.0]], [["a", "b", "c"]], human)
+    assert worse["HR@1"] == 0.0 and worse["HR@3"] == 1.0 and worse["MRR"] == 0.5
+    assert worse["nDCG@1"] == pytest.approx(round(1 / 3, 3))
+    import math
+
+    dcg = 1 + 3 / math.log2(3) + 2 / 2
+    idcg = 3 + 2 / math.log2(3) + 1 / 2
+    assert worse["nDCG@3"] == pytest.approx(round(dcg / idcg, 3))
+
+
+def test_rerank_api_end_to_end(client, small_kb):
+    table, winner, chart, csv_file, backends = client.predict(
+        LITERAL, "\n".join(CANDIDATES), 0.5, 1 / 3, 1 / 6, 2, 2, 1, "eq2", api_name="/rerank")
+    data = table["data"]
+    assert len(data) == 3 and [row[0] for row in data] == [1, 2, 3]
+    assert data[-1][1] == CANDIDATES[2]  # no simile → last
+    labels = {entry["class_or_confidence"] if isinstance(entry, dict) else entry[1]
+              for entry in (winner if isinstance(winner, list) else winner.get("value", []))}
+    assert {"topic", "vehicle", "event"} <= labels
+    assert "Backends" in backends
+    with open(csv_file, encoding="utf-8") as fh:
+        assert fh.readline().startswith("literal,rank,candidate")
+
+
+def test_rerank_api_rejects_empty_candidates(client, small_kb):
+    from gradio_client.exceptions import AppError
+
+    with pytest.raises(AppError, match="candidate"):
+        client.predict(LITERAL, "  \n ", 0.5, 1 / 3, 1 / 6, 2, 2, 1, "eq2", api_name="/rerank")

@@ -1,0 +1,120 @@
+"""Simile component extraction: every comparator form, the optimal vehicle phrase, and literal "like"."""
+from __future__ import annotations
+
+import pytest
+
+from studio.errors import InputError
+from studio.similes.components import COMPARATORS, extract_similes, extract_similes_batch, strip_articles
+
+
+def one(text):
+    similes = extract_similes(text)
+    assert len(similes) == 1, similes
+    return similes[0]
+
+
+def check_spans(text, simile):
+    for part, (a, b) in simile.spans.items():
+        assert 0 <= a < b <= len(text)
+        if part in ("topic", "vehicle", "event", "property"):
+            assert text[a:b] == getattr(simile, part)
+
+
+def test_like_with_relative_clause_cut_from_vehicle():
+    text = "He wept like a child who does not think of hiding his emotion."
+    s = one(text)
+    assert (s.topic, s.vehicle, s.event, s.comparator, s.property) == ("He", "a child", "wept", "like", None)
+    assert text[slice(*s.spans["comparator"])] == "like"
+    check_spans(text, s)
+
+
+def test_optimal_vehicle_keeps_its_prepositional_phrase():
+    s = one("He was as happy as a kid in a candy store.")
+    assert s.vehicle == "a kid in a candy store"
+    assert s.heads["vehicle"] == "kid"
+    assert s.property == "happy" and s.comparator == "as ... as"
+
+
+def test_as_adj_as():
+    text = "The bag was as light as a feather."
+    s = one(text)
+    assert (s.topic, s.vehicle, s.event, s.property, s.comparator) == ("bag", "a feather", "was", "light", "as ... as")
+    assert text[slice(*s.spans["comparator"])] == "as light as"
+    check_spans(text, s)
+
+
+def test_adj_as_without_leading_as():
+    text = "She stayed cool as a cucumber."
+    s = one(text)
+    assert (s.topic, s.vehicle, s.property, s.comparator) == ("She", "a cucumber", "cool", "ADJ as")
+    check_spans(text, s)
+
+
+@pytest.mark.parametrize("text,comparator", [("He ran as if his life depended on it.", "as if"),
+                                             ("She smiled as though she knew a secret.", "as though")])
+def test_as_if_and_as_though(text, comparator):
+    s = one(text)
+    assert s.comparator == comparator
+    assert s.vehicle.startswith(("his life", "she knew"))
+    check_spans(text, s)
+
+
+def test_like_attached_to_noun_and_adjective():
+    s = one("She has eyes like stars in the night sky.")
+    assert s.topic == "eyes" and s.heads["vehicle"] == "stars"
+    s = one("Her voice was soft like silk.")
+    assert (s.topic, s.property, s.vehicle) == ("voice", "soft", "silk")
+
+
+def test_made_object_is_the_topic():
+    s = one("The war had made us all as cunning as foxes.")
+    assert (s.topic, s.event, s.vehicle) == ("us", "made", "foxes")
+
+
+def test_several_similes_in_order():
+    text = "He was as strong as an ox and sang like a bird."
+    sims = extract_similes(text)
+    assert [s.heads["vehicle"] for s in sims] == ["ox", "bird"]
+    assert sims[0].spans["comparator"][0] < sims[1].spans["comparator"][0]
+
+
+@pytest.mark.parametrize("text", [
+    "I like tea.",
+    "We would like to go home.",
+    "I saw things like that.",
+    "It looks like it will rain.",
+    "She felt like going out.",
+    "The tower is like 20 feet high.",
+    "Bands like Nirvana and Pearl Jam changed rock.",
+    "He left as soon as the film ended.",
+    "She is known as the queen of soul.",
+    "He ran as fast as he could.",
+    "Someone like you should know.",
+    "Fruits such as apples are healthy.",
+])
+def test_literal_uses_yield_no_simile(text):
+    assert extract_similes(text) == []
+
+
+def test_batch_matches_single():
+    texts = ["He wept like a child.", "I like tea.", "Cold as ice, she said."]
+    assert [[s.to_dict() for s in r] for r in extract_similes_batch(texts)] == \
+        [[s.to_dict() for s in extract_similes(t)] for t in texts]
+
+
+def test_comparator_set_and_dict_shape():
+    s = one("The night was as dark as ink.")
+    d = s.to_dict()
+    assert set(d) >= {"topic", "vehicle", "event", "comparator", "property", "spans"}
+    assert d["comparator"] in COMPARATORS
+    assert all(isinstance(v, list) and len(v) == 2 for v in d["spans"].values())
+
+
+def test_bad_input():
+    assert extract_similes("   ") == []
+    with pytest.raises(InputError):
+        extract_similes(42)
+
+
+def test_strip_articles():
+    assert strip_articles("The  Kid") == "kid" and strip_articles("an ox") == "ox" and strip_articles("ice") == "ice"

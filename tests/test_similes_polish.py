@@ -1,0 +1,88 @@
+"""Polishing literal sentences into simile candidates: contract on the tiny profile, quality with the real LM."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from studio.errors import InputError
+from studio.similes.components import extract_similes
+from studio.similes.polish import STRATEGIES, insertion_points, polish
+
+
+def test_candidates_are_distinct_and_located():
+    cands = polish("He yelps and howls.", n=10, seed=0)
+    assert 1 <= len(cands) <= 10
+    sentences = [c.sentence for c in cands]
+    assert len(set(sentences)) == len(sentences)
+    for c in cands:
+        assert c.sentence[c.offset:c.offset + len(c.phrase)] == c.phrase
+        assert c.strategy in STRATEGIES
+        assert c.phrase.startswith(("like ", "as "))
+
+
+def test_seed_is_honoured():
+    a = [c.to_dict() for c in polish("She sang at the party.", n=8, seed=3)]
+    b = [c.to_dict() for c in polish("She sang at the party.", n=8, seed=3)]
+    assert a == b
+
+
+@pytest.mark.parametrize("strategy", ["insertion", "retrieval", "property"])
+def test_single_strategy(strategy):
+    cands = polish("The old car moved slowly.", n=5, strategies=[strategy], seed=0)
+    assert cands and all(c.strategy == strategy for c in cands)
+
+
+def test_insertion_points_after_verbs_and_objects(tiny_registry):
+    text = "He kicked the ball and ran."
+    points = insertion_points(text, tiny_registry.get("parser")(text))
+    anchors = {p.anchor: p.kind for p in points}
+    assert anchors.get("kicked") == "verb" and anchors.get("ball") == "object" and "ran" in anchors
+
+
+@pytest.mark.parametrize("bad,kwargs", [("", {}), ("He runs.", {"n": 0}), ("He runs.", {"strategies": ["magic"]}),
+                                        ("x" * 500, {})])
+def test_bad_input(bad, kwargs):
+    with pytest.raises(InputError):
+        polish(bad, **kwargs)
+
+
+def test_cli_components_batch(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"sentence": "He wept like a child."}\nnot json\n{"sentence": "I like tea."}\n{"x": 1}\n')
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "studio", "components", "--batch", str(src), "--out", str(out)],
+                          capture_output=True, text=True, env={"STUDIO_PROFILE": "tiny", "PATH": ""}, timeout=120)
+    assert proc.returncode == 1
+    assert "line 2" in proc.stderr and "line 4" in proc.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [len(r["similes"]) for r in rows] == [1, 0]
+    assert rows[0]["similes"][0]["vehicle"] == "a child"
+
+
+def test_cli_components_single_and_bad_input():
+    ok = subprocess.run([sys.executable, "-m", "studio", "components", "Cold as ice, she left.", "--json"],
+                        capture_output=True, text=True, env={"STUDIO_PROFILE": "tiny", "PATH": ""}, timeout=120)
+    assert ok.returncode == 0
+    assert json.loads(ok.stdout)["similes"][0]["comparator"] == "ADJ as"
+    bad = subprocess.run([sys.executable, "-m", "studio", "components", "   "], capture_output=True, text=True,
+                         env={"STUDIO_PROFILE": "tiny", "PATH": ""}, timeout=120)
+    assert bad.returncode == 2 and "empty" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_ui_components_and_polish(client):
+    pieces, details = client.predict("He wept like a child.", api_name="/components")
+    assert details["similes"][0]["vehicle"] == "a child"
+    table, _state = client.predict("He yelps and howls.", ["insertion", "retrieval"], 5, 0, api_name="/polish")
+    assert len(table["data"]) >= 1
+
+
+@pytest.mark.offline
+def test_yelps_and_howls_with_the_real_lm(offline):
+    cands = polish("He yelps and howls.", n=10, seed=0)
+    assert len({c.sentence for c in cands}) >= 10
+    assert {c.strategy for c in cands} == set(STRATEGIES)
+    readable = sum(bool(extract_similes(c.sentence)) for c in cands)
+    assert readable >= 9
