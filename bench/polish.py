@@ -34,8 +34,11 @@ def main() -> dict:
         cands = polish(sentence, n=10, seed=i)
         times.append(time.perf_counter() - t0)
         counts.append(len(cands))
-    return {"profile": registry.profile, "lm": registry.get("lm").model_id, "kb_load_seconds": round(kb_load, 3),
-            "warm_seconds_per_sentence": [round(t, 3) for t in times], "median_seconds": round(statistics.median(times), 3),
+    import torch
+
+    return {"profile": registry.profile, "torch_threads": torch.get_num_threads(), "lm": registry.get("lm").model_id, "kb_load_seconds": round(kb_load, 3),
+            "warm_seconds_per_sentence": [round(t, 3) for t in times],
+            "median_seconds": round(statistics.median(times), 3),
             "max_seconds": round(max(times), 3), "candidates": counts, "target_seconds": 3.0}
 
 

@@ -63,7 +63,7 @@ def test_cli_components_batch(tmp_path):
 
 
 def test_cli_components_single_and_bad_input():
-    ok = subprocess.run([sys.executable, "-m", "studio", "components", "Cold as ice, she left.", "--json"],
+    ok = subprocess.run([sys.executable, "-m", "studio", "components", "She left, cold as ice.", "--json"],
                         capture_output=True, text=True, env={"STUDIO_PROFILE": "tiny", "PATH": ""}, timeout=120)
     assert ok.returncode == 0
     assert json.loads(ok.stdout)["similes"][0]["comparator"] == "ADJ as"
@@ -75,14 +75,46 @@ def test_cli_components_single_and_bad_input():
 def test_ui_components_and_polish(client):
     pieces, details = client.predict("He wept like a child.", api_name="/components")
     assert details["similes"][0]["vehicle"] == "a child"
-    table, _state = client.predict("He yelps and howls.", ["insertion", "retrieval"], 5, 0, api_name="/polish")
-    assert len(table["data"]) >= 1
+    table = client.predict("He yelps and howls.", ["insertion", "retrieval"], 5, 0, api_name="/polish")
+    rows = table["data"]
+    assert 1 <= len(rows) <= 5
+    assert all("**" in row[0] and row[2] in ("insertion", "retrieval") for row in rows)
+    with pytest.raises(Exception, match="empty"):
+        client.predict("   ", ["lm"], 5, 0, api_name="/polish")
+
+
+@pytest.fixture
+def one_torch_thread():
+    """On the shared 2-core machine two intra-op threads make each LM call ~15x slower; one keeps this test short."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.mark.offline
-def test_yelps_and_howls_with_the_real_lm(offline):
+def test_yelps_and_howls_with_the_real_lm(offline, one_torch_thread):
     cands = polish("He yelps and howls.", n=10, seed=0)
     assert len({c.sentence for c in cands}) >= 10
     assert {c.strategy for c in cands} == set(STRATEGIES)
     readable = sum(bool(extract_similes(c.sentence)) for c in cands)
     assert readable >= 9
+    assert polish("I like tea.", n=3, strategies=["retrieval"], seed=0)  # polishing works on any sentence
+    assert extract_similes("I like tea.") == []
+
+
+def test_cli_polish_batch(tmp_path, capsys):
+    from studio.cli import main
+
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"literal": "He yelps and howls."}\n{"literal": ""}\n[1, 2]\n')
+    out = tmp_path / "out.jsonl"
+    code = main(["polish", "--batch", str(src), "--out", str(out), "--n", "4", "--seed", "1",
+                 "--strategies", "insertion,retrieval"])
+    err = capsys.readouterr().err
+    assert code == 1 and "line 2" in err and "line 3" in err
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 1 and rows[0]["literal"] == "He yelps and howls."
+    assert 1 <= len(rows[0]["candidates"]) <= 4

@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "studio.cli.components_cmd",
     "studio.cli.polish_cmd",
     "studio.cli.imagine_cmd",
+    "studio.cli.continue_cmd",
 ]
 
 EXIT_BAD_INPUT, EXIT_MODEL_UNAVAILABLE = 2, 3

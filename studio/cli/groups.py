@@ -8,9 +8,9 @@ from __future__ import annotations
 import importlib
 
 TARGETS: dict[str, dict[str, str]] = {
-    "build": {"proverbs": "studio.proverbs.catalog:build_catalog", "kb": "studio.similes.kb_build:build"},
-    "train": {"proverbs": "studio.proverbs.train:train", "simile-detector": "studio.similes.detector:train", "nli": "studio.hauser.train_heads:train_nli", "sentiment": "studio.hauser.train_heads:train_sentiment"},
-    "eval": {"proverbs": "studio.proverbs.evaluate:evaluate", "hauser": "studio.hauser.evaluate:eval_hauser", "components": "studio.similes.evaluate:run", "polish": "studio.similes.evaluate_polish:run"},
+    "build": {"idiom-lexicon": "studio.continuation.lexicon:build_asset", "proverbs": "studio.proverbs.catalog:build_catalog", "kb": "studio.similes.kb_build:build"},
+    "train": {"judge": "studio.continuation.train:train_judge", "proverbs": "studio.proverbs.train:train", "simile-detector": "studio.similes.detector:train", "nli": "studio.hauser.train_heads:train_nli", "sentiment": "studio.hauser.train_heads:train_sentiment"},
+    "eval": {"continuation": "studio.continuation.evaluate:evaluate", "proverbs": "studio.proverbs.evaluate:evaluate", "hauser": "studio.hauser.evaluate:eval_hauser", "components": "studio.similes.evaluate:run", "polish": "studio.similes.evaluate_polish:run"},
 }
 HELP = {
     "build": "build a derived asset (e.g. the simile knowledge base)",

@@ -18,6 +18,7 @@ _SENTENCE_END = re.compile(r"\w[^.!?]*?[.!?]+[\"')\]]*(?=\s|$)")
 class Sample:
     text: str
     tokens: int
+    ids: tuple[int, ...] = ()
 
 
 def first_sentence(text: str) -> str | None:
@@ -110,7 +111,7 @@ def ensemble_sample(lm, prompts: list[str], *, n_samples: int = 1, max_new_token
         text = texts[s].strip().split("\n")[0].strip()
         if stop_at_sentence_end:
             text = first_sentence(text) or text
-        samples.append(Sample(text=text, tokens=len(generated[s])))
+        samples.append(Sample(text=text, tokens=len(generated[s]), ids=tuple(generated[s])))
     return samples
 
 

@@ -61,7 +61,7 @@ def ranking_report(rows) -> dict:
 
 def alignment_report(rows, threshold=None, order_weight=None) -> dict:
     from ..models import get_registry
-    from . import align as A
+    from . import alignment as A
     from .embedcache import embed_cached
 
     threshold = A.DEFAULT_THRESHOLD if threshold is None else threshold

@@ -103,5 +103,6 @@ class Scorer:
         if self.trained is not None:
             weights, scale = self.trained.weights, self.trained.scale
         else:
+            # the scale changes no ranking; it only makes the displayed softmax about as peaked as the trained one's
             weights, scale = np.array(UNTRAINED_WEIGHTS), 10.0
         return (scale * sum(w * c for w, c in zip(weights, chans))).astype(np.float32)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import InputError, require_text
 from ..models import get_registry
-from . import align as alignment
+from . import alignment
 from .catalog import Proverb, load_catalog
 from .index import get_index
 from .motifs import DEFAULT_METHOD, METHODS, similarity_matrix
@@ -47,11 +47,13 @@ def get_scorer() -> Scorer:
 
 
 def embed_narratives(texts: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Whole-narrative and per-sentence embeddings, in one call to the embedder."""
+    """Whole-narrative and per-sentence embeddings. Two calls, because one batch would pad every short
+    sentence to the length of the whole narrative (about twice the work)."""
     groups = [[s.text for s in alignment.sentence_spans(t)] or [t] for t in texts]
-    flat = list(texts) + [s for g in groups for s in g]
-    vectors = get_registry().get("embedder").encode(flat)
-    docs, cursor, sents = vectors[:len(texts)], len(texts), []
+    embedder = get_registry().get("embedder")
+    docs = embedder.encode(list(texts))
+    vectors = embedder.encode([s for g in groups for s in g])
+    cursor, sents = 0, []
     for g in groups:
         sents.append(vectors[cursor:cursor + len(g)])
         cursor += len(g)

@@ -20,7 +20,7 @@ DEFAULTS = dict(epochs=150, lr=2e-3, adapter_decay=1e-3, offset_decay=1e-1, seed
 def embedded_rows(rows, progress=None):
     """(index, doc embeddings, per-row sentence embeddings) for ePiC rows, cached on disk."""
     from ..models import get_registry
-    from .align import sentence_spans
+    from .alignment import sentence_spans
     from .embedcache import embed_cached
     from .index import get_index
 

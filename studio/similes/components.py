@@ -23,7 +23,8 @@ COMPARATORS = ("like", "as ... as", "ADJ as", "as if", "as though")
 _NON_SIMILE_PROPERTIES = {"soon", "well", "far", "such", "much", "many"}
 #: an adjective before a bare "as" that makes it a role or identity, not a comparison
 _NON_SIMILE_ADJ_AS = {"such", "same", "known", "regarded", "so", "insofar", "inasmuch", "just", "much", "well",
-                      "soon", "far", "long", "referred", "described", "used", "seen", "treated", "good", "twice", "half"}
+                      "soon", "far", "long", "referred", "described", "used", "seen", "treated", "good", "twice",
+                      "half"}
 #: vehicles that compare with the speaker's own measure rather than an image ("as fast as possible")
 _NON_SIMILE_VEHICLES = {"possible", "ever", "usual", "before", "always", "anything", "anyone", "anybody", "one",
                         "other", "others", "any", "all", "following", "that", "this", "these", "those", "necessary",
@@ -33,7 +34,8 @@ _NON_SIMILE_VEHICLES = {"possible", "ever", "usual", "before", "always", "anythi
 _APPROXIMATORS = {"something", "anything", "nothing", "more", "less", "about", "approximately"}
 #: container/collective heads whose semantic head is the noun after "of" ("a flock of sheep" → sheep)
 _COLLECTIVE_HEADS = {"kind", "sort", "type", "bunch", "pack", "flock", "herd", "swarm", "pair", "couple", "lot",
-                     "lots", "group", "barrel", "sheet", "lump", "roll", "grain", "piece", "succession", "herds", "band", "crowd", "school", "army", "horde", "host", "troop", "gaggle"}
+                     "lots", "group", "barrel", "sheet", "lump", "roll", "grain", "piece", "succession", "herds",
+                     "band", "crowd", "school", "army", "horde", "host", "troop", "gaggle"}
 #: dependents that end the optimal vehicle phrase: clauses, lists, appositions, punctuation
 _VEHICLE_CUT_DEPS = {"relcl", "acl", "appos", "punct", "cc", "conj", "advcl", "parataxis", "mark", "ccomp", "dep",
                      "npadvmod", "advmod", "prt"}
@@ -347,8 +349,7 @@ def _topic_and_event(anchor, trigger, anchor_is_property: bool):
     node = anchor
     if anchor_is_property and node.dep_ in ("amod", "advmod", "appos", "acl") and node.head.pos_ in ("NOUN", "PROPN"):
         node = node.head  # "a tale as old as time"
-    elif anchor_is_property and node.pos_ not in ("VERB", "AUX"):
-        pass  # the property itself (even if mis-tagged as a noun) is never the topic
+    # the property itself (even when mis-tagged as a noun) is never the topic
     if node is not anchor or not anchor_is_property:
         if node.pos_ in ("NOUN", "PROPN", "PRON") and node is not trigger:
             verb = _governing_verb(node)

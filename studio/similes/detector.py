@@ -15,7 +15,7 @@ import json
 import math
 from pathlib import Path
 
-from .components import Simile, extract_similes, extract_similes_batch
+from .components import Simile, extract_similes
 from .data import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "detector.json"

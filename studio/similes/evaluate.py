@@ -111,7 +111,13 @@ def run(argv: list[str]) -> dict:
     ap.add_argument("--errors", type=int, default=0, help="also list this many head-word errors per corpus")
     args = ap.parse_args(argv)
     started = time.perf_counter()
-    result: dict = {"targets": {"vehicle_exact": 0.90, "topic": 0.80, "event": 0.80, "detector_f1": 0.85}}
+    result: dict = {
+        "targets": {"vehicle_exact": 0.90, "topic": 0.80, "event": 0.80, "detector_f1": 0.85},
+        "notes": "exact: the extracted part, lowercased and without a leading article, equals the gold word; head: "
+                 "its head word does; within: the gold word is one of its words. The gold vehicles are single "
+                 "words while the extractor returns the optimal vehicle phrase ('a kid in a candy store'), so for "
+                 "the vehicle 'head' is the comparable figure. The masked property is restored from the right option.",
+    }
     for name in COMPONENT_FILES:
         scores, errors = component_scores(read_csv(name))
         if args.errors:

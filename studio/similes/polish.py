@@ -15,7 +15,6 @@ rest of the sentence, given the text before it.
 from __future__ import annotations
 
 import functools
-import random
 import re
 from dataclasses import asdict, dataclass
 
@@ -73,7 +72,6 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0) -> list[Ca
     points = sorted(points, key=lambda p: -p.score)[:3]
     context = _context_words(doc)
     proposals: list[tuple[str, InsertionPoint, str, str]] = []  # (strategy, point, phrase, vehicle)
-    rng = random.Random(seed)
     from .kb import load_kb
 
     kb = load_kb()
@@ -86,7 +84,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0) -> list[Ca
     if "property" in strategies:
         proposals += _by_property(kb, lm, literal, doc, points, context)
     candidates = _realise(lm, literal, _cap(proposals, per_strategy=max(8, n)))
-    return _select(candidates, n, strategies, rng)
+    return _select(candidates, n, strategies)
 
 
 def _check_strategies(strategies) -> tuple[str, ...]:
@@ -319,27 +317,23 @@ def _realise(lm, literal, proposals) -> list[Candidate]:
                       vehicle=r[3]) for r, (lp, nt) in zip(rows, scores)]
 
 
-def _select(candidates: list[Candidate], n: int, strategies, rng: random.Random) -> list[Candidate]:
+def _select(candidates: list[Candidate], n: int, strategies) -> list[Candidate]:
     """The n best, taking each strategy's best in turn so that every chosen strategy is represented, and
-    preferring distinct vehicles."""
-    by_strategy = {s: sorted((c for c in candidates if c.strategy == s), key=lambda c: (-c.score, c.sentence))
-                   for s in strategies}
-    chosen, vehicles = [], set()
-    order = list(strategies)
-    while len(chosen) < n and any(by_strategy.values()):
-        for s in order:
-            queue = by_strategy[s]
-            while queue:
-                c = queue.pop(0)
-                head = c.vehicle.lower().split()[-1] if c.vehicle else ""
-                if head in vehicles and any(q.vehicle.lower().split()[-1] not in vehicles for q in queue if q.vehicle):
-                    queue.append(c)  # try a new vehicle first; this one stays available
-                    queue.sort(key=lambda q: (q.vehicle.lower().split()[-1] in vehicles, -q.score))
-                    c = queue.pop(0)
-                vehicles.add(c.vehicle.lower().split()[-1] if c.vehicle else "")
-                chosen.append(c)
-                break
-            if len(chosen) >= n:
-                break
-    rng.shuffle(order)  # the seed only breaks ties between strategies of the next call; output order is by score
-    return sorted(chosen, key=lambda c: -c.score)
+    preferring vehicles not chosen yet; returned best score first."""
+    def head(c: Candidate) -> str:
+        return c.vehicle.lower().split()[-1] if c.vehicle else ""
+
+    queues = {s: sorted((c for c in candidates if c.strategy == s), key=lambda c: (-c.score, c.sentence))
+              for s in strategies}
+    chosen: list[Candidate] = []
+    used: set[str] = set()
+    while len(chosen) < n and any(queues.values()):
+        for s in strategies:
+            queue = queues[s]
+            if not queue or len(chosen) >= n:
+                continue
+            fresh = next((c for c in queue if head(c) not in used), queue[0])
+            queue.remove(fresh)
+            used.add(head(fresh))
+            chosen.append(fresh)
+    return sorted(chosen, key=lambda c: (-c.score, c.sentence))

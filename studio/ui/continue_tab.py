@@ -1,0 +1,112 @@
+"""Continue tab (Chakrabarty, Choi & Shwartz, TACL 2022): continue a narrative that ends in an idiom or a
+simile — plain or knowledge-enhanced decoding, ranked by the plausibility judge — and judge two continuations."""
+from __future__ import annotations
+
+import gradio as gr
+import pandas as pd
+
+from ..continuation.generate import MODES, Settings, continue_narrative
+from ..continuation.judge import judge_pair
+from .common import guarded, role_notice
+
+# Written for the studio (not from the benchmark): narratives that end in an idiom or a simile.
+EXAMPLES = [
+    ["Nora had rehearsed her speech for weeks, but when she stepped onto the stage her notes slipped from her hands "
+     "and scattered across the floor. The audience went quiet. She took a deep breath and decided to "
+     "[wing it].", "literal"],
+    ["The house had been empty since the winter. When Sam finally opened the door, the hallway was cold and silent, "
+     "and the old clock on the wall stood still, [like a heart that had forgotten to beat].", "literal"],
+    ["After three nights without sleep, the interns finally finished the report. Marco closed his laptop, lay down "
+     "on the office sofa and slept like a log.", "context"],
+    ["My brother promised he would fix the roof before the rain came, but he spent the whole weekend watching films. "
+     "When the storm arrived he was running around the house like a headless chicken.", "plain"],
+]
+JUDGE_EXAMPLES = [
+    ["After three nights without sleep, the interns finally finished the report. Marco closed his laptop, lay down "
+     "on the office sofa and slept like a log.",
+     "He did not wake up until the cleaners arrived the next morning.",
+     "He tossed and turned all night, listening to every noise in the building."],
+]
+COLUMNS = ["rank", "continuation", "p(plausible)", "tokens"]
+
+
+def _highlight(result: dict) -> list[tuple[str, str | None]]:
+    text, expr = result["narrative"], result["expression"]
+    if not expr or expr["end"] <= expr["start"]:
+        return [(text, None)]
+    a, b = expr["start"], expr["end"]
+    return [(text[:a], None), (text[a:b], expr["kind"]), (text[b:], None)]
+
+
+def _expression_note(expr: dict | None) -> str:
+    if not expr:
+        return "No idiom or simile was found: the continuation is plain. Mark one with `[ ]` to use it."
+    what = "meaning" if expr["kind"] == "idiom" else "property"
+    meaning = expr["meaning"] or "unknown"
+    source = {"marked": "marked by you"}.get(expr["source"], f"found by the {expr['source']}")
+    return f"**{expr['kind']}** ({source}) — {what}: {meaning}"
+
+
+@guarded
+def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, progress=gr.Progress()):
+    progress(0.1, desc="drawing inferences and sampling")
+    s = Settings(mode=mode, n=int(n), seed=int(seed), top_k=int(top_k), temperature=float(temperature),
+                 max_new_tokens=int(max_tokens))
+    r = continue_narrative(narrative, s).to_dict()
+    rows = [[i + 1, c["text"], None if c["p_plausible"] is None else round(c["p_plausible"], 3), c["tokens"]]
+            for i, c in enumerate(r["continuations"])]
+    inferences = pd.DataFrame({"inference used": r["inferences"]}) if r["inferences"] else \
+        pd.DataFrame({"inference used": ["(plain mode: none)"]})
+    notes = " ".join(r["notes"])
+    info = f"{_expression_note(r['expression'])}  \n{len(r['continuations'])} sample(s) in {r['seconds']} s" + \
+        (f"; ranked by the {r['judge']}" if r["judge"] else "") + (f"  \n⚠️ {notes}" if notes else "")
+    return _highlight(r), info, pd.DataFrame(rows, columns=COLUMNS), inferences
+
+
+@guarded
+def run_judge(narrative, option1, option2):
+    r = judge_pair(narrative, option1, option2)
+    return {"option 1": r["p_option1"], "option 2": r["p_option2"]}
+
+
+def build_continue_tab() -> None:
+    with gr.Tab("Continue"):
+        gr.Markdown("### Figurative continuation\nA narrative that ends in an idiom or a simile, continued with one "
+                    "sentence — plainly, or with *literal* knowledge about the expression or *context* inferences "
+                    "about the narrator ensembled at every decoding step — and the samples ranked by a plausibility "
+                    "judge. Mark the expression with `[ ]` or `<b> </b>`, or let the studio find it. "
+                    "(Chakrabarty, Choi & Shwartz, TACL 2022)", elem_classes="studio-note")
+        notice = role_notice("lm", "embedder", "parser")
+        if notice:
+            gr.Markdown(notice)
+        with gr.Row():
+            with gr.Column(scale=3):
+                narrative = gr.Textbox(label="Narrative", lines=6, max_length=4000,
+                                       placeholder="… and he was smiling [to beat the band].")
+                with gr.Row():
+                    mode = gr.Radio(list(MODES), value="plain", label="Mode")
+                    n = gr.Slider(1, 10, value=3, step=1, label="Samples (ranked)")
+                    seed = gr.Number(0, precision=0, label="Seed")
+                with gr.Accordion("Sampling", open=False):
+                    with gr.Row():
+                        top_k = gr.Slider(1, 50, value=5, step=1, label="top-k")
+                        temperature = gr.Slider(0.0, 1.5, value=0.7, step=0.05, label="Temperature (0 = greedy)")
+                        max_tokens = gr.Slider(5, 60, value=20, step=1, label="Max new tokens")
+                go = gr.Button("Continue", variant="primary")
+            with gr.Column(scale=3):
+                highlighted = gr.HighlightedText(label="Narrative and expression", combine_adjacent=True,
+                                                 color_map={"idiom": "#f4a261", "simile": "#2a9d8f"})
+                info = gr.Markdown()
+        table = gr.Dataframe(headers=COLUMNS, label="Continuations, most plausible first", wrap=True)
+        inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)
+        gr.Examples(EXAMPLES, inputs=[narrative, mode], label="Example narratives")
+        go.click(run_continue, [narrative, mode, n, seed, top_k, temperature, max_tokens],
+                 [highlighted, info, table, inferences], api_name="continue")
+        with gr.Accordion("Judge: which continuation is plausible?", open=True):
+            with gr.Row():
+                option1 = gr.Textbox(label="Continuation 1", lines=2, max_length=600)
+                option2 = gr.Textbox(label="Continuation 2", lines=2, max_length=600)
+            judge_btn = gr.Button("Judge")
+            verdict = gr.Label(label="P(plausible)", num_top_classes=2)
+            gr.Examples(JUDGE_EXAMPLES, inputs=[narrative, option1, option2], label="Judge example")
+            judge_btn.click(run_judge, [narrative, option1, option2], verdict, api_name="judge")

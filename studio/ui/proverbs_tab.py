@@ -1,0 +1,143 @@
+"""Proverbs tab (ePiC): the proverbs that fit a narrative, the spans a proverb shares with it, and
+narratives with similar motifs."""
+from __future__ import annotations
+
+import gradio as gr
+import pandas as pd
+
+from ..proverbs import align, get_scorer, ranking, similar
+from ..proverbs.motifs import DEFAULT_METHOD, METHODS
+from .common import guarded, role_notice
+
+# Written for the studio (not from ePiC), one per line of life the proverbs talk about.
+EXAMPLES = [
+    "Maya had been promising herself for months that she would start her thesis. Every weekend she found a reason "
+    "to tidy the flat or visit friends instead. When the deadline was two weeks away she realised she had lost the "
+    "whole spring and had to write day and night.",
+    "Tom put his entire savings into shares of the small company his cousin had founded. He ignored his bank's advice "
+    "to spread the money around. A year later the company went bankrupt and Tom lost everything he had saved.",
+    "The new manager spent her first week rearranging the office, replacing the old suppliers and rewriting every "
+    "procedure. Some of the staff grumbled, but the shop had never looked so neat.",
+    "Leo's neighbour had always been rude to him, yet when Leo's car broke down in the snow the neighbour was the "
+    "only one who stopped to help. Leo thanked him and they have been on good terms ever since.",
+    "Priya practised the same piano piece for an hour every evening for a year. At first her fingers stumbled over "
+    "every bar, but at the spring concert she played it without a single mistake.",
+    "When the storm knocked out the power in the village, the baker fired up his wood oven and handed out bread to "
+    "everyone, while others only complained about how slow the repair crews were.",
+]
+PALETTE = ["#f4a261", "#2a9d8f", "#e9c46a", "#8ab17d", "#e76f51", "#6d9dc5", "#b388eb", "#f28482",
+           "#90be6d", "#f9c74f", "#577590", "#ff99c8"]
+#: pair number -> colour; proverbs have far fewer phrases than colours, so each pair keeps its own colour
+COLOURS = {str(i + 1): c for i, c in enumerate(PALETTE)}
+TABLE_COLUMNS = ["rank", "proverb", "meaning", "themes", "probability", "score", "id"]
+
+
+def _chart(rows: list[dict]):
+    import plotly.graph_objects as go
+
+    labels = [r["proverb"] if len(r["proverb"]) <= 48 else r["proverb"][:46] + "…" for r in rows][::-1]
+    fig = go.Figure(go.Bar(x=[r["probability"] for r in rows][::-1], y=labels, orientation="h",
+                           text=[f"{r['probability']:.2f}" for r in rows][::-1], textposition="auto",
+                           hovertext=[r["meaning"] for r in rows][::-1]))
+    fig.update_layout(height=120 + 32 * len(rows), margin=dict(l=10, r=10, t=30, b=30),
+                      title="How well each proverb fits (softmax over the whole catalog)",
+                      xaxis_title="probability", yaxis=dict(automargin=True))
+    return fig
+
+
+@guarded
+def recommend(narrative: str, k: float):
+    ranked = [r.to_json() for r in ranking(narrative, int(k))]
+    table = pd.DataFrame([{**r, "themes": ", ".join(r["themes"])} for r in ranked], columns=TABLE_COLUMNS)
+    choices = [r["proverb"] for r in ranked]
+    status = f"Scoring: {get_scorer().description}."
+    return table, _chart(ranked), gr.update(choices=choices, value=choices[0]), status
+
+
+def _highlight(text: str, spans: list[tuple[int, int, str]]):
+    """HighlightedText value: the text cut at the (non-overlapping) spans, each span labelled."""
+    out, cursor = [], 0
+    for start, end, label in sorted(spans):
+        if start < cursor:  # never overlap; the assignment already prevents it
+            continue
+        if start > cursor:
+            out.append((text[cursor:start], None))
+        out.append((text[start:end], label))
+        cursor = end
+    if cursor < len(text):
+        out.append((text[cursor:], None))
+    return out
+
+
+@guarded
+def show_alignment(narrative: str, proverb: str):
+    from ..proverbs import resolve_proverb
+    from ..proverbs.service import clean_narrative
+
+    narrative = clean_narrative(narrative)
+    text, _ = resolve_proverb(proverb)
+    pairs = align(narrative, text)
+    proverb_hl = _highlight(text, [(p.proverb_span.start, p.proverb_span.end, str(i + 1)) for i, p in enumerate(pairs)])
+    narrative_hl = _highlight(narrative, [(p.narrative_span.start, p.narrative_span.end, str(i + 1))
+                                          for i, p in enumerate(pairs)])
+    table = pd.DataFrame([{"pair": i + 1, "proverb span": p.proverb_span.text, "narrative span": p.narrative_span.text,
+                           "similarity": round(p.similarity, 3)} for i, p in enumerate(pairs)],
+                         columns=["pair", "proverb span", "narrative span", "similarity"])
+    return proverb_hl, narrative_hl, table
+
+
+@guarded
+def find_similar(narrative: str, pool_text: str, method: str):
+    pool = [line for line in (pool_text or "").splitlines() if line.strip()] or EXAMPLES
+    ranked = similar(narrative, pool, method)
+    return pd.DataFrame([{"rank": i + 1, "similarity": round(s, 4), "narrative": t} for i, (t, s) in enumerate(ranked)],
+                        columns=["rank", "similarity", "narrative"])
+
+
+def build_proverbs_tab() -> None:
+    with gr.Tab("Proverbs", id="proverbs"):
+        gr.Markdown("Which proverb fits a story? Type a short narrative: the studio ranks its catalog of "
+                    "proverbs (ePiC's 250 and more), shows which phrases of a proverb match which parts of your "
+                    "story, and finds stories with similar motifs (ePiC, Ghosh & Srivastava, ACL 2022).")
+        gr.Markdown(lambda: role_notice("embedder", "parser"))
+        with gr.Row():
+            with gr.Column(scale=3):
+                narrative = gr.Textbox(label="Narrative", lines=6, max_length=4000,
+                                       placeholder="A few sentences about something that happened…")
+            with gr.Column(scale=1):
+                k = gr.Slider(1, 20, value=5, step=1, label="How many proverbs")
+                go_button = gr.Button("Recommend proverbs", variant="primary")
+        gr.Examples([[e] for e in EXAMPLES], inputs=[narrative], label="Example narratives (click one)",
+                    api_name=False)
+        status = gr.Markdown(elem_classes="studio-note")
+        with gr.Row():
+            table = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, label="Top proverbs")
+            chart = gr.Plot(label="Scores")
+        gr.Markdown("### Aligned spans\nChoose a proverb (or type any proverb): each colour marks a phrase of the "
+                    "proverb and the part of the narrative matched to it.")
+        with gr.Row():
+            proverb = gr.Dropdown(choices=[], allow_custom_value=True, label="Proverb", scale=3)
+            align_button = gr.Button("Align", scale=1)
+        proverb_hl = gr.HighlightedText(label="Proverb", color_map=COLOURS, show_legend=False)
+        narrative_hl = gr.HighlightedText(label="Narrative", color_map=COLOURS, show_legend=False)
+        pairs = gr.Dataframe(headers=["pair", "proverb span", "narrative span", "similarity"], interactive=False,
+                             wrap=True, label="Aligned pairs")
+        gr.Markdown("### Similar narratives\nOther narratives ranked by how alike their proverb distributions are "
+                    "(leave the box empty to compare with the example narratives).")
+        with gr.Row():
+            pool = gr.Textbox(label="Narratives to compare (one per line)", lines=4, scale=3)
+            method = gr.Radio(list(METHODS), value=DEFAULT_METHOD, label="Similarity", scale=1)
+        similar_button = gr.Button("Find similar narratives")
+        similar_table = gr.Dataframe(headers=["rank", "similarity", "narrative"], interactive=False, wrap=True,
+                                     label="Similar narratives")
+
+        go_button.click(recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status],
+                        api_name="proverbs").success(show_alignment, inputs=[narrative, proverb],
+                                                     outputs=[proverb_hl, narrative_hl, pairs], api_name=False)
+        narrative.submit(recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status], api_name=False)
+        align_button.click(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
+                           api_name="align")
+        proverb.select(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
+                       api_name=False)
+        similar_button.click(find_similar, inputs=[narrative, pool, method], outputs=similar_table,
+                             api_name="similar")

