@@ -23,10 +23,10 @@ def test_same_seed_same_samples_and_count(lm):
 
 
 def test_seed_changes_samples(lm):
-    runs = {tuple(s.text for s in ensemble_sample(lm, ["He sang like a lark"], n_samples=2, seed=seed,
-                                                  max_new_tokens=10, stop_at_sentence_end=False, temperature=1.0,
-                                                  top_k=50))
-            for seed in range(4)}
+    runs = {tuple(s.ids for s in ensemble_sample(lm, ["He sang like a lark"], n_samples=2, seed=seed,
+                                                 max_new_tokens=5, stop_at_sentence_end=False, temperature=1.0,
+                                                 top_k=50))
+            for seed in range(3)}
     assert len(runs) > 1
 
 

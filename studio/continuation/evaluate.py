@@ -36,6 +36,7 @@ def judge_accuracy() -> dict:
         f1, f2, y = featurize(val)
         rows["baseline: option closer to the meaning/property"] = cosine_baseline(f1, f2, y, 2)
         rows["baseline: option closer to the narrative"] = cosine_baseline(f1, f2, y, 0)
+        rows["baseline: option closer to the literalized last sentence"] = cosine_baseline(f1, f2, y, 4)
         rows["majority option"] = round(float(max(y.mean(), 1 - y.mean())), 4)
         rows["n"] = len(val)
         out[kind] = rows

@@ -42,12 +42,12 @@ def strip_marks(text: str) -> tuple[str, tuple[int, int] | None]:
     return text, None
 
 
-def _similes(text: str):
+def _similes(text: str, doc=None):
     try:
         from ..similes.components import extract_similes
     except ImportError:  # the similes capability is not in this checkout
         return []
-    return extract_similes(text)
+    return extract_similes(text, doc=doc)
 
 
 def _simile_expression(sim, text: str, source: str) -> Expression:
@@ -103,12 +103,15 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     text, span = strip_marks(narrative)
     if span is not None:
         return text, _from_mark(text, span)
+    from ..models import get_registry
+
+    doc = get_registry().get("parser")(text)  # one parse serves the simile extractor and the idiom matcher
     candidates = []
-    for sim in _similes(text):
+    for sim in _similes(text, doc):
         expr = _simile_expression(sim, text, "similes extractor")
         expr.meaning = expr.meaning or simile_property(expr.vehicle)
         candidates.append(expr)
-    for m in _lexicon().match(text):
+    for m in _lexicon().match(text, doc):
         candidates.append(Expression("idiom", text[m.start:m.end], m.start, m.end, meaning=m.meaning,
                                      source=f"lexicon:{m.source}"))
     if not candidates:

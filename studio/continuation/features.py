@@ -8,8 +8,9 @@ import numpy as np
 
 from .text import last_sentence
 
-#: the texts an option is compared with
-CONTEXTS = ("narrative", "last_sentence", "knowledge", "expression")
+#: the texts an option is compared with; "literal" is the last sentence with the expression replaced by its
+#: meaning/property, which says what the narrative means rather than what it says
+CONTEXTS = ("narrative", "last_sentence", "knowledge", "expression", "literal")
 
 
 @dataclass
@@ -21,11 +22,23 @@ class Case:
     kind: str  # "idiom" | "simile" | "" (unknown)
 
     def context_texts(self) -> list[str]:
-        return [self.narrative, last_sentence(self.narrative), self.knowledge, self.expression]
+        last = last_sentence(self.narrative)
+        return [self.narrative, last, self.knowledge, self.expression, literal_sentence(last, self.expression,
+                                                                                        self.knowledge)]
+
+
+def literal_sentence(sentence: str, expression: str, knowledge: str) -> str:
+    """The sentence with the expression replaced by its meaning ("" when either is unknown or absent)."""
+    core = expression.strip().rstrip(".").strip()
+    meaning = knowledge.split(" / ")[0].strip().rstrip(".")
+    i = sentence.lower().rfind(core.lower()) if core else -1
+    if i < 0 or not meaning:
+        return ""
+    return f"{sentence[:i]}{meaning[:1].lower()}{meaning[1:]}{sentence[i + len(core):]}"
 
 
 def option_features(contexts: np.ndarray, option: np.ndarray, present: np.ndarray) -> np.ndarray:
-    """contexts (n, 4, d), option (n, d), present (n, 4) 0/1 -> (n, 5*d + 4): the option itself, its
+    """contexts (n, c, d), option (n, d), present (n, c) 0/1 -> (n, (c+1)*d + c): the option itself, its
     elementwise products with each context (zero where the context is missing) and the cosines."""
     prod = contexts * option[:, None, :] * present[:, :, None]
     return np.concatenate([option, prod.reshape(len(option), -1), prod.sum(-1)], axis=1).astype(np.float32)

@@ -94,7 +94,9 @@ def get_judge() -> Judge | None:
 
 
 def option_dim(d: int) -> int:
-    return 5 * d + 4
+    from .features import CONTEXTS
+
+    return (len(CONTEXTS) + 1) * d + len(CONTEXTS)
 
 
 def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | None = None,

@@ -19,7 +19,7 @@ from .features import Case, embed_cases, option_features
 from .judge import JUDGE_DIR, option_dim
 
 #: (name, hidden units, epochs, weight decay); hidden 0 is a linear scorer (pairwise logistic regression)
-CANDIDATES = (("linear", 0, 15, 1e-2), ("mlp-128", 128, 15, 1e-2))
+CANDIDATES = (("linear", 0, 15, 1e-2), ("mlp-64", 64, 10, 1e-2))
 
 
 def featurize(items, *, hide_knowledge: bool = False):
@@ -66,8 +66,10 @@ def accuracy(module, f1, f2, y) -> float:
 
 
 def cosine_baseline(f1, f2, y, slot: int) -> float:
-    """Pick the option closer to one context (slot 0 narrative, 1 last sentence, 2 meaning, 3 expression)."""
-    col = -4 + slot
+    """Pick the option closer to one context (its index in features.CONTEXTS)."""
+    from .features import CONTEXTS
+
+    col = -len(CONTEXTS) + slot
     return round(float(np.mean((f2[:, col] > f1[:, col]) == (y > 0.5))), 4)
 
 
@@ -110,9 +112,10 @@ def train_judge(argv: list[str]) -> dict:
         report[name + " (meaning/property hidden)"] = {k: accuracy(module, *val_hidden[k]) for k in val}
         if name == best[0]:
             chosen = (cfg, module, report[name])
-    for slot, label in ((2, "meaning/property"), (0, "narrative"), (3, "expression")):
+    for slot, label in ((2, "meaning/property"), (0, "narrative"), (3, "expression"),
+                        (4, "last sentence with the expression replaced by its meaning")):
         report[f"baseline: option closer to the {label}"] = {k: cosine_baseline(*val[k], slot) for k in val}
-    report["majority option"] = {k: round(max(np.mean(v[2]), 1 - np.mean(v[2])), 4) for k, v in val.items()}
+    report["majority option"] = {k: round(float(max(np.mean(v[2]), 1 - np.mean(v[2]))), 4) for k, v in val.items()}
     cfg, module, metrics = chosen
     cfg.embedder, cfg.notes = embedder.model_id, f"{best[0]} pairwise judge"
     cfg.metrics = {"validation_accuracy": metrics, "all_scorings": report, "inner_selection": selection,

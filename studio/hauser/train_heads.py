@@ -184,7 +184,7 @@ def _sst2(name: str) -> tuple[list[str], np.ndarray]:
 
 
 def train_sentiment(argv: list[str]) -> dict:
-    args = _parse(_common_args("sentiment", HEADS_DIR / "sentiment", hidden=256), argv)
+    args = _parse(_common_args("sentiment", HEADS_DIR / "sentiment", hidden=0), argv)
     start = time.perf_counter()
     embedder = _embedder()
     train_texts, y = _sst2("sst2_train.tsv")

@@ -55,11 +55,23 @@ def load_trained(weights_path: Path = SCORER_WEIGHTS, config_path: Path = SCORER
                         t["weights"], float(t["scale"][0]), cfg)
 
 
-class Scorer:
-    """Scores of all catalog proverbs for narratives given as (narrative embedding, sentence embeddings)."""
+@dataclass
+class FineTunedPart:
+    """The fine-tuned encoder's view (see finetune.py): its narrative embedding against its embedding of
+    "proverb — meaning", plus the untrained channels with a weight chosen on an inner split of the training part."""
+    embedder: object  # a studio.models Embedder (the registry's embedder with the trained delta applied)
+    class_vectors: np.ndarray  # (n_catalog, d)
+    zero_shot_weight: float
+    scale: float
 
-    def __init__(self, index: ProverbIndex, trained: TrainedParts | None):
+
+class Scorer:
+    """Scores of all catalog proverbs for narratives given as (narrative embedding, sentence embeddings) and,
+    when a fine-tuned encoder is served, its narrative embedding."""
+
+    def __init__(self, index: ProverbIndex, trained: TrainedParts | None, finetuned: FineTunedPart | None = None):
         self.index = index
+        self.finetuned = finetuned
         self.trained = trained if trained is not None and trained.model_id == index.model_id else None
         self.available_trained = trained
         if self.trained is not None:
@@ -78,6 +90,8 @@ class Scorer:
 
     @property
     def description(self) -> str:
+        if self.finetuned is not None:
+            return f"fine-tuned encoder ({self.finetuned.embedder.backend}) + untrained similarity channels"
         if self.trained is not None:
             return f"learned adapter (trained on ePiC with {self.trained.model_id})"
         if self.available_trained is not None:
@@ -97,9 +111,15 @@ class Scorer:
             out.append(np.stack([(normalize_rows(s @ a) @ self.class_vectors.T).max(axis=0) for s in sentences]))
         return out
 
-    def score(self, doc: np.ndarray, sentences: list[np.ndarray]) -> np.ndarray:
+    def score(self, doc: np.ndarray, sentences: list[np.ndarray], tuned_doc: np.ndarray | None = None) -> np.ndarray:
         """(n_narratives, n_proverbs) scores on a logit scale (a softmax over them is a distribution)."""
         chans = self.channels(doc, sentences)
+        if self.finetuned is not None:
+            if tuned_doc is None:
+                raise ValueError("this scorer needs the fine-tuned encoder's narrative embeddings")
+            f = self.finetuned
+            zero_shot = sum(w * c for w, c in zip(UNTRAINED_WEIGHTS, chans[:4])) / sum(UNTRAINED_WEIGHTS)
+            return (f.scale * (tuned_doc @ f.class_vectors.T + f.zero_shot_weight * zero_shot)).astype(np.float32)
         if self.trained is not None:
             weights, scale = self.trained.weights, self.trained.scale
         else:

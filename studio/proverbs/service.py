@@ -13,7 +13,7 @@ from . import alignment
 from .catalog import Proverb, load_catalog
 from .index import get_index
 from .motifs import DEFAULT_METHOD, METHODS, similarity_matrix
-from .scorer import Scorer, load_trained
+from .scorer import FineTunedPart, Scorer, load_trained
 
 MAX_NARRATIVE_CHARS = 4000
 MAX_POOL = 200  # narratives compared in one "similar" request
@@ -42,8 +42,30 @@ def get_scorer() -> Scorer:
     if scorer is None:
         with _lock:
             _scorers.clear()
-            scorer = _scorers[id(index)] = Scorer(index, load_trained())
+            scorer = _scorers[id(index)] = Scorer(index, load_trained(), finetuned_part(index))
     return scorer
+
+
+def finetuned_part(index) -> FineTunedPart | None:
+    """The fine-tuned encoder when assets/proverbs holds one trained from the registry's embedder, else None
+    (the learned adapter or the untrained channels then serve, and the scorer's description says which)."""
+    from ..models.variants import VariantMismatch, load_embedder_variant
+    from .embedcache import embed_cached
+    from .finetune import DELTA_PATH, class_text, load_finetune_config
+
+    config = load_finetune_config()
+    if config is None:
+        return None
+    try:
+        embedder = load_embedder_variant(DELTA_PATH)
+    except VariantMismatch:
+        return None
+    vectors = embed_cached(embedder, [class_text(p) for p in index.catalog.proverbs], "classes")
+    return FineTunedPart(embedder, vectors, float(config["zero_shot_weight"]), float(config["scale"]))
+
+
+def tuned_embeddings(scorer: Scorer, texts: list[str]) -> np.ndarray | None:
+    return scorer.finetuned.embedder.encode(list(texts)) if scorer.finetuned is not None else None
 
 
 def embed_narratives(texts: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -70,8 +92,9 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 
 def rank_texts(narratives: list[str]) -> np.ndarray:
+    scorer = get_scorer()
     docs, sents = embed_narratives(narratives)
-    return get_scorer().score(docs, sents)
+    return scorer.score(docs, sents, tuned_embeddings(scorer, narratives))
 
 
 def ranking(narrative: str, k: int | None = None) -> list[Ranked]:
@@ -120,8 +143,9 @@ def similar(query: str, pool: list[str], method: str = DEFAULT_METHOD) -> list[t
     if len(pool) > MAX_POOL:
         raise InputError(f"At most {MAX_POOL} narratives can be compared at once; {len(pool)} were given.")
     pool = [clean_narrative(p) for p in pool]
+    scorer = get_scorer()
     docs, sents = embed_narratives([query] + pool)
-    scores = get_scorer().score(docs, sents)
+    scores = scorer.score(docs, sents, tuned_embeddings(scorer, [query] + pool))
     sims = similarity_matrix(method, scores[:1], docs[:1], scores[1:], docs[1:])[0]
     order = np.argsort(-sims, kind="stable")
     return [(pool[i], float(sims[i])) for i in order]

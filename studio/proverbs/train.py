@@ -56,7 +56,6 @@ def fit(index, docs, sents, labels, epochs, lr, adapter_decay, offset_decay, see
     d = docs.shape[1]
     text, meaning = torch.tensor(index.text), torch.tensor(index.meaning)
     protos = np.zeros((len(epic), d), np.float32)
-    row_of = {c: k for k, c in enumerate(epic)}
     for k, c in enumerate(epic):
         members = docs[labels == c]
         protos[k] = members.mean(0) if len(members) else 0.0
@@ -99,7 +98,6 @@ def fit(index, docs, sents, labels, epochs, lr, adapter_decay, offset_decay, see
         opt.step()
         if log and (epoch % 25 == 0 or epoch == epochs - 1):
             log(f"epoch {epoch}: loss {loss.item():.4f}")
-    del row_of
     return {"adapter": adapter.detach().numpy(), "prototypes": protos, "offsets": offsets.detach().numpy(),
             "mix": mix.detach().numpy(), "weights": weights.detach().numpy(),
             "scale": np.array([log_scale.exp().item()], np.float32)}
@@ -113,23 +111,89 @@ def save(tensors: dict, config: dict, weights_path: Path = SCORER_WEIGHTS, confi
     load_trained.cache_clear()
 
 
+def train_encoder(train_rows, val_rows, catalog, seed: int, epochs: int, select: bool, save_it: bool, log) -> dict:
+    """Fine-tune the embedder's top layers (finetune.py); with `select`, first choose the weight of the untrained
+    channels on an inner split of the training part."""
+    from ..models import get_registry
+    from .evaluate import ranking_metrics
+    from .finetune import (DELTA_CONFIG, DELTA_PATH, FINETUNE_DEFAULTS, ZERO_SHOT_GRID, ZERO_SHOT_WEIGHT, fit_encoder,
+                           inner_split, save_delta, tuned_scores, zero_shot_scores)
+
+    start = time.perf_counter()
+    model_id = get_registry().get("embedder").model_id
+    hyper = {**FINETUNE_DEFAULTS, "epochs": epochs, "seed": seed}
+    out, weight = {}, ZERO_SHOT_WEIGHT
+    if select:
+        inner_train, inner_val = inner_split(train_rows)
+        log(f"selection: fine-tuning on {len(inner_train)}, choosing on {len(inner_val)} training narratives")
+        encoder = fit_encoder(inner_train, catalog, model_id, hyper, log)
+        tuned, zero_shot = tuned_scores(encoder, inner_val, catalog), zero_shot_scores(inner_val)
+        y = labels_of(inner_val, catalog)
+        grid = {w: ranking_metrics(tuned + w * zero_shot, y) for w in ZERO_SHOT_GRID}
+        weight = max(grid, key=lambda w: grid[w]["mrr"])
+        out["selection"] = {"zero_shot_weight": weight, "inner_validation": {str(w): m for w, m in grid.items()}}
+    encoder = fit_encoder(train_rows, catalog, model_id, hyper, log)
+    tuned, zero_shot = tuned_scores(encoder, val_rows, catalog), zero_shot_scores(val_rows)
+    y = labels_of(val_rows, catalog)
+    config = {
+        "base_model_id": model_id,
+        "trained_on": f"{len(train_rows)} narratives of ePiC seen_train (validation part of {len(val_rows)} held out)",
+        "hyperparameters": hyper, "zero_shot_weight": weight, "scale": hyper["scale"],
+        "validation": {"fine-tuned encoder alone": ranking_metrics(tuned, y),
+                       "fine-tuned + untrained channels": ranking_metrics(tuned + weight * zero_shot, y)},
+        "seconds": round(time.perf_counter() - start, 1),
+        **out,
+    }
+    if save_it:
+        save_delta(encoder.top_state(), model_id)
+        write_atomic(DELTA_CONFIG, json.dumps(config, indent=1) + "\n")
+    return {"delta": str(DELTA_PATH.relative_to(PROJECT_ROOT)), "delta_bytes": sum(
+        v.numel() * 2 for v in encoder.top_state().values()), **config}
+
+
 def train(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m studio train proverbs")
     parser.add_argument("--data", default=str(SEEN_TRAIN), help="ePiC seen_train.jsonl")
-    parser.add_argument("--epochs", type=int, default=DEFAULTS["epochs"])
+    parser.add_argument("--what", choices=["encoder", "adapter", "both"], default="both",
+                        help="the fine-tuned encoder (served), the linear adapter (served when the encoder delta is "
+                             "absent), or both")
+    parser.add_argument("--epochs", type=int, default=DEFAULTS["epochs"], help="adapter epochs")
+    parser.add_argument("--encoder-epochs", type=int, default=None, help="fine-tuning epochs (default 4)")
+    parser.add_argument("--select", action="store_true",
+                        help="choose the untrained channels' weight on an inner split first (fine-tunes twice)")
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (1 on a busy machine)")
     parser.add_argument("--seed", type=int, default=DEFAULTS["seed"])
     parser.add_argument("--no-save", action="store_true", help="measure only; keep the committed weights")
     args = parser.parse_args(argv or [])
-    if args.epochs < 1:
-        raise InputError("--epochs must be at least 1")
+    if args.epochs < 1 or (args.encoder_epochs is not None and args.encoder_epochs < 1):
+        raise InputError("--epochs and --encoder-epochs must be at least 1")
     import sys
 
-    from ..models import get_registry
-    from .evaluate import ranking_metrics, score_rows
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    from .finetune import FINETUNE_DEFAULTS
 
     rows = load_seen_train(args.data)
     train_rows, val_rows = split(rows)
     log = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
+    out = {}
+    if args.what in ("encoder", "both"):
+        from .index import get_index
+
+        out["encoder"] = train_encoder(train_rows, val_rows, get_index().catalog, args.seed,
+                                       args.encoder_epochs or FINETUNE_DEFAULTS["epochs"], args.select,
+                                       not args.no_save, log)
+    if args.what in ("adapter", "both"):
+        out["adapter"] = train_adapter(train_rows, val_rows, args, log)
+    return out
+
+
+def train_adapter(train_rows, val_rows, args, log) -> dict:
+    from ..models import get_registry
+    from .evaluate import ranking_metrics, score_rows
+
     start = time.perf_counter()
     index, docs, sents = embedded_rows(train_rows, lambda i, n: log(f"embedding {i}/{n}"))
     labels = labels_of(train_rows, index.catalog)

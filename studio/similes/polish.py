@@ -83,7 +83,8 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0) -> list[Ca
         proposals += _by_lm(lm, literal, points, context, seed)
     if "property" in strategies:
         proposals += _by_property(kb, lm, literal, doc, points, context)
-    candidates = _realise(lm, literal, _cap(proposals, per_strategy=max(8, n)))
+    per_strategy = max(4, -(-2 * n // len(strategies)))  # twice what the selection needs, to survive dedup
+    candidates = _realise(lm, literal, _cap(proposals, per_strategy))
     return _select(candidates, n, strategies)
 
 

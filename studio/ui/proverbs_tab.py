@@ -110,9 +110,8 @@ def build_proverbs_tab() -> None:
         gr.Examples([[e] for e in EXAMPLES], inputs=[narrative], label="Example narratives (click one)",
                     api_name=False)
         status = gr.Markdown(elem_classes="studio-note")
-        with gr.Row():
-            table = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, label="Top proverbs")
-            chart = gr.Plot(label="Scores")
+        table = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, label="Top proverbs")
+        chart = gr.Plot(label="Scores")
         gr.Markdown("### Aligned spans\nChoose a proverb (or type any proverb): each colour marks a phrase of the "
                     "proverb and the part of the narrative matched to it.")
         with gr.Row():
