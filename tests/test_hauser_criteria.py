@@ -95,7 +95,8 @@ def test_normalization_within_the_group_ignores_candidates_without_a_simile():
 def test_single_candidate_normalizes_to_half():
     rows = [_row(0, 3.0, 0.2, -0.4, -1.0, 2.0)]
     _normalize_and_rank(rows, Settings())
-    assert (rows[0].relevance_norm, rows[0].logical_consistency_norm, rows[0].sentiment_consistency_norm) == (0.5, 0.5, 0.5)
+    row = rows[0]
+    assert (row.relevance_norm, row.logical_consistency_norm, row.sentiment_consistency_norm) == (0.5, 0.5, 0.5)
     assert rows[0].quality == pytest.approx(0.5) and rows[0].rank == 1
 
 
@@ -147,7 +148,8 @@ def test_sentiment_cut_after_first_vehicle_and_first_event():
     literal = "As for Paganel, he wept who does not think of hiding his emotion."
     cand = "As for Paganel, he wept like a little boy who does not think of hiding his emotion."
     sims = [_simile("he", "a little boy", "wept", (29, 41))]
-    assert sentiment_cut(literal, cand, sims) == ("As for Paganel, he wept like a little boy", "As for Paganel, he wept")
+    assert sentiment_cut(literal, cand, sims) == ("As for Paganel, he wept like a little boy",
+                                                  "As for Paganel, he wept")
     assert sentiment_cut(literal, cand, []) == (cand, literal)
     # an event missing from the literal sentence leaves it whole
     assert sentiment_cut(literal, cand, [_simile("he", "a little boy", "cried", (29, 41))])[1] == literal

@@ -94,7 +94,8 @@ def _mean(xs) -> float:
 def table11(settings: Settings) -> dict:
     data = json.loads(data_file("hauser", "paper_table11_rankings.json").read_text(encoding="utf-8"))
     groups = [(fill_slot(g["literal_with_slot"], ""),
-               [fill_slot(g["literal_with_slot"], c.rstrip("*")) for c in g["candidates_original_order"]]) for g in data]
+               [fill_slot(g["literal_with_slot"], c.rstrip("*")) for c in g["candidates_original_order"]])
+              for g in data]
     scored = score_groups(groups, settings)
     names = [g["candidates_original_order"] for g in data]
     human = [g["human_order"] for g in data]
@@ -135,7 +136,7 @@ def eval_hauser(argv: list[str]) -> dict:
         "table10": t10, "table11": t11,
         "pearson_vs_paper": {k: {"studio": ours[k], "paper": PAPER_PEARSON[k]} for k in PAPER_PEARSON},
         "note": ("The paper's Pearson figures come from 150 rated similes and a 4.3M-triplet KB (MAPS-KB); the shared "
-                 "data holds only the 24 rated candidates of its Table 10 (5 groups), so the studio's figures have wide "
-                 "confidence intervals (see the p-values) and use the studio's own, much smaller KB."),
+                 "data holds only the 24 rated candidates of its Table 10 (5 groups), so the studio's figures have "
+                 "wide confidence intervals (see the p-values) and use the studio's own, much smaller KB."),
         "seconds": round(time.perf_counter() - start, 1),
     }

@@ -107,12 +107,13 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
 
     _step(progress, 0.45, "logical consistency (NLI)")
     nli = registry.get("nli")
-    p_contra = nli.predict([lit for _, lit, _ in flat], [cand for _, _, cand in flat])[:, 2]
+    p_contra = nli.predict([lit for _, lit, _ in flat], [cand for _, _, cand in flat], batch_size=128)[:, 2]
 
     _step(progress, 0.7, "sentiment consistency")
     sentiment = registry.get("sentiment")
     cut_pairs = [sentiment_cut(lit, cand, sims) for (_, lit, cand), sims in zip(flat, similes)]
-    p_pos = _unique_map(lambda texts: list(sentiment.p_positive(texts)), [t for pair in cut_pairs for t in pair])
+    p_pos = _unique_map(lambda texts: list(sentiment.p_positive(texts, batch_size=128)),
+                        [t for pair in cut_pairs for t in pair])
     backends = {"nli": nli.backend, "sentiment": sentiment.backend, "kb": kb.description,
                 "parser": registry.get("parser").backend}
 
@@ -148,8 +149,8 @@ def _normalize_and_rank(rows: list[CandidateScore], settings: Settings) -> None:
         cs_n = C.minmax([r.sentiment_consistency for r in valid])
         q = C.quality(r_n, cl_n, cs_n, settings.quality_weights)
         for row, a, b, c, qq in zip(valid, r_n, cl_n, cs_n, q):
-            row.relevance_norm, row.logical_consistency_norm, row.sentiment_consistency_norm = float(a), float(b), float(c)
-            row.quality = float(qq)
+            row.relevance_norm, row.logical_consistency_norm = float(a), float(b)
+            row.sentiment_consistency_norm, row.quality = float(c), float(qq)
     ranking = C.combine_rankings([r.quality for r in rows], [r.creativity for r in rows],
                                  [r.informativeness for r in rows], [r.has_simile for r in rows], settings.rank_weights)
     for k, row in enumerate(rows):

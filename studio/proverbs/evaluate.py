@@ -21,11 +21,20 @@ def ranking_metrics(scores: np.ndarray, labels: np.ndarray, columns: list[int] |
             "accuracy@5": round(float((rank < 5).mean()), 4), "mrr": round(float((1.0 / (rank + 1)).mean()), 4)}
 
 
+def tuned_rows(scorer, rows) -> np.ndarray | None:
+    """The fine-tuned encoder's embeddings of the rows' narratives (cached on disk), or None without one."""
+    from .embedcache import embed_cached
+
+    if scorer.finetuned is None:
+        return None
+    return embed_cached(scorer.finetuned.embedder, [r.text for r in rows], "epic-tuned")
+
+
 def score_rows(scorer, rows) -> tuple[np.ndarray, np.ndarray]:
     from .train import embedded_rows, labels_of
 
     _, docs, sents = embedded_rows(rows)
-    return scorer.score(docs, sents), labels_of(rows, scorer.index.catalog)
+    return scorer.score(docs, sents, tuned_rows(scorer, rows)), labels_of(rows, scorer.index.catalog)
 
 
 def _channel_scores(scorer, rows, weights) -> np.ndarray:
@@ -39,6 +48,7 @@ def _channel_scores(scorer, rows, weights) -> np.ndarray:
 def ranking_report(rows) -> dict:
     from .index import get_index
     from .scorer import Scorer, UNTRAINED_WEIGHTS, load_trained
+    from .service import get_scorer
     from .train import labels_of
 
     index = get_index()
@@ -51,12 +61,18 @@ def ranking_report(rows) -> dict:
         "text + meaning, narrative and best sentence (zero-shot)": _channel_scores(untrained, rows, UNTRAINED_WEIGHTS),
     }
     trained = Scorer(index, load_trained())
+    served = get_scorer()
     if trained.is_trained:
-        variants["learned adapter (served)"] = score_rows(trained, rows)[0]
+        name = "learned adapter" + ("" if served.finetuned is not None else " (served)")
+        variants[name] = score_rows(trained, rows)[0]
+    if served.finetuned is not None:
+        tuned = tuned_rows(served, rows)
+        variants["fine-tuned encoder alone"] = tuned @ served.finetuned.class_vectors.T
+        variants["fine-tuned encoder + untrained channels (served)"] = score_rows(served, rows)[0]
     out = {}
     for name, scores in variants.items():
         out[name] = {"catalog": ranking_metrics(scores, labels), "epic_250": ranking_metrics(scores, labels, epic)}
-    return {"served": trained.description, "variants": out}
+    return {"served": served.description, "variants": out}
 
 
 def alignment_report(rows, threshold=None, order_weight=None) -> dict:
@@ -90,7 +106,8 @@ def motif_report(rows) -> dict:
     from .train import embedded_rows
 
     _, docs, sents = embedded_rows(rows)
-    scores = get_scorer().score(docs, sents)
+    scorer = get_scorer()
+    scores = scorer.score(docs, sents, tuned_rows(scorer, rows))
     labels = np.array([r.quote_id for r in rows])
     out = {}
     for method in METHODS:

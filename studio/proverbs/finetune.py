@@ -14,7 +14,7 @@ from ..models import cache_dir
 from .catalog import PROVERB_ASSETS, Proverb
 
 DELTA_PATH = PROVERB_ASSETS / "encoder_delta.safetensors"
-FINETUNE_DEFAULTS = dict(frozen_layers=4, epochs=4, lr=1e-4, scale=20.0, batch_size=32, seed=0)
+FINETUNE_DEFAULTS = dict(frozen_layers=4, epochs=3, lr=5e-4, scale=20.0, batch_size=32, seed=0)
 
 
 def class_text(proverb: Proverb) -> str:

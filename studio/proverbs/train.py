@@ -158,7 +158,7 @@ def train(argv: list[str] | None = None) -> dict:
                         help="the fine-tuned encoder (served), the linear adapter (served when the encoder delta is "
                              "absent), or both")
     parser.add_argument("--epochs", type=int, default=DEFAULTS["epochs"], help="adapter epochs")
-    parser.add_argument("--encoder-epochs", type=int, default=None, help="fine-tuning epochs (default 4)")
+    parser.add_argument("--encoder-epochs", type=int, default=None, help="fine-tuning epochs (default 3)")
     parser.add_argument("--select", action="store_true",
                         help="choose the untrained channels' weight on an inner split first (fine-tunes twice)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (1 on a busy machine)")

@@ -86,7 +86,8 @@ def _csv_file(rows: list[dict], literal: str, backends: dict) -> str:
 def _backends_markdown(group: dict) -> str:
     b, s = group["backends"], group["settings"]
     return (f"**Backends** — logical consistency: {escape(b['nli'])}; sentiment: {escape(b['sentiment'])}; "
-            f"relevance/creativity: {escape(b['kb'])} (Eq. {s['relevance'][2:]}); components: {escape(b['parser'])}.  \n"
+            f"relevance/creativity: {escape(b['kb'])} (Eq. {s['relevance'][2:]}); "
+            f"components: {escape(b['parser'])}.  \n"
             f"α, β, γ = {s['alpha']:.3f}, {s['beta']:.3f}, {s['gamma']:.3f}; rank weights "
             f"{':'.join(f'{w:g}' for w in s['rank_weights'])}. *kb_level* says how each lookup matched the KB "
             "(exact phrase, head noun, embedding neighbour, none).")
