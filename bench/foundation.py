@@ -50,6 +50,7 @@ def import_and_build(profile: str) -> dict:
     out = subprocess.run([PY, "-c", code], cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, check=True)
     imp, build = map(float, out.stdout.split())
     return {"python_startup_s": round(baseline, 3), "import_app_s": round(_timed("import app", env) - baseline, 3),
+            "import_app_and_build_demo_s": round(_timed("import app; app.demo", env) - baseline, 3),
             "import_studio_ui_s": round(imp, 3), "build_blocks_s": round(build, 3)}
 
 

@@ -33,8 +33,9 @@ def test_bad_cli_input_is_one_line_and_nonzero():
         assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
 
 
-def test_import_app_loads_no_model():
-    code = ("import sys, app; heavy = [m for m in ('torch', 'transformers', 'spacy', 'sentence_transformers', "
+def test_import_app_and_building_the_demo_load_no_model():
+    code = ("import sys, app; assert 'gradio' not in sys.modules; demo = app.demo; "
+            "heavy = [m for m in ('torch', 'transformers', 'spacy', 'sentence_transformers', "
             "'diffusers', 'open_clip') if m in sys.modules]; print(heavy)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

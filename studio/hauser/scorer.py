@@ -103,6 +103,7 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     similes = _unique_map(extract_similes_batch, [cand for _, _, cand in flat])
     kb = KBFeatures(kb)
     _step(progress, 0.3, "looking up the knowledge base")
+    kb.kb.prefetch_unseen([s.vehicle for sims in similes for s in sims if s.vehicle])
     kb_rows = [kb.features(sims, settings.relevance) for sims in similes]
 
     _step(progress, 0.45, "logical consistency (NLI)")

@@ -14,7 +14,7 @@ from ..models import cache_dir
 from .catalog import PROVERB_ASSETS, Proverb
 
 DELTA_PATH = PROVERB_ASSETS / "encoder_delta.safetensors"
-FINETUNE_DEFAULTS = dict(frozen_layers=4, epochs=3, lr=5e-4, scale=20.0, batch_size=32, seed=0)
+FINETUNE_DEFAULTS = dict(frozen_layers=4, epochs=1, lr=1e-4, scale=20.0, batch_size=32, seed=0)
 
 
 def class_text(proverb: Proverb) -> str:
@@ -142,10 +142,10 @@ def load_finetune_config(path: Path = DELTA_CONFIG) -> dict | None:
     return json.loads(Path(path).read_text())
 
 
-#: weight of the untrained channels next to the fine-tuned one; chosen on an inner split of the training part
+#: weight of the fine-tuned channel added to the adapter's score; chosen on an inner split of the training part
 #: (`python -m studio train proverbs --select`), never on the validation part
-ZERO_SHOT_WEIGHT = 0.5
-ZERO_SHOT_GRID = (0.0, 0.25, 0.5, 1.0, 2.0)
+TUNED_WEIGHT = 1.0
+WEIGHT_GRID = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 
 def inner_split(rows, seed: int = 1):
@@ -178,13 +178,3 @@ def tuned_scores(encoder: SplitEncoder, rows, catalog) -> np.ndarray:
     q = encoder.encode([states[t] for t in texts]).numpy()
     c = encoder.encode([states[t] for t in classes]).numpy()
     return q @ c.T
-
-
-def zero_shot_scores(rows) -> np.ndarray:
-    from .index import get_index
-    from .scorer import UNTRAINED_WEIGHTS, Scorer
-    from .train import embedded_rows
-
-    _, docs, sents = embedded_rows(rows)
-    chans = Scorer(get_index(), None).channels(docs, sents)
-    return sum(w * c for w, c in zip(UNTRAINED_WEIGHTS, chans)) / sum(UNTRAINED_WEIGHTS)

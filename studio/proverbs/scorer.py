@@ -57,11 +57,12 @@ def load_trained(weights_path: Path = SCORER_WEIGHTS, config_path: Path = SCORER
 
 @dataclass
 class FineTunedPart:
-    """The fine-tuned encoder's view (see finetune.py): its narrative embedding against its embedding of
-    "proverb — meaning", plus the untrained channels with a weight chosen on an inner split of the training part."""
+    """The fine-tuned encoder's channel (see finetune.py): its narrative embedding against its embedding of
+    "proverb — meaning", added to the other channels' score with a weight chosen on an inner split of the
+    training part."""
     embedder: object  # a studio.models Embedder (the registry's embedder with the trained delta applied)
     class_vectors: np.ndarray  # (n_catalog, d)
-    zero_shot_weight: float
+    weight: float
     scale: float
 
 
@@ -91,7 +92,8 @@ class Scorer:
     @property
     def description(self) -> str:
         if self.finetuned is not None:
-            return f"fine-tuned encoder ({self.finetuned.embedder.backend}) + untrained similarity channels"
+            rest = "learned adapter" if self.trained is not None else "untrained similarity channels"
+            return f"fine-tuned encoder ({self.finetuned.embedder.backend}) + {rest}"
         if self.trained is not None:
             return f"learned adapter (trained on ePiC with {self.trained.model_id})"
         if self.available_trained is not None:
@@ -118,8 +120,10 @@ class Scorer:
             if tuned_doc is None:
                 raise ValueError("this scorer needs the fine-tuned encoder's narrative embeddings")
             f = self.finetuned
-            zero_shot = sum(w * c for w, c in zip(UNTRAINED_WEIGHTS, chans[:4])) / sum(UNTRAINED_WEIGHTS)
-            return (f.scale * (tuned_doc @ f.class_vectors.T + f.zero_shot_weight * zero_shot)).astype(np.float32)
+            return (self._score(chans) + f.weight * f.scale * (tuned_doc @ f.class_vectors.T)).astype(np.float32)
+        return self._score(chans)
+
+    def _score(self, chans: list[np.ndarray]) -> np.ndarray:
         if self.trained is not None:
             weights, scale = self.trained.weights, self.trained.scale
         else:

@@ -61,7 +61,7 @@ def finetuned_part(index) -> FineTunedPart | None:
     except VariantMismatch:
         return None
     vectors = embed_cached(embedder, [class_text(p) for p in index.catalog.proverbs], "classes")
-    return FineTunedPart(embedder, vectors, float(config["zero_shot_weight"]), float(config["scale"]))
+    return FineTunedPart(embedder, vectors, float(config["weight"]), float(config["scale"]))
 
 
 def tuned_embeddings(scorer: Scorer, texts: list[str]) -> np.ndarray | None:

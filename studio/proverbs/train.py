@@ -111,40 +111,64 @@ def save(tensors: dict, config: dict, weights_path: Path = SCORER_WEIGHTS, confi
     load_trained.cache_clear()
 
 
-def train_encoder(train_rows, val_rows, catalog, seed: int, epochs: int, select: bool, save_it: bool, log) -> dict:
-    """Fine-tune the embedder's top layers (finetune.py); with `select`, first choose the weight of the untrained
-    channels on an inner split of the training part."""
+def scores_without_encoder(fit_rows, rows, catalog, adapter: bool, seed: int, epochs: int) -> np.ndarray:
+    """What the scorer gives `rows` before the fine-tuned channel is added: the adapter fitted on `fit_rows`
+    (or the untrained channels)."""
+    from .index import get_index
+    from .scorer import Scorer, TrainedParts
+
+    index = get_index()
+    trained = None
+    if adapter:
+        _, docs, sents = embedded_rows(fit_rows)
+        t = fit(index, docs, sents, labels_of(fit_rows, catalog), **{**DEFAULTS, "epochs": epochs, "seed": seed})
+        trained = TrainedParts(index.model_id, [catalog[i].quote_id for i in catalog.epic_indices], t["adapter"],
+                               t["prototypes"], t["offsets"], t["mix"], t["weights"], float(t["scale"][0]))
+    _, docs, sents = embedded_rows(rows)
+    return Scorer(index, trained).score(docs, sents)
+
+
+def train_encoder(train_rows, val_rows, catalog, args, log) -> dict:
+    """Fine-tune the embedder's top layers (finetune.py); with --select, first choose the weight of the
+    fine-tuned channel on an inner split of the training part (encoder and adapter refitted on the rest)."""
     from ..models import get_registry
     from .evaluate import ranking_metrics
-    from .finetune import (DELTA_CONFIG, DELTA_PATH, FINETUNE_DEFAULTS, ZERO_SHOT_GRID, ZERO_SHOT_WEIGHT, fit_encoder,
-                           inner_split, save_delta, tuned_scores, zero_shot_scores)
+    from .index import get_index
+    from .finetune import (DELTA_CONFIG, DELTA_PATH, FINETUNE_DEFAULTS, WEIGHT_GRID, TUNED_WEIGHT, fit_encoder,
+                           inner_split, save_delta, tuned_scores)
+    from .scorer import Scorer
 
     start = time.perf_counter()
     model_id = get_registry().get("embedder").model_id
-    hyper = {**FINETUNE_DEFAULTS, "epochs": epochs, "seed": seed}
-    out, weight = {}, ZERO_SHOT_WEIGHT
-    if select:
+    hyper = {**FINETUNE_DEFAULTS, "epochs": args.encoder_epochs or FINETUNE_DEFAULTS["epochs"], "seed": args.seed}
+    adapter = load_trained() is not None
+    out, weight = {}, TUNED_WEIGHT
+    if args.select:
         inner_train, inner_val = inner_split(train_rows)
-        log(f"selection: fine-tuning on {len(inner_train)}, choosing on {len(inner_val)} training narratives")
-        encoder = fit_encoder(inner_train, catalog, model_id, hyper, log)
-        tuned, zero_shot = tuned_scores(encoder, inner_val, catalog), zero_shot_scores(inner_val)
+        log(f"selection: fitting on {len(inner_train)}, choosing on {len(inner_val)} training narratives")
+        tuned = tuned_scores(fit_encoder(inner_train, catalog, model_id, hyper, log), inner_val, catalog)
+        other = scores_without_encoder(inner_train, inner_val, catalog, adapter, args.seed, args.epochs)
         y = labels_of(inner_val, catalog)
-        grid = {w: ranking_metrics(tuned + w * zero_shot, y) for w in ZERO_SHOT_GRID}
+        grid = {w: ranking_metrics(other + w * hyper["scale"] * tuned, y) for w in WEIGHT_GRID}
         weight = max(grid, key=lambda w: grid[w]["mrr"])
-        out["selection"] = {"zero_shot_weight": weight, "inner_validation": {str(w): m for w, m in grid.items()}}
+        out["selection"] = {"weight": weight, "inner_validation": {str(w): m for w, m in grid.items()},
+                            "encoder alone": ranking_metrics(tuned, y)}
     encoder = fit_encoder(train_rows, catalog, model_id, hyper, log)
-    tuned, zero_shot = tuned_scores(encoder, val_rows, catalog), zero_shot_scores(val_rows)
+    tuned = tuned_scores(encoder, val_rows, catalog)
+    _, docs, sents = embedded_rows(val_rows)
+    other = Scorer(get_index(), load_trained()).score(docs, sents)
     y = labels_of(val_rows, catalog)
     config = {
         "base_model_id": model_id,
         "trained_on": f"{len(train_rows)} narratives of ePiC seen_train (validation part of {len(val_rows)} held out)",
-        "hyperparameters": hyper, "zero_shot_weight": weight, "scale": hyper["scale"],
+        "hyperparameters": hyper, "weight": weight, "scale": hyper["scale"],
+        "added_to": "learned adapter" if adapter else "untrained channels",
         "validation": {"fine-tuned encoder alone": ranking_metrics(tuned, y),
-                       "fine-tuned + untrained channels": ranking_metrics(tuned + weight * zero_shot, y)},
+                       "served": ranking_metrics(other + weight * hyper["scale"] * tuned, y)},
         "seconds": round(time.perf_counter() - start, 1),
         **out,
     }
-    if save_it:
+    if not args.no_save:
         save_delta(encoder.top_state(), model_id)
         write_atomic(DELTA_CONFIG, json.dumps(config, indent=1) + "\n")
     return {"delta": str(DELTA_PATH.relative_to(PROJECT_ROOT)), "delta_bytes": sum(
@@ -158,9 +182,9 @@ def train(argv: list[str] | None = None) -> dict:
                         help="the fine-tuned encoder (served), the linear adapter (served when the encoder delta is "
                              "absent), or both")
     parser.add_argument("--epochs", type=int, default=DEFAULTS["epochs"], help="adapter epochs")
-    parser.add_argument("--encoder-epochs", type=int, default=None, help="fine-tuning epochs (default 3)")
+    parser.add_argument("--encoder-epochs", type=int, default=None, help="fine-tuning epochs (default 1)")
     parser.add_argument("--select", action="store_true",
-                        help="choose the untrained channels' weight on an inner split first (fine-tunes twice)")
+                        help="choose the fine-tuned channel's weight on an inner split first (fits twice)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (1 on a busy machine)")
     parser.add_argument("--seed", type=int, default=DEFAULTS["seed"])
     parser.add_argument("--no-save", action="store_true", help="measure only; keep the committed weights")
@@ -173,20 +197,16 @@ def train(argv: list[str] | None = None) -> dict:
         import torch
 
         torch.set_num_threads(args.threads)
-    from .finetune import FINETUNE_DEFAULTS
-
     rows = load_seen_train(args.data)
     train_rows, val_rows = split(rows)
     log = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
     out = {}
+    if args.what in ("adapter", "both"):  # first: the encoder's channel is added to the adapter's score
+        out["adapter"] = train_adapter(train_rows, val_rows, args, log)
     if args.what in ("encoder", "both"):
         from .index import get_index
 
-        out["encoder"] = train_encoder(train_rows, val_rows, get_index().catalog, args.seed,
-                                       args.encoder_epochs or FINETUNE_DEFAULTS["epochs"], args.select,
-                                       not args.no_save, log)
-    if args.what in ("adapter", "both"):
-        out["adapter"] = train_adapter(train_rows, val_rows, args, log)
+        out["encoder"] = train_encoder(train_rows, val_rows, get_index().catalog, args, log)
     return out
 
 

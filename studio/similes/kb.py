@@ -77,6 +77,8 @@ class SimileKB:
                 self._by_vehicle[v][p] += plaus
                 self._by_vehicle_head[vh][p] += plaus
         self._head_index: tuple[list[str], np.ndarray] | None = None
+        self._neighbour_cache: dict[str, list[tuple[str, float]]] = {}
+        self._neighbour_model = ""
 
     # ------------------------------------------------------------------ normalization
 
@@ -204,19 +206,35 @@ class SimileKB:
 
     def _neighbours(self, head: str) -> list[tuple[str, float]]:
         """Known vehicle heads nearest to an unseen head by the embedder; [] when none is close enough or the
-        embedder is unavailable."""
+        embedder is unavailable. Memoised per embedder, so a batch pays for each unseen head once."""
         if not head:
             return []
+        self.prefetch_neighbours([head])
+        return self._neighbour_cache.get(head, [])
+
+    def prefetch_neighbours(self, heads) -> None:
+        """Embed every not-yet-seen head in one embedder call (12k candidates would otherwise make thousands)."""
         from ..models import ModelUnavailable
 
         try:
             names, matrix, embedder = self._heads_matrix()
-            query = embedder.encode([head])[0]
         except ModelUnavailable:
-            return []
-        sims = matrix @ query
-        order = np.argsort(-sims)[:EMBEDDING_NEIGHBOURS]
-        return [(names[i], float(sims[i])) for i in order if sims[i] >= EMBEDDING_MIN_SIMILARITY]
+            return
+        if self._neighbour_model != embedder.model_id:
+            self._neighbour_cache, self._neighbour_model = {}, embedder.model_id
+        todo = sorted({h for h in heads if h and h not in self._neighbour_cache})
+        if not todo:
+            return
+        sims = embedder.encode(todo) @ matrix.T
+        for head, row in zip(todo, sims):
+            order = np.argsort(-row)[:EMBEDDING_NEIGHBOURS]
+            self._neighbour_cache[head] = [(names[i], float(row[i])) for i in order
+                                           if row[i] >= EMBEDDING_MIN_SIMILARITY]
+
+    def prefetch_unseen(self, phrases) -> None:
+        """Batch the embedding back-off for the heads of these phrases that the KB does not know."""
+        heads = {self.head(p) for p in phrases if p}
+        self.prefetch_neighbours([h for h in heads if h and h not in self._head_vehicles])
 
     def _heads_matrix(self):
         from ..models import get_registry

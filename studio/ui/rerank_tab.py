@@ -8,6 +8,7 @@ import gradio as gr
 import pandas as pd
 
 from ..hauser.criteria import DEFAULT_QUALITY_WEIGHTS, DEFAULT_RANK_WEIGHTS
+from .imagine_tab import build_imagine_topk
 from .common import escape, guarded, role_notice
 
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
@@ -173,6 +174,7 @@ def build_rerank_tab() -> dict:
         outputs = [table, winner, chart, download, backends]
         run.click(run_rerank, inputs=inputs, outputs=outputs, api_name="rerank")
         upload.upload(load_csv, inputs=upload, outputs=[literal, candidates], api_name="rerank_load_csv")
+        build_imagine_topk(literal, table)
     return {"literal": literal, "candidates": candidates, "rerank_inputs": inputs, "rerank_outputs": outputs,
             "run": run_rerank}
 
