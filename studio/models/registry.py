@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from .config import ROLES, Settings
 from .heads import has_head
 from .loaders import loader_for
-from .loaders.common import LoadError
+from .loaders.common import LoadError, configure_torch_threads
 from .specs import ModelSpec, spec_for
 
 NOT_LOADED, LOADING, READY, UNAVAILABLE, FAILED = "not loaded", "loading", "ready", "unavailable", "failed"
+TORCH_FREE_BACKENDS = ("spacy", "vader")
 RETRY_AFTER_S = 10.0  # a failed load is retried on use after this long (so a fix needs no restart)
 
 
@@ -111,6 +112,8 @@ class Registry:
         entry.state, entry.error = LOADING, None
         before, start = _rss_mb(), time.perf_counter()
         try:
+            if entry.spec.backend not in TORCH_FREE_BACKENDS:
+                configure_torch_threads()
             model = loader_for(entry.spec.backend)(entry.spec, self)
         except ModelUnavailable as exc:  # a dependency (e.g. the embedder under a head) is missing
             self._fail(entry, ModelUnavailable(role, f"it needs the {exc.role} model, which is {exc.state} ({exc.reason})",

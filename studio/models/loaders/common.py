@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 SAFE_WEIGHT_SUFFIXES = (".safetensors", ".gguf")
@@ -16,9 +17,27 @@ class LoadError(RuntimeError):
         self.reason, self.fix, self.unavailable = reason, fix, unavailable
 
 
+_threads_set = False
+
+
+def configure_torch_threads() -> None:
+    """One intra-op thread per two cores by default (STUDIO_TORCH_THREADS overrides): the app serves two requests
+    at once, and two model calls each spinning a thread per core on a 2-core machine run 10x slower."""
+    global _threads_set
+    if _threads_set:
+        return
+    import torch
+
+    wanted = os.environ.get("STUDIO_TORCH_THREADS")
+    threads = int(wanted) if wanted and wanted.isdigit() and int(wanted) > 0 else max(1, (os.cpu_count() or 2) // 2)
+    torch.set_num_threads(threads)
+    _threads_set = True
+
+
 def device() -> str:
     import torch
 
+    configure_torch_threads()
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
