@@ -81,7 +81,8 @@ def run_judge(args) -> dict | None:
 
         return judge_pair(args.narrative, args.option1, args.option2)
     try:
-        lines = open(args.batch, encoding="utf-8").read().splitlines()
+        with open(args.batch, encoding="utf-8", errors="replace") as fh:  # bad bytes fail their own line only
+            lines = fh.read().splitlines()
     except OSError as exc:
         raise InputError(f"cannot read {args.batch}: {exc.strerror}") from None
     out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout

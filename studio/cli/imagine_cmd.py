@@ -86,7 +86,7 @@ def run_batch(args) -> dict:
     if not source.is_file():
         raise InputError(f"no such file: {source}")
     ok = failed = 0
-    with open(source, encoding="utf-8") as fin, open(args.out, "w", encoding="utf-8") as fout:
+    with open(source, encoding="utf-8", errors="replace") as fin, open(args.out, "w", encoding="utf-8") as fout:
         for number, line in enumerate(fin, start=1):
             if not line.strip():
                 continue

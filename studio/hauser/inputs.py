@@ -8,6 +8,7 @@ from pathlib import Path
 from ..errors import InputError
 
 MAX_CSV_BYTES = 1_000_000
+MAX_CSV_ROWS = 5_000
 
 
 def candidates_from_lines(text: str | None) -> list[str]:
@@ -18,22 +19,41 @@ def candidates_from_lines(text: str | None) -> list[str]:
 def groups_from_csv(path: str | Path) -> list[tuple[str, list[str]]]:
     """(literal, candidates) per distinct literal, in file order; the header must name `literal` and `candidate`."""
     path = Path(path)
-    if path.stat().st_size > MAX_CSV_BYTES:
+    size = path.stat().st_size
+    if size == 0:
+        raise InputError("The CSV file is empty.")
+    if size > MAX_CSV_BYTES:
         raise InputError(f"The CSV file is larger than {MAX_CSV_BYTES // 1000} kB.")
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError("The CSV file is not UTF-8 text.") from None
-    reader = csv.DictReader(io.StringIO(text))
-    fields = [f.strip().lower() for f in (reader.fieldnames or [])]
+    if "\x00" in text:  # valid UTF-8 can still be a binary file; csv would fail on the NULs anyway
+        raise InputError("The CSV file holds binary data (NUL bytes), not text.")
+    try:
+        return _groups(csv.DictReader(io.StringIO(text)))
+    except csv.Error as exc:  # e.g. a field over csv.field_size_limit()
+        raise InputError(f"The CSV file is malformed: {exc}.") from None
+
+
+def _groups(reader: csv.DictReader) -> list[tuple[str, list[str]]]:
+    fields = [(f or "").strip().lower() for f in (reader.fieldnames or [])]
     if "literal" not in fields or "candidate" not in fields:
         raise InputError(f"The CSV needs the columns literal,candidate; its header is {','.join(fields) or 'empty'}.")
     reader.fieldnames = fields
     groups: dict[str, list[str]] = {}
-    for row in reader:
-        literal, candidate = (row.get("literal") or "").strip(), (row.get("candidate") or "").strip()
+    for number, row in enumerate(reader, start=1):
+        if number > MAX_CSV_ROWS:
+            raise InputError(f"The CSV has more than {MAX_CSV_ROWS:,} rows; split it or use "
+                             "`python -m studio score --batch`.")
+        literal, candidate = _cell(row.get("literal")), _cell(row.get("candidate"))
         if literal and candidate:
             groups.setdefault(literal, []).append(candidate)
     if not groups:
         raise InputError("The CSV has no row with both a literal sentence and a candidate.")
     return list(groups.items())
+
+
+def _cell(value) -> str:
+    # a row with more cells than the header puts the extras in a list under the None key, never here
+    return value.strip() if isinstance(value, str) else ""

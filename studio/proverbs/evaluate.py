@@ -68,7 +68,8 @@ def ranking_report(rows) -> dict:
     if served.finetuned is not None:
         tuned = tuned_rows(served, rows)
         variants["fine-tuned encoder alone"] = tuned @ served.finetuned.class_vectors.T
-        variants["fine-tuned encoder + untrained channels (served)"] = score_rows(served, rows)[0]
+        rest = "learned adapter" if served.is_trained else "untrained channels"
+        variants[f"fine-tuned encoder + {rest} (served)"] = score_rows(served, rows)[0]
     out = {}
     for name, scores in variants.items():
         out[name] = {"catalog": ranking_metrics(scores, labels), "epic_250": ranking_metrics(scores, labels, epic)}

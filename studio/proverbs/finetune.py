@@ -79,7 +79,7 @@ class SplitEncoder:
 
     def top_state(self) -> dict:
         """The trained tensors under the base model's own parameter names, in float16."""
-        prefix = f"encoder.layer."
+        prefix = "encoder.layer."
         out = {}
         for k, layer in enumerate(self.top):
             for name, value in layer.state_dict().items():
@@ -144,7 +144,7 @@ def load_finetune_config(path: Path = DELTA_CONFIG) -> dict | None:
 
 #: weight of the fine-tuned channel added to the adapter's score; chosen on an inner split of the training part
 #: (`python -m studio train proverbs --select`), never on the validation part
-TUNED_WEIGHT = 1.0
+TUNED_WEIGHT = 4.0
 WEIGHT_GRID = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 

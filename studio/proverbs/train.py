@@ -1,5 +1,6 @@
-"""`python -m studio train proverbs`: fit the learned part of the scorer on ePiC's seen_train (training part
-only; the validation part is never trained on) and save it to assets/proverbs/scorer.{safetensors,json}."""
+"""`python -m studio train proverbs`: fit the learned parts of the scorer on ePiC's seen_train (training part
+only; the validation part is never trained on): the linear adapter (assets/proverbs/scorer.{safetensors,json})
+and the fine-tuned encoder's top layers (assets/proverbs/encoder_delta.{safetensors,json}, see finetune.py)."""
 from __future__ import annotations
 
 import argparse

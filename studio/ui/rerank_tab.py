@@ -8,6 +8,8 @@ import gradio as gr
 import pandas as pd
 
 from ..hauser.criteria import DEFAULT_QUALITY_WEIGHTS, DEFAULT_RANK_WEIGHTS
+from ..hauser.inputs import MAX_CSV_BYTES, MAX_CSV_ROWS
+from ..hauser.scorer import MAX_CANDIDATES
 from .imagine_tab import build_imagine_topk
 from .common import escape, guarded, role_notice
 
@@ -127,6 +129,10 @@ def load_csv(path):
         gr.Warning(f"The CSV holds {len(groups)} literal sentences; the first one is loaded "
                    "(score whole files with `python -m studio score --batch`).")
     literal, candidates = groups[0]
+    if len(candidates) > MAX_CANDIDATES:
+        gr.Warning(f"The first sentence has {len(candidates)} candidates; the first {MAX_CANDIDATES} are loaded "
+                   f"(the limit per sentence).")
+        candidates = candidates[:MAX_CANDIDATES]
     return literal, "\n".join(candidates)
 
 
@@ -148,8 +154,10 @@ def build_rerank_tab() -> dict:
         with gr.Row():
             with gr.Column(scale=3):
                 literal = gr.Textbox(label="Literal sentence", value=EXAMPLES[0][0], max_lines=3)
-                candidates = gr.Textbox(label="Candidates (one per line)", value=EXAMPLES[0][1], lines=6)
-                upload = gr.File(label="…or upload a CSV with columns literal,candidate", file_types=[".csv"])
+                candidates = gr.Textbox(label=f"Candidates (one per line, at most {MAX_CANDIDATES})",
+                                        value=EXAMPLES[0][1], lines=6)
+                upload = gr.File(label=f"…or upload a CSV with columns literal,candidate (at most "
+                                       f"{MAX_CSV_BYTES // 1000} kB and {MAX_CSV_ROWS:,} rows)", file_types=[".csv"])
             with gr.Column(scale=2):
                 alpha = gr.Slider(0, 1, value=DEFAULT_QUALITY_WEIGHTS[0], step=1 / 60, label="α (relevance)")
                 beta = gr.Slider(0, 1, value=DEFAULT_QUALITY_WEIGHTS[1], step=1 / 60, label="β (logical consistency)")

@@ -1,0 +1,112 @@
+"""Rerank uploads and limits, through the logic and through the running app's API: each bad file, list or
+slider value gets a specific message, never a crash."""
+from __future__ import annotations
+
+import pytest
+from gradio_client import handle_file
+from gradio_client.exceptions import AppError
+
+from studio.errors import InputError
+from studio.hauser.inputs import MAX_CSV_BYTES, MAX_CSV_ROWS, groups_from_csv
+from studio.hauser.scorer import MAX_CANDIDATES, check_group
+
+GOOD_ROW = b"He is fast.,He is as fast as a cheetah.\n"
+
+# name -> (file bytes, a fragment of the expected message)
+BAD_CSVS = {
+    "empty": (b"", "empty"),
+    "header_only": (b"literal,candidate\n", "no row"),
+    "wrong_columns": (b"sentence,simile\na,b\n", "columns literal,candidate"),
+    "too_many_rows": (b"literal,candidate\n" + b"a,b\n" * 100_000, f"{MAX_CSV_ROWS:,} rows"),
+    "too_big": (b"literal,candidate\n" + GOOD_ROW * (MAX_CSV_BYTES // len(GOOD_ROW) + 10), "larger than"),
+    "non_utf8": (b"literal,candidate\n\xff\xfe caf\xe9,x\n", "not UTF-8"),
+    "binary_renamed": (bytes(range(256)) * 40, "not UTF-8"),
+    "nul_bytes": (b"literal,candidate\nHe\x00 is fast.,x\n", "binary"),
+    "huge_field": (b'literal,candidate\n"' + b"x" * 200_000 + b'",y\n', "malformed"),
+}
+
+
+@pytest.fixture
+def csv_file(tmp_path):
+    def write(name: str, data: bytes):
+        path = tmp_path / f"{name}.csv"
+        path.write_bytes(data)
+        return path
+    return write
+
+
+@pytest.mark.parametrize("name", sorted(BAD_CSVS))
+def test_bad_csv_gets_a_specific_message(name, csv_file):
+    data, fragment = BAD_CSVS[name]
+    with pytest.raises(InputError, match=fragment):
+        groups_from_csv(csv_file(name, data))
+
+
+def test_good_csv_with_extra_cells_and_blank_rows(csv_file):
+    data = b"\xef\xbb\xbfLiteral , Candidate,note\n" + GOOD_ROW + b",\nHe is fast.,He is like a hare.,x,extra\n"
+    assert groups_from_csv(csv_file("ok", data)) == [("He is fast.", ["He is as fast as a cheetah.",
+                                                                      "He is like a hare."])]
+
+
+@pytest.mark.parametrize("n", [0, MAX_CANDIDATES + 1, 500])
+def test_candidate_counts_outside_the_limit_are_refused(n):
+    with pytest.raises(InputError, match="candidate"):
+        check_group("He is fast.", [f"He is as fast as animal {k}." for k in range(n)])
+
+
+def test_one_candidate_is_accepted():
+    assert check_group("He is fast.", ["He is as fast as a cheetah."])[1] == ["He is as fast as a cheetah."]
+
+
+# ---- through the running app ----
+
+RERANK_DEFAULTS = [0.5, 1 / 3, 1 / 6, 2, 2, 1, "eq2"]
+
+
+def _app_error(client, *args, api_name):
+    with pytest.raises(AppError) as info:
+        client.predict(*args, api_name=api_name)
+    message = str(info.value)
+    assert message.strip() and "Something went wrong" not in message, message
+    return message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["empty", "header_only", "wrong_columns", "too_many_rows", "non_utf8",
+                                  "binary_renamed"])
+def test_upload_endpoint_answers_bad_csv_clearly(name, csv_file, client):
+    data, fragment = BAD_CSVS[name]
+    message = _app_error(client, handle_file(str(csv_file(name, data))), api_name="/rerank_load_csv")
+    assert fragment.lower() in message.lower(), message
+
+
+@pytest.mark.slow
+def test_upload_endpoint_loads_a_good_csv_and_caps_candidates(csv_file, client):
+    rows = b"".join(b"He is fast.,He is as fast as thing %d.\n" % k for k in range(MAX_CANDIDATES + 20))
+    literal, candidates = client.predict(handle_file(str(csv_file("many", b"literal,candidate\n" + rows))),
+                                         api_name="/rerank_load_csv")
+    assert literal == "He is fast."
+    assert len(candidates.splitlines()) == MAX_CANDIDATES
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [0, 500])
+def test_rerank_endpoint_refuses_candidate_counts(n, client):
+    text = "\n".join(f"He is as fast as animal {k}." for k in range(n))
+    message = _app_error(client, "He is fast.", text, *RERANK_DEFAULTS, api_name="/rerank")
+    assert "candidate" in message.lower()
+
+
+@pytest.mark.slow
+def test_rerank_endpoint_scores_one_candidate(client):
+    table = client.predict("He is fast.", "He is as fast as a cheetah.", *RERANK_DEFAULTS, api_name="/rerank")[0]
+    assert len(table["data"]) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("position,value", [(2, 7.0), (2, -1.0), (5, 99.0), (7, -3.0)])
+def test_rerank_endpoint_refuses_out_of_range_sliders(position, value, client):
+    args = ["He is fast.", "He is as fast as a cheetah.\nHe is like a hare.", *RERANK_DEFAULTS]
+    args[position] = value
+    message = _app_error(client, *args, api_name="/rerank")
+    assert any(w in message.lower() for w in ("range", "between", "must", "maximum", "minimum", "limit")), message
