@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from typing import Sequence
 
 import numpy as np
 
+from ..atomic import atomic_save_npy, load_npy_or_none
 from ..models import cache_dir
 
 
@@ -23,14 +22,12 @@ def cached_encode(embedder, texts: Sequence[str], batch_size: int = 128, log=Non
     folder = cache_dir() / "embeddings"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{_key(embedder.model_id, texts)}.npy"
-    if path.is_file():
-        return np.load(path)
+    cached = load_npy_or_none(path, rows=len(texts))
+    if cached is not None:
+        return cached
     unique, inverse = np.unique(np.asarray(texts, dtype=object), return_inverse=True)
     if log:
         log(f"embedding {len(unique):,} distinct texts with {embedder.model_id} (cached to {path.name})")
     vectors = embedder.encode(list(unique), batch_size=batch_size)[inverse]
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".npy")
-    os.close(fd)
-    np.save(tmp, vectors)
-    os.replace(tmp, path)
+    atomic_save_npy(path, vectors)
     return vectors

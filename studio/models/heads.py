@@ -58,6 +58,7 @@ def save_head(folder: Path, cfg: HeadConfig, module) -> None:
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         os.close(fd)
         writer(tmp)
+        os.chmod(tmp, 0o644)  # mkstemp makes owner-only files; a deployed app may run as another user
         os.replace(tmp, folder / name)
 
 

@@ -187,10 +187,11 @@ def train(argv: list[str]) -> dict:
     model = LogisticRegression(C=C, max_iter=2000).fit(Xm, y_arr)
     weights = {name: float(w) for name, w in zip(vec.get_feature_names_out(), model.coef_[0]) if abs(w) > 1e-4}
     weights["bias"] = weights.get("bias", 0.0) + float(model.intercept_[0])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"weights": weights, "threshold": round(thr, 3), "C": C,
-                                    "trained_on": "detection_train.csv", "vehicle_vocab": vocab},
-                                   indent=0, sort_keys=True))
+    from ..atomic import atomic_write_bytes
+
+    atomic_write_bytes(args.out, json.dumps({"weights": weights, "threshold": round(thr, 3), "C": C,
+                                             "trained_on": "detection_train.csv", "vehicle_vocab": vocab},
+                                            indent=0, sort_keys=True).encode("utf-8"))
     _weights.cache_clear()
     _vocab.cache_clear()
     return {"out": str(args.out), "C": C, "threshold": round(thr, 3), "cv_f1_train": round(cv_f1, 4),

@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..atomic import atomic_save_npy, load_npy_or_none
 from .data import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "kb.json.gz"
@@ -259,13 +260,11 @@ def _cached_embeddings(embedder, names: list[str], digest: str) -> np.ndarray:
 
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", embedder.model_id)[-80:]
     path = cache_dir() / "similes" / f"kb_heads_{safe}_{digest[:12]}.npy"
-    if path.is_file():
-        matrix = np.load(path)
-        if matrix.shape[0] == len(names):
-            return matrix
+    matrix = load_npy_or_none(path, rows=len(names))
+    if matrix is not None:
+        return matrix
     matrix = embedder.encode(names).astype(np.float32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.save(path, matrix)
+    atomic_save_npy(path, matrix)
     return matrix
 
 

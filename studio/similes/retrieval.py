@@ -10,6 +10,8 @@ import re
 
 import numpy as np
 
+from ..atomic import atomic_save_npy, load_npy_or_none
+
 EXPANSION_NEIGHBOURS = 3
 EXPANSION_MIN_SIMILARITY = 0.5
 
@@ -72,11 +74,9 @@ def word_matrix(embedder, digest: str, kind: str, vocab: tuple[str, ...]) -> np.
 
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", embedder.model_id)[-80:]
     path = cache_dir() / "similes" / f"kb_{kind}_{safe}_{digest[:12]}.npy"
-    if path.is_file():
-        matrix = np.load(path)
-        if matrix.shape[0] == len(vocab):
-            return matrix
+    matrix = load_npy_or_none(path, rows=len(vocab))
+    if matrix is not None:
+        return matrix
     matrix = embedder.encode(list(vocab)).astype(np.float32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.save(path, matrix)
+    atomic_save_npy(path, matrix)
     return matrix

@@ -7,24 +7,26 @@ import gradio as gr
 
 #: (module, builder) in display order; each builder creates one gr.Tab inside the current Blocks
 TABS = [
-    ("studio.ui.models_tab", "build_models_tab"),
-    ("studio.ui.about_tab", "build_about_tab"),
     ("studio.ui.polish_tab", "build_polish_tab"),
-    ("studio.ui.imagine_tab", "build_imagine_tab"),
     ("studio.ui.rerank_tab", "build_rerank_tab"),
+    ("studio.ui.imagine_tab", "build_imagine_tab"),
     ("studio.ui.proverbs_tab", "build_proverbs_tab"),
     ("studio.ui.continue_tab", "build_continue_tab"),
+    ("studio.ui.models_tab", "build_models_tab"),
+    ("studio.ui.about_tab", "build_about_tab"),
 ]
 
 QUEUE_MAX_SIZE = 64  # requests waiting beyond this get a "busy" answer instead of waiting forever
 DEFAULT_CONCURRENCY = 2  # one per core on the target machine
+UPLOAD_MAX_BYTES = 5_000_000  # refused by the server before any handler reads it (the CSV reader's own limit is lower)
+UPLOAD_SWEEP_S = 3600  # uploaded and generated files older than this are deleted, checked as often
 CSS = """
 .studio-note {font-size: 0.9em; opacity: 0.8}
 """
 
 
 def build_demo() -> gr.Blocks:
-    with gr.Blocks(title="Figurative Language Studio") as demo:
+    with gr.Blocks(title="Figurative Language Studio", delete_cache=(UPLOAD_SWEEP_S, UPLOAD_SWEEP_S)) as demo:
         gr.Markdown("# Figurative Language Studio\nSimiles, proverbs and idioms — explored with models from four papers.")
         with gr.Tabs() as tabs:
             built = {builder: getattr(importlib.import_module(module), builder)() for module, builder in TABS}
@@ -37,4 +39,4 @@ def build_demo() -> gr.Blocks:
 
 
 def launch_kwargs() -> dict:
-    return {"theme": gr.themes.Soft(), "css": CSS}
+    return {"theme": gr.themes.Soft(), "css": CSS, "max_file_size": UPLOAD_MAX_BYTES}

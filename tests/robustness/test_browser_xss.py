@@ -14,6 +14,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium is not installed")]
 RESULT_TIMEOUT_MS = 90_000
+MARK = "Zorblax"  # a word found nowhere in the page until a result echoes the input
 
 
 @pytest.fixture(scope="module")
@@ -45,17 +46,17 @@ def _run(page, tab: str, box_label: str, button: str, text: str, expect: str):
 
 
 def test_components_viewer_shows_html_as_text(page):
-    _run(page, "Polish", "Simile sentence", "Show components", f"{XSS_IMG} She swims like a fish.", "like")
-    assert page.get_by_text("onerror", exact=False).count() > 0 or page.get_by_text("fish").count() > 0
+    _run(page, "Polish", "Simile sentence", "Show components", f"{XSS_IMG} Zorblax swims like a fish.", MARK)
+    assert page.get_by_text("onerror").filter(visible=True).count() > 0  # shown as text
     _assert_not_injected(page)
 
 
 def test_polish_candidates_show_html_as_text(page):
-    _run(page, "Polish", "Literal sentence", "Polish", f"{XSS_IMG} He yelps and howls.", "yelps")
+    _run(page, "Polish", "Literal sentence", "Polish", f"{XSS_IMG} Zorblax yelps and howls.", MARK)
     _assert_not_injected(page)
 
 
 def test_proverbs_tab_shows_html_as_text(page):
     _run(page, "Proverbs", "Narrative", "Recommend proverbs",
-         f"{XSS_IMG} He saved a little every week and after many years he was rich.", "saved a little")
+         f"{XSS_IMG} Zorblax saved a little every week and after many years he was rich.", MARK)
     _assert_not_injected(page)

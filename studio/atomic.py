@@ -1,0 +1,45 @@
+"""Cache files that survive a kill mid-write: write a temporary file beside the target, then os.replace it into
+place, so a reader sees either the old file or the complete new one; a damaged file reads as a cache miss."""
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_save_npy(path: str | Path, array: np.ndarray) -> None:
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(array), allow_pickle=False)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def load_npy_or_none(path: str | Path, rows: int | None = None) -> np.ndarray | None:
+    """The cached array, or None when it is absent, truncated, corrupt or of the wrong length (then rebuilt)."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        array = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    if rows is not None and (array.ndim < 1 or array.shape[0] != rows):
+        return None
+    return array
