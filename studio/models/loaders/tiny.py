@@ -24,10 +24,17 @@ I like tea. Things like that happen. It looks like it will rain. Her eyes shone 
 """ * 4
 
 
-@functools.lru_cache(maxsize=1)
 def tiny_tokenizer():
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    """A fresh wrapper per caller: roles set options such as padding_side on their own tokenizer."""
     from transformers import PreTrainedTokenizerFast
+
+    return PreTrainedTokenizerFast(tokenizer_object=_trained_bpe(), eos_token="<|endoftext|>", bos_token="<|endoftext|>",
+                                   pad_token="<pad>", model_max_length=512)
+
+
+@functools.lru_cache(maxsize=1)
+def _trained_bpe():
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -35,8 +42,7 @@ def tiny_tokenizer():
     trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<|endoftext|>", "<pad>"],
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
     tok.train_from_iterator(_TRAINING_TEXT.split("\n"), trainer=trainer)
-    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", bos_token="<|endoftext|>",
-                                   pad_token="<pad>", model_max_length=512)
+    return tok
 
 
 class TinyEmbedder(Embedder):
