@@ -48,3 +48,20 @@ def role_notice(*roles: str) -> str:
             lines.append(f"⚠️ **{row['role']}** is {row['state']} in the *{registry.profile}* profile: "
                          f"{escape(row['reason'])}. {escape(row['fix'])}")
     return "\n\n".join(lines)
+
+
+def highlight_pieces(text: str, spans) -> list[tuple[str, str | None]]:
+    """A gr.HighlightedText value: `text` cut at labelled (start, end, label) spans. Spans are clamped to the text
+    and an overlapping span is dropped (the earlier one wins), so the pieces always re-join to `text`."""
+    pieces, cursor = [], 0
+    for start, end, label in sorted(spans):
+        start, end = max(0, int(start)), min(len(text), int(end))
+        if start < cursor or end <= start:
+            continue
+        if start > cursor:
+            pieces.append((text[cursor:start], None))
+        pieces.append((text[start:end], label))
+        cursor = end
+    if cursor < len(text):
+        pieces.append((text[cursor:], None))
+    return pieces

@@ -5,7 +5,7 @@ import gradio as gr
 import pandas as pd
 
 from ..similes.polish import MAX_N, STRATEGIES
-from .common import escape, guarded, role_notice
+from .common import escape, guarded, role_notice, highlight_pieces
 
 COLUMNS = ["candidate", "inserted phrase", "strategy", "score"]
 EXAMPLES_LITERAL = [
@@ -60,18 +60,7 @@ def run_components(sentence: str):
             if part == "comparator" and "property" in s["spans"]:
                 continue  # "as light as" would swallow the property's own colour
             marks.append((a, b, part))
-    marks.sort()
-    pieces, pos = [], 0
-    for a, b, part in marks:
-        if a < pos:
-            continue
-        if a > pos:
-            pieces.append((text[pos:a], None))
-        pieces.append((text[a:b], part))
-        pos = b
-    if pos < len(text):
-        pieces.append((text[pos:], None))
-    return pieces, result
+    return highlight_pieces(text, marks), result
 
 
 def candidate_selected(state: list[str], evt: gr.SelectData):

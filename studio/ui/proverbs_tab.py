@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..proverbs import align, get_scorer, ranking, similar
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
-from .common import guarded, role_notice
+from .common import guarded, role_notice, highlight_pieces
 
 # Written for the studio (not from ePiC), one per line of life the proverbs talk about.
 EXAMPLES = [
@@ -56,17 +56,7 @@ def recommend(narrative: str, k: float):
 
 def _highlight(text: str, spans: list[tuple[int, int, str]]):
     """HighlightedText value: the text cut at the (non-overlapping) spans, each span labelled."""
-    out, cursor = [], 0
-    for start, end, label in sorted(spans):
-        if start < cursor:  # never overlap; the assignment already prevents it
-            continue
-        if start > cursor:
-            out.append((text[cursor:start], None))
-        out.append((text[start:end], label))
-        cursor = end
-    if cursor < len(text):
-        out.append((text[cursor:], None))
-    return out
+    return highlight_pieces(text, spans)
 
 
 @guarded
