@@ -6,6 +6,7 @@ import os
 import re
 import tempfile
 import threading
+import zipfile
 
 import numpy as np
 
@@ -31,8 +32,11 @@ def _load(model_id: str) -> dict[str, np.ndarray]:
         table = {}
         path = _path(model_id)
         if path.is_file():
-            with np.load(path) as data:
-                table = dict(zip(data["keys"].tolist(), data["vectors"]))
+            try:
+                with np.load(path) as data:
+                    table = dict(zip(data["keys"].tolist(), data["vectors"]))
+            except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+                table = {}  # a damaged cache file is rebuilt as texts are embedded again
         _memory[model_id] = table
     return _memory[model_id]
 

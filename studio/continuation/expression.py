@@ -28,18 +28,34 @@ class Expression:
 
 
 def strip_marks(text: str) -> tuple[str, tuple[int, int] | None]:
-    """The text without the first marker pair, and the marked span in it (None when nothing is marked)."""
-    for mark in _MARKS:
-        m = mark.search(text)
-        if m:
-            inner = m.group(1)
-            lead = len(inner) - len(inner.lstrip())
-            clean = text[:m.start()] + inner + text[m.end():]
-            for other in _MARKS:  # any further markers are dropped, their text kept
-                clean = other.sub(lambda x: x.group(1), clean)
-            start = m.start() + lead
-            return clean, (start, start + len(inner.strip()))
-    return text, None
+    """The text without its markers, and the span of the first marked phrase in it (None when nothing is marked);
+    <b>…</b> wins over […]. Every later removal shifts the span with it, so it keeps pointing at the same words."""
+    chosen = next((m for mark in _MARKS if (m := mark.search(text))), None)
+    if chosen is None:
+        return text, None
+    inner = chosen.group(1)
+    lead = len(inner) - len(inner.lstrip())
+    clean = text[:chosen.start()] + inner + text[chosen.end():]
+    start = chosen.start() + lead
+    span = (start, start + len(inner.strip()))
+    while (m := next((m for mark in _MARKS if (m := mark.search(clean))), None)) is not None:
+        clean = clean[:m.start()] + m.group(1) + clean[m.end():]
+        span = (_shift(span[0], m), _shift(span[1], m))
+    return clean, span
+
+
+def _shift(position: int, m: re.Match) -> int:
+    """Where `position` lands once the marker `m` (opening tag, group 1, closing tag) is cut out."""
+    opening, closing = m.start(1) - m.start(), m.end() - m.end(1)
+    if position <= m.start():
+        return position
+    if position <= m.start(1):
+        return m.start()
+    if position <= m.end(1):
+        return position - opening
+    if position <= m.end():
+        return m.end(1) - opening
+    return position - opening - closing
 
 
 def _similes(text: str, doc=None):

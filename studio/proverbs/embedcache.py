@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import zipfile
 from pathlib import Path
 from typing import Sequence
 
@@ -27,7 +28,7 @@ def _load(path: Path) -> dict[str, np.ndarray]:
     try:
         with np.load(path) as data:
             return dict(zip(data["keys"].tolist(), data["vectors"]))
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return {}  # damaged: rebuilt
 
 

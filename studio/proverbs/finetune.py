@@ -38,9 +38,13 @@ class SplitEncoder:
         return (1.0 - mask[:, None, None, :].float()) * self.torch.finfo(self.torch.float32).min
 
     def lower(self, texts: list[str], log=None) -> dict:
-        from safetensors.torch import load_file, save_file
+        from safetensors import SafetensorError
+        from safetensors.torch import load_file, save
 
-        table = load_file(str(self.cache_path)) if self.cache_path.is_file() else {}
+        try:
+            table = load_file(str(self.cache_path)) if self.cache_path.is_file() else {}
+        except (OSError, SafetensorError):  # a truncated cache file is rebuilt below
+            table = {}
         key = lambda t: hashlib.sha1(t.encode()).hexdigest()  # noqa: E731
         missing = sorted({t for t in texts if key(t) not in table})
         with self.torch.no_grad():
@@ -56,8 +60,9 @@ class SplitEncoder:
                 if log:
                     log(f"lower layers {min(start + 64, len(missing))}/{len(missing)}")
         if missing:
-            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
-            save_file(table, str(self.cache_path))
+            from ..atomic import atomic_write_bytes
+
+            atomic_write_bytes(self.cache_path, save(table))
         return {t: table[key(t)] for t in texts}
 
     def upper(self, states: list, grad: bool):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import threading
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +37,7 @@ def build_index(embedder, catalog: Catalog) -> ProverbIndex:
                 text, meaning = data["text"], data["meaning"]
             if text.shape == (len(catalog), embedder.dim) and meaning.shape == text.shape:
                 return ProverbIndex(catalog, embedder.model_id, text, meaning, from_cache=True)
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
             pass  # a damaged cache file is rebuilt below
     text = embedder.encode([p.text for p in catalog.proverbs])
     meaning = embedder.encode([p.meaning for p in catalog.proverbs])

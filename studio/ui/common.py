@@ -54,7 +54,7 @@ def highlight_pieces(text: str, spans) -> list[tuple[str, str | None]]:
     """A gr.HighlightedText value: `text` cut at labelled (start, end, label) spans. Spans are clamped to the text
     and an overlapping span is dropped (the earlier one wins), so the pieces always re-join to `text`."""
     pieces, cursor = [], 0
-    for start, end, label in sorted(spans):
+    for start, end, label in sorted(spans, key=lambda s: (int(s[0]), int(s[1]))):  # labels may be None: not sortable
         start, end = max(0, int(start)), min(len(text), int(end))
         if start < cursor or end <= start:
             continue

@@ -86,3 +86,23 @@ def test_image_cache_ignores_a_truncated_png(cache):
     assert images.get("ab" + "0" * 38) is None
     images.put("ab" + "0" * 38, image)
     assert images.get("ab" + "0" * 38).size == (32, 32)
+
+
+def test_proverb_text_embedding_cache_is_rebuilt(cache, tiny_registry):
+    from studio.proverbs.embedcache import cache_file, embed_cached
+
+    embedder, texts = tiny_registry.get("embedder"), ["a stitch in time", "saves nine"]
+    first = embed_cached(embedder, texts, "robustness")
+    _damage(cache_file("robustness", embedder.model_id))
+    np.testing.assert_allclose(embed_cached(embedder, texts, "robustness"), first, atol=1e-6)
+
+
+def test_continuation_embedding_cache_is_rebuilt(cache, tiny_registry, monkeypatch):
+    from studio.continuation import embcache
+
+    monkeypatch.setattr(embcache, "_memory", {})
+    first = embcache.encode_cached(["like a statue", "cold as ice"])
+    [path] = list((cache / "continuation" / "embeddings").glob("*.npz"))
+    _damage(path)
+    monkeypatch.setattr(embcache, "_memory", {})  # a fresh process
+    np.testing.assert_allclose(embcache.encode_cached(["like a statue", "cold as ice"]), first, atol=1e-6)

@@ -35,14 +35,18 @@ BATCH_COMMANDS = {
     "imagine": ({"text_a": "He is fast.", "text_b": "He is as fast as a cheetah."}, []),
 }
 
-OUT_OF_RANGE = [
+# LM seeds are any integer (reduced modulo 2**63, still deterministic); --k beyond the catalog shows all of it
+ACCEPTED = [
     ["polish", GOOD, "--seed", "-5"],
     ["polish", GOOD, "--seed", str(2**70)],
+    ["continue", "He ran [like the wind].", "--seed", "-5", "--n", "1", "--max-tokens", "4"],
+    ["continue", "He ran [like the wind].", "--seed", str(2**70), "--n", "1", "--max-tokens", "4"],
+    ["proverbs", GOOD, "--k", str(2**70)],
+]
+REFUSED = [
     ["polish", GOOD, "--n", "0"],
     ["polish", GOOD, "--n", "100000"],
     ["polish", GOOD, "--n", "-3"],
-    ["continue", "He ran [like the wind].", "--seed", "-5", "--n", "1", "--max-tokens", "4"],
-    ["continue", "He ran [like the wind].", "--seed", str(2**70), "--n", "1", "--max-tokens", "4"],
     ["continue", "He ran [like the wind].", "--n", "100000"],
     ["continue", "He ran [like the wind].", "--top-k", "-1"],
     ["continue", "He ran [like the wind].", "--temperature", "-1"],
@@ -50,7 +54,6 @@ OUT_OF_RANGE = [
     ["continue", "He ran [like the wind].", "--max-tokens", "1000000"],
     ["proverbs", GOOD, "--k", "0"],
     ["proverbs", GOOD, "--k", "-1"],
-    ["proverbs", GOOD, "--k", str(2**70)],
     ["score", "--literal", "He is fast.", "--candidate", GOOD, "--alpha", "-1"],
     ["score", "--literal", "He is fast.", "--candidate", GOOD, "--alpha", "inf"],
     ["score", "--literal", "He is fast.", "--candidate", GOOD, "--rank-weights", "0", "0", "0"],
@@ -140,7 +143,21 @@ def test_batch_with_missing_or_binary_file(command, capsys, tmp_path):
     assert code != 0
 
 
-@pytest.mark.parametrize("argv", OUT_OF_RANGE, ids=lambda a: "_".join(a[:1] + a[-2:])[:40])
-def test_out_of_range_numbers_are_refused_or_clamped_clearly(argv, capsys, tmp_path, monkeypatch):
+def _ids(argv):
+    return "_".join(argv[:1] + argv[-2:])[:40]
+
+
+@pytest.mark.parametrize("argv", ACCEPTED, ids=_ids)
+def test_any_integer_seed_and_huge_k_are_accepted(argv, capsys):
+    code, out, _ = _run([*argv, "--json"], capsys)
+    assert code == 0 and out.strip()
+
+
+@pytest.mark.parametrize("argv", REFUSED, ids=_ids)
+def test_out_of_range_numbers_are_refused_with_the_bound(argv, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    _run([*argv, "--json"], capsys)
+    code, _, err = _run([*argv, "--json"], capsys)
+    if code == 3:  # the role is unavailable in this profile; said clearly
+        return
+    assert code == 2, err
+    assert any(w in err for w in ("between", "at least", "non-negative", "not all be zero", "at least one")), err

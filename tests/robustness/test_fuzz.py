@@ -156,6 +156,26 @@ spans_in = st.text(max_size=80).flatmap(lambda t: st.tuples(
 
 
 @FUZZ
+@given(st.text(max_size=60), st.lists(st.tuples(st.integers(-100, 200), st.integers(-100, 200),
+                                                 st.sampled_from(["topic", "vehicle", None])), max_size=8))
+def test_shared_highlight_helper_clamps_and_never_overlaps(text, spans):
+    from studio.ui.common import highlight_pieces
+
+    _check_pieces(highlight_pieces(text, spans), text)
+
+
+@FUZZ
+@given(spans_in)
+def test_continue_tab_highlight(data):
+    from studio.ui.continue_tab import _highlight
+
+    text, spans = data
+    start, end = (spans[0][0], spans[0][1]) if spans else (0, 0)
+    pieces = _highlight({"narrative": text, "expression": {"start": start, "end": end, "kind": "idiom"}})
+    _check_pieces([p for p in pieces if p[0] or p[1] is None], text)
+
+
+@FUZZ
 @given(spans_in)
 def test_proverbs_tab_highlight(data):
     from studio.ui.proverbs_tab import _highlight
@@ -186,3 +206,28 @@ def test_hostile_corpus_through_extract_similes(text):
         return
     for s in similes:
         assert all(0 <= a <= b <= len(text) for a, b in s.spans.values())
+
+
+# ---- the Continue tab's marked expression ----
+
+_plain = st.text(alphabet=st.characters(blacklist_characters="[]<>", blacklist_categories=("Cs",)), max_size=12)
+_marked = st.tuples(st.sampled_from(["[{}]", "<b>{}</b>"]), _plain.filter(lambda t: t.strip())) \
+    .map(lambda mt: (mt[0].format(mt[1]), mt[1].strip(), mt[0][0]))
+
+
+@FUZZ
+@given(st.lists(st.one_of(_plain.map(lambda t: (t, None, None)), _marked), max_size=8))
+def test_marked_expression_span_points_at_the_marked_words(parts):
+    from studio.continuation.expression import strip_marks
+
+    text = "".join(p for p, _, _ in parts)
+    clean, span = strip_marks(text)
+    marked = [(inner, kind) for _, inner, kind in parts if inner is not None]
+    if not marked:
+        assert (clean, span) == (text, None)
+        return
+    bold = [inner for inner, kind in marked if kind == "<"]
+    expected = bold[0] if bold else marked[0][0]  # <b>…</b> wins over […], the first one of its kind
+    assert span is not None and 0 <= span[0] <= span[1] <= len(clean)
+    assert clean[span[0]:span[1]] == expected, (text, clean, span)
+    assert "<b>" not in clean.lower() and "[" not in clean
