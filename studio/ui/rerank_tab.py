@@ -11,7 +11,7 @@ from ..hauser.criteria import DEFAULT_QUALITY_WEIGHTS, DEFAULT_RANK_WEIGHTS
 from ..hauser.inputs import MAX_CSV_BYTES, MAX_CSV_ROWS
 from ..hauser.scorer import MAX_CANDIDATES
 from .imagine_tab import build_imagine_topk
-from .common import escape, guarded, role_notice
+from .common import escape, guarded, role_notice, highlight_pieces
 
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
            "logical_consistency", "logical_consistency_norm", "sentiment_consistency", "sentiment_consistency_norm",
@@ -45,18 +45,7 @@ def highlight_winner(group: dict) -> list[tuple[str, str | None]]:
     first = next((s for s in best["similes"] if s.get("vehicle")), None)
     if first is None:
         return [(text, None)]
-    marks = sorted((a, b, part) for part, (a, b) in first["spans"].items() if part in COLOURS)
-    pieces, pos = [], 0
-    for a, b, part in marks:
-        if a < pos:
-            continue
-        if a > pos:
-            pieces.append((text[pos:a], None))
-        pieces.append((text[a:b], part))
-        pos = b
-    if pos < len(text):
-        pieces.append((text[pos:], None))
-    return pieces
+    return highlight_pieces(text, [(a, b, part) for part, (a, b) in first["spans"].items() if part in COLOURS])
 
 
 def criteria_chart(rows: list[dict]):
