@@ -58,3 +58,23 @@ def client(app_url):
     from gradio_client import Client
 
     return Client(app_url, verbose=False)
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+needs_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium is not installed")
+
+
+@pytest.fixture(scope="module")
+def page(app_url):
+    """Headless Debian Chromium on the running app, once the tabs have rendered."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(app_url, wait_until="domcontentloaded")
+        page.get_by_role("tab").first.wait_for(timeout=60_000)
+        yield page
+        browser.close()

@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser,
 def test_gallery_shows_four_images(app_url, tmp_path_factory, monkeypatch):
     from playwright.sync_api import sync_playwright
 
-    from test_browser import CHROMIUM_ARGS
+    from conftest import CHROMIUM_ARGS
 
     # the API test renders the same texts and seeds into this cache; alone, this test renders them itself
     monkeypatch.setenv("STUDIO_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "imagine-shared-cache"))

@@ -25,21 +25,10 @@ def analyse(sentence: str) -> dict:
 
 
 def run(args):
-    from ..errors import InputError
+    from ..similes.batch import single_or_batch
 
-    if args.batch:
-        if args.sentence:
-            raise InputError("give either a sentence or --batch, not both")
-        if not args.out:
-            raise InputError("--batch needs --out OUT.jsonl")
-        from ..similes.batch import run_jsonl
-
-        result = run_jsonl(args.batch, args.out, "sentence", analyse)
-        args.exit_code = 1 if result["failed"] else 0
-        return result
-    if args.sentence is None:
-        raise InputError('give a sentence, e.g. python -m studio components "He wept like a child." (or --batch)')
-    return analyse(args.sentence)
+    return single_or_batch(args, args.sentence, "sentence", analyse,
+                           'give a sentence, e.g. python -m studio components "He wept like a child." (or --batch)')
 
 
 def render(result: dict) -> str:

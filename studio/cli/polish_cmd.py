@@ -17,26 +17,15 @@ def register(sub) -> None:
 
 
 def run(args):
-    from ..errors import InputError
+    from ..similes.batch import single_or_batch
     from ..similes.polish import polish
 
     def one(literal: str) -> dict:
         cands = polish(literal, n=args.n, strategies=args.strategies or None, seed=args.seed)
         return {"literal": literal, "candidates": [c.to_dict() for c in cands]}
 
-    if args.batch:
-        if args.literal:
-            raise InputError("give either a literal sentence or --batch, not both")
-        if not args.out:
-            raise InputError("--batch needs --out OUT.jsonl")
-        from ..similes.batch import run_jsonl
-
-        result = run_jsonl(args.batch, args.out, "literal", one)
-        args.exit_code = 1 if result["failed"] else 0
-        return result
-    if args.literal is None:
-        raise InputError('give a literal sentence, e.g. python -m studio polish "He yelps and howls." (or --batch)')
-    return one(args.literal)
+    return single_or_batch(args, args.literal, "literal", one,
+                           'give a literal sentence, e.g. python -m studio polish "He yelps and howls." (or --batch)')
 
 
 def render(result: dict) -> str:

@@ -56,6 +56,8 @@ def minmax(values: Sequence[float]) -> np.ndarray:
     lo, hi = float(x.min()), float(x.max())
     if math.isclose(lo, hi, rel_tol=0.0, abs_tol=1e-12):
         return np.full_like(x, 0.5)
+    if not math.isfinite(hi - lo):  # the span of two huge finite values overflows; halve everything first
+        x, lo, hi = x / 2, lo / 2, hi / 2
     return (x - lo) / (hi - lo)
 
 

@@ -38,3 +38,18 @@ def run_jsonl(source: str, out: str, field: str, handle: Callable[[str], dict]) 
             fout.write(json.dumps(result, ensure_ascii=False) + "\n")
             ok += 1
     return {"batch": str(src), "out": str(dest), "written": ok, "failed": failed}
+
+
+def single_or_batch(args, text: str | None, field: str, handle: Callable[[str], dict], usage: str) -> dict:
+    """The one-text / `--batch in.jsonl --out out.jsonl` dispatch shared by the simile commands."""
+    if args.batch:
+        if text:
+            raise InputError(f"give either a {field} or --batch, not both")
+        if not args.out:
+            raise InputError("--batch needs --out OUT.jsonl")
+        result = run_jsonl(args.batch, args.out, field, handle)
+        args.exit_code = 1 if result["failed"] else 0
+        return result
+    if text is None:
+        raise InputError(usage)
+    return handle(text)

@@ -6,28 +6,14 @@ import os
 
 import pytest
 
+from conftest import needs_chromium
+
 from .corpus import XSS_IMG
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium is not installed")]
+              needs_chromium]
 RESULT_TIMEOUT_MS = 90_000
 MARK = "Zorblax"  # a word found nowhere in the page until a result echoes the input
-
-
-@pytest.fixture(scope="module")
-def page(app_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(app_url, wait_until="domcontentloaded")
-        page.get_by_role("tab").first.wait_for(timeout=60_000)
-        yield page
-        browser.close()
 
 
 def _assert_not_injected(page):
