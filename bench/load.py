@@ -3,6 +3,11 @@ continue requests against `python app.py` (offline profile by default). Prints J
 busy answers, p50/p95 latency per endpoint, and the server's RSS over time (start, middle, end).
 
     .venv/bin/python bench/load.py [--clients 20] [--seconds 60] [--profile offline]
+                                   [--queue-max N] [--max-memory-gb G]
+
+--queue-max shrinks the server's queue (STUDIO_QUEUE_MAX) so that excess requests get the "queue full" answer,
+counted as busy; --max-memory-gb sets the registry's budget (STUDIO_MAX_MEMORY_GB), and the Models tab's
+accounting is sampled during the run and reported at the end (roles loaded, accounted MB, the peak).
 
 Bounded in count and time: every client stops at the deadline; each request has a timeout.
 """
@@ -55,17 +60,43 @@ def _rss_mb(pid: int) -> float:
     return sum(p.memory_info().rss for p in [proc, *proc.children(recursive=True)]) / 2**20
 
 
+def _accounting(client) -> dict:
+    """The Models tab's view: which roles are loaded and the memory the registry accounts to them."""
+    try:
+        table = client.predict(api_name="/models")
+    except Exception:  # a sample lost to a full queue is skipped, not a failure of the app under test
+        return {"loaded": [], "accounted_mb": 0.0, "per_role_mb": {}}
+    rows = [dict(zip(table["headers"], row)) for row in table["data"]]
+    ready = {r["role"]: r["memory_mb"] or 0.0 for r in rows if r["state"] == "ready"}
+    return {"loaded": sorted(ready), "accounted_mb": round(sum(ready.values()), 1), "per_role_mb": ready}
+
+
+def _registry_report(samples: list[dict], final: dict, budget_gb: float | None) -> dict:
+    peak = max(samples + [final], key=lambda a: a["accounted_mb"])
+    return {"budget_mb": None if budget_gb is None else round(budget_gb * 1024, 1),
+            "loaded_at_end": final["loaded"], "accounted_mb_at_end": final["accounted_mb"],
+            "per_role_mb_at_end": final["per_role_mb"], "peak_accounted_mb": peak["accounted_mb"],
+            "peak_loaded": peak["loaded"], "samples": len(samples) + 1,
+            "within_budget": None if budget_gb is None else peak["accounted_mb"] <= budget_gb * 1024 + 0.1}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--profile", default="offline")
+    ap.add_argument("--queue-max", type=int, default=None, help="STUDIO_QUEUE_MAX for the server")
+    ap.add_argument("--max-memory-gb", type=float, default=None, help="STUDIO_MAX_MEMORY_GB for the server")
     args = ap.parse_args()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {**os.environ, "STUDIO_PROFILE": args.profile, "GRADIO_SERVER_PORT": str(port),
            "GRADIO_ANALYTICS_ENABLED": "False"}
+    if args.queue_max is not None:
+        env["STUDIO_QUEUE_MAX"] = str(args.queue_max)
+    if args.max_memory_gb is not None:
+        env["STUDIO_MAX_MEMORY_GB"] = str(args.max_memory_gb)
     server = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/"
@@ -89,13 +120,13 @@ def main() -> None:
             probe.predict(*variants[0], api_name=name)
 
         latencies = {name: [] for name in mix}
-        failures, busy, lock = [], 0, threading.Lock()
+        failures, busy, lock = [], {name: 0 for name in mix}, threading.Lock()
         rss = [(0.0, _rss_mb(server.pid))]
+        accounting = [_accounting(probe)]
         start = time.time()
         stop_at = start + args.seconds
 
         def worker(seed: int) -> None:
-            nonlocal busy
             rng, client = random.Random(seed), Client(url, verbose=False)
             while time.time() < stop_at:
                 name = rng.choice(list(mix))
@@ -106,8 +137,8 @@ def main() -> None:
                         latencies[name].append(time.perf_counter() - t)
                 except Exception as exc:
                     with lock:
-                        if "queue is full" in str(exc).lower() or "busy" in str(exc).lower():
-                            busy += 1
+                        if "queue is full" in str(exc).lower():
+                            busy[name] += 1
                         else:
                             failures.append(f"{name}: {type(exc).__name__}: {str(exc)[:160]}")
 
@@ -117,6 +148,8 @@ def main() -> None:
         while any(t.is_alive() for t in threads):
             time.sleep(2)
             rss.append((round(time.time() - start, 1), _rss_mb(server.pid)))
+            if args.max_memory_gb is not None:
+                accounting.append(_accounting(probe))
         half = [m for t, m in rss if t >= args.seconds / 2] or [rss[-1][1]]
         growth = (half[-1] - half[0]) / half[0] * 100 if half[0] else 0.0
 
@@ -126,11 +159,15 @@ def main() -> None:
 
         print(json.dumps({
             "clients": args.clients, "seconds": args.seconds, "profile": args.profile,
-            "requests": sum(len(v) for v in latencies.values()) + len(failures) + busy,
-            "failures": len(failures), "failure_examples": failures[:5], "busy": busy, "missing_endpoints": missing,
-            "endpoints": {n: {"requests": len(v), "p50_s": pct(v, 50), "p95_s": pct(v, 95)} for n, v in latencies.items()},
+            "queue_max": args.queue_max, "max_memory_gb": args.max_memory_gb,
+            "requests": sum(len(v) for v in latencies.values()) + len(failures) + sum(busy.values()),
+            "failures": len(failures), "failure_examples": failures[:5], "busy": sum(busy.values()),
+            "missing_endpoints": missing,
+            "endpoints": {n: {"requests": len(v), "busy": busy[n], "p50_s": pct(v, 50), "p95_s": pct(v, 95)}
+                          for n, v in latencies.items()},
             "rss_mb": {"start": round(rss[0][1], 1), "middle": round(half[0], 1), "end": round(rss[-1][1], 1),
                        "growth_last_half_pct": round(growth, 2)},
+            "registry": _registry_report(accounting, _accounting(probe), args.max_memory_gb),
         }, indent=2))
     finally:
         server.terminate()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from . import add_json_flag
 
+MAX_SENTENCE_CHARS = 2000
+
 
 def register(sub) -> None:
     p = sub.add_parser("components", help="find the similes in a sentence and their components")
@@ -18,7 +20,7 @@ def analyse(sentence: str) -> dict:
     from ..similes.components import extract_similes
     from ..similes.detector import detect, threshold
 
-    text = require_text(sentence, "sentence", max_chars=2000)
+    text = require_text(sentence, "sentence", max_chars=MAX_SENTENCE_CHARS)
     similes = extract_similes(text)
     return {"sentence": text, "is_simile": bool(similes) and detect(text) >= threshold(),
             "similes": [s.to_dict() for s in similes]}

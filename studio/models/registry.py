@@ -44,6 +44,7 @@ class RoleEntry:
     backend: str = ""
     load_seconds: float | None = None
     memory_mb: float | None = None
+    rss_high_mb: float = 0.0  # the largest RSS growth any load of this role showed
     error: ModelUnavailable | None = None
     failed_at: float = 0.0
     last_used: float = 0.0
@@ -54,6 +55,37 @@ def _rss_mb() -> float:
     import psutil
 
     return psutil.Process().memory_info().rss / 2**20
+
+
+def _weights_mb(model) -> float:
+    """Size of the torch weights a role object holds (parameters and buffers, each tensor once), not counting
+    other roles it wraps. The RSS growth during a load misses weights that reuse freed memory (a reload after an
+    eviction measured ~0 MB) and charges one-off imports to whichever role loads first, so weights are the
+    accounting whenever there are any."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is None:  # nothing loaded torch, so no role holds torch weights
+        return 0.0
+    from .roles import Role
+
+    seen_tensors, visited, total = set(), set(), 0
+    stack = [(model, 0)]
+    while stack:
+        obj, depth = stack.pop()
+        if id(obj) in visited or (depth and isinstance(obj, Role)):
+            continue
+        visited.add(id(obj))
+        if isinstance(obj, torch.nn.Module):
+            for tensor in (*obj.parameters(), *obj.buffers()):
+                if tensor.data_ptr() not in seen_tensors:
+                    seen_tensors.add(tensor.data_ptr())
+                    total += tensor.numel() * tensor.element_size()
+        elif depth < 4:  # role -> pipeline -> component -> module is as deep as the loaders go
+            children = (obj.values() if isinstance(obj, dict) else obj if isinstance(obj, (list, tuple))
+                        else vars(obj).values() if hasattr(obj, "__dict__") else ())
+            stack.extend((child, depth + 1) for child in children)
+    return total / 2**20
 
 
 class Registry:
@@ -88,9 +120,10 @@ class Registry:
     def get(self, role: str):
         """The role's model, loading it on first use; raises ModelUnavailable when it cannot serve."""
         entry = self._entry(role)
-        if entry.state == READY:
+        model = entry.model  # read once: an eviction on another thread may clear it after the state check
+        if entry.state == READY and model is not None:
             entry.last_used = time.monotonic()
-            return entry.model
+            return model
         with entry.lock:  # concurrent first calls: one loads, the others wait for it
             if entry.state == READY:
                 entry.last_used = time.monotonic()
@@ -98,8 +131,9 @@ class Registry:
             if entry.state == UNAVAILABLE or (entry.state == FAILED and time.monotonic() - entry.failed_at < RETRY_AFTER_S):
                 raise entry.error
             self._load_locked(role, entry)
+            model = entry.model
         self._enforce_budget(keep=role)
-        return entry.model
+        return model
 
     def load(self, role: str):
         """Load now, retrying a failed role at once (the Models tab's Load button)."""
@@ -128,7 +162,10 @@ class Registry:
             raise entry.error from exc
         entry.model, entry.backend = model, getattr(model, "backend", entry.spec.backend)
         entry.load_seconds = time.perf_counter() - start
-        entry.memory_mb = max(0.0, _rss_mb() - before)
+        # A reload often fits into memory freed earlier and shows little RSS growth: the role is as large as the
+        # largest growth any of its loads showed.
+        entry.rss_high_mb = max(entry.rss_high_mb, _rss_mb() - before)
+        entry.memory_mb = _weights_mb(model) or entry.rss_high_mb
         entry.last_used = time.monotonic()
         entry.state = READY
 
@@ -145,8 +182,8 @@ class Registry:
         with entry.lock:
             if entry.state != READY:
                 return
-            if hasattr(entry.model, "close"):
-                entry.model.close()
+            # Only the registry's reference goes: a request still holding the model finishes with it, and its
+            # memory is freed when that request ends (closing it here broke requests in flight under a budget).
             entry.model, entry.state, entry.memory_mb = None, NOT_LOADED, None
         gc.collect()
         try:

@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import importlib
+import os
 
 import gradio as gr
+
+from ..models.config import ConfigError
+from .session_files import MAX_AGE_S, end_session
 
 #: (module, builder) in display order; each builder creates one gr.Tab inside the current Blocks
 TABS = [
@@ -17,12 +21,23 @@ TABS = [
 ]
 
 QUEUE_MAX_SIZE = 64  # requests waiting beyond this get a "busy" answer instead of waiting forever
+QUEUE_MAX_ENV = "STUDIO_QUEUE_MAX"
 DEFAULT_CONCURRENCY = 2  # one per core on the target machine
 UPLOAD_MAX_BYTES = 5_000_000  # refused by the server before any handler reads it (the CSV reader's own limit is lower)
-UPLOAD_SWEEP_S = 3600  # uploaded and generated files older than this are deleted, checked as often
+UPLOAD_SWEEP_S = MAX_AGE_S  # uploaded and generated files older than this are deleted, checked as often
 CSS = """
 .studio-note {font-size: 0.9em; opacity: 0.8}
 """
+
+
+def queue_max_size() -> int:
+    """QUEUE_MAX_SIZE, or STUDIO_QUEUE_MAX (a Space with more cores waits longer; the tests flood a tiny queue)."""
+    value = os.environ.get(QUEUE_MAX_ENV, "").strip()
+    if not value:
+        return QUEUE_MAX_SIZE
+    if not value.isdigit() or int(value) < 1:
+        raise ConfigError(f"{QUEUE_MAX_ENV} must be a whole number of requests of at least 1, not {value!r}.")
+    return int(value)
 
 
 def build_demo() -> gr.Blocks:
@@ -34,7 +49,8 @@ def build_demo() -> gr.Blocks:
             from .rerank_tab import wire_from_polish
 
             wire_from_polish(built["build_polish_tab"], built["build_rerank_tab"], tabs)
-    demo.queue(max_size=QUEUE_MAX_SIZE, default_concurrency_limit=DEFAULT_CONCURRENCY)
+        demo.unload(end_session)  # a closed browser tab takes its uploads and downloads with it
+    demo.queue(max_size=queue_max_size(), default_concurrency_limit=DEFAULT_CONCURRENCY)
     return demo
 
 

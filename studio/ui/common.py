@@ -1,9 +1,12 @@
 """What every tab shares: turning the studio's errors into clear messages, and safe text rendering."""
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import functools
 import html
 import logging
+import threading
 
 import gradio as gr
 
@@ -31,6 +34,41 @@ def guarded(fn):
             log.exception("unexpected error in %s", fn.__name__)
             raise gr.Error(f"Something went wrong ({type(exc).__name__}). The error was logged; please try other input.",
                            title="Unexpected error") from None
+
+    return wrapper
+
+
+_cancel_flag: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar("studio_cancel", default=None)
+
+
+def cancelled() -> bool:
+    """True once the event running this handler was cancelled (a Stop button, or gradio_client's job.cancel())."""
+    flag = _cancel_flag.get()
+    return flag is not None and flag.is_set()
+
+
+def cancellable(fn):
+    """Run a long (sync) handler on a worker thread that can be told to stop.
+
+    Gradio cancels an event by cancelling its asyncio task, but a sync handler's thread runs on to the end, and
+    the event's concurrency slot is released at once — so the next render started beside the abandoned one. Here
+    the cancellation sets a flag the handler polls through `cancelled()`, and the task waits for the thread to
+    stop before it gives the slot back."""
+
+    @functools.wraps(fn)
+    async def wrapper(*args, **kwargs):
+        flag = threading.Event()
+        token = _cancel_flag.set(flag)
+        try:  # the worker's context is copied here, flag included
+            work = asyncio.ensure_future(asyncio.to_thread(fn, *args, **kwargs))
+        finally:
+            _cancel_flag.reset(token)
+        try:
+            return await asyncio.shield(work)
+        except asyncio.CancelledError:
+            flag.set()
+            await asyncio.gather(work, return_exceptions=True)
+            raise
 
     return wrapper
 

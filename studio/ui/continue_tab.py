@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from ..continuation.generate import MODES, Settings, continue_narrative
+from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, Settings, continue_narrative
 from ..continuation.judge import judge_pair
 from .common import guarded, role_notice
 
@@ -81,7 +81,8 @@ def build_continue_tab() -> None:
             gr.Markdown(notice)
         with gr.Row():
             with gr.Column(scale=3):
-                narrative = gr.Textbox(label="Narrative", lines=6, max_length=4000,
+                narrative = gr.Textbox(label="Narrative", lines=6, max_length=MAX_NARRATIVE_CHARS,
+                                       info=f"up to {MAX_NARRATIVE_CHARS:,} characters",
                                        placeholder="… and he was smiling [to beat the band].")
                 with gr.Row():
                     mode = gr.Radio(list(MODES), value="plain", label="Mode")

@@ -1,7 +1,6 @@
 """Imagine tab: ImaginE (Zhu et al.) for two texts, and the "Imagine top k" accordion other tabs can embed."""
 from __future__ import annotations
 
-import tempfile
 import threading
 
 import gradio as gr
@@ -12,7 +11,8 @@ from ..imagine import IMAGE_RANGE, TEXT_IMAGE_RANGE, imagine_pair, imagine_top_k
 from ..imagine.evaluate import MAX_TEXT_CHARS, MAX_TOP_K
 from ..imagine.render import MAX_GUIDANCE, MAX_SEEDS, MAX_SIZE, SIZE_STEP, RenderCancelled
 from ..imagine.scores import outside_unit_interval
-from .common import escape, guarded, role_notice
+from .common import cancellable, cancelled, escape, guarded, role_notice
+from .session_files import new_download
 
 #: every render event shares this group: one rendering job at a time across all users
 RENDER_GROUP = dict(concurrency_id="render", concurrency_limit=1)
@@ -53,7 +53,7 @@ class _Session:
 
     def __enter__(self):
         _stop_flags[self.key] = self.flag
-        return self.flag.is_set
+        return lambda: self.flag.is_set() or cancelled()
 
     def __exit__(self, exc_type, exc, tb):
         if _stop_flags.get(self.key) is self.flag:
@@ -144,10 +144,10 @@ def seed_chart(result):
     return fig
 
 
-def _csv(frame: pd.DataFrame, prefix: str) -> str:
-    with tempfile.NamedTemporaryFile("w", suffix=".csv", prefix=prefix, delete=False, encoding="utf-8") as fh:
-        frame.to_csv(fh, index=False)
-        return fh.name
+def _csv(frame: pd.DataFrame, prefix: str, request: gr.Request | None = None) -> str:
+    path = new_download(request, suffix=".csv", prefix=prefix)
+    frame.to_csv(path, index=False, encoding="utf-8")
+    return path
 
 
 @guarded
@@ -163,7 +163,7 @@ def run_imagine(text_a, text_b, n_seeds, seed, steps, size, guidance, request: g
     table = per_seed_table(result)
     several = len(result.seeds) > 1
     return (gallery, summary_markdown(result), table, text_metric_table(result),
-            gr.Plot(value=seed_chart(result) if several else None, visible=several), _csv(table, "imagine-"))
+            gr.Plot(value=seed_chart(result) if several else None, visible=several), _csv(table, "imagine-", request))
 
 
 def build_imagine_tab() -> None:
@@ -201,7 +201,7 @@ def build_imagine_tab() -> None:
         seeds_table = gr.Dataframe(label="Per seed (raw cosines and rescaled scores)", interactive=False)
         chart = gr.Plot(label="Scores per seed", visible=False)
         download = gr.File(label="Per-seed scores (CSV)")
-        event = go_button.click(run_imagine, inputs=[text_a, text_b, n_seeds, seed, steps, size, guidance],
+        event = go_button.click(cancellable(run_imagine), inputs=[text_a, text_b, n_seeds, seed, steps, size, guidance],
                                 outputs=[gallery, summary, seeds_table, metrics_table, chart, download],
                                 api_name="imagine", **RENDER_GROUP)
         stop_button.click(request_stop, cancels=[event], api_name="imagine_stop", queue=False)
@@ -291,7 +291,7 @@ def build_imagine_topk(literal: gr.Component, similes: gr.Component, *, column: 
         def one_row_per_seed(ranking: pd.DataFrame):
             return gr.Gallery(columns=1 + (0 if ranking is None else len(ranking)))
 
-        event = go_button.click(run_topk, inputs=[literal, similes, k, n_seeds, seed, steps, size],
+        event = go_button.click(cancellable(run_topk), inputs=[literal, similes, k, n_seeds, seed, steps, size],
                                 outputs=[gallery, table], api_name="imagine_top_k", **RENDER_GROUP)
         event.success(one_row_per_seed, inputs=table, outputs=gallery, api_name="imagine_top_k_layout",
                    api_visibility="undocumented", queue=False)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from ..similes.polish import MAX_N, STRATEGIES
+from ..cli.components_cmd import MAX_SENTENCE_CHARS
+from ..similes.polish import MAX_CHARS, MAX_N, STRATEGIES
 from .common import escape, guarded, role_notice, highlight_pieces
 
 COLUMNS = ["candidate", "inserted phrase", "strategy", "score"]
@@ -82,7 +83,8 @@ def build_polish_tab() -> dict:
         if notice:
             gr.Markdown(notice)
         with gr.Row():
-            literal = gr.Textbox(label="Literal sentence", value="He yelps and howls.", scale=3, max_lines=3)
+            literal = gr.Textbox(label="Literal sentence", value="He yelps and howls.", scale=3, max_lines=3,
+                                 max_length=MAX_CHARS, info=f"up to {MAX_CHARS} characters")
             with gr.Column(scale=2):
                 strategies = gr.CheckboxGroup(list(STRATEGIES), value=list(STRATEGIES), label="Strategies")
                 with gr.Row():
@@ -97,7 +99,8 @@ def build_polish_tab() -> dict:
         candidates = gr.State([])
         gr.Markdown("### Components of a simile")
         with gr.Row():
-            sentence = gr.Textbox(label="Simile sentence", value=EXAMPLES_SIMILE[0][0], scale=3, max_lines=3)
+            sentence = gr.Textbox(label="Simile sentence", value=EXAMPLES_SIMILE[0][0], scale=3, max_lines=3,
+                                  max_length=MAX_SENTENCE_CHARS, info=f"up to {MAX_SENTENCE_CHARS:,} characters")
             show = gr.Button("Show components", scale=1)
         gr.Examples(EXAMPLES_SIMILE, inputs=[sentence], label="Similes (and literal 'like')")
         highlighted = gr.HighlightedText(label="Topic / vehicle / event / property", color_map=COLOURS,

@@ -7,6 +7,7 @@ import pandas as pd
 
 from ..proverbs import align, get_scorer, ranking, similar
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
+from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL
 from .common import guarded, role_notice, highlight_pieces
 
 # Written for the studio (not from ePiC), one per line of life the proverbs talk about.
@@ -92,7 +93,8 @@ def build_proverbs_tab() -> None:
         gr.Markdown(lambda: role_notice("embedder", "parser"))
         with gr.Row():
             with gr.Column(scale=3):
-                narrative = gr.Textbox(label="Narrative", lines=6, max_length=4000,
+                narrative = gr.Textbox(label="Narrative", lines=6, max_length=MAX_NARRATIVE_CHARS,
+                                       info=f"up to {MAX_NARRATIVE_CHARS:,} characters",
                                        placeholder="A few sentences about something that happened…")
             with gr.Column(scale=1):
                 k = gr.Slider(1, 20, value=5, step=1, label="How many proverbs")
@@ -114,7 +116,8 @@ def build_proverbs_tab() -> None:
         gr.Markdown("### Similar narratives\nOther narratives ranked by how alike their proverb distributions are "
                     "(leave the box empty to compare with the example narratives).")
         with gr.Row():
-            pool = gr.Textbox(label="Narratives to compare (one per line)", lines=4, scale=3)
+            pool = gr.Textbox(label="Narratives to compare (one per line)", lines=4, scale=3,
+                              info=f"at most {MAX_POOL} narratives of up to {MAX_NARRATIVE_CHARS:,} characters each")
             method = gr.Radio(list(METHODS), value=DEFAULT_METHOD, label="Similarity", scale=1)
         similar_button = gr.Button("Find similar narratives")
         similar_table = gr.Dataframe(headers=["rank", "similarity", "narrative"], interactive=False, wrap=True,

@@ -2,16 +2,16 @@
 from __future__ import annotations
 
 import csv
-import tempfile
 
 import gradio as gr
 import pandas as pd
 
 from ..hauser.criteria import DEFAULT_QUALITY_WEIGHTS, DEFAULT_RANK_WEIGHTS
 from ..hauser.inputs import MAX_CSV_BYTES, MAX_CSV_ROWS
-from ..hauser.scorer import MAX_CANDIDATES
+from ..hauser.scorer import MAX_CANDIDATES, MAX_CHARS
 from .imagine_tab import build_imagine_topk
 from .common import escape, guarded, role_notice, highlight_pieces
+from .session_files import new_download, track
 
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
            "logical_consistency", "logical_consistency_norm", "sentiment_consistency", "sentiment_consistency_norm",
@@ -65,8 +65,9 @@ def criteria_chart(rows: list[dict]):
     return fig
 
 
-def _csv_file(rows: list[dict], literal: str, backends: dict) -> str:
-    with tempfile.NamedTemporaryFile("w", suffix="_rerank.csv", delete=False, newline="", encoding="utf-8") as fh:
+def _csv_file(rows: list[dict], literal: str, backends: dict, request: gr.Request | None = None) -> str:
+    path = new_download(request, suffix="_rerank.csv")
+    with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=["literal"] + COLUMNS + ["nli_backend", "sentiment_backend", "kb"])
         writer.writeheader()
         for row in rows:
@@ -87,7 +88,7 @@ def _backends_markdown(group: dict) -> str:
 
 @guarded
 def run_rerank(literal, candidates_text, alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance,
-               progress=gr.Progress()):
+               request: gr.Request = None, progress=gr.Progress()):
     from ..errors import InputError
     from ..hauser.inputs import candidates_from_lines
     from ..hauser.scorer import Settings, score_groups, table_rows
@@ -103,16 +104,17 @@ def run_rerank(literal, candidates_text, alpha, beta, gamma, w_quality, w_creati
     if any(r["flag"] for r in rows):
         gr.Warning("Some candidates hold no simile; they are flagged and ranked last.")
     table = pd.DataFrame([{k: r[k] for k in COLUMNS} for r in rows], columns=COLUMNS)
-    return (table, highlight_winner(group), criteria_chart(rows), _csv_file(rows, group["literal"], group["backends"]),
-            _backends_markdown(group))
+    download = _csv_file(rows, group["literal"], group["backends"], request)
+    return table, highlight_winner(group), criteria_chart(rows), download, _backends_markdown(group)
 
 
 @guarded
-def load_csv(path):
+def load_csv(path, request: gr.Request = None):
     from ..hauser.inputs import groups_from_csv
 
     if not path:
         return gr.update(), gr.update()
+    track(request, path)
     groups = groups_from_csv(path)
     if len(groups) > 1:
         gr.Warning(f"The CSV holds {len(groups)} literal sentences; the first one is loaded "
@@ -142,8 +144,10 @@ def build_rerank_tab() -> dict:
             gr.Markdown(notice)
         with gr.Row():
             with gr.Column(scale=3):
-                literal = gr.Textbox(label="Literal sentence", value=EXAMPLES[0][0], max_lines=3)
+                literal = gr.Textbox(label="Literal sentence", value=EXAMPLES[0][0], max_lines=3, max_length=MAX_CHARS,
+                                     info=f"up to {MAX_CHARS:,} characters")
                 candidates = gr.Textbox(label=f"Candidates (one per line, at most {MAX_CANDIDATES})",
+                                        info=f"each up to {MAX_CHARS:,} characters",
                                         value=EXAMPLES[0][1], lines=6)
                 upload = gr.File(label=f"…or upload a CSV with columns literal,candidate (at most "
                                        f"{MAX_CSV_BYTES // 1000} kB and {MAX_CSV_ROWS:,} rows)", file_types=[".csv"])

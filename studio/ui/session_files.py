@@ -1,0 +1,107 @@
+"""Files a browser session uploads or downloads live no longer than the session.
+
+Gradio copies every file a handler returns into its cache and sweeps only those copies (delete_cache, by age);
+the handler's own file and the upload stay behind. Here each session's files are recorded and deleted, with
+Gradio's copies, when the session ends (the app's unload event); files of clients that never end a session
+(the API) are swept by age instead.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import gradio as gr
+
+DOWNLOAD_DIR = Path(tempfile.gettempdir()) / "studio-downloads"
+MAX_AGE_S = 3600  # downloads and Gradio's cached files older than this are deleted (the app's delete_cache too)
+SWEEP_EVERY_S = 60
+
+_files: dict[str, set[Path]] = {}
+_lock = threading.Lock()
+_last_sweep = 0.0
+
+
+def _session(request) -> str | None:
+    return getattr(request, "session_hash", None) or None
+
+
+def _gradio_cache() -> Path:
+    from gradio.utils import get_upload_folder
+
+    return Path(get_upload_folder())
+
+
+def track(request, *paths) -> None:
+    """Delete these files when the request's session ends (no session: left to the age sweeps)."""
+    key = _session(request)
+    if key is None:
+        return
+    with _lock:
+        _files.setdefault(key, set()).update(Path(p) for p in paths if p)
+
+
+def new_download(request, suffix: str, prefix: str = "studio-") -> str:
+    """A fresh, uniquely named file for a download, owned by the request's session."""
+    DOWNLOAD_DIR.mkdir(parents=True, exist_ok=True)
+    sweep(MAX_AGE_S)
+    fd, path = tempfile.mkstemp(suffix=suffix, prefix=prefix, dir=DOWNLOAD_DIR)
+    os.close(fd)
+    track(request, path)
+    return path
+
+
+def _remove(path: Path) -> None:
+    path.unlink(missing_ok=True)
+    cache = _gradio_cache()
+    if path.parent.parent == cache:  # an upload: Gradio keeps one file per hash folder
+        try:
+            path.parent.rmdir()
+        except OSError:
+            pass
+    # Gradio's copies of a download sit in <cache>/<hash>/<same unique name>
+    for copy in cache.glob(f"*/{path.name}") if path.parent == DOWNLOAD_DIR else ():
+        copy.unlink(missing_ok=True)
+        try:
+            copy.parent.rmdir()
+        except OSError:
+            pass
+
+
+def end_session(request: gr.Request) -> None:
+    """The unload handler: delete every file the session uploaded or downloaded."""
+    key = _session(request)
+    with _lock:
+        paths = _files.pop(key, set()) if key else set()
+    for path in paths:
+        _remove(path)
+
+
+
+def sweep(max_age_s: float, force: bool = False) -> None:
+    """Delete downloads older than max_age_s (those of API clients, whose sessions never end) and forget
+    files that are gone; at most once a minute unless forced."""
+    global _last_sweep
+    now = time.time()
+    with _lock:
+        if not force and now - _last_sweep < SWEEP_EVERY_S:
+            return
+        _last_sweep = now
+    for path in DOWNLOAD_DIR.glob("*"):
+        try:
+            if path.stat().st_mtime < now - max_age_s:
+                path.unlink()
+        except OSError:
+            pass
+    with _lock:
+        for key in list(_files):
+            _files[key] = {p for p in _files[key] if p.exists()}
+            if not _files[key]:
+                del _files[key]
+
+
+def tracked(request) -> set[Path]:
+    with _lock:
+        return set(_files.get(_session(request) or "", set()))
