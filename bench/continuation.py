@@ -45,6 +45,9 @@ def main() -> None:
     p.add_argument("--profile", default="offline")
     args = p.parse_args()
     os.environ["STUDIO_PROFILE"] = args.profile
+    load_before = round(os.getloadavg()[0], 2)  # the 2 cores are shared: a busy machine explains slow figures
+    import torch
+
     from studio.continuation.decoding import ensemble_sample
     from studio.continuation.generate import prompts_for
     from studio.continuation.judge import judge_pair
@@ -77,7 +80,9 @@ def main() -> None:
         "targets": {"plain_20_tokens_s": 1.0, "ensemble_12_prompts_20_tokens_s": 3.0, "judgement_s": 0.2},
         "prompts_in_ensemble": len(INFERENCES),
         "repeats": args.repeats,
-        "cpu_load_1min": round(os.getloadavg()[0], 2),
+        "cpu_load_1min_before": load_before,
+        "cpu_load_1min_after": round(os.getloadavg()[0], 2),
+        "torch_threads": torch.get_num_threads(),
     }
     print(json.dumps(result, indent=2))
 

@@ -80,3 +80,8 @@ def test_offline_judge_batch_and_accuracy(offline, tmp_path, capsys, studio_lexi
     results = [json.loads(x) for x in dst.read_text().splitlines()]
     assert len(results) == 2 and all(abs(r["p_option1"] + r["p_option2"] - 1) < 1e-3 for r in results)
     assert all(r["choice"] == ("option1" if r["p_option1"] >= r["p_option2"] else "option2") for r in results)
+
+
+def test_cli_eval_rejects_an_empty_generation_sample(capsys):
+    assert main(["eval", "continuation", "--only", "generation", "--gen-n", "0"]) == 2
+    assert "--gen-n" in capsys.readouterr().err

@@ -41,6 +41,7 @@ def judge_accuracy() -> dict:
         rows["n"] = len(val)
         out[kind] = rows
     out["scorings compared at training time"] = judge.cfg.metrics.get("all_scorings", {})
+    out["scorer selection (training part only)"] = judge.cfg.metrics.get("inner_selection", {})
     out["judge"] = judge.name
     return out
 
@@ -128,12 +129,17 @@ def _mark_simile(narrative: str, simile: str) -> str:
 
 def evaluate(argv: list[str]) -> dict:
     p = argparse.ArgumentParser(prog="python -m studio eval continuation")
-    p.add_argument("--per-type", type=int, default=10, help="validation narratives per type for generation")
+    p.add_argument("--per-type", "--gen-n", dest="per_type", type=int, default=10,
+                   help="validation narratives per type for generation")
     p.add_argument("--samples", type=int, default=3, help="continuations sampled per narrative, then ranked")
     p.add_argument("--modes", default="plain,literal,context")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--only", choices=["judge", "detection", "generation"], action="append")
     args = p.parse_args(argv)
+    if args.per_type < 1 or args.samples < 1:
+        from ..errors import InputError
+
+        raise InputError("--gen-n/--per-type and --samples must be at least 1.")
     started = time.perf_counter()
     parts = args.only or ["judge", "detection", "generation"]
     result: dict = {"profile": get_registry().profile}

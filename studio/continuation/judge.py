@@ -1,13 +1,18 @@
 """The plausibility judge (the paper's discriminative task): a scorer over frozen `embedder` features of the
 option against the narrative, its last sentence, the expression and its meaning/property (studio.continuation.
 features), trained pairwise — P(option a is the plausible one) = sigmoid(s(a) - s(b)) — on the training part of
-../shared/data/figurative (`python -m studio train judge`). Among N continuations the scores give Bradley–Terry
-probabilities (a softmax), which is how generate-then-rank orders its samples."""
+../shared/data/figurative (`python -m studio train judge`). s may be the average of several scorers (e.g. a
+linear and an MLP one), stored together in assets/continuation/judge/. Among N continuations the scores give
+Bradley–Terry probabilities (a softmax), which is how generate-then-rank orders its samples."""
 from __future__ import annotations
 
+import json
+import os
+import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -31,20 +36,84 @@ class Judgement:
         return "option1" if self.p_option1 >= self.p_option2 else "option2"
 
 
+@dataclass
+class JudgeConfig:
+    members: list[dict]  # {"name", "hidden"} per averaged scorer
+    input_dim: int
+    embedder: str = ""
+    notes: str = ""
+    metrics: dict = field(default_factory=dict)
+
+    def head_config(self, member: dict) -> heads_io.HeadConfig:
+        return heads_io.HeadConfig("single", self.input_dim, int(member["hidden"]), ["plausibility"])
+
+
+def save_judge(folder: Path, members: list[tuple[str, int, object]], *, embedder: str, notes: str,
+               metrics: dict) -> None:
+    """members: (name, hidden, torch module). Written atomically, like the other heads."""
+    from safetensors.torch import save_file
+
+    cfg = JudgeConfig([{"name": n, "hidden": h} for n, h, _ in members], in_features(members[0][2]), embedder,
+                      notes, metrics)
+    state = {f"{i}.{k}": v.detach().cpu().contiguous()
+             for i, (_, _, module) in enumerate(members) for k, v in module.state_dict().items()}
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, writer in (("judge.safetensors", lambda p: save_file(state, p)),
+                         ("judge.json", lambda p: Path(p).write_text(json.dumps(asdict(cfg), indent=1)))):
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        os.close(fd)
+        writer(tmp)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, folder / name)
+
+
+def load_judge(folder: Path) -> tuple[JudgeConfig, list]:
+    from safetensors.torch import load_file
+
+    folder = Path(folder)
+    cfg = JudgeConfig(**json.loads((folder / "judge.json").read_text()))
+    state = load_file(str(folder / "judge.safetensors"))
+    modules = []
+    for i, member in enumerate(cfg.members):
+        module = heads_io.build_module(cfg.head_config(member))
+        prefix = f"{i}."
+        module.load_state_dict({k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)})
+        module.eval()
+        modules.append(module)
+    return cfg, modules
+
+
+def has_judge(folder: Path) -> bool:
+    return (Path(folder) / "judge.json").is_file() and (Path(folder) / "judge.safetensors").is_file()
+
+
+def in_features(module) -> int:
+    import torch.nn as nn
+
+    return (module if isinstance(module, nn.Linear) else module[0]).in_features
+
+
 class Judge:
-    def __init__(self, cfg, module, embedder):
-        self.cfg, self.module, self.embedder = cfg, module, embedder
+    def __init__(self, cfg: JudgeConfig, modules: list, embedder):
+        self.cfg, self.modules, self.embedder = cfg, modules, embedder
         self.name = f"{cfg.notes} ({embedder.model_id})"
 
     def _scores(self, contexts, options, present) -> np.ndarray:
         import torch
 
+        x = torch.from_numpy(option_features(contexts, options, present))
         with torch.inference_mode():
-            return self.module(torch.from_numpy(option_features(contexts, options, present))).squeeze(-1).numpy()
+            return torch.stack([m(x).squeeze(-1) for m in self.modules]).mean(0).numpy()
+
+    def _encode_few(self, texts: list[str]) -> np.ndarray:
+        # a judgement embeds ~7 texts of very different lengths (narrative … expression); in batches of 4 (the
+        # encoder sorts by length) far less padding is computed than in one batch: ~25% faster on 1 thread
+        return self.embedder.encode(texts, batch_size=4 if len(texts) <= 16 else 64)
 
     def scores(self, cases: list[Case], options: list[list[str]], encode=None) -> list[np.ndarray]:
         """Scores of each case's options (any number per case)."""
-        encode = encode or self.embedder.encode
+        encode = encode or self._encode_few
         flat_cases, flat_opts, owner = [], [], []
         for i, (case, opts) in enumerate(zip(cases, options)):
             for o in opts:
@@ -81,15 +150,15 @@ def case_for(narrative: str, expr=None) -> Case:
 def get_judge() -> Judge | None:
     """The committed judge for the registry's embedder, or None when it is not trained (or was trained on
     another embedder: its features would be meaningless)."""
-    if not heads_io.has_head(JUDGE_DIR):
+    if not has_judge(JUDGE_DIR):
         return None
     embedder = get_registry().get("embedder")
     with _lock:
         if embedder.model_id not in _loaded:
-            cfg, module = heads_io.load_head(JUDGE_DIR)
+            cfg, modules = load_judge(JUDGE_DIR)
             if cfg.embedder != embedder.model_id or cfg.input_dim != option_dim(embedder.dim):
                 return None
-            _loaded[embedder.model_id] = Judge(cfg, module, embedder)
+            _loaded[embedder.model_id] = Judge(cfg, modules, embedder)
         return _loaded[embedder.model_id]
 
 
