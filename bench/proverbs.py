@@ -34,6 +34,7 @@ def main(threads: int | None = None) -> dict:
         torch.set_num_threads(threads)
     from studio.models import get_registry
     from studio.proverbs import align, ranking
+    from studio.proverbs.index import EMBEDDER_ROLE
 
     imported = time.perf_counter()
     registry = get_registry()
@@ -54,7 +55,8 @@ def main(threads: int | None = None) -> dict:
         align(NARRATIVE, top[0].proverb.text)
         align_warm.append(time.perf_counter() - t)
     return {
-        "profile": registry.profile, "torch_threads": _threads(), "load_average_1min": round(os.getloadavg()[0], 2), "embedder": registry.get("embedder").model_id,
+        "profile": registry.profile, "torch_threads": _threads(), "load_average_1min": round(os.getloadavg()[0], 2),
+        "embedder": registry.get(EMBEDDER_ROLE).model_id,
         "words": len(NARRATIVE.split()), "top_proverb": top[0].proverb.text,
         "import_seconds": round(imported - START, 3),
         "first_query_seconds": round(first, 3), "first_query_target_seconds": 3.0,

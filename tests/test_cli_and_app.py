@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+EXPECTED_ROLES = ["embedder", "retrieval_embedder", "lm", "nli", "sentiment", "clip", "diffusion", "parser"]
 
 
 def run_cli(*args, env=None):
@@ -21,7 +22,7 @@ def test_models_json_offline_lists_all_roles():
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     roles = {r["role"]: r for r in data["roles"]}
-    assert data["profile"] == "offline" and len(roles) == 7
+    assert data["profile"] == "offline" and list(roles) == EXPECTED_ROLES
     for role in ("clip", "diffusion"):
         assert roles[role]["available"] is False and roles[role]["reason"] and roles[role]["fix"]
 
@@ -45,7 +46,7 @@ def test_import_app_and_building_the_demo_load_no_model():
 def test_models_api(client):
     table = client.predict(api_name="/models")
     roles = [row[0] for row in table["data"]]
-    assert roles == ["embedder", "lm", "nli", "sentiment", "clip", "diffusion", "parser"]
+    assert roles == EXPECTED_ROLES
     table = client.predict("sentiment", api_name="/load_model")
     state = {row[0]: row[3] for row in table["data"]}
     assert state["sentiment"] == "ready"

@@ -64,4 +64,30 @@ def test_a_delta_from_another_base_is_refused_and_the_scorer_falls_back(tmp_path
         load_embedder_variant(path)
     with pytest.raises(VariantMismatch, match="not found"):
         load_embedder_variant(tmp_path / "missing.safetensors")
-    assert get_scorer().finetuned is None  # the committed delta belongs to MiniLM, not to the tiny embedder
+    assert get_scorer().finetuned is None  # no committed delta was trained from the tiny embedder
+
+
+def test_split_encoder_reproduces_an_mpnet_model(tmp_path):
+    """MPNet (all-mpnet-base-v2, the offline retrieval embedder) shares a relative-position bias across layers and
+    has no token types: the split must still reproduce the whole model."""
+    from transformers import MPNetConfig, MPNetModel
+
+    import torch
+
+    from studio.models.loaders.tiny import tiny_tokenizer
+    from studio.models.variants import load_base_sentence_transformer
+    from studio.proverbs.finetune import SplitEncoder
+
+    tok = tiny_tokenizer()
+    torch.manual_seed(0)
+    cfg = MPNetConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=3, num_attention_heads=2,
+                      intermediate_size=64, max_position_embeddings=130, pad_token_id=tok.pad_token_id)
+    MPNetModel(cfg).eval().save_pretrained(tmp_path, safe_serialization=True)
+    tok.model_input_names = ["input_ids", "attention_mask"]
+    tok.save_pretrained(tmp_path)
+    model = load_base_sentence_transformer(str(tmp_path))
+    enc = SplitEncoder(model, str(tmp_path), frozen=2)
+    states = enc.lower(TEXTS)
+    split_vectors = enc.encode([states[t] for t in TEXTS]).numpy()
+    whole = model.encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True)
+    assert np.allclose(split_vectors, whole, atol=1e-5)

@@ -8,6 +8,7 @@ import pytest
 
 from studio.errors import InputError
 from studio.proverbs import alignment as A
+from studio.proverbs.index import EMBEDDER_ROLE
 from studio.proverbs.catalog import CATALOG_PATH, EPIC_DIR, build_catalog, load_catalog, normalize
 
 NARRATIVE = ("Tom put all his savings into one company's shares. He ignored advice to spread the money around. "
@@ -84,7 +85,7 @@ def test_assignment_is_one_to_one_without_overlaps():
 def test_index_is_cached_on_disk_and_reused(tiny_registry):
     from studio.proverbs.index import build_index, cache_path
 
-    embedder, catalog = tiny_registry.get("embedder"), load_catalog()
+    embedder, catalog = tiny_registry.get(EMBEDDER_ROLE), load_catalog()
     first = build_index(embedder, catalog)
     path = cache_path(embedder.model_id, catalog)
     assert path.is_file() and not list(path.parent.glob("*.tmp"))

@@ -27,8 +27,9 @@ def run(args) -> dict:
 def render(result: dict) -> str:
     lines = [f"profile: {result['profile']} ({result['profile_reason']})", ""]
     width = max(len(r["model"]) for r in result["roles"])
+    role_width = max(len(r["role"]) for r in result["roles"])
     for r in result["roles"]:
         extra = f"  — {r['reason']}" if r["reason"] else ""
         timing = f"  {r['load_seconds']:.2f}s {r['memory_mb']:.0f} MB" if r["load_seconds"] is not None else ""
-        lines.append(f"{r['role']:<10} {r['model']:<{width}}  {r['state']}{timing}{extra}")
+        lines.append(f"{r['role']:<{role_width}} {r['model']:<{width}}  {r['state']}{timing}{extra}")
     return "\n".join(lines)

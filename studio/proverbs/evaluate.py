@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 from .epic import SEEN_TRAIN, load_seen_train, split
+from .index import EMBEDDER_ROLE
 
 
 def ranking_metrics(scores: np.ndarray, labels: np.ndarray, columns: list[int] | None = None) -> dict:
@@ -83,7 +84,7 @@ def alignment_report(rows, threshold=None, order_weight=None) -> dict:
 
     threshold = A.DEFAULT_THRESHOLD if threshold is None else threshold
     order_weight = A.DEFAULT_ORDER_WEIGHT if order_weight is None else order_weight
-    parser, embedder = get_registry().get("parser"), get_registry().get("embedder")
+    parser, embedder = get_registry().get("parser"), get_registry().get(EMBEDDER_ROLE)
     phrases = {r.proverb: A.proverb_phrases(r.proverb, parser) for r in rows}
     cands = [A.narrative_candidates(r.text) for r in rows]
     texts = sorted({p.text for ps in phrases.values() for p in ps} | {c.text for cs in cands for c in cs})
@@ -139,7 +140,7 @@ def evaluate(argv: list[str] | None = None) -> dict:
     start = time.perf_counter()
     train_rows, val_rows = split(load_seen_train(args.data))
     rows = val_rows if args.part == "validation" else train_rows
-    out = {"profile": get_registry().profile, "embedder": get_registry().get("embedder").model_id,
+    out = {"profile": get_registry().profile, "embedder": get_registry().get(EMBEDDER_ROLE).model_id,
            "part": f"{args.part} ({len(rows)} narratives)"}
     if "ranking" not in args.skip:
         out["ranking"] = ranking_report(rows)

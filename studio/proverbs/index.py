@@ -47,13 +47,17 @@ def build_index(embedder, catalog: Catalog) -> ProverbIndex:
     return ProverbIndex(catalog, embedder.model_id, text, meaning)
 
 
+#: the registry role proverbs embed with: ePiC's own Sentence-BERT, larger than the studio's general embedder and
+#: 5 points better at accuracy@1 on the validation part before any training
+EMBEDDER_ROLE = "retrieval_embedder"
+
 _lock = threading.Lock()
 _current: dict[tuple[int, str, str], ProverbIndex] = {}
 
 
 def get_index() -> ProverbIndex:
     """The index for the registry's current embedder (loads the embedder on first use)."""
-    embedder = get_registry().get("embedder")
+    embedder = get_registry().get(EMBEDDER_ROLE)
     catalog = load_catalog()
     key = (id(embedder), embedder.model_id, catalog.digest)
     index = _current.get(key)

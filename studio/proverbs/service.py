@@ -11,7 +11,7 @@ from ..errors import InputError, require_text
 from ..models import get_registry
 from . import alignment
 from .catalog import Proverb, load_catalog
-from .index import get_index
+from .index import EMBEDDER_ROLE, get_index
 from .motifs import DEFAULT_METHOD, METHODS, similarity_matrix
 from .scorer import FineTunedPart, Scorer, load_trained
 
@@ -57,7 +57,7 @@ def finetuned_part(index) -> FineTunedPart | None:
     if config is None:
         return None
     try:
-        embedder = load_embedder_variant(DELTA_PATH)
+        embedder = load_embedder_variant(DELTA_PATH, EMBEDDER_ROLE)
     except VariantMismatch:
         return None
     vectors = embed_cached(embedder, [class_text(p) for p in index.catalog.proverbs], "classes")
@@ -72,7 +72,7 @@ def embed_narratives(texts: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
     """Whole-narrative and per-sentence embeddings. Two calls, because one batch would pad every short
     sentence to the length of the whole narrative (about twice the work)."""
     groups = [[s.text for s in alignment.sentence_spans(t)] or [t] for t in texts]
-    embedder = get_registry().get("embedder")
+    embedder = get_registry().get(EMBEDDER_ROLE)
     docs = embedder.encode(list(texts))
     vectors = embedder.encode([s for g in groups for s in g])
     cursor, sents = 0, []
@@ -127,7 +127,7 @@ def align(narrative: str, proverb: str, threshold: float = alignment.DEFAULT_THR
     candidates = alignment.narrative_candidates(narrative)
     if not phrases or not candidates:
         return []
-    vectors = get_registry().get("embedder").encode([p.text for p in phrases] + [c.text for c in candidates])
+    vectors = get_registry().get(EMBEDDER_ROLE).encode([p.text for p in phrases] + [c.text for c in candidates])
     sim = vectors[:len(phrases)] @ vectors[len(phrases):].T
     return alignment.assign(sim, phrases, candidates, len(text), len(narrative), threshold=threshold)
 

@@ -1,6 +1,7 @@
 """`python -m studio train proverbs`: fit the learned parts of the scorer on ePiC's seen_train (training part
-only; the validation part is never trained on): the linear adapter (assets/proverbs/scorer.{safetensors,json})
-and the fine-tuned encoder's top layers (assets/proverbs/encoder_delta.{safetensors,json}, see finetune.py)."""
+only; the validation part is never trained on): the linear adapter (assets/proverbs/scorer.{safetensors,json}),
+and with `--what encoder|both` the fine-tuned encoder's top layer (assets/proverbs/encoder_delta.{safetensors,json},
+see finetune.py)."""
 from __future__ import annotations
 
 import argparse
@@ -13,6 +14,7 @@ import numpy as np
 from ..errors import InputError
 from .catalog import PROJECT_ROOT, write_atomic
 from .epic import SEEN_TRAIN, load_seen_train, split
+from .index import EMBEDDER_ROLE
 from .scorer import SCORER_CONFIG, SCORER_WEIGHTS, UNTRAINED_WEIGHTS, load_trained
 
 DEFAULTS = dict(epochs=150, lr=2e-3, adapter_decay=1e-3, offset_decay=1e-1, seed=0)
@@ -26,7 +28,7 @@ def embedded_rows(rows, progress=None):
     from .index import get_index
 
     index = get_index()
-    embedder = get_registry().get("embedder")
+    embedder = get_registry().get(EMBEDDER_ROLE)
     sentences = [[s.text for s in sentence_spans(r.text)] or [r.text] for r in rows]
     flat = [r.text for r in rows] + [s for group in sentences for s in group]
     vectors = embed_cached(embedder, flat, "epic", progress)
@@ -140,7 +142,7 @@ def train_encoder(train_rows, val_rows, catalog, args, log) -> dict:
     from .scorer import Scorer
 
     start = time.perf_counter()
-    model_id = get_registry().get("embedder").model_id
+    model_id = get_registry().get(EMBEDDER_ROLE).model_id
     hyper = {**FINETUNE_DEFAULTS, "epochs": args.encoder_epochs or FINETUNE_DEFAULTS["epochs"], "seed": args.seed}
     adapter = load_trained() is not None
     out, weight = {}, TUNED_WEIGHT
@@ -179,9 +181,10 @@ def train_encoder(train_rows, val_rows, catalog, args, log) -> dict:
 def train(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m studio train proverbs")
     parser.add_argument("--data", default=str(SEEN_TRAIN), help="ePiC seen_train.jsonl")
-    parser.add_argument("--what", choices=["encoder", "adapter", "both"], default="both",
-                        help="the fine-tuned encoder (served), the linear adapter (served when the encoder delta is "
-                             "absent), or both")
+    parser.add_argument("--what", choices=["encoder", "adapter", "both"], default="adapter",
+                        help="the linear adapter (served), the fine-tuned top layer (served beside the adapter when its "
+                             "delta is in assets/proverbs; with all-mpnet-base-v2 it added nothing on the inner split, "
+                             "so none ships), or both")
     parser.add_argument("--epochs", type=int, default=DEFAULTS["epochs"], help="adapter epochs")
     parser.add_argument("--encoder-epochs", type=int, default=None, help="fine-tuning epochs (default 1)")
     parser.add_argument("--select", action="store_true",
@@ -220,7 +223,7 @@ def train_adapter(train_rows, val_rows, args, log) -> dict:
     labels = labels_of(train_rows, index.catalog)
     hyper = {**DEFAULTS, "epochs": args.epochs, "seed": args.seed}
     tensors = fit(index, docs, sents, labels, log=log, **hyper)
-    embedder = get_registry().get("embedder")
+    embedder = get_registry().get(EMBEDDER_ROLE)
     catalog = index.catalog
     config = {
         "model_id": embedder.model_id,

@@ -51,7 +51,12 @@ def package_dir(name: str) -> Path:
 
 
 def resolve_model_path(model_id: str) -> str:
-    """`package:NAME/sub/path` -> a path inside an installed package; anything else unchanged."""
+    """`package:NAME/sub/path` -> a path inside an installed package; `split-package:…` -> the folder unpacked
+    from a zip split across packages (split_package.py); anything else unchanged."""
+    if model_id.startswith("split-package:"):
+        from .split_package import resolve_split_package
+
+        return str(resolve_split_package(model_id))
     if model_id.startswith("package:"):
         name, _, sub = model_id[len("package:"):].partition("/")
         root = package_dir(name)
