@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from .epic import SEEN_TRAIN, load_seen_train, split
-from .index import EMBEDDER_ROLE
+from .index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 
 
 def ranking_metrics(scores: np.ndarray, labels: np.ndarray, columns: list[int] | None = None) -> dict:
@@ -84,7 +84,7 @@ def alignment_report(rows, threshold=None, order_weight=None) -> dict:
 
     threshold = A.DEFAULT_THRESHOLD if threshold is None else threshold
     order_weight = A.DEFAULT_ORDER_WEIGHT if order_weight is None else order_weight
-    parser, embedder = get_registry().get("parser"), get_registry().get(EMBEDDER_ROLE)
+    parser, embedder = get_registry().get("parser"), get_registry().get(ALIGNMENT_ROLE)
     phrases = {r.proverb: A.proverb_phrases(r.proverb, parser) for r in rows}
     cands = [A.narrative_candidates(r.text) for r in rows]
     texts = sorted({p.text for ps in phrases.values() for p in ps} | {c.text for cs in cands for c in cs})

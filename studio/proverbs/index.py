@@ -51,6 +51,10 @@ def build_index(embedder, catalog: Catalog) -> ProverbIndex:
 #: 5 points better at accuracy@1 on the validation part before any training
 EMBEDDER_ROLE = "retrieval_embedder"
 
+#: span alignment compares short phrases, where the general embedder does as well (F1 0.300 against 0.308 with
+#: all-mpnet-base-v2 on the validation part) at a sixth of the time
+ALIGNMENT_ROLE = "embedder"
+
 _lock = threading.Lock()
 _current: dict[tuple[int, str, str], ProverbIndex] = {}
 

@@ -8,7 +8,7 @@ from scipy.spatial.distance import jensenshannon
 
 METHODS = ("proverb-distribution-cosine", "proverb-distribution-js", "embedding-cosine")
 #: the method that ranked same-proverb narratives best on the validation part (see the README figures)
-DEFAULT_METHOD = "proverb-distribution-cosine"
+DEFAULT_METHOD = "proverb-distribution-js"
 DISTRIBUTION_TEMPERATURE = 1.0  # the scorer's scores are already on a logit scale
 
 

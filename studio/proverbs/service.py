@@ -11,7 +11,7 @@ from ..errors import InputError, require_text
 from ..models import get_registry
 from . import alignment
 from .catalog import Proverb, load_catalog
-from .index import EMBEDDER_ROLE, get_index
+from .index import ALIGNMENT_ROLE, EMBEDDER_ROLE, get_index
 from .motifs import DEFAULT_METHOD, METHODS, similarity_matrix
 from .scorer import FineTunedPart, Scorer, load_trained
 
@@ -127,7 +127,7 @@ def align(narrative: str, proverb: str, threshold: float = alignment.DEFAULT_THR
     candidates = alignment.narrative_candidates(narrative)
     if not phrases or not candidates:
         return []
-    vectors = get_registry().get(EMBEDDER_ROLE).encode([p.text for p in phrases] + [c.text for c in candidates])
+    vectors = get_registry().get(ALIGNMENT_ROLE).encode([p.text for p in phrases] + [c.text for c in candidates])
     sim = vectors[:len(phrases)] @ vectors[len(phrases):].T
     return alignment.assign(sim, phrases, candidates, len(text), len(narrative), threshold=threshold)
 

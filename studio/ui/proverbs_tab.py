@@ -6,7 +6,7 @@ import gradio as gr
 import pandas as pd
 
 from ..proverbs import align, get_scorer, ranking, similar
-from ..proverbs.index import EMBEDDER_ROLE
+from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL
 from .common import guarded, role_notice, highlight_pieces
@@ -91,7 +91,7 @@ def build_proverbs_tab() -> None:
         gr.Markdown("Which proverb fits a story? Type a short narrative: the studio ranks its catalog of "
                     "proverbs (ePiC's 250 and more), shows which phrases of a proverb match which parts of your "
                     "story, and finds stories with similar motifs (ePiC, Ghosh & Srivastava, ACL 2022).")
-        gr.Markdown(lambda: role_notice(EMBEDDER_ROLE, "parser"))
+        gr.Markdown(lambda: role_notice(EMBEDDER_ROLE, ALIGNMENT_ROLE, "parser"))
         with gr.Row():
             with gr.Column(scale=3):
                 narrative = gr.Textbox(label="Narrative", lines=6, max_length=MAX_NARRATIVE_CHARS,
