@@ -79,7 +79,6 @@ def end_session(request: gr.Request) -> None:
         _remove(path)
 
 
-
 def sweep(max_age_s: float, force: bool = False) -> None:
     """Delete downloads older than max_age_s (those of API clients, whose sessions never end) and forget
     files that are gone; at most once a minute unless forced."""
