@@ -112,6 +112,15 @@ def override_problem(role: str, value: str) -> str:
     return f"{value!r} is neither an existing local path nor a hub id (owner/name)"
 
 
+def display_name(model_id: str) -> str:
+    """A model_id as a person reads it: the model's folder for packaged weights, the id itself otherwise."""
+    if model_id.startswith("split-package:"):
+        return model_id.rsplit("/", 1)[-1]
+    if model_id.startswith("package:"):
+        return model_id[len("package:"):].split("/", 1)[0]
+    return model_id
+
+
 def spec_for(profile: str, role: str, override: str | None = None) -> ModelSpec:
     base = PROFILE_SPECS[profile][role]
     if not override:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..models.specs import display_name
 from .catalog import PROVERB_ASSETS
 from .index import ProverbIndex
 
@@ -95,10 +96,11 @@ class Scorer:
             rest = "learned adapter" if self.trained is not None else "untrained similarity channels"
             return f"fine-tuned encoder ({self.finetuned.embedder.backend}) + {rest}"
         if self.trained is not None:
-            return f"learned adapter (trained on ePiC with {self.trained.model_id})"
+            return f"learned adapter (trained on ePiC with {display_name(self.trained.model_id)})"
         if self.available_trained is not None:
-            return (f"untrained similarity: the learned adapter was trained with {self.available_trained.model_id}, "
-                    f"not with this embedder ({self.index.model_id})")
+            return (f"untrained similarity: the learned adapter was trained with "
+                    f"{display_name(self.available_trained.model_id)}, not with this embedder "
+                    f"({display_name(self.index.model_id)})")
         return "untrained similarity: no learned adapter in assets/proverbs (run `python -m studio train proverbs`)"
 
     def channels(self, doc: np.ndarray, sentences: list[np.ndarray]) -> list[np.ndarray]:
