@@ -22,6 +22,7 @@ from ..models import heads as heads_io
 from .features import Case, embed_cases, option_features
 
 JUDGE_DIR = ASSETS / "continuation" / "judge"
+MAX_OPTION_CHARS = 600  # a continuation is one or two sentences
 _lock = threading.Lock()
 _loaded: dict[str, "Judge"] = {}
 
@@ -173,11 +174,12 @@ def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | 
     from ..errors import InputError, require_text
     from ..models import ModelUnavailable
     from .expression import Expression, find_expression
+    from .generate import MAX_NARRATIVE_CHARS
 
     started = time.perf_counter()
-    narrative = require_text(narrative, "narrative", 4000)
-    option1 = require_text(option1, "option 1", 600)
-    option2 = require_text(option2, "option 2", 600)
+    narrative = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)
+    option1 = require_text(option1, "option 1", MAX_OPTION_CHARS)
+    option2 = require_text(option2, "option 2", MAX_OPTION_CHARS)
     judge = get_judge()
     if judge is None:
         raise ModelUnavailable("judge", "the plausibility judge is not trained for this embedder",

@@ -6,7 +6,7 @@ import gradio as gr
 import pandas as pd
 
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, Settings, continue_narrative
-from ..continuation.judge import judge_pair
+from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
 from .common import guarded, role_notice
 
 # Written for the studio (not from the benchmark): narratives that end in an idiom or a simile.
@@ -105,8 +105,10 @@ def build_continue_tab() -> None:
                  [highlighted, info, table, inferences], api_name="continue")
         with gr.Accordion("Judge: which continuation is plausible?", open=True):
             with gr.Row():
-                option1 = gr.Textbox(label="Continuation 1", lines=2, max_length=600)
-                option2 = gr.Textbox(label="Continuation 2", lines=2, max_length=600)
+                option1 = gr.Textbox(label="Continuation 1", lines=2, max_length=MAX_OPTION_CHARS,
+                                     info=f"up to {MAX_OPTION_CHARS} characters")
+                option2 = gr.Textbox(label="Continuation 2", lines=2, max_length=MAX_OPTION_CHARS,
+                                     info=f"up to {MAX_OPTION_CHARS} characters")
             judge_btn = gr.Button("Judge")
             verdict = gr.Label(label="P(plausible)", num_top_classes=2)
             gr.Examples(JUDGE_EXAMPLES, inputs=[narrative, option1, option2], label="Judge example")

@@ -7,6 +7,7 @@ from gradio_client.exceptions import AppError
 
 from studio.cli.components_cmd import MAX_SENTENCE_CHARS
 from studio.continuation.generate import MAX_NARRATIVE_CHARS as CONTINUE_MAX
+from studio.continuation.judge import MAX_OPTION_CHARS
 from studio.hauser.scorer import MAX_CANDIDATES
 from studio.hauser.scorer import MAX_CHARS as HAUSER_MAX
 from studio.imagine.evaluate import MAX_TEXT_CHARS as IMAGINE_MAX
@@ -23,6 +24,8 @@ TEXT_INPUTS = [
     ("/imagine", "Text A (e.g. the literal sentence or the reference)", IMAGINE_MAX),
     ("/proverbs", "Narrative", PROVERBS_MAX),
     ("/continue", "Narrative", CONTINUE_MAX),
+    ("/judge", "Continuation 1", MAX_OPTION_CHARS),
+    ("/judge", "Continuation 2", MAX_OPTION_CHARS),
 ]
 
 
