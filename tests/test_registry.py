@@ -163,3 +163,24 @@ def test_overrides_accept_hub_ids_and_local_paths_only(monkeypatch, tmp_path):
     assert err.value.state == UNAVAILABLE and "STUDIO_MODEL_LM" in err.value.reason
     row = next(r for r in registry.status() if r["role"] == "embedder")
     assert row["model"] == str(tmp_path) and row["state"] == NOT_LOADED
+
+
+def test_an_alias_role_serves_the_other_roles_model_once(monkeypatch):
+    """The hub profile names one model for `embedder` and `retrieval_embedder`: the second role is an alias that
+    loads nothing of its own, counts no memory and follows the first through an unload."""
+    from studio.models import specs
+
+    hub_like = {**specs.PROFILE_SPECS["tiny"],
+                "retrieval_embedder": specs.ModelSpec("retrieval_embedder", "alias", "embedder", "alias")}
+    monkeypatch.setitem(specs.PROFILE_SPECS, "tiny", hub_like)
+    registry = Registry(Settings.from_env("tiny"))
+    alias = registry.get("retrieval_embedder")
+    base = registry.get("embedder")
+    texts = ["a stitch in time", "saves nine"]
+    assert np.array_equal(alias.encode(texts), base.encode(texts))
+    assert alias.model_id == base.model_id and alias.dim == base.dim
+    rows = {r["role"]: r for r in registry.status()}
+    assert rows["retrieval_embedder"]["memory_mb"] == 0.0 and rows["embedder"]["state"] == READY
+    registry.unload("embedder")
+    assert np.array_equal(alias.encode(texts), base.encode(texts))  # the embedder reloads on demand
+    assert {r["role"]: r["state"] for r in registry.status()}["embedder"] == READY

@@ -165,7 +165,8 @@ class Registry:
         # A reload often fits into memory freed earlier and shows little RSS growth: the role is as large as the
         # largest growth any of its loads showed.
         entry.rss_high_mb = max(entry.rss_high_mb, _rss_mb() - before)
-        entry.memory_mb = _weights_mb(model) or entry.rss_high_mb
+        # an alias holds no weights of its own: they are counted once, on the role it serves for
+        entry.memory_mb = 0.0 if getattr(model, "shares_weights_of", None) else _weights_mb(model) or entry.rss_high_mb
         entry.last_used = time.monotonic()
         entry.state = READY
 

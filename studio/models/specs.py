@@ -53,8 +53,9 @@ _NO_OFFLINE_DIFFUSION = (
 PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
     "hub": {
         "embedder": ModelSpec("embedder", "sentence_transformers", HUB_EMBEDDER, "ePiC's Sentence-BERT"),
-        "retrieval_embedder": ModelSpec("retrieval_embedder", "sentence_transformers", HUB_EMBEDDER,
-                                        "ePiC's Sentence-BERT (proverb retrieval)"),
+        # the same model as `embedder`: served by it rather than loaded twice
+        "retrieval_embedder": ModelSpec("retrieval_embedder", "alias", "embedder",
+                                        "the embedder's model, ePiC's Sentence-BERT (proverb retrieval)"),
         "lm": ModelSpec("lm", "transformers_lm", HUB_LM),
         "nli": ModelSpec("nli", "transformers_nli", HUB_NLI, "HAUSER's NLI model"),
         "sentiment": ModelSpec("sentiment", "transformers_sentiment", HUB_SENTIMENT, "HAUSER's sentiment model"),

@@ -7,6 +7,7 @@ import importlib
 #: backend name -> (module, function); the function takes (spec, registry) and returns a Role
 LOADERS = {
     "sentence_transformers": ("text", "load_sentence_transformer"),
+    "alias": ("text", "load_alias"),
     "transformers_nli": ("text", "load_transformers_nli"),
     "transformers_sentiment": ("text", "load_transformers_sentiment"),
     "embedding_head": ("text", "load_head_nli"),

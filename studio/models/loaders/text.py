@@ -39,6 +39,24 @@ def load_sentence_transformer(spec, registry) -> Embedder:
     return SentenceTransformerEmbedder(model, spec.model_id, f"{name} (sentence-transformers)")
 
 
+class AliasEmbedder(Embedder):
+    """Another role's embedder serving under this role's name: in the hub profile `retrieval_embedder` and
+    `embedder` name the same model, which is then loaded and held once. Always asks the registry, so it follows
+    the other role through unloads and reloads."""
+
+    def __init__(self, registry, target: str):
+        base = registry.get(target)
+        self._registry, self.shares_weights_of = registry, target
+        self.model_id, self.dim, self.backend = base.model_id, base.dim, f"same model as `{target}`"
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        return self._registry.get(self.shares_weights_of).encode(texts, batch_size=batch_size)
+
+
+def load_alias(spec, registry) -> Embedder:
+    return AliasEmbedder(registry, spec.model_id)
+
+
 class TransformersClassifier:
     """A sequence classifier whose label names say what each column means."""
 
