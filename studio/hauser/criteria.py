@@ -53,6 +53,8 @@ def minmax(values: Sequence[float]) -> np.ndarray:
     x = np.asarray(values, dtype=np.float64)
     if not x.size:
         return x
+    if not np.isfinite(x).all():  # a NaN or infinity would turn every normalized value into NaN
+        raise InputError("criterion values must be finite numbers to be normalized")
     lo, hi = float(x.min()), float(x.max())
     if math.isclose(lo, hi, rel_tol=0.0, abs_tol=1e-12):
         return np.full_like(x, 0.5)
