@@ -24,7 +24,7 @@ from .features import Case, embed_cases, option_features
 JUDGE_DIR = ASSETS / "continuation" / "judge"
 MAX_OPTION_CHARS = 600  # a continuation is one or two sentences
 _lock = threading.Lock()
-_loaded: dict[str, "Judge"] = {}
+_loaded: dict[str, "Judge | None"] = {}
 
 
 @dataclass
@@ -67,6 +67,8 @@ def save_judge(folder: Path, members: list[tuple[str, int, object]], *, embedder
         writer(tmp)
         os.chmod(tmp, 0o644)
         os.replace(tmp, folder / name)
+    with _lock:  # judges read before this save are stale now
+        _loaded.clear()
 
 
 def load_judge(folder: Path) -> tuple[JudgeConfig, list]:
@@ -97,7 +99,8 @@ def in_features(module) -> int:
 
 class Judge:
     def __init__(self, cfg: JudgeConfig, modules: list, embedder):
-        self.cfg, self.modules, self.embedder = cfg, modules, embedder
+        # the embedder is asked of the registry at each call, not kept: a kept one would outlive its eviction
+        self.cfg, self.modules = cfg, modules
         self.name = f"{cfg.notes} ({embedder.model_id})"
 
     def _scores(self, contexts, options, present) -> np.ndarray:
@@ -110,7 +113,7 @@ class Judge:
     def _encode_few(self, texts: list[str]) -> np.ndarray:
         # a judgement embeds ~7 texts of very different lengths (narrative … expression); in batches of 4 (the
         # encoder sorts by length) far less padding is computed than in one batch: ~25% faster on 1 thread
-        return self.embedder.encode(texts, batch_size=4 if len(texts) <= 16 else 64)
+        return get_registry().get("embedder").encode(texts, batch_size=4 if len(texts) <= 16 else 64)
 
     def scores(self, cases: list[Case], options: list[list[str]], encode=None) -> list[np.ndarray]:
         """Scores of each case's options (any number per case)."""
@@ -155,11 +158,10 @@ def get_judge() -> Judge | None:
         return None
     embedder = get_registry().get("embedder")
     with _lock:
-        if embedder.model_id not in _loaded:
+        if embedder.model_id not in _loaded:  # a judge of another embedder is remembered as None: read once
             cfg, modules = load_judge(JUDGE_DIR)
-            if cfg.embedder != embedder.model_id or cfg.input_dim != option_dim(embedder.dim):
-                return None
-            _loaded[embedder.model_id] = Judge(cfg, modules, embedder)
+            fits = cfg.embedder == embedder.model_id and cfg.input_dim == option_dim(embedder.dim)
+            _loaded[embedder.model_id] = Judge(cfg, modules, embedder) if fits else None
         return _loaded[embedder.model_id]
 
 

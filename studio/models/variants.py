@@ -8,8 +8,7 @@ import hashlib
 import threading
 from pathlib import Path
 
-from .loaders.common import device, refuse_pickled_weights, resolve_model_path
-from .loaders.text import SentenceTransformerEmbedder
+from .loaders.text import SentenceTransformerEmbedder, sentence_transformer
 from .registry import get_registry
 from .roles import Embedder
 
@@ -22,13 +21,7 @@ class VariantMismatch(RuntimeError):
 
 def load_base_sentence_transformer(model_id: str):
     """A private, trainable copy of a sentence-transformers model (for training a delta)."""
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()
-    path = resolve_model_path(model_id)
-    refuse_pickled_weights(path)
-    return SentenceTransformer(path, device=device(), trust_remote_code=False)
+    return sentence_transformer(model_id)
 
 
 def delta_base_id(delta_path: Path | str) -> str:

@@ -29,5 +29,5 @@ def similarity_matrix(method: str, queries_scores: np.ndarray, queries_emb: np.n
         pn = p / np.linalg.norm(p, axis=1, keepdims=True)
         return qn @ pn.T
     if method == "proverb-distribution-js":
-        return 1.0 - np.array([[jensenshannon(a, b, base=2) for b in p] for a in q])
+        return 1.0 - jensenshannon(q[:, None, :], p[None, :, :], base=2, axis=-1)
     raise ValueError(f"unknown similarity method {method!r}; choose one of {', '.join(METHODS)}")

@@ -6,6 +6,7 @@ with their nearest KB context words by the `embedder` ("yelp" → "bark", "screa
 from __future__ import annotations
 
 import functools
+import threading
 import re
 
 import numpy as np
@@ -67,9 +68,25 @@ def expand(kb, words: list[str], vocab: list[str]) -> list[str]:
     return out
 
 
-@functools.lru_cache(maxsize=4)
+_matrices: dict[tuple, np.ndarray] = {}
+_matrices_lock = threading.Lock()
+
+
 def word_matrix(embedder, digest: str, kind: str, vocab: tuple[str, ...]) -> np.ndarray:
-    """Embeddings of a KB word list, cached on disk per model, KB build and list kind (computed once)."""
+    """Embeddings of a KB word list, cached on disk per model, KB build and list kind (computed once). Kept in
+    memory by model_id, not by embedder object, so an evicted embedder is not held alive here."""
+    key = (embedder.model_id, digest, kind, vocab)
+    matrix = _matrices.get(key)
+    if matrix is None:
+        matrix = _word_matrix(embedder, digest, kind, vocab)
+        with _matrices_lock:
+            if len(_matrices) >= 4:
+                _matrices.pop(next(iter(_matrices)))
+            _matrices[key] = matrix
+    return matrix
+
+
+def _word_matrix(embedder, digest: str, kind: str, vocab: tuple[str, ...]) -> np.ndarray:
     from ..models import cache_dir
 
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", embedder.model_id)[-80:]

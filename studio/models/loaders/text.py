@@ -27,14 +27,19 @@ class SentenceTransformerEmbedder(Embedder):
         self._model = None
 
 
-def load_sentence_transformer(spec, registry) -> Embedder:
+def sentence_transformer(model_id: str):
+    """A sentence-transformers model from a hub id, local path or packaged weights (safetensors only)."""
     from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
-    path = resolve_model_path(spec.model_id)
+    path = resolve_model_path(model_id)
     refuse_pickled_weights(path)
-    model = SentenceTransformer(path, device=device(), trust_remote_code=False)
+    return SentenceTransformer(path, device=device(), trust_remote_code=False)
+
+
+def load_sentence_transformer(spec, registry) -> Embedder:
+    model = sentence_transformer(spec.model_id)
     name = spec.note or spec.model_id.rsplit("/", 1)[-1]
     return SentenceTransformerEmbedder(model, spec.model_id, f"{name} (sentence-transformers)")
 
