@@ -7,6 +7,7 @@ import pytest
 
 from studio.cli import main
 from studio.continuation import lexicon
+from studio.continuation.data import data_dir
 
 
 @pytest.fixture
@@ -50,6 +51,8 @@ def test_cli_continue_bad_mode(capsys):
 
 
 @pytest.mark.offline
+@pytest.mark.skipif(not (data_dir() / "simile_train.jsonl").is_file(),
+                    reason="the figurative narratives (../shared/data/figurative) are not available")
 def test_offline_judge_batch_and_accuracy(offline, tmp_path, capsys, studio_lexicon):
     from studio.continuation import data
     from studio.continuation.embcache import encode_cached
