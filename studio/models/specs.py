@@ -16,6 +16,8 @@ class ModelSpec:
     note: str = ""
     unavailable_reason: str = ""
     fix: str = ""
+    #: compute in bfloat16 on CPUs with native bf16 (measured: the same results, about half the time)
+    bfloat16: bool = False
 
 
 HEADS_DIR = ASSETS / "heads"
@@ -66,7 +68,8 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
     "offline": {
         "embedder": ModelSpec("embedder", "sentence_transformers", f"package:{OFFLINE_EMBEDDER_PKG}/model", "all-MiniLM-L6-v2"),
         "retrieval_embedder": ModelSpec("retrieval_embedder", "sentence_transformers", OFFLINE_SBERT,
-                                        "all-mpnet-base-v2, ePiC's Sentence-BERT (proverb retrieval)"),
+                                        "all-mpnet-base-v2, ePiC's Sentence-BERT (proverb retrieval)",
+                                        bfloat16=True),
         "lm": ModelSpec("lm", "gguf_lm", f"package:{OFFLINE_LM_PKG}/{OFFLINE_LM_GGUF}", "SmolLM2-135M-Instruct"),
         "nli": ModelSpec(
             "nli", "embedding_head", str(HEADS_DIR / "nli"), "MLP head on frozen embedder features",

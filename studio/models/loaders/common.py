@@ -34,6 +34,18 @@ def configure_torch_threads() -> None:
     _threads_set = True
 
 
+def fast_bfloat16() -> bool:
+    """Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX), where bf16 matrix products run about
+    twice as fast as float32; elsewhere they are emulated and slower. STUDIO_BF16=0 turns bf16 compute off."""
+    import torch
+
+    if os.environ.get("STUDIO_BF16", "1") == "0":
+        return False
+    cpu = getattr(torch, "cpu", None)
+    checks = [getattr(cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    return any(check() for check in checks if check is not None)
+
+
 def device() -> str:
     import torch
 

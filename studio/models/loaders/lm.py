@@ -179,4 +179,9 @@ def load_gguf_lm(spec, registry) -> LanguageModel:
             raise LoadError("reading GGUF files needs the `gguf` package", "pip install gguf accelerate") from exc
         convert_gguf(gguf, target)
     name = spec.note or gguf.stem
-    return _load_dir(str(target), spec.model_id, f"{name} (GGUF, converted to safetensors)")
+    lm = _load_dir(str(target), spec.model_id, f"{name} (GGUF, converted to safetensors)")
+    from .fourbit import serve_4bit
+
+    if serve_4bit(lm.model):
+        lm.backend = f"{name} (GGUF, its 4-bit layers served by torch's int4 kernel)"
+    return lm

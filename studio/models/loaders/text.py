@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import heads
 from ..roles import NLI_LABELS, Embedder, NLIModel, SentimentModel
-from .common import LoadError, device, refuse_pickled_weights, resolve_model_path
+from .common import LoadError, device, fast_bfloat16, refuse_pickled_weights, resolve_model_path
 
 
 class SentenceTransformerEmbedder(Embedder):
@@ -41,6 +41,11 @@ def sentence_transformer(model_id: str):
 def load_sentence_transformer(spec, registry) -> Embedder:
     model = sentence_transformer(spec.model_id)
     name = spec.note or spec.model_id.rsplit("/", 1)[-1]
+    if spec.bfloat16 and device() == "cpu" and fast_bfloat16():
+        import torch
+
+        model.to(torch.bfloat16)
+        name += ", bfloat16"
     return SentenceTransformerEmbedder(model, spec.model_id, f"{name} (sentence-transformers)")
 
 

@@ -1,0 +1,103 @@
+"""Serving a GGUF model's 4-bit weights as 4-bit weights on the CPU.
+
+The offline LM ships as Q4_1 (every 32 weights of a row share a scale d and a minimum m: w = d·q + m, q in 0..15),
+and transformers dequantizes it to float32. Decoding one token then reads the whole float32 model from memory
+for a handful of rows, and memory bandwidth, not arithmetic, sets its speed. The groups are recovered exactly
+from the dequantized weights and handed to torch's int4 kernel, which reads an eighth of the bytes. Prompts
+(many rows at once) are compute-bound instead, so they run on a bfloat16 copy of the same weights where the
+CPU has bf16 instructions (twice the float32 speed), else on the float32 weights.
+
+A weight that is not exactly 4-bit groupwise (a hub checkpoint, the tiny test models) is left as it is."""
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+from .common import fast_bfloat16
+
+GROUP = 32  # Q4_0 / Q4_1 block size
+#: at most this many rows go through the int4 kernel (decoding); more rows use the dense bf16 copy (prompts)
+INT4_MAX_ROWS = 16
+#: the kernel's inner tiling (as torch's own int4 tests use)
+_INNER_K_TILES = 2
+
+
+def available() -> bool:
+    import torch
+
+    return hasattr(torch.ops.aten, "_weight_int4pack_mm_for_cpu") and os.environ.get("STUDIO_LM_4BIT", "1") != "0"
+
+
+def recover_groups(weight, group: int = GROUP):
+    """(q, scale, minimum) with weight == scale·q + minimum exactly, q in 0..15 per `group` inputs, or None
+    when the weight is not 4-bit groupwise."""
+    import torch
+
+    n, k = weight.shape
+    if k % group:
+        return None
+    if n > 64 and recover_groups(weight[:64], group) is None:  # a dense checkpoint fails fast
+        return None
+    w = weight.detach().float().view(n, k // group, group)
+    low, high = w.amin(-1), w.amax(-1)
+    scale = (high - low) / 15
+    q = torch.round((w - low[..., None]) / torch.where(scale > 0, scale, 1.0)[..., None]).clamp_(0, 15)
+    rebuilt = q * scale[..., None] + low[..., None]
+    # float32 rounding of d·q + m is the only tolerated difference
+    if not torch.allclose(rebuilt, w, rtol=0, atol=float(high.abs().max().clamp_min(1e-30)) * 1e-6):
+        return None
+    return q.view(n, k).to(torch.int32), scale, low
+
+
+@lru_cache(maxsize=1)
+def _module_class():
+    """The module class, defined on first use because torch is imported lazily."""
+    import torch
+
+    class GroupwiseInt4Linear(torch.nn.Module):
+        def __init__(self, linear, q, scale, low):
+            super().__init__()
+            self.in_features, self.out_features = linear.in_features, linear.out_features
+            self.register_buffer("packed", torch.ops.aten._convert_weight_to_int4pack_for_cpu(q, _INNER_K_TILES))
+            # the kernel computes (q - 8)·scale + zero, so zero = minimum + 8·scale
+            scales_zeros = torch.stack([scale.t(), (low + 8 * scale).t()], dim=-1)
+            self.register_buffer("scales_zeros", scales_zeros.contiguous().to(torch.bfloat16))
+            # prompts: a bf16 copy where the CPU has bf16 instructions, else the float32 weight itself
+            dense = linear.weight.detach()
+            self.register_buffer("dense", dense.to(torch.bfloat16) if fast_bfloat16() else dense)
+            self.bias = linear.bias
+
+        def forward(self, x):
+            rows = x.reshape(-1, x.shape[-1])
+            if rows.shape[0] <= INT4_MAX_ROWS:
+                y = torch.ops.aten._weight_int4pack_mm_for_cpu(rows.to(torch.bfloat16), self.packed, GROUP,
+                                                               self.scales_zeros)
+            else:
+                y = rows.to(self.dense.dtype) @ self.dense.t()
+            y = y.to(x.dtype).view(*x.shape[:-1], self.out_features)
+            return y if self.bias is None else y + self.bias
+
+        def extra_repr(self) -> str:
+            return f"in_features={self.in_features}, out_features={self.out_features}, int4 groups of {GROUP}"
+
+    return GroupwiseInt4Linear
+
+
+def serve_4bit(model) -> int:
+    """Replace, in place, every linear layer of a CPU model whose weights are 4-bit groupwise; returns how many.
+    The output projection tied to the embedding (8-bit in the GGUF) stays float32."""
+    import torch
+
+    if not available() or next(model.parameters()).device.type != "cpu":
+        return 0
+    cls, replaced = _module_class(), 0
+    tied = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    for parent in list(model.modules()):
+        for name, child in list(parent.named_children()):
+            if type(child) is not torch.nn.Linear or child is tied:
+                continue
+            groups = recover_groups(child.weight)
+            if groups is not None:
+                setattr(parent, name, cls(child, *groups))
+                replaced += 1
+    return replaced

@@ -1,0 +1,132 @@
+"""Serving 4-bit groupwise weights with torch's int4 kernel, and the ensemble decoder's projection of combined
+hidden states (tiny Llama models built here; one offline check on the packaged GGUF)."""
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from studio.models.loaders import fourbit  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not fourbit.available(), reason="this torch has no CPU int4 kernel")
+
+
+def q4_1_like(weight, group=32):
+    """The weight rounded as GGUF's Q4_1 does: per group of 32 inputs, 16 levels from its minimum to its maximum."""
+    n, k = weight.shape
+    w = weight.detach().float().view(n, k // group, group)
+    low, high = w.amin(-1, keepdim=True), w.amax(-1, keepdim=True)
+    scale = (high - low) / 15
+    return (torch.round((w - low) / scale) * scale + low).view(n, k)
+
+
+def tiny_llama(quantized: bool, hidden=64, layers=2):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=97, hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
+                      num_attention_heads=4, num_key_value_heads=2, tie_word_embeddings=True)
+    model = LlamaForCausalLM(cfg).eval()
+    if quantized:
+        with torch.no_grad():
+            for module in model.modules():
+                if type(module) is torch.nn.Linear and module is not model.lm_head:
+                    module.weight.copy_(q4_1_like(module.weight))
+    return model
+
+
+def test_groups_are_recovered_exactly():
+    w = q4_1_like(torch.randn(48, 96))
+    q, scale, low = fourbit.recover_groups(w)
+    assert q.min() >= 0 and q.max() <= 15
+    rebuilt = (q.view(48, 3, 32).float() * scale[..., None] + low[..., None]).view(48, 96)
+    torch.testing.assert_close(rebuilt, w, rtol=0, atol=1e-6)  # float32 rounding of d·q + m only
+
+
+def test_dense_weights_are_not_taken_for_4bit():
+    assert fourbit.recover_groups(torch.randn(48, 96)) is None
+    assert fourbit.recover_groups(torch.randn(4, 33)) is None  # inputs not a multiple of the group
+
+
+def test_only_4bit_layers_are_replaced_and_the_tied_head_stays():
+    assert fourbit.serve_4bit(tiny_llama(quantized=False)) == 0
+    model = tiny_llama(quantized=True)
+    assert fourbit.serve_4bit(model) == 2 * 7  # q, k, v, o, gate, up, down per layer
+    assert type(model.lm_head) is torch.nn.Linear
+    assert model.lm_head.weight is model.model.embed_tokens.weight
+
+
+@pytest.mark.parametrize("rows", [1, 5, fourbit.INT4_MAX_ROWS + 8])  # the int4 kernel, then the bf16 copy
+def test_4bit_layers_compute_what_the_float_layers_compute(rows):
+    float_model, served = tiny_llama(quantized=True), tiny_llama(quantized=True)
+    fourbit.serve_4bit(served)
+    ids = torch.randint(0, 97, (1, rows))
+    with torch.inference_mode():
+        a, b = float_model(input_ids=ids).logits, served(input_ids=ids).logits
+    # bfloat16 activations: about 3 significant digits
+    assert (a - b).abs().max() <= 0.02 * a.abs().max()
+    assert (a.argmax(-1) == b.argmax(-1)).float().mean() >= 0.9
+
+
+def test_greedy_decoding_follows_the_float_model():
+    float_model, served = tiny_llama(quantized=True), tiny_llama(quantized=True)
+    fourbit.serve_4bit(served)
+    ids = torch.randint(0, 97, (1, 6))
+    with torch.inference_mode():
+        a = float_model.generate(ids, max_new_tokens=8, do_sample=False, pad_token_id=0)
+        b = served.generate(ids, max_new_tokens=8, do_sample=False, pad_token_id=0)
+    assert (a == b).float().mean() >= 0.9
+
+
+def test_it_can_be_switched_off(monkeypatch):
+    monkeypatch.setenv("STUDIO_LM_4BIT", "0")
+    assert fourbit.serve_4bit(tiny_llama(quantized=True)) == 0
+
+
+@pytest.mark.parametrize("combine", ["sum", "mean"])
+def test_projecting_combined_hidden_states_equals_combining_logits(combine):
+    """The ensemble decoder sums the prompts' last hidden states and projects once; summing the projected
+    logits, as the paper describes it, must give the same distribution."""
+    from studio.continuation.decoding import _combined_logits
+
+    model = tiny_llama(quantized=False)
+    m, n = 3, 2
+    ids = torch.randint(1, 97, (m, 7))
+    mask = torch.ones_like(ids)
+    with torch.inference_mode():
+        combined, past = _combined_logits(model, m, n, combine)(ids, mask, mask.cumsum(-1) - 1, None, n)
+        logits = model(input_ids=ids).logits[:, -1, :]
+    expected = logits.sum(0) if combine == "sum" else logits.mean(0)
+    assert combined.shape == (n, 97) and past.get_seq_length() == 7
+    for row in combined:
+        torch.testing.assert_close(row, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.offline
+def test_the_packaged_gguf_is_served_4bit(offline):
+    lm = offline.get("lm")
+    layers = [m for m in lm.model.modules() if type(m).__name__ == "GroupwiseInt4Linear"]
+    assert len(layers) == 30 * 7 and "int4" in lm.backend
+    out = lm.generate(["The cat sat on the"], max_new_tokens=5, temperature=0, seed=0)
+    assert out[0][0].text.strip()
+
+
+def test_prompts_use_float32_weights_where_bf16_is_not_native(monkeypatch):
+    monkeypatch.setenv("STUDIO_BF16", "0")
+    float_model, served = tiny_llama(quantized=True), tiny_llama(quantized=True)
+    fourbit.serve_4bit(served)
+    layer = served.model.layers[0].mlp.up_proj
+    assert layer.dense.dtype == torch.float32
+    ids = torch.randint(0, 97, (1, fourbit.INT4_MAX_ROWS + 4))
+    with torch.inference_mode():
+        torch.testing.assert_close(served(input_ids=ids).logits, float_model(input_ids=ids).logits)
+
+
+@pytest.mark.offline
+def test_the_retrieval_embedder_computes_in_bf16_only_where_the_cpu_has_it(offline):
+    from studio.models.loaders.common import fast_bfloat16
+
+    embedder = offline.get("retrieval_embedder")
+    dtype = next(embedder._model.parameters()).dtype
+    assert (dtype == torch.bfloat16) == fast_bfloat16()
+    assert embedder.encode(["A stitch in time saves nine."]).dtype.name == "float32"
