@@ -36,10 +36,14 @@ def _limit_malloc_arenas(arenas: int = 2) -> None:
 def main() -> None:
     from studio.ui.app import launch_kwargs
 
-    _limit_malloc_arenas()
+    from studio.models.backends import import_backends_in_background
 
-    _demo().launch(server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
-                   server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")), **launch_kwargs())
+    _limit_malloc_arenas()
+    demo = _demo()
+    # after Gradio's own imports are done, so the two import chains never wait on each other
+    import_backends_in_background()
+    demo.launch(server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
+                server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")), **launch_kwargs())
 
 
 if __name__ == "__main__":

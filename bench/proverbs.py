@@ -2,7 +2,9 @@
 
     .venv/bin/python bench/proverbs.py [--threads 1]   # prints JSON; targets: first query <= 3 s (model load included,
                                            # catalog embeddings from the disk cache), warm query <= 50 ms
-The first query's time includes loading the embedder; the Python imports before it are reported apart.
+The first query's time includes loading the embedder. The imports of the model libraries (torch, transformers,
+sentence-transformers), which app.py does at start in the background, are timed apart; the first query of a cold
+process (the CLI) pays both, reported as first_query_in_a_cold_process_seconds.
 """
 from __future__ import annotations
 
@@ -28,15 +30,18 @@ NARRATIVE = (
 
 
 def main(threads: int | None = None) -> dict:
-    if threads:  # on a machine shared with other busy processes, fewer torch threads avoid spinning on cores
-        import torch
-
-        torch.set_num_threads(threads)
     from studio.models import get_registry
+    from studio.models.backends import import_backends
     from studio.proverbs import align, ranking
     from studio.proverbs.index import EMBEDDER_ROLE
 
     imported = time.perf_counter()
+    # what app.py does at start (in a background thread): import the model libraries, load no model
+    libraries = import_backends()
+    if threads:  # on a machine shared with other busy processes, fewer torch threads avoid spinning on cores
+        import torch
+
+        torch.set_num_threads(threads)
     registry = get_registry()
     t0 = time.perf_counter()
     top = ranking(NARRATIVE, 5)
@@ -59,7 +64,9 @@ def main(threads: int | None = None) -> dict:
         "embedder": registry.get(EMBEDDER_ROLE).model_id,
         "words": len(NARRATIVE.split()), "top_proverb": top[0].proverb.text,
         "import_seconds": round(imported - START, 3),
+        "library_import_seconds": libraries,
         "first_query_seconds": round(first, 3), "first_query_target_seconds": 3.0,
+        "first_query_in_a_cold_process_seconds": round(first + sum(libraries.values()), 3),
         "warm_query_ms_median": round(1000 * statistics.median(warm), 1),
         "warm_query_ms_p90": round(1000 * sorted(warm)[int(0.9 * len(warm)) - 1], 1),
         "warm_query_target_ms": 50.0,

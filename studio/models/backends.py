@@ -1,0 +1,35 @@
+"""The model libraries (not the models) imported ahead of the first request.
+
+Importing torch, transformers and sentence-transformers takes ~5 s, more than loading a small model from disk.
+The registry still loads every model on first use; `app.py` only moves the library imports to start-up, in a
+background thread, so the first request after start waits for its model and not for Python's imports."""
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+import time
+
+LIBRARIES = ("torch", "transformers", "sentence_transformers")
+
+
+def import_backends() -> dict[str, float]:
+    """Import the model libraries now; seconds per library (0 for one already imported)."""
+    spent = {}
+    for name in LIBRARIES:
+        started = time.perf_counter()
+        try:
+            importlib.import_module(name)
+        except ImportError:  # the first request will report what is missing, as it would have
+            pass
+        spent[name] = round(time.perf_counter() - started, 3)
+    return spent
+
+
+def import_backends_in_background() -> threading.Thread | None:
+    """Start the imports in a daemon thread (STUDIO_IMPORT_AT_START=0: leave them to the first request)."""
+    if os.environ.get("STUDIO_IMPORT_AT_START", "1") == "0":
+        return None
+    thread = threading.Thread(target=import_backends, name="import-model-libraries", daemon=True)
+    thread.start()
+    return thread
