@@ -89,3 +89,11 @@ def test_prompts_put_each_inference_before_the_narrative():
     prompts = prompts_for("He slept like a log.", ["log is heavy", "The narrator feels tired."])
     assert prompts == ["(log is heavy.)\nHe slept like a log.", "(The narrator feels tired.)\nHe slept like a log."]
     assert prompts_for("x", []) == ["x"]
+
+
+def test_identical_samples_share_one_row():
+    from studio.continuation.decoding import Sample
+    from studio.continuation.generate import merge_identical
+
+    rows = merge_identical([Sample("He left.", 3), Sample("She stayed.", 4), Sample("He left.", 3)])
+    assert [(r.text, r.samples) for r in rows] == [("He left.", 2), ("She stayed.", 1)]

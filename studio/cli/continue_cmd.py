@@ -51,7 +51,7 @@ def render_continue(r: dict) -> str:
     lines.append("continuations (most plausible first):")
     for c in r["continuations"]:
         p = f"{c['p_plausible']:.2f}" if c["p_plausible"] is not None else "  - "
-        lines.append(f"  {p}  {c['text']}")
+        lines.append(f"  {p}  {c['text']}" + (f"  (×{c['samples']} samples)" if c["samples"] > 1 else ""))
     lines += [f"note: {n}" for n in r["notes"]]
     lines.append(f"({r['seconds']} s)")
     return "\n".join(lines)

@@ -50,6 +50,7 @@ class Ranked:
     text: str
     p_plausible: float | None
     tokens: int
+    samples: int = 1  # how many of the n samples gave this same continuation
 
 
 @dataclass
@@ -71,6 +72,19 @@ class Result:
 def prompts_for(narrative: str, inferences: list[str]) -> list[str]:
     """One prompt per inference, "inference ⟨sep⟩ narrative": the inference as a bracketed note line."""
     return [f"({inf.strip().rstrip('.')}.)\n{narrative}" for inf in inferences] or [narrative]
+
+
+def merge_identical(samples) -> list[Ranked]:
+    """One row per distinct continuation, in order of first appearance, counting its samples: summing a dozen
+    prompts' logits sharpens the distribution, so literal and context samples often coincide, and the judge
+    would otherwise split its probability between copies of one sentence."""
+    merged: dict[str, Ranked] = {}
+    for x in samples:
+        if x.text in merged:
+            merged[x.text].samples += 1
+        else:
+            merged[x.text] = Ranked(x.text, None, x.tokens)
+    return list(merged.values())
 
 
 def inferences_for(mode: str, narrative: str, expr: Expression | None, seed: int) -> list[str]:
@@ -97,7 +111,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     samples = ensemble_sample(lm, prompts_for(text, used), n_samples=s.n, max_new_tokens=s.max_new_tokens,
                               top_k=s.top_k, temperature=s.temperature, no_repeat_ngram_size=3, seed=s.seed,
                               stop_at_sentence_end=True, combine=s.combine, shared_text=text)
-    ranked = [Ranked(x.text, None, x.tokens) for x in samples]
+    ranked = merge_identical(samples)
     notes, judge_name = [], ""
     if s.rank and len(ranked) >= 1:
         from .judge import get_judge

@@ -27,7 +27,7 @@ JUDGE_EXAMPLES = [
      "He did not wake up until the cleaners arrived the next morning.",
      "He tossed and turned all night, listening to every noise in the building."],
 ]
-COLUMNS = ["rank", "continuation", "p(plausible)", "tokens"]
+COLUMNS = ["rank", "continuation", "p(plausible)", "tokens", "samples"]
 
 
 def _highlight(result: dict) -> list[tuple[str, str | None]]:
@@ -53,12 +53,14 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, progr
     s = Settings(mode=mode, n=int(n), seed=int(seed), top_k=int(top_k), temperature=float(temperature),
                  max_new_tokens=int(max_tokens))
     r = continue_narrative(narrative, s).to_dict()
-    rows = [[i + 1, c["text"], None if c["p_plausible"] is None else round(c["p_plausible"], 3), c["tokens"]]
-            for i, c in enumerate(r["continuations"])]
+    rows = [[i + 1, c["text"], None if c["p_plausible"] is None else round(c["p_plausible"], 3), c["tokens"],
+             c["samples"]] for i, c in enumerate(r["continuations"])]
     inferences = pd.DataFrame({"inference used": r["inferences"]}) if r["inferences"] else \
         pd.DataFrame({"inference used": ["(plain mode: none)"]})
     notes = " ".join(r["notes"])
-    info = f"{_expression_note(r['expression'])}  \n{len(r['continuations'])} sample(s) in {r['seconds']} s" + \
+    drawn, distinct = sum(c["samples"] for c in r["continuations"]), len(r["continuations"])
+    counted = f"{drawn} sample(s)" + (f", {distinct} distinct" if distinct < drawn else "")
+    info = f"{_expression_note(r['expression'])}  \n{counted} in {r['seconds']} s" + \
         (f"; ranked by the {r['judge']}" if r["judge"] else "") + (f"  \n⚠️ {notes}" if notes else "")
     return _highlight(r), info, pd.DataFrame(rows, columns=COLUMNS), inferences
 
