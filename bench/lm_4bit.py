@@ -45,8 +45,8 @@ def main() -> dict:
 
     from studio.continuation import data
     from studio.models import get_registry
-    from studio.models.loaders.lm import _load_dir, converted_dir
     from studio.models.loaders.common import resolve_model_path
+    from studio.models.loaders.lm import _load_dir, converted_dir
 
     lm = get_registry().get("lm")
     if "int4" not in lm.backend:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from studio.models import backends
 
@@ -14,7 +15,7 @@ def test_start_up_imports_the_libraries_and_loads_no_model():
             "print(all(m in sys.modules for m in ('torch', 'transformers', 'sentence_transformers')), "
             "[r['state'] for r in get_registry().status() if r['state'] != 'not loaded' and r['available']])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "STUDIO_PROFILE": "offline"})
+                         cwd=Path(__file__).resolve().parents[1], env={**os.environ, "STUDIO_PROFILE": "offline"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "[]"]
 

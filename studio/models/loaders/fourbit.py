@@ -16,7 +16,7 @@ from functools import lru_cache
 from .common import fast_bfloat16
 
 GROUP = 32  # Q4_0 / Q4_1 block size
-#: at most this many rows go through the int4 kernel (decoding); more rows use the dense bf16 copy (prompts)
+#: at most this many rows go through the int4 kernel (decoding); more rows use the dense copy (prompts)
 INT4_MAX_ROWS = 16
 #: the kernel's inner tiling (as torch's own int4 tests use)
 _INNER_K_TILES = 2
@@ -44,7 +44,7 @@ def recover_groups(weight, group: int = GROUP):
     q = torch.round((w - low[..., None]) / torch.where(scale > 0, scale, 1.0)[..., None]).clamp_(0, 15)
     rebuilt = q * scale[..., None] + low[..., None]
     # float32 rounding of d·q + m is the only tolerated difference
-    if not torch.allclose(rebuilt, w, rtol=0, atol=float(high.abs().max().clamp_min(1e-30)) * 1e-6):
+    if not torch.allclose(rebuilt, w, rtol=0, atol=float(w.abs().max().clamp_min(1e-30)) * 1e-6):
         return None
     return q.view(n, k).to(torch.int32), scale, low
 
