@@ -66,7 +66,8 @@ def main() -> dict:
     (lp32, am32, t32), (lp4, am4, t4) = per_model["float32"], per_model["served 4-bit"]
     result.update({
         "gold_tokens": len(lp32),
-        "mean_gold_logprob": {"float32": round(sum(lp32) / len(lp32), 4), "served 4-bit": round(sum(lp4) / len(lp4), 4)},
+        "mean_gold_logprob": {"float32": round(sum(lp32) / len(lp32), 4),
+                              "served 4-bit": round(sum(lp4) / len(lp4), 4)},
         "next_token_argmax_agreement": round(sum(a == b for a, b in zip(am32, am4)) / len(am32), 4),
         "mean_abs_logprob_difference": round(sum(abs(a - b) for a, b in zip(lp32, lp4)) / len(lp32), 4),
         "seconds": {"float32": round(t32, 2), "served 4-bit": round(t4, 2)},

@@ -70,3 +70,14 @@ def test_nothing_found_and_empty_mark(studio_lexicon):
 def test_judge_case_without_expression():
     case = case_for("A story.", None)
     assert case.expression == "" and case.knowledge == ""
+
+
+def test_a_simile_without_a_stated_property_says_its_property_is_the_kbs_guess(monkeypatch):
+    from studio.continuation import expression
+
+    monkeypatch.setattr(expression, "simile_property", lambda vehicle: "brilliant" if vehicle else "")
+    _, expr = expression.find_expression("He was [like a leaf].")
+    assert (expr.meaning, expr.meaning_source) == ("brilliant", "kb")
+    monkeypatch.setattr(expression, "simile_property", lambda vehicle: "")
+    _, expr = expression.find_expression("He was [like a leaf].")
+    assert (expr.meaning, expr.meaning_source) == ("", "")

@@ -43,8 +43,9 @@ def run_continue(args) -> dict:
 
 def render_continue(r: dict) -> str:
     e = r["expression"]
-    lines = [f"expression: {e['text']!r} ({e['kind']}, {e['source']})" + (f" — {e['meaning']}" if e["meaning"] else "")
-             if e else "expression: none found"]
+    kb = " (the KB's typical property of the vehicle, not stated)" if e and e.get("meaning_source") == "kb" else ""
+    lines = [f"expression: {e['text']!r} ({e['kind']}, {e['source']})"
+             + (f" — {e['meaning']}{kb}" if e["meaning"] else "") if e else "expression: none found"]
     if r["inferences"]:
         lines.append(f"{r['mode']} inferences:")
         lines += [f"  - {x}" for x in r["inferences"]]

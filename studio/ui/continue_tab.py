@@ -42,6 +42,8 @@ def _expression_note(expr: dict | None) -> str:
     if not expr:
         return "No idiom or simile was found: the continuation is plain. Mark one with `[ ]` to use it."
     what = "meaning" if expr["kind"] == "idiom" else "property"
+    if expr.get("meaning_source") == "kb":
+        what = f"property (not stated: the studio KB's most typical property of “{expr['vehicle']}”)"
     meaning = expr["meaning"] or "unknown"
     source = {"marked": "marked by you"}.get(expr["source"], f"found by the {expr['source']}")
     return f"**{expr['kind']}** ({source}) — {what}: {meaning}"
