@@ -7,8 +7,6 @@ Bradley–Terry probabilities (a softmax), which is how generate-then-rank order
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -16,9 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..atomic import atomic_write_bytes
 from ..models import get_registry
-from ..models.config import ASSETS
 from ..models import heads as heads_io
+from ..models.config import ASSETS
 from .features import Case, embed_cases, option_features
 
 JUDGE_DIR = ASSETS / "continuation" / "judge"
@@ -52,21 +51,14 @@ class JudgeConfig:
 def save_judge(folder: Path, members: list[tuple[str, int, object]], *, embedder: str, notes: str,
                metrics: dict) -> None:
     """members: (name, hidden, torch module). Written atomically, like the other heads."""
-    from safetensors.torch import save_file
+    from safetensors.torch import save
 
     cfg = JudgeConfig([{"name": n, "hidden": h} for n, h, _ in members], in_features(members[0][2]), embedder,
                       notes, metrics)
     state = {f"{i}.{k}": v.detach().cpu().contiguous()
              for i, (_, _, module) in enumerate(members) for k, v in module.state_dict().items()}
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, writer in (("judge.safetensors", lambda p: save_file(state, p)),
-                         ("judge.json", lambda p: Path(p).write_text(json.dumps(asdict(cfg), indent=1)))):
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        os.close(fd)
-        writer(tmp)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, folder / name)
+    atomic_write_bytes(Path(folder) / "judge.safetensors", save(state), mode=0o644)
+    atomic_write_bytes(Path(folder) / "judge.json", json.dumps(asdict(cfg), indent=1).encode(), mode=0o644)
     with _lock:  # judges read before this save are stale now
         _loaded.clear()
 
