@@ -123,10 +123,14 @@ def test_prompts_use_float32_weights_where_bf16_is_not_native(monkeypatch):
 
 
 @pytest.mark.offline
-def test_the_retrieval_embedder_computes_in_bf16_only_where_the_cpu_has_it(offline):
+def test_the_retrieval_embedder_computes_in_bf16_only_where_the_cpu_has_it(monkeypatch):
+    """With STUDIO_ONNX=0 (by default it runs int8 on ONNX Runtime, tests/test_onnx_embedder.py)."""
     from studio.models.loaders.common import fast_bfloat16
+    from studio.models.loaders.onnx_text import load_onnx_int8
+    from studio.models.specs import spec_for
 
-    embedder = offline.get("retrieval_embedder")
+    monkeypatch.setenv("STUDIO_ONNX", "0")
+    embedder = load_onnx_int8(spec_for("offline", "retrieval_embedder"), None)
     dtype = next(embedder._model.parameters()).dtype
     assert (dtype == torch.bfloat16) == fast_bfloat16()
     assert embedder.encode(["A stitch in time saves nine."]).dtype.name == "float32"

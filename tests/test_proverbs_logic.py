@@ -87,7 +87,7 @@ def test_index_is_cached_on_disk_and_reused(tiny_registry):
 
     embedder, catalog = tiny_registry.get(EMBEDDER_ROLE), load_catalog()
     first = build_index(embedder, catalog)
-    path = cache_path(embedder.model_id, catalog)
+    path = cache_path(embedder.cache_key, catalog)
     assert path.is_file() and not list(path.parent.glob("*.tmp"))
     second = build_index(embedder, catalog)
     assert second.from_cache and np.array_equal(first.text, second.text)

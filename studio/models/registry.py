@@ -13,7 +13,7 @@ from .loaders.common import LoadError, configure_torch_threads
 from .specs import ModelSpec, spec_for
 
 NOT_LOADED, LOADING, READY, UNAVAILABLE, FAILED = "not loaded", "loading", "ready", "unavailable", "failed"
-TORCH_FREE_BACKENDS = ("spacy", "vader")
+TORCH_FREE_BACKENDS = ("spacy", "vader", "onnx_int8")
 RETRY_AFTER_S = 10.0  # a failed load is retried on use after this long (so a fix needs no restart)
 
 
@@ -166,7 +166,8 @@ class Registry:
         # largest growth any of its loads showed.
         entry.rss_high_mb = max(entry.rss_high_mb, _rss_mb() - before)
         # an alias holds no weights of its own: they are counted once, on the role it serves for
-        entry.memory_mb = 0.0 if getattr(model, "shares_weights_of", None) else _weights_mb(model) or entry.rss_high_mb
+        entry.memory_mb = (0.0 if getattr(model, "shares_weights_of", None)
+                           else getattr(model, "weights_mb", 0.0) or _weights_mb(model) or entry.rss_high_mb)
         entry.last_used = time.monotonic()
         entry.state = READY
 

@@ -25,6 +25,12 @@ class Embedder(Role):
     role = "embedder"
     dim: int = 0
 
+    @property
+    def cache_key(self) -> str:
+        """What embeddings cached on disk are filed under: the weights and how they are served (the same weights in
+        int8 or bfloat16 give slightly different vectors)."""
+        return f"{self.model_id}|{self.backend}"
+
     @abstractmethod
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
         """L2-normalized float32 matrix of shape (len(texts), dim)."""

@@ -18,8 +18,8 @@ def _key(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
-def cache_file(name: str, model_id: str) -> Path:
-    return cache_dir() / "proverbs" / f"{name}-{hashlib.sha1(model_id.encode()).hexdigest()[:12]}.npz"
+def cache_file(name: str, embedder_key: str) -> Path:
+    return cache_dir() / "proverbs" / f"{name}-{hashlib.sha1(embedder_key.encode()).hexdigest()[:12]}.npz"
 
 
 def _load(path: Path) -> dict[str, np.ndarray]:
@@ -40,7 +40,7 @@ def _save(path: Path, table: dict[str, np.ndarray]) -> None:
 
 
 def embed_cached(embedder, texts: Sequence[str], name: str, progress=None) -> np.ndarray:
-    path = cache_file(name, embedder.model_id)
+    path = cache_file(name, embedder.cache_key)
     table = _load(path)
     missing = sorted({t for t in texts if _key(t) not in table})
     if missing:
@@ -55,14 +55,3 @@ def embed_cached(embedder, texts: Sequence[str], name: str, progress=None) -> np
     if not texts:
         return np.zeros((0, embedder.dim), dtype=np.float32)
     return np.stack([table[_key(t)] for t in texts]).astype(np.float32)
-
-
-def prefill(name: str, model_id: str, texts: Sequence[str], vectors: np.ndarray) -> int:
-    """Add vectors that the same embedder computed elsewhere; returns how many were new."""
-    path = cache_file(name, model_id)
-    table = _load(path)
-    before = len(table)
-    for t, v in zip(texts, vectors):
-        table.setdefault(_key(t), np.asarray(v, dtype=np.float32))
-    _save(path, table)
-    return len(table) - before

@@ -24,13 +24,13 @@ class ProverbIndex:
     from_cache: bool = False
 
 
-def cache_path(model_id: str, catalog: Catalog) -> Path:
-    key = hashlib.sha1(f"{model_id}\n{catalog.digest}".encode()).hexdigest()[:16]
+def cache_path(embedder_key: str, catalog: Catalog) -> Path:
+    key = hashlib.sha1(f"{embedder_key}\n{catalog.digest}".encode()).hexdigest()[:16]
     return cache_dir() / "proverbs" / f"index-{key}.npz"
 
 
 def build_index(embedder, catalog: Catalog) -> ProverbIndex:
-    path = cache_path(embedder.model_id, catalog)
+    path = cache_path(embedder.cache_key, catalog)
     if path.is_file():
         try:
             with np.load(path) as data:

@@ -66,7 +66,7 @@ def test_proverb_index_cache_is_rebuilt(cache, tiny_registry):
 
     embedder, catalog = tiny_registry.get("embedder"), load_catalog()
     first = build_index(embedder, catalog)
-    path = cache_path(embedder.model_id, catalog)
+    path = cache_path(embedder.cache_key, catalog)
     assert build_index(embedder, catalog).from_cache
     _damage(path)
     rebuilt = build_index(embedder, catalog)
@@ -93,7 +93,7 @@ def test_proverb_text_embedding_cache_is_rebuilt(cache, tiny_registry):
 
     embedder, texts = tiny_registry.get("embedder"), ["a stitch in time", "saves nine"]
     first = embed_cached(embedder, texts, "robustness")
-    _damage(cache_file("robustness", embedder.model_id))
+    _damage(cache_file("robustness", embedder.cache_key))
     np.testing.assert_allclose(embed_cached(embedder, texts, "robustness"), first, atol=1e-6)
 
 

@@ -8,6 +8,7 @@ import importlib
 LOADERS = {
     "sentence_transformers": ("text", "load_sentence_transformer"),
     "alias": ("text", "load_alias"),
+    "onnx_int8": ("onnx_text", "load_onnx_int8"),
     "transformers_nli": ("text", "load_transformers_nli"),
     "transformers_sentiment": ("text", "load_transformers_sentiment"),
     "embedding_head": ("text", "load_head_nli"),
