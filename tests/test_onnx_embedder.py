@@ -134,6 +134,9 @@ def test_the_export_is_cached_and_reused(tiny_st, tmp_path, monkeypatch):
     assert (folder / onnx_text.MODEL_FILE).stat().st_mtime_ns == stamp
     np.testing.assert_array_equal(first.encode(TEXTS), second.encode(TEXTS))
     assert "ONNX Runtime" in first.backend and first.weights_mb > 0
+    (folder / onnx_text.MODEL_FILE).write_bytes(b"truncated")  # a damaged cache is exported again
+    third = onnx_text.load_onnx_int8(spec, None)
+    np.testing.assert_allclose(third.encode(TEXTS), first.encode(TEXTS), atol=1e-6)
 
 
 def test_embeddings_are_cached_apart_per_way_of_serving():

@@ -67,7 +67,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
     },
     "offline": {
         "embedder": ModelSpec("embedder", "sentence_transformers", f"package:{OFFLINE_EMBEDDER_PKG}/model", "all-MiniLM-L6-v2"),
-        # int8 through ONNX Runtime: the same rankings at a third of the bfloat16 time (README, Proverbs);
+        # int8 through ONNX Runtime: the same accuracy at a third of the bfloat16 time (README, Proverbs);
         # STUDIO_ONNX=0 serves it with sentence-transformers in bfloat16 instead
         "retrieval_embedder": ModelSpec("retrieval_embedder", "onnx_int8", OFFLINE_SBERT,
                                         "all-mpnet-base-v2, ePiC's Sentence-BERT (proverb retrieval)",

@@ -91,20 +91,27 @@ def export_int8(model_path: Path, target: Path) -> None:
     tmp = target.with_name(target.name + f".tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    fp32, smoothed = tmp / "float32.onnx", tmp / "smoothed.onnx"
-    export_float32(net, st.tokenizer, max_length, fp32)
-    smooth_feed_forward(fp32, smoothed, st.tokenizer, net.config.intermediate_size, net.config.hidden_size,
-                        max_length)
-    quantize_int8(smoothed, tmp / MODEL_FILE)
-    for leftover in (fp32, smoothed, *tmp.glob("*.data")):
-        leftover.unlink(missing_ok=True)
-    st.tokenizer.backend_tokenizer.save(str(tmp / TOKENIZER_FILE))
-    (tmp / CONFIG_FILE).write_text(json.dumps({
-        "source": str(model_path), "max_length": max_length, "dim": int(net.config.hidden_size),
-        "pad_token_id": int(st.tokenizer.pad_token_id), "pad_token": st.tokenizer.pad_token,
-        "outlier_ratio": OUTLIER_RATIO, "export_version": EXPORT_VERSION}, indent=1))
-    shutil.rmtree(target, ignore_errors=True)
-    os.replace(tmp, target)
+    try:
+        fp32, smoothed = tmp / "float32.onnx", tmp / "smoothed.onnx"
+        export_float32(net, st.tokenizer, max_length, fp32)
+        smooth_feed_forward(fp32, smoothed, st.tokenizer, net.config.intermediate_size, net.config.hidden_size,
+                            max_length)
+        quantize_int8(smoothed, tmp / MODEL_FILE)
+        for leftover in (fp32, smoothed, *tmp.glob("*.data")):
+            leftover.unlink(missing_ok=True)
+        st.tokenizer.backend_tokenizer.save(str(tmp / TOKENIZER_FILE))
+        (tmp / CONFIG_FILE).write_text(json.dumps({
+            "source": str(model_path), "max_length": max_length, "dim": int(net.config.hidden_size),
+            "pad_token_id": int(st.tokenizer.pad_token_id), "pad_token": st.tokenizer.pad_token,
+            "outlier_ratio": OUTLIER_RATIO, "export_version": EXPORT_VERSION}, indent=1))
+        shutil.rmtree(target, ignore_errors=True)
+        try:
+            os.replace(tmp, target)
+        except OSError:  # another process put its export there first: the same bytes, keep it
+            if not (target / MODEL_FILE).is_file():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def export_float32(net, tokenizer, max_length: int, path: Path) -> None:
@@ -242,7 +249,17 @@ def load_onnx_int8(spec, registry) -> Embedder:
     refuse_pickled_weights(path)
     _check_mean_pooling(path)
     folder = export_dir(path)
-    if not (folder / MODEL_FILE).is_file():
+    backend = f"{spec.note or spec.model_id.rsplit('/', 1)[-1]} (ONNX Runtime, int8 weights, smoothed)"
+    if (folder / MODEL_FILE).is_file():
+        try:
+            return OnnxSentenceEmbedder(folder, spec.model_id, backend)
+        except Exception:  # noqa: BLE001 - a damaged cache (truncated or edited files) is exported again
+            shutil.rmtree(folder, ignore_errors=True)
+    try:
         export_int8(path, folder)
-    name = spec.note or spec.model_id.rsplit("/", 1)[-1]
-    return OnnxSentenceEmbedder(folder, spec.model_id, f"{name} (ONNX Runtime, int8 weights, smoothed)")
+    except LoadError:
+        raise
+    except Exception as exc:
+        raise LoadError(f"exporting {path.name} to ONNX failed ({type(exc).__name__}: {exc})",
+                        "set STUDIO_ONNX=0 to serve the model with torch") from exc
+    return OnnxSentenceEmbedder(folder, spec.model_id, backend)
