@@ -1,6 +1,7 @@
-"""The fine-tuned encoder's machinery on a tiny BERT saved as a sentence-transformers folder (no real weights):
-the split at the frozen layers reproduces the whole model, training moves only the top layers, the delta
-records its base, and a delta from another base is refused so that the scorer falls back."""
+"""The fine-tuned encoder's machinery on tiny models saved as sentence-transformers folders (no real weights):
+low-rank factors start as a no-op, training moves only them, the saved delta merged into a plain model reproduces
+the trained one (BERT and MPNet), the delta records its base, and a delta from another base is refused so that
+the scorer falls back."""
 from __future__ import annotations
 
 import numpy as np
@@ -27,27 +28,50 @@ TEXTS = ["The early bird catches the worm.", "She saved every coin and bought a 
          "He waited too long and the roof fell in.", "Two friends shared their bread on a cold night."]
 
 
-def test_split_encoder_matches_the_whole_model_and_trains_only_the_top(tiny_st_dir):
+def _train_and_merge(model_dir):
     import torch
 
-    from studio.models.variants import load_base_sentence_transformer
-    from studio.proverbs.finetune import SplitEncoder, finetune
+    from studio.models.variants import _apply, load_base_sentence_transformer
+    from studio.proverbs.finetune import finetune, low_rank_state
 
-    model = load_base_sentence_transformer(tiny_st_dir)
-    enc = SplitEncoder(model, tiny_st_dir, frozen=1)
-    states = enc.lower(TEXTS)
-    split_vectors = enc.encode([states[t] for t in TEXTS]).numpy()
-    whole = model.encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True)
-    assert np.allclose(split_vectors, whole, atol=1e-5)
-    assert enc.cache_path.is_file()  # lower-layer outputs are cached for the next run
+    model = load_base_sentence_transformer(model_dir)
+    before = model.encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True)
+    frozen = {k: v.clone() for k, v in model[0].auto_model.state_dict().items()}
+    finetune(model, TEXTS[:2], np.array([0, 1]), TEXTS[2:], rank=2, epochs=2, lr=5e-2, scale=20.0, batch_size=2,
+             seed=0, max_length=64)
+    net = model[0].auto_model
+    for name, value in net.state_dict().items():  # only the factors moved
+        if "lora_" not in name:
+            original = frozen.get(name) if name in frozen else frozen[name.replace(".base.", ".")]
+            assert torch.equal(value, original), name
+    trained = model.encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True)
+    assert not np.allclose(trained, before, atol=1e-4)
+    delta = low_rank_state(net)
+    assert delta and all(v.dtype == torch.float16 for v in delta.values())
+    plain = load_base_sentence_transformer(model_dir)
+    _apply(plain[0].auto_model, delta, "delta", model_dir)
+    merged = plain.encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True)
+    # float16 factors: close, not bitwise
+    np.testing.assert_allclose(merged, trained, atol=2e-3)
+    return delta
 
-    frozen_before = {k: v.clone() for k, v in enc.net.encoder.layer[0].state_dict().items()}
-    top_before = {k: v.clone() for k, v in enc.top.state_dict().items()}
-    finetune(enc, TEXTS[:2], np.array([0, 1]), TEXTS[2:], epochs=2, lr=1e-2, scale=20.0, batch_size=2, seed=0)
-    assert all(torch.equal(v, enc.net.encoder.layer[0].state_dict()[k]) for k, v in frozen_before.items())
-    assert any(not torch.equal(v, enc.top.state_dict()[k]) for k, v in top_before.items())
-    delta = enc.top_state()
-    assert delta and all(k.startswith("encoder.layer.1.") and v.dtype == torch.float16 for k, v in delta.items())
+
+def test_low_rank_factors_train_alone_and_merge_into_the_plain_model(tiny_st_dir):
+    delta = _train_and_merge(tiny_st_dir)
+    assert any(k.endswith("attention.self.query.lora_A") for k in delta)
+    assert any(k.endswith("intermediate.dense.lora_B") for k in delta)
+
+
+def test_a_factor_that_does_not_fit_is_refused(tiny_st_dir):
+    import torch
+
+    from studio.models.variants import VariantMismatch, _apply, load_base_sentence_transformer
+
+    net = load_base_sentence_transformer(tiny_st_dir)[0].auto_model
+    bad = {"encoder.layer.0.attention.self.query.lora_A": torch.zeros(2, 5),
+           "encoder.layer.0.attention.self.query.lora_B": torch.zeros(32, 2)}
+    with pytest.raises(VariantMismatch, match="do not fit"):
+        _apply(net, bad, "delta", "tiny")
 
 
 def test_a_delta_from_another_base_is_refused_and_the_scorer_falls_back(tmp_path):
@@ -67,16 +91,14 @@ def test_a_delta_from_another_base_is_refused_and_the_scorer_falls_back(tmp_path
     assert get_scorer().finetuned is None  # no committed delta was trained from the tiny embedder
 
 
-def test_split_encoder_reproduces_an_mpnet_model(tmp_path):
-    """MPNet (all-mpnet-base-v2, the offline retrieval embedder) shares a relative-position bias across layers and
-    has no token types: the split must still reproduce the whole model."""
+def test_low_rank_factors_cover_mpnet_and_merge(tmp_path):
+    """MPNet (all-mpnet-base-v2, the offline retrieval embedder) names its attention products q, k, v, o and has
+    no token types."""
     from transformers import MPNetConfig, MPNetModel
 
     import torch
 
     from studio.models.loaders.tiny import tiny_tokenizer
-    from studio.models.variants import load_base_sentence_transformer
-    from studio.proverbs.finetune import SplitEncoder
 
     tok = tiny_tokenizer()
     torch.manual_seed(0)
@@ -85,9 +107,5 @@ def test_split_encoder_reproduces_an_mpnet_model(tmp_path):
     MPNetModel(cfg).eval().save_pretrained(tmp_path, safe_serialization=True)
     tok.model_input_names = ["input_ids", "attention_mask"]
     tok.save_pretrained(tmp_path)
-    model = load_base_sentence_transformer(str(tmp_path))
-    enc = SplitEncoder(model, str(tmp_path), frozen=2)
-    states = enc.lower(TEXTS)
-    split_vectors = enc.encode([states[t] for t in TEXTS]).numpy()
-    whole = model.encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True)
-    assert np.allclose(split_vectors, whole, atol=1e-5)
+    delta = _train_and_merge(str(tmp_path))
+    assert {k.rsplit(".", 2)[-2] for k in delta} >= {"q", "k", "v", "o", "dense"}

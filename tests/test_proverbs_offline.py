@@ -27,6 +27,31 @@ def test_committed_adapter_is_small_and_tied_to_the_retrieval_embedder():
     assert cfg["validation"]["n"] == 500  # measured on narratives it was not trained on
 
 
+def test_committed_encoder_delta_is_small_low_rank_and_tied_to_the_retrieval_embedder():
+    import json
+
+    from safetensors import safe_open
+
+    from studio.models.specs import spec_for
+    from studio.models.variants import delta_base_id
+    from studio.proverbs.finetune import DELTA_CONFIG, DELTA_PATH
+
+    assert DELTA_PATH.stat().st_size <= 20 * 2**20
+    assert delta_base_id(DELTA_PATH) == spec_for("offline", "retrieval_embedder").model_id
+    with safe_open(str(DELTA_PATH), framework="pt") as fh:
+        assert fh.keys() and all(k.endswith((".lora_A", ".lora_B")) for k in fh.keys())
+    cfg = json.loads(DELTA_CONFIG.read_text())
+    assert cfg["validation"]["served"]["n"] == 500  # measured on narratives it was not trained on
+
+
+def test_the_fine_tuned_encoder_is_served_int8_beside_the_adapter(offline):
+    from studio.proverbs import get_scorer
+
+    scorer = get_scorer()
+    assert scorer.finetuned is not None and "ONNX Runtime" in scorer.finetuned.embedder.backend
+    assert scorer.description.startswith("fine-tuned encoder") and "learned adapter" in scorer.description
+
+
 def test_learned_scorer_ranks_the_intended_proverb_high(offline):
     from studio.proverbs import get_scorer, ranking
 

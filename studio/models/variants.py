@@ -1,6 +1,7 @@
-"""Embedder variants: the registry's sentence-transformers embedder with some of its weights replaced by a small
-trained delta (a safetensors file of the changed tensors, e.g. the top transformer layers), so that a capability
-can ship a fine-tuned encoder without shipping the whole model. The delta records the model_id of the base it was
+"""Embedder variants: the registry's sentence-transformers embedder changed by a small trained delta (a safetensors
+file of replacement tensors, or of low-rank factors "<product>.lora_A"/".lora_B" whose product B·A is added to the
+weight), so that a capability can ship a fine-tuned encoder without shipping the whole model. The variant is served
+the way the base is: int8 on ONNX Runtime when the base is (exported once per delta), else with torch. The delta records the model_id of the base it was
 trained from and is applied only to that base: with another embedder the caller falls back to the plain one."""
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ import hashlib
 import threading
 from pathlib import Path
 
+from .config import cache_dir
+from .loaders.onnx_text import OnnxSentenceEmbedder, export_model_int8, serve_int8
 from .loaders.text import SentenceTransformerEmbedder, sentence_transformer
 from .registry import get_registry
+from .specs import canonical_model_id
 from .roles import Embedder
 
 BASE_KEY = "base_model_id"  # safetensors metadata entry naming the base model
@@ -27,7 +31,7 @@ def load_base_sentence_transformer(model_id: str):
 def delta_base_id(delta_path: Path | str) -> str:
     from safetensors import safe_open
 
-    with safe_open(str(delta_path), framework="pt") as fh:
+    with safe_open(str(delta_path), framework="numpy") as fh:  # "pt" would import torch for a header
         return (fh.metadata() or {}).get(BASE_KEY, "")
 
 
@@ -47,24 +51,50 @@ def load_embedder_variant(delta_path: Path | str, role: str = "embedder") -> Emb
         raise VariantMismatch(f"{delta_path.name} not found")
     base = get_registry().get(role)
     recorded = delta_base_id(delta_path)
-    if recorded != base.model_id:
+    if canonical_model_id(recorded) != canonical_model_id(base.model_id):  # the hub's copy of the same weights fits
         raise VariantMismatch(f"{delta_path.name} was trained from {recorded or 'an unrecorded model'}, "
                               f"not from the current embedder {base.model_id}")
     key = (_digest(delta_path), base.model_id)
     with _lock:
         if key not in _loaded:
-            from safetensors.torch import load_file
-
-            model = load_base_sentence_transformer(base.model_id)
-            net = model[0].auto_model
-            state = net.state_dict()
-            delta = load_file(str(delta_path))
-            unknown = [k for k in delta if k not in state or state[k].shape != delta[k].shape]
-            if unknown:
-                raise VariantMismatch(f"{delta_path.name} has tensors that do not fit {base.model_id}: {unknown[:3]}")
-            net.load_state_dict({k: v.to(state[k].dtype) for k, v in delta.items()}, strict=False)
-            model.eval()
+            model_id = f"{base.model_id}+{delta_path.stem}@{key[0]}"
+            backend = f"{base.backend} + fine-tuned {delta_path.stem}"
             _loaded.clear()  # one variant at a time: each holds a full model copy
-            _loaded[key] = SentenceTransformerEmbedder(model, f"{base.model_id}+{delta_path.stem}@{key[0]}",
-                                                       f"{base.backend} + fine-tuned {delta_path.stem}")
+            if isinstance(base, OnnxSentenceEmbedder):  # from the export cache when present: no torch needed
+                folder = cache_dir() / "onnx" / f"{Path(base.model_id).name}-{delta_path.stem}-int8-{key[0]}"
+                export = lambda f: export_model_int8(_merged(delta_path, base.model_id), f, model_id)  # noqa: E731
+                _loaded[key] = serve_int8(folder, export, model_id, backend)
+            else:
+                _loaded[key] = SentenceTransformerEmbedder(_merged(delta_path, base.model_id), model_id, backend)
         return _loaded[key]
+
+
+def _merged(delta_path: Path, base_id: str):
+    from safetensors.torch import load_file
+
+    model = load_base_sentence_transformer(base_id)
+    _apply(model[0].auto_model, load_file(str(delta_path)), delta_path.name, base_id)
+    return model.eval()
+
+
+def _apply(net, delta: dict, name: str, base_id: str) -> None:
+    """Merge low-rank factors into their products and load replacement tensors."""
+    lora = {k: v for k, v in delta.items() if k.endswith((".lora_A", ".lora_B"))}
+    plain = {k: v for k, v in delta.items() if k not in lora}
+    state = net.state_dict()
+    unknown = [k for k in plain if k not in state or state[k].shape != plain[k].shape]
+    for k in (k for k in lora if k.endswith(".lora_A")):
+        path, b = k[:-len(".lora_A")], lora.get(k[:-len(".lora_A")] + ".lora_B")
+        weight = state.get(path + ".weight")
+        if b is None or weight is None or (b.shape[0], lora[k].shape[1]) != tuple(weight.shape):
+            unknown.append(k)
+    if unknown:
+        raise VariantMismatch(f"{name} has tensors that do not fit {base_id}: {unknown[:3]}")
+    import torch
+
+    with torch.no_grad():
+        net.load_state_dict({k: v.to(state[k].dtype) for k, v in plain.items()}, strict=False)
+        for k in (k for k in lora if k.endswith(".lora_A")):
+            path = k[:-len(".lora_A")]
+            weight = net.get_submodule(path).weight
+            weight += (lora[path + ".lora_B"].float() @ lora[k].float()).to(weight.dtype)

@@ -1,144 +1,124 @@
-"""Fine-tuning the embedder's top transformer layers on ePiC (training part only) so that a narrative lands near
-"proverb — meaning" of its proverb: cross-entropy over the whole catalog, the batch's proverbs encoded with
-gradients and the others taken from a bank refreshed every epoch. The lower layers stay frozen, so their outputs
-are computed once and cached on disk; only the trained layers are saved (float16) as a delta that
-studio.models.variants applies to the registry's embedder."""
+"""Fine-tuning the retrieval embedder on ePiC (training part only) with low-rank adapters (LoRA, Hu et al., 2021) on
+every linear product of its transformer layers, so that a narrative lands near "proverb — meaning" of its proverb:
+cross-entropy over the whole catalog, the batch's proverbs encoded with gradients and the others taken from a bank
+refreshed every epoch. Only the low-rank factors are saved (float16; 2.7 MB for all-mpnet-base-v2 at rank 8), as a
+delta that studio.models.variants merges into the registry's embedder (W + B·A) and serves like the base.
+
+torch is imported inside the functions: the service imports this module to find the delta at query time, and
+ranking must not pay for torch (the retrieval embedder runs on ONNX Runtime)."""
 from __future__ import annotations
 
-import hashlib
+import json
+import math
 from pathlib import Path
 
 import numpy as np
 
-from ..models import cache_dir
 from .catalog import PROVERB_ASSETS, Proverb
 
 DELTA_PATH = PROVERB_ASSETS / "encoder_delta.safetensors"
-#: one trained layer keeps the delta of a base-size encoder (all-mpnet-base-v2: 7M parameters, 14 MB in float16)
-#: under the 20 MB the studio allows for committed weights
-FINETUNE_DEFAULTS = dict(trained_layers=1, epochs=1, lr=1e-4, scale=20.0, batch_size=32, seed=0)
+DELTA_CONFIG = PROVERB_ASSETS / "encoder_delta.json"
+FINETUNE_DEFAULTS = dict(rank=8, epochs=1, lr=3e-4, scale=20.0, batch_size=16, seed=0, max_length=256)
 
 
 def class_text(proverb: Proverb) -> str:
     return f"{proverb.text} — {proverb.meaning}"
 
 
-class SplitEncoder:
-    """A sentence-transformers BERT or MPNet split at `frozen` layers: `lower` (cached, no gradient) and `upper`
-    (trained)."""
+def add_low_rank(net, rank: int, seed: int) -> list:
+    """Wrap every nn.Linear of the transformer layers in a low-rank update that starts at zero (B = 0), freeze
+    everything else, and return the trainable factors."""
+    import torch
 
-    def __init__(self, model, model_id: str, frozen: int):
-        import torch
+    class LowRank(torch.nn.Module):
+        def __init__(self, base):
+            super().__init__()
+            self.base = base
+            self.lora_A = torch.nn.Parameter(torch.randn(rank, base.in_features) / math.sqrt(base.in_features))
+            self.lora_B = torch.nn.Parameter(torch.zeros(base.out_features, rank))
 
-        self.torch, self.model, self.frozen = torch, model, frozen
-        self.net, self.tokenizer = model[0].auto_model, model.tokenizer
-        self.max_length = model.max_seq_length
-        self.top = torch.nn.ModuleList(self.net.encoder.layer[frozen:])
-        self.cache_path = cache_dir() / "proverbs" / (
-            "lower-" + hashlib.sha1(f"{model_id}\n{frozen}\n{self.max_length}".encode()).hexdigest()[:12] + ".safetensors")
+        def forward(self, x):
+            return self.base(x) + (x @ self.lora_A.T) @ self.lora_B.T
 
-    def _mask(self, mask):
-        return (1.0 - mask[:, None, None, :].float()) * self.torch.finfo(self.torch.float32).min
-
-    def _embed(self, batch):
-        if "token_type_ids" in batch:  # BERT; MPNet has no token types
-            return self.net.embeddings(input_ids=batch["input_ids"], token_type_ids=batch["token_type_ids"])
-        return self.net.embeddings(input_ids=batch["input_ids"])
-
-    def _run(self, layers, h, ext):
-        # MPNet's relative-position bias is computed once by its encoder and shared by every layer
-        extra = {}
-        if hasattr(self.net.encoder, "compute_position_bias"):
-            extra["position_bias"] = self.net.encoder.compute_position_bias(h)
-        for layer in layers:
-            h = layer(h, attention_mask=ext, **extra)
-            h = h[0] if isinstance(h, tuple) else h
-        return h
-
-    def lower(self, texts: list[str], log=None) -> dict:
-        from safetensors import SafetensorError
-        from safetensors.torch import load_file, save
-
-        try:
-            table = load_file(str(self.cache_path)) if self.cache_path.is_file() else {}
-        except (OSError, SafetensorError):  # a truncated cache file is rebuilt below
-            table = {}
-        key = lambda t: hashlib.sha1(t.encode()).hexdigest()  # noqa: E731
-        missing = sorted({t for t in texts if key(t) not in table})
-        with self.torch.no_grad():
-            for start in range(0, len(missing), 64):
-                chunk = missing[start:start + 64]
-                b = self.tokenizer(chunk, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
-                h = self._run(self.net.encoder.layer[:self.frozen], self._embed(b), self._mask(b["attention_mask"]))
-                for j, t in enumerate(chunk):
-                    table[key(t)] = h[j, :int(b["attention_mask"][j].sum())].clone().contiguous()
-                if log:
-                    log(f"lower layers {min(start + 64, len(missing))}/{len(missing)}")
-        if missing:
-            from ..atomic import atomic_write_bytes
-
-            atomic_write_bytes(self.cache_path, save(table))
-        return {t: table[key(t)] for t in texts}
-
-    def upper(self, states: list, grad: bool):
-        torch = self.torch
-        n = max(h.shape[0] for h in states)
-        x = torch.zeros(len(states), n, states[0].shape[1])
-        mask = torch.zeros(len(states), n)
-        for i, h in enumerate(states):
-            x[i, :h.shape[0]], mask[i, :h.shape[0]] = h, 1
-        ext = self._mask(mask)
-        with torch.set_grad_enabled(grad):
-            x = self._run(self.top, x, ext)
-            pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)  # the model's mean pooling
-            return torch.nn.functional.normalize(pooled, dim=-1)
-
-    def encode(self, states: list, batch_size: int = 64):
-        return self.torch.cat([self.upper(states[i:i + batch_size], False) for i in range(0, len(states), batch_size)])
-
-    def top_state(self) -> dict:
-        """The trained tensors under the base model's own parameter names, in float16."""
-        prefix = "encoder.layer."
-        out = {}
-        for k, layer in enumerate(self.top):
-            for name, value in layer.state_dict().items():
-                out[f"{prefix}{self.frozen + k}.{name}"] = value.detach().to(self.torch.float16).contiguous()
-        return out
-
-
-def finetune(encoder: SplitEncoder, narratives: list[str], labels: np.ndarray, class_texts: list[str], epochs: int,
-             lr: float, scale: float, batch_size: int, seed: int, log=None, **_) -> None:
-    torch = encoder.torch
     torch.manual_seed(seed)
-    states = encoder.lower(narratives + class_texts, log)
-    docs, classes = [states[t] for t in narratives], [states[t] for t in class_texts]
-    for p in encoder.net.parameters():
+    for p in net.parameters():
         p.requires_grad = False
-    for p in encoder.top.parameters():
-        p.requires_grad = True
-    opt = torch.optim.AdamW(encoder.top.parameters(), lr=lr, weight_decay=0.01)
+    targets = [(name, m) for name, m in net.named_modules()
+               if isinstance(m, torch.nn.Linear) and name.startswith("encoder.layer.")]
+    for name, module in targets:
+        parent, _, child = name.rpartition(".")
+        setattr(net.get_submodule(parent), child, LowRank(module))
+    return [p for n, p in net.named_parameters() if n.endswith(("lora_A", "lora_B"))]
+
+
+def low_rank_state(net) -> dict:
+    """The factors, float16, as "<product path>.lora_A" (rank x in) and ".lora_B" (out x rank): the names
+    studio.models.variants merges into the plain model."""
+    import torch
+
+    return {n: p.detach().to(torch.float16).contiguous() for n, p in net.named_parameters()
+            if n.endswith((".lora_A", ".lora_B"))}
+
+
+def _encode(net, tokenizer, texts: list[str], max_length: int, grad: bool):
+    import torch
+
+    batch = tokenizer(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+    batch.pop("token_type_ids", None)
+    with torch.set_grad_enabled(grad), torch.autocast("cpu", dtype=torch.bfloat16, enabled=_bf16()):
+        hidden = net(**batch).last_hidden_state.float()
+    mask = batch["attention_mask"][..., None].float()
+    return torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1), dim=-1)
+
+
+def _bf16() -> bool:
+    from ..models.loaders.common import fast_bfloat16
+
+    return fast_bfloat16()
+
+
+def encode_all(net, tokenizer, texts: list[str], max_length: int, batch_size: int = 32):
+    import torch
+
+    net.eval()
+    out = torch.zeros(len(texts), net.config.hidden_size)
+    order = np.argsort([len(t) for t in texts], kind="stable")
+    for start in range(0, len(order), batch_size):
+        idx = order[start:start + batch_size]
+        out[idx] = _encode(net, tokenizer, [texts[i] for i in idx], max_length, False)
+    return out
+
+
+def finetune(model, narratives: list[str], labels: np.ndarray, class_texts: list[str], rank: int, epochs: int,
+             lr: float, scale: float, batch_size: int, seed: int, max_length: int, log=None) -> None:
+    import torch
+
+    net, tokenizer = model[0].auto_model.float(), model.tokenizer
+    params = add_low_rank(net, rank, seed)
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
     order_rng = torch.Generator().manual_seed(seed)
     y_all = torch.tensor(labels)
     for epoch in range(epochs):
-        encoder.top.eval()
-        bank = encoder.encode(classes)  # the other proverbs' vectors, refreshed once per epoch
-        encoder.top.train()
-        order, total = torch.randperm(len(docs), generator=order_rng).tolist(), 0.0
+        bank = encode_all(net, tokenizer, class_texts, max_length)  # the other proverbs, refreshed once per epoch
+        net.train()
+        order, total = torch.randperm(len(narratives), generator=order_rng).tolist(), 0.0
         for start in range(0, len(order), batch_size):
             idx = order[start:start + batch_size]
             y = y_all[idx]
             present = sorted(set(y.tolist()))
-            q = encoder.upper([docs[i] for i in idx], True)
+            q = _encode(net, tokenizer, [narratives[i] for i in idx], max_length, True)
             vectors = bank.clone()
-            vectors[present] = encoder.upper([classes[c] for c in present], True)
+            vectors[present] = _encode(net, tokenizer, [class_texts[c] for c in present], max_length, True)
             loss = torch.nn.functional.cross_entropy(scale * q @ vectors.T, y)
             opt.zero_grad()
             loss.backward()
             opt.step()
             total += loss.item() * len(idx)
+            if log and (start // batch_size) % 10 == 0:
+                log(f"fine-tune epoch {epoch}: {start + len(idx)}/{len(order)} narratives")
         if log:
-            log(f"fine-tune epoch {epoch}: loss {total / len(docs):.4f}")
-    encoder.top.eval()
+            log(f"fine-tune epoch {epoch}: loss {total / len(narratives):.4f}")
+    net.eval()
 
 
 def save_delta(tensors: dict, base_model_id: str, path: Path = DELTA_PATH) -> None:
@@ -150,25 +130,20 @@ def save_delta(tensors: dict, base_model_id: str, path: Path = DELTA_PATH) -> No
     write_atomic(path, save(tensors, metadata={BASE_KEY: base_model_id}))
 
 
-DELTA_CONFIG = PROVERB_ASSETS / "encoder_delta.json"
-
-
 def load_finetune_config(path: Path = DELTA_CONFIG) -> dict | None:
-    import json
-
     if not (Path(path).is_file() and DELTA_PATH.is_file()):
         return None
     return json.loads(Path(path).read_text())
 
 
 #: weight of the fine-tuned channel added to the adapter's score; chosen on an inner split of the training part
-#: (`python -m studio train proverbs --select`), never on the validation part
+#: (`python -m studio train proverbs --what encoder --select`), never on the validation part
 TUNED_WEIGHT = 4.0
 WEIGHT_GRID = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 
 def inner_split(rows, seed: int = 1):
-    """One training narrative per proverb held out for choosing ZERO_SHOT_WEIGHT."""
+    """One training narrative per proverb held out for choosing the fine-tuned channel's weight."""
     import random
 
     by_proverb: dict[str, list] = {}
@@ -179,23 +154,20 @@ def inner_split(rows, seed: int = 1):
     return [r for r in rows if r.pk not in held], [r for r in rows if r.pk in held]
 
 
-def fit_encoder(rows, catalog, model_id: str, hyper: dict, log=None) -> SplitEncoder:
+def fit_encoder(rows, catalog, model_id: str, hyper: dict, log=None):
+    """The base sentence-transformers model with trained low-rank factors in place (not merged)."""
     from ..models.variants import load_base_sentence_transformer
     from .train import labels_of
 
     model = load_base_sentence_transformer(model_id)
-    frozen = len(model[0].auto_model.encoder.layer) - hyper["trained_layers"]
-    encoder = SplitEncoder(model, model_id, frozen)
-    finetune(encoder, [r.text for r in rows], labels_of(rows, catalog), [class_text(p) for p in catalog.proverbs],
+    finetune(model, [r.text for r in rows], labels_of(rows, catalog), [class_text(p) for p in catalog.proverbs],
              log=log, **hyper)
-    return encoder
+    return model
 
 
-def tuned_scores(encoder: SplitEncoder, rows, catalog) -> np.ndarray:
+def tuned_scores(model, rows, catalog, max_length: int) -> np.ndarray:
     """Cosines of the rows' narratives with every catalog proverb, with a freshly trained encoder."""
-    texts = [r.text for r in rows]
-    classes = [class_text(p) for p in catalog.proverbs]
-    states = encoder.lower(texts + classes)
-    q = encoder.encode([states[t] for t in texts]).numpy()
-    c = encoder.encode([states[t] for t in classes]).numpy()
+    net, tokenizer = model[0].auto_model, model.tokenizer
+    q = encode_all(net, tokenizer, [r.text for r in rows], max_length).numpy()
+    c = encode_all(net, tokenizer, [class_text(p) for p in catalog.proverbs], max_length).numpy()
     return q @ c.T

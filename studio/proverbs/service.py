@@ -2,6 +2,7 @@
 narratives with similar motifs. Embeddings come from the registry's embedder."""
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ from .motifs import DEFAULT_METHOD, METHODS, similarity_matrix
 from .scorer import FineTunedPart, Scorer, load_trained
 
 MAX_NARRATIVE_CHARS = 4000
+log = logging.getLogger(__name__)
 MAX_POOL = 200  # narratives compared in one "similar" request
 
 
@@ -49,6 +51,7 @@ def get_scorer() -> Scorer:
 def finetuned_part(index) -> FineTunedPart | None:
     """The fine-tuned encoder when assets/proverbs holds one trained from the registry's embedder, else None
     (the learned adapter or the untrained channels then serve, and the scorer's description says which)."""
+    from ..models.loaders.common import LoadError
     from ..models.variants import VariantMismatch, load_embedder_variant
     from .embedcache import embed_cached
     from .finetune import DELTA_PATH, class_text, load_finetune_config
@@ -58,7 +61,8 @@ def finetuned_part(index) -> FineTunedPart | None:
         return None
     try:
         embedder = load_embedder_variant(DELTA_PATH, EMBEDDER_ROLE)
-    except VariantMismatch:
+    except (VariantMismatch, LoadError) as exc:  # e.g. its int8 export failed: the adapter serves alone
+        log.warning("the fine-tuned proverb encoder is not served: %s", exc)
         return None
     vectors = embed_cached(embedder, [class_text(p) for p in index.catalog.proverbs], "classes")
     return FineTunedPart(embedder, vectors, float(config["weight"]), float(config["scale"]))

@@ -1,7 +1,7 @@
 """`python -m studio train proverbs`: fit the learned parts of the scorer on ePiC's seen_train (training part
 only; the validation part is never trained on): the linear adapter (assets/proverbs/scorer.{safetensors,json}),
-and with `--what encoder|both` the fine-tuned encoder's top layer (assets/proverbs/encoder_delta.{safetensors,json},
-see finetune.py)."""
+and with `--what encoder|both` the fine-tuned encoder's low-rank factors (assets/proverbs/encoder_delta.{safetensors,
+json}, see finetune.py)."""
 from __future__ import annotations
 
 import argparse
@@ -132,13 +132,13 @@ def scores_without_encoder(fit_rows, rows, catalog, adapter: bool, seed: int, ep
 
 
 def train_encoder(train_rows, val_rows, catalog, args, log) -> dict:
-    """Fine-tune the embedder's top layers (finetune.py); with --select, first choose the weight of the
+    """Fine-tune the embedder with low-rank factors (finetune.py); with --select, first choose the weight of the
     fine-tuned channel on an inner split of the training part (encoder and adapter refitted on the rest)."""
     from ..models import get_registry
     from .evaluate import ranking_metrics
     from .index import get_index
     from .finetune import (DELTA_CONFIG, DELTA_PATH, FINETUNE_DEFAULTS, WEIGHT_GRID, TUNED_WEIGHT, fit_encoder,
-                           inner_split, save_delta, tuned_scores)
+                           inner_split, low_rank_state, save_delta, tuned_scores)
     from .scorer import Scorer
 
     start = time.perf_counter()
@@ -149,7 +149,8 @@ def train_encoder(train_rows, val_rows, catalog, args, log) -> dict:
     if args.select:
         inner_train, inner_val = inner_split(train_rows)
         log(f"selection: fitting on {len(inner_train)}, choosing on {len(inner_val)} training narratives")
-        tuned = tuned_scores(fit_encoder(inner_train, catalog, model_id, hyper, log), inner_val, catalog)
+        tuned = tuned_scores(fit_encoder(inner_train, catalog, model_id, hyper, log), inner_val, catalog,
+                             hyper["max_length"])
         other = scores_without_encoder(inner_train, inner_val, catalog, adapter, args.seed, args.epochs)
         y = labels_of(inner_val, catalog)
         grid = {w: ranking_metrics(other + w * hyper["scale"] * tuned, y) for w in WEIGHT_GRID}
@@ -157,7 +158,7 @@ def train_encoder(train_rows, val_rows, catalog, args, log) -> dict:
         out["selection"] = {"weight": weight, "inner_validation": {str(w): m for w, m in grid.items()},
                             "encoder alone": ranking_metrics(tuned, y)}
     encoder = fit_encoder(train_rows, catalog, model_id, hyper, log)
-    tuned = tuned_scores(encoder, val_rows, catalog)
+    tuned = tuned_scores(encoder, val_rows, catalog, hyper["max_length"])
     _, docs, sents = embedded_rows(val_rows)
     other = Scorer(get_index(), load_trained()).score(docs, sents)
     y = labels_of(val_rows, catalog)
@@ -171,20 +172,20 @@ def train_encoder(train_rows, val_rows, catalog, args, log) -> dict:
         "seconds": round(time.perf_counter() - start, 1),
         **out,
     }
+    delta = low_rank_state(encoder[0].auto_model)
     if not args.no_save:
-        save_delta(encoder.top_state(), model_id)
+        save_delta(delta, model_id)
         write_atomic(DELTA_CONFIG, json.dumps(config, indent=1) + "\n")
     return {"delta": str(DELTA_PATH.relative_to(PROJECT_ROOT)), "delta_bytes": sum(
-        v.numel() * 2 for v in encoder.top_state().values()), **config}
+        v.numel() * v.element_size() for v in delta.values()), **config}
 
 
 def train(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m studio train proverbs")
     parser.add_argument("--data", default=str(SEEN_TRAIN), help="ePiC seen_train.jsonl")
     parser.add_argument("--what", choices=["encoder", "adapter", "both"], default="adapter",
-                        help="the linear adapter (served), the fine-tuned top layer (served beside the adapter when its "
-                             "delta is in assets/proverbs; with all-mpnet-base-v2 it added nothing on the inner split, "
-                             "so none ships), or both")
+                        help="the linear adapter, the fine-tuned encoder's low-rank factors (served beside the adapter "
+                             "when its delta is in assets/proverbs), or both")
     parser.add_argument("--epochs", type=int, default=DEFAULTS["epochs"], help="adapter epochs")
     parser.add_argument("--encoder-epochs", type=int, default=None, help="fine-tuning epochs (default 1)")
     parser.add_argument("--select", action="store_true",

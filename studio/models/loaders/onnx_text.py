@@ -82,10 +82,16 @@ def _check_mean_pooling(model_path: Path) -> None:
 
 
 def export_int8(model_path: Path, target: Path) -> None:
-    """Export, smooth and quantize the model into `target` (written whole, then renamed into place)."""
+    """Export, smooth and quantize the model saved at `model_path` into `target`."""
     from sentence_transformers import SentenceTransformer
 
-    st = SentenceTransformer(str(model_path), device="cpu", trust_remote_code=False)
+    export_model_int8(SentenceTransformer(str(model_path), device="cpu", trust_remote_code=False), target,
+                      str(model_path))
+
+
+def export_model_int8(st, target: Path, source: str) -> None:
+    """Export, smooth and quantize a loaded (mean-pooling) sentence-transformers model into `target` (written
+    whole, then renamed into place)."""
     net = st[0].auto_model.float().eval()
     max_length = int(st.max_seq_length)
     tmp = target.with_name(target.name + f".tmp{os.getpid()}")
@@ -101,7 +107,7 @@ def export_int8(model_path: Path, target: Path) -> None:
             leftover.unlink(missing_ok=True)
         st.tokenizer.backend_tokenizer.save(str(tmp / TOKENIZER_FILE))
         (tmp / CONFIG_FILE).write_text(json.dumps({
-            "source": str(model_path), "max_length": max_length, "dim": int(net.config.hidden_size),
+            "source": source, "max_length": max_length, "dim": int(net.config.hidden_size),
             "pad_token_id": int(st.tokenizer.pad_token_id), "pad_token": st.tokenizer.pad_token,
             "outlier_ratio": OUTLIER_RATIO, "export_version": EXPORT_VERSION}, indent=1))
         shutil.rmtree(target, ignore_errors=True)
@@ -248,18 +254,22 @@ def load_onnx_int8(spec, registry) -> Embedder:
     path = Path(resolve_model_path(spec.model_id))
     refuse_pickled_weights(path)
     _check_mean_pooling(path)
-    folder = export_dir(path)
     backend = f"{spec.note or spec.model_id.rsplit('/', 1)[-1]} (ONNX Runtime, int8 weights, smoothed)"
+    return serve_int8(export_dir(path), lambda folder: export_int8(path, folder), spec.model_id, backend)
+
+
+def serve_int8(folder: Path, export, model_id: str, backend: str) -> OnnxSentenceEmbedder:
+    """The embedder exported in `folder`, calling export(folder) first when it is missing or damaged."""
     if (folder / MODEL_FILE).is_file():
         try:
-            return OnnxSentenceEmbedder(folder, spec.model_id, backend)
+            return OnnxSentenceEmbedder(folder, model_id, backend)
         except Exception:  # noqa: BLE001 - a damaged cache (truncated or edited files) is exported again
             shutil.rmtree(folder, ignore_errors=True)
     try:
-        export_int8(path, folder)
+        export(folder)
     except LoadError:
         raise
     except Exception as exc:
-        raise LoadError(f"exporting {path.name} to ONNX failed ({type(exc).__name__}: {exc})",
+        raise LoadError(f"exporting {folder.name} to ONNX failed ({type(exc).__name__}: {exc})",
                         "set STUDIO_ONNX=0 to serve the model with torch") from exc
-    return OnnxSentenceEmbedder(folder, spec.model_id, backend)
+    return OnnxSentenceEmbedder(folder, model_id, backend)
