@@ -1,8 +1,9 @@
 """Embedder variants: the registry's sentence-transformers embedder changed by a small trained delta (a safetensors
 file of replacement tensors, or of low-rank factors "<product>.lora_A"/".lora_B" whose product B·A is added to the
 weight), so that a capability can ship a fine-tuned encoder without shipping the whole model. The variant is served
-the way the base is: int8 on ONNX Runtime when the base is (exported once per delta), else with torch. The delta records the model_id of the base it was
-trained from and is applied only to that base: with another embedder the caller falls back to the plain one."""
+the way the base is: int8 on ONNX Runtime when the base is (exported once per delta and base export), else with
+torch. The delta records the model_id of the base it was trained from and is applied only to that base (or the
+hub's copy of the same weights): with another embedder the caller falls back to the plain one."""
 from __future__ import annotations
 
 import hashlib
@@ -61,7 +62,7 @@ def load_embedder_variant(delta_path: Path | str, role: str = "embedder") -> Emb
             backend = f"{base.backend} + fine-tuned {delta_path.stem}"
             _loaded.clear()  # one variant at a time: each holds a full model copy
             if isinstance(base, OnnxSentenceEmbedder):  # from the export cache when present: no torch needed
-                folder = cache_dir() / "onnx" / f"{Path(base.model_id).name}-{delta_path.stem}-int8-{key[0]}"
+                folder = cache_dir() / "onnx" / f"{base.folder.name}+{delta_path.stem}-{key[0]}"
                 export = lambda f: export_model_int8(_merged(delta_path, base.model_id), f, model_id)  # noqa: E731
                 _loaded[key] = serve_int8(folder, export, model_id, backend)
             else:

@@ -214,7 +214,7 @@ class OnnxSentenceEmbedder(Embedder):
         from tokenizers import Tokenizer
 
         config = json.loads((folder / CONFIG_FILE).read_text())
-        self.model_id, self.backend, self.dim = model_id, backend, int(config["dim"])
+        self.model_id, self.backend, self.dim, self.folder = model_id, backend, int(config["dim"]), folder
         self._session = ort.InferenceSession(str(folder / MODEL_FILE), _session_options(),
                                              providers=["CPUExecutionProvider"])
         #: what the registry accounts for this role (its weights are not torch tensors)
