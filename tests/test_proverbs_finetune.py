@@ -109,3 +109,14 @@ def test_low_rank_factors_cover_mpnet_and_merge(tmp_path):
     tok.save_pretrained(tmp_path)
     delta = _train_and_merge(str(tmp_path))
     assert {k.rsplit(".", 2)[-2] for k in delta} >= {"q", "k", "v", "o", "dense"}
+
+
+def test_the_calibrated_temperature_undoes_an_overconfident_scale():
+    from studio.proverbs.finetune import calibrated_temperature
+
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(4000, 6))
+    probs = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    labels = np.array([rng.choice(6, p=p) for p in probs])
+    assert 8.0 < calibrated_temperature(10.0 * logits, labels) < 12.5
+    assert 0.8 < calibrated_temperature(logits, labels) < 1.25

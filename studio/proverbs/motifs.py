@@ -8,8 +8,8 @@ from scipy.spatial.distance import jensenshannon
 
 METHODS = ("proverb-distribution-cosine", "proverb-distribution-js", "embedding-cosine")
 #: the method that ranked same-proverb narratives best on the validation part (see the README figures)
-DEFAULT_METHOD = "proverb-distribution-js"
-DISTRIBUTION_TEMPERATURE = 1.0  # the scorer's scores are already on a logit scale
+DEFAULT_METHOD = "proverb-distribution-cosine"
+DISTRIBUTION_TEMPERATURE = 1.0  # the scorer's scores are already calibrated logits
 
 
 def proverb_distributions(scores: np.ndarray, temperature: float = DISTRIBUTION_TEMPERATURE) -> np.ndarray:

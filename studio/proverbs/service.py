@@ -65,7 +65,8 @@ def finetuned_part(index) -> FineTunedPart | None:
         log.warning("the fine-tuned proverb encoder is not served: %s", exc)
         return None
     vectors = embed_cached(embedder, [class_text(p) for p in index.catalog.proverbs], "classes")
-    return FineTunedPart(embedder, vectors, float(config["weight"]), float(config["scale"]))
+    return FineTunedPart(embedder, vectors, float(config["weight"]), float(config["scale"]),
+                         float(config.get("temperature", 1.0)))
 
 
 def tuned_embeddings(scorer: Scorer, texts: list[str]) -> np.ndarray | None:

@@ -137,15 +137,15 @@ def train_encoder(train_rows, val_rows, catalog, args, log) -> dict:
     from ..models import get_registry
     from .evaluate import ranking_metrics
     from .index import get_index
-    from .finetune import (DELTA_CONFIG, DELTA_PATH, FINETUNE_DEFAULTS, WEIGHT_GRID, TUNED_WEIGHT, fit_encoder,
-                           inner_split, low_rank_state, save_delta, tuned_scores)
+    from .finetune import (DELTA_CONFIG, DELTA_PATH, FINETUNE_DEFAULTS, TUNED_TEMPERATURE, TUNED_WEIGHT, WEIGHT_GRID,
+                           calibrated_temperature, fit_encoder, inner_split, low_rank_state, save_delta, tuned_scores)
     from .scorer import Scorer
 
     start = time.perf_counter()
     model_id = get_registry().get(EMBEDDER_ROLE).model_id
     hyper = {**FINETUNE_DEFAULTS, "epochs": args.encoder_epochs or FINETUNE_DEFAULTS["epochs"], "seed": args.seed}
     adapter = load_trained() is not None
-    out, weight = {}, TUNED_WEIGHT
+    out, weight, temperature = {}, TUNED_WEIGHT, TUNED_TEMPERATURE
     if args.select:
         inner_train, inner_val = inner_split(train_rows)
         log(f"selection: fitting on {len(inner_train)}, choosing on {len(inner_val)} training narratives")
@@ -155,6 +155,7 @@ def train_encoder(train_rows, val_rows, catalog, args, log) -> dict:
         y = labels_of(inner_val, catalog)
         grid = {w: ranking_metrics(other + w * hyper["scale"] * tuned, y) for w in WEIGHT_GRID}
         weight = max(grid, key=lambda w: grid[w]["mrr"])
+        temperature = calibrated_temperature(other + weight * hyper["scale"] * tuned, y)
         out["selection"] = {"weight": weight, "inner_validation": {str(w): m for w, m in grid.items()},
                             "encoder alone": ranking_metrics(tuned, y)}
     encoder = fit_encoder(train_rows, catalog, model_id, hyper, log)
@@ -165,7 +166,7 @@ def train_encoder(train_rows, val_rows, catalog, args, log) -> dict:
     config = {
         "base_model_id": model_id,
         "trained_on": f"{len(train_rows)} narratives of ePiC seen_train (validation part of {len(val_rows)} held out)",
-        "hyperparameters": hyper, "weight": weight, "scale": hyper["scale"],
+        "hyperparameters": hyper, "weight": weight, "scale": hyper["scale"], "temperature": temperature,
         "added_to": "learned adapter" if adapter else "untrained channels",
         "validation": {"fine-tuned encoder alone": ranking_metrics(tuned, y),
                        "served": ranking_metrics(other + weight * hyper["scale"] * tuned, y)},
