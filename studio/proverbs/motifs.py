@@ -9,7 +9,7 @@ from scipy.spatial.distance import jensenshannon
 METHODS = ("proverb-distribution-cosine", "proverb-distribution-js", "embedding-cosine")
 #: the method that ranked same-proverb narratives best on the validation part (see the README figures)
 DEFAULT_METHOD = "proverb-distribution-cosine"
-DISTRIBUTION_TEMPERATURE = 1.0  # the scorer's scores are already calibrated logits
+DISTRIBUTION_TEMPERATURE = 1.0  # the scorer's scores are logits (calibrated when the fine-tuned encoder serves)
 
 
 def proverb_distributions(scores: np.ndarray, temperature: float = DISTRIBUTION_TEMPERATURE) -> np.ndarray:
