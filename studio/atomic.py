@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -26,6 +27,23 @@ def atomic_write_bytes(path: str | Path, data: bytes, mode: int | None = None) -
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def build_dir_atomically(target: str | Path, build) -> None:
+    """Build a folder with build(tmp) in a temporary sibling, then rename it into place: readers see no folder or
+    a complete one. When another process put its folder there first, that one is kept."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+    try:
+        build(tmp)
+        try:
+            os.replace(tmp, target)
+        except OSError:
+            if not target.is_dir():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def atomic_save_npy(path: str | Path, array: np.ndarray) -> None:

@@ -46,6 +46,12 @@ def fast_bfloat16() -> bool:
     return any(check() for check in checks if check is not None)
 
 
+def file_fingerprint(path: Path) -> str:
+    """A cache key part that changes when the file is replaced (path, size, modification time)."""
+    stat = path.stat()
+    return f"{path.resolve()}|{stat.st_size}|{int(stat.st_mtime)}"
+
+
 def device() -> str:
     import torch
 

@@ -2,17 +2,15 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import shutil
-import tempfile
 import threading
 from pathlib import Path
 from typing import Sequence
 
+from ...atomic import build_dir_atomically
 from ..config import cache_dir
 from ..roles import Generation, LanguageModel
-from .common import LoadError, device, refuse_pickled_weights, resolve_model_path
+from .common import LoadError, device, file_fingerprint, refuse_pickled_weights, resolve_model_path
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*(?=\s|$)")
 
@@ -130,8 +128,7 @@ def load_transformers_lm(spec, registry) -> LanguageModel:
 
 
 def converted_dir(gguf: Path) -> Path:
-    stat = gguf.stat()
-    key = hashlib.sha1(f"{gguf.resolve()}|{stat.st_size}|{int(stat.st_mtime)}".encode()).hexdigest()[:12]
+    key = hashlib.sha1(file_fingerprint(gguf).encode()).hexdigest()[:12]
     return cache_dir() / "lm" / f"{gguf.stem}-{key}"
 
 
@@ -140,9 +137,8 @@ def convert_gguf(gguf: Path, target: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     _quiet_transformers()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".convert-"))
-    try:
+
+    def build(tmp: Path) -> None:
         tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
         model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
         # transformers refuses save_pretrained on a GGUF-loaded model; its weights are already dequantized
@@ -155,16 +151,8 @@ def convert_gguf(gguf: Path, target: Path) -> None:
         model.generation_config.save_pretrained(tmp)
         save_model(model, str(tmp / "model.safetensors"))
         tok.save_pretrained(tmp)
-        os.replace(tmp, target)
-    except FileExistsError:
-        shutil.rmtree(tmp, ignore_errors=True)  # another process converted it first
-    except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if not target.is_dir():
-            raise
-    except Exception:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+
+    build_dir_atomically(target, build)
 
 
 def load_gguf_lm(spec, registry) -> LanguageModel:

@@ -26,9 +26,10 @@ from typing import Sequence
 
 import numpy as np
 
+from ...atomic import build_dir_atomically
 from ..config import ASSETS, cache_dir
 from ..roles import Embedder
-from .common import LoadError, refuse_pickled_weights, resolve_model_path
+from .common import LoadError, file_fingerprint, refuse_pickled_weights, resolve_model_path
 
 #: bumped whenever the export changes what it writes, so that old caches are not reused
 EXPORT_VERSION = 1
@@ -46,9 +47,7 @@ def onnx_threads() -> int:
 
 
 def export_dir(model_path: Path) -> Path:
-    weights = model_path / "model.safetensors"
-    stat = weights.stat()
-    key = hashlib.sha1(f"{weights.resolve()}|{stat.st_size}|{int(stat.st_mtime)}|{EXPORT_VERSION}|{OUTLIER_RATIO}|"
+    key = hashlib.sha1(f"{file_fingerprint(model_path / 'model.safetensors')}|{EXPORT_VERSION}|{OUTLIER_RATIO}|"
                        f"{_calibration_digest()}".encode()).hexdigest()[:12]
     return cache_dir() / "onnx" / f"{model_path.name}-int8-{key}"
 
@@ -94,10 +93,8 @@ def export_model_int8(st, target: Path, source: str) -> None:
     whole, then renamed into place)."""
     net = st[0].auto_model.float().eval()
     max_length = int(st.max_seq_length)
-    tmp = target.with_name(target.name + f".tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    try:
+
+    def build(tmp: Path) -> None:
         fp32, smoothed = tmp / "float32.onnx", tmp / "smoothed.onnx"
         export_float32(net, st.tokenizer, max_length, fp32)
         smooth_feed_forward(fp32, smoothed, st.tokenizer, net.config.intermediate_size, net.config.hidden_size,
@@ -110,14 +107,8 @@ def export_model_int8(st, target: Path, source: str) -> None:
             "source": source, "max_length": max_length, "dim": int(net.config.hidden_size),
             "pad_token_id": int(st.tokenizer.pad_token_id), "pad_token": st.tokenizer.pad_token,
             "outlier_ratio": OUTLIER_RATIO, "export_version": EXPORT_VERSION}, indent=1))
-        shutil.rmtree(target, ignore_errors=True)
-        try:
-            os.replace(tmp, target)
-        except OSError:  # another process put its export there first: the same bytes, keep it
-            if not (target / MODEL_FILE).is_file():
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+
+    build_dir_atomically(target, build)
 
 
 def export_float32(net, tokenizer, max_length: int, path: Path) -> None:
