@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
+
+from _cpu import with_cpu  # noqa: E402 (bench/ is on the path when a script runs)
 import os
 import statistics
 import sys
@@ -84,7 +86,7 @@ def main() -> None:
         "cpu_load_1min_after": round(os.getloadavg()[0], 2),
         "torch_threads": torch.get_num_threads(),
     }
-    print(json.dumps(result, indent=2))
+    print(json.dumps(with_cpu(result), indent=2))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+
+from _cpu import with_cpu  # noqa: E402 (bench/ is on the path when a script runs)
 import os
 import socket
 import subprocess
@@ -110,7 +112,7 @@ def main() -> None:
     if not args.no_browser:
         result.update(page_render(args.profile))
     result["roles"] = role_loads(args.profile)
-    print(json.dumps(result, indent=2))
+    print(json.dumps(with_cpu(result), indent=2))
 
 
 if __name__ == "__main__":

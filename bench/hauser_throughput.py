@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import json
+
+from _cpu import with_cpu  # noqa: E402 (bench/ is on the path when a script runs)
 import os
 import sys
 import time
@@ -52,7 +54,7 @@ def main() -> None:
         for c in g.candidates:
             for lvl in c.relevance_levels:
                 levels[lvl] = levels.get(lvl, 0) + 1
-    print(json.dumps({
+    print(json.dumps(with_cpu({
         "profile": registry.profile, "groups": len(scored), "candidates": candidates,
         "without_simile": sum(not c.has_simile for g in scored for c in g.candidates),
         "relevance_kb_levels": levels, "load_seconds": round(load_seconds, 1), "score_seconds": round(seconds, 1),
@@ -63,7 +65,7 @@ def main() -> None:
         "target_seconds": 300, "within_target": 12495 * seconds / candidates <= 300,
         "backends": scored[0].backends if scored else {},
         "cpu_count": os.cpu_count(), "load_average": os.getloadavg(),
-    }, indent=2))
+    }), indent=2))
 
 
 if __name__ == "__main__":

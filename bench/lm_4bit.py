@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
+
+from _cpu import with_cpu  # noqa: E402 (bench/ is on the path when a script runs)
 import os
 import sys
 import time
@@ -72,7 +74,7 @@ def main() -> dict:
         "mean_abs_logprob_difference": round(sum(abs(a - b) for a, b in zip(lp32, lp4)) / len(lp32), 4),
         "seconds": {"float32": round(t32, 2), "served 4-bit": round(t4, 2)},
     })
-    print(json.dumps(result, indent=2))
+    print(json.dumps(with_cpu(result), indent=2))
     return result
 
 

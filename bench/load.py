@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import json
+
+from _cpu import with_cpu  # noqa: E402 (bench/ is on the path when a script runs)
 import os
 import random
 import socket
@@ -157,7 +159,7 @@ def main() -> None:
             return round(statistics.quantiles(values, n=100)[q - 1], 3) if len(values) >= 2 else (
                 round(values[0], 3) if values else None)
 
-        print(json.dumps({
+        print(json.dumps(with_cpu({
             "clients": args.clients, "seconds": args.seconds, "profile": args.profile,
             "queue_max": args.queue_max, "max_memory_gb": args.max_memory_gb,
             "requests": sum(len(v) for v in latencies.values()) + len(failures) + sum(busy.values()),
@@ -168,7 +170,7 @@ def main() -> None:
             "rss_mb": {"start": round(rss[0][1], 1), "middle": round(half[0], 1), "end": round(rss[-1][1], 1),
                        "growth_last_half_pct": round(growth, 2)},
             "registry": _registry_report(accounting, _accounting(probe), args.max_memory_gb),
-        }, indent=2))
+        }), indent=2))
     finally:
         server.terminate()
         try:

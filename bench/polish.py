@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import json
+
+from _cpu import with_cpu  # noqa: E402 (bench/ is on the path when a script runs)
 import os
 import statistics
 import sys
@@ -43,4 +45,4 @@ def main() -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(), indent=2))
+    print(json.dumps(with_cpu(main()), indent=2))

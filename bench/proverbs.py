@@ -10,6 +10,8 @@ embedder and the parser (torch, spaCy), whose imports app.py does at start in th
 from __future__ import annotations
 
 import json
+
+from _cpu import with_cpu  # noqa: E402 (bench/ is on the path when a script runs)
 import os
 import statistics
 import sys
@@ -92,4 +94,4 @@ if __name__ == "__main__":
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, help="torch threads (default: torch's own choice)")
-    print(json.dumps(main(parser.parse_args().threads), indent=2))
+    print(json.dumps(with_cpu(main(parser.parse_args().threads)), indent=2))

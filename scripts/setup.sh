@@ -17,3 +17,9 @@ if [ ! -f "$stamp" ]; then
   if [ "${1:-}" = "--dev" ]; then .venv/bin/pip install -q -r requirements-dev.txt; fi
   touch "$stamp"
 fi
+# The one-time work of the profile in use (GGUF conversion, int8 exports and their self-checks on this CPU), done
+# here so that the app's first request does not wait for it; a few seconds when already done. STUDIO_PREPARE=0
+# leaves it to the first request.
+if [ "${STUDIO_PREPARE:-1}" != 0 ]; then
+  .venv/bin/python -m studio models --prepare >/dev/null || echo "setup: preparing the models failed; the app will retry on first use (see python -m studio models)" >&2
+fi

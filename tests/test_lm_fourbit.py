@@ -134,3 +134,48 @@ def test_the_retrieval_embedder_computes_in_bf16_only_where_the_cpu_has_it(monke
     dtype = next(embedder._model.parameters()).dtype
     assert (dtype == torch.bfloat16) == fast_bfloat16()
     assert embedder.encode(["A stitch in time saves nine."]).dtype.name == "float32"
+
+
+class _Tokens:
+    """Maps text to ids inside the tiny models' vocabulary, one per word: like the real tokenizer, the short probe
+    texts then take the int4 kernel (at most INT4_MAX_ROWS tokens) and the long one the dense copy."""
+
+    def __call__(self, text, return_tensors="pt"):
+        return {"input_ids": torch.tensor([[sum(map(ord, word)) % 96 + 1 for word in text.split()]])}
+
+
+def _lm(model):
+    from studio.models.loaders.lm import TransformersLM
+
+    lm = TransformersLM.__new__(TransformersLM)  # no tokenizer setup: the probe only calls the model
+    lm.model, lm.tokenizer, lm.device, lm.backend, lm.checks = model, _Tokens(), "cpu", "tiny", ()
+    return lm
+
+
+def test_the_4bit_form_is_served_after_it_agrees_with_float32_and_the_verdict_is_kept(tmp_path):
+    loads = []
+    lm = fourbit.serve_checked(lambda: loads.append(1) or _lm(tiny_llama(quantized=True)), tmp_path, "tiny")
+    assert len(loads) == 1 and lm.checks[-1].passed and "int4" in lm.backend
+    assert any(type(m).__name__ == "GroupwiseInt4Linear" for m in lm.model.modules())
+    again = fourbit.serve_checked(lambda: _lm(tiny_llama(quantized=True)), tmp_path, "tiny")
+    assert again.checks[-1].cached and "int4" in again.backend
+
+
+def test_a_4bit_form_that_disagrees_with_float32_falls_back_to_float32(tmp_path, monkeypatch):
+    """Deliberately broken 4-bit weights (every scale and minimum 40 times too large): they must not serve."""
+    recover = fourbit.recover_groups
+
+    def broken(weight, group=fourbit.GROUP):
+        groups = recover(weight, group)
+        return None if groups is None else (groups[0], groups[1] * 40, groups[2] * 40)
+
+    monkeypatch.setattr(fourbit, "recover_groups", broken)
+    loads = []
+    lm = fourbit.serve_checked(lambda: loads.append(1) or _lm(tiny_llama(quantized=True)), tmp_path, "tiny")
+    assert lm.checks and not any(v.passed for v in lm.checks)
+    assert "float32" in lm.backend and "failed its self-check" in lm.backend
+    assert not any(type(m).__name__ == "GroupwiseInt4Linear" for m in lm.model.modules())
+    assert len(loads) == len(lm.checks) + 1  # a fresh float32 model after each failed form
+    ids = torch.randint(0, 97, (1, 6))
+    with torch.inference_mode():
+        torch.testing.assert_close(lm.model(input_ids=ids).logits, tiny_llama(quantized=True)(input_ids=ids).logits)

@@ -229,6 +229,8 @@ class Registry:
                 "reason": e.error.reason if e.error else "",
                 "fix": e.error.fix if e.error else "",
                 "note": e.spec.note,
+                # every accelerated form tried at load and its verdict on this CPU, the served one last
+                "self_check": [v.to_json() for v in getattr(e.model, "checks", ()) or ()],
             })
         return rows
 

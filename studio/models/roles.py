@@ -16,6 +16,9 @@ class Role(ABC):
     #: short human-readable description of what produced the numbers ("MiniLM head", "VADER", ...)
     backend: str = ""
     model_id: str = ""
+    #: the self-checks of the accelerated forms tried when this role loaded (studio/models/selfcheck.py), the
+    #: served form's last; empty when it is served as its weights are (float32, or a model with no fast form)
+    checks: tuple = ()
 
     def close(self) -> None:
         """Drop references to heavy objects so that unloading frees memory."""

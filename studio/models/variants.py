@@ -14,7 +14,7 @@ from .config import cache_dir
 from .loaders.onnx_text import OnnxSentenceEmbedder, export_model_int8, serve_int8
 from .loaders.text import SentenceTransformerEmbedder, sentence_transformer
 from .registry import get_registry
-from .specs import canonical_model_id
+from .specs import canonical_model_id, display_name
 from .roles import Embedder
 
 BASE_KEY = "base_model_id"  # safetensors metadata entry naming the base model
@@ -59,14 +59,20 @@ def load_embedder_variant(delta_path: Path | str, role: str = "embedder") -> Emb
     with _lock:
         if key not in _loaded:
             model_id = f"{base.model_id}+{delta_path.stem}@{key[0]}"
-            backend = f"{base.backend} + fine-tuned {delta_path.stem}"
+            name = f"{display_name(base.model_id)} + fine-tuned {delta_path.stem}"
+
+            def float32():
+                return SentenceTransformerEmbedder(_merged(delta_path, base.model_id), model_id,
+                                                   f"{name} (sentence-transformers, float32)")
+
             _loaded.clear()  # one variant at a time: each holds a full model copy
             if isinstance(base, OnnxSentenceEmbedder):  # from the export cache when present: no torch needed
                 folder = cache_dir() / "onnx" / f"{base.folder.name}+{delta_path.stem}-{key[0]}"
                 export = lambda f: export_model_int8(_merged(delta_path, base.model_id), f, model_id)  # noqa: E731
-                _loaded[key] = serve_int8(folder, export, model_id, backend)
+                # checked against its own float32 form like the base, and served in float32 when no int8 form agrees
+                _loaded[key] = serve_int8(folder, export, model_id, name, fallback=float32)
             else:
-                _loaded[key] = SentenceTransformerEmbedder(_merged(delta_path, base.model_id), model_id, backend)
+                _loaded[key] = float32()
         return _loaded[key]
 
 

@@ -7,11 +7,18 @@ import pandas as pd
 from ..models import ROLES, ModelUnavailable, get_registry
 from .common import guarded
 
-COLUMNS = ["role", "model", "backend", "state", "load_seconds", "memory_mb", "reason", "fix"]
+COLUMNS = ["role", "model", "backend", "state", "self_check", "load_seconds", "memory_mb", "reason", "fix"]
+
+
+def _self_check(checks: list[dict]) -> str:
+    """The accelerated forms tried on this CPU and their verdicts, in a line (the served form last)."""
+    return "; ".join(f"{v['form']}: {'passed' if v['passed'] else 'FAILED'} ({v['value']:.3f}, needs {v['tolerance']})"
+                     for v in checks)
 
 
 def status_table() -> pd.DataFrame:
-    return pd.DataFrame(get_registry().status(), columns=COLUMNS)
+    rows = [{**row, "self_check": _self_check(row.get("self_check") or [])} for row in get_registry().status()]
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def profile_markdown() -> str:

@@ -7,7 +7,11 @@ from the dequantized weights and handed to torch's int4 kernel, which reads an e
 (many rows at once) are compute-bound instead, so they run on a bfloat16 copy of the same weights where the
 CPU has bf16 instructions (twice the float32 speed), else on the float32 weights.
 
-A weight that is not exactly 4-bit groupwise (a hub checkpoint, the tiny test models) is left as it is."""
+A weight that is not exactly 4-bit groupwise (a hub checkpoint, the tiny test models) is left as it is.
+
+Both kernels are checked where they run (serve_checked): the served model's next-token distributions on fixed
+probe texts must agree with the float32 model's, else the next form is served (int4 with float32 prompts, then
+float32 alone)."""
 from __future__ import annotations
 
 import os
@@ -55,7 +59,7 @@ def _module_class():
     import torch
 
     class GroupwiseInt4Linear(torch.nn.Module):
-        def __init__(self, linear, q, scale, low):
+        def __init__(self, linear, q, scale, low, bf16: bool):
             super().__init__()
             self.in_features, self.out_features = linear.in_features, linear.out_features
             self.register_buffer("packed", torch.ops.aten._convert_weight_to_int4pack_for_cpu(q, _INNER_K_TILES))
@@ -64,7 +68,7 @@ def _module_class():
             self.register_buffer("scales_zeros", scales_zeros.contiguous().to(torch.bfloat16))
             # prompts: a bf16 copy where the CPU has bf16 instructions, else the float32 weight itself
             dense = linear.weight.detach()
-            self.register_buffer("dense", dense.to(torch.bfloat16) if fast_bfloat16() else dense)
+            self.register_buffer("dense", dense.to(torch.bfloat16) if bf16 else dense)
             self.bias = linear.bias
 
         def forward(self, x):
@@ -83,14 +87,16 @@ def _module_class():
     return GroupwiseInt4Linear
 
 
-def serve_4bit(model) -> int:
+def serve_4bit(model, bf16: bool | None = None) -> int:
     """Replace, in place, every linear layer of a CPU model whose weights are 4-bit groupwise; returns how many.
-    The output projection tied to the embedding (8-bit in the GGUF) stays float32."""
+    The output projection tied to the embedding (8-bit in the GGUF) stays float32. `bf16`: prompts run on a
+    bfloat16 copy (default: where the CPU multiplies bf16 natively)."""
     import torch
 
     if not available() or next(model.parameters()).device.type != "cpu":
         return 0
     cls, replaced = _module_class(), 0
+    bf16 = fast_bfloat16() if bf16 is None else bf16
     tied = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
     for parent in list(model.modules()):
         for name, child in list(parent.named_children()):
@@ -98,6 +104,61 @@ def serve_4bit(model) -> int:
                 continue
             groups = recover_groups(child.weight)
             if groups is not None:
-                setattr(parent, name, cls(child, *groups))
+                setattr(parent, name, cls(child, *groups, bf16))
                 replaced += 1
     return replaced
+
+
+def probe_logits(model, tokenizer) -> list:
+    """The model's next-token logits at every position of each probe text, run one text at a time: the short
+    texts go through the int4 kernel (as decoding does), the long one through the dense copy (as prompts do)."""
+    import torch
+
+    from ..selfcheck import LM_PROBE_TEXTS
+
+    out = []
+    with torch.inference_mode():
+        for text in LM_PROBE_TEXTS:
+            ids = tokenizer(text, return_tensors="pt")["input_ids"].to(next(model.parameters()).device)
+            out.append(model(input_ids=ids).logits[0].float().cpu().numpy())
+    return out
+
+
+def serve_checked(load, folder, name: str):
+    """A language model from load() (float32, fresh at each call) served in the first form that agrees with
+    float32 on this CPU: int4 decoding with bf16 prompts (where the CPU has bf16), int4 with float32 prompts, or
+    float32 alone. Verdicts are stored in `folder` per CPU and torch version; `lm.checks` lists those of this load."""
+    import time
+
+    import torch
+
+    from .. import selfcheck
+
+    lm = load()
+    if not available() or lm.device != "cpu":
+        return lm
+    forms = [("int4 decoding + bf16 prompts", True)] if fast_bfloat16() else []
+    forms.append(("int4 decoding + float32 prompts", False))
+    key, checks, reference = selfcheck.cpu_key(f"torch {torch.__version__}"), [], None
+    for form, bf16 in forms:
+        verdict, modified = selfcheck.cached_verdict(folder, form, key), True
+        if verdict is None:
+            started = time.perf_counter()
+            reference = reference if reference is not None else probe_logits(lm.model, lm.tokenizer)
+            if not serve_4bit(lm.model, bf16):
+                return lm  # no 4-bit layers (a dense checkpoint): served as it is
+            verdict = selfcheck.lm_verdict(form, reference, probe_logits(lm.model, lm.tokenizer), key,
+                                           time.perf_counter() - started)
+            selfcheck.store_verdict(folder, verdict, form)
+        elif verdict.passed and not serve_4bit(lm.model, bf16):
+            return lm
+        else:
+            modified = verdict.passed
+        checks.append(verdict)
+        if verdict.passed:
+            lm.backend, lm.checks = f"{name} (GGUF, 4-bit layers on torch's int4 kernel, {form})", checks
+            return lm
+        if modified:  # the failed form replaced the float32 layers: start again from the file
+            lm = load()
+    lm.backend, lm.checks = f"{name} (GGUF, float32; the int4 kernel failed its self-check on this CPU)", checks
+    return lm

@@ -167,9 +167,7 @@ def load_gguf_lm(spec, registry) -> LanguageModel:
             raise LoadError("reading GGUF files needs the `gguf` package", "pip install gguf accelerate") from exc
         convert_gguf(gguf, target)
     name = spec.note or gguf.stem
-    lm = _load_dir(str(target), spec.model_id, f"{name} (GGUF, converted to safetensors)")
-    from .fourbit import serve_4bit
+    from .fourbit import serve_checked
 
-    if serve_4bit(lm.model):
-        lm.backend = f"{name} (GGUF, its 4-bit layers served by torch's int4 kernel)"
-    return lm
+    return serve_checked(lambda: _load_dir(str(target), spec.model_id, f"{name} (GGUF, converted to safetensors)"),
+                         target, name)

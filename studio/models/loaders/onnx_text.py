@@ -9,6 +9,12 @@ the calibration text, and the weight rows multiply up by the same factor, an exa
 (the outlier-only form of SmoothQuant, Xiao et al., 2023; its all-channel form depended on the calibration text
 and fell to 0.89 here). Cosine to float32 is then 0.99; a 100-word text takes 40-55 ms on 2 cores, against
 126 ms with torch in bfloat16.
+Which int8 form: ONNX Runtime multiplies uint8 activations by int8 weights with VNNI where the CPU has it, and
+on AVX2 without VNNI with an instruction whose 16-bit pair sums saturate (u8 x s8 pairs reach 2 x 255 x 127): the
+embeddings were noise there (cosine 0.02). Weights quantized to 7 bits (reduce_range) cannot overflow (2 x 255 x 64
+< 32768), so the served form computes the same integers on every x86 CPU, with the fast kernel on each. Each load
+checks the served form against float32 on fixed probe texts (studio/models/selfcheck.py) and moves down RECIPES'
+ladder, then to torch float32, when it disagrees.
 The result is cached under cache_dir()/onnx; later loads read it and need neither torch nor transformers. Only
 mean-pooling models are served (the pooling is done here, over the token states).
 """
@@ -21,22 +27,57 @@ import logging
 import os
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from ...atomic import build_dir_atomically
+from .. import selfcheck
 from ..config import ASSETS, cache_dir
 from ..roles import Embedder
 from .common import LoadError, file_fingerprint, refuse_pickled_weights, resolve_model_path
 
 #: bumped whenever the export changes what it writes, so that old caches are not reused
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
 #: a channel whose peak exceeds this many times the median peak is scaled down to it (2, 4 and 8 measured alike)
 OUTLIER_RATIO = 4.0
 CALIBRATION_TEXT = ASSETS / "calibration" / "english.txt"
-MODEL_FILE, TOKENIZER_FILE, CONFIG_FILE = "model.onnx", "tokenizer.json", "studio_onnx.json"
+TOKENIZER_FILE, CONFIG_FILE, REFERENCE_FILE = "tokenizer.json", "studio_onnx.json", "reference.npy"
+
+
+@dataclass(frozen=True)
+class Recipe:
+    name: str
+    description: str  # what a person reads in the Models tab
+    weight_type: str  # onnxruntime.quantization.QuantType member
+    reduce_range: bool
+
+    @property
+    def file(self) -> str:
+        return f"model-{self.name}.onnx"
+
+
+#: the int8 forms, best first. Every export writes the LADDER's files; a load serves the first that passes its
+#: self-check on this CPU (STUDIO_INT8_RECIPE=NAME serves only NAME, to measure one form).
+RECIPES = {r.name: r for r in (
+    Recipe("u8s8-7bit", "int8, 7-bit weights (exact on every x86 CPU)", "QInt8", True),
+    Recipe("u8u8", "int8, unsigned weights (exact, slower kernels)", "QUInt8", False),
+    # full 8-bit signed weights: the most precise where the CPU has VNNI, saturated noise on AVX2 without it
+    Recipe("u8s8", "int8, 8-bit weights (exact only with VNNI)", "QInt8", False),
+)}
+LADDER = ("u8s8-7bit", "u8u8")
+
+
+def ladder() -> tuple[str, ...]:
+    wanted = os.environ.get("STUDIO_INT8_RECIPE", "").strip()
+    if not wanted:
+        return LADDER
+    if wanted not in RECIPES:
+        raise LoadError(f"STUDIO_INT8_RECIPE={wanted!r} is not an int8 recipe",
+                        f"choose one of {', '.join(RECIPES)}, or unset it")
+    return (wanted,)
 
 
 def onnx_threads() -> int:
@@ -99,14 +140,18 @@ def export_model_int8(st, target: Path, source: str) -> None:
         export_float32(net, st.tokenizer, max_length, fp32)
         smooth_feed_forward(fp32, smoothed, st.tokenizer, net.config.intermediate_size, net.config.hidden_size,
                             max_length)
-        quantize_int8(smoothed, tmp / MODEL_FILE)
+        for name in dict.fromkeys(LADDER + ladder()):
+            quantize_int8(smoothed, tmp / RECIPES[name].file, RECIPES[name])
+        st.tokenizer.backend_tokenizer.save(str(tmp / TOKENIZER_FILE))
+        config = {"source": source, "max_length": max_length, "dim": int(net.config.hidden_size),
+                  "pad_token_id": int(st.tokenizer.pad_token_id), "pad_token": st.tokenizer.pad_token,
+                  "outlier_ratio": OUTLIER_RATIO, "export_version": EXPORT_VERSION}
+        (tmp / CONFIG_FILE).write_text(json.dumps(config, indent=1))
+        # the float32 graph's own embeddings of the probe texts: what every int8 form is checked against
+        reference = _Session(tmp, smoothed.name, config).encode(list(selfcheck.PROBE_TEXTS))
+        np.save(tmp / REFERENCE_FILE, reference, allow_pickle=False)
         for leftover in (fp32, smoothed, *tmp.glob("*.data")):
             leftover.unlink(missing_ok=True)
-        st.tokenizer.backend_tokenizer.save(str(tmp / TOKENIZER_FILE))
-        (tmp / CONFIG_FILE).write_text(json.dumps({
-            "source": source, "max_length": max_length, "dim": int(net.config.hidden_size),
-            "pad_token_id": int(st.tokenizer.pad_token_id), "pad_token": st.tokenizer.pad_token,
-            "outlier_ratio": OUTLIER_RATIO, "export_version": EXPORT_VERSION}, indent=1))
 
     build_dir_atomically(target, build)
 
@@ -134,14 +179,15 @@ def export_float32(net, tokenizer, max_length: int, path: Path) -> None:
     program.save(str(path))
 
 
-def quantize_int8(source: Path, target: Path) -> None:
+def quantize_int8(source: Path, target: Path, recipe: Recipe = RECIPES["u8s8"]) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     root = logging.getLogger()
     level = root.level
     root.setLevel(logging.ERROR)  # its advice to pre-process the graph is for static quantization of vision models
     try:
-        quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8, per_channel=True)
+        quantize_dynamic(str(source), str(target), weight_type=getattr(QuantType, recipe.weight_type),
+                         per_channel=True, reduce_range=recipe.reduce_range)
     finally:
         root.setLevel(level)
 
@@ -199,20 +245,19 @@ def _session_options():
     return options
 
 
-class OnnxSentenceEmbedder(Embedder):
-    def __init__(self, folder: Path, model_id: str, backend: str):
+class _Session:
+    """One ONNX graph of an export folder with the tokenizer and the mean pooling around it."""
+
+    def __init__(self, folder: Path, model_file: str, config: dict):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        config = json.loads((folder / CONFIG_FILE).read_text())
-        self.model_id, self.backend, self.dim, self.folder = model_id, backend, int(config["dim"]), folder
-        self._session = ort.InferenceSession(str(folder / MODEL_FILE), _session_options(),
-                                             providers=["CPUExecutionProvider"])
-        #: what the registry accounts for this role (its weights are not torch tensors)
-        self.weights_mb = (folder / MODEL_FILE).stat().st_size / 2**20
-        self._tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
-        self._tokenizer.enable_truncation(int(config["max_length"]))
-        self._tokenizer.enable_padding(pad_id=int(config["pad_token_id"]), pad_token=config["pad_token"])
+        self.dim = int(config["dim"])
+        self.session = ort.InferenceSession(str(folder / model_file), _session_options(),
+                                            providers=["CPUExecutionProvider"])
+        self.tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
+        self.tokenizer.enable_truncation(int(config["max_length"]))
+        self.tokenizer.enable_padding(pad_id=int(config["pad_token_id"]), pad_token=config["pad_token"])
 
     def encode(self, texts: Sequence[str], batch_size: int = 16) -> np.ndarray:
         """Mean of the token states over the attention mask, L2-normalized (the sentence-transformers pooling)."""
@@ -220,22 +265,39 @@ class OnnxSentenceEmbedder(Embedder):
         order = np.argsort([len(t) for t in texts], kind="stable")  # similar lengths share a batch: less padding
         for start in range(0, len(order), batch_size):
             chunk = order[start:start + batch_size]
-            encodings = self._tokenizer.encode_batch([texts[i] for i in chunk])
+            encodings = self.tokenizer.encode_batch([texts[i] for i in chunk])
             ids = np.array([e.ids for e in encodings], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-            hidden = self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+            hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
             pooled = (hidden * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1)
             out[chunk] = pooled / (np.linalg.norm(pooled, axis=1, keepdims=True) + 1e-12)
         return out
+
+
+class OnnxSentenceEmbedder(Embedder):
+    """One int8 form (`recipe`) of an export folder."""
+
+    def __init__(self, folder: Path, model_id: str, backend: str, recipe: str = LADDER[0]):
+        config = json.loads((folder / CONFIG_FILE).read_text())
+        self.recipe = RECIPES[recipe]
+        self.model_id, self.folder = model_id, folder
+        self.backend = f"{backend} (ONNX Runtime, {self.recipe.description})"
+        self._session = _Session(folder, self.recipe.file, config)
+        self.dim = self._session.dim
+        #: what the registry accounts for this role (its weights are not torch tensors)
+        self.weights_mb = (folder / self.recipe.file).stat().st_size / 2**20
+
+    def encode(self, texts: Sequence[str], batch_size: int = 16) -> np.ndarray:
+        return self._session.encode(texts, batch_size)
 
     def close(self) -> None:
         self._session = None
 
 
 def load_onnx_int8(spec, registry) -> Embedder:
-    if os.environ.get("STUDIO_ONNX", "1") == "0":
-        from .text import load_sentence_transformer
+    from .text import float32_sentence_transformer, load_sentence_transformer
 
+    if os.environ.get("STUDIO_ONNX", "1") == "0":
         return load_sentence_transformer(spec, registry)
     try:
         import onnxruntime  # noqa: F401
@@ -245,17 +307,57 @@ def load_onnx_int8(spec, registry) -> Embedder:
     path = Path(resolve_model_path(spec.model_id))
     refuse_pickled_weights(path)
     _check_mean_pooling(path)
-    backend = f"{spec.note or spec.model_id.rsplit('/', 1)[-1]} (ONNX Runtime, int8 weights, smoothed)"
-    return serve_int8(export_dir(path), lambda folder: export_int8(path, folder), spec.model_id, backend)
+    name = spec.note or spec.model_id.rsplit("/", 1)[-1]
+    return serve_int8(export_dir(path), lambda folder: export_int8(path, folder), spec.model_id, name,
+                      fallback=lambda: float32_sentence_transformer(spec.model_id, name))
 
 
-def serve_int8(folder: Path, export, model_id: str, backend: str) -> OnnxSentenceEmbedder:
-    """The embedder exported in `folder`, calling export(folder) first when it is missing or damaged."""
-    if (folder / MODEL_FILE).is_file():
-        try:
-            return OnnxSentenceEmbedder(folder, model_id, backend)
-        except Exception:  # noqa: BLE001 - a damaged cache (truncated or edited files) is exported again
-            shutil.rmtree(folder, ignore_errors=True)
+def runtime_key() -> str:
+    import onnxruntime as ort
+
+    return selfcheck.cpu_key(f"onnxruntime {ort.__version__}")
+
+
+def serve_int8(folder: Path, export, model_id: str, name: str, fallback=None) -> Embedder:
+    """The first int8 form of the export in `folder` that agrees with float32 on this CPU (export(folder) runs
+    first when the folder is missing, and again once when a file of it is damaged); fallback() (a float32 torch
+    embedder) when none agrees. The returned embedder's `checks` lists every verdict, the served form's last."""
+    forms = ladder()
+    for attempt in (1, 2):
+        if attempt == 2 or not _complete(folder, forms):
+            _export(folder, export)
+        checks, damaged = [], False
+        reference = np.load(folder / REFERENCE_FILE, allow_pickle=False)
+        for recipe in forms:
+            key = f"{runtime_key()} | {selfcheck.file_stamp(folder / RECIPES[recipe].file)}"
+            try:
+                embedder = OnnxSentenceEmbedder(folder, model_id, name, recipe)
+            except Exception:  # noqa: BLE001 - a truncated or edited file: the export is made again, once
+                damaged = True
+                break
+            verdict = selfcheck.cached_verdict(folder, recipe, key)
+            if verdict is None:
+                verdict = selfcheck.check_embedder(RECIPES[recipe].description, embedder.encode, reference, key)
+                selfcheck.store_verdict(folder, verdict, recipe)
+            checks.append(verdict)
+            if verdict.passed:
+                embedder.checks = checks
+                return embedder
+            embedder.close()
+        if not damaged:
+            break
+    if fallback is None:
+        raise LoadError(f"no int8 form of {folder.name} agrees with float32 on this CPU"
+                        f"{f' ({checks[-1].summary()})' if checks else ''}",
+                        "set STUDIO_ONNX=0 to serve the model with torch")
+    served = fallback()
+    served.checks = checks
+    served.backend += "; int8 failed its self-check on this CPU"
+    return served
+
+
+def _export(folder: Path, export) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
     try:
         export(folder)
     except LoadError:
@@ -263,4 +365,8 @@ def serve_int8(folder: Path, export, model_id: str, backend: str) -> OnnxSentenc
     except Exception as exc:
         raise LoadError(f"exporting {folder.name} to ONNX failed ({type(exc).__name__}: {exc})",
                         "set STUDIO_ONNX=0 to serve the model with torch") from exc
-    return OnnxSentenceEmbedder(folder, model_id, backend)
+
+
+def _complete(folder: Path, forms) -> bool:
+    needed = [CONFIG_FILE, TOKENIZER_FILE, REFERENCE_FILE, *(RECIPES[f].file for f in forms)]
+    return all((folder / name).is_file() and (folder / name).stat().st_size > 0 for name in needed)

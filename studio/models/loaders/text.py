@@ -39,14 +39,35 @@ def sentence_transformer(model_id: str):
 
 
 def load_sentence_transformer(spec, registry) -> Embedder:
-    model = sentence_transformer(spec.model_id)
+    """bfloat16 where the spec asks for it and the CPU multiplies bf16 natively, once it has shown on the probe
+    texts that it embeds like float32 here; float32 otherwise."""
     name = spec.note or spec.model_id.rsplit("/", 1)[-1]
-    if spec.bfloat16 and device() == "cpu" and fast_bfloat16():
-        import torch
+    model = sentence_transformer(spec.model_id)
+    if not (spec.bfloat16 and device() == "cpu" and fast_bfloat16()):
+        return SentenceTransformerEmbedder(model, spec.model_id, f"{name} (sentence-transformers)")
+    import torch
 
-        model.to(torch.bfloat16)
-        name += ", bfloat16"
-    return SentenceTransformerEmbedder(model, spec.model_id, f"{name} (sentence-transformers)")
+    from .. import selfcheck
+
+    served = SentenceTransformerEmbedder(model, spec.model_id, f"{name}, bfloat16 (sentence-transformers)")
+    reference = served.encode(list(selfcheck.PROBE_TEXTS))  # still float32 here
+    model.to(torch.bfloat16)
+    verdict = selfcheck.check_embedder("bfloat16", served.encode, reference,
+                                       selfcheck.cpu_key(f"torch {torch.__version__}"), selfcheck.BF16_MIN_COSINE,
+                                       selfcheck.BF16_MIN_COSINE)
+    if verdict.passed:
+        served.checks = [verdict]
+        return served
+    fallback = float32_sentence_transformer(spec.model_id, name)
+    fallback.checks = [verdict]
+    fallback.backend += "; bfloat16 failed its self-check on this CPU"
+    return fallback
+
+
+def float32_sentence_transformer(model_id: str, name: str) -> "SentenceTransformerEmbedder":
+    """The model as its weights are, in float32 with torch: the reference every fast form is checked against."""
+    return SentenceTransformerEmbedder(sentence_transformer(model_id).float(), model_id,
+                                       f"{name} (sentence-transformers, float32)")
 
 
 class AliasEmbedder(Embedder):
