@@ -47,8 +47,20 @@ def _chart(rows: list[dict]):
     return fig
 
 
+FIRST_LOAD = ("Loading the proverb encoders. On a machine's first use they are exported to int8 and checked "
+              "against float32 first, about 2 minutes (`make setup` does this ahead of time).")
+
+
+def _encoder_ready() -> bool:
+    from ..models import READY, get_registry
+
+    return any(row["role"] == EMBEDDER_ROLE and row["state"] == READY for row in get_registry().status())
+
+
 @guarded
-def recommend(narrative: str, k: float):
+def recommend(narrative: str, k: float, progress=gr.Progress()):
+    if not _encoder_ready():
+        progress(0.05, desc=FIRST_LOAD)
     ranked = [r.to_json() for r in ranking(narrative, int(k))]
     table = pd.DataFrame([{**r, "themes": ", ".join(r["themes"])} for r in ranked], columns=TABLE_COLUMNS)
     choices = [r["proverb"] for r in ranked]

@@ -179,7 +179,7 @@ def export_float32(net, tokenizer, max_length: int, path: Path) -> None:
     program.save(str(path))
 
 
-def quantize_int8(source: Path, target: Path, recipe: Recipe = RECIPES["u8s8"]) -> None:
+def quantize_int8(source: Path, target: Path, recipe: Recipe = RECIPES[LADDER[0]]) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     root = logging.getLogger()
