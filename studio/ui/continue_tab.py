@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, Settings, continue_narrative
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
-from .common import guarded, role_notice
+from .common import guarded, limited_textbox, limits_validator, refuse_over_limit, role_notice
 
 # Written for the studio (not from the benchmark): narratives that end in an idiom or a simile.
 EXAMPLES = [
@@ -51,6 +51,7 @@ def _expression_note(expr: dict | None) -> str:
 
 @guarded
 def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, progress=gr.Progress()):
+    refuse_over_limit((narrative, "narrative", MAX_NARRATIVE_CHARS))
     progress(0.1, desc="drawing inferences and sampling")
     s = Settings(mode=mode, n=int(n), seed=int(seed), top_k=int(top_k), temperature=float(temperature),
                  max_new_tokens=int(max_tokens))
@@ -85,8 +86,8 @@ def build_continue_tab() -> None:
             gr.Markdown(notice)
         with gr.Row():
             with gr.Column(scale=3):
-                narrative = gr.Textbox(label="Narrative", lines=6, max_length=MAX_NARRATIVE_CHARS,
-                                       info=f"up to {MAX_NARRATIVE_CHARS:,} characters",
+                narrative = limited_textbox(MAX_NARRATIVE_CHARS, label="Narrative", lines=6,
+                                            info=f"up to {MAX_NARRATIVE_CHARS:,} characters",
                                        placeholder="… and he was smiling [to beat the band].")
                 with gr.Row():
                     mode = gr.Radio(list(MODES), value="plain", label="Mode")
@@ -106,14 +107,17 @@ def build_continue_tab() -> None:
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)
         gr.Examples(EXAMPLES, inputs=[narrative, mode], label="Example narratives")
         go.click(run_continue, [narrative, mode, n, seed, top_k, temperature, max_tokens],
-                 [highlighted, info, table, inferences], api_name="continue")
+                 [highlighted, info, table, inferences], api_name="continue",
+                 validator=limits_validator(("narrative", MAX_NARRATIVE_CHARS)))
         with gr.Accordion("Judge: which continuation is plausible?", open=True):
             with gr.Row():
-                option1 = gr.Textbox(label="Continuation 1", lines=2, max_length=MAX_OPTION_CHARS,
-                                     info=f"up to {MAX_OPTION_CHARS} characters")
-                option2 = gr.Textbox(label="Continuation 2", lines=2, max_length=MAX_OPTION_CHARS,
-                                     info=f"up to {MAX_OPTION_CHARS} characters")
+                option1 = limited_textbox(MAX_OPTION_CHARS, label="Continuation 1", lines=2,
+                                          info=f"up to {MAX_OPTION_CHARS} characters")
+                option2 = limited_textbox(MAX_OPTION_CHARS, label="Continuation 2", lines=2,
+                                          info=f"up to {MAX_OPTION_CHARS} characters")
             judge_btn = gr.Button("Judge")
             verdict = gr.Label(label="P(plausible)", num_top_classes=2)
             gr.Examples(JUDGE_EXAMPLES, inputs=[narrative, option1, option2], label="Judge example")
-            judge_btn.click(run_judge, [narrative, option1, option2], verdict, api_name="judge")
+            judge_btn.click(run_judge, [narrative, option1, option2], verdict, api_name="judge",
+                            validator=limits_validator(("narrative", MAX_NARRATIVE_CHARS),
+                                                       ("option 1", MAX_OPTION_CHARS), ("option 2", MAX_OPTION_CHARS)))

@@ -11,7 +11,8 @@ from ..imagine import IMAGE_RANGE, TEXT_IMAGE_RANGE, imagine_pair, imagine_top_k
 from ..imagine.evaluate import MAX_TEXT_CHARS, MAX_TOP_K
 from ..imagine.render import MAX_GUIDANCE, MAX_SEEDS, MAX_SIZE, SIZE_STEP, RenderCancelled
 from ..imagine.scores import outside_unit_interval
-from .common import cancellable, cancelled, escape, guarded, role_notice
+from .common import (cancellable, cancelled, escape, guarded, limited_textbox, limits_validator, refuse_over_limit,
+                     role_notice)
 from .session_files import new_download
 
 #: every render event shares this group: one rendering job at a time across all users
@@ -153,6 +154,7 @@ def _csv(frame: pd.DataFrame, prefix: str, request: gr.Request | None = None) ->
 @guarded
 def run_imagine(text_a, text_b, n_seeds, seed, steps, size, guidance, request: gr.Request,
                 progress=gr.Progress()):
+    refuse_over_limit((text_a, "first text", MAX_TEXT_CHARS), (text_b, "second text", MAX_TEXT_CHARS))
     with _Session(request) as should_stop:
         result = imagine_pair(text_a, text_b, n_seeds=n_seeds, seed=seed, steps=steps, guidance=_guidance(guidance),
                               size=size,
@@ -175,9 +177,9 @@ def build_imagine_tab() -> None:
                     "Metric for Natural Language Generation*.")
         gr.Markdown(availability_notice)
         with gr.Row():
-            text_a = gr.Textbox(label="Text A (e.g. the literal sentence or the reference)", lines=2,
-                                max_length=MAX_TEXT_CHARS)
-            text_b = gr.Textbox(label="Text B (e.g. the simile or the hypothesis)", lines=2, max_length=MAX_TEXT_CHARS)
+            text_a = limited_textbox(MAX_TEXT_CHARS, label="Text A (e.g. the literal sentence or the reference)",
+                                     lines=2)
+            text_b = limited_textbox(MAX_TEXT_CHARS, label="Text B (e.g. the simile or the hypothesis)", lines=2)
         with gr.Row():
             n_seeds = gr.Slider(1, MAX_SEEDS, value=1, step=1, label="Seeds per text",
                                 info="the paper averages over 5")
@@ -203,7 +205,9 @@ def build_imagine_tab() -> None:
         download = gr.File(label="Per-seed scores (CSV)")
         event = go_button.click(cancellable(run_imagine), inputs=[text_a, text_b, n_seeds, seed, steps, size, guidance],
                                 outputs=[gallery, summary, seeds_table, metrics_table, chart, download],
-                                api_name="imagine", **RENDER_GROUP)
+                                api_name="imagine", **RENDER_GROUP,
+                                validator=limits_validator(("first text", MAX_TEXT_CHARS),
+                                                           ("second text", MAX_TEXT_CHARS)))
         stop_button.click(request_stop, cancels=[event], api_name="imagine_stop", queue=False)
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..cli.components_cmd import MAX_SENTENCE_CHARS
 from ..similes.polish import MAX_CHARS, MAX_N, STRATEGIES
-from .common import escape, guarded, role_notice, highlight_pieces
+from .common import escape, guarded, highlight_pieces, limited_textbox, limits_validator, refuse_over_limit, role_notice
 
 COLUMNS = ["candidate", "inserted phrase", "strategy", "score"]
 EXAMPLES_LITERAL = [
@@ -39,6 +39,7 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, progr
     from ..errors import InputError
     from ..similes.polish import polish
 
+    refuse_over_limit((literal, "literal sentence", MAX_CHARS))
     if not strategies:
         raise InputError("Choose at least one strategy.")
     progress(0.1, desc="finding insertion points and candidates")
@@ -53,6 +54,7 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, progr
 def run_components(sentence: str):
     from ..cli.components_cmd import analyse
 
+    refuse_over_limit((sentence, "sentence", MAX_SENTENCE_CHARS))
     result = analyse(sentence)
     text = result["sentence"]
     marks = []
@@ -83,8 +85,8 @@ def build_polish_tab() -> dict:
         if notice:
             gr.Markdown(notice)
         with gr.Row():
-            literal = gr.Textbox(label="Literal sentence", value="He yelps and howls.", scale=3, max_lines=3,
-                                 max_length=MAX_CHARS, info=f"up to {MAX_CHARS} characters")
+            literal = limited_textbox(MAX_CHARS, label="Literal sentence", value="He yelps and howls.", scale=3,
+                                      max_lines=3, info=f"up to {MAX_CHARS} characters")
             with gr.Column(scale=2):
                 strategies = gr.CheckboxGroup(list(STRATEGIES), value=list(STRATEGIES), label="Strategies")
                 with gr.Row():
@@ -99,17 +101,20 @@ def build_polish_tab() -> dict:
         candidates = gr.State([])
         gr.Markdown("### Components of a simile")
         with gr.Row():
-            sentence = gr.Textbox(label="Simile sentence", value=EXAMPLES_SIMILE[0][0], scale=3, max_lines=3,
-                                  max_length=MAX_SENTENCE_CHARS, info=f"up to {MAX_SENTENCE_CHARS:,} characters")
+            sentence = limited_textbox(MAX_SENTENCE_CHARS, label="Simile sentence", value=EXAMPLES_SIMILE[0][0],
+                                       scale=3, max_lines=3, info=f"up to {MAX_SENTENCE_CHARS:,} characters")
             show = gr.Button("Show components", scale=1)
         gr.Examples(EXAMPLES_SIMILE, inputs=[sentence], label="Similes (and literal 'like')")
         highlighted = gr.HighlightedText(label="Topic / vehicle / event / property", color_map=COLOURS,
                                          show_legend=True, combine_adjacent=False)
         details = gr.JSON(label="Components")
-        go.click(run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates], api_name="polish")
+        polish_limits = limits_validator(("literal sentence", MAX_CHARS))
+        go.click(run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates], api_name="polish",
+                 validator=polish_limits)
         literal.submit(run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates],
-                       api_name=False)
-        show.click(run_components, inputs=sentence, outputs=[highlighted, details], api_name="components")
+                       api_name=False, validator=polish_limits)
+        show.click(run_components, inputs=sentence, outputs=[highlighted, details], api_name="components",
+                   validator=limits_validator(("sentence", MAX_SENTENCE_CHARS)))
         table.select(candidate_selected, inputs=candidates, outputs=sentence, api_name=False).then(
             run_components, inputs=sentence, outputs=[highlighted, details], api_name=False)
     return {"literal": literal, "candidates_table": table, "candidates": candidates, "send_button": send}

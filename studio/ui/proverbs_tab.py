@@ -9,7 +9,7 @@ from ..proverbs import align, get_scorer, ranking, similar
 from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL
-from .common import guarded, role_notice, highlight_pieces
+from .common import guarded, highlight_pieces, limited_textbox, limits_validator, refuse_over_limit, role_notice
 
 # Written for the studio (not from ePiC), one per line of life the proverbs talk about.
 EXAMPLES = [
@@ -49,6 +49,7 @@ def _chart(rows: list[dict]):
 
 @guarded
 def recommend(narrative: str, k: float):
+    refuse_over_limit((narrative, "narrative", MAX_NARRATIVE_CHARS))
     ranked = [r.to_json() for r in ranking(narrative, int(k))]
     table = pd.DataFrame([{**r, "themes": ", ".join(r["themes"])} for r in ranked], columns=TABLE_COLUMNS)
     choices = [r["proverb"] for r in ranked]
@@ -94,8 +95,8 @@ def build_proverbs_tab() -> None:
         gr.Markdown(lambda: role_notice(EMBEDDER_ROLE, ALIGNMENT_ROLE, "parser"))
         with gr.Row():
             with gr.Column(scale=3):
-                narrative = gr.Textbox(label="Narrative", lines=6, max_length=MAX_NARRATIVE_CHARS,
-                                       info=f"up to {MAX_NARRATIVE_CHARS:,} characters",
+                narrative = limited_textbox(MAX_NARRATIVE_CHARS, label="Narrative", lines=6,
+                                            info=f"up to {MAX_NARRATIVE_CHARS:,} characters",
                                        placeholder="A few sentences about something that happened…")
             with gr.Column(scale=1):
                 k = gr.Slider(1, 20, value=5, step=1, label="How many proverbs")
@@ -124,13 +125,15 @@ def build_proverbs_tab() -> None:
         similar_table = gr.Dataframe(headers=["rank", "similarity", "narrative"], interactive=False, wrap=True,
                                      label="Similar narratives")
 
+        narrative_limit = limits_validator(("narrative", MAX_NARRATIVE_CHARS))
         go_button.click(recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status],
-                        api_name="proverbs").success(show_alignment, inputs=[narrative, proverb],
+                        api_name="proverbs", validator=narrative_limit).success(show_alignment, inputs=[narrative, proverb],
                                                      outputs=[proverb_hl, narrative_hl, pairs], api_name=False)
-        narrative.submit(recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status], api_name=False)
+        narrative.submit(recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status], api_name=False,
+                         validator=narrative_limit)
         align_button.click(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
-                           api_name="align")
+                           api_name="align", validator=narrative_limit)
         proverb.select(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
                        api_name=False)
         similar_button.click(find_similar, inputs=[narrative, pool, method], outputs=similar_table,
-                             api_name="similar")
+                             api_name="similar", validator=narrative_limit)

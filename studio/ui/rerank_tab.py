@@ -10,7 +10,7 @@ from ..hauser.criteria import DEFAULT_QUALITY_WEIGHTS, DEFAULT_RANK_WEIGHTS
 from ..hauser.inputs import MAX_CSV_BYTES, MAX_CSV_ROWS
 from ..hauser.scorer import MAX_CANDIDATES, MAX_CHARS
 from .imagine_tab import build_imagine_topk
-from .common import escape, guarded, role_notice, highlight_pieces
+from .common import escape, guarded, highlight_pieces, limited_textbox, limits_validator, refuse_over_limit, role_notice
 from .session_files import new_download, track
 
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
@@ -93,6 +93,7 @@ def run_rerank(literal, candidates_text, alpha, beta, gamma, w_quality, w_creati
     from ..hauser.inputs import candidates_from_lines
     from ..hauser.scorer import Settings, score_groups, table_rows
 
+    refuse_over_limit((literal, "literal sentence", MAX_CHARS))
     candidates = candidates_from_lines(candidates_text)
     if not candidates:
         raise InputError("Please enter at least one candidate simile (one per line).")
@@ -144,8 +145,8 @@ def build_rerank_tab() -> dict:
             gr.Markdown(notice)
         with gr.Row():
             with gr.Column(scale=3):
-                literal = gr.Textbox(label="Literal sentence", value=EXAMPLES[0][0], max_lines=3, max_length=MAX_CHARS,
-                                     info=f"up to {MAX_CHARS:,} characters")
+                literal = limited_textbox(MAX_CHARS, label="Literal sentence", value=EXAMPLES[0][0], max_lines=3,
+                                          info=f"up to {MAX_CHARS:,} characters")
                 candidates = gr.Textbox(label=f"Candidates (one per line, at most {MAX_CANDIDATES})",
                                         info=f"each up to {MAX_CHARS:,} characters",
                                         value=EXAMPLES[0][1], lines=6)
@@ -173,7 +174,8 @@ def build_rerank_tab() -> dict:
             backends = gr.Markdown()
         inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance]
         outputs = [table, winner, chart, download, backends]
-        run.click(run_rerank, inputs=inputs, outputs=outputs, api_name="rerank")
+        run.click(run_rerank, inputs=inputs, outputs=outputs, api_name="rerank",
+                  validator=limits_validator(("literal sentence", MAX_CHARS)))
         upload.upload(load_csv, inputs=upload, outputs=[literal, candidates], api_name="rerank_load_csv")
         build_imagine_topk(literal, table)
     return {"literal": literal, "candidates": candidates, "rerank_inputs": inputs, "rerank_outputs": outputs,

@@ -1,9 +1,9 @@
-"""Every text input states its limit next to it, the limit is the very constant the code enforces, and one
-character more gets a clear message naming that limit."""
+"""Every text input states its limit next to it and counts its characters against it, the limit is the very
+constant the code enforces, and one character more gets a clear message naming that limit (never a silent cut)."""
 from __future__ import annotations
 
 import pytest
-from gradio_client.exceptions import AppError
+from gradio_client.exceptions import AppError, ValidationError
 
 from studio.cli.components_cmd import MAX_SENTENCE_CHARS
 from studio.continuation.generate import MAX_NARRATIVE_CHARS as CONTINUE_MAX
@@ -47,14 +47,17 @@ def _stated(props) -> str:
 @pytest.mark.parametrize("api_name,label,limit", TEXT_INPUTS, ids=[t[0] for t in TEXT_INPUTS])
 def test_text_limit_is_stated_and_enforced(client, api_name, label, limit):
     props = _component(client, api_name, label)["props"]
-    assert props.get("max_length") == limit
+    assert not props.get("max_length")  # the page never cuts a paste silently; the handler refuses it
+    counts = [str(c["props"].get("value")) for c in client.config["components"]
+              if "studio-count" in (c["props"].get("elem_classes") or [])]
+    assert any(count.endswith(f" / {limit:,} characters") for count in counts), counts  # the live count's start
     if api_name != "/imagine":  # the Imagine tab states all its limits in one note under its inputs
         assert f"{limit:,}" in _stated(props), _stated(props)
     params = _endpoint(client, api_name)["parameters"]
     args = [p.get("parameter_default") if p.get("parameter_has_default") else p.get("example_input") for p in params]
     position = next(i for i, p in enumerate(params) if p["label"] == label)
     args[position] = "a" * (limit + 1)
-    with pytest.raises(AppError, match=f"limit is {limit:,}"):
+    with pytest.raises((AppError, ValidationError), match=f"limit is {limit:,}"):
         client.predict(*args, api_name=api_name)
 
 
