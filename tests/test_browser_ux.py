@@ -83,3 +83,46 @@ def test_models_tab_is_read_only_for_visitors(wide_page, shots):
     assert wide_page.get_by_role("button", name="Unload", exact=True).count() == 0
     assert wide_page.get_by_role("button", name="Load", exact=True).count() == 0
     wide_page.screenshot(path=str(shots / "models-1400.png"), full_page=True)
+
+
+@pytest.fixture(scope="module")
+def offline_page(_offline_registry):
+    """The app as the offline profile builds it (no clip, no diffusion), at 1400×1000; nothing is loaded."""
+    from playwright.sync_api import sync_playwright
+
+    from conftest import _launch
+    from studio.models import get_registry, set_registry
+
+    previous = get_registry()
+    set_registry(_offline_registry)
+    demo, url = _launch(admin=False)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(url, wait_until="domcontentloaded")
+            page.get_by_role("tab").first.wait_for(timeout=60_000)
+            yield page
+            browser.close()
+    finally:
+        demo.close()
+        set_registry(previous)
+
+
+def test_imagine_off_is_one_panel_with_disabled_buttons(offline_page, shots):
+    page = offline_page
+    page.get_by_role("tab", name="Imagine", exact=True).click()
+    panel = page.locator("#imagine-off")
+    panel.get_by_text("ImaginE is switched off in this studio").wait_for(timeout=10_000)
+    assert "STUDIO_PROFILE=hub" in panel.inner_text() and "STUDIO_MODEL_CLIP" in panel.inner_text()
+    assert page.get_by_role("button", name="Imagine", exact=True).is_disabled()
+    assert page.locator("#imagine-gallery").count() == 0 or not page.locator("#imagine-gallery").is_visible()
+    page.screenshot(path=str(shots / "imagine-offline-1400.png"), full_page=True)
+    page.get_by_role("tab", name="Rerank", exact=True).click()
+    page.get_by_text("Imagine top k", exact=True).first.click()  # open the accordion
+    page.locator("#imagine-topk-off").get_by_text("Imagine top k is off here").wait_for(timeout=10_000)
+    assert page.get_by_role("button", name="Imagine top k", exact=True).is_disabled()
+    assert page.get_by_text("Error", exact=True).filter(visible=True).count() == 0
+    page.get_by_role("tab", name="Models", exact=True).click()
+    page.get_by_text("no CLIP weights ship").filter(visible=True).first.wait_for(timeout=10_000)
+    page.screenshot(path=str(shots / "models-offline-1400.png"), full_page=True)

@@ -27,6 +27,8 @@ UPLOAD_MAX_BYTES = 5_000_000  # refused by the server before any handler reads i
 UPLOAD_SWEEP_S = MAX_AGE_S  # uploaded and generated files older than this are deleted, checked as often
 CSS = """
 .studio-note {font-size: 0.9em; opacity: 0.8}
+.studio-panel {border: 1px solid var(--border-color-accent); border-radius: var(--radius-lg); padding: 4px 16px;
+               background: var(--background-fill-secondary)}
 """
 
 
