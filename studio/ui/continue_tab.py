@@ -28,6 +28,10 @@ JUDGE_EXAMPLES = [
      "He tossed and turned all night, listening to every noise in the building."],
 ]
 COLUMNS = ["rank", "continuation", "p(plausible)", "tokens", "samples"]
+#: what each number in the table means, shown under it
+TABLE_NOTE = ("**p(plausible)**: the judge's probability that the continuation is a plausible next sentence for "
+              "the narrative (0–1; empty when no judge ran); the table is ranked by it. **tokens**: the new tokens "
+              "generated. **samples**: how many of the samples drawn produced this same continuation.")
 
 
 def _highlight(result: dict) -> list[tuple[str, str | None]]:
@@ -96,7 +100,8 @@ def build_continue_tab() -> None:
                 with gr.Accordion("Sampling", open=False):
                     with gr.Row():
                         top_k = gr.Slider(1, 50, value=5, step=1, label="top-k")
-                        temperature = gr.Slider(0.0, 1.5, value=0.7, step=0.05, label="Temperature (0 = greedy)")
+                        temperature = gr.Slider(0.0, 1.5, value=0.7, step=0.05, precision=2,
+                                                label="Temperature (0 = greedy)")
                         max_tokens = gr.Slider(5, 60, value=20, step=1, label="Max new tokens")
                 go = gr.Button("Continue", variant="primary")
             with gr.Column(scale=3):
@@ -104,6 +109,7 @@ def build_continue_tab() -> None:
                                                  color_map={"idiom": "#f4a261", "simile": "#2a9d8f"})
                 info = gr.Markdown()
         table = gr.Dataframe(headers=COLUMNS, label="Continuations, most plausible first", wrap=True)
+        gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)
         gr.Examples(EXAMPLES, inputs=[narrative, mode], label="Example narratives")
         go.click(run_continue, [narrative, mode, n, seed, top_k, temperature, max_tokens],

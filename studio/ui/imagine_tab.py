@@ -16,6 +16,14 @@ from .common import (cancellable, cancelled, escape, guarded, limited_textbox, l
                      )
 from .session_files import new_download
 
+#: what each number in the tables means, shown under them
+PER_SEED_NOTE = ("**image_cosine**: cosine of the two images' CLIP embeddings; **text_image_cosine**: the mean "
+                 "cosine of each text with the other text's image; **t1_v2** / **t2_v1**: those two cosines; "
+                 "**imagine_image** and **imagine_text_image**: the cosines rescaled by F(s) = (s − l) / (h − l), "
+                 "about 0–1 (values outside are shown as computed). Text metrics: **value** is BLEU, ROUGE-L or "
+                 "the embedding cosine (0–1); the other columns add ImaginE to it (Eq. 4).")
+TOPK_NOTE = ("Each score is the mean ± std over the seeds of the simile's images against the literal sentence's: "
+             "ImaginE rescaled (about 0–1) next to the raw CLIP cosine.")
 #: every render event shares this group: one rendering job at a time across all users
 RENDER_GROUP = dict(concurrency_id="render", concurrency_limit=1)
 STEPS_SLIDER_MAX = 100
@@ -232,6 +240,7 @@ def build_imagine_tab() -> None:
                     metrics_table = gr.Dataframe(label="Text metrics (0–1) and their ImaginE-augmented sums (Eq. 4)",
                                                  interactive=False)
             seeds_table = gr.Dataframe(label="Per seed (raw cosines and rescaled scores)", interactive=False)
+            gr.Markdown(PER_SEED_NOTE, elem_classes=["studio-note"])
             chart = gr.Plot(label="Scores per seed", visible=False)
             download = gr.File(label="Per-seed scores (CSV)")
         event = go_button.click(cancellable(run_imagine), inputs=[text_a, text_b, n_seeds, seed, steps, size, guidance],
@@ -308,6 +317,7 @@ def build_imagine_topk(literal: gr.Component, similes: gr.Component, *, column: 
                              format="png", object_fit="contain", height=520)
         table = gr.Dataframe(label="ImaginE of each simile against the literal sentence (mean ± std over seeds)",
                              interactive=False)
+        gr.Markdown(TOPK_NOTE, elem_classes=["studio-note"])
 
         @guarded
         def run_topk(literal_text, ranked, k_value, n_value, seed_value, steps_value, size_value,

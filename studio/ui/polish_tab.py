@@ -9,6 +9,11 @@ from ..similes.polish import MAX_CHARS, MAX_N, STRATEGIES
 from .common import escape, guarded, highlight_pieces, limited_textbox, limits_validator, refuse_over_limit, role_notice
 
 COLUMNS = ["candidate", "inserted phrase", "strategy", "score"]
+#: what each number in the table means, shown under it
+SCORE_NOTE = ("**score**: the language model's mean log-probability per token of the inserted phrase in its "
+              "sentence — always below 0, closer to 0 reads more fluently (about −1 to −2 natural, below −5 "
+              "unlikely). It ranks candidates; it says nothing about how apt or creative a simile is (Rerank "
+              "scores that).")
 EXAMPLES_LITERAL = [
     # literal sentences of the HAUSER paper's examples
     ["He yelps and howls."],
@@ -98,6 +103,7 @@ def build_polish_tab() -> dict:
         gr.Examples(EXAMPLES_LITERAL, inputs=[literal], label="Literal sentences")
         table = gr.Dataframe(headers=COLUMNS, datatype=["markdown", "str", "str", "number"], interactive=False,
                              wrap=True, label="Candidates (inserted phrase in bold; click a row to see its components)")
+        gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])
         candidates = gr.State([])
         gr.Markdown("### Components of a simile")
         with gr.Row():

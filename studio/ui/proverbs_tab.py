@@ -32,6 +32,15 @@ PALETTE = ["#f4a261", "#2a9d8f", "#e9c46a", "#8ab17d", "#e76f51", "#6d9dc5", "#b
 #: pair number -> colour; proverbs have far fewer phrases than colours, so each pair keeps its own colour
 COLOURS = {str(i + 1): c for i, c in enumerate(PALETTE)}
 TABLE_COLUMNS = ["rank", "proverb", "meaning", "themes", "probability", "score", "id"]
+#: what each number in the tables means, shown under them
+TABLE_NOTE = ("**probability**: this proverb's share of a softmax over the whole catalog (calibrated; all proverbs "
+              "sum to 1, so with hundreds of proverbs 0.05 can be a clear winner). **score**: the scorer's raw logit "
+              "behind it; only differences between proverbs matter.")
+PAIRS_NOTE = ("**similarity**: cosine between the embeddings of the proverb phrase and the narrative span (up to 1; "
+              "higher = closer in meaning).")
+SIMILAR_NOTE = ("**similarity** depends on the method: *proverb-distribution-cosine*, the cosine of the two "
+                "narratives' distributions over the proverbs (0–1); *proverb-distribution-js*, 1 − their "
+                "Jensen-Shannon distance (0–1); *embedding-cosine*, the cosine of the narratives' embeddings.")
 
 
 def _chart(rows: list[dict]):
@@ -105,6 +114,7 @@ def build_proverbs_tab() -> None:
                     api_name=False)
         status = gr.Markdown(elem_classes="studio-note")
         table = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, label="Top proverbs")
+        gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         chart = gr.Plot(label="Scores")
         gr.Markdown("### Aligned spans\nChoose a proverb (or type any proverb): each colour marks a phrase of the "
                     "proverb and the part of the narrative matched to it.")
@@ -115,6 +125,7 @@ def build_proverbs_tab() -> None:
         narrative_hl = gr.HighlightedText(label="Narrative", color_map=COLOURS, show_legend=False)
         pairs = gr.Dataframe(headers=["pair", "proverb span", "narrative span", "similarity"], interactive=False,
                              wrap=True, label="Aligned pairs")
+        gr.Markdown(PAIRS_NOTE, elem_classes=["studio-note"])
         gr.Markdown("### Similar narratives\nOther narratives ranked by how alike their proverb distributions are "
                     "(leave the box empty to compare with the example narratives).")
         with gr.Row():
@@ -124,6 +135,7 @@ def build_proverbs_tab() -> None:
         similar_button = gr.Button("Find similar narratives")
         similar_table = gr.Dataframe(headers=["rank", "similarity", "narrative"], interactive=False, wrap=True,
                                      label="Similar narratives")
+        gr.Markdown(SIMILAR_NOTE, elem_classes=["studio-note"])
 
         narrative_limit = limits_validator(("narrative", MAX_NARRATIVE_CHARS))
         go_button.click(recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status],
