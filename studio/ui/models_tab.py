@@ -12,6 +12,8 @@ from ..models.config import ConfigError
 from .common import guarded
 
 COLUMNS = ["role", "model", "backend", "state", "load_seconds", "memory_mb", "reason", "fix"]
+#: every column on screen at 1400 px, headers unbroken; long model paths, reasons and fixes wrap
+COLUMN_WIDTHS = ["11%", "19%", "11%", "9%", "9%", "8%", "16%", "17%"]
 ADMIN_ENV = "STUDIO_ADMIN"
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 #: what each column means, shown under the table
@@ -67,7 +69,8 @@ def build_models_tab(admin: bool | None = None) -> None:
     admin = admin_enabled() if admin is None else admin
     with gr.Tab("Models", id="models"):
         gr.Markdown(profile_markdown)
-        table = gr.Dataframe(value=status_table, headers=COLUMNS, interactive=False, wrap=True, label="Model roles")
+        table = gr.Dataframe(value=status_table, headers=COLUMNS, interactive=False, wrap=True, label="Model roles",
+                             column_widths=COLUMN_WIDTHS, max_height=1200)
         gr.Markdown(COLUMNS_NOTE, elem_classes=["studio-note"])
         with gr.Row():
             if admin:
