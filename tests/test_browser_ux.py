@@ -18,16 +18,28 @@ PASTE = ("The fisherman rowed out at the first light of the grey sea every morni
 
 
 @pytest.fixture(scope="module")
-def wide_page(app_url):
+def browser():
+    """One headless Chromium for the module (Playwright's sync API allows one running instance per thread)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(app_url, wait_until="domcontentloaded")
-        page.get_by_role("tab").first.wait_for(timeout=60_000)
-        yield page
-        browser.close()
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _open(browser, url):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(url, wait_until="domcontentloaded")
+    page.get_by_role("tab").first.wait_for(timeout=60_000)
+    return page
+
+
+@pytest.fixture(scope="module")
+def wide_page(browser, app_url):
+    page = _open(browser, app_url)
+    yield page
+    page.close()
 
 
 @pytest.fixture(scope="module")
@@ -86,10 +98,8 @@ def test_models_tab_is_read_only_for_visitors(wide_page, shots):
 
 
 @pytest.fixture(scope="module")
-def offline_page(_offline_registry):
+def offline_page(browser, _offline_registry):
     """The app as the offline profile builds it (no clip, no diffusion), at 1400×1000; nothing is loaded."""
-    from playwright.sync_api import sync_playwright
-
     from conftest import _launch
     from studio.models import get_registry, set_registry
 
@@ -97,13 +107,9 @@ def offline_page(_offline_registry):
     set_registry(_offline_registry)
     demo, url = _launch(admin=False)
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(url, wait_until="domcontentloaded")
-            page.get_by_role("tab").first.wait_for(timeout=60_000)
-            yield page
-            browser.close()
+        page = _open(browser, url)
+        yield page
+        page.close()
     finally:
         demo.close()
         set_registry(previous)
