@@ -8,6 +8,7 @@ import pandas as pd
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, Settings, continue_narrative
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
 from .common import guarded, limited_textbox, limits_validator, refuse_over_limit, role_notice
+from .session_files import result_downloads
 
 # Written for the studio (not from the benchmark): narratives that end in an idiom or a simile.
 EXAMPLES = [
@@ -54,7 +55,8 @@ def _expression_note(expr: dict | None) -> str:
 
 
 @guarded
-def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, progress=gr.Progress()):
+def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, request: gr.Request = None,
+                 progress=gr.Progress()):
     refuse_over_limit((narrative, "narrative", MAX_NARRATIVE_CHARS))
     progress(0.1, desc="drawing inferences and sampling")
     s = Settings(mode=mode, n=int(n), seed=int(seed), top_k=int(top_k), temperature=float(temperature),
@@ -69,7 +71,11 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, progr
     counted = f"{drawn} sample(s)" + (f", {distinct} distinct" if distinct < drawn else "")
     info = f"{_expression_note(r['expression'])}  \n{counted} in {r['seconds']} s" + \
         (f"; ranked by the {r['judge']}" if r["judge"] else "") + (f"  \n⚠️ {notes}" if notes else "")
-    return _highlight(r), info, pd.DataFrame(rows, columns=COLUMNS), inferences
+    files = result_downloads(request, "continue", [{"rank": i + 1, **c} for i, c in enumerate(r["continuations"])],
+                             {**{k: v for k, v in r.items() if k != "continuations"},
+                              "settings": {"mode": s.mode, "n": s.n, "seed": s.seed, "top_k": s.top_k,
+                                           "temperature": s.temperature, "max_new_tokens": s.max_new_tokens}})
+    return _highlight(r), info, pd.DataFrame(rows, columns=COLUMNS), inferences, files
 
 
 @guarded
@@ -110,10 +116,11 @@ def build_continue_tab() -> None:
                 info = gr.Markdown()
         table = gr.Dataframe(headers=COLUMNS, label="Continuations, most plausible first", wrap=True)
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
+        downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)
         gr.Examples(EXAMPLES, inputs=[narrative, mode], label="Example narratives")
         go.click(run_continue, [narrative, mode, n, seed, top_k, temperature, max_tokens],
-                 [highlighted, info, table, inferences], api_name="continue",
+                 [highlighted, info, table, inferences, downloads], api_name="continue",
                  validator=limits_validator(("narrative", MAX_NARRATIVE_CHARS)))
         with gr.Accordion("Judge: which continuation is plausible?", open=True):
             with gr.Row():

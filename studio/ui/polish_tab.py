@@ -7,6 +7,7 @@ import pandas as pd
 from ..cli.components_cmd import MAX_SENTENCE_CHARS
 from ..similes.polish import MAX_CHARS, MAX_N, STRATEGIES
 from .common import escape, guarded, highlight_pieces, limited_textbox, limits_validator, refuse_over_limit, role_notice
+from .session_files import result_downloads
 
 COLUMNS = ["candidate", "inserted phrase", "strategy", "score"]
 #: what each number in the table means, shown under it
@@ -40,7 +41,8 @@ def _highlight(sentence: str, offset: int, phrase: str) -> str:
 
 
 @guarded
-def run_polish(literal: str, strategies: list[str], n: float, seed: float, progress=gr.Progress()):
+def run_polish(literal: str, strategies: list[str], n: float, seed: float, request: gr.Request = None,
+               progress=gr.Progress()):
     from ..errors import InputError
     from ..similes.polish import polish
 
@@ -52,7 +54,12 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, progr
     rows = [[_highlight(c.sentence, c.offset, c.phrase), c.phrase, c.strategy, c.score] for c in cands]
     if not rows:
         gr.Warning("No candidate survived the filters; try other strategies or another seed.")
-    return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands]
+    files = result_downloads(request, "polish", [
+        {"rank": i + 1, "candidate": c.sentence, "inserted phrase": c.phrase, "strategy": c.strategy, "score": c.score,
+         "vehicle": c.vehicle} for i, c in enumerate(cands)],
+        {"literal": literal, "strategies": list(strategies), "candidates asked": int(n), "seed": int(seed),
+         "score": "mean log-probability per token of the inserted phrase under the language model"})
+    return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files
 
 
 @guarded
@@ -104,6 +111,7 @@ def build_polish_tab() -> dict:
         table = gr.Dataframe(headers=COLUMNS, datatype=["markdown", "str", "str", "number"], interactive=False,
                              wrap=True, label="Candidates (inserted phrase in bold; click a row to see its components)")
         gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])
+        downloads = gr.File(label="Candidates (CSV and JSON)", file_count="multiple")
         candidates = gr.State([])
         gr.Markdown("### Components of a simile")
         with gr.Row():
@@ -115,9 +123,9 @@ def build_polish_tab() -> dict:
                                          show_legend=True, combine_adjacent=False)
         details = gr.JSON(label="Components")
         polish_limits = limits_validator(("literal sentence", MAX_CHARS))
-        go.click(run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates], api_name="polish",
-                 validator=polish_limits)
-        literal.submit(run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates],
+        go.click(run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates, downloads],
+                 api_name="polish", validator=polish_limits)
+        literal.submit(run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates, downloads],
                        api_name=False, validator=polish_limits)
         show.click(run_components, inputs=sentence, outputs=[highlighted, details], api_name="components",
                    validator=limits_validator(("sentence", MAX_SENTENCE_CHARS)))

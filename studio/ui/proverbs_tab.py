@@ -10,6 +10,7 @@ from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL
 from .common import guarded, highlight_pieces, limited_textbox, limits_validator, refuse_over_limit, role_notice
+from .session_files import result_downloads
 
 # Written for the studio (not from ePiC), one per line of life the proverbs talk about.
 EXAMPLES = [
@@ -57,13 +58,15 @@ def _chart(rows: list[dict]):
 
 
 @guarded
-def recommend(narrative: str, k: float):
+def recommend(narrative: str, k: float, request: gr.Request = None):
     refuse_over_limit((narrative, "narrative", MAX_NARRATIVE_CHARS))
     ranked = [r.to_json() for r in ranking(narrative, int(k))]
     table = pd.DataFrame([{**r, "themes": ", ".join(r["themes"])} for r in ranked], columns=TABLE_COLUMNS)
     choices = [r["proverb"] for r in ranked]
     status = f"Scoring: {get_scorer().description}."
-    return table, _chart(ranked), gr.update(choices=choices, value=choices[0]), status
+    files = result_downloads(request, "proverbs", ranked, {"narrative": narrative.strip(), "k": int(k),
+                                                           "scoring": get_scorer().description})
+    return table, _chart(ranked), gr.update(choices=choices, value=choices[0]), status, files
 
 
 def _highlight(text: str, spans: list[tuple[int, int, str]]):
@@ -115,6 +118,7 @@ def build_proverbs_tab() -> None:
         status = gr.Markdown(elem_classes="studio-note")
         table = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, label="Top proverbs")
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
+        downloads = gr.File(label="Top proverbs (CSV and JSON)", file_count="multiple")
         chart = gr.Plot(label="Scores")
         gr.Markdown("### Aligned spans\nChoose a proverb (or type any proverb): each colour marks a phrase of the "
                     "proverb and the part of the narrative matched to it.")
@@ -138,10 +142,11 @@ def build_proverbs_tab() -> None:
         gr.Markdown(SIMILAR_NOTE, elem_classes=["studio-note"])
 
         narrative_limit = limits_validator(("narrative", MAX_NARRATIVE_CHARS))
-        go_button.click(recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status],
+        go_button.click(recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status, downloads],
                         api_name="proverbs", validator=narrative_limit).success(show_alignment, inputs=[narrative, proverb],
                                                      outputs=[proverb_hl, narrative_hl, pairs], api_name=False)
-        narrative.submit(recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status], api_name=False,
+        narrative.submit(recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status, downloads],
+                         api_name=False,
                          validator=narrative_limit)
         align_button.click(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
                            api_name="align", validator=narrative_limit)
