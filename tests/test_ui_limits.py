@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from studio.errors import InputError, check_length, require_text
-from studio.ui.common import char_count, limits_validator, refuse_over_limit
+from studio.ui.common import after_limit_check, char_count, refuse_over_limit
 
 
 def test_count_says_when_over():
@@ -25,9 +25,17 @@ def test_refusal_names_the_limit_and_matches_the_api():
     check_length("x" * 10 + "   ", "text", 10)
 
 
-def test_validator_flags_only_the_over_limit_input():
-    validate = limits_validator(("narrative", 10), None)
-    ok, refused = validate("short", 3), validate("x" * 11, 3)
-    assert [v["is_valid"] for v in ok] == [True, True]
-    assert [v["is_valid"] for v in refused] == [False, True]
-    assert "the limit is 10" in refused[0]["message"]
+def test_limit_check_runs_first_and_refuses():
+    import gradio as gr
+
+    with gr.Blocks() as demo:
+        box, other, out = gr.Textbox(), gr.Textbox(), gr.Textbox()
+        button = gr.Button()
+        after_limit_check(button.click, (box, "narrative", 10), (other, "option", 3)).success(
+            lambda a, b: a + b, inputs=[box, other], outputs=out, api_name="joined")
+    check = next(f for f in demo.fns.values() if f.name == "check_limits")
+    assert check.outputs == [] and check.concurrency_limit is None  # quick, never waits for a slot
+    check.fn("x" * 10, "abc")  # at the limits: passes
+    with pytest.raises(gr.Error, match="4 characters long; the limit is 3"):
+        check.fn("x" * 10, "abcd")
+    assert "/joined" in demo.get_api_info()["named_endpoints"]  # the API calls the handler itself

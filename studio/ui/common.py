@@ -143,21 +143,15 @@ def refuse_over_limit(*checks: tuple[str | None, str, int]) -> None:
             check_length(text, what, limit)
 
 
-def limits_validator(*limits: tuple[str, int] | None):
-    """An event `validator`: one (what, limit) or None per input of the event. An over-limit text is refused before
-    the handler is called, with `check_length`'s message shown on the box itself (the handler checks again for
-    callers that skip validation)."""
 
-    def validate(*values, **_kwargs):
-        verdicts = []
-        for value, limit in zip(values, list(limits) + [None] * (len(values) - len(limits))):
-            message = ""
-            if limit is not None and isinstance(value, str):
-                try:
-                    check_length(value, *limit)
-                except StudioError as exc:
-                    message = str(exc)
-            verdicts.append(gr.validate(not message, message))
-        return verdicts
+def after_limit_check(trigger, *checks: tuple[gr.Textbox, str, int]):
+    """`trigger` (e.g. `button.click`) first runs a quick check of (box, what, limit) triples with no outputs; chain
+    the real handler with `.success(...)`. An over-limit text then ends in one message naming the limit and no
+    result (no "Error" on every output), before anything runs. The handler itself refuses it too (the API path)."""
+    whats = [(what, limit) for _, what, limit in checks]
 
-    return validate
+    def check_limits(*texts):
+        refuse_over_limit(*[(text, what, limit) for text, (what, limit) in zip(texts, whats)])
+
+    return trigger(guarded(check_limits), inputs=[box for box, _, _ in checks], outputs=None, api_name=False,
+                   show_progress="hidden", concurrency_limit=None)

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, Settings, continue_narrative
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
-from .common import guarded, limited_textbox, limits_validator, refuse_over_limit, role_notice
+from .common import after_limit_check, guarded, limited_textbox, refuse_over_limit, role_notice
 from .session_files import result_downloads
 
 # Written for the studio (not from the benchmark): narratives that end in an idiom or a simile.
@@ -119,9 +119,9 @@ def build_continue_tab() -> None:
         downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)
         gr.Examples(EXAMPLES, inputs=[narrative, mode], label="Example narratives")
-        go.click(run_continue, [narrative, mode, n, seed, top_k, temperature, max_tokens],
-                 [highlighted, info, table, inferences, downloads], api_name="continue",
-                 validator=limits_validator(("narrative", MAX_NARRATIVE_CHARS)))
+        after_limit_check(go.click, (narrative, "narrative", MAX_NARRATIVE_CHARS)).success(
+            run_continue, [narrative, mode, n, seed, top_k, temperature, max_tokens],
+            [highlighted, info, table, inferences, downloads], api_name="continue")
         with gr.Accordion("Judge: which continuation is plausible?", open=True):
             with gr.Row():
                 option1 = limited_textbox(MAX_OPTION_CHARS, label="Continuation 1", lines=2,
@@ -131,6 +131,6 @@ def build_continue_tab() -> None:
             judge_btn = gr.Button("Judge")
             verdict = gr.Label(label="P(plausible)", num_top_classes=2)
             gr.Examples(JUDGE_EXAMPLES, inputs=[narrative, option1, option2], label="Judge example")
-            judge_btn.click(run_judge, [narrative, option1, option2], verdict, api_name="judge",
-                            validator=limits_validator(("narrative", MAX_NARRATIVE_CHARS),
-                                                       ("option 1", MAX_OPTION_CHARS), ("option 2", MAX_OPTION_CHARS)))
+            after_limit_check(judge_btn.click, (narrative, "narrative", MAX_NARRATIVE_CHARS),
+                              (option1, "option 1", MAX_OPTION_CHARS), (option2, "option 2", MAX_OPTION_CHARS)).success(
+                run_judge, [narrative, option1, option2], verdict, api_name="judge")

@@ -12,8 +12,8 @@ from ..imagine.evaluate import MAX_TEXT_CHARS, MAX_TOP_K
 from ..imagine.render import MAX_GUIDANCE, MAX_SEEDS, MAX_SIZE, SIZE_STEP, RenderCancelled
 from ..imagine.scores import outside_unit_interval
 from ..models import UNAVAILABLE, get_registry
-from .common import (cancellable, cancelled, escape, guarded, limited_textbox, limits_validator, refuse_over_limit,
-                     )
+from .common import (after_limit_check, cancellable, cancelled, escape, guarded, limited_textbox,
+                     refuse_over_limit)
 from .session_files import new_download
 
 #: what each number in the tables means, shown under them
@@ -243,11 +243,11 @@ def build_imagine_tab() -> None:
             gr.Markdown(PER_SEED_NOTE, elem_classes=["studio-note"])
             chart = gr.Plot(label="Scores per seed", visible=False)
             download = gr.File(label="Per-seed scores (CSV)")
-        event = go_button.click(cancellable(run_imagine), inputs=[text_a, text_b, n_seeds, seed, steps, size, guidance],
-                                outputs=[gallery, summary, seeds_table, metrics_table, chart, download],
-                                api_name="imagine", **RENDER_GROUP,
-                                validator=limits_validator(("first text", MAX_TEXT_CHARS),
-                                                           ("second text", MAX_TEXT_CHARS)))
+        event = after_limit_check(go_button.click, (text_a, "first text", MAX_TEXT_CHARS),
+                                  (text_b, "second text", MAX_TEXT_CHARS)).success(
+            cancellable(run_imagine), inputs=[text_a, text_b, n_seeds, seed, steps, size, guidance],
+            outputs=[gallery, summary, seeds_table, metrics_table, chart, download], api_name="imagine",
+            **RENDER_GROUP)
         stop_button.click(request_stop, cancels=[event], api_name="imagine_stop", queue=False)
 
 

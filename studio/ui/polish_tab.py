@@ -6,7 +6,8 @@ import pandas as pd
 
 from ..cli.components_cmd import MAX_SENTENCE_CHARS
 from ..similes.polish import MAX_CHARS, MAX_N, STRATEGIES
-from .common import escape, guarded, highlight_pieces, limited_textbox, limits_validator, refuse_over_limit, role_notice
+from .common import (after_limit_check, escape, guarded, highlight_pieces, limited_textbox, refuse_over_limit,
+                     role_notice)
 from .session_files import result_downloads
 
 COLUMNS = ["candidate", "inserted phrase", "strategy", "score"]
@@ -122,13 +123,14 @@ def build_polish_tab() -> dict:
         highlighted = gr.HighlightedText(label="Topic / vehicle / event / property", color_map=COLOURS,
                                          show_legend=True, combine_adjacent=False)
         details = gr.JSON(label="Components")
-        polish_limits = limits_validator(("literal sentence", MAX_CHARS))
-        go.click(run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates, downloads],
-                 api_name="polish", validator=polish_limits)
-        literal.submit(run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates, downloads],
-                       api_name=False, validator=polish_limits)
-        show.click(run_components, inputs=sentence, outputs=[highlighted, details], api_name="components",
-                   validator=limits_validator(("sentence", MAX_SENTENCE_CHARS)))
+        literal_limit = (literal, "literal sentence", MAX_CHARS)
+        after_limit_check(go.click, literal_limit).success(
+            run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates, downloads],
+            api_name="polish")
+        after_limit_check(literal.submit, literal_limit).success(
+            run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates, downloads], api_name=False)
+        after_limit_check(show.click, (sentence, "sentence", MAX_SENTENCE_CHARS)).success(
+            run_components, inputs=sentence, outputs=[highlighted, details], api_name="components")
         table.select(candidate_selected, inputs=candidates, outputs=sentence, api_name=False).then(
             run_components, inputs=sentence, outputs=[highlighted, details], api_name=False)
     return {"literal": literal, "candidates_table": table, "candidates": candidates, "send_button": send}

@@ -9,7 +9,7 @@ from ..proverbs import align, get_scorer, ranking, similar
 from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL
-from .common import guarded, highlight_pieces, limited_textbox, limits_validator, refuse_over_limit, role_notice
+from .common import after_limit_check, guarded, highlight_pieces, limited_textbox, refuse_over_limit, role_notice
 from .session_files import result_downloads
 
 # Written for the studio (not from ePiC), one per line of life the proverbs talk about.
@@ -141,16 +141,16 @@ def build_proverbs_tab() -> None:
                                      label="Similar narratives")
         gr.Markdown(SIMILAR_NOTE, elem_classes=["studio-note"])
 
-        narrative_limit = limits_validator(("narrative", MAX_NARRATIVE_CHARS))
-        go_button.click(recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status, downloads],
-                        api_name="proverbs", validator=narrative_limit).success(show_alignment, inputs=[narrative, proverb],
-                                                     outputs=[proverb_hl, narrative_hl, pairs], api_name=False)
-        narrative.submit(recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status, downloads],
-                         api_name=False,
-                         validator=narrative_limit)
-        align_button.click(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
-                           api_name="align", validator=narrative_limit)
+        narrative_limit = (narrative, "narrative", MAX_NARRATIVE_CHARS)
+        after_limit_check(go_button.click, narrative_limit).success(
+            recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status, downloads], api_name="proverbs"
+        ).success(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
+                  api_name=False)
+        after_limit_check(narrative.submit, narrative_limit).success(
+            recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status, downloads], api_name=False)
+        after_limit_check(align_button.click, narrative_limit).success(
+            show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs], api_name="align")
         proverb.select(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
                        api_name=False)
-        similar_button.click(find_similar, inputs=[narrative, pool, method], outputs=similar_table,
-                             api_name="similar", validator=narrative_limit)
+        after_limit_check(similar_button.click, narrative_limit).success(
+            find_similar, inputs=[narrative, pool, method], outputs=similar_table, api_name="similar")

@@ -10,7 +10,8 @@ from ..hauser.criteria import DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, relat
 from ..hauser.inputs import MAX_CSV_BYTES, MAX_CSV_ROWS
 from ..hauser.scorer import MAX_CANDIDATES, MAX_CHARS
 from .imagine_tab import build_imagine_topk
-from .common import escape, guarded, highlight_pieces, limited_textbox, limits_validator, refuse_over_limit, role_notice
+from .common import (after_limit_check, escape, guarded, highlight_pieces, limited_textbox, refuse_over_limit,
+                     role_notice)
 from .session_files import new_download, track
 
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
@@ -188,8 +189,8 @@ def build_rerank_tab() -> dict:
             backends = gr.Markdown()
         inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance]
         outputs = [table, winner, chart, download, backends]
-        run.click(run_rerank, inputs=inputs, outputs=outputs, api_name="rerank",
-                  validator=limits_validator(("literal sentence", MAX_CHARS)))
+        after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS)).success(
+            run_rerank, inputs=inputs, outputs=outputs, api_name="rerank")
         upload.upload(load_csv, inputs=upload, outputs=[literal, candidates], api_name="rerank_load_csv")
         build_imagine_topk(literal, table)
     return {"literal": literal, "candidates": candidates, "rerank_inputs": inputs, "rerank_outputs": outputs,

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from gradio_client.exceptions import AppError, ValidationError
+from gradio_client.exceptions import AppError
 
 from .corpus import HOSTILE_TEXTS
 
@@ -39,7 +39,7 @@ def test_every_endpoint_answers_hostile_text_clearly(client):
                 break
             try:
                 client.submit(*args, api_name=name).result(timeout=CALL_TIMEOUT_S)
-            except (AppError, ValidationError) as exc:  # a refusal by the handler or by the event's validator
+            except AppError as exc:
                 message = str(exc)
                 if not message.strip() or UNEXPECTED in message:
                     failures.append(f"{name} [{label}]: {message[:200]!r}")
