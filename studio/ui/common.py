@@ -143,7 +143,6 @@ def refuse_over_limit(*checks: tuple[str | None, str, int]) -> None:
             check_length(text, what, limit)
 
 
-
 def after_limit_check(trigger, *checks: tuple[gr.Textbox, str, int]):
     """`trigger` (e.g. `button.click`) first runs a quick check of (box, what, limit) triples with no outputs; chain
     the real handler with `.success(...)`. An over-limit text then ends in one message naming the limit and no
