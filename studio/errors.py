@@ -21,6 +21,17 @@ def require_text(text, what: str = "text", max_chars: int = 5000) -> str:
     cleaned = cleaned.replace("\u200b", "").replace("\ufeff", "").strip()
     if not cleaned:
         raise InputError(f"Please enter a {what}: it is empty.")
-    if len(cleaned) > max_chars:
-        raise InputError(f"The {what} is {len(cleaned):,} characters long; the limit is {max_chars:,}.")
+    check_length(cleaned, what, max_chars)
     return cleaned
+
+
+def clean_length(text: str) -> int:
+    """The length `require_text` holds against its limit: zero-width characters and surrounding space do not count."""
+    return len(str(text or "").replace("\u200b", "").replace("\ufeff", "").strip())
+
+
+def check_length(text: str, what: str, max_chars: int) -> None:
+    """Refuse (never cut) a text over its limit, naming the limit: the API and the page say the same."""
+    if clean_length(text) > max_chars:
+        raise InputError(f"The {what} is {clean_length(text):,} characters long; the limit is {max_chars:,}. "
+                         "Nothing was processed: shorten it and submit again.")

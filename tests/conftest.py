@@ -40,16 +40,31 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url():
-    """The whole app, launched once per session on the tiny profile."""
+def _launch(admin: bool):
     from studio.ui import build_demo
     from studio.ui.app import launch_kwargs
 
-    demo = build_demo()
+    demo = build_demo(admin=admin)
     port = free_port()
     demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **launch_kwargs())
-    yield f"http://127.0.0.1:{port}/"
+    return demo, f"http://127.0.0.1:{port}/"
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """The whole app as a visitor gets it (no admin actions), launched once per session on the tiny profile."""
+    demo, url = _launch(admin=False)
+    yield url
+    demo.close()
+
+
+@pytest.fixture(scope="session")
+def admin_client():
+    """The whole app with the operator's admin actions on (STUDIO_ADMIN=1): Load/Unload in the Models tab."""
+    from gradio_client import Client
+
+    demo, url = _launch(admin=True)
+    yield Client(url, verbose=False)
     demo.close()
 
 

@@ -43,10 +43,10 @@ def test_import_app_and_building_the_demo_load_no_model():
     assert proc.stdout.strip() == "[]"
 
 
-def test_models_api(client):
+def test_models_api(client, admin_client):
     table = client.predict(api_name="/models")
     roles = [row[0] for row in table["data"]]
     assert roles == EXPECTED_ROLES
-    table = client.predict("sentiment", api_name="/load_model")
+    table = admin_client.predict("sentiment", api_name="/load_model")
     state = {row[0]: row[3] for row in table["data"]}
     assert state["sentiment"] == "ready"

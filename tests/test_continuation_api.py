@@ -17,7 +17,7 @@ def studio_lexicon(monkeypatch):
 
 
 def test_continue_api_highlights_and_ranks(client, studio_lexicon):
-    highlighted, info, table, inferences = client.predict(
+    highlighted, info, table, inferences, files = client.predict(
         "Nora dropped her notes, so she had to [wing it].", "plain", 2, 0, 5, 0.7, 8, api_name="/continue")
     spans = [(h["token"], h["class_or_confidence"]) for h in highlighted] if isinstance(highlighted[0], dict) \
         else [tuple(h) for h in highlighted]

@@ -111,3 +111,42 @@ def test_offline_button_gives_a_clear_error(offline):
 
     with pytest.raises(gr.Error, match="STUDIO_MODEL_DIFFUSION"):
         run_imagine(TEXT_A, TEXT_B, 1, 0, 0, 0, "model default", None, progress=lambda *a, **k: None)
+
+
+def _imagine_blocks():
+    import gradio as gr
+
+    from studio.ui.imagine_tab import build_imagine_tab, build_imagine_topk
+
+    with gr.Blocks() as demo:
+        build_imagine_tab()
+        literal, ranked = gr.Textbox(), gr.Dataframe()
+        build_imagine_topk(literal, ranked)
+    config = demo.get_config_file()
+    buttons = {c["props"]["value"]: c["props"] for c in config["components"] if c["type"] == "button"}
+    markdown = [str(c["props"].get("value") or "") for c in config["components"] if c["type"] == "markdown"]
+    return buttons, markdown
+
+
+def test_unavailable_imagine_is_one_panel_and_disabled_buttons(offline):
+    from studio.models import get_registry
+
+    before = {r["role"]: r["state"] for r in get_registry().status()}
+    buttons, markdown = _imagine_blocks()
+    assert buttons["Imagine"]["interactive"] is False and buttons["Imagine top k"]["interactive"] is False
+    panels = [m for m in markdown if "ImaginE is switched off" in m]
+    assert len(panels) == 1  # one panel, not one warning per role plus a note
+    panel = panels[0]
+    for needed in ("What it is", "Why it is off here", "*offline* profile", "no Stable Diffusion weights",
+                   "STUDIO_PROFILE=hub", "STUDIO_MODEL_DIFFUSION", "STUDIO_MODEL_CLIP"):
+        assert needed in panel, needed
+    assert sum("Imagine top k is off here" in m for m in markdown) == 1
+    assert not any("⚠️" in m for m in markdown)  # no separate per-role warnings
+    assert {r["role"]: r["state"] for r in get_registry().status()} == before  # decided without loading a model
+
+
+def test_available_imagine_has_live_buttons_and_no_panel():
+    buttons, markdown = _imagine_blocks()  # the tiny profile renders
+    assert buttons["Imagine"].get("interactive") is not False
+    assert buttons["Imagine top k"].get("interactive") is not False
+    assert not any("switched off" in m or "is off here" in m for m in markdown)

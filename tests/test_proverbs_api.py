@@ -8,7 +8,7 @@ NARRATIVE = ("Maya kept promising herself she would start her thesis next weeken
 
 
 def test_proverbs_align_and_similar_endpoints(client):
-    table, chart, dropdown, status = client.predict(NARRATIVE, 4, api_name="/proverbs")
+    table, chart, dropdown, status, files = client.predict(NARRATIVE, 4, api_name="/proverbs")
     rows = table["data"]
     assert len(rows) == 4 and [r[0] for r in rows] == [1, 2, 3, 4]
     assert "untrained" in status  # the tiny embedder is not the one the adapter was trained with

@@ -83,6 +83,18 @@ def informativeness(vehicles: Sequence[str]) -> float:
     return float(np.mean([len(v.split()) for v in vehicles]))
 
 
+#: the page's sliders for α, β, γ: whole parts, the paper's 3 : 2 : 1 by default (no 0.3333333333333333 on screen)
+DEFAULT_QUALITY_PARTS = (3, 2, 1)
+
+
+def relative_weights(parts: Sequence[float], what: str = "quality weights (α, β, γ)") -> tuple[float, ...]:
+    """Three non-negative parts (e.g. 3 : 2 : 1) as weights that sum to 1 ((0.5, 1/3, 1/6)); weights that already
+    sum to 1 come back unchanged."""
+    w = check_weights(parts, what)
+    total = sum(w)
+    return tuple(x / total for x in w)
+
+
 def check_weights(weights: Sequence[float], what: str) -> tuple[float, ...]:
     w = tuple(float(x) for x in weights)
     if len(w) != 3 or any(not math.isfinite(x) or x < 0 for x in w):

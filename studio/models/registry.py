@@ -173,7 +173,8 @@ class Registry:
 
     @staticmethod
     def _fix_hint(role: str) -> str:
-        return f"check STUDIO_MODEL_{role.upper()} and the installed packages, then press Load in the Models tab"
+        return (f"check STUDIO_MODEL_{role.upper()} and the installed packages, then press Load in the Models tab "
+                "(operator mode, STUDIO_ADMIN=1) or restart the studio")
 
     @staticmethod
     def _fail(entry: RoleEntry, error: ModelUnavailable) -> None:

@@ -27,6 +27,8 @@ UPLOAD_MAX_BYTES = 5_000_000  # refused by the server before any handler reads i
 UPLOAD_SWEEP_S = MAX_AGE_S  # uploaded and generated files older than this are deleted, checked as often
 CSS = """
 .studio-note {font-size: 0.9em; opacity: 0.8}
+.studio-panel {border: 1px solid var(--border-color-accent); border-radius: var(--radius-lg); padding: 4px 16px;
+               background: var(--background-fill-secondary)}
 """
 
 
@@ -40,11 +42,14 @@ def queue_max_size() -> int:
     return int(value)
 
 
-def build_demo() -> gr.Blocks:
+def build_demo(admin: bool | None = None) -> gr.Blocks:
+    """`admin` None reads STUDIO_ADMIN (the Models tab's Load/Unload exist only when it is on)."""
+    options = {} if admin is None else {"build_models_tab": {"admin": admin}}
     with gr.Blocks(title="Figurative Language Studio", delete_cache=(UPLOAD_SWEEP_S, UPLOAD_SWEEP_S)) as demo:
         gr.Markdown("# Figurative Language Studio\nSimiles, proverbs and idioms — explored with models from four papers.")
         with gr.Tabs() as tabs:
-            built = {builder: getattr(importlib.import_module(module), builder)() for module, builder in TABS}
+            built = {builder: getattr(importlib.import_module(module), builder)(**options.get(builder, {}))
+                     for module, builder in TABS}
         if built.get("build_polish_tab") and built.get("build_rerank_tab"):
             from .rerank_tab import wire_from_polish
 

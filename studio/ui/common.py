@@ -10,7 +10,7 @@ import threading
 
 import gradio as gr
 
-from ..errors import StudioError
+from ..errors import StudioError, check_length, clean_length
 from ..models import ModelUnavailable, get_registry
 
 log = logging.getLogger("studio.ui")
@@ -103,3 +103,54 @@ def highlight_pieces(text: str, spans) -> list[tuple[str, str | None]]:
     if cursor < len(text):
         pieces.append((text[cursor:], None))
     return pieces
+
+
+# ---- text boxes with a limit: no silent cut (no max_length), a live count, a refusal naming the limit
+
+#: the browser's count, the same as `char_count` (code points; zero-width characters and outer space excluded)
+_COUNT_JS = """(text) => {
+  const n = [...String(text ?? "").replace(/[\\u200b\\ufeff]/g, "").trim()].length;
+  const f = (x) => x.toLocaleString("en-US");
+  return n > LIMIT ? `**⚠️ ${f(n)} / ${f(LIMIT)} characters — over the limit: shorten it to submit**`
+                   : `${f(n)} / ${f(LIMIT)} characters`;
+}"""
+
+
+def char_count(text: str | None, limit: int) -> str:
+    """'412 / 400 characters — over the limit…' under a limited box (numbers only, never the user's text)."""
+    n = clean_length(text)
+    if n > limit:
+        return f"**⚠️ {n:,} / {limit:,} characters — over the limit: shorten it to submit**"
+    return f"{n:,} / {limit:,} characters"
+
+
+def limited_textbox(limit: int, *, scale: int | None = None, **kwargs) -> gr.Textbox:
+    """A Textbox that never cuts a paste (no max_length) with a live character count under it, updated in the
+    browser. Handlers refuse an over-limit text with `refuse_over_limit`, the check the API uses."""
+    with gr.Column(scale=scale or 1, min_width=kwargs.get("min_width", 160)):
+        box = gr.Textbox(**kwargs)
+        count = gr.Markdown(char_count(kwargs.get("value") if isinstance(kwargs.get("value"), str) else "", limit),
+                            elem_classes=["studio-note", "studio-count"])
+    box.change(None, inputs=box, outputs=count, js=_COUNT_JS.replace("LIMIT", str(int(limit))), api_name=False,
+               queue=False)
+    return box
+
+
+def refuse_over_limit(*checks: tuple[str | None, str, int]) -> None:
+    """(text, what, limit) triples: an InputError naming the limit for the first text over it, before any work."""
+    for text, what, limit in checks:
+        if isinstance(text, str):
+            check_length(text, what, limit)
+
+
+def after_limit_check(trigger, *checks: tuple[gr.Textbox, str, int]):
+    """`trigger` (e.g. `button.click`) first runs a quick check of (box, what, limit) triples with no outputs; chain
+    the real handler with `.success(...)`. An over-limit text then ends in one message naming the limit and no
+    result (no "Error" on every output), before anything runs. The handler itself refuses it too (the API path)."""
+    whats = [(what, limit) for _, what, limit in checks]
+
+    def check_limits(*texts):
+        refuse_over_limit(*[(text, what, limit) for text, (what, limit) in zip(texts, whats)])
+
+    return trigger(guarded(check_limits), inputs=[box for box, _, _ in checks], outputs=None, api_name=False,
+                   show_progress="hidden", concurrency_limit=None)

@@ -7,7 +7,8 @@ import pandas as pd
 
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, Settings, continue_narrative
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
-from .common import guarded, role_notice
+from .common import after_limit_check, guarded, limited_textbox, refuse_over_limit, role_notice
+from .session_files import result_downloads
 
 # Written for the studio (not from the benchmark): narratives that end in an idiom or a simile.
 EXAMPLES = [
@@ -28,6 +29,10 @@ JUDGE_EXAMPLES = [
      "He tossed and turned all night, listening to every noise in the building."],
 ]
 COLUMNS = ["rank", "continuation", "p(plausible)", "tokens", "samples"]
+#: what each number in the table means, shown under it
+TABLE_NOTE = ("**p(plausible)**: the judge's probability that the continuation is a plausible next sentence for "
+              "the narrative (0–1; empty when no judge ran); the table is ranked by it. **tokens**: the new tokens "
+              "generated. **samples**: how many of the samples drawn produced this same continuation.")
 
 
 def _highlight(result: dict) -> list[tuple[str, str | None]]:
@@ -50,7 +55,9 @@ def _expression_note(expr: dict | None) -> str:
 
 
 @guarded
-def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, progress=gr.Progress()):
+def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, request: gr.Request = None,
+                 progress=gr.Progress()):
+    refuse_over_limit((narrative, "narrative", MAX_NARRATIVE_CHARS))
     progress(0.1, desc="drawing inferences and sampling")
     s = Settings(mode=mode, n=int(n), seed=int(seed), top_k=int(top_k), temperature=float(temperature),
                  max_new_tokens=int(max_tokens))
@@ -64,7 +71,11 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, progr
     counted = f"{drawn} sample(s)" + (f", {distinct} distinct" if distinct < drawn else "")
     info = f"{_expression_note(r['expression'])}  \n{counted} in {r['seconds']} s" + \
         (f"; ranked by the {r['judge']}" if r["judge"] else "") + (f"  \n⚠️ {notes}" if notes else "")
-    return _highlight(r), info, pd.DataFrame(rows, columns=COLUMNS), inferences
+    files = result_downloads(request, "continue", [{"rank": i + 1, **c} for i, c in enumerate(r["continuations"])],
+                             {**{k: v for k, v in r.items() if k != "continuations"},
+                              "settings": {"mode": s.mode, "n": s.n, "seed": s.seed, "top_k": s.top_k,
+                                           "temperature": s.temperature, "max_new_tokens": s.max_new_tokens}})
+    return _highlight(r), info, pd.DataFrame(rows, columns=COLUMNS), inferences, files
 
 
 @guarded
@@ -85,8 +96,8 @@ def build_continue_tab() -> None:
             gr.Markdown(notice)
         with gr.Row():
             with gr.Column(scale=3):
-                narrative = gr.Textbox(label="Narrative", lines=6, max_length=MAX_NARRATIVE_CHARS,
-                                       info=f"up to {MAX_NARRATIVE_CHARS:,} characters",
+                narrative = limited_textbox(MAX_NARRATIVE_CHARS, label="Narrative", lines=6,
+                                            info=f"up to {MAX_NARRATIVE_CHARS:,} characters",
                                        placeholder="… and he was smiling [to beat the band].")
                 with gr.Row():
                     mode = gr.Radio(list(MODES), value="plain", label="Mode")
@@ -95,7 +106,8 @@ def build_continue_tab() -> None:
                 with gr.Accordion("Sampling", open=False):
                     with gr.Row():
                         top_k = gr.Slider(1, 50, value=5, step=1, label="top-k")
-                        temperature = gr.Slider(0.0, 1.5, value=0.7, step=0.05, label="Temperature (0 = greedy)")
+                        temperature = gr.Slider(0.0, 1.5, value=0.7, step=0.05, precision=2,
+                                                label="Temperature (0 = greedy)")
                         max_tokens = gr.Slider(5, 60, value=20, step=1, label="Max new tokens")
                 go = gr.Button("Continue", variant="primary")
             with gr.Column(scale=3):
@@ -103,17 +115,22 @@ def build_continue_tab() -> None:
                                                  color_map={"idiom": "#f4a261", "simile": "#2a9d8f"})
                 info = gr.Markdown()
         table = gr.Dataframe(headers=COLUMNS, label="Continuations, most plausible first", wrap=True)
+        gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
+        downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)
         gr.Examples(EXAMPLES, inputs=[narrative, mode], label="Example narratives")
-        go.click(run_continue, [narrative, mode, n, seed, top_k, temperature, max_tokens],
-                 [highlighted, info, table, inferences], api_name="continue")
+        after_limit_check(go.click, (narrative, "narrative", MAX_NARRATIVE_CHARS)).success(
+            run_continue, [narrative, mode, n, seed, top_k, temperature, max_tokens],
+            [highlighted, info, table, inferences, downloads], api_name="continue")
         with gr.Accordion("Judge: which continuation is plausible?", open=True):
             with gr.Row():
-                option1 = gr.Textbox(label="Continuation 1", lines=2, max_length=MAX_OPTION_CHARS,
-                                     info=f"up to {MAX_OPTION_CHARS} characters")
-                option2 = gr.Textbox(label="Continuation 2", lines=2, max_length=MAX_OPTION_CHARS,
-                                     info=f"up to {MAX_OPTION_CHARS} characters")
+                option1 = limited_textbox(MAX_OPTION_CHARS, label="Continuation 1", lines=2,
+                                          info=f"up to {MAX_OPTION_CHARS} characters")
+                option2 = limited_textbox(MAX_OPTION_CHARS, label="Continuation 2", lines=2,
+                                          info=f"up to {MAX_OPTION_CHARS} characters")
             judge_btn = gr.Button("Judge")
             verdict = gr.Label(label="P(plausible)", num_top_classes=2)
             gr.Examples(JUDGE_EXAMPLES, inputs=[narrative, option1, option2], label="Judge example")
-            judge_btn.click(run_judge, [narrative, option1, option2], verdict, api_name="judge")
+            after_limit_check(judge_btn.click, (narrative, "narrative", MAX_NARRATIVE_CHARS),
+                              (option1, "option 1", MAX_OPTION_CHARS), (option2, "option 2", MAX_OPTION_CHARS)).success(
+                run_judge, [narrative, option1, option2], verdict, api_name="judge")

@@ -11,9 +11,19 @@ from ..imagine import IMAGE_RANGE, TEXT_IMAGE_RANGE, imagine_pair, imagine_top_k
 from ..imagine.evaluate import MAX_TEXT_CHARS, MAX_TOP_K
 from ..imagine.render import MAX_GUIDANCE, MAX_SEEDS, MAX_SIZE, SIZE_STEP, RenderCancelled
 from ..imagine.scores import outside_unit_interval
-from .common import cancellable, cancelled, escape, guarded, role_notice
+from ..models import UNAVAILABLE, get_registry
+from .common import (after_limit_check, cancellable, cancelled, escape, guarded, limited_textbox,
+                     refuse_over_limit)
 from .session_files import new_download
 
+#: what each number in the tables means, shown under them
+PER_SEED_NOTE = ("**image_cosine**: cosine of the two images' CLIP embeddings; **text_image_cosine**: the mean "
+                 "cosine of each text with the other text's image; **t1_v2** / **t2_v1**: those two cosines; "
+                 "**imagine_image** and **imagine_text_image**: the cosines rescaled by F(s) = (s − l) / (h − l), "
+                 "about 0–1 (values outside are shown as computed). Text metrics: **value** is BLEU, ROUGE-L or "
+                 "the embedding cosine (0–1); the other columns add ImaginE to it (Eq. 4).")
+TOPK_NOTE = ("Each score is the mean ± std over the seeds of the simile's images against the literal sentence's: "
+             "ImaginE rescaled (about 0–1) next to the raw CLIP cosine.")
 #: every render event shares this group: one rendering job at a time across all users
 RENDER_GROUP = dict(concurrency_id="render", concurrency_limit=1)
 STEPS_SLIDER_MAX = 100
@@ -35,13 +45,40 @@ LIMITS = (f"Limits: texts up to {MAX_TEXT_CHARS:,} characters (CLIP reads the fi
 _stop_flags: dict[str, threading.Event] = {}
 
 
-def availability_notice() -> str:
-    notice = role_notice("diffusion", "clip")
-    if not notice:
+IMAGINE_ROLES = ("diffusion", "clip")
+ENABLE_IT = ("**What the operator sets to enable it**, then restarts the studio: `STUDIO_PROFILE=hub` (the Space's "
+             "profile: downloads `stabilityai/sd-turbo` and CLIP `ViT-B-32` from the Hugging Face Hub), or local "
+             "weights with `STUDIO_MODEL_DIFFUSION=/path/to/a/diffusers/folder` (e.g. a copy of sd-turbo) and "
+             "`STUDIO_MODEL_CLIP=ViT-B-32:/path/open_clip_model.safetensors`.")
+
+
+def unavailable_roles() -> list[dict]:
+    """The status rows of clip/diffusion that this profile cannot serve at all (state "unavailable": nothing to
+    load or retry). Read from the registry's status, so no model is loaded to find out."""
+    return [row for row in get_registry().status() if row["role"] in IMAGINE_ROLES and row["state"] == UNAVAILABLE]
+
+
+def imagine_available() -> bool:
+    return not unavailable_roles()
+
+
+def availability_notice(short: bool = False) -> str:
+    """One panel for a tab that cannot render here ('' when it can): what ImaginE is, why it is off, what to set."""
+    rows = unavailable_roles()
+    if not rows:
         return ""
-    return (notice + "\n\n**Imagine cannot render in this profile.** Point `STUDIO_MODEL_DIFFUSION` at a local "
-            "diffusers folder (e.g. a copy of `stabilityai/sd-turbo`) and `STUDIO_MODEL_CLIP` at local open_clip "
-            "weights (e.g. `ViT-B-32:/path/open_clip_model.safetensors`), then restart the studio.")
+    why = "\n".join(f"- **{row['role']}**: {escape(row['reason'])}." for row in rows)
+    profile = escape(get_registry().profile)
+    if short:
+        return (f"**Imagine top k is off here**: the *{profile}* profile has no text-to-image or CLIP model "
+                f"({', '.join(row['role'] for row in rows)} unavailable). See the Imagine tab for what ImaginE is "
+                "and how the operator enables it.")
+    return ("### ImaginE is switched off in this studio\n"
+            "**What it is.** ImaginE (Zhu et al.) compares two texts by imagining them: a text-to-image model draws "
+            "each text, and CLIP compares the two pictures, and each text with the other's picture. Rerank's "
+            "*Imagine top k* uses it to picture the best similes.\n\n"
+            f"**Why it is off here.** This studio runs the *{profile}* profile, which has no model for:\n\n{why}\n\n"
+            + ENABLE_IT)
 
 
 class _Session:
@@ -153,6 +190,7 @@ def _csv(frame: pd.DataFrame, prefix: str, request: gr.Request | None = None) ->
 @guarded
 def run_imagine(text_a, text_b, n_seeds, seed, steps, size, guidance, request: gr.Request,
                 progress=gr.Progress()):
+    refuse_over_limit((text_a, "first text", MAX_TEXT_CHARS), (text_b, "second text", MAX_TEXT_CHARS))
     with _Session(request) as should_stop:
         result = imagine_pair(text_a, text_b, n_seeds=n_seeds, seed=seed, steps=steps, guidance=_guidance(guidance),
                               size=size,
@@ -173,11 +211,13 @@ def build_imagine_tab() -> None:
                     "seed); CLIP then compares the two images (**ImaginE_image**) and each text with the other's "
                     "image (**ImaginE_text&image**). Zhu et al., *ImaginE: An Imagination-Based Automatic Evaluation "
                     "Metric for Natural Language Generation*.")
-        gr.Markdown(availability_notice)
+        available = imagine_available()  # decided once, from the registry's status: the profile is fixed at start
+        if not available:
+            gr.Markdown(availability_notice(), elem_classes=["studio-panel"], elem_id="imagine-off")
         with gr.Row():
-            text_a = gr.Textbox(label="Text A (e.g. the literal sentence or the reference)", lines=2,
-                                max_length=MAX_TEXT_CHARS)
-            text_b = gr.Textbox(label="Text B (e.g. the simile or the hypothesis)", lines=2, max_length=MAX_TEXT_CHARS)
+            text_a = limited_textbox(MAX_TEXT_CHARS, label="Text A (e.g. the literal sentence or the reference)",
+                                     lines=2)
+            text_b = limited_textbox(MAX_TEXT_CHARS, label="Text B (e.g. the simile or the hypothesis)", lines=2)
         with gr.Row():
             n_seeds = gr.Slider(1, MAX_SEEDS, value=1, step=1, label="Seeds per text",
                                 info="the paper averages over 5")
@@ -188,22 +228,26 @@ def build_imagine_tab() -> None:
                                    info=f"classifier-free guidance, 0–{MAX_GUIDANCE:g}")
         gr.Markdown(LIMITS, elem_classes=["studio-note"])
         with gr.Row():
-            go_button = gr.Button("Imagine", variant="primary")
-            stop_button = gr.Button("Stop", variant="stop")
+            go_button = gr.Button("Imagine", variant="primary", interactive=available)
+            stop_button = gr.Button("Stop", variant="stop", interactive=available)
         gr.Examples(EXAMPLES, inputs=[text_a, text_b])
-        with gr.Row():
-            gallery = gr.Gallery(label="Imaginations: A and B side by side, one row per seed", columns=2,
-                                 format="png", object_fit="contain", height=640, scale=2, elem_id="imagine-gallery")
-            with gr.Column(scale=3):
-                summary = gr.Markdown()
-                metrics_table = gr.Dataframe(label="Text metrics (0–1) and their ImaginE-augmented sums (Eq. 4)",
-                                             interactive=False)
-        seeds_table = gr.Dataframe(label="Per seed (raw cosines and rescaled scores)", interactive=False)
-        chart = gr.Plot(label="Scores per seed", visible=False)
-        download = gr.File(label="Per-seed scores (CSV)")
-        event = go_button.click(cancellable(run_imagine), inputs=[text_a, text_b, n_seeds, seed, steps, size, guidance],
-                                outputs=[gallery, summary, seeds_table, metrics_table, chart, download],
-                                api_name="imagine", **RENDER_GROUP)
+        with gr.Column(visible=available):  # results that cannot come are not shown as empty boxes
+            with gr.Row():
+                gallery = gr.Gallery(label="Imaginations: A and B side by side, one row per seed", columns=2,
+                                     format="png", object_fit="contain", height=640, scale=2, elem_id="imagine-gallery")
+                with gr.Column(scale=3):
+                    summary = gr.Markdown()
+                    metrics_table = gr.Dataframe(label="Text metrics (0–1) and their ImaginE-augmented sums (Eq. 4)",
+                                                 interactive=False)
+            seeds_table = gr.Dataframe(label="Per seed (raw cosines and rescaled scores)", interactive=False)
+            gr.Markdown(PER_SEED_NOTE, elem_classes=["studio-note"])
+            chart = gr.Plot(label="Scores per seed", visible=False)
+            download = gr.File(label="Per-seed scores (CSV)")
+        event = after_limit_check(go_button.click, (text_a, "first text", MAX_TEXT_CHARS),
+                                  (text_b, "second text", MAX_TEXT_CHARS)).success(
+            cancellable(run_imagine), inputs=[text_a, text_b, n_seeds, seed, steps, size, guidance],
+            outputs=[gallery, summary, seeds_table, metrics_table, chart, download], api_name="imagine",
+            **RENDER_GROUP)
         stop_button.click(request_stop, cancels=[event], api_name="imagine_stop", queue=False)
 
 
@@ -257,7 +301,9 @@ def build_imagine_topk(literal: gr.Component, similes: gr.Component, *, column: 
         gr.Markdown("Render the literal sentence and the k best similes side by side (one row per seed) and score "
                     "each simile's imaginations against the literal sentence's with ImaginE. Rescaled scores outside "
                     "[0, 1] are shown as computed, next to the raw cosines, never clipped.")
-        gr.Markdown(availability_notice)
+        available = imagine_available()
+        if not available:
+            gr.Markdown(availability_notice(short=True), elem_classes=["studio-panel"], elem_id="imagine-topk-off")
         with gr.Row():
             k = gr.Slider(1, MAX_TOP_K, value=DEFAULT_TOP_K, step=1, label="k (best similes)")
             n_seeds = gr.Slider(1, MAX_SEEDS, value=1, step=1, label="Seeds per text")
@@ -265,12 +311,13 @@ def build_imagine_topk(literal: gr.Component, similes: gr.Component, *, column: 
             steps = gr.Slider(0, STEPS_SLIDER_MAX, value=0, step=1, label="Steps", info="0 = the model's default")
             size = gr.Slider(0, MAX_SIZE, value=0, step=SIZE_STEP, label="Size (px)", info="0 = the model's default")
         with gr.Row():
-            go_button = gr.Button("Imagine top k", variant="primary")
-            stop_button = gr.Button("Stop", variant="stop")
+            go_button = gr.Button("Imagine top k", variant="primary", interactive=available)
+            stop_button = gr.Button("Stop", variant="stop", interactive=available)
         gallery = gr.Gallery(label="Literal sentence, then similes 1…k; one row per seed", columns=1 + DEFAULT_TOP_K,
                              format="png", object_fit="contain", height=520)
         table = gr.Dataframe(label="ImaginE of each simile against the literal sentence (mean ± std over seeds)",
                              interactive=False)
+        gr.Markdown(TOPK_NOTE, elem_classes=["studio-note"])
 
         @guarded
         def run_topk(literal_text, ranked, k_value, n_value, seed_value, steps_value, size_value,

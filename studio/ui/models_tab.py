@@ -1,13 +1,37 @@
-"""Models tab: per role, the profile, model, state, load time and memory; load and unload buttons."""
+"""Models tab: per role, the profile, model, state, load time and memory. Visitors see a read-only status; the
+Load and Unload buttons (and their API endpoints) exist only when the operator sets STUDIO_ADMIN=1."""
 from __future__ import annotations
+
+import os
 
 import gradio as gr
 import pandas as pd
 
 from ..models import ROLES, ModelUnavailable, get_registry
+from ..models.config import ConfigError
 from .common import guarded
 
 COLUMNS = ["role", "model", "backend", "state", "self_check", "load_seconds", "memory_mb", "reason", "fix"]
+#: every column on screen at 1400 px, headers unbroken; long model paths, reasons and fixes wrap
+COLUMN_WIDTHS = ["9%", "15%", "13%", "7%", "16%", "7%", "7%", "13%", "13%"]
+ADMIN_ENV = "STUDIO_ADMIN"
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
+#: what each column means, shown under the table
+COLUMNS_NOTE = ("*state*: not loaded / loading / ready / unavailable (this profile cannot serve the role) / failed; "
+                "*self_check*: each accelerated form (int8, int4, bf16) tried on this CPU and whether it agreed with "
+                "float32 (the served form last); *load_seconds*: how long the last load took; "
+                "*memory_mb*: the memory the loaded model holds; "
+                "*reason* and *fix*: why a role cannot serve and what the operator sets to change that.")
+
+
+def admin_enabled() -> bool:
+    """True when the operator set STUDIO_ADMIN=1 (off by default: on a Space the visitor is not the operator)."""
+    value = os.environ.get(ADMIN_ENV, "").strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ConfigError(f"{ADMIN_ENV} must be 1 (admin actions on) or 0 (off), not {value!r}.")
 
 
 def _self_check(checks: list[dict]) -> str:
@@ -48,19 +72,31 @@ def unload_role(role: str):
     return status_table()
 
 
-def build_models_tab() -> None:
+def build_models_tab(admin: bool | None = None) -> None:
+    """`admin` None reads STUDIO_ADMIN. Without admin the Load/Unload events are never created: they are neither
+    in the page nor in the API."""
+    admin = admin_enabled() if admin is None else admin
     with gr.Tab("Models", id="models"):
         gr.Markdown(profile_markdown)
-        table = gr.Dataframe(value=status_table, headers=COLUMNS, interactive=False, wrap=True, label="Model roles")
+        table = gr.Dataframe(value=status_table, headers=COLUMNS, interactive=False, wrap=True, label="Model roles",
+                             column_widths=COLUMN_WIDTHS, max_height=1200)
+        gr.Markdown(COLUMNS_NOTE, elem_classes=["studio-note"])
         with gr.Row():
-            role = gr.Dropdown(choices=list(ROLES), value="embedder", label="Role")
-            load = gr.Button("Load", variant="primary")
-            unload = gr.Button("Unload")
+            if admin:
+                role = gr.Dropdown(choices=list(ROLES), value="embedder", label="Role")
+                load = gr.Button("Load", variant="primary")
+                unload = gr.Button("Unload")
             refresh = gr.Button("Refresh")
-        gr.Markdown("Models load on first use; loading here only warms them up. Profiles and per-role overrides are "
-                    "set with `STUDIO_PROFILE` and `STUDIO_MODEL_<ROLE>` (see the README).")
-        load.click(load_role, inputs=role, outputs=table, api_name="load_model", concurrency_id="models",
-                   concurrency_limit=1)
-        unload.click(unload_role, inputs=role, outputs=table, api_name="unload_model", concurrency_id="models",
-                     concurrency_limit=1)
+        if admin:
+            gr.Markdown("**Operator mode** (`STUDIO_ADMIN=1`): Load and Unload change the models for every user. "
+                        "Models load on first use; loading here only warms them up. Profiles and per-role overrides "
+                        "are set with `STUDIO_PROFILE` and `STUDIO_MODEL_<ROLE>` (see the README).")
+            load.click(load_role, inputs=role, outputs=table, api_name="load_model", concurrency_id="models",
+                       concurrency_limit=1)
+            unload.click(unload_role, inputs=role, outputs=table, api_name="unload_model", concurrency_id="models",
+                         concurrency_limit=1)
+        else:
+            gr.Markdown("A read-only status: each model loads the first time a feature needs it and is shared by "
+                        "every visitor. The operator chooses profiles and models (`STUDIO_PROFILE`, "
+                        "`STUDIO_MODEL_<ROLE>`) and can enable Load/Unload with `STUDIO_ADMIN=1` (see the README).")
         refresh.click(status_table, outputs=table, api_name="models")

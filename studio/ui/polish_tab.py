@@ -6,9 +6,16 @@ import pandas as pd
 
 from ..cli.components_cmd import MAX_SENTENCE_CHARS
 from ..similes.polish import MAX_CHARS, MAX_N, STRATEGIES
-from .common import escape, guarded, role_notice, highlight_pieces
+from .common import (after_limit_check, escape, guarded, highlight_pieces, limited_textbox, refuse_over_limit,
+                     role_notice)
+from .session_files import result_downloads
 
 COLUMNS = ["candidate", "inserted phrase", "strategy", "score"]
+#: what each number in the table means, shown under it
+SCORE_NOTE = ("**score**: the language model's mean log-probability per token of the inserted phrase in its "
+              "sentence — always below 0, closer to 0 reads more fluently (about −1 to −2 natural, below −5 "
+              "unlikely). It ranks candidates; it says nothing about how apt or creative a simile is (Rerank "
+              "scores that).")
 EXAMPLES_LITERAL = [
     # literal sentences of the HAUSER paper's examples
     ["He yelps and howls."],
@@ -35,10 +42,12 @@ def _highlight(sentence: str, offset: int, phrase: str) -> str:
 
 
 @guarded
-def run_polish(literal: str, strategies: list[str], n: float, seed: float, progress=gr.Progress()):
+def run_polish(literal: str, strategies: list[str], n: float, seed: float, request: gr.Request = None,
+               progress=gr.Progress()):
     from ..errors import InputError
     from ..similes.polish import polish
 
+    refuse_over_limit((literal, "literal sentence", MAX_CHARS))
     if not strategies:
         raise InputError("Choose at least one strategy.")
     progress(0.1, desc="finding insertion points and candidates")
@@ -46,13 +55,19 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, progr
     rows = [[_highlight(c.sentence, c.offset, c.phrase), c.phrase, c.strategy, c.score] for c in cands]
     if not rows:
         gr.Warning("No candidate survived the filters; try other strategies or another seed.")
-    return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands]
+    files = result_downloads(request, "polish", [
+        {"rank": i + 1, "candidate": c.sentence, "inserted phrase": c.phrase, "strategy": c.strategy, "score": c.score,
+         "vehicle": c.vehicle} for i, c in enumerate(cands)],
+        {"literal": literal, "strategies": list(strategies), "candidates asked": int(n), "seed": int(seed),
+         "score": "mean log-probability per token of the inserted phrase under the language model"})
+    return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files
 
 
 @guarded
 def run_components(sentence: str):
     from ..cli.components_cmd import analyse
 
+    refuse_over_limit((sentence, "sentence", MAX_SENTENCE_CHARS))
     result = analyse(sentence)
     text = result["sentence"]
     marks = []
@@ -83,8 +98,8 @@ def build_polish_tab() -> dict:
         if notice:
             gr.Markdown(notice)
         with gr.Row():
-            literal = gr.Textbox(label="Literal sentence", value="He yelps and howls.", scale=3, max_lines=3,
-                                 max_length=MAX_CHARS, info=f"up to {MAX_CHARS} characters")
+            literal = limited_textbox(MAX_CHARS, label="Literal sentence", value="He yelps and howls.", scale=3,
+                                      max_lines=3, info=f"up to {MAX_CHARS} characters")
             with gr.Column(scale=2):
                 strategies = gr.CheckboxGroup(list(STRATEGIES), value=list(STRATEGIES), label="Strategies")
                 with gr.Row():
@@ -96,20 +111,26 @@ def build_polish_tab() -> dict:
         gr.Examples(EXAMPLES_LITERAL, inputs=[literal], label="Literal sentences")
         table = gr.Dataframe(headers=COLUMNS, datatype=["markdown", "str", "str", "number"], interactive=False,
                              wrap=True, label="Candidates (inserted phrase in bold; click a row to see its components)")
+        gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])
+        downloads = gr.File(label="Candidates (CSV and JSON)", file_count="multiple")
         candidates = gr.State([])
         gr.Markdown("### Components of a simile")
         with gr.Row():
-            sentence = gr.Textbox(label="Simile sentence", value=EXAMPLES_SIMILE[0][0], scale=3, max_lines=3,
-                                  max_length=MAX_SENTENCE_CHARS, info=f"up to {MAX_SENTENCE_CHARS:,} characters")
+            sentence = limited_textbox(MAX_SENTENCE_CHARS, label="Simile sentence", value=EXAMPLES_SIMILE[0][0],
+                                       scale=3, max_lines=3, info=f"up to {MAX_SENTENCE_CHARS:,} characters")
             show = gr.Button("Show components", scale=1)
         gr.Examples(EXAMPLES_SIMILE, inputs=[sentence], label="Similes (and literal 'like')")
         highlighted = gr.HighlightedText(label="Topic / vehicle / event / property", color_map=COLOURS,
                                          show_legend=True, combine_adjacent=False)
         details = gr.JSON(label="Components")
-        go.click(run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates], api_name="polish")
-        literal.submit(run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates],
-                       api_name=False)
-        show.click(run_components, inputs=sentence, outputs=[highlighted, details], api_name="components")
+        literal_limit = (literal, "literal sentence", MAX_CHARS)
+        after_limit_check(go.click, literal_limit).success(
+            run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates, downloads],
+            api_name="polish")
+        after_limit_check(literal.submit, literal_limit).success(
+            run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates, downloads], api_name=False)
+        after_limit_check(show.click, (sentence, "sentence", MAX_SENTENCE_CHARS)).success(
+            run_components, inputs=sentence, outputs=[highlighted, details], api_name="components")
         table.select(candidate_selected, inputs=candidates, outputs=sentence, api_name=False).then(
             run_components, inputs=sentence, outputs=[highlighted, details], api_name=False)
     return {"literal": literal, "candidates_table": table, "candidates": candidates, "send_button": send}

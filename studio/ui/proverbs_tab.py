@@ -9,7 +9,8 @@ from ..proverbs import align, get_scorer, ranking, similar
 from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL
-from .common import guarded, role_notice, highlight_pieces
+from .common import after_limit_check, guarded, highlight_pieces, limited_textbox, refuse_over_limit, role_notice
+from .session_files import result_downloads
 
 # Written for the studio (not from ePiC), one per line of life the proverbs talk about.
 EXAMPLES = [
@@ -32,6 +33,15 @@ PALETTE = ["#f4a261", "#2a9d8f", "#e9c46a", "#8ab17d", "#e76f51", "#6d9dc5", "#b
 #: pair number -> colour; proverbs have far fewer phrases than colours, so each pair keeps its own colour
 COLOURS = {str(i + 1): c for i, c in enumerate(PALETTE)}
 TABLE_COLUMNS = ["rank", "proverb", "meaning", "themes", "probability", "score", "id"]
+#: what each number in the tables means, shown under them
+TABLE_NOTE = ("**probability**: this proverb's share of a softmax over the whole catalog (calibrated; all proverbs "
+              "sum to 1, so with hundreds of proverbs 0.05 can be a clear winner). **score**: the scorer's raw logit "
+              "behind it; only differences between proverbs matter.")
+PAIRS_NOTE = ("**similarity**: cosine between the embeddings of the proverb phrase and the narrative span (up to 1; "
+              "higher = closer in meaning).")
+SIMILAR_NOTE = ("**similarity** depends on the method: *proverb-distribution-cosine*, the cosine of the two "
+                "narratives' distributions over the proverbs (0–1); *proverb-distribution-js*, 1 − their "
+                "Jensen-Shannon distance (0–1); *embedding-cosine*, the cosine of the narratives' embeddings.")
 
 
 def _chart(rows: list[dict]):
@@ -58,14 +68,17 @@ def _encoder_ready() -> bool:
 
 
 @guarded
-def recommend(narrative: str, k: float, progress=gr.Progress()):
+def recommend(narrative: str, k: float, request: gr.Request = None, progress=gr.Progress()):
+    refuse_over_limit((narrative, "narrative", MAX_NARRATIVE_CHARS))
     if not _encoder_ready():
         progress(0.05, desc=FIRST_LOAD)
     ranked = [r.to_json() for r in ranking(narrative, int(k))]
     table = pd.DataFrame([{**r, "themes": ", ".join(r["themes"])} for r in ranked], columns=TABLE_COLUMNS)
     choices = [r["proverb"] for r in ranked]
     status = f"Scoring: {get_scorer().description}."
-    return table, _chart(ranked), gr.update(choices=choices, value=choices[0]), status
+    files = result_downloads(request, "proverbs", ranked, {"narrative": narrative.strip(), "k": int(k),
+                                                           "scoring": get_scorer().description})
+    return table, _chart(ranked), gr.update(choices=choices, value=choices[0]), status, files
 
 
 def _highlight(text: str, spans: list[tuple[int, int, str]]):
@@ -106,8 +119,8 @@ def build_proverbs_tab() -> None:
         gr.Markdown(lambda: role_notice(EMBEDDER_ROLE, ALIGNMENT_ROLE, "parser"))
         with gr.Row():
             with gr.Column(scale=3):
-                narrative = gr.Textbox(label="Narrative", lines=6, max_length=MAX_NARRATIVE_CHARS,
-                                       info=f"up to {MAX_NARRATIVE_CHARS:,} characters",
+                narrative = limited_textbox(MAX_NARRATIVE_CHARS, label="Narrative", lines=6,
+                                            info=f"up to {MAX_NARRATIVE_CHARS:,} characters",
                                        placeholder="A few sentences about something that happened…")
             with gr.Column(scale=1):
                 k = gr.Slider(1, 20, value=5, step=1, label="How many proverbs")
@@ -116,6 +129,8 @@ def build_proverbs_tab() -> None:
                     api_name=False)
         status = gr.Markdown(elem_classes="studio-note")
         table = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, label="Top proverbs")
+        gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
+        downloads = gr.File(label="Top proverbs (CSV and JSON)", file_count="multiple")
         chart = gr.Plot(label="Scores")
         gr.Markdown("### Aligned spans\nChoose a proverb (or type any proverb): each colour marks a phrase of the "
                     "proverb and the part of the narrative matched to it.")
@@ -126,6 +141,7 @@ def build_proverbs_tab() -> None:
         narrative_hl = gr.HighlightedText(label="Narrative", color_map=COLOURS, show_legend=False)
         pairs = gr.Dataframe(headers=["pair", "proverb span", "narrative span", "similarity"], interactive=False,
                              wrap=True, label="Aligned pairs")
+        gr.Markdown(PAIRS_NOTE, elem_classes=["studio-note"])
         gr.Markdown("### Similar narratives\nOther narratives ranked by how alike their proverb distributions are "
                     "(leave the box empty to compare with the example narratives).")
         with gr.Row():
@@ -135,14 +151,18 @@ def build_proverbs_tab() -> None:
         similar_button = gr.Button("Find similar narratives")
         similar_table = gr.Dataframe(headers=["rank", "similarity", "narrative"], interactive=False, wrap=True,
                                      label="Similar narratives")
+        gr.Markdown(SIMILAR_NOTE, elem_classes=["studio-note"])
 
-        go_button.click(recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status],
-                        api_name="proverbs").success(show_alignment, inputs=[narrative, proverb],
-                                                     outputs=[proverb_hl, narrative_hl, pairs], api_name=False)
-        narrative.submit(recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status], api_name=False)
-        align_button.click(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
-                           api_name="align")
+        narrative_limit = (narrative, "narrative", MAX_NARRATIVE_CHARS)
+        after_limit_check(go_button.click, narrative_limit).success(
+            recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status, downloads], api_name="proverbs"
+        ).success(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
+                  api_name=False)
+        after_limit_check(narrative.submit, narrative_limit).success(
+            recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status, downloads], api_name=False)
+        after_limit_check(align_button.click, narrative_limit).success(
+            show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs], api_name="align")
         proverb.select(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
                        api_name=False)
-        similar_button.click(find_similar, inputs=[narrative, pool, method], outputs=similar_table,
-                             api_name="similar")
+        after_limit_check(similar_button.click, narrative_limit).success(
+            find_similar, inputs=[narrative, pool, method], outputs=similar_table, api_name="similar")

@@ -6,11 +6,12 @@ import csv
 import gradio as gr
 import pandas as pd
 
-from ..hauser.criteria import DEFAULT_QUALITY_WEIGHTS, DEFAULT_RANK_WEIGHTS
+from ..hauser.criteria import DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, relative_weights
 from ..hauser.inputs import MAX_CSV_BYTES, MAX_CSV_ROWS
 from ..hauser.scorer import MAX_CANDIDATES, MAX_CHARS
 from .imagine_tab import build_imagine_topk
-from .common import escape, guarded, role_notice, highlight_pieces
+from .common import (after_limit_check, escape, guarded, highlight_pieces, limited_textbox, refuse_over_limit,
+                     role_notice)
 from .session_files import new_download, track
 
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
@@ -19,6 +20,16 @@ COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "rel
 DATATYPES = ["number", "str", "number", "number", "number", "number", "number", "number", "number", "number", "number",
              "str", "str", "str", "str", "str"]
 COLOURS = {"topic": "#7cb5ec", "vehicle": "#f7a35c", "event": "#90ed7d"}
+#: what each number in the table means, shown under it
+SCORES_NOTE = (
+    "**rank**: the combined rank, 1 = best (rank weights × the ranks by quality, creativity and informativeness). "
+    "**quality** Q = α·relevance_norm + β·logical_consistency_norm + γ·sentiment_consistency_norm (0–1). "
+    "**creativity** C = −log(mean KB frequency of the vehicle + 1): 0 for a vehicle the KB never saw, more negative "
+    "for common ones. **informativeness** I: the vehicle's length in words. **relevance** r: how strongly the KB "
+    "links topic and vehicle (Eq. 2 or 3; 0 = no link). **logical_consistency** c_l = 1 − P(the simile contradicts "
+    "the literal sentence), 0–1. **sentiment_consistency** c_s: the change in the probability of the literal "
+    "sentence's polarity, −1…1 (0 = unchanged). Columns ending in **_norm** are min-max normalized among these "
+    "candidates (0–1; 0.5 when all are equal). **kb_level**: how the KB lookup matched (exact, head, embedding, none).")
 EXAMPLES = [
     ["As for Paganel, he wept who does not think of hiding his emotion.",
      "As for Paganel, he wept like a child who does not think of hiding his emotion.\n"
@@ -93,10 +104,12 @@ def run_rerank(literal, candidates_text, alpha, beta, gamma, w_quality, w_creati
     from ..hauser.inputs import candidates_from_lines
     from ..hauser.scorer import Settings, score_groups, table_rows
 
+    refuse_over_limit((literal, "literal sentence", MAX_CHARS))
     candidates = candidates_from_lines(candidates_text)
     if not candidates:
         raise InputError("Please enter at least one candidate simile (one per line).")
-    settings = Settings((alpha, beta, gamma), (w_quality, w_creativity, w_inform), relevance or "eq2")
+    settings = Settings(relative_weights((alpha, beta, gamma)), (w_quality, w_creativity, w_inform),
+                        relevance or "eq2")
     progress(0.0, desc="scoring")
     group = score_groups([(literal, candidates)], settings,
                          progress=lambda f, what: progress(f, desc=what))[0].to_dict()
@@ -144,18 +157,20 @@ def build_rerank_tab() -> dict:
             gr.Markdown(notice)
         with gr.Row():
             with gr.Column(scale=3):
-                literal = gr.Textbox(label="Literal sentence", value=EXAMPLES[0][0], max_lines=3, max_length=MAX_CHARS,
-                                     info=f"up to {MAX_CHARS:,} characters")
+                literal = limited_textbox(MAX_CHARS, label="Literal sentence", value=EXAMPLES[0][0], max_lines=3,
+                                          info=f"up to {MAX_CHARS:,} characters")
                 candidates = gr.Textbox(label=f"Candidates (one per line, at most {MAX_CANDIDATES})",
                                         info=f"each up to {MAX_CHARS:,} characters",
                                         value=EXAMPLES[0][1], lines=6)
                 upload = gr.File(label=f"…or upload a CSV with columns literal,candidate (at most "
                                        f"{MAX_CSV_BYTES // 1000} kB and {MAX_CSV_ROWS:,} rows)", file_types=[".csv"])
             with gr.Column(scale=2):
-                alpha = gr.Slider(0, 1, value=DEFAULT_QUALITY_WEIGHTS[0], step=1 / 60, label="α (relevance)")
-                beta = gr.Slider(0, 1, value=DEFAULT_QUALITY_WEIGHTS[1], step=1 / 60, label="β (logical consistency)")
-                gamma = gr.Slider(0, 1, value=DEFAULT_QUALITY_WEIGHTS[2], step=1 / 60,
-                                  label="γ (sentiment consistency)")
+                gr.Markdown("Quality weights α : β : γ in parts (the paper's 3 : 2 : 1); they are divided by their "
+                            "sum, so 3 : 2 : 1 means α, β, γ = 0.5, 0.33, 0.17.", elem_classes=["studio-note"])
+                alpha = gr.Slider(0, 6, value=DEFAULT_QUALITY_PARTS[0], step=1, label="α (relevance), parts")
+                beta = gr.Slider(0, 6, value=DEFAULT_QUALITY_PARTS[1], step=1, label="β (logical consistency), parts")
+                gamma = gr.Slider(0, 6, value=DEFAULT_QUALITY_PARTS[2], step=1,
+                                  label="γ (sentiment consistency), parts")
                 with gr.Row():
                     wq = gr.Slider(0, 5, value=DEFAULT_RANK_WEIGHTS[0], step=0.5, label="rank weight: quality")
                     wc = gr.Slider(0, 5, value=DEFAULT_RANK_WEIGHTS[1], step=0.5, label="creativity")
@@ -167,13 +182,15 @@ def build_rerank_tab() -> dict:
         winner = gr.HighlightedText(label="Winner: topic / vehicle / event", color_map=COLOURS, show_legend=True)
         table = gr.Dataframe(headers=COLUMNS, datatype=DATATYPES, interactive=False, wrap=True,
                              label="Scores (click a column header to sort)")
+        gr.Markdown(SCORES_NOTE, elem_classes=["studio-note"])
         chart = gr.Plot(label="Criteria per candidate")
         with gr.Row():
             download = gr.File(label="Scored table (CSV)")
             backends = gr.Markdown()
         inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance]
         outputs = [table, winner, chart, download, backends]
-        run.click(run_rerank, inputs=inputs, outputs=outputs, api_name="rerank")
+        after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS)).success(
+            run_rerank, inputs=inputs, outputs=outputs, api_name="rerank")
         upload.upload(load_csv, inputs=upload, outputs=[literal, candidates], api_name="rerank_load_csv")
         build_imagine_topk(literal, table)
     return {"literal": literal, "candidates": candidates, "rerank_inputs": inputs, "rerank_outputs": outputs,

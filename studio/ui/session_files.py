@@ -7,6 +7,7 @@ Gradio's copies, when the session ends (the app's unload event); files of client
 """
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import threading
@@ -104,3 +105,33 @@ def sweep(max_age_s: float, force: bool = False) -> None:
 def tracked(request) -> set[Path]:
     with _lock:
         return set(_files.get(_session(request) or "", set()))
+
+
+def _cell(value):
+    """A CSV cell: lists joined with '; ', dicts as JSON, None empty."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return "; ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def result_downloads(request, stem: str, rows: list[dict], about: dict) -> list[str]:
+    """A result as two downloads owned by the session: `<stem>…csv` (one row per result row; `about`'s plain values
+    repeated as leading columns) and `<stem>…json` ({"about": about, "rows": rows}, lists kept as lists)."""
+    import csv
+
+    plain = {k: v for k, v in about.items() if not isinstance(v, (list, tuple, dict))}
+    fields = list(plain) + [k for k in dict.fromkeys(k for row in rows for k in row) if k not in plain]
+    csv_path = new_download(request, suffix=".csv", prefix=f"{stem}-")
+    with open(csv_path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _cell(v) for k, v in {**plain, **row}.items()})
+    json_path = new_download(request, suffix=".json", prefix=f"{stem}-")
+    with open(json_path, "w", encoding="utf-8") as fh:
+        json.dump({"about": about, "rows": rows}, fh, ensure_ascii=False, indent=1)
+    return [csv_path, json_path]

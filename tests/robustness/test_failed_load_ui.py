@@ -24,7 +24,7 @@ def _models(client) -> dict:
 
 
 @pytest.fixture
-def corrupt_lm_app(client, tmp_path):
+def corrupt_lm_app(admin_client, tmp_path):
     weights = _save_tiny_lm(tmp_path / "lm")
     good = weights.read_bytes()
     weights.write_bytes(b"\x00not safetensors\xff" * 64)  # a download cut short, a disk error...
@@ -32,7 +32,7 @@ def corrupt_lm_app(client, tmp_path):
     settings.overrides["lm"] = str(tmp_path / "lm")
     previous = get_registry()
     set_registry(Registry(settings))
-    yield client, weights, good
+    yield admin_client, weights, good
     set_registry(previous)
 
 

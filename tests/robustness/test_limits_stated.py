@@ -1,5 +1,5 @@
-"""Every text input states its limit next to it, the limit is the very constant the code enforces, and one
-character more gets a clear message naming that limit."""
+"""Every text input states its limit next to it and counts its characters against it, the limit is the very
+constant the code enforces, and one character more gets a clear message naming that limit (never a silent cut)."""
 from __future__ import annotations
 
 import pytest
@@ -47,7 +47,10 @@ def _stated(props) -> str:
 @pytest.mark.parametrize("api_name,label,limit", TEXT_INPUTS, ids=[t[0] for t in TEXT_INPUTS])
 def test_text_limit_is_stated_and_enforced(client, api_name, label, limit):
     props = _component(client, api_name, label)["props"]
-    assert props.get("max_length") == limit
+    assert not props.get("max_length")  # the page never cuts a paste silently; the handler refuses it
+    counts = [str(c["props"].get("value")) for c in client.config["components"]
+              if "studio-count" in (c["props"].get("elem_classes") or [])]
+    assert any(count.endswith(f" / {limit:,} characters") for count in counts), counts  # the live count's start
     if api_name != "/imagine":  # the Imagine tab states all its limits in one note under its inputs
         assert f"{limit:,}" in _stated(props), _stated(props)
     params = _endpoint(client, api_name)["parameters"]

@@ -67,15 +67,15 @@ def test_request_holding_an_evicted_model_finishes(sizes_and_outputs):
     np.testing.assert_allclose(embedder.encode(["a wolf howls at the moon"]), outputs["embedder"], atol=1e-5)
 
 
-def test_models_tab_reports_the_accounting(client, sizes_and_outputs):
+def test_models_tab_reports_the_accounting(admin_client, sizes_and_outputs):
     sizes, _ = sizes_and_outputs
     settings = Settings.from_env("tiny")
     settings.max_memory_gb = max(sizes.values()) / 1024
     previous, registry = get_registry(), Registry(settings)
     set_registry(registry)
     try:
-        client.predict("clip", api_name="/load_model")
-        table = client.predict("embedder", api_name="/load_model")
+        admin_client.predict("clip", api_name="/load_model")
+        table = admin_client.predict("embedder", api_name="/load_model")
     finally:
         set_registry(previous)
     rows = {row[0]: dict(zip(table["headers"], row)) for row in table["data"]}

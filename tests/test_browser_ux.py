@@ -1,0 +1,134 @@
+"""In headless Chromium at 1400×1000, what a visitor meets (issue 19): a paste over a limit is counted and refused
+with the limit named, never cut and processed; the Models tab is read-only. One app server for the module."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import CHROMIUM, CHROMIUM_ARGS, needs_chromium
+from studio.continuation.generate import MAX_NARRATIVE_CHARS as CONTINUE_MAX
+from studio.proverbs.service import MAX_NARRATIVE_CHARS as PROVERBS_MAX
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+RESULT_TIMEOUT_MS = 90_000
+PASTE = ("The fisherman rowed out at the first light of the grey sea every morning of his life. " * 60)[:4_500]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for the module (Playwright's sync API allows one running instance per thread)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _open(browser, url):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(url, wait_until="domcontentloaded")
+    page.get_by_role("tab").first.wait_for(timeout=60_000)
+    return page
+
+
+@pytest.fixture(scope="module")
+def wide_page(browser, app_url):
+    page = _open(browser, app_url)
+    yield page
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def shots():
+    folder = Path(os.environ.get("STUDIO_SCREENSHOTS") or tempfile.mkdtemp(prefix="studio-ux-shots-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _paste(page, label: str, text: str):
+    box = page.get_by_label(label).filter(visible=True).first
+    box.click()
+    box.press("Control+a")
+    page.keyboard.insert_text(text)  # what a paste does: the whole text at once
+    return box
+
+
+def _refused(page, tab: str, button: str, limit: int, shots: Path):
+    page.get_by_role("tab", name=tab, exact=True).click()
+    box = _paste(page, "Narrative", PASTE)
+    assert len(box.input_value()) == len(PASTE)  # nothing cut
+    count = f"{len(PASTE):,} / {limit:,} characters — over the limit"
+    page.get_by_text(count).filter(visible=True).first.wait_for(timeout=5_000)  # the live count says so
+    page.get_by_role("button", name=button, exact=True).click()
+    page.get_by_text(f"limit is {limit:,}").first.wait_for(timeout=RESULT_TIMEOUT_MS)  # the refusal names the limit
+    page.wait_for_timeout(1_500)  # time enough for a result that should not come
+    page.screenshot(path=str(shots / f"over-limit-{tab.lower()}.png"), full_page=True)
+    for close in page.locator(".toast-close").all():
+        close.click()
+
+
+def test_continue_refuses_an_over_limit_paste(wide_page, shots):
+    _refused(wide_page, "Continue", "Continue", CONTINUE_MAX, shots)
+    assert wide_page.get_by_text("sample(s) in").filter(visible=True).count() == 0  # no continuation was produced
+    assert wide_page.get_by_text("grey sea every").filter(visible=True).count() == 0  # nor the narrative echoed
+
+
+def test_proverbs_refuses_an_over_limit_paste(wide_page, shots):
+    _refused(wide_page, "Proverbs", "Recommend proverbs", PROVERBS_MAX, shots)
+    assert wide_page.get_by_text("Scoring:").filter(visible=True).count() == 0  # no ranking was produced
+
+
+def test_count_follows_the_text(wide_page):
+    wide_page.get_by_role("tab", name="Proverbs", exact=True).click()
+    _paste(wide_page, "Narrative", "A stitch in time.")
+    wide_page.get_by_text(f"17 / {PROVERBS_MAX:,} characters").filter(visible=True).first.wait_for(timeout=5_000)
+
+
+def test_models_tab_is_read_only_for_visitors(wide_page, shots):
+    wide_page.get_by_role("tab", name="Models", exact=True).click()
+    wide_page.get_by_text("A read-only status").first.wait_for(timeout=10_000)
+    assert wide_page.get_by_role("button", name="Refresh", exact=True).is_visible()
+    assert wide_page.get_by_role("button", name="Unload", exact=True).count() == 0
+    assert wide_page.get_by_role("button", name="Load", exact=True).count() == 0
+    wide_page.screenshot(path=str(shots / "models-1400.png"), full_page=True)
+
+
+@pytest.fixture(scope="module")
+def offline_page(browser, _offline_registry):
+    """The app as the offline profile builds it (no clip, no diffusion), at 1400×1000; nothing is loaded."""
+    from conftest import _launch
+    from studio.models import get_registry, set_registry
+
+    previous = get_registry()
+    set_registry(_offline_registry)
+    demo, url = _launch(admin=False)
+    try:
+        page = _open(browser, url)
+        yield page
+        page.close()
+    finally:
+        demo.close()
+        set_registry(previous)
+
+
+def test_imagine_off_is_one_panel_with_disabled_buttons(offline_page, shots):
+    page = offline_page
+    page.get_by_role("tab", name="Imagine", exact=True).click()
+    panel = page.locator("#imagine-off")
+    panel.get_by_text("ImaginE is switched off in this studio").wait_for(timeout=10_000)
+    assert "STUDIO_PROFILE=hub" in panel.inner_text() and "STUDIO_MODEL_CLIP" in panel.inner_text()
+    assert page.get_by_role("button", name="Imagine", exact=True).is_disabled()
+    assert page.locator("#imagine-gallery").count() == 0 or not page.locator("#imagine-gallery").is_visible()
+    page.screenshot(path=str(shots / "imagine-offline-1400.png"), full_page=True)
+    page.get_by_role("tab", name="Rerank", exact=True).click()
+    page.get_by_text("Imagine top k", exact=True).first.click()  # open the accordion
+    page.locator("#imagine-topk-off").get_by_text("Imagine top k is off here").wait_for(timeout=10_000)
+    assert page.get_by_role("button", name="Imagine top k", exact=True).is_disabled()
+    assert page.get_by_text("Error", exact=True).filter(visible=True).count() == 0
+    page.get_by_role("tab", name="Models", exact=True).click()
+    page.get_by_text("no CLIP weights ship").filter(visible=True).first.wait_for(timeout=10_000)
+    page.screenshot(path=str(shots / "models-offline-1400.png"), full_page=True)

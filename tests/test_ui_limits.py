@@ -1,0 +1,41 @@
+"""Limited text boxes: the count under a box and the refusal use the very check the API uses."""
+from __future__ import annotations
+
+import pytest
+
+from studio.errors import InputError, check_length, require_text
+from studio.ui.common import after_limit_check, char_count, refuse_over_limit
+
+
+def test_count_says_when_over():
+    assert char_count("a" * 400, 400) == "400 / 400 characters"
+    assert char_count(" \u200b" + "a" * 412 + " ", 400).startswith("**⚠️ 412 / 400 characters — over the limit")
+    assert char_count(None, 4000) == "0 / 4,000 characters"
+
+
+def test_refusal_names_the_limit_and_matches_the_api():
+    text = "x" * 4_500
+    with pytest.raises(InputError) as page:
+        refuse_over_limit((text, "narrative", 4_000))
+    with pytest.raises(InputError) as api:
+        require_text(text, "narrative", 4_000)
+    assert str(page.value) == str(api.value)
+    assert "4,500 characters long; the limit is 4,000" in str(page.value)
+    refuse_over_limit(("x" * 4_000, "narrative", 4_000), (None, "other", 1))  # at the limit: accepted
+    check_length("x" * 10 + "   ", "text", 10)
+
+
+def test_limit_check_runs_first_and_refuses():
+    import gradio as gr
+
+    with gr.Blocks() as demo:
+        box, other, out = gr.Textbox(), gr.Textbox(), gr.Textbox()
+        button = gr.Button()
+        after_limit_check(button.click, (box, "narrative", 10), (other, "option", 3)).success(
+            lambda a, b: a + b, inputs=[box, other], outputs=out, api_name="joined")
+    check = next(f for f in demo.fns.values() if f.name == "check_limits")
+    assert check.outputs == [] and check.concurrency_limit is None  # quick, never waits for a slot
+    check.fn("x" * 10, "abc")  # at the limits: passes
+    with pytest.raises(gr.Error, match="4 characters long; the limit is 3"):
+        check.fn("x" * 10, "abcd")
+    assert "/joined" in demo.get_api_info()["named_endpoints"]  # the API calls the handler itself

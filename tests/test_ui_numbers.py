@@ -1,0 +1,70 @@
+"""Every number on screen says what it is (a note under its table names each score column) and sliders show
+rounded values (no 0.3333333333333333)."""
+from __future__ import annotations
+
+import pytest
+
+from studio.hauser.criteria import DEFAULT_QUALITY_PARTS, DEFAULT_QUALITY_WEIGHTS, relative_weights
+
+
+def _notes_and_columns():
+    from studio.ui import continue_tab, imagine_tab, models_tab, polish_tab, proverbs_tab, rerank_tab
+
+    rerank_numbers = [c for c, t in zip(rerank_tab.COLUMNS, rerank_tab.DATATYPES) if t == "number"] + ["kb_level"]
+    return [
+        (polish_tab.SCORE_NOTE, ["score"]),
+        (rerank_tab.SCORES_NOTE, [c.removesuffix("_norm") for c in rerank_numbers]),
+        (proverbs_tab.TABLE_NOTE, ["probability", "score"]),
+        (proverbs_tab.PAIRS_NOTE, ["similarity"]),
+        (proverbs_tab.SIMILAR_NOTE, ["similarity"]),
+        (continue_tab.TABLE_NOTE, ["p(plausible)", "tokens", "samples"]),
+        (imagine_tab.PER_SEED_NOTE, ["image_cosine", "text_image_cosine", "t1_v2", "imagine_image",
+                                     "imagine_text_image", "value"]),
+        (models_tab.COLUMNS_NOTE, ["state", "load_seconds", "memory_mb"]),
+    ]
+
+
+@pytest.mark.parametrize("index", range(8))
+def test_each_score_column_is_explained(index):
+    note, columns = _notes_and_columns()[index]
+    for column in columns:
+        assert f"**{column}**" in note or f"*{column}*" in note, (column, note[:80])
+
+
+def test_notes_are_on_the_page(client):
+    markdown = " ".join(str(c["props"].get("value") or "") for c in client.config["components"]
+                        if c["type"] == "markdown")
+    for note, _ in _notes_and_columns():
+        if note.startswith("**image_cosine**"):
+            continue  # under the Imagine results, which the tiny profile shows too; checked below
+        assert note in markdown, note[:60]
+    from studio.ui.imagine_tab import PER_SEED_NOTE
+    assert PER_SEED_NOTE in markdown
+
+
+def _decimals(x) -> int:
+    text = repr(float(x))
+    return 0 if "e" in text else len(text.split(".")[1].rstrip("0"))
+
+
+def test_sliders_show_rounded_values(client):
+    sliders = [c["props"] for c in client.config["components"] if c["type"] == "slider"]
+    assert len(sliders) >= 10
+    for props in sliders:
+        for key in ("value", "step", "minimum", "maximum"):
+            assert _decimals(props[key]) <= 2, (props.get("label"), key, props[key])
+
+
+def test_quality_parts_are_the_papers_weights():
+    assert relative_weights(DEFAULT_QUALITY_PARTS) == pytest.approx(DEFAULT_QUALITY_WEIGHTS)
+    assert relative_weights(DEFAULT_QUALITY_WEIGHTS) == pytest.approx(DEFAULT_QUALITY_WEIGHTS)
+    assert relative_weights((1, 0, 0)) == (1.0, 0.0, 0.0)
+
+
+def test_rerank_parts_and_weights_score_alike(client):
+    literal, candidates = "He yelps and howls.", "He yelps and howls like a wolf.\nHe howls like a dog."
+    by_parts = client.predict(literal, candidates, 3, 2, 1, 2, 2, 1, "eq2", api_name="/rerank")[0]
+    by_weights = client.predict(literal, candidates, 0.5, 1 / 3, 1 / 6, 2, 2, 1, "eq2", api_name="/rerank")[0]
+    assert by_parts["data"] == by_weights["data"]
+    quality = by_parts["headers"].index("quality")
+    assert all(0 <= row[quality] <= 1 for row in by_parts["data"])
