@@ -18,6 +18,7 @@ from pathlib import Path
 from ..errors import InputError, StudioError
 from .base import RESULTS_DIR, provenance, write_result
 
+SAMPLE_ROWS = 40
 EVALUATIONS = {
     "hauser": "studio.evaluation.hauser:HauserEvaluation",
     "components": "studio.evaluation.components:ComponentsEvaluation",
@@ -54,12 +55,20 @@ def _parse(prog: str, argv: list[str], quick_help: str) -> argparse.Namespace:
 
 
 def _command(name: str, argv: list[str]) -> str:
-    return " ".join(["python -m studio eval", name, *argv])
+    import os
+
+    profile = os.environ.get("STUDIO_PROFILE")
+    return " ".join(["python -m studio", *([f"--profile {profile}"] if profile else []), "eval", name, *argv])
 
 
 def run_one(name: str, argv: list[str], command: str | None = None) -> dict:
     args = _parse(f"python -m studio eval {name}", argv, "same as --limit 20")
-    result = evaluation(name).compute(args.limit)
+    ev = evaluation(name)
+    result = ev.compute(args.limit)
+    if args.limit is None:  # the same figures on the first SAMPLE_ROWS rows: what the tests recompute from the code
+        same = ev.max_rows is not None and ev.max_rows <= SAMPLE_ROWS
+        result["sample"] = {"limit": SAMPLE_ROWS,
+                            "figures": result["figures"] if same else ev.compute(SAMPLE_ROWS)["figures"]}
     result.update(provenance(command or _command(name, argv)))
     out = args.out or (RESULTS_DIR if args.limit is None else None)
     if out is not None:
