@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from .base import Evaluation, Figure
 
-#: ePiC (Ghosh & Srivastava, ACL 2022) reports proverb retrieval on its own seen-proverb test split (not in
-#: ../shared); no anchor of different data is shown.
+#: ePiC (Ghosh & Srivastava, ACL 2022), its fine-tuned RoBERTa and best alignment, on its own seen-proverb test split
+#: (not in ../shared): an anchor of the task, not of these rows
+PAPER_SOURCE = "ePiC paper, its own test split"
+PAPER = {"accuracy@1": 0.282, "mrr": 0.391, "alignment_f1": 0.092}
 
 
 class ProverbsEvaluation(Evaluation):
@@ -33,7 +35,9 @@ class ProverbsEvaluation(Evaluation):
         served = next(name for name in ranking["variants"] if name.endswith("(served)"))
         epic = ranking["variants"][served]["epic_250"]
         align = alignment_report(rows)
-        figures = [Figure("accuracy@1 among ePiC's 250", epic["accuracy@1"], "validation", epic["n"]),
-                   Figure("MRR among ePiC's 250", epic["mrr"], "validation", epic["n"]),
-                   Figure("span alignment F1", align["f1"], "validation", len(rows))]
+        anchor = {k: {"value": v, "source": PAPER_SOURCE} for k, v in PAPER.items()}
+        figures = [Figure("accuracy@1 among ePiC's 250", epic["accuracy@1"], "validation", epic["n"],
+                          anchor["accuracy@1"]),
+                   Figure("MRR among ePiC's 250", epic["mrr"], "validation", epic["n"], anchor["mrr"]),
+                   Figure("span alignment F1", align["f1"], "validation", len(rows), anchor["alignment_f1"])]
         return figures, {"served": served, "ranking": ranking, "alignment": align}
