@@ -93,3 +93,25 @@ def page(app_url):
         page.get_by_role("tab").first.wait_for(timeout=60_000)
         yield page
         browser.close()
+
+
+#: words of a skip reason that name something CI has (../shared/data, Debian Chromium): in CI such a skip fails
+_CI_REQUIRED = ("../shared", "shared/data", "chromium")
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """In CI (`CI=true`), a test that would skip because ../shared/data or Chromium is missing fails instead: CI has
+    both, so such a skip means the check silently did not run."""
+    outcome = yield
+    report = outcome.get_result()
+    if not (report.skipped and in_ci()) or hasattr(report, "wasxfail"):
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if any(word in reason.lower() for word in _CI_REQUIRED):
+        report.outcome = "failed"
+        report.longrepr = f"CI=true, so this skip is a failure: {reason}"

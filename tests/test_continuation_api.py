@@ -87,5 +87,5 @@ def test_offline_judge_batch_and_accuracy(offline, tmp_path, capsys, studio_lexi
 
 
 def test_cli_eval_rejects_an_empty_generation_sample(capsys):
-    assert main(["eval", "continuation", "--only", "generation", "--gen-n", "0"]) == 2
+    assert main(["eval", "continuation-report", "--only", "generation", "--gen-n", "0"]) == 2
     assert "--gen-n" in capsys.readouterr().err

@@ -1,5 +1,5 @@
-"""The committed offline heads: present, within budget, with the metrics their training script measured, and
-sensible on obvious inputs (offline profile, real MiniLM features)."""
+"""The committed offline heads: present, within budget, accurate on a sample recomputed here, and sensible on
+obvious inputs (offline profile, real MiniLM features)."""
 from __future__ import annotations
 
 import json
@@ -7,21 +7,33 @@ import json
 import pytest
 
 from studio.models.heads import has_head
+from studio.similes.data import shared_data_dir
 from studio.models.specs import HEADS_DIR
 
 
-@pytest.mark.parametrize("name, metric", [("nli", "flute_simile_test_accuracy"), ("sentiment", "sst2_dev_accuracy")])
-def test_committed_head_within_budget_with_metrics(name, metric):
+@pytest.mark.parametrize("name", ["nli", "sentiment"])
+def test_committed_head_within_budget(name):
     folder = HEADS_DIR / name
     assert has_head(folder), f"run `python -m studio train {name}`"
     assert (folder / "head.safetensors").stat().st_size <= 5 * 2**20
-    cfg = json.loads((folder / "head.json").read_text())
-    assert 0.0 < cfg["metrics"][metric] <= 1.0 and cfg["metrics"]["seed"] == 13
+    assert json.loads((folder / "head.json").read_text())["metrics"]["seed"] == 13
 
 
-def test_sentiment_head_meets_the_issue_target():
-    cfg = json.loads((HEADS_DIR / "sentiment" / "head.json").read_text())
-    assert cfg["metrics"]["sst2_dev_accuracy"] >= 0.80
+SST2_DEV = shared_data_dir() / "sentiment" / "sst2_dev.tsv"
+
+
+@pytest.mark.offline
+@pytest.mark.skipif(not SST2_DEV.is_file(), reason="SST-2 (../shared/data/sentiment) is not available")
+def test_sentiment_head_recomputed_on_a_sample_meets_the_issue_target(offline):
+    """40 SST-2 dev sentences through the served head (not the accuracy written in head.json): the issue's 80 %
+    target, with room for a 40-row sample."""
+    import csv
+
+    with open(SST2_DEV, encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))[:40]
+    p = offline.get("sentiment").p_positive([r["content"] for r in rows])
+    accuracy = sum((x > 0.5) == (r["label"] == "1") for x, r in zip(p, rows)) / len(rows)
+    assert accuracy >= 0.75, accuracy
 
 
 @pytest.mark.offline

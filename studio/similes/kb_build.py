@@ -4,12 +4,15 @@ Sources and per-instance confidence c_i (the plausibility of a triplet is the no
   similes/spgc_triplets.tsv, general_corpus.csv, quizzes.csv — annotated (topic, property, vehicle); c = 0.95.
     The vehicle is the extractor's optimal phrase when its head is the annotated vehicle, else the annotated word.
   similes/detection_train.csv (label 1 only)            — similes found by the extractor; c = 0.9
-  figurative/simile_train.jsonl narratives               — the annotated simile, property from the data set
+  figurative/simile_train.jsonl narratives (train part)  — the annotated simile, property from the data set
                                                            when it is one or two words; c = 0.9
-  epic narratives, figurative idiom narratives, FLUTE simile hypotheses, SST-2 train phrases, MNLI/SNLI
-  premises                                               — mined with the extractor; c = the detector's probability
+  epic narratives (train part), figurative idiom narratives (train part), FLUTE simile hypotheses, SST-2 train
+  phrases, MNLI/SNLI premises                            — mined with the extractor; c = the detector's probability
                                                            (instances below 0.5 are dropped)
-The HAUSER candidates are model outputs and are not used.
+The HAUSER candidates are model outputs and are not used. Only the train part of a data set that another capability
+evaluates on is read (figurative: studio/continuation/data.py, by expression; ePiC: studio/proverbs/epic.py, 2
+narratives per proverb held out), so the KB — whose properties reach the continuation judge and generation — never
+holds a test narrative. The HAUSER ratings and the components dev/test sentences are not read either.
 
 Stored (all derived): normalized topic/vehicle/property phrases with n(t,p,v), P(t,p,v), N_v, n(t,v), a
 word→lemma table for normalization at lookup time, and per instance the vehicle with the sorted set of content
@@ -72,7 +75,7 @@ def _curated_items(root: Path) -> list[dict]:
         if r["label"] == "1":
             items.append({"text": r["sentence"], "conf": CONF_CURATED, "source": "detection_train.csv"})
     seen = set()
-    for r in _read_jsonl(root / "figurative" / "simile_train.jsonl"):
+    for r in _train_part(root, "simile"):
         key = (r["narrative"], r.get("property", ""))
         if key in seen:
             continue
@@ -84,6 +87,25 @@ def _curated_items(root: Path) -> list[dict]:
     return items
 
 
+def _train_part(root: Path, kind: str) -> list[dict]:
+    """The rows of figurative/{kind}_train.jsonl outside the continuation capability's test part."""
+    from ..continuation.data import Item, is_validation, strip_markup
+
+    out = []
+    for r in _read_jsonl(root / "figurative" / f"{kind}_train.jsonl"):
+        item = Item(kind, strip_markup(r["narrative"]).strip(), (r.get(kind) or "").strip(), "", "", "", 0)
+        if not is_validation(item):
+            out.append(r)
+    return out
+
+
+def _epic_train_part(root: Path) -> list[str]:
+    from ..proverbs.epic import load_seen_train, split
+
+    train, _ = split(load_seen_train(root / "epic" / "seen_train.jsonl"))
+    return [r.text for r in train]
+
+
 def _mined_texts(root: Path) -> list[dict]:
     texts: dict[str, str] = {}
 
@@ -91,9 +113,9 @@ def _mined_texts(root: Path) -> list[dict]:
         if text and (" like " in text or " as " in text.lower() or text.lower().startswith(("like ", "as "))):
             texts.setdefault(text, source)
 
-    for r in _read_jsonl(root / "epic" / "seen_train.jsonl"):
-        add(r["narrative"], "epic/seen_train.jsonl")
-    for r in _read_jsonl(root / "figurative" / "idiom_train.jsonl"):
+    for text in _epic_train_part(root):
+        add(text, "epic/seen_train.jsonl")
+    for r in _train_part(root, "idiom"):
         add(r["narrative"].replace("<b>", "").replace("</b>", ""), "figurative/idiom_train.jsonl")
     for r in _read_jsonl(root / "nli" / "flute_simile_train.jsonl"):
         add(r["hypothesis"], "nli/flute_simile_train.jsonl")

@@ -1,0 +1,118 @@
+"""The evaluation contract: `Evaluation` subclasses declare their splits and compute figures; `run` records them.
+
+A result file (results/NAME.json) holds, besides per-capability details, a list of figures
+`{"metric", "value", "split", "n", "anchor"?}` and the provenance of the run: the command, the git commit (and whether
+the tree had uncommitted changes), the UTC date, the profile and the CPU's flags relevant to speed and numerics.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import subprocess
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..atomic import atomic_write_bytes
+from ..models.config import PROJECT_ROOT
+
+RESULTS_DIR = PROJECT_ROOT / "results"
+CPU_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile")
+
+
+def hash_half(key: str, salt: str) -> str:
+    """'dev' or 'test' for a key (a literal, a sentence): the parity of a SHA-1, so the halves never change."""
+    digest = hashlib.sha1(f"{salt}|{key}".encode("utf-8")).hexdigest()
+    return "dev" if int(digest[:8], 16) % 2 == 0 else "test"
+
+
+@dataclass
+class Figure:
+    metric: str
+    value: float | None
+    split: str
+    n: int
+    anchor: dict | None = None  # {"value", "source"}: the paper's figure beside ours
+    headline: bool = True  # shown in the README's table
+
+    def to_json(self) -> dict:
+        out = {"metric": self.metric, "value": None if self.value is None else round(float(self.value), 4),
+               "split": self.split, "n": int(self.n), "headline": self.headline}
+        if self.anchor is not None:
+            out["anchor"] = self.anchor
+        return out
+
+
+class Evaluation:
+    """One capability's evaluation. Subclasses set `name`, `title`, `splits` (split → its rule, in words) and
+    implement `_compute(limit) -> (figures, details)`; `limit` caps the test rows for a quick run (None: all)."""
+
+    name: str = ""
+    title: str = ""
+    splits: dict[str, str] = {}
+    max_rows: int | None = None  # rows per split of a full run when it is small (a sample that large is the run)
+
+    def _compute(self, limit: int | None) -> tuple[list[Figure], dict]:
+        raise NotImplementedError
+
+    def compute(self, limit: int | None = None) -> dict:
+        from ..models import get_registry
+
+        started = time.perf_counter()
+        figures, details = self._compute(limit)
+        return {
+            "name": self.name, "title": self.title, "figures": [f.to_json() for f in figures],
+            "splits": self.splits, "limit": limit, "profile": get_registry().profile, "details": details,
+            "seconds": round(time.perf_counter() - started, 1),
+        }
+
+
+def git_commit() -> dict:
+    def git(*args) -> str:
+        try:
+            return subprocess.run(["git", "-C", str(PROJECT_ROOT), *args], capture_output=True, text=True,
+                                  timeout=20).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    status = git("status", "--porcelain", "--untracked-files=no", "--", "studio", "assets")
+    return {"commit": git("rev-parse", "HEAD") or None, "dirty": bool(status)}
+
+
+def cpu_flags(path: str = "/proc/cpuinfo") -> dict:
+    flags: set[str] = set()
+    try:
+        for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    except OSError:
+        pass
+    return {flag: flag in flags for flag in CPU_FLAGS}
+
+
+def provenance(command: str) -> dict:
+    return {"command": command, "git": git_commit(), "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "cpu_flags": cpu_flags(), "machine": platform.machine(), "python": platform.python_version()}
+
+
+def write_result(result: dict, results_dir: Path = RESULTS_DIR) -> Path:
+    path = Path(results_dir) / f"{result['name']}.json"
+    text = json.dumps(result, indent=2, ensure_ascii=False, default=_jsonable) + "\n"
+    atomic_write_bytes(path, text.encode("utf-8"), mode=0o644)
+    return path
+
+
+def _jsonable(obj):
+    try:
+        import numpy as np
+
+        if isinstance(obj, np.generic):
+            return obj.item()
+        if isinstance(obj, np.ndarray):
+            return obj.tolist()
+    except ImportError:
+        pass
+    return str(obj)

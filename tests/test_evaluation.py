@@ -1,0 +1,146 @@
+"""The evaluation contract: fixed, disjoint splits; the README's table is the results files; the committed figures
+are recomputed from the code (a 40-row sample through the real scorers), not re-read."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from studio.cli import main
+from studio.evaluation.base import RESULTS_DIR, cpu_flags, hash_half
+from studio.evaluation.cli import EVALUATIONS, SAMPLE_ROWS, evaluation
+from studio.evaluation.readme import END, README, START, render_table, replace_table
+from studio.similes.data import shared_data_dir
+
+HAVE_DATA = (shared_data_dir() / "hauser" / "human_ratings_dev.csv").is_file()
+needs_data = pytest.mark.skipif(not HAVE_DATA, reason="../shared/data is not available")
+
+
+def test_hash_half_is_fixed_and_balanced():
+    keys = [f"sentence {i}" for i in range(2000)]
+    halves = [hash_half(k, "x") for k in keys]
+    assert halves == [hash_half(k, "x") for k in keys]
+    assert 0.45 < halves.count("dev") / len(halves) < 0.55
+    assert halves != [hash_half(k, "y") for k in keys]  # the salt matters
+
+
+def test_cpu_flags_read_from_cpuinfo(tmp_path):
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nflags\t\t: fpu sse avx2 avx512f\n")
+    assert cpu_flags(str(info)) == {"avx2": True, "avx512f": True, "avx512_vnni": False, "avx512_bf16": False,
+                                    "amx_tile": False}
+    assert set(cpu_flags(str(tmp_path / "missing"))) == set(cpu_flags())
+
+
+@needs_data
+def test_hauser_split_keeps_a_literals_candidates_together():
+    from studio.evaluation.hauser import load_rows
+
+    rows = load_rows()
+    split_of: dict[str, set] = {}
+    for r in rows:
+        split_of.setdefault(r["literal_sentences"], set()).add(r["split"])
+    assert all(len(s) == 1 for s in split_of.values())
+    assert {r["split"] for r in rows} == {"dev", "test"} and len(rows) == 81
+
+
+@needs_data
+def test_components_halves_are_disjoint_and_cover_the_file():
+    from studio.evaluation.components import load_rows
+
+    rows = load_rows()
+    dev = {r["sentence"] for r in rows if r["split"] == "dev"}
+    test = {r["sentence"] for r in rows if r["split"] == "test"}
+    assert not dev & test and len(dev) + len(test) == len({r["sentence"] for r in rows}) and dev and test
+
+
+def test_bad_eval_input_is_one_line_and_exit_2(capsys):
+    assert main(["eval", "hauser", "--limit", "0"]) == 2
+    assert "--limit must be at least 1" in capsys.readouterr().err
+    assert main(["eval", "all", "--bogus"]) == 2
+    assert main(["eval", "no-such-capability"]) == 2
+
+
+def test_readme_check_fails_without_markers_or_results(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text("# no table here\n")
+    assert main(["eval", "table", "--check", "--readme", str(readme), "--results", str(RESULTS_DIR)]) == 2
+    readme.write_text(f"x\n{START}\n{END}\n")
+    assert main(["eval", "table", "--check", "--readme", str(readme), "--results", str(tmp_path / "none")]) == 2
+
+
+def test_committed_results_have_the_contract():
+    files = sorted(RESULTS_DIR.glob("*.json"))
+    assert {p.stem for p in files} == set(EVALUATIONS), "run `python -m studio eval all`"
+    for p in files:
+        r = json.loads(p.read_text())
+        assert r["name"] == p.stem and r["limit"] is None and r["command"].startswith("python -m studio")
+        assert r["git"]["commit"] and r["date"] and set(r["cpu_flags"]) >= {"avx2", "avx512f", "amx_tile"}
+        assert r["figures"] and all({"metric", "value", "split", "n"} <= set(f) for f in r["figures"])
+        assert {f["split"] for f in r["figures"]} <= set(r["splits"])
+        assert r["sample"]["limit"] == SAMPLE_ROWS
+
+
+def test_readme_table_is_the_results_files():
+    text = README.read_text(encoding="utf-8")
+    assert replace_table(text, render_table(RESULTS_DIR)) == text, "run `python -m studio eval table`"
+
+
+def test_readme_table_check_notices_an_edited_result(tmp_path):
+    results = tmp_path / "results"
+    shutil.copytree(RESULTS_DIR, results)
+    readme = tmp_path / "README.md"
+    shutil.copy(README, readme)
+    assert main(["eval", "table", "--check", "--readme", str(readme), "--results", str(results)]) == 0
+    path = results / "hauser.json"
+    r = json.loads(path.read_text())
+    headline = next(f for f in r["figures"] if f["headline"])
+    headline["value"] = (headline["value"] or 0) + 0.1
+    path.write_text(json.dumps(r))
+    assert main(["eval", "table", "--check", "--readme", str(readme), "--results", str(results)]) == 2
+
+
+def _committed_sample(name: str) -> list[dict]:
+    return json.loads((RESULTS_DIR / f"{name}.json").read_text())["sample"]["figures"]
+
+
+def _assert_same_figures(recomputed: list[dict], committed: list[dict]):
+    """Equal up to one row's flip (int8 / threaded arithmetic may move a near-tie): a hand-edited figure fails."""
+    assert [(f["metric"], f["split"], f["n"]) for f in recomputed] == \
+           [(f["metric"], f["split"], f["n"]) for f in committed]
+    for a, b in zip(recomputed, committed):
+        assert (a["value"] is None) == (b["value"] is None)
+        if a["value"] is not None:
+            assert a["value"] == pytest.approx(b["value"], abs=max(2e-3, 1.01 / a["n"])), a["metric"]
+
+
+@needs_data
+@pytest.mark.offline
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["components", "hauser", "continuation", "proverbs"])
+def test_committed_sample_figures_are_recomputed_by_the_code(name, offline):
+    """The first 40 rows of each split through the real scorers give the committed results' sample figures."""
+    committed = json.loads((RESULTS_DIR / f"{name}.json").read_text())
+    if committed["profile"] != offline.profile:
+        pytest.fail(f"results/{name}.json was measured on the {committed['profile']} profile")
+    _assert_same_figures(evaluation(name).compute(SAMPLE_ROWS)["figures"], _committed_sample(name))
+
+
+@needs_data
+@pytest.mark.offline
+def test_hauser_correlation_is_computed_from_the_scores(offline):
+    """Pearson of the paper's own quality with the humans on the test half, recomputed here with scipy."""
+    import numpy as np
+    from scipy.stats import pearsonr
+
+    from studio.evaluation.hauser import correlations, load_rows
+
+    rows = [r for r in load_rows() if r["split"] == "test"]
+    paper = [0.5 * float(r["relevance_KB"]) + float(r["consistency_mnli"]) / 3 + float(r["consistency_emo"]) / 6
+             for r in rows]
+    human = [np.mean([float(r[f"label{a}_q"]) for a in (1, 2, 3)]) for r in rows]
+    fake = [type("S", (), {"quality": p, "creativity": p, "informativeness": p})() for p in paper]
+    got = correlations(rows, fake)
+    assert got["paper_quality"] == pytest.approx(pearsonr(paper, human).statistic)
+    assert got["quality"] == pytest.approx(got["paper_quality"])

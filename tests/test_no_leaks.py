@@ -1,0 +1,53 @@
+"""No shipped asset is built from a test part, and serving code never imports the evaluation package."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from studio.continuation.data import data_dir
+
+needs_figurative = pytest.mark.skipif(not (data_dir() / "idiom_train.jsonl").is_file(),
+                                      reason="the figurative narratives (../shared/data/figurative) are not available")
+
+
+@needs_figurative
+def test_committed_idiom_lexicon_holds_no_test_idiom():
+    from studio.continuation import data
+    from studio.continuation.lexicon import LEXICON_PATH
+
+    shipped = {row["idiom"].strip().lower() for row in json.loads(LEXICON_PATH.read_text(encoding="utf-8"))}
+    train, test = data.split("idiom")
+    test_idioms = {it.expression.strip().lower() for it in test}
+    assert test_idioms and not shipped & test_idioms
+    assert shipped == {it.expression.strip().lower() for it in train if it.expression and it.knowledge}
+
+
+@needs_figurative
+def test_kb_sources_hold_no_test_narrative():
+    from studio.continuation import data
+    from studio.proverbs.epic import load_seen_train, split
+    from studio.similes.data import shared_data_dir
+    from studio.similes.kb_build import _curated_items, _epic_train_part, _train_part
+
+    root = shared_data_dir()
+    test_similes = {it.narrative for it in data.split("simile")[1]}
+    curated = {it["text"].strip() for it in _curated_items(root) if it["source"] == "figurative/simile_train.jsonl"}
+    assert curated and not curated & test_similes
+    test_idiom_narratives = {it.narrative for it in data.split("idiom")[1]}
+    idioms = {r["narrative"].replace("<b>", "").replace("</b>", "").strip() for r in _train_part(root, "idiom")}
+    assert idioms and not idioms & test_idiom_narratives
+    _, validation = split(load_seen_train())
+    assert not set(_epic_train_part(root)) & {r.text for r in validation}
+
+
+def test_serving_code_does_not_import_evaluation():
+    code = ("import sys, studio.ui, studio.proverbs, studio.hauser.scorer, studio.continuation.judge, "
+            "studio.similes.polish; print([m for m in sys.modules if m.startswith('studio.evaluation') "
+            "or m.endswith('.evaluate')])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={"STUDIO_PROFILE": "tiny", "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"
