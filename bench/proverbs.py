@@ -76,7 +76,7 @@ def main(threads: int | None = None) -> dict:
         "ranking_imported_torch": ranking_imported_torch,
         "warm_query_ms_median": round(1000 * statistics.median(warm), 1),
         "warm_query_ms_p90": round(1000 * sorted(warm)[int(0.9 * len(warm)) - 1], 1),
-        "warm_query_target_ms": 50.0,
+        "warm_query_target_ms": 150.0,
         "library_import_seconds": libraries,
         "align_first_seconds": round(align_first, 3),
         "align_warm_ms_median": round(1000 * statistics.median(align_warm), 1),

@@ -52,12 +52,12 @@ def add_json_flag(p: argparse.ArgumentParser) -> None:
 def emit(result, args) -> None:
     render = getattr(args, "render", None)
     if getattr(args, "json", False) or render is None:
-        print(json.dumps(result, indent=2, ensure_ascii=False, default=_jsonable))
+        print(json.dumps(result, indent=2, ensure_ascii=False, default=jsonable))
     else:
         print(render(result))
 
 
-def _jsonable(obj):
+def jsonable(obj):
     try:
         import numpy as np
 

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..atomic import atomic_write_bytes
+from ..cli import jsonable
 from ..models.config import PROJECT_ROOT
 
 RESULTS_DIR = PROJECT_ROOT / "results"
@@ -82,15 +83,9 @@ def git_commit() -> dict:
 
 
 def cpu_flags(path: str = "/proc/cpuinfo") -> dict:
-    flags: set[str] = set()
-    try:
-        for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
-            if line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-                break
-    except OSError:
-        pass
-    return {flag: flag in flags for flag in CPU_FLAGS}
+    from ..models.selfcheck import read_cpu_flags
+
+    return read_cpu_flags(path, CPU_FLAGS)
 
 
 def provenance(command: str) -> dict:
@@ -100,19 +95,6 @@ def provenance(command: str) -> dict:
 
 def write_result(result: dict, results_dir: Path = RESULTS_DIR) -> Path:
     path = Path(results_dir) / f"{result['name']}.json"
-    text = json.dumps(result, indent=2, ensure_ascii=False, default=_jsonable) + "\n"
+    text = json.dumps(result, indent=2, ensure_ascii=False, default=jsonable) + "\n"
     atomic_write_bytes(path, text.encode("utf-8"), mode=0o644)
     return path
-
-
-def _jsonable(obj):
-    try:
-        import numpy as np
-
-        if isinstance(obj, np.generic):
-            return obj.item()
-        if isinstance(obj, np.ndarray):
-            return obj.tolist()
-    except ImportError:
-        pass
-    return str(obj)

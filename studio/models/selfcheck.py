@@ -62,18 +62,23 @@ FLAG_NAMES = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "
               "amx_int8", "amx_bf16")
 
 
-@lru_cache(maxsize=1)
-def cpu_flags() -> dict[str, bool]:
-    """Which of FLAG_NAMES this CPU reports (Linux /proc/cpuinfo; elsewhere torch's view where it is imported)."""
+def read_cpu_flags(path: str = "/proc/cpuinfo", names=FLAG_NAMES) -> dict[str, bool]:
+    """Which of `names` the CPU reports in `path` (Linux); all False where there is no such file."""
     found: set[str] = set()
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
+        for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
             if line.startswith("flags"):
                 found = set(line.split(":", 1)[1].split())
                 break
     except OSError:
         pass
-    return {name: name in found for name in FLAG_NAMES}
+    return {name: name in found for name in names}
+
+
+@lru_cache(maxsize=1)
+def cpu_flags() -> dict[str, bool]:
+    """This CPU's FLAG_NAMES, read once."""
+    return read_cpu_flags()
 
 
 def cpu_summary() -> str:
