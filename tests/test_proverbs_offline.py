@@ -34,7 +34,7 @@ def test_committed_encoder_delta_is_small_low_rank_and_tied_to_the_retrieval_emb
 
     from studio.models.specs import spec_for
     from studio.models.variants import delta_base_id
-    from studio.proverbs.finetune import DELTA_CONFIG, DELTA_PATH
+    from studio.proverbs.delta import DELTA_CONFIG, DELTA_PATH
 
     assert DELTA_PATH.stat().st_size <= 20 * 2**20
     assert delta_base_id(DELTA_PATH) == spec_for("offline", "retrieval_embedder").model_id

@@ -4,25 +4,18 @@ cross-entropy over the whole catalog, the batch's proverbs encoded with gradient
 refreshed every epoch. Only the low-rank factors are saved (float16; 2.7 MB for all-mpnet-base-v2 at rank 8), as a
 delta that studio.models.variants merges into the registry's embedder (W + B·A) and serves like the base.
 
-torch is imported inside the functions: the service imports this module to find the delta at query time, and
-ranking must not pay for torch (the retrieval embedder runs on ONNX Runtime)."""
+torch is imported inside the functions. What serving needs of the delta (its path, settings, the proverbs' text) is
+in delta.py: serving never imports this training module."""
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 
-from .catalog import PROVERB_ASSETS, Proverb
+from .delta import DELTA_PATH, class_text
 
-DELTA_PATH = PROVERB_ASSETS / "encoder_delta.safetensors"
-DELTA_CONFIG = PROVERB_ASSETS / "encoder_delta.json"
 FINETUNE_DEFAULTS = dict(rank=8, epochs=1, lr=3e-4, scale=20.0, batch_size=16, seed=0, max_length=256)
-
-
-def class_text(proverb: Proverb) -> str:
-    return f"{proverb.text} — {proverb.meaning}"
 
 
 def add_low_rank(net, rank: int, seed: int) -> list:
@@ -128,12 +121,6 @@ def save_delta(tensors: dict, base_model_id: str, path: Path = DELTA_PATH) -> No
     from .catalog import write_atomic
 
     write_atomic(path, save(tensors, metadata={BASE_KEY: base_model_id}))
-
-
-def load_finetune_config(path: Path = DELTA_CONFIG) -> dict | None:
-    if not (Path(path).is_file() and DELTA_PATH.is_file()):
-        return None
-    return json.loads(Path(path).read_text())
 
 
 #: weight of the fine-tuned channel added to the adapter's score; chosen on an inner split of the training part

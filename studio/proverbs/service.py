@@ -54,7 +54,7 @@ def finetuned_part(index) -> FineTunedPart | None:
     from ..models.loaders.common import LoadError
     from ..models.variants import VariantMismatch, load_embedder_variant
     from .embedcache import embed_cached
-    from .finetune import DELTA_PATH, class_text, load_finetune_config
+    from .delta import DELTA_PATH, class_text, load_finetune_config
 
     config = load_finetune_config()
     if config is None:

@@ -137,8 +137,9 @@ def train_encoder(train_rows, val_rows, catalog, args, log) -> dict:
     from ..models import get_registry
     from .evaluate import ranking_metrics
     from .index import get_index
-    from .finetune import (DELTA_CONFIG, DELTA_PATH, FINETUNE_DEFAULTS, TUNED_TEMPERATURE, TUNED_WEIGHT, WEIGHT_GRID,
-                           calibrated_temperature, fit_encoder, inner_split, low_rank_state, save_delta, tuned_scores)
+    from .delta import DELTA_CONFIG, DELTA_PATH
+    from .finetune import (FINETUNE_DEFAULTS, TUNED_TEMPERATURE, TUNED_WEIGHT, WEIGHT_GRID, calibrated_temperature,
+                           fit_encoder, inner_split, low_rank_state, save_delta, tuned_scores)
     from .scorer import Scorer
 
     start = time.perf_counter()
