@@ -11,7 +11,7 @@ from studio.cli import main
 from studio.evaluation.base import RESULTS_DIR, cpu_flags, hash_half
 from studio.evaluation.cli import EVALUATIONS, SAMPLE_ROWS, evaluation
 from studio.evaluation.readme import END, README, START, render_table, replace_table
-from studio.similes.data import shared_data_dir
+from studio.shared_data import shared_data_dir
 
 HAVE_DATA = (shared_data_dir() / "hauser" / "human_ratings_dev.csv").is_file()
 needs_data = pytest.mark.skipif(not HAVE_DATA, reason="../shared/data is not available")

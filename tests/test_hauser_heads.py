@@ -7,7 +7,7 @@ import json
 import pytest
 
 from studio.models.heads import has_head
-from studio.similes.data import shared_data_dir
+from studio.shared_data import shared_data_dir
 from studio.models.specs import HEADS_DIR
 
 

@@ -18,10 +18,11 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..models.config import ASSETS, PROJECT_ROOT
+from ..shared_data import shared_data_dir
 
 PROVERB_ASSETS = ASSETS / "proverbs"
 CATALOG_PATH = PROVERB_ASSETS / "catalog.json"
-EPIC_DIR = PROJECT_ROOT.parent / "shared" / "data" / "epic"
+EPIC_DIR = shared_data_dir() / "epic"
 
 # ePiC's source text carries a misspelling and a scraping leftover; the catalog shows the proverbs as they are
 # said, and `source_text` keeps ePiC's original so that its rows can still be matched.

@@ -1,20 +1,15 @@
-"""Where the shared research data lives (read-only; never copied into the project)."""
+"""The similes' files of the shared research data (found by studio.shared_data), and the corpora's detokenizer."""
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
-from ..errors import StudioError
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+from ..shared_data import shared_data_dir as _shared_data_dir
 
 
 def shared_data_dir() -> Path:
-    root = Path(os.environ.get("STUDIO_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data"))
-    if not root.is_dir():
-        raise StudioError(f"the shared research data is not at {root}; set STUDIO_SHARED_DATA to its folder")
-    return root
+    """The data folder, which must exist (the builds and evaluations that call this read from it)."""
+    return _shared_data_dir(must_exist=True)
 
 
 def similes_dir() -> Path:

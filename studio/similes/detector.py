@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 
 from .components import Simile, extract_similes
-from .data import PROJECT_ROOT
+from ..models.config import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "detector.json"
 _PERCEPTION = {"look", "seem", "feel", "sound", "appear", "smell", "taste"}

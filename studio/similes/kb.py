@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..atomic import atomic_save_npy, load_npy_or_none
-from .data import PROJECT_ROOT
+from ..models.config import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "kb.json.gz"
 LEVELS = ("exact", "head", "embedding", "none")
