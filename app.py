@@ -36,7 +36,7 @@ def _limit_malloc_arenas(arenas: int = 2) -> None:
 def main() -> None:
     from studio.ui.app import launch_kwargs
 
-    from studio.models.backends import import_backends_in_background
+    from studio.models.preimport import import_backends_in_background
 
     _limit_malloc_arenas()
     demo = _demo()

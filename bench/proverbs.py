@@ -34,7 +34,7 @@ NARRATIVE = (
 
 def main(threads: int | None = None) -> dict:
     from studio.models import get_registry
-    from studio.models.backends import import_backends
+    from studio.models.preimport import import_backends
     from studio.proverbs import align, ranking
     from studio.proverbs.index import EMBEDDER_ROLE
 

@@ -9,7 +9,7 @@ import pytest
 from studio.errors import InputError
 from studio.imagine import imagine_pair, imagine_top_k
 from studio.imagine.cache import ImageCache
-from studio.imagine.evaluate import score_imaginations
+from studio.imagine.compare import score_imaginations
 from studio.imagine.render import RenderCancelled, render_all, resolve_settings
 from studio.models import ModelUnavailable, get_registry
 

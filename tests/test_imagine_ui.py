@@ -86,7 +86,7 @@ def test_top_k_accordion_renders_literal_and_similes(shared_cache):
 def test_out_of_range_scores_and_truncation_are_flagged_not_clipped():
     import numpy as np
 
-    from studio.imagine.evaluate import ScoredImaginations, SeedPair
+    from studio.imagine.compare import ScoredImaginations, SeedPair
     from studio.imagine.scores import pair_scores
     from studio.ui.imagine_tab import _flags
 

@@ -18,6 +18,7 @@ CASES = {
     "similes": ("studio.similes.polish", ""),
     "continuation": ("studio.continuation.generate", ""),
     "judge": ("studio.continuation.judge", ""),
+    "imagine": ("studio.imagine.compare", ""),
 }
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..imagine import IMAGE_RANGE, TEXT_IMAGE_RANGE, imagine_pair, imagine_top_k
-from ..imagine.evaluate import MAX_TEXT_CHARS, MAX_TOP_K
+from ..imagine.compare import MAX_TEXT_CHARS, MAX_TOP_K
 from ..imagine.render import MAX_GUIDANCE, MAX_SEEDS, MAX_SIZE, SIZE_STEP, RenderCancelled
 from ..imagine.scores import outside_unit_interval
 from ..models import UNAVAILABLE, get_registry

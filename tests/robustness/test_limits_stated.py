@@ -10,7 +10,7 @@ from studio.continuation.generate import MAX_NARRATIVE_CHARS as CONTINUE_MAX
 from studio.continuation.judge import MAX_OPTION_CHARS
 from studio.hauser.scorer import MAX_CANDIDATES
 from studio.hauser.scorer import MAX_CHARS as HAUSER_MAX
-from studio.imagine.evaluate import MAX_TEXT_CHARS as IMAGINE_MAX
+from studio.imagine.compare import MAX_TEXT_CHARS as IMAGINE_MAX
 from studio.imagine.render import MAX_SEEDS, MAX_SIZE
 from studio.proverbs.service import MAX_NARRATIVE_CHARS as PROVERBS_MAX
 from studio.similes.polish import MAX_CHARS as POLISH_MAX

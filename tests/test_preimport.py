@@ -6,11 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from studio.models import backends
+from studio.models import preimport
 
 
 def test_start_up_imports_the_libraries_and_loads_no_model():
-    code = ("import sys; from studio.models import get_registry; from studio.models.backends import "
+    code = ("import sys; from studio.models import get_registry; from studio.models.preimport import "
             "import_backends_in_background as f; t = f(); t.join(); "
             "print(all(m in sys.modules for m in ('torch', 'transformers', 'sentence_transformers')), "
             "[r['state'] for r in get_registry().status() if r['state'] != 'not loaded' and r['available']])")
@@ -22,9 +22,9 @@ def test_start_up_imports_the_libraries_and_loads_no_model():
 
 def test_start_up_imports_can_be_left_to_the_first_request(monkeypatch):
     monkeypatch.setenv("STUDIO_IMPORT_AT_START", "0")
-    assert backends.import_backends_in_background() is None
+    assert preimport.import_backends_in_background() is None
 
 
 def test_a_missing_library_is_left_for_the_first_request_to_report(monkeypatch):
-    monkeypatch.setattr(backends, "LIBRARIES", ("torch", "no_such_library_xyz"))
-    assert set(backends.import_backends()) == {"torch", "no_such_library_xyz"}
+    monkeypatch.setattr(preimport, "LIBRARIES", ("torch", "no_such_library_xyz"))
+    assert set(preimport.import_backends()) == {"torch", "no_such_library_xyz"}
