@@ -1,7 +1,7 @@
 """`python -m studio train nli|sentiment`: the offline profile's classifier heads on frozen embedder features.
 
 Deterministic for a given seed: the data split, the initialisation and the batch order all derive from it.
-Embeddings are cached on disk (see embed_cache), so a re-run only pays for the (seconds-long) training.
+Embeddings are cached on disk (studio/embeddings.py), so a re-run only pays for the (seconds-long) training.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..models import NLI_LABELS, get_registry
 from ..models.heads import HeadConfig, build_module, pair_features, save_head
 from ..models.specs import HEADS_DIR
-from .embed_cache import cached_encode
+from ..embeddings import embed_cached
 from .paths import data_file
 
 FLUTE_TYPES = ("simile", "metaphor", "idiom")
@@ -142,8 +142,8 @@ def train_nli(argv: list[str]) -> dict:
     evals = {f"{k}_held_out": v for k, v in held_out.items()} | tests
 
     def featurise(rows):
-        u = cached_encode(embedder, [r[0] for r in rows], log=_log)
-        v = cached_encode(embedder, [r[1] for r in rows], log=_log)
+        u = _encode(embedder, [r[0] for r in rows])
+        v = _encode(embedder, [r[1] for r in rows])
         return pair_features(u, v), np.array([NLI_LABELS.index(r[2]) for r in rows], dtype=np.int64)
 
     x, y = featurise(train)
@@ -189,8 +189,8 @@ def train_sentiment(argv: list[str]) -> dict:
     embedder = _embedder()
     train_texts, y = _sst2("sst2_train.tsv")
     dev_texts, y_dev = _sst2("sst2_dev.tsv")
-    x = cached_encode(embedder, train_texts, log=_log)
-    x_dev = cached_encode(embedder, dev_texts, log=_log)
+    x = _encode(embedder, train_texts)
+    x_dev = _encode(embedder, dev_texts)
     cfg = HeadConfig("single", embedder.dim, args.hidden, SENTIMENT_LABELS, embedder=embedder.model_id)
     _log(f"training the sentiment head on {len(x):,} phrases")
     module, fit = _fit(x, y, cfg, args.seed, args.epochs, args.lr, weight_decay=1e-2, val_fraction=0.05)
@@ -198,3 +198,10 @@ def train_sentiment(argv: list[str]) -> dict:
                    "train_phrases": len(x), "seed": args.seed, "seconds": round(time.perf_counter() - start, 1)}
     cfg.notes = f"features of {embedder.model_id}; trained by `python -m studio train sentiment` on SST-2 train"
     return _save(args, cfg, module)
+
+
+def _encode(embedder, texts):
+    """The training texts' embeddings through the one embedding cache, with a line on stderr while it works."""
+    return embed_cached(embedder, list(texts), "hauser-heads",
+                        lambda done, todo: _log(f"embedded {done:,} of {todo:,} new texts") if done == todo else None,
+                        chunk=1024)

@@ -24,7 +24,7 @@ def ranking_metrics(scores: np.ndarray, labels: np.ndarray, columns: list[int] |
 
 def tuned_rows(scorer, rows) -> np.ndarray | None:
     """The fine-tuned encoder's embeddings of the rows' narratives (cached on disk), or None without one."""
-    from .embedcache import embed_cached
+    from ..embeddings import embed_cached
 
     if scorer.finetuned is None:
         return None
@@ -80,7 +80,7 @@ def ranking_report(rows) -> dict:
 def alignment_report(rows, threshold=None, order_weight=None) -> dict:
     from ..models import get_registry
     from . import alignment as A
-    from .embedcache import embed_cached
+    from ..embeddings import embed_cached
 
     threshold = A.DEFAULT_THRESHOLD if threshold is None else threshold
     order_weight = A.DEFAULT_ORDER_WEIGHT if order_weight is None else order_weight

@@ -53,7 +53,7 @@ def finetuned_part(index) -> FineTunedPart | None:
     (the learned adapter or the untrained channels then serve, and the scorer's description says which)."""
     from ..models.loaders.common import LoadError
     from ..models.variants import VariantMismatch, load_embedder_variant
-    from .embedcache import embed_cached
+    from ..embeddings import embed_cached
     from .delta import DELTA_PATH, class_text, load_finetune_config
 
     config = load_finetune_config()

@@ -24,7 +24,7 @@ def embedded_rows(rows, progress=None):
     """(index, doc embeddings, per-row sentence embeddings) for ePiC rows, cached on disk."""
     from ..models import get_registry
     from .alignment import sentence_spans
-    from .embedcache import embed_cached
+    from ..embeddings import embed_cached
     from .index import get_index
 
     index = get_index()

@@ -20,7 +20,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..atomic import atomic_save_npy, load_npy_or_none
 from ..models.config import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "kb.json.gz"
@@ -244,7 +243,7 @@ class SimileKB:
         key = embedder.model_id
         if self._head_index is None or self._head_index[0] != key:
             names = sorted(h for h in self._head_vehicles if h)
-            self._head_index = (key, names, _cached_embeddings(embedder, names, self.meta.get("digest", "")))
+            self._head_index = (key, names, _cached_embeddings(embedder, names))
         _, names, matrix = self._head_index
         return names, matrix, embedder
 
@@ -254,18 +253,11 @@ def _sorted_triplets(rows) -> list[tuple[str, int, float]]:
     return sorted(out, key=lambda x: (-x[2], -x[1], x[0]))
 
 
-def _cached_embeddings(embedder, names: list[str], digest: str) -> np.ndarray:
-    """Vehicle-head embeddings, cached on disk per model and KB build so that they are computed once."""
-    from ..models import cache_dir
+def _cached_embeddings(embedder, names: list[str]) -> np.ndarray:
+    """Vehicle-head embeddings through the one embedding cache (each head embedded once per embedder)."""
+    from ..embeddings import embed_cached
 
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", embedder.model_id)[-80:]
-    path = cache_dir() / "similes" / f"kb_heads_{safe}_{digest[:12]}.npy"
-    matrix = load_npy_or_none(path, rows=len(names))
-    if matrix is not None:
-        return matrix
-    matrix = embedder.encode(names).astype(np.float32)
-    atomic_save_npy(path, matrix)
-    return matrix
+    return embed_cached(embedder, names, "similes-kb-heads")
 
 
 @functools.lru_cache(maxsize=1)

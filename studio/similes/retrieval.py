@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import functools
 import threading
-import re
 
 import numpy as np
 
-from ..atomic import atomic_save_npy, load_npy_or_none
 
 EXPANSION_NEIGHBOURS = 3
 EXPANSION_MIN_SIMILARITY = 0.5
@@ -87,13 +85,6 @@ def word_matrix(embedder, digest: str, kind: str, vocab: tuple[str, ...]) -> np.
 
 
 def _word_matrix(embedder, digest: str, kind: str, vocab: tuple[str, ...]) -> np.ndarray:
-    from ..models import cache_dir
+    from ..embeddings import embed_cached
 
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", embedder.model_id)[-80:]
-    path = cache_dir() / "similes" / f"kb_{kind}_{safe}_{digest[:12]}.npy"
-    matrix = load_npy_or_none(path, rows=len(vocab))
-    if matrix is not None:
-        return matrix
-    matrix = embedder.encode(list(vocab)).astype(np.float32)
-    atomic_save_npy(path, matrix)
-    return matrix
+    return embed_cached(embedder, list(vocab), f"similes-kb-{kind}")

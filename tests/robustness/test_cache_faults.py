@@ -48,16 +48,19 @@ def test_load_npy_or_none_treats_damage_as_a_miss(tmp_path):
 
 
 def test_kb_head_embedding_cache_is_rebuilt(cache, tiny_registry):
+    from studio import embeddings
     from studio.similes.kb import _cached_embeddings
 
     embedder = tiny_registry.get("embedder")
     names = ["wolf", "sun", "ice", "bird"]
-    first = _cached_embeddings(embedder, names, "digest0123456789")
-    [path] = list((cache / "similes").glob("kb_heads_*.npy"))
+    first = _cached_embeddings(embedder, names)
+    path = embeddings.cache_file("similes-kb-heads", embedder.cache_key)
     _damage(path)
-    again = _cached_embeddings(embedder, names, "digest0123456789")
+    embeddings.forget()  # a fresh process reads the damaged file
+    again = _cached_embeddings(embedder, names)
     np.testing.assert_allclose(again, first, atol=1e-6)
-    assert load_npy_or_none(path, rows=len(names)) is not None  # rewritten whole
+    embeddings.forget()
+    assert embeddings._load(path)  # rewritten whole
 
 
 def test_proverb_index_cache_is_rebuilt(cache, tiny_registry):
@@ -88,21 +91,23 @@ def test_image_cache_ignores_a_truncated_png(cache):
     assert images.get("ab" + "0" * 38).size == (32, 32)
 
 
-def test_proverb_text_embedding_cache_is_rebuilt(cache, tiny_registry):
-    from studio.proverbs.embedcache import cache_file, embed_cached
+def test_text_embedding_cache_is_rebuilt(cache, tiny_registry):
+    from studio import embeddings
 
     embedder, texts = tiny_registry.get("embedder"), ["a stitch in time", "saves nine"]
-    first = embed_cached(embedder, texts, "robustness")
-    _damage(cache_file("robustness", embedder.cache_key))
-    np.testing.assert_allclose(embed_cached(embedder, texts, "robustness"), first, atol=1e-6)
+    first = embeddings.embed_cached(embedder, texts, "robustness")
+    _damage(embeddings.cache_file("robustness", embedder.cache_key))
+    embeddings.forget()  # a fresh process
+    np.testing.assert_allclose(embeddings.embed_cached(embedder, texts, "robustness"), first, atol=1e-6)
 
 
-def test_continuation_embedding_cache_is_rebuilt(cache, tiny_registry, monkeypatch):
-    from studio.continuation import embcache
+def test_continuation_embeddings_use_the_one_cache(cache, tiny_registry):
+    from studio import embeddings
+    from studio.continuation.embcache import encode_cached
 
-    monkeypatch.setattr(embcache, "_memory", {})
-    first = embcache.encode_cached(["like a statue", "cold as ice"])
-    [path] = list((cache / "continuation" / "embeddings").glob("*.npz"))
+    embeddings.forget()
+    first = encode_cached(["like a statue", "cold as ice"])
+    [path] = list((cache / "embeddings").glob("continuation-*.npz"))
     _damage(path)
-    monkeypatch.setattr(embcache, "_memory", {})  # a fresh process
-    np.testing.assert_allclose(embcache.encode_cached(["like a statue", "cold as ice"]), first, atol=1e-6)
+    embeddings.forget()  # a fresh process
+    np.testing.assert_allclose(encode_cached(["like a statue", "cold as ice"]), first, atol=1e-6)
