@@ -29,6 +29,12 @@ def atomic_write_bytes(path: str | Path, data: bytes, mode: int | None = None) -
         raise
 
 
+def atomic_write(path: str | Path, data: str | bytes, mode: int | None = 0o644) -> None:
+    """Text (UTF-8) or bytes, written atomically; readable by others by default (a deployed app may run as another
+    user than the one who built an asset)."""
+    atomic_write_bytes(path, data.encode("utf-8") if isinstance(data, str) else data, mode)
+
+
 def build_dir_atomically(target: str | Path, build) -> None:
     """Build a folder with build(tmp) in a temporary sibling, then rename it into place: readers see no folder or
     a complete one. When another process put its folder there first, that one is kept."""

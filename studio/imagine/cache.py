@@ -7,13 +7,15 @@ concurrent reader (another worker or process) sees either no file or a whole one
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
-import tempfile
 import threading
 from pathlib import Path
 
 from PIL import Image
+
+from ..atomic import atomic_write
 
 #: bump when the stored format or the meaning of a key changes, so old entries are never reused
 KEY_VERSION = 1
@@ -71,16 +73,9 @@ class ImageCache:
     def put(self, key: str, image: Image.Image) -> None:
         if self.max_bytes <= 0:
             return
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".png", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                image.save(fh, format="PNG")
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG")
+        atomic_write(self._path(key), buffer.getvalue())
         self.evict()
 
     def entries(self) -> list[tuple[float, int, Path]]:

@@ -6,14 +6,13 @@ was trained on, and the metrics its training script measured).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from ..atomic import atomic_write
 from .roles import NLI_LABELS, Embedder, NLIModel, SentimentModel
 
 
@@ -48,18 +47,13 @@ def pair_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 def save_head(folder: Path, cfg: HeadConfig, module) -> None:
     """Atomically write the head (a killed write never leaves a half file behind)."""
-    from safetensors.torch import save_file
+    from safetensors.torch import save
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().contiguous() for k, v in module.state_dict().items()}
-    for name, writer in (("head.safetensors", lambda p: save_file(state, p)),
-                         ("head.json", lambda p: Path(p).write_text(json.dumps(asdict(cfg), indent=1)))):
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        os.close(fd)
-        writer(tmp)
-        os.chmod(tmp, 0o644)  # mkstemp makes owner-only files; a deployed app may run as another user
-        os.replace(tmp, folder / name)
+    atomic_write(folder / "head.safetensors", save(state))
+    atomic_write(folder / "head.json", json.dumps(asdict(cfg), indent=1))
 
 
 def load_head(folder: Path):

@@ -9,13 +9,12 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import os
 import re
-import tempfile
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ..atomic import atomic_write
 from ..errors import InputError
 from ..models.config import ASSETS, PROJECT_ROOT
 from ..shared_data import shared_data_dir
@@ -132,21 +131,8 @@ def build_catalog(argv: list[str] | None = None) -> dict:
         if key in seen:
             raise InputError(f"{p.id} repeats the proverb of {seen[key]}: {p.text!r}")
         seen[key] = p.id
-    write_atomic(CATALOG_PATH, json.dumps([p.to_json() for p in proverbs], indent=1, ensure_ascii=False) + "\n")
+    atomic_write(CATALOG_PATH, json.dumps([p.to_json() for p in proverbs], indent=1, ensure_ascii=False) + "\n")
     load_catalog.cache_clear()
     return {"path": str(CATALOG_PATH.relative_to(PROJECT_ROOT)), "proverbs": len(catalog),
             "epic": len(catalog.epic_indices), "additions": len(catalog) - len(catalog.epic_indices),
             "digest": catalog.digest}
-
-
-def write_atomic(path: Path, data: str | bytes) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -118,7 +118,7 @@ def save_delta(tensors: dict, base_model_id: str, path: Path = DELTA_PATH) -> No
     from safetensors.torch import save
 
     from ..models.variants import BASE_KEY
-    from .catalog import write_atomic
+    from ..atomic import atomic_write as write_atomic
 
     write_atomic(path, save(tensors, metadata={BASE_KEY: base_model_id}))
 

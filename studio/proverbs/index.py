@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from ..models import cache_dir, get_registry
-from .catalog import Catalog, load_catalog, write_atomic
+from ..atomic import atomic_write as write_atomic
+from .catalog import Catalog, load_catalog
 
 
 @dataclass

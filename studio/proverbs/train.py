@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from .catalog import PROJECT_ROOT, write_atomic
+from ..atomic import atomic_write as write_atomic
+from ..models.config import PROJECT_ROOT
 from .epic import SEEN_TRAIN, load_seen_train, split
 from .index import EMBEDDER_ROLE
 from .scorer import SCORER_CONFIG, SCORER_WEIGHTS, UNTRAINED_WEIGHTS, load_trained
