@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, Settings, continue_narrative
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
-from .common import after_limit_check, guarded, limited_textbox, refuse_over_limit, role_notice
+from .common import after_limit_check, guarded, highlight_pieces, limited_textbox, refuse_over_limit, role_notice
 from .session_files import result_downloads
 
 # Written for the studio (not from the benchmark): narratives that end in an idiom or a simile.
@@ -36,11 +36,11 @@ TABLE_NOTE = ("**p(plausible)**: the judge's probability that the continuation i
 
 
 def _highlight(result: dict) -> list[tuple[str, str | None]]:
+    """The narrative with its expression highlighted, on word boundaries (the shared helper snaps the span)."""
     text, expr = result["narrative"], result["expression"]
     if not expr or expr["end"] <= expr["start"]:
         return [(text, None)]
-    a, b = expr["start"], expr["end"]
-    return [(text[:a], None), (text[a:b], expr["kind"]), (text[b:], None)]
+    return highlight_pieces(text, [(expr["start"], expr["end"], expr["kind"])])
 
 
 def _expression_note(expr: dict | None) -> str:
