@@ -82,3 +82,39 @@ def test_rerank_csv_bad_file_clears_and_every_literal_is_scored(browser, app_url
         raise
     finally:
         page.close()
+
+
+TAB_NAMES = ["Polish", "Rerank", "Imagine", "Proverbs", "Continue", "Models", "About"]
+SIZES = [(1400, 1000), (390, 844)]
+OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
+
+
+def _select_tab(page, name: str):
+    tab = page.get_by_role("tab", name=name, exact=True)
+    if tab.count() and tab.is_visible():
+        tab.click()
+    else:  # a narrow screen folds the other tabs into Gradio's "More tabs" menu
+        page.get_by_role("button", name="More tabs").click()
+        page.locator(".overflow-dropdown button").get_by_text(name, exact=True).click()
+    page.wait_for_timeout(600)
+
+
+@pytest.mark.parametrize("width,height", SIZES, ids=["1400", "phone390"])
+def test_every_tab_screenshot_and_no_overflow(browser, app_url, shots, width, height):
+    """A screenshot of every tab at both sizes (Rerank with its scored table on screen); on the phone the page body
+    never scrolls sideways (a wide table scrolls inside its own box)."""
+    page = _open(browser, app_url, width, height)
+    overflow = {}
+    try:
+        for name in TAB_NAMES:
+            _select_tab(page, name)
+            if name == "Rerank":
+                page.get_by_role("button", name="Rerank", exact=True).click()
+                page.locator("#rerank-table").get_by_text("like a child").filter(visible=True).first.wait_for(
+                    timeout=RESULT_TIMEOUT_MS)
+                page.wait_for_timeout(800)
+            page.screenshot(path=str(shots / f"tab-{name.lower()}-{width}x{height}.png"), full_page=True)
+            overflow[name] = page.evaluate(OVERFLOW_JS)
+    finally:
+        page.close()
+    assert {name: px for name, px in overflow.items() if px > 1} == {}, f"sideways overflow in px at {width} px"

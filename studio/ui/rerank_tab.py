@@ -14,22 +14,34 @@ from .common import (after_limit_check, escape, guarded, highlight_pieces, limit
                      role_notice)
 from .session_files import new_download, track
 
+#: every column of a scored row: the CSV download (raw and normalized criteria, components)
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
            "logical_consistency", "logical_consistency_norm", "sentiment_consistency", "sentiment_consistency_norm",
            "topic", "vehicle", "event", "kb_level", "flag"]
-DATATYPES = ["number", "str", "number", "number", "number", "number", "number", "number", "number", "number", "number",
-             "str", "str", "str", "str", "str"]
+#: what the page shows: (title on screen, row key, decimals or None for text) — short titles, numbers rounded, the
+#: normalized criteria that make up quality (raw criteria, topic and event only in the download)
+SCREEN = [("rank", "rank", 0), ("candidate", "candidate", None), ("quality", "quality", 2),
+          ("creativity", "creativity", 2), ("informativeness", "informativeness", 0),
+          ("relevance", "relevance_norm", 2), ("logic", "logical_consistency_norm", 2),
+          ("sentiment", "sentiment_consistency_norm", 2), ("vehicle", "vehicle", None), ("KB match", "kb_level", None),
+          ("flag", "flag_short", None)]
+SCREEN_COLUMNS = [title for title, _, _ in SCREEN]
+DATATYPES = ["number" if digits is not None else "str" for _, _, digits in SCREEN]
+COLUMN_WIDTHS = ["5%", "25%", "7%", "8%", "10%", "8%", "6%", "8%", "8%", "7%", "8%"]
 COLOURS = {"topic": "#7cb5ec", "vehicle": "#f7a35c", "event": "#90ed7d"}
 #: what each number in the table means, shown under it
 SCORES_NOTE = (
     "**rank**: the combined rank, 1 = best (rank weights × the ranks by quality, creativity and informativeness). "
-    "**quality** Q = α·relevance_norm + β·logical_consistency_norm + γ·sentiment_consistency_norm (0–1). "
+    "**quality** Q = α·relevance + β·logic + γ·sentiment, the three shown normalized (0–1). "
     "**creativity** C = −log(mean KB frequency of the vehicle + 1): 0 for a vehicle the KB never saw, more negative "
-    "for common ones. **informativeness** I: the vehicle's length in words. **relevance** r: how strongly the KB "
-    "links topic and vehicle (Eq. 2 or 3; 0 = no link). **logical_consistency** c_l = 1 − P(the simile contradicts "
-    "the literal sentence), 0–1. **sentiment_consistency** c_s: the change in the probability of the literal "
-    "sentence's polarity, −1…1 (0 = unchanged). Columns ending in **_norm** are min-max normalized among these "
-    "candidates (0–1; 0.5 when all are equal). **kb_level**: how the KB lookup matched (exact, head, embedding, none).")
+    "for common ones. **informativeness** I: the vehicle's length in words. **relevance**: how strongly the KB "
+    "links topic and vehicle (Eq. 2 or 3). **logic**: logical consistency, 1 − P(the simile contradicts the literal "
+    "sentence). **sentiment**: sentiment consistency, the change in the probability of the literal sentence's "
+    "polarity. These three are min-max normalized among these candidates (0–1; 0.5 when all are equal); their raw "
+    "values (relevance ≥ 0, logic 0–1, sentiment −1…1), the topic and the event are in the CSV download, with every "
+    "number unrounded (the table shows 2 decimals). **KB match**: how the KB lookup matched (exact, head, "
+    "embedding, none). **flag**: “no simile” when no simile with a vehicle was found in the candidate; it is "
+    "ranked last.")
 EXAMPLES = [
     ["As for Paganel, he wept who does not think of hiding his emotion.",
      "As for Paganel, he wept like a child who does not think of hiding his emotion.\n"
@@ -131,8 +143,20 @@ def show_group(group: dict):
     from ..hauser.scorer import table_rows
 
     rows = table_rows(group)
-    table = pd.DataFrame([{k: r[k] for k in COLUMNS} for r in rows], columns=COLUMNS)
-    return table, highlight_winner(group), criteria_chart(rows), _backends_markdown(group)
+    return screen_table(rows), highlight_winner(group), criteria_chart(rows), _backends_markdown(group)
+
+
+def screen_table(rows: list[dict]) -> pd.DataFrame:
+    """The rows as the page shows them: SCREEN's titles and columns, numbers rounded."""
+    def cell(row, key, digits):
+        if key == "flag_short":  # the reason is in the note and the CSV
+            return "no simile" if row["flag"] else ""
+        value = row[key]
+        if digits is None or value is None:
+            return value
+        return int(value) if digits == 0 else round(float(value), digits)
+
+    return pd.DataFrame([[cell(r, key, digits) for _, key, digits in SCREEN] for r in rows], columns=SCREEN_COLUMNS)
 
 
 @guarded
@@ -243,8 +267,9 @@ def build_rerank_tab() -> dict:
                                    elem_id="rerank-group")
         winner = gr.HighlightedText(label="Winner: topic / vehicle / event", color_map=COLOURS, show_legend=True,
                                     elem_id="rerank-winner")
-        table = gr.Dataframe(headers=COLUMNS, datatype=DATATYPES, interactive=False, wrap=True,
-                             label="Scores (click a column header to sort)", elem_id="rerank-table")
+        table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=DATATYPES, interactive=False, wrap=True,
+                             column_widths=COLUMN_WIDTHS, elem_id="rerank-table",
+                             label="Scores, 2 decimals (click a column header to sort; every raw value in the CSV)")
         gr.Markdown(SCORES_NOTE, elem_classes=["studio-note"])
         chart = gr.Plot(label="Criteria per candidate")
         with gr.Row():
