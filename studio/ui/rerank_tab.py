@@ -268,7 +268,7 @@ def build_rerank_tab() -> dict:
         winner = gr.HighlightedText(label="Winner: topic / vehicle / event", color_map=COLOURS, show_legend=True,
                                     elem_id="rerank-winner")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=DATATYPES, interactive=False, wrap=True,
-                             column_widths=COLUMN_WIDTHS, elem_id="rerank-table",
+                             column_widths=COLUMN_WIDTHS, elem_id="rerank-table", elem_classes=["studio-wide-table"],
                              label="Scores, 2 decimals (click a column header to sort; every raw value in the CSV)")
         gr.Markdown(SCORES_NOTE, elem_classes=["studio-note"])
         chart = gr.Plot(label="Criteria per candidate")
