@@ -118,3 +118,23 @@ def test_every_tab_screenshot_and_no_overflow(browser, app_url, shots, width, he
     finally:
         page.close()
     assert {name: px for name, px in overflow.items() if px > 1} == {}, f"sideways overflow in px at {width} px"
+
+
+def test_polish_shortfall_line_and_stop_buttons(browser, app_url, shots):
+    """Polish asked for 10 with one strategy that proposes fewer: the line above the table says how many came and
+    why; Polish and Continue each have a Stop button beside their run button."""
+    page = _open(browser, app_url)
+    try:
+        _select_tab(page, "Polish")
+        for name in ("insertion", "retrieval", "lm"):
+            page.get_by_label(name, exact=True).uncheck()
+        page.get_by_role("button", name="Polish", exact=True).click()
+        status = page.locator("#polish-status")
+        status.get_by_text("of the 10 candidates asked").wait_for(timeout=RESULT_TIMEOUT_MS)
+        assert "⚠️" in status.inner_text() and "property" in status.inner_text()
+        assert page.get_by_role("button", name="Stop", exact=True).filter(visible=True).count() == 1
+        page.screenshot(path=str(shots / "polish-shortfall-1400.png"), full_page=True)
+        _select_tab(page, "Continue")
+        assert page.get_by_role("button", name="Stop", exact=True).filter(visible=True).count() == 1
+    finally:
+        page.close()
