@@ -41,6 +41,10 @@ def shots():
     return folder
 
 
+def _wait_in_table(page, text: str, timeout: int = RESULT_TIMEOUT_MS):
+    page.locator("#rerank-table").get_by_text(text).filter(visible=True).first.wait_for(timeout=timeout)
+
+
 def _table_texts(page) -> str:
     return page.locator("#rerank-table").inner_text()
 
@@ -50,7 +54,7 @@ def test_rerank_csv_bad_file_clears_and_every_literal_is_scored(browser, app_url
     try:
         page.get_by_role("tab", name="Rerank", exact=True).click()
         page.get_by_role("button", name="Rerank", exact=True).click()
-        page.locator("#rerank-table").get_by_text("like a child").filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+        _wait_in_table(page, "like a child")
 
         bad = tmp_path / "bad.csv"
         bad.write_text("sentence,simile\na,b\n")
@@ -63,17 +67,17 @@ def test_rerank_csv_bad_file_clears_and_every_literal_is_scored(browser, app_url
         for close in page.locator(".toast-close").all():
             close.click()
 
-        page.locator("#rerank-upload").get_by_role("button", name="Clear").click()  # remove the bad file, as a visitor would
+        page.locator("#rerank-upload").get_by_role("button", name="Clear").click()  # as a visitor would
         good = tmp_path / "three.csv"
         good.write_text(MULTI_CSV)
         page.locator("#rerank-upload input[type=file]").set_input_files(str(good))
-        page.locator("#rerank-table").get_by_text("cheetah").filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+        _wait_in_table(page, "cheetah")
         picker = page.locator("#rerank-group")
         picker.wait_for(state="visible", timeout=10_000)
         assert "3 scored from the CSV" in picker.inner_text()
         picker.locator("input").click()
         page.get_by_role("option", name="2. The lake was calm.", exact=False).click()
-        page.locator("#rerank-table").get_by_text("like a mirror").filter(visible=True).first.wait_for(timeout=20_000)
+        _wait_in_table(page, "like a mirror", 20_000)
         assert "cheetah" not in _table_texts(page)
         assert page.get_by_label("Literal sentence").filter(visible=True).first.input_value() == "The lake was calm."
         page.screenshot(path=str(shots / "rerank-csv-groups-1400.png"), full_page=True)
@@ -110,8 +114,7 @@ def test_every_tab_screenshot_and_no_overflow(browser, app_url, shots, width, he
             _select_tab(page, name)
             if name == "Rerank":
                 page.get_by_role("button", name="Rerank", exact=True).click()
-                page.locator("#rerank-table").get_by_text("like a child").filter(visible=True).first.wait_for(
-                    timeout=RESULT_TIMEOUT_MS)
+                _wait_in_table(page, "like a child")
                 page.wait_for_timeout(800)
             page.screenshot(path=str(shots / f"tab-{name.lower()}-{width}x{height}.png"), full_page=True)
             overflow[name] = page.evaluate(OVERFLOW_JS)

@@ -48,7 +48,8 @@ def test_continue_expression_on_words():
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(["her", "face", "don't", "O’Neil", ",", ".", "well-known", "3.5", "naïve", " "]),
                 max_size=20).map(" ".join).flatmap(lambda t: st.tuples(st.just(t), st.lists(
-                    st.tuples(st.integers(0, len(t)), st.integers(0, len(t)), st.sampled_from(["a", "b"])), max_size=6))))
+                    st.tuples(st.integers(0, len(t)), st.integers(0, len(t)), st.sampled_from(["a", "b"])),
+                    max_size=6))))
 def test_every_labelled_piece_is_on_word_boundaries(data):
     text, spans = data
     _labelled_on_words(highlight_pieces(text, [(min(a, b), max(a, b), lab) for a, b, lab in spans]), text)

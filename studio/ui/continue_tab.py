@@ -7,7 +7,8 @@ import pandas as pd
 
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, Settings, continue_narrative
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
-from .common import after_limit_check, cancellable, cancelled, guarded, highlight_pieces, limited_textbox, refuse_over_limit, role_notice
+from .common import (after_limit_check, cancellable, cancelled, guarded, highlight_pieces, limited_textbox,
+                     refuse_over_limit, role_notice)
 from .session_files import result_downloads
 
 # Written for the studio (not from the benchmark): narratives that end in an idiom or a simile.
@@ -62,7 +63,8 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, reque
                  max_new_tokens=int(max_tokens))
     r = continue_narrative(narrative, s, progress=lambda fraction, what: progress(fraction, desc=what),
                            should_stop=cancelled).to_dict()
-    rows = [[i + 1, c["text"] + (" …" if c["cut"] else ""), None if c["p_plausible"] is None else round(c["p_plausible"], 3), c["tokens"],
+    rows = [[i + 1, c["text"] + (" …" if c["cut"] else ""),
+             None if c["p_plausible"] is None else round(c["p_plausible"], 3), c["tokens"],
              c["samples"]] for i, c in enumerate(r["continuations"])]
     inferences = pd.DataFrame({"inference used": r["inferences"]}) if r["inferences"] else \
         pd.DataFrame({"inference used": ["(plain mode: none)"]})

@@ -94,7 +94,8 @@ def test_upload_endpoint_scores_every_literal(csv_file, client):
             b"like a mirror.\nHe is fast.,He is fast like wind.\nThe night was dark.,The night was dark as ink.\n")
     result = client.predict(handle_file(str(csv_file("three", data))), *RERANK_DEFAULTS, api_name="/rerank_csv")
     table, picker, literal, candidates = result[0], result[5], result[6], result[7]  # (the State is not returned)
-    assert literal == "He is fast." and candidates.splitlines() == ["He is as fast as a cheetah.", "He is fast like wind."]
+    assert literal == "He is fast."
+    assert candidates.splitlines() == ["He is as fast as a cheetah.", "He is fast like wind."]
     assert len(table["data"]) == 2  # the first literal's group is on screen
     choices = [c[0] if isinstance(c, (list, tuple)) else c for c in picker["choices"]]
     assert [c.split(" (")[0] for c in choices] == ["1. He is fast.", "2. The lake was calm.", "3. The night was dark."]
