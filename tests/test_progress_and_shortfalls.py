@@ -82,3 +82,10 @@ def test_the_page_shows_the_shortfalls(client):
     assert status.startswith("⚠️") and "of the 50 candidates asked" in status
     info = client.predict(NARRATIVE, "plain", 5, 0, 5, 0.0, 8, api_name="/continue")[1]
     assert "1 distinct continuation(s) from the 5 samples asked" in info
+
+
+def test_cli_polish_says_the_shortfall(capsys):
+    from studio.cli import main
+
+    assert main(["polish", "He yelps and howls.", "--n", "20", "--strategies", "property"]) == 0
+    assert "of the 20 candidates asked" in capsys.readouterr().out
