@@ -118,9 +118,11 @@ def build_continue_tab() -> None:
                     stop = gr.Button("Stop", variant="stop")
             with gr.Column(scale=3):
                 highlighted = gr.HighlightedText(label="Narrative and expression", combine_adjacent=True,
+                                                 elem_id="continue-highlight",
                                                  color_map={"idiom": "#f4a261", "simile": "#2a9d8f"})
                 info = gr.Markdown(elem_id="continue-info")
-        table = gr.Dataframe(headers=COLUMNS, label="Continuations, most plausible first", wrap=True)
+        table = gr.Dataframe(headers=COLUMNS, label="Continuations, most plausible first", wrap=True,
+                             elem_classes=["studio-wide-table", "studio-text-2"])
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)

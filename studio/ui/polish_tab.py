@@ -116,6 +116,7 @@ def build_polish_tab() -> dict:
         gr.Examples(EXAMPLES_LITERAL, inputs=[literal], label="Literal sentences")
         status = gr.Markdown(elem_id="polish-status")
         table = gr.Dataframe(headers=COLUMNS, datatype=["markdown", "str", "str", "number"], interactive=False,
+                             elem_classes=["studio-wide-table", "studio-text-1"],
                              wrap=True, label="Candidates (inserted phrase in bold; click a row to see its components)")
         gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Candidates (CSV and JSON)", file_count="multiple")
