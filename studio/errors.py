@@ -35,3 +35,16 @@ def check_length(text: str, what: str, max_chars: int) -> None:
     if clean_length(text) > max_chars:
         raise InputError(f"The {what} is {clean_length(text):,} characters long; the limit is {max_chars:,}. "
                          "Nothing was processed: shorten it and submit again.")
+
+
+class Stopped(StudioError):
+    """A long job was stopped before it finished (a Stop button, or the API's job.cancel())."""
+
+    def __init__(self, what: str = "The job"):
+        super().__init__(f"{what} was stopped before it finished.")
+
+
+def check_stop(should_stop, what: str = "The job") -> None:
+    """Raise Stopped when the `should_stop` callable (or None) says so: the poll long capability loops call."""
+    if should_stop is not None and should_stop():
+        raise Stopped(what)

@@ -119,7 +119,7 @@ def test_ranking_metrics_hand_computed():
 
 
 def test_rerank_api_end_to_end(client, small_kb):
-    table, winner, chart, csv_file, backends = client.predict(
+    table, winner, chart, csv_file, backends, _picker = client.predict(
         LITERAL, "\n".join(CANDIDATES), 0.5, 1 / 3, 1 / 6, 2, 2, 1, "eq2", api_name="/rerank")
     data = table["data"]
     assert len(data) == 3 and [row[0] for row in data] == [1, 2, 3]

@@ -23,7 +23,8 @@ def _files(files) -> tuple[list[dict], dict]:
 
 
 def test_polish_downloads(client):
-    table, files = client.predict("He yelps and howls.", ["insertion", "retrieval"], 5, 0, api_name="/polish")
+    table, files, status = client.predict("He yelps and howls.", ["insertion", "retrieval"], 5, 0, api_name="/polish")
+    assert "of the 5 candidates asked" in status
     rows, doc = _files(files)
     assert len(rows) == len(table["data"]) == len(doc["rows"]) >= 1
     assert rows[0]["literal"] == "He yelps and howls." and "**" not in rows[0]["candidate"]  # plain text, no markup

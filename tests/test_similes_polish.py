@@ -75,7 +75,8 @@ def test_cli_components_single_and_bad_input():
 def test_ui_components_and_polish(client):
     pieces, details = client.predict("He wept like a child.", api_name="/components")
     assert details["similes"][0]["vehicle"] == "a child"
-    table, files = client.predict("He yelps and howls.", ["insertion", "retrieval"], 5, 0, api_name="/polish")
+    table, files, status = client.predict("He yelps and howls.", ["insertion", "retrieval"], 5, 0, api_name="/polish")
+    assert "of the 5 candidates asked" in status
     rows = table["data"]
     assert 1 <= len(rows) <= 5
     assert all("**" in row[0] and row[2] in ("insertion", "retrieval") for row in rows)

@@ -10,10 +10,11 @@ from studio.hauser.criteria import DEFAULT_QUALITY_PARTS, DEFAULT_QUALITY_WEIGHT
 def _notes_and_columns():
     from studio.ui import continue_tab, imagine_tab, models_tab, polish_tab, proverbs_tab, rerank_tab
 
-    rerank_numbers = [c for c, t in zip(rerank_tab.COLUMNS, rerank_tab.DATATYPES) if t == "number"] + ["kb_level"]
+    rerank_numbers = [c for c, t in zip(rerank_tab.SCREEN_COLUMNS, rerank_tab.DATATYPES) if t == "number"] + \
+        ["KB match", "flag"]
     return [
         (polish_tab.SCORE_NOTE, ["score"]),
-        (rerank_tab.SCORES_NOTE, [c.removesuffix("_norm") for c in rerank_numbers]),
+        (rerank_tab.SCORES_NOTE, rerank_numbers),
         (proverbs_tab.TABLE_NOTE, ["probability", "score"]),
         (proverbs_tab.PAIRS_NOTE, ["similarity"]),
         (proverbs_tab.SIMILAR_NOTE, ["similarity"]),
@@ -68,3 +69,25 @@ def test_rerank_parts_and_weights_score_alike(client):
     assert by_parts["data"] == by_weights["data"]
     quality = by_parts["headers"].index("quality")
     assert all(0 <= row[quality] <= 1 for row in by_parts["data"])
+
+
+def test_rerank_screen_is_short_and_rounded_and_the_csv_is_raw(client):
+    """Issue 19 item 4: readable titles (no `logical_consistency_norm` to wrap into vertical letters), 2 decimals on
+    screen, the raw columns in the download only."""
+    import csv
+
+    from studio.ui import rerank_tab
+
+    literal, candidates = "He yelps and howls.", "He yelps and howls like a wolf.\nHe howls like a dog."
+    table, *_rest = client.predict(literal, candidates, 3, 2, 1, 2, 2, 1, "eq2", api_name="/rerank")
+    download = _rest[2]
+    assert table["headers"] == rerank_tab.SCREEN_COLUMNS
+    assert all(len(title) <= 15 and "_" not in title for title in table["headers"])
+    for row in table["data"]:
+        for value in row:
+            if isinstance(value, float):
+                assert value == round(value, 2), row
+    with open(download, encoding="utf-8") as fh:
+        header = next(csv.reader(fh))
+    assert {"relevance", "logical_consistency_norm", "sentiment_consistency", "topic", "event"} <= set(header)
+    assert not {"relevance_norm", "logical_consistency", "topic"} & set(table["headers"])

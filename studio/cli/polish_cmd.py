@@ -18,11 +18,14 @@ def register(sub) -> None:
 
 def run(args):
     from ..similes.batch import single_or_batch
-    from ..similes.polish import polish
+    from ..similes.polish import polish_report
 
     def one(literal: str) -> dict:
-        cands = polish(literal, n=args.n, strategies=args.strategies or None, seed=args.seed)
-        return {"literal": literal, "candidates": [c.to_dict() for c in cands]}
+        cands, report = polish_report(literal, n=args.n, strategies=args.strategies or None, seed=args.seed)
+        out = {"literal": literal, "candidates": [c.to_dict() for c in cands]}
+        if report["shortfall"]:
+            out["shortfall"] = report["shortfall"]
+        return out
 
     return single_or_batch(args, args.literal, "literal", one,
                            'give a literal sentence, e.g. python -m studio polish "He yelps and howls." (or --batch)')
@@ -32,4 +35,6 @@ def render(result: dict) -> str:
     if "batch" in result:
         return f"{result['written']} lines written to {result['out']}, {result['failed']} failed"
     lines = [f"{c['score']:7.3f}  [{c['strategy']:<9}] {c['sentence']}" for c in result["candidates"]]
+    if result.get("shortfall"):
+        lines.append(f"note: {result['shortfall']}")
     return "\n".join(lines) or "no candidates"

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..errors import check_stop
+
 _SENTENCE_END = re.compile(r"\w[^.!?]*?[.!?]+[\"')\]]*(?=\s|$)")
 
 
@@ -19,6 +21,7 @@ class Sample:
     text: str
     tokens: int
     ids: tuple[int, ...] = ()
+    complete: bool = True  # False: the token limit came before the sentence ended
 
 
 def first_sentence(text: str) -> str | None:
@@ -41,8 +44,13 @@ def _banned_tokens(history: list[int], n: int) -> set[int]:
 
 def ensemble_sample(lm, prompts: list[str], *, n_samples: int = 1, max_new_tokens: int = 20, top_k: int = 5,
                     temperature: float = 0.7, no_repeat_ngram_size: int = 3, seed: int = 0,
-                    stop_at_sentence_end: bool = True, combine: str = "sum", shared_text: str = "") -> list[Sample]:
+                    stop_at_sentence_end: bool = True, combine: str = "sum", shared_text: str = "", progress=None,
+                    should_stop=None) -> list[Sample]:
     """Draw `n_samples` continuations whose every token is sampled from the combined logits of all `prompts`.
+
+    `progress(fraction, what)` is called after each decoding step, `should_stop()` polled before it (ending in
+    `Stopped`): plain callables. A sample that reaches `max_new_tokens` before its sentence ends is returned with
+    `complete=False` (its text as drawn; the caller says so).
 
     `shared_text` (the narrative) seeds the n-gram history, so the continuation does not copy the narrative's
     3-grams, as generate(no_repeat_ngram_size=3) would not."""
@@ -71,6 +79,7 @@ def ensemble_sample(lm, prompts: list[str], *, n_samples: int = 1, max_new_token
             past.batch_repeat_interleave(n)
             mask = mask.repeat_interleave(n, dim=0)
         for step in range(int(max_new_tokens)):
+            check_stop(should_stop, "Decoding")
             if step:
                 combined, past = step_logits(step_ids, mask, (mask.cumsum(-1) - 1)[:, -1:], past, 1)
             next_ids = []
@@ -94,16 +103,23 @@ def ensemble_sample(lm, prompts: list[str], *, n_samples: int = 1, max_new_token
                 texts[s] = tok.decode(generated[s], skip_special_tokens=True)
                 if "\n" in texts[s].strip() or (stop_at_sentence_end and first_sentence(texts[s].strip())):
                     done[s] = True
+            if progress is not None:
+                progress((step + 1) / int(max_new_tokens),
+                         f"decoding token {step + 1}/{int(max_new_tokens)} of {n} sample(s)")
             if all(done):
                 break
             step_ids = torch.tensor(next_ids, dtype=enc["input_ids"].dtype).repeat(m).unsqueeze(-1)
             mask = torch.cat([mask, torch.ones_like(step_ids)], dim=-1)
     samples = []
     for s in range(n):
-        text = texts[s].strip().split("\n")[0].strip()
+        raw = texts[s].strip()
+        text = raw.split("\n")[0].strip()
+        ended = "\n" in raw or (eos is not None and done[s] and len(generated[s]) < int(max_new_tokens))
         if stop_at_sentence_end:
-            text = first_sentence(text) or text
-        samples.append(Sample(text=text, tokens=len(generated[s]), ids=tuple(generated[s])))
+            sentence = first_sentence(text)
+            ended = sentence is not None
+            text = sentence or text
+        samples.append(Sample(text=text, tokens=len(generated[s]), ids=tuple(generated[s]), complete=ended))
     return samples
 
 

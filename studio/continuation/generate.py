@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field
 
-from ..errors import InputError, require_text
+from ..errors import InputError, check_stop, require_text
 from ..models import get_registry
 from .decoding import ensemble_sample
 from .expression import Expression, find_expression
@@ -51,6 +51,7 @@ class Ranked:
     p_plausible: float | None
     tokens: int
     samples: int = 1  # how many of the n samples gave this same continuation
+    cut: bool = False  # the token limit came before its sentence ended
 
 
 @dataclass
@@ -64,6 +65,7 @@ class Result:
     seconds: float
     judge: str = ""
     notes: list[str] = field(default_factory=list)
+    shortfall: list[str] = field(default_factory=list)  # what was delivered short of the request, and why
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -83,7 +85,7 @@ def merge_identical(samples) -> list[Ranked]:
         if x.text in merged:
             merged[x.text].samples += 1
         else:
-            merged[x.text] = Ranked(x.text, None, x.tokens)
+            merged[x.text] = Ranked(x.text, None, x.tokens, cut=not getattr(x, "complete", True))
     return list(merged.values())
 
 
@@ -98,19 +100,33 @@ def inferences_for(mode: str, narrative: str, expr: Expression | None, seed: int
     return context_inferences(narrative, seed=seed)
 
 
-def continue_narrative(narrative: str, settings: Settings | None = None, *, inferences: list[str] | None = None
-                       ) -> Result:
+def continue_narrative(narrative: str, settings: Settings | None = None, *, inferences: list[str] | None = None,
+                       progress=None, should_stop=None) -> Result:
+    """`progress(fraction, what)` follows the work (inferences, every decoding step, the judge); `should_stop()` is
+    polled at each step and ends the job with `Stopped`. Plain callables, no UI."""
+    def step(fraction: float, what: str) -> None:
+        check_stop(should_stop, "Continuing")
+        if progress is not None:
+            progress(fraction, what)
+
     started = time.perf_counter()
     s = (settings or Settings()).check()
     raw = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)
+    step(0.01, "finding the idiom or simile")
     text, expr = find_expression(raw)
     lm = get_registry().get("lm")
+    if s.mode != "plain" and inferences is None:
+        step(0.04, f"drawing {s.mode} inferences")
     used = list(inferences) if inferences is not None else inferences_for(s.mode, text, expr, s.seed)
     if s.mode != "plain" and not used:
         raise InputError(f"No {s.mode} inferences could be drawn for this narrative; try the plain mode.")
+    step(0.1, "decoding")
     samples = ensemble_sample(lm, prompts_for(text, used), n_samples=s.n, max_new_tokens=s.max_new_tokens,
                               top_k=s.top_k, temperature=s.temperature, no_repeat_ngram_size=3, seed=s.seed,
-                              stop_at_sentence_end=True, combine=s.combine, shared_text=text)
+                              stop_at_sentence_end=True, combine=s.combine, shared_text=text,
+                              progress=None if progress is None else (lambda f, what: progress(0.1 + 0.8 * f, what)),
+                              should_stop=should_stop)
+    step(0.92, "ranking with the plausibility judge")
     ranked = merge_identical(samples)
     notes, judge_name = [], ""
     if s.rank and len(ranked) >= 1:
@@ -128,4 +144,19 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
             judge_name = judge.name
     return Result(narrative=text, expression=expr.to_dict() if expr else None, mode=s.mode, inferences=used,
                   continuations=ranked, settings=asdict(s), seconds=round(time.perf_counter() - started, 3),
-                  judge=judge_name, notes=notes)
+                  judge=judge_name, notes=notes, shortfall=shortfall_lines(ranked, s))
+
+
+def shortfall_lines(ranked: list[Ranked], s: Settings) -> list[str]:
+    """What the visitor gets short of the request, and why: fewer distinct continuations than samples, and
+    continuations the token limit cut before their sentence ended."""
+    lines = []
+    if len(ranked) < s.n:
+        lines.append(f"{len(ranked)} distinct continuation(s) from the {s.n} samples asked: the other "
+                     f"{s.n - len(ranked)} repeated one already listed (the samples column counts them). A higher "
+                     "temperature or top-k gives more variety.")
+    cut = sum(r.cut for r in ranked)
+    if cut:
+        lines.append(f"{cut} continuation(s) reached the limit of {s.max_new_tokens} new tokens before their "
+                     "sentence ended; they are shown cut, ending in “…”. Raise Max new tokens for whole sentences.")
+    return lines

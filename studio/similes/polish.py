@@ -20,10 +20,11 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..errors import InputError, require_text
+from ..errors import InputError, check_stop, require_text
 
 STRATEGIES = ("insertion", "retrieval", "lm", "property")
 MAX_N = 50
+LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
 MAX_CHARS = 400
 CONTEXT_WORDS = 20
 _FEW_SHOT = ("The baby slept like a log. The old man was as stubborn as a mule. Her voice rang out like a bell. "
@@ -55,19 +56,37 @@ class InsertionPoint:
     score: float = 0.0
 
 
-def polish(literal: str, n: int = 10, strategies=None, seed: int = 0) -> list[Candidate]:
+def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progress=None,
+           should_stop=None) -> list[Candidate]:
+    """The n best simile candidates for a literal sentence (fewer when the strategies propose fewer; see
+    `polish_report`). `progress(fraction, what)` follows the work (each strategy, then the candidates scored in
+    batches); `should_stop()` is polled between them and ends the job with `Stopped`. Plain callables, no UI."""
+    return polish_report(literal, n, strategies, seed, progress=progress, should_stop=should_stop)[0]
+
+
+def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progress=None,
+                  should_stop=None) -> tuple[list[Candidate], dict]:
+    """`polish`, plus what was delivered and why: {"asked", "delivered", "proposed": {strategy: distinct
+    proposals}, "distinct": distinct sentences scored, "shortfall": a sentence saying why fewer came, or ""}."""
     literal = require_text(literal, "literal sentence", MAX_CHARS)
     if not isinstance(n, int) or not 1 <= n <= MAX_N:
         raise InputError(f"The number of candidates must be between 1 and {MAX_N}.")
     strategies = _check_strategies(strategies)
     from ..models import get_registry
 
+    def step(fraction: float, what: str) -> None:
+        check_stop(should_stop, "Polishing")
+        if progress is not None:
+            progress(fraction, what)
+
     registry = get_registry()
+    step(0.02, "parsing the sentence")
     doc = registry.get("parser")(literal)
     lm = registry.get("lm")
     points = insertion_points(literal, doc)
     if not points:
         raise InputError("No place for a simile was found: the sentence needs a verb or an adjective.")
+    step(0.08, "scoring where a simile fits")
     _score_points(lm, literal, points)
     points = sorted(points, key=lambda p: -p.score)[:3]
     context = _context_words(doc)
@@ -75,17 +94,29 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0) -> list[Ca
     from .kb import load_kb
 
     kb = load_kb()
-    if "insertion" in strategies:
-        proposals += _by_insertion(kb, lm, literal, points, context)
-    if "retrieval" in strategies:
-        proposals += _by_retrieval(kb, points, doc, context, n)
-    if "lm" in strategies:
-        proposals += _by_lm(lm, literal, points, context, seed)
-    if "property" in strategies:
-        proposals += _by_property(kb, lm, literal, doc, points, context)
+    makers = {"insertion": lambda: _by_insertion(kb, lm, literal, points, context),
+              "retrieval": lambda: _by_retrieval(kb, points, doc, context, n),
+              "lm": lambda: _by_lm(lm, literal, points, context, seed),
+              "property": lambda: _by_property(kb, lm, literal, doc, points, context)}
+    chosen = [name for name in makers if name in strategies]
+    for i, name in enumerate(chosen):
+        step(0.15 + 0.5 * i / len(chosen), f"strategy {i + 1}/{len(chosen)}: {name}")
+        proposals += makers[name]()
     per_strategy = max(4, -(-2 * n // len(strategies)))  # twice what the selection needs, to survive dedup
-    candidates = _realise(lm, literal, _cap(proposals, per_strategy))
-    return _select(candidates, n, strategies)
+    capped = _cap(proposals, per_strategy)
+    candidates = _realise(lm, literal, capped, step=lambda done, total: step(
+        0.65 + 0.33 * done / max(total, 1), f"scoring candidates {done}/{total}"))
+    chosen_candidates = _select(candidates, n, strategies)
+    proposed = {name: len({(p[1].offset, p[2].lower()) for p in proposals if p[0] == name}) for name in strategies}
+    report = {"asked": n, "delivered": len(chosen_candidates), "proposed": proposed, "distinct": len(candidates),
+              "shortfall": ""}
+    if len(chosen_candidates) < n:
+        each = ", ".join(f"{name} {count}" for name, count in proposed.items())
+        report["shortfall"] = (
+            f"{len(chosen_candidates)} of the {n} candidates asked: the chosen strategies proposed only "
+            f"{len(candidates)} distinct sentences for this literal ({each} proposals, before duplicates were "
+            "merged). Add strategies or try another sentence; the seed changes only the lm strategy.")
+    return chosen_candidates, report
 
 
 def _check_strategies(strategies) -> tuple[str, ...]:
@@ -301,7 +332,9 @@ def _cap(proposals, per_strategy: int) -> list:
     return kept
 
 
-def _realise(lm, literal, proposals) -> list[Candidate]:
+def _realise(lm, literal, proposals, step=None) -> list[Candidate]:
+    """Each distinct sentence scored by the lm, in batches of LM_BATCH (the lm's own batch size, so the scores
+    are those of one call); `step(done, total)` is called before each batch."""
     seen: dict[str, tuple] = {}
     for strategy, point, phrase, vehicle in proposals:
         sentence, offset = _insert(literal, point.offset, phrase)
@@ -313,7 +346,11 @@ def _realise(lm, literal, proposals) -> list[Candidate]:
     rows = list(seen.values())
     contexts = [r[4][:r[5]] for r in rows]
     continuations = [r[4][r[5]:] for r in rows]
-    scores = lm.loglik(contexts, continuations)
+    scores = []
+    for start in range(0, len(rows), LM_BATCH):
+        if step is not None:
+            step(start, len(rows))
+        scores += lm.loglik(contexts[start:start + LM_BATCH], continuations[start:start + LM_BATCH])
     return [Candidate(sentence=r[4], phrase=r[2], offset=r[5], strategy=r[0], score=round(lp / max(nt, 1), 4),
                       vehicle=r[3]) for r, (lp, nt) in zip(rows, scores)]
 

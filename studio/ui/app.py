@@ -25,10 +25,40 @@ QUEUE_MAX_ENV = "STUDIO_QUEUE_MAX"
 DEFAULT_CONCURRENCY = 2  # one per core on the target machine
 UPLOAD_MAX_BYTES = 5_000_000  # refused by the server before any handler reads it (the CSV reader's own limit is lower)
 UPLOAD_SWEEP_S = MAX_AGE_S  # uploaded and generated files older than this are deleted, checked as often
-CSS = """
-.studio-note {font-size: 0.9em; opacity: 0.8}
-.studio-panel {border: 1px solid var(--border-color-accent); border-radius: var(--radius-lg); padding: 4px 16px;
-               background: var(--background-fill-secondary)}
+#: .studio-wide-table (Rerank's scores, the Models roles): a wide table keeps readable columns and scrolls inside its
+#: own box on a phone, never the page; fixed cell widths there instead of the percentages, which squeeze 11 columns
+#: into 330 px (a studio-text-N class widens the Nth, text column). No CSS comments in CSS: Gradio's CSS scoping drops the rule after one.
+_CELLS = ".studio-wide-table .header-cell, .studio-wide-table .body-cell, .studio-wide-table td"
+_RERANK = "#rerank-table .header-cell, #rerank-table .body-cell, #rerank-table td"
+_RERANK_2 = ("#rerank-table .header-cell:nth-child(2), #rerank-table .body-cell:nth-child(2), "
+             "#rerank-table td:nth-child(2)")
+
+
+def _text_column(n: int) -> str:
+    """A table marked studio-text-N keeps its Nth column (the text) 240 px wide on a phone."""
+    return ", ".join(f".studio-text-{n} {cell}:nth-child({n})" for cell in (".header-cell", ".body-cell", "td"))
+
+
+def _fixed(px: int) -> str:
+    return f"width: {px}px !important; min-width: {px}px !important; max-width: {px}px !important"
+
+
+#: HighlightedText's own style breaks lines anywhere (word-break: break-all): "with h / er face" on screen even
+#: when the spans are whole words. Lines break between words; only a word wider than the box is split.
+_HIGHLIGHT_TEXT = ".token-container, .token-container .token, .token-container .text"
+
+CSS = f"""
+.studio-note {{font-size: 0.9em; opacity: 0.8}}
+{_HIGHLIGHT_TEXT} {{word-break: normal !important; overflow-wrap: break-word !important}}
+.studio-wide-table table {{min-width: 900px}}
+@media (max-width: 700px) {{
+  {_CELLS} {{{_fixed(110)}; flex: none !important}}
+  {_RERANK} {{{_fixed(84)}}}
+  {_RERANK_2} {{{_fixed(240)}}}
+  {_text_column(1)}, {_text_column(2)}, {_text_column(3)} {{{_fixed(240)}}}
+}}
+.studio-panel {{border: 1px solid var(--border-color-accent); border-radius: var(--radius-lg); padding: 4px 16px;
+               background: var(--background-fill-secondary)}}
 """
 
 

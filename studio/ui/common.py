@@ -12,6 +12,7 @@ import gradio as gr
 
 from ..errors import StudioError, check_length, clean_length
 from ..models import ModelUnavailable, get_registry
+from ..textspans import next_word_start, snap_span
 
 log = logging.getLogger("studio.ui")
 
@@ -89,12 +90,16 @@ def role_notice(*roles: str) -> str:
 
 
 def highlight_pieces(text: str, spans) -> list[tuple[str, str | None]]:
-    """A gr.HighlightedText value: `text` cut at labelled (start, end, label) spans. Spans are clamped to the text
-    and an overlapping span is dropped (the earlier one wins), so the pieces always re-join to `text`."""
+    """A gr.HighlightedText value: `text` cut at labelled (start, end, label) spans. Spans are clamped to the text and
+    snapped to whole words (`snap_span`: a span cut inside a word, "with h / er face", covers the word), and an
+    overlapping span keeps only its words after the
+    earlier one (dropped if none are left), so the pieces always re-join to `text`."""
     pieces, cursor = [], 0
-    for start, end, label in sorted(spans, key=lambda s: (int(s[0]), int(s[1]))):  # labels may be None: not sortable
-        start, end = max(0, int(start)), min(len(text), int(end))
-        if start < cursor or end <= start:
+    snapped = [(*snap_span(text, int(s[0]), int(s[1])), s[2]) for s in spans]
+    for start, end, label in sorted(snapped, key=lambda s: (s[0], s[1])):  # labels may be None: not sortable
+        if start < cursor:  # overlaps the previous span (often the word both were cut from): keep what follows it
+            start = next_word_start(text, cursor, end)
+        if end <= start:
             continue
         if start > cursor:
             pieces.append((text[cursor:start], None))

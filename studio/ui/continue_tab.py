@@ -7,7 +7,8 @@ import pandas as pd
 
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, Settings, continue_narrative
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
-from .common import after_limit_check, guarded, limited_textbox, refuse_over_limit, role_notice
+from .common import (after_limit_check, cancellable, cancelled, guarded, highlight_pieces, limited_textbox,
+                     refuse_over_limit, role_notice)
 from .session_files import result_downloads
 
 # Written for the studio (not from the benchmark): narratives that end in an idiom or a simile.
@@ -36,11 +37,11 @@ TABLE_NOTE = ("**p(plausible)**: the judge's probability that the continuation i
 
 
 def _highlight(result: dict) -> list[tuple[str, str | None]]:
+    """The narrative with its expression highlighted, on word boundaries (the shared helper snaps the span)."""
     text, expr = result["narrative"], result["expression"]
     if not expr or expr["end"] <= expr["start"]:
         return [(text, None)]
-    a, b = expr["start"], expr["end"]
-    return [(text[:a], None), (text[a:b], expr["kind"]), (text[b:], None)]
+    return highlight_pieces(text, [(expr["start"], expr["end"], expr["kind"])])
 
 
 def _expression_note(expr: dict | None) -> str:
@@ -58,11 +59,12 @@ def _expression_note(expr: dict | None) -> str:
 def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, request: gr.Request = None,
                  progress=gr.Progress()):
     refuse_over_limit((narrative, "narrative", MAX_NARRATIVE_CHARS))
-    progress(0.1, desc="drawing inferences and sampling")
     s = Settings(mode=mode, n=int(n), seed=int(seed), top_k=int(top_k), temperature=float(temperature),
                  max_new_tokens=int(max_tokens))
-    r = continue_narrative(narrative, s).to_dict()
-    rows = [[i + 1, c["text"], None if c["p_plausible"] is None else round(c["p_plausible"], 3), c["tokens"],
+    r = continue_narrative(narrative, s, progress=lambda fraction, what: progress(fraction, desc=what),
+                           should_stop=cancelled).to_dict()
+    rows = [[i + 1, c["text"] + (" …" if c["cut"] else ""),
+             None if c["p_plausible"] is None else round(c["p_plausible"], 3), c["tokens"],
              c["samples"]] for i, c in enumerate(r["continuations"])]
     inferences = pd.DataFrame({"inference used": r["inferences"]}) if r["inferences"] else \
         pd.DataFrame({"inference used": ["(plain mode: none)"]})
@@ -70,8 +72,10 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, reque
     drawn, distinct = sum(c["samples"] for c in r["continuations"]), len(r["continuations"])
     counted = f"{drawn} sample(s)" + (f", {distinct} distinct" if distinct < drawn else "")
     info = f"{_expression_note(r['expression'])}  \n{counted} in {r['seconds']} s" + \
-        (f"; ranked by the {r['judge']}" if r["judge"] else "") + (f"  \n⚠️ {notes}" if notes else "")
-    files = result_downloads(request, "continue", [{"rank": i + 1, **c} for i, c in enumerate(r["continuations"])],
+        (f"; ranked by the {r['judge']}" if r["judge"] else "") + (f"  \n⚠️ {notes}" if notes else "") + \
+        "".join(f"  \n⚠️ {line}" for line in r["shortfall"])
+    files = result_downloads(request, "continue", [{"rank": i + 1, **c, "text": c["text"] + (" …" if c["cut"] else "")}
+                                                   for i, c in enumerate(r["continuations"])],
                              {**{k: v for k, v in r.items() if k != "continuations"},
                               "settings": {"mode": s.mode, "n": s.n, "seed": s.seed, "top_k": s.top_k,
                                            "temperature": s.temperature, "max_new_tokens": s.max_new_tokens}})
@@ -109,19 +113,25 @@ def build_continue_tab() -> None:
                         temperature = gr.Slider(0.0, 1.5, value=0.7, step=0.05, precision=2,
                                                 label="Temperature (0 = greedy)")
                         max_tokens = gr.Slider(5, 60, value=20, step=1, label="Max new tokens")
-                go = gr.Button("Continue", variant="primary")
+                with gr.Row():
+                    go = gr.Button("Continue", variant="primary")
+                    stop = gr.Button("Stop", variant="stop")
             with gr.Column(scale=3):
                 highlighted = gr.HighlightedText(label="Narrative and expression", combine_adjacent=True,
+                                                 elem_id="continue-highlight",
                                                  color_map={"idiom": "#f4a261", "simile": "#2a9d8f"})
-                info = gr.Markdown()
-        table = gr.Dataframe(headers=COLUMNS, label="Continuations, most plausible first", wrap=True)
+                info = gr.Markdown(elem_id="continue-info")
+        table = gr.Dataframe(headers=COLUMNS, label="Continuations, most plausible first", wrap=True,
+                             elem_classes=["studio-wide-table", "studio-text-2"])
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)
         gr.Examples(EXAMPLES, inputs=[narrative, mode], label="Example narratives")
-        after_limit_check(go.click, (narrative, "narrative", MAX_NARRATIVE_CHARS)).success(
-            run_continue, [narrative, mode, n, seed, top_k, temperature, max_tokens],
+        run = after_limit_check(go.click, (narrative, "narrative", MAX_NARRATIVE_CHARS)).success(
+            cancellable(run_continue), [narrative, mode, n, seed, top_k, temperature, max_tokens],
             [highlighted, info, table, inferences, downloads], api_name="continue")
+        # Stop cancels the run: the decoder sees `cancelled()` before its next token and ends
+        stop.click(None, cancels=[run], api_name=False, queue=False)
         with gr.Accordion("Judge: which continuation is plausible?", open=True):
             with gr.Row():
                 option1 = limited_textbox(MAX_OPTION_CHARS, label="Continuation 1", lines=2,

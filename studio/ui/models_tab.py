@@ -79,7 +79,8 @@ def build_models_tab(admin: bool | None = None) -> None:
     with gr.Tab("Models", id="models"):
         gr.Markdown(profile_markdown)
         table = gr.Dataframe(value=status_table, headers=COLUMNS, interactive=False, wrap=True, label="Model roles",
-                             column_widths=COLUMN_WIDTHS, max_height=1200)
+                             column_widths=COLUMN_WIDTHS, max_height=1200,
+                             elem_classes=["studio-wide-table"])
         gr.Markdown(COLUMNS_NOTE, elem_classes=["studio-note"])
         with gr.Row():
             if admin:

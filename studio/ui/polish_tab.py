@@ -6,8 +6,8 @@ import pandas as pd
 
 from ..cli.components_cmd import MAX_SENTENCE_CHARS
 from ..similes.polish import MAX_CHARS, MAX_N, STRATEGIES
-from .common import (after_limit_check, escape, guarded, highlight_pieces, limited_textbox, refuse_over_limit,
-                     role_notice)
+from .common import (after_limit_check, cancellable, cancelled, escape, guarded, highlight_pieces, limited_textbox,
+                     refuse_over_limit, role_notice)
 from .session_files import result_downloads
 
 COLUMNS = ["candidate", "inserted phrase", "strategy", "score"]
@@ -45,22 +45,26 @@ def _highlight(sentence: str, offset: int, phrase: str) -> str:
 def run_polish(literal: str, strategies: list[str], n: float, seed: float, request: gr.Request = None,
                progress=gr.Progress()):
     from ..errors import InputError
-    from ..similes.polish import polish
+    from ..similes.polish import polish_report
 
     refuse_over_limit((literal, "literal sentence", MAX_CHARS))
     if not strategies:
         raise InputError("Choose at least one strategy.")
-    progress(0.1, desc="finding insertion points and candidates")
-    cands = polish(literal, n=int(n), strategies=list(strategies), seed=int(seed))
+    cands, report = polish_report(literal, n=int(n), strategies=list(strategies), seed=int(seed),
+                                  progress=lambda fraction, what: progress(fraction, desc=what),
+                                  should_stop=cancelled)
     rows = [[_highlight(c.sentence, c.offset, c.phrase), c.phrase, c.strategy, c.score] for c in cands]
     if not rows:
         gr.Warning("No candidate survived the filters; try other strategies or another seed.")
+    status = (f"⚠️ {report['shortfall']}" if report["shortfall"] else
+              f"{report['delivered']} of the {report['asked']} candidates asked.")
     files = result_downloads(request, "polish", [
         {"rank": i + 1, "candidate": c.sentence, "inserted phrase": c.phrase, "strategy": c.strategy, "score": c.score,
          "vehicle": c.vehicle} for i, c in enumerate(cands)],
         {"literal": literal, "strategies": list(strategies), "candidates asked": int(n), "seed": int(seed),
-         "score": "mean log-probability per token of the inserted phrase under the language model"})
-    return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files
+         "score": "mean log-probability per token of the inserted phrase under the language model",
+         "delivered": report["delivered"], "shortfall": report["shortfall"]})
+    return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files, status
 
 
 @guarded
@@ -107,9 +111,12 @@ def build_polish_tab() -> dict:
                     seed = gr.Number(value=0, precision=0, label="Seed")
         with gr.Row():
             go = gr.Button("Polish", variant="primary")
+            stop = gr.Button("Stop", variant="stop")
             send = gr.Button("Send to Rerank", interactive=False)
         gr.Examples(EXAMPLES_LITERAL, inputs=[literal], label="Literal sentences")
+        status = gr.Markdown(elem_id="polish-status")
         table = gr.Dataframe(headers=COLUMNS, datatype=["markdown", "str", "str", "number"], interactive=False,
+                             elem_classes=["studio-wide-table", "studio-text-1"],
                              wrap=True, label="Candidates (inserted phrase in bold; click a row to see its components)")
         gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Candidates (CSV and JSON)", file_count="multiple")
@@ -124,11 +131,15 @@ def build_polish_tab() -> dict:
                                          show_legend=True, combine_adjacent=False)
         details = gr.JSON(label="Components")
         literal_limit = (literal, "literal sentence", MAX_CHARS)
-        after_limit_check(go.click, literal_limit).success(
-            run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates, downloads],
-            api_name="polish")
-        after_limit_check(literal.submit, literal_limit).success(
-            run_polish, inputs=[literal, strategies, n, seed], outputs=[table, candidates, downloads], api_name=False)
+        polish_outputs = [table, candidates, downloads, status]
+        runs = [after_limit_check(go.click, literal_limit).success(
+                    cancellable(run_polish), inputs=[literal, strategies, n, seed], outputs=polish_outputs,
+                    api_name="polish"),
+                after_limit_check(literal.submit, literal_limit).success(
+                    cancellable(run_polish), inputs=[literal, strategies, n, seed], outputs=polish_outputs,
+                    api_name=False)]
+        # Stop cancels the run: the worker sees `cancelled()` at its next strategy or batch and ends
+        stop.click(None, cancels=runs, api_name=False, queue=False)
         after_limit_check(show.click, (sentence, "sentence", MAX_SENTENCE_CHARS)).success(
             run_components, inputs=sentence, outputs=[highlighted, details], api_name="components")
         table.select(candidate_selected, inputs=candidates, outputs=sentence, api_name=False).then(

@@ -128,7 +128,8 @@ def build_proverbs_tab() -> None:
         gr.Examples([[e] for e in EXAMPLES], inputs=[narrative], label="Example narratives (click one)",
                     api_name=False)
         status = gr.Markdown(elem_classes="studio-note")
-        table = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, label="Top proverbs")
+        table = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, label="Top proverbs",
+                             elem_classes=["studio-wide-table", "studio-text-2"])
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Top proverbs (CSV and JSON)", file_count="multiple")
         chart = gr.Plot(label="Scores")

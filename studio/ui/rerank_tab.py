@@ -14,22 +14,34 @@ from .common import (after_limit_check, escape, guarded, highlight_pieces, limit
                      role_notice)
 from .session_files import new_download, track
 
+#: every column of a scored row: the CSV download (raw and normalized criteria, components)
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
            "logical_consistency", "logical_consistency_norm", "sentiment_consistency", "sentiment_consistency_norm",
            "topic", "vehicle", "event", "kb_level", "flag"]
-DATATYPES = ["number", "str", "number", "number", "number", "number", "number", "number", "number", "number", "number",
-             "str", "str", "str", "str", "str"]
+#: what the page shows: (title on screen, row key, decimals or None for text) — short titles, numbers rounded, the
+#: normalized criteria that make up quality (raw criteria, topic and event only in the download)
+SCREEN = [("rank", "rank", 0), ("candidate", "candidate", None), ("quality", "quality", 2),
+          ("creativity", "creativity", 2), ("informativeness", "informativeness", 0),
+          ("relevance", "relevance_norm", 2), ("logic", "logical_consistency_norm", 2),
+          ("sentiment", "sentiment_consistency_norm", 2), ("vehicle", "vehicle", None), ("KB match", "kb_level", None),
+          ("flag", "flag_short", None)]
+SCREEN_COLUMNS = [title for title, _, _ in SCREEN]
+DATATYPES = ["number" if digits is not None else "str" for _, _, digits in SCREEN]
+COLUMN_WIDTHS = ["5%", "25%", "7%", "8%", "10%", "8%", "6%", "8%", "8%", "7%", "8%"]
 COLOURS = {"topic": "#7cb5ec", "vehicle": "#f7a35c", "event": "#90ed7d"}
 #: what each number in the table means, shown under it
 SCORES_NOTE = (
     "**rank**: the combined rank, 1 = best (rank weights × the ranks by quality, creativity and informativeness). "
-    "**quality** Q = α·relevance_norm + β·logical_consistency_norm + γ·sentiment_consistency_norm (0–1). "
+    "**quality** Q = α·relevance + β·logic + γ·sentiment, the three shown normalized (0–1). "
     "**creativity** C = −log(mean KB frequency of the vehicle + 1): 0 for a vehicle the KB never saw, more negative "
-    "for common ones. **informativeness** I: the vehicle's length in words. **relevance** r: how strongly the KB "
-    "links topic and vehicle (Eq. 2 or 3; 0 = no link). **logical_consistency** c_l = 1 − P(the simile contradicts "
-    "the literal sentence), 0–1. **sentiment_consistency** c_s: the change in the probability of the literal "
-    "sentence's polarity, −1…1 (0 = unchanged). Columns ending in **_norm** are min-max normalized among these "
-    "candidates (0–1; 0.5 when all are equal). **kb_level**: how the KB lookup matched (exact, head, embedding, none).")
+    "for common ones. **informativeness** I: the vehicle's length in words. **relevance**: how strongly the KB "
+    "links topic and vehicle (Eq. 2 or 3). **logic**: logical consistency, 1 − P(the simile contradicts the literal "
+    "sentence). **sentiment**: sentiment consistency, the change in the probability of the literal sentence's "
+    "polarity. These three are min-max normalized among these candidates (0–1; 0.5 when all are equal); their raw "
+    "values (relevance ≥ 0, logic 0–1, sentiment −1…1), the topic and the event are in the CSV download, with every "
+    "number unrounded (the table shows 2 decimals). **KB match**: how the KB lookup matched (exact, head, "
+    "embedding, none). **flag**: “no simile” when no simile with a vehicle was found in the candidate; it is "
+    "ranked last.")
 EXAMPLES = [
     ["As for Paganel, he wept who does not think of hiding his emotion.",
      "As for Paganel, he wept like a child who does not think of hiding his emotion.\n"
@@ -76,14 +88,20 @@ def criteria_chart(rows: list[dict]):
     return fig
 
 
-def _csv_file(rows: list[dict], literal: str, backends: dict, request: gr.Request | None = None) -> str:
+def _csv_file(groups: list[dict], request: gr.Request | None = None) -> str:
+    """Every scored group's rows, each with its literal sentence and the backends used."""
+    from ..hauser.scorer import table_rows
+
     path = new_download(request, suffix="_rerank.csv")
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=["literal"] + COLUMNS + ["nli_backend", "sentiment_backend", "kb"])
         writer.writeheader()
-        for row in rows:
-            writer.writerow({"literal": literal, **{k: row[k] for k in COLUMNS}, "nli_backend": backends["nli"],
-                             "sentiment_backend": backends["sentiment"], "kb": backends["kb"]})
+        for group in groups:
+            backends = group["backends"]
+            for row in table_rows(group):
+                writer.writerow({"literal": group["literal"], **{k: row[k] for k in COLUMNS},
+                                 "nli_backend": backends["nli"], "sentiment_backend": backends["sentiment"],
+                                 "kb": backends["kb"]})
         return fh.name
 
 
@@ -97,47 +115,110 @@ def _backends_markdown(group: dict) -> str:
             "(exact phrase, head noun, embedding neighbour, none).")
 
 
+def _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance):
+    from ..hauser.scorer import Settings
+
+    return Settings(relative_weights((alpha, beta, gamma)), (w_quality, w_creativity, w_inform), relevance or "eq2")
+
+
+def _score(groups: list[tuple[str, list[str]]], settings, progress) -> list[dict]:
+    from ..hauser.scorer import score_groups
+
+    progress(0.0, desc="scoring")
+    scored = [g.to_dict() for g in score_groups(groups, settings, progress=lambda f, what: progress(f, desc=what))]
+    if any(c["flag"] for g in scored for c in g["candidates"]):
+        gr.Warning("Some candidates hold no simile; they are flagged and ranked last.")
+    return scored
+
+
+def group_label(number: int, group: dict) -> str:
+    """The choice naming a scored group in the "Literal sentence shown" dropdown (plain text)."""
+    literal = group["literal"] if len(group["literal"]) <= 70 else group["literal"][:68] + "…"
+    n = len(group["candidates"])
+    return f"{number}. {literal} ({n} candidate{'s' if n != 1 else ''})"
+
+
+def show_group(group: dict):
+    """What the page shows for one scored group: table, winner, chart, backends."""
+    from ..hauser.scorer import table_rows
+
+    rows = table_rows(group)
+    return screen_table(rows), highlight_winner(group), criteria_chart(rows), _backends_markdown(group)
+
+
+def screen_table(rows: list[dict]) -> pd.DataFrame:
+    """The rows as the page shows them: SCREEN's titles and columns, numbers rounded."""
+    def cell(row, key, digits):
+        if key == "flag_short":  # the reason is in the note and the CSV
+            return "no simile" if row["flag"] else ""
+        value = row[key]
+        if digits is None or value is None:
+            return value
+        return int(value) if digits == 0 else round(float(value), digits)
+
+    return pd.DataFrame([[cell(r, key, digits) for _, key, digits in SCREEN] for r in rows], columns=SCREEN_COLUMNS)
+
+
 @guarded
 def run_rerank(literal, candidates_text, alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance,
                request: gr.Request = None, progress=gr.Progress()):
     from ..errors import InputError
     from ..hauser.inputs import candidates_from_lines
-    from ..hauser.scorer import Settings, score_groups, table_rows
 
     refuse_over_limit((literal, "literal sentence", MAX_CHARS))
     candidates = candidates_from_lines(candidates_text)
     if not candidates:
         raise InputError("Please enter at least one candidate simile (one per line).")
-    settings = Settings(relative_weights((alpha, beta, gamma)), (w_quality, w_creativity, w_inform),
-                        relevance or "eq2")
-    progress(0.0, desc="scoring")
-    group = score_groups([(literal, candidates)], settings,
-                         progress=lambda f, what: progress(f, desc=what))[0].to_dict()
-    rows = table_rows(group)
-    if any(r["flag"] for r in rows):
-        gr.Warning("Some candidates hold no simile; they are flagged and ranked last.")
-    table = pd.DataFrame([{k: r[k] for k in COLUMNS} for r in rows], columns=COLUMNS)
-    download = _csv_file(rows, group["literal"], group["backends"], request)
-    return table, highlight_winner(group), criteria_chart(rows), download, _backends_markdown(group)
+    settings = _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance)
+    group = _score([(literal, candidates)], settings, progress)[0]
+    table, winner, chart, backends = show_group(group)
+    # one group: the CSV's group picker is hidden and forgotten
+    return (table, winner, chart, _csv_file([group], request), backends,
+            gr.update(choices=[], value=None, visible=False), [])
+
+
+def clear_results():
+    """Before an uploaded file is read: nothing from the earlier input stays on screen (a bad file then leaves the
+    results empty, under its error)."""
+    return None, None, None, None, "", gr.update(choices=[], value=None, visible=False), []
 
 
 @guarded
-def load_csv(path, request: gr.Request = None):
+def run_csv(path, alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance, request: gr.Request = None,
+            progress=gr.Progress()):
+    """Score every literal sentence of an uploaded CSV (grouped by literal, in file order); the first group is shown
+    and the dropdown picks another. The download holds every group."""
+    from ..errors import InputError
     from ..hauser.inputs import groups_from_csv
 
     if not path:
-        return gr.update(), gr.update()
+        raise InputError("No file was uploaded.")
     track(request, path)
     groups = groups_from_csv(path)
-    if len(groups) > 1:
-        gr.Warning(f"The CSV holds {len(groups)} literal sentences; the first one is loaded "
-                   "(score whole files with `python -m studio score --batch`).")
-    literal, candidates = groups[0]
-    if len(candidates) > MAX_CANDIDATES:
-        gr.Warning(f"The first sentence has {len(candidates)} candidates; the first {MAX_CANDIDATES} are loaded "
-                   f"(the limit per sentence).")
-        candidates = candidates[:MAX_CANDIDATES]
-    return literal, "\n".join(candidates)
+    for literal, candidates in groups:
+        if len(candidates) > MAX_CANDIDATES:
+            short = literal if len(literal) <= 60 else literal[:58] + "…"
+            raise InputError(f"The literal sentence “{short}” has {len(candidates)} candidates in the CSV; the limit "
+                             f"is {MAX_CANDIDATES} per literal sentence. Nothing was scored.")
+    scored = _score(groups, _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance), progress)
+    table, winner, chart, backends = show_group(scored[0])
+    labels = [group_label(i + 1, g) for i, g in enumerate(scored)]
+    picker = gr.update(choices=labels, value=labels[0], visible=len(scored) > 1,
+                       label=f"Literal sentence shown ({len(scored)} scored from the CSV; all in the download)")
+    first = scored[0]
+    return (table, winner, chart, _csv_file(scored, request), backends, picker, scored, first["literal"],
+            "\n".join(c["candidate"] for c in first["candidates"]))
+
+
+def pick_group(groups: list[dict], label: str | None):
+    """The dropdown: show the chosen group (its literal and candidates fill the text boxes, so Imagine top k and a
+    re-run use it)."""
+    labels = [group_label(i + 1, g) for i, g in enumerate(groups or [])]
+    if not groups or label not in labels:
+        return (gr.update(),) * 6
+    group = groups[labels.index(label)]
+    table, winner, chart, backends = show_group(group)
+    return table, winner, chart, backends, group["literal"], "\n".join(c["candidate"] for c in group["candidates"])
 
 
 def fill_from_polish(literal: str, candidates: list[str]):
@@ -163,7 +244,9 @@ def build_rerank_tab() -> dict:
                                         info=f"each up to {MAX_CHARS:,} characters",
                                         value=EXAMPLES[0][1], lines=6)
                 upload = gr.File(label=f"…or upload a CSV with columns literal,candidate (at most "
-                                       f"{MAX_CSV_BYTES // 1000} kB and {MAX_CSV_ROWS:,} rows)", file_types=[".csv"])
+                                       f"{MAX_CSV_BYTES // 1000} kB and {MAX_CSV_ROWS:,} rows; every literal "
+                                       f"sentence is scored, up to {MAX_CANDIDATES} candidates each)",
+                                 file_types=[".csv"], elem_id="rerank-upload")
             with gr.Column(scale=2):
                 gr.Markdown("Quality weights α : β : γ in parts (the paper's 3 : 2 : 1); they are divided by their "
                             "sum, so 3 : 2 : 1 means α, β, γ = 0.5, 0.33, 0.17.", elem_classes=["studio-note"])
@@ -179,19 +262,27 @@ def build_rerank_tab() -> dict:
                                      value="eq2", label="Relevance")
         run = gr.Button("Rerank", variant="primary")
         gr.Examples(EXAMPLES, inputs=[literal, candidates], label="Examples (from the HAUSER paper)")
-        winner = gr.HighlightedText(label="Winner: topic / vehicle / event", color_map=COLOURS, show_legend=True)
-        table = gr.Dataframe(headers=COLUMNS, datatype=DATATYPES, interactive=False, wrap=True,
-                             label="Scores (click a column header to sort)")
+        groups = gr.State([])
+        group_choice = gr.Dropdown(choices=[], label="Literal sentence shown", visible=False, interactive=True,
+                                   elem_id="rerank-group")
+        winner = gr.HighlightedText(label="Winner: topic / vehicle / event", color_map=COLOURS, show_legend=True,
+                                    elem_id="rerank-winner")
+        table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=DATATYPES, interactive=False, wrap=True,
+                             column_widths=COLUMN_WIDTHS, elem_id="rerank-table", elem_classes=["studio-wide-table"],
+                             label="Scores, 2 decimals (click a column header to sort; every raw value in the CSV)")
         gr.Markdown(SCORES_NOTE, elem_classes=["studio-note"])
         chart = gr.Plot(label="Criteria per candidate")
         with gr.Row():
             download = gr.File(label="Scored table (CSV)")
             backends = gr.Markdown()
         inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance]
-        outputs = [table, winner, chart, download, backends]
+        outputs = [table, winner, chart, download, backends, group_choice, groups]
         after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS)).success(
             run_rerank, inputs=inputs, outputs=outputs, api_name="rerank")
-        upload.upload(load_csv, inputs=upload, outputs=[literal, candidates], api_name="rerank_load_csv")
+        upload.upload(clear_results, outputs=outputs, api_name=False, queue=False).then(
+            run_csv, inputs=[upload, *inputs[2:]], outputs=[*outputs, literal, candidates], api_name="rerank_csv")
+        group_choice.input(pick_group, inputs=[groups, group_choice],
+                           outputs=[table, winner, chart, backends, literal, candidates], api_name=False)
         build_imagine_topk(literal, table)
     return {"literal": literal, "candidates": candidates, "rerank_inputs": inputs, "rerank_outputs": outputs,
             "run": run_rerank}

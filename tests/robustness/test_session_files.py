@@ -16,7 +16,8 @@ from .conftest import wait_for
 def test_session_files_are_deleted_when_the_session_ends(client, app_url, tmp_path):
     upload = tmp_path / "candidates.csv"
     upload.write_text("literal,candidate\nHe is fast.,He is as fast as a cheetah.\nHe is fast.,He is fast like wind.\n")
-    literal, candidates = client.predict(handle_file(str(upload)), api_name="/rerank_load_csv")
+    scored = client.predict(handle_file(str(upload)), 0.5, 1 / 3, 1 / 6, 2, 2, 1, "eq2", api_name="/rerank_csv")
+    literal, candidates = scored[6], scored[7]  # (the State is not returned)
     assert literal == "He is fast." and "cheetah" in candidates
     result = client.predict(literal, candidates, api_name="/rerank")
     downloaded = result[3]

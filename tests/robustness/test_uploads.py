@@ -76,17 +76,32 @@ def _app_error(client, *args, api_name):
                                   "binary_renamed"])
 def test_upload_endpoint_answers_bad_csv_clearly(name, csv_file, client):
     data, fragment = BAD_CSVS[name]
-    message = _app_error(client, handle_file(str(csv_file(name, data))), api_name="/rerank_load_csv")
+    message = _app_error(client, handle_file(str(csv_file(name, data))), *RERANK_DEFAULTS, api_name="/rerank_csv")
     assert fragment.lower() in message.lower(), message
 
 
 @pytest.mark.slow
-def test_upload_endpoint_loads_a_good_csv_and_caps_candidates(csv_file, client):
+def test_upload_endpoint_refuses_a_literal_over_the_candidate_limit(csv_file, client):
     rows = b"".join(b"He is fast.,He is as fast as thing %d.\n" % k for k in range(MAX_CANDIDATES + 20))
-    literal, candidates = client.predict(handle_file(str(csv_file("many", b"literal,candidate\n" + rows))),
-                                         api_name="/rerank_load_csv")
+    message = _app_error(client, handle_file(str(csv_file("many", b"literal,candidate\n" + rows))), *RERANK_DEFAULTS,
+                         api_name="/rerank_csv")
+    assert f"{MAX_CANDIDATES + 20} candidates" in message and f"limit is {MAX_CANDIDATES}" in message, message
+
+
+@pytest.mark.slow
+def test_upload_endpoint_scores_every_literal(csv_file, client):
+    data = (b"literal,candidate\nHe is fast.,He is as fast as a cheetah.\nThe lake was calm.,The lake was calm "
+            b"like a mirror.\nHe is fast.,He is fast like wind.\nThe night was dark.,The night was dark as ink.\n")
+    result = client.predict(handle_file(str(csv_file("three", data))), *RERANK_DEFAULTS, api_name="/rerank_csv")
+    table, picker, literal, candidates = result[0], result[5], result[6], result[7]  # (the State is not returned)
     assert literal == "He is fast."
-    assert len(candidates.splitlines()) == MAX_CANDIDATES
+    assert candidates.splitlines() == ["He is as fast as a cheetah.", "He is fast like wind."]
+    assert len(table["data"]) == 2  # the first literal's group is on screen
+    choices = [c[0] if isinstance(c, (list, tuple)) else c for c in picker["choices"]]
+    assert [c.split(" (")[0] for c in choices] == ["1. He is fast.", "2. The lake was calm.", "3. The night was dark."]
+    with open(result[3], encoding="utf-8") as fh:  # the download holds every group
+        lines = fh.read().splitlines()
+    assert len(lines) == 1 + 4 and sum(line.startswith("The lake was calm.,") for line in lines) == 1
 
 
 @pytest.mark.slow

@@ -1,0 +1,55 @@
+"""Character spans on word boundaries: a highlighted span never starts or ends inside a word ("with h / er face").
+
+Spans come from several tokenizers (spaCy, BPE offsets, regexes over cleaned text); whatever cut them, what a reader
+sees is snapped outwards to whole words and stripped of the spaces at its edges. Plain functions, no Gradio."""
+from __future__ import annotations
+
+_INNER = "'’"  # an apostrophe between letters is part of the word ("don't", "O’Neil")
+
+
+def is_word_char(text: str, i: int) -> bool:
+    """True when text[i] belongs to a word: a letter, digit or underscore, or an apostrophe between two of them."""
+    if not 0 <= i < len(text):
+        return False
+    c = text[i]
+    if c.isalnum() or c == "_":
+        return True
+    return c in _INNER and is_word_char_plain(text, i - 1) and is_word_char_plain(text, i + 1)
+
+
+def is_word_char_plain(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
+
+
+def snap_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """(start, end) clamped to `text`, widened to whole words at both ends, then stripped of outer whitespace.
+    An empty or all-space span comes back empty (start == end)."""
+    start, end = max(0, min(len(text), int(start))), max(0, min(len(text), int(end)))
+    if end <= start:
+        return start, start
+    while start > 0 and is_word_char(text, start - 1) and is_word_char(text, start):
+        start -= 1
+    while end < len(text) and is_word_char(text, end - 1) and is_word_char(text, end):
+        end += 1
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def next_word_start(text: str, i: int, end: int) -> int:
+    """The first position at or after `i` (up to `end`) where a word may start: past the rest of a word cut at `i`
+    and past spaces."""
+    while i < end and (text[i].isspace() or (is_word_char(text, i - 1) and is_word_char(text, i))):
+        i += 1
+    return i
+
+
+def on_word_boundaries(text: str, start: int, end: int) -> bool:
+    """The check the tests use: the span neither starts nor ends inside a word."""
+    if end <= start:
+        return True
+    inside_start = start > 0 and is_word_char(text, start - 1) and is_word_char(text, start)
+    inside_end = end < len(text) and is_word_char(text, end - 1) and is_word_char(text, end)
+    return not inside_start and not inside_end

@@ -1,0 +1,91 @@
+"""Issue 19 items 5 and 6: Polish and Continue report progress that follows the work and stop when told; a shortfall
+(fewer candidates, fewer distinct samples, a sentence cut by the token limit) is said, with the reason."""
+from __future__ import annotations
+
+import pytest
+
+from studio.continuation.generate import Settings, continue_narrative
+from studio.errors import Stopped
+from studio.similes.polish import STRATEGIES, polish, polish_report
+
+NARRATIVE = "Nora dropped her notes on the stage, so she had to [wing it]."
+
+
+def _recorder():
+    calls = []
+    return calls, lambda fraction, what: calls.append((fraction, what))
+
+
+def test_polish_progress_moves_per_strategy_and_batch():
+    calls, progress = _recorder()
+    cands = polish("He yelps and howls.", n=10, strategies=list(STRATEGIES), seed=0, progress=progress)
+    fractions = [f for f, _ in calls]
+    assert fractions == sorted(fractions) and 0 < fractions[0] < 0.1 and fractions[-1] >= 0.65
+    assert sum("strategy" in what for _, what in calls) == len(STRATEGIES)  # one step per strategy
+    assert any("scoring candidates" in what for _, what in calls)
+    assert len({round(f, 3) for f in fractions}) >= len(STRATEGIES) + 2  # not one number for the whole run
+    assert cands == polish("He yelps and howls.", n=10, strategies=list(STRATEGIES), seed=0)  # same result
+
+
+def test_polish_stops_when_told():
+    calls, progress = _recorder()
+    with pytest.raises(Stopped):
+        polish("He yelps and howls.", n=10, seed=0, progress=progress, should_stop=lambda: len(calls) >= 2)
+    assert len(calls) == 2  # nothing ran after the stop was seen
+
+
+def test_polish_says_why_it_delivers_fewer():
+    cands, report = polish_report("He yelps and howls.", n=50, strategies=["property"], seed=0)
+    assert report["asked"] == 50 and report["delivered"] == len(cands) < 50
+    assert f"{len(cands)} of the 50 candidates asked" in report["shortfall"]
+    assert "property" in report["shortfall"]
+    _, full = polish_report("He yelps and howls.", n=1, seed=0)
+    assert full["delivered"] == 1 and full["shortfall"] == ""
+
+
+def test_continue_progress_follows_decoding_steps():
+    calls, progress = _recorder()
+    result = continue_narrative(NARRATIVE, Settings(n=3, max_new_tokens=12, seed=1), progress=progress)
+    steps = [what for _, what in calls if what.startswith("decoding token")]
+    longest = max(c.tokens for c in result.continuations)
+    assert len(steps) >= longest >= 1  # one report per decoding step
+    fractions = [f for f, _ in calls]
+    assert fractions == sorted(fractions) and fractions[-1] >= 0.9
+
+
+def test_continue_stops_within_a_step():
+    calls, progress = _recorder()
+    with pytest.raises(Stopped):
+        continue_narrative(NARRATIVE, Settings(n=3, max_new_tokens=40, seed=1), progress=progress,
+                           should_stop=lambda: sum(w.startswith("decoding token") for _, w in calls) >= 2)
+    assert sum(w.startswith("decoding token") for _, w in calls) == 2
+
+
+def test_continue_says_fewer_distinct_samples():
+    result = continue_narrative(NARRATIVE, Settings(n=6, temperature=0.0, max_new_tokens=8))  # greedy: all alike
+    assert len(result.continuations) == 1 and result.continuations[0].samples == 6
+    assert any("1 distinct continuation(s) from the 6 samples asked" in line for line in result.shortfall)
+
+
+def test_continue_never_hides_a_cut_sentence():
+    result = continue_narrative(NARRATIVE, Settings(n=2, max_new_tokens=1, seed=0))
+    for c in result.continuations:
+        assert c.cut or c.text.rstrip("\"')]").endswith((".", "!", "?"))
+    assert any(c.cut for c in result.continuations)  # one token ends no sentence of the tiny lm
+    assert any("limit of 1 new tokens" in line for line in result.shortfall)
+    complete = continue_narrative(NARRATIVE, Settings(n=2, max_new_tokens=60, seed=0))
+    assert all(c.cut or c.text.rstrip("\"')]").endswith((".", "!", "?")) for c in complete.continuations)
+
+
+def test_the_page_shows_the_shortfalls(client):
+    status = client.predict("He yelps and howls.", ["property"], 50, 0, api_name="/polish")[2]
+    assert status.startswith("⚠️") and "of the 50 candidates asked" in status
+    info = client.predict(NARRATIVE, "plain", 5, 0, 5, 0.0, 8, api_name="/continue")[1]
+    assert "1 distinct continuation(s) from the 5 samples asked" in info
+
+
+def test_cli_polish_says_the_shortfall(capsys):
+    from studio.cli import main
+
+    assert main(["polish", "He yelps and howls.", "--n", "20", "--strategies", "property"]) == 0
+    assert "of the 20 candidates asked" in capsys.readouterr().out
