@@ -1,6 +1,13 @@
 """The FigurativeNarrativeBenchmark rows of ../shared/data/figurative, and the held-out validation split.
 
-The split is by expression (idiom / simile), so no validation idiom or simile is ever seen in training."""
+The split is by expression (idiom / simile), so no validation idiom or simile is ever seen in training.
+
+Three parts (`part`, `split3`), deterministic:
+- validation (`is_validation`): sha1("{kind}|{group}") % 5 == 0, group = the lower-cased idiom, or the simile
+  narrative; everything else is train;
+- the validation part is halved by another hash of the same group: sha1("test|{kind}|{group}") even -> dev (every
+  choice: epochs, learning rate, inputs), odd -> test (reported, never used for a choice).
+So an idiom is wholly in one of train / dev / test."""
 from __future__ import annotations
 
 import hashlib
@@ -88,3 +95,22 @@ def split(kind: str) -> tuple[list[Item], list[Item]]:
     for item in load_items(kind):
         (val if is_validation(item) else train).append(item)
     return train, val
+
+
+PARTS = ("train", "dev", "test")
+
+
+def part(item: Item) -> str:
+    """"train", "dev" or "test" (see the module docstring)."""
+    if not is_validation(item):
+        return "train"
+    digest = hashlib.sha1(f"test|{item.kind}|{item.group}".encode()).hexdigest()
+    return "test" if int(digest[:8], 16) % 2 else "dev"
+
+
+def split3(kind: str) -> dict[str, list[Item]]:
+    """{"train": [...], "dev": [...], "test": [...]} for one kind."""
+    out: dict[str, list[Item]] = {p: [] for p in PARTS}
+    for item in load_items(kind):
+        out[part(item)].append(item)
+    return out

@@ -16,12 +16,58 @@ from . import data
 from .features import Case
 
 
+def cross_judge_accuracy() -> dict:
+    """The served cross-encoder judge and its no-narrative ablation on the dev and test parts (data.split3), per
+    type, no meaning given (the product setting): recomputed here, not read from the training report."""
+    from .crossjudge import ABLATION_DIR, CROSS_DIR, get_cross_judge, measure
+
+    out = {"split": "data.split3: by expression; validation = sha1(kind|group) % 5 == 0, halved into dev / test by "
+                    "sha1(test|kind|group) parity; test is never used for a choice"}
+    for name, folder in (("judge", CROSS_DIR), ("no-narrative ablation", ABLATION_DIR)):
+        judge = get_cross_judge(folder)
+        if judge is None:
+            out[name] = {"error": f"{folder.name} is not trained: run `python -m studio train judge`"
+                                  + (" --inputs option" if folder == ABLATION_DIR else "")}
+            continue
+        out[name] = {**measure(judge), "model": judge.name, "recipe": judge.config.get("recipe", {})}
+    old = old_judge_by_part()
+    if old:
+        out["old judge (frozen MiniLM features; the fallback)"] = old
+    if all("error" not in out[k] for k in ("judge", "no-narrative ablation")):
+        out["judge minus ablation (points)"] = {
+            k: round(100 * (out["judge"][k]["accuracy"] - out["no-narrative ablation"][k]["accuracy"]), 1)
+            for k in out["judge"] if " / " in k}
+    return out
+
+
+def old_judge_by_part() -> dict:
+    """The old judge on the same dev / test parts: with no meaning (the product setting) and with the gold one."""
+    from .embcache import encode_cached
+    from .judge import get_legacy_judge
+
+    judge = get_legacy_judge()
+    if judge is None:
+        return {}
+    out = {}
+    for kind in data.KINDS:
+        split = data.split3(kind)
+        for part in ("dev", "test"):
+            items = split[part]
+            for label, hidden in (("no meaning", True), ("gold meaning/property", False)):
+                cases = [Case(it.narrative, it.expression, "" if hidden else it.knowledge, it.kind) for it in items]
+                js = judge.pairs(cases, [it.option1 for it in items], [it.option2 for it in items], encode_cached)
+                acc = float(np.mean([(j.choice == "option2") == bool(it.label) for j, it in zip(js, items)]))
+                out[f"{kind} / {part} ({label})"] = {"accuracy": round(acc, 4), "n": len(items)}
+    return out
+
+
 def judge_accuracy() -> dict:
     from .embcache import encode_cached
-    from .judge import get_judge
     from .train import cosine_baseline, featurize
 
-    judge = get_judge()
+    from .judge import get_legacy_judge
+
+    judge = get_legacy_judge()
     out = {}
     if judge is None:
         return {"error": "the judge is not trained: run `python -m studio train judge`"}
@@ -134,6 +180,7 @@ def evaluate(argv: list[str]) -> dict:
     p.add_argument("--samples", type=int, default=3, help="continuations sampled per narrative, then ranked")
     p.add_argument("--modes", default="plain,literal,context")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--legacy", action="store_true", help="also measure the old judge over frozen embedder features")
     p.add_argument("--only", choices=["judge", "detection", "generation"], action="append")
     args = p.parse_args(argv)
     if args.per_type < 1 or args.samples < 1:
@@ -144,7 +191,9 @@ def evaluate(argv: list[str]) -> dict:
     parts = args.only or ["judge", "detection", "generation"]
     result: dict = {"profile": get_registry().profile}
     if "judge" in parts:
-        result["judge_accuracy"] = judge_accuracy()
+        result["cross_judge_accuracy"] = cross_judge_accuracy()
+        if args.legacy:
+            result["judge_accuracy (old judge, validation = dev + test)"] = judge_accuracy()
     if "detection" in parts:
         result["idiom_detection"] = idiom_recall()
     if "generation" in parts:

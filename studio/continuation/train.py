@@ -119,7 +119,14 @@ def cross_validate(train_items) -> dict:
 
 
 def train_judge(argv: list[str]) -> dict:
-    p = argparse.ArgumentParser(prog="python -m studio train judge")
+    """The cross-encoder judge (studio.continuation.crossjudge); `--legacy` trains the old scorer over frozen
+    embedder features (kept only as the fallback when the cross-encoder's weights are absent)."""
+    if "--legacy" not in argv:
+        from .crossjudge import train
+
+        return train(argv)
+    argv = [a for a in argv if a != "--legacy"]
+    p = argparse.ArgumentParser(prog="python -m studio train judge --legacy")
     p.add_argument("--no-save", action="store_true", help="measure only; keep the committed judge")
     p.add_argument("--scorer", default="auto", choices=["auto", *SCORERS],
                    help="auto: the best by cross-validation on the training part")

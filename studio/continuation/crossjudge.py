@@ -1,0 +1,204 @@
+"""The judge that reads the narrative: a cross-encoder over "narrative [SEP] option" (studio.models.pair_encoder:
+all-MiniLM-L6-v2 with its top layers fine-tuned and a linear scorer), trained pairwise — a 2-way softmax over
+s(option1), s(option2) against the gold `correctanswer` — on the train part of ../shared/data/figurative (idioms
+and similes together; data.split3: split by expression into train / dev / test).
+
+Input: the narrative truncated from the LEFT (its end, with the expression, is kept) so that narrative + option fit
+`max_length` tokens; no meaning, no inferences (the product setting: a user has no gold meaning).
+The no-narrative ablation is the same model and recipe on the option alone (`--inputs option`).
+
+    python -m studio train judge                      # the judge   -> assets/continuation/judge-cross/
+    python -m studio train judge --inputs option      # ablation    -> assets/continuation/judge-ablation/
+
+The committed pair was trained with `--max-pairs 2400 --max-length 80 --frozen-layers 3` (1 epoch, ~8 and ~4
+minutes on 2 loaded cores); figures in README (Continue) and docs/experiments.md. It does not beat its ablation,
+so it is not the served default (judge.DEFAULT_JUDGE).
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..models.config import ASSETS
+from . import data
+
+CROSS_DIR = ASSETS / "continuation" / "judge-cross"
+ABLATION_DIR = ASSETS / "continuation" / "judge-ablation"
+_lock = threading.Lock()
+_loaded: dict[str, object] = {}
+
+
+def _encode(tok, narratives: list[str] | None, options: list[str], max_length: int):
+    if narratives is None:
+        return tok(options, truncation=True, max_length=max_length, padding=True, return_tensors="pt")
+    return tok(narratives, options, truncation="only_first", max_length=max_length, padding=True,
+               return_tensors="pt")
+
+
+def raw_scores(model, tok, narratives, options, max_length: int, batch: int = 32) -> np.ndarray:
+    import torch
+
+    out = []
+    with torch.inference_mode():
+        for i in range(0, len(options), batch):
+            x = _encode(tok, None if narratives is None else narratives[i:i + batch], options[i:i + batch],
+                        max_length)
+            out.append(model(**x).float().numpy())
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
+
+
+class CrossJudge:
+    """The same public methods as judge.Judge (scores / pairs / rank); Case.meaning is not read."""
+
+    def __init__(self, config: dict, tok, model):
+        self.config, self.tok, self.model = config, tok, model
+        self.name = config.get("notes", "cross-encoder judge")
+        self.cfg = self  # evaluate.py reads judge.cfg.metrics
+        self.metrics = config.get("metrics", {})
+        self.reads_narrative = config.get("inputs", "narrative") == "narrative"
+
+    def scores(self, cases, options: list[list[str]], encode=None) -> list[np.ndarray]:
+        narr, opts, owner = [], [], []
+        for i, (case, os_) in enumerate(zip(cases, options)):
+            for o in os_:
+                narr.append(case.narrative)
+                opts.append(o)
+                owner.append(i)
+        if not opts:
+            return [np.zeros(0) for _ in cases]
+        s = raw_scores(self.model, self.tok, narr if self.reads_narrative else None, opts,
+                       int(self.config["max_length"]))
+        owner = np.array(owner)
+        return [s[owner == i] for i in range(len(cases))]
+
+    def pairs(self, cases, option1, option2, encode=None):
+        from .judge import Judgement
+
+        out = []
+        for s in self.scores(cases, [[a, b] for a, b in zip(option1, option2)]):
+            p2 = float(1.0 / (1.0 + np.exp(-(s[1] - s[0]))))
+            out.append(Judgement(1.0 - p2, p2))
+        return out
+
+    def rank(self, narrative: str, options: list[str], expr=None) -> np.ndarray:
+        from .judge import case_for
+
+        s = self.scores([case_for(narrative, expr)], [options])[0]
+        e = np.exp(s - s.max())
+        return e / e.sum()
+
+
+def get_cross_judge(folder: Path = CROSS_DIR) -> CrossJudge | None:
+    from ..models.pair_encoder import has_pair_encoder, load_pair_encoder
+
+    key = str(folder)
+    with _lock:
+        if key not in _loaded:
+            _loaded[key] = CrossJudge(*load_pair_encoder(folder)) if has_pair_encoder(folder) else None
+        return _loaded[key]
+
+
+def accuracy(judge: CrossJudge, items) -> float:
+    from .features import Case
+
+    js = judge.pairs([Case(it.narrative, it.expression, "", it.kind) for it in items],
+                     [it.option1 for it in items], [it.option2 for it in items])
+    return round(float(np.mean([(j.choice == "option2") == bool(it.label) for j, it in zip(js, items)])), 4)
+
+
+def measure(judge: CrossJudge, parts=("dev", "test"), limit: int | None = None) -> dict:
+    out = {}
+    for kind in data.KINDS:
+        split = data.split3(kind)
+        for p in parts:
+            items = split[p][:limit] if limit else split[p]
+            out[f"{kind} / {p}"] = {"accuracy": accuracy(judge, items), "n": len(items)}
+    return out
+
+
+def train(argv: list[str]) -> dict:
+    import torch
+
+    from ..models.pair_encoder import BASE_MODEL, load_base, save_pair_encoder
+
+    p = argparse.ArgumentParser(prog="python -m studio train judge")
+    p.add_argument("--inputs", choices=["narrative", "option"], default="narrative",
+                   help="narrative: the judge; option: the no-narrative ablation")
+    p.add_argument("--max-length", type=int, default=128)
+    p.add_argument("--frozen-layers", type=int, default=3, help="bottom transformer layers kept frozen (of 6)")
+    p.add_argument("--epochs", type=float, default=1.0)
+    p.add_argument("--max-pairs", type=int, default=0, help="train on a subsample of this many pairs (0: all)")
+    p.add_argument("--lr", type=float, default=2e-4)
+    p.add_argument("--head-lr", type=float, default=2e-3)
+    p.add_argument("--batch", type=int, default=8, help="pairs per step")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--eval-limit", type=int, default=0, help="rows per kind and part measured at the end (0: all)")
+    p.add_argument("--out", default="", help="folder (default: judge-cross/ or judge-ablation/)")
+    p.add_argument("--no-save", action="store_true")
+    args = p.parse_args(argv)
+    started = time.perf_counter()
+    torch.manual_seed(args.seed)
+    train_items = [it for kind in data.KINDS for it in data.split3(kind)["train"]]
+    rng = random.Random(args.seed)
+    rng.shuffle(train_items)
+    if args.max_pairs:
+        train_items = train_items[:args.max_pairs]
+    steps_per_epoch = (len(train_items) + args.batch - 1) // args.batch
+    total = max(1, int(round(steps_per_epoch * args.epochs)))
+    max_length = args.max_length if args.inputs == "narrative" else min(args.max_length, 64)
+    tok, model = load_base(BASE_MODEL)
+    model.freeze_below(args.frozen_layers)
+    head = [p_ for n, p_ in model.named_parameters() if n.startswith("head.")]
+    body = [p_ for n, p_ in model.named_parameters() if p_.requires_grad and not n.startswith("head.")]
+    opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.head_lr}],
+                            weight_decay=0.01)
+    warm = max(1, total // 10)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
+    model.train()
+    losses, step, order = [], 0, list(range(len(train_items)))
+    while step < total:
+        rng.shuffle(order)
+        for i in range(0, len(order), args.batch):
+            if step >= total:
+                break
+            batch = [train_items[j] for j in order[i:i + args.batch]]
+            narr = [it.narrative for it in batch for _ in (0, 1)] if args.inputs == "narrative" else None
+            opts = [o for it in batch for o in (it.option1, it.option2)]
+            s = model(**_encode(tok, narr, opts, max_length)).view(-1, 2)
+            y = torch.tensor([it.label for it in batch])
+            loss = torch.nn.functional.cross_entropy(s, y)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            losses.append(float(loss.detach()))
+            step += 1
+            if step % 20 == 0 or step == total:
+                print(f"step {step}/{total} loss(last 20) {np.mean(losses[-20:]):.4f} "
+                      f"{time.perf_counter() - started:.0f}s", flush=True)
+    model.eval()
+    train_seconds = round(time.perf_counter() - started, 1)
+    config = {"base": BASE_MODEL, "inputs": args.inputs, "max_length": max_length,
+              "frozen_layers": args.frozen_layers,
+              "notes": ("cross-encoder judge (narrative, option)" if args.inputs == "narrative"
+                        else "no-narrative ablation (option only)") + " over all-MiniLM-L6-v2",
+              "recipe": {"epochs": args.epochs, "pairs": len(train_items), "steps": total, "batch_pairs": args.batch,
+                         "lr": args.lr, "head_lr": args.head_lr, "seed": args.seed, "loss": "2-way softmax",
+                         "train_seconds": train_seconds, "command": "python -m studio train judge " + " ".join(argv)}}
+    judge = CrossJudge(config, tok, model)
+    # dev only: the test part is measured by `python -m studio eval continuation`, never looked at while choosing
+    config["metrics"] = measure(judge, parts=("dev",), limit=args.eval_limit or None)
+    out = Path(args.out) if args.out else (CROSS_DIR if args.inputs == "narrative" else ABLATION_DIR)
+    if not args.no_save:
+        out.mkdir(parents=True, exist_ok=True)
+        save_pair_encoder(out, model, config)
+        with _lock:
+            _loaded.clear()
+    return {**config, "saved_to": None if args.no_save else str(out), "seconds": round(time.perf_counter() - started, 1)}

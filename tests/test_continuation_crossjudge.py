@@ -1,0 +1,58 @@
+"""The judge that reads the narrative (cross-encoder) and its no-narrative ablation: the split, the stored weights,
+and a small figure recomputed through the real code on the test part (offline profile, real data)."""
+from __future__ import annotations
+
+import pytest
+
+from studio.continuation import data
+from studio.continuation.data import Item, data_dir
+
+HAS_DATA = (data_dir() / "simile_train.jsonl").is_file()
+
+
+def _item(kind, expr, narrative):
+    return Item(kind, narrative, expr, "", "a", "b", 0)
+
+
+def test_split_parts_keep_an_expression_together_and_are_deterministic():
+    same = [_item("idiom", "spill the beans", f"Story {i}.") for i in range(5)]
+    assert len({data.part(it) for it in same}) == 1
+    parts = [data.part(_item("idiom", f"idiom {i}", "x")) for i in range(400)]
+    assert set(parts) == {"train", "dev", "test"}
+    assert 0.1 < (parts.count("dev") + parts.count("test")) / len(parts) < 0.3  # one group in five held out
+    assert parts == [data.part(_item("idiom", f"idiom {i}", "x")) for i in range(400)]
+    # the dev + test parts are exactly the old validation part
+    assert all((p != "train") == data.is_validation(_item("idiom", f"idiom {i}", "x")) for i, p in enumerate(parts))
+
+
+@pytest.mark.skipif(not HAS_DATA, reason="the figurative narratives (../shared/data/figurative) are not available")
+def test_no_group_crosses_parts():
+    for kind in data.KINDS:
+        groups = {p: {it.group for it in rows} for p, rows in data.split3(kind).items()}
+        assert not groups["train"] & groups["dev"] and not groups["train"] & groups["test"]
+        assert not groups["dev"] & groups["test"] and groups["dev"] and groups["test"]
+
+
+@pytest.mark.offline
+@pytest.mark.skipif(not HAS_DATA, reason="the figurative narratives (../shared/data/figurative) are not available")
+def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline, monkeypatch):
+    from studio.continuation.crossjudge import ABLATION_DIR, CROSS_DIR, CrossJudge, accuracy, get_cross_judge
+    from studio.continuation.judge import get_judge
+    from studio.models.pair_encoder import has_pair_encoder
+
+    assert has_pair_encoder(CROSS_DIR), "python -m studio train judge"
+    assert has_pair_encoder(ABLATION_DIR), "python -m studio train judge --inputs option"
+    judge, ablation = get_cross_judge(CROSS_DIR), get_cross_judge(ABLATION_DIR)
+    monkeypatch.setenv("STUDIO_JUDGE", "cross")
+    assert isinstance(get_judge(), CrossJudge) and get_judge() is judge  # served on request
+    assert judge.reads_narrative and not ablation.reads_narrative
+    rows = data.split3("idiom")["test"][::7][:20] + data.split3("simile")["test"][::7][:20]
+    assert len(rows) == 40
+    acc, acc_ablation = accuracy(judge, rows), accuracy(ablation, rows)
+    # measured 0.625 (judge) and 0.575 (ablation) on these 40 rows; chance is 0.5. A regression guard, not the
+    # target: the committed judge is far from 75 % (docs/experiments.md)
+    assert acc >= 0.575, acc
+    assert 0.5 <= acc_ablation <= 0.7, acc_ablation
+    # the same public surface as the old judge: a pair's probabilities sum to one, ranks are a distribution
+    p = judge.rank(rows[0].narrative, [rows[0].option1, rows[0].option2, "The sky is blue."])
+    assert p.shape == (3,) and abs(p.sum() - 1) < 1e-5
