@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from ..models.config import PROJECT_ROOT
+from ..shared_data import shared_data_dir
 
 KINDS = ("idiom", "simile")
 VALIDATION_SHARE = 5  # one group in five is held out
@@ -26,7 +25,7 @@ _BOLD = re.compile(r"</?b>", re.I)
 
 
 def data_dir() -> Path:
-    return Path(os.environ.get("STUDIO_SHARED_DATA") or PROJECT_ROOT.parent / "shared" / "data") / "figurative"
+    return shared_data_dir() / "figurative"
 
 
 @dataclass
