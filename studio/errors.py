@@ -48,3 +48,14 @@ def check_stop(should_stop, what: str = "The job") -> None:
     """Raise Stopped when the `should_stop` callable (or None) says so: the poll long capability loops call."""
     if should_stop is not None and should_stop():
         raise Stopped(what)
+
+
+def parse_options(parser, argv: list[str]):
+    """`parser.parse_args(argv)` for a build/train/eval target: bad options become one InputError line (exit 2)
+    instead of argparse's usage dump; --help still exits 0."""
+    try:
+        return parser.parse_args(argv)
+    except SystemExit as exc:
+        if exc.code:
+            raise InputError(f"{parser.prog}: invalid options {' '.join(argv)!r} (see --help)") from None
+        raise

@@ -115,3 +115,33 @@ def pytest_runtest_makereport(item, call):
     if any(word in reason.lower() for word in _CI_REQUIRED):
         report.outcome = "failed"
         report.longrepr = f"CI=true, so this skip is a failure: {reason}"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for a module (Playwright's sync API allows one running instance per thread)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser, url, width=1400, height=1000):
+    """A new page of `browser` on the app at `url`, once its tabs have rendered."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(url, wait_until="domcontentloaded")
+    page.get_by_role("tab").first.wait_for(timeout=60_000)
+    return page
+
+
+@pytest.fixture(scope="module")
+def shots():
+    """Where a module's screenshots go: $STUDIO_SCREENSHOTS, or a temporary folder."""
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(os.environ.get("STUDIO_SCREENSHOTS") or tempfile.mkdtemp(prefix="studio-shots-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -2,13 +2,11 @@
 with the limit named, never cut and processed; the Models tab is read-only. One app server for the module."""
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, needs_chromium
+from conftest import needs_chromium, open_page
 from studio.continuation.generate import MAX_NARRATIVE_CHARS as CONTINUE_MAX
 from studio.proverbs.service import MAX_NARRATIVE_CHARS as PROVERBS_MAX
 
@@ -18,35 +16,10 @@ PASTE = ("The fisherman rowed out at the first light of the grey sea every morni
 
 
 @pytest.fixture(scope="module")
-def browser():
-    """One headless Chromium for the module (Playwright's sync API allows one running instance per thread)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-def _open(browser, url):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(url, wait_until="domcontentloaded")
-    page.get_by_role("tab").first.wait_for(timeout=60_000)
-    return page
-
-
-@pytest.fixture(scope="module")
 def wide_page(browser, app_url):
-    page = _open(browser, app_url)
+    page = open_page(browser, app_url)
     yield page
     page.close()
-
-
-@pytest.fixture(scope="module")
-def shots():
-    folder = Path(os.environ.get("STUDIO_SCREENSHOTS") or tempfile.mkdtemp(prefix="studio-ux-shots-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def _paste(page, label: str, text: str):
@@ -107,7 +80,7 @@ def offline_page(browser, _offline_registry):
     set_registry(_offline_registry)
     demo, url = _launch(admin=False)
     try:
-        page = _open(browser, url)
+        page = open_page(browser, url)
         yield page
         page.close()
     finally:

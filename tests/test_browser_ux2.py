@@ -3,42 +3,15 @@ good one is scored and selectable), and every tab legible at 1400×1000 and on a
 one browser for the module."""
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
 
 import pytest
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, needs_chromium
+from conftest import needs_chromium, open_page
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 RESULT_TIMEOUT_MS = 120_000
 MULTI_CSV = ("literal,candidate\nHe is fast.,He is as fast as a cheetah.\nThe lake was calm.,The lake was calm like "
              "a mirror.\nHe is fast.,He is fast like wind.\nThe night was dark.,The night was dark as ink.\n")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-def _open(browser, url, width=1400, height=1000):
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.goto(url, wait_until="domcontentloaded")
-    page.get_by_role("tab").first.wait_for(timeout=60_000)
-    return page
-
-
-@pytest.fixture(scope="module")
-def shots():
-    folder = Path(os.environ.get("STUDIO_SCREENSHOTS") or tempfile.mkdtemp(prefix="studio-ux2-shots-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def _wait_in_table(page, text: str, timeout: int = RESULT_TIMEOUT_MS):
@@ -50,7 +23,7 @@ def _table_texts(page) -> str:
 
 
 def test_rerank_csv_bad_file_clears_and_every_literal_is_scored(browser, app_url, shots, tmp_path):
-    page = _open(browser, app_url)
+    page = open_page(browser, app_url)
     try:
         page.get_by_role("tab", name="Rerank", exact=True).click()
         page.get_by_role("button", name="Rerank", exact=True).click()
@@ -146,7 +119,7 @@ def _fill_results(page, name: str):
 def test_every_tab_screenshot_and_no_overflow(browser, app_url, shots, width, height):
     """A screenshot of every tab at both sizes (Rerank with its scored table on screen); on the phone the page body
     never scrolls sideways (a wide table scrolls inside its own box)."""
-    page = _open(browser, app_url, width, height)
+    page = open_page(browser, app_url, width, height)
     overflow = {}
     try:
         for name in TAB_NAMES:
@@ -162,7 +135,7 @@ def test_every_tab_screenshot_and_no_overflow(browser, app_url, shots, width, he
 def test_polish_shortfall_line_and_stop_buttons(browser, app_url, shots):
     """Polish asked for 10 with one strategy that proposes fewer: the line above the table says how many came and
     why; Polish and Continue each have a Stop button beside their run button."""
-    page = _open(browser, app_url)
+    page = open_page(browser, app_url)
     try:
         _select_tab(page, "Polish")
         for name in ("insertion", "retrieval", "lm"):

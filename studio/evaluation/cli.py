@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import InputError, StudioError
+from ..errors import InputError, StudioError, parse_options
 from .base import RESULTS_DIR, provenance, write_result
 
 SAMPLE_ROWS = 40
@@ -41,7 +41,7 @@ def _parse(prog: str, argv: list[str], quick_help: str) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help=quick_help)
     p.add_argument("--out", type=Path, default=None,
                    help=f"folder for NAME.json (default {RESULTS_DIR.name}/; a limited run writes only with --out)")
-    args = _parse_or_refuse(p, argv, prog)
+    args = parse_options(p, argv)
     if args.limit is not None and args.limit < 1:
         raise InputError(f"{prog}: --limit must be at least 1, not {args.limit}")
     if args.quick and args.limit is None:
@@ -103,7 +103,7 @@ def table(argv: list[str]) -> dict:
     p.add_argument("--check", action="store_true", help="do not write; fail when the README's table differs")
     p.add_argument("--readme", type=Path, default=README)
     p.add_argument("--results", type=Path, default=RESULTS_DIR)
-    args = _parse_or_refuse(p, argv, "python -m studio eval table")
+    args = parse_options(p, argv)
     text = args.readme.read_text(encoding="utf-8")
     new = replace_table(text, render_table(args.results))
     if args.check:
@@ -116,13 +116,3 @@ def table(argv: list[str]) -> dict:
 
         atomic_write_bytes(args.readme, new.encode("utf-8"), mode=0o644)
     return {"readme": str(args.readme), "changed": new != text}
-
-
-def _parse_or_refuse(parser, argv, prog: str):
-    """The options, or an InputError (exit 2 with one line) for bad ones; --help still exits 0."""
-    try:
-        return parser.parse_args(argv)
-    except SystemExit as exc:
-        if exc.code:
-            raise InputError(f"{prog}: invalid options {' '.join(argv)!r} (see --help)") from None
-        raise

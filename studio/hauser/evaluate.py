@@ -18,7 +18,7 @@ import numpy as np
 from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics import ndcg_score
 
-from ..errors import InputError
+from ..errors import parse_options
 from .paths import data_file
 from .scorer import Settings, score_groups
 
@@ -118,12 +118,7 @@ def table11(settings: Settings) -> dict:
 def eval_hauser(argv: list[str]) -> dict:
     p = argparse.ArgumentParser(prog="python -m studio eval hauser")
     p.add_argument("--relevance", choices=["eq2", "eq3"], default="eq2")
-    try:
-        args = p.parse_args(argv)
-    except SystemExit as exc:
-        if exc.code:
-            raise InputError(f"{p.prog}: invalid options {' '.join(argv)!r} (see --help)") from None
-        raise
+    args = parse_options(p, argv)
     from ..models import get_registry
 
     start = time.perf_counter()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, parse_options
 from ..models import NLI_LABELS, get_registry
 from ..models.heads import HeadConfig, build_module, pair_features, save_head
 from ..models.specs import HEADS_DIR
@@ -99,14 +99,6 @@ def _common_args(prog: str, out: Path, hidden: int) -> argparse.ArgumentParser:
     return p
 
 
-def _parse(p: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
-    try:
-        return p.parse_args(argv)
-    except SystemExit as exc:
-        if exc.code:
-            raise InputError(f"{p.prog}: invalid options {' '.join(argv)!r} (see --help)") from None
-        raise
-
 
 def _embedder():
     import torch
@@ -126,7 +118,7 @@ def _save(args, cfg: HeadConfig, module) -> dict:
 def train_nli(argv: list[str]) -> dict:
     p = _common_args("nli", HEADS_DIR / "nli", hidden=512)
     p.add_argument("--held-out", type=float, default=0.15, help="fraction of MNLI and SNLI kept out of training")
-    args = _parse(p, argv)
+    args = parse_options(p, argv)
     start = time.perf_counter()
     embedder = _embedder()
     rng = np.random.default_rng(args.seed)
@@ -184,7 +176,7 @@ def _sst2(name: str) -> tuple[list[str], np.ndarray]:
 
 
 def train_sentiment(argv: list[str]) -> dict:
-    args = _parse(_common_args("sentiment", HEADS_DIR / "sentiment", hidden=0), argv)
+    args = parse_options(_common_args("sentiment", HEADS_DIR / "sentiment", hidden=0), argv)
     start = time.perf_counter()
     embedder = _embedder()
     train_texts, y = _sst2("sst2_train.tsv")
