@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-EXPECTED_ROLES = ["embedder", "retrieval_embedder", "lm", "nli", "sentiment", "clip", "diffusion", "parser"]
+EXPECTED_ROLES = ["embedder", "retrieval_embedder", "proverbs_encoder", "lm", "nli", "sentiment", "clip", "diffusion", "parser"]
 
 
 def run_cli(*args, env=None):
@@ -48,5 +48,6 @@ def test_models_api(client, admin_client):
     roles = [row[0] for row in table["data"]]
     assert roles == EXPECTED_ROLES
     table = admin_client.predict("sentiment", api_name="/load_model")
-    state = {row[0]: row[3] for row in table["data"]}
+    column = table["headers"].index("state")
+    state = {row[0]: row[column] for row in table["data"]}
     assert state["sentiment"] == "ready"

@@ -69,3 +69,50 @@ def test_alignment_pairs_the_proverb_halves_with_the_story(offline):
     pairs = align(narrative, "Q4")
     assert [p.proverb_span.text for p in pairs] == ["Don't put all your eggs", "in one basket"]
     assert pairs[0].narrative_span.start < pairs[1].narrative_span.start
+
+
+def test_committed_one_pass_adapter_belongs_to_the_committed_delta():
+    import json
+
+    from studio.proverbs.delta import delta_digest
+    from studio.proverbs.scorer import ONE_PASS_CONFIG, ONE_PASS_WEIGHTS
+
+    assert ONE_PASS_WEIGHTS.stat().st_size <= 20 * 2**20
+    cfg = json.loads(ONE_PASS_CONFIG.read_text())
+    assert cfg["encoder_delta_sha256"] == delta_digest()
+    assert cfg["validation"]["n"] == 500 and len(cfg["quote_ids"]) == 250
+
+
+def test_a_query_is_one_encoder_pass(offline, monkeypatch):
+    """The served scorer reads the narrative once, through the fine-tuned encoder; the base embedder (narrative
+    and sentences, the two other passes of the three-pass scorer) is not called."""
+    from studio.models import get_registry
+    from studio.proverbs import get_scorer, ranking
+    from studio.proverbs.index import EMBEDDER_ROLE
+
+    scorer = get_scorer()
+    assert scorer.one_pass and "one pass" in scorer.description
+    base = get_registry().get(EMBEDDER_ROLE)
+    calls = []
+    tuned = scorer.finetuned.embedder
+    original = type(tuned).encode
+
+    def counting(self, texts, *a, **k):
+        calls.append((self is tuned, len(texts)))
+        return original(self, texts, *a, **k)
+
+    monkeypatch.setattr(type(tuned), "encode", counting)
+    ranking(CASES[1][0], 3)
+    assert calls == [(True, 1)], calls
+    assert base is not tuned
+
+
+def test_a_one_pass_adapter_of_another_delta_is_not_served(offline, monkeypatch):
+    from studio.proverbs import delta, service
+
+    monkeypatch.setattr(delta, "delta_digest", lambda path=None: "0" * 64)
+    scorer = service.build_scorer(service.get_index())
+    assert not scorer.one_pass and scorer.finetuned is not None and scorer.is_trained
+    narrative, quote_id = CASES[0]
+    scores = scorer.score(*service.embed_narratives([narrative]), service.tuned_embeddings(scorer, [narrative]))
+    assert scorer.index.catalog[int(scores[0].argmax())].quote_id == quote_id

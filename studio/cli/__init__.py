@@ -1,6 +1,6 @@
 """`python -m studio`: one entry point; each capability adds its subcommands in its own module.
 
-A command module exposes `register(subparsers)`, which adds a parser whose `func(args)` returns a
+Each capability lists its command modules in studio/capabilities.py. A command module exposes `register(subparsers)`, which adds a parser whose `func(args)` returns a
 JSON-able result (printed with --json) and, optionally, sets `render` to a function that turns the result
 into human-readable text. Grouped commands (`build`, `train`, `eval`) dispatch to targets listed in
 `studio.cli.groups.TARGETS`.
@@ -11,20 +11,12 @@ import argparse
 import json
 import sys
 
+from ..capabilities import command_modules
 from ..errors import StudioError
 from ..models import ConfigError, ModelUnavailable, UnknownRole
 
-#: command modules, each with register(subparsers)
-COMMAND_MODULES = [
-    "studio.cli.models_cmd",
-    "studio.cli.groups",
-    "studio.cli.proverbs_cmd",
-    "studio.cli.score_cmd",
-    "studio.cli.components_cmd",
-    "studio.cli.polish_cmd",
-    "studio.cli.imagine_cmd",
-    "studio.cli.continue_cmd",
-]
+#: command modules, each with register(subparsers): the studio's own and each capability's (studio/capabilities.py)
+COMMAND_MODULES = command_modules()
 
 EXIT_BAD_INPUT, EXIT_MODEL_UNAVAILABLE = 2, 3
 

@@ -1,25 +1,16 @@
 """`build`, `train` and `eval`: each names a target implemented by a capability.
 
 A target is "module:function"; the function takes the remaining argv (its own options) and returns a
-JSON-able dict. Capabilities add their targets here.
+JSON-able dict. Capabilities declare their targets in studio/capabilities.py.
 """
 from __future__ import annotations
 
 import importlib
 
-TARGETS: dict[str, dict[str, str]] = {
-    "build": {"idiom-lexicon": "studio.continuation.lexicon:build_asset", "proverbs": "studio.proverbs.catalog:build_catalog", "kb": "studio.similes.kb_build:build"},
-    "train": {"judge": "studio.continuation.train:train_judge", "proverbs": "studio.proverbs.train:train", "simile-detector": "studio.similes.detector:train", "nli": "studio.hauser.train_heads:train_nli", "sentiment": "studio.hauser.train_heads:train_sentiment"},
-    # the evaluation contract (studio/evaluation): each writes results/NAME.json; `all` runs them, `table` writes
-    # the README's table; the earlier full reports stay available as NAME-report (printed, not written)
-    "eval": {"all": "studio.evaluation.cli:run_all", "table": "studio.evaluation.cli:table",
-             "hauser": "studio.evaluation.cli:hauser", "components": "studio.evaluation.cli:components",
-             "continuation": "studio.evaluation.cli:continuation", "proverbs": "studio.evaluation.cli:proverbs",
-             "polish": "studio.evaluation.cli:polish",
-             "continuation-report": "studio.continuation.evaluate:evaluate",
-             "proverbs-report": "studio.proverbs.evaluate:evaluate", "hauser-report": "studio.hauser.evaluate:eval_hauser",
-             "components-report": "studio.similes.evaluate:run", "polish-report": "studio.similes.evaluate_polish:run"},
-}
+from ..capabilities import targets
+
+#: declared by each capability in studio/capabilities.py (eval also has `all` and `table`)
+TARGETS: dict[str, dict[str, str]] = targets()
 HELP = {
     "build": "build a derived asset (e.g. the simile knowledge base)",
     "train": "train an offline head from ../shared/data",

@@ -9,7 +9,7 @@ import time
 from . import add_json_flag
 
 #: roles whose first load does one-time work on a machine (GGUF conversion, int8 export, self-checks)
-PREPARED_ROLES = ("retrieval_embedder", "lm", "embedder")
+PREPARED_ROLES = ("retrieval_embedder", "proverbs_encoder", "lm", "embedder")
 
 
 def register(sub) -> None:
@@ -45,15 +45,14 @@ def run(args) -> dict:
 
 
 def _prepare_variants() -> list[dict]:
-    """The proverbs' fine-tuned encoder (a variant of the retrieval embedder), loaded through the same path as a
-    request, so its export and self-check are done too."""
+    """The proverbs scorer built as a request builds it (the catalog's embeddings by the fine-tuned encoder, the
+    `proverbs_encoder` role, cached on disk), so that the first request finds them ready."""
     from ..models import ModelUnavailable
-    from ..proverbs.index import get_index
-    from ..proverbs.service import finetuned_part
+    from ..proverbs.service import get_scorer
 
-    print("preparing the proverbs' fine-tuned encoder…", file=sys.stderr, flush=True)
+    print("preparing the proverbs scorer…", file=sys.stderr, flush=True)
     try:
-        part = finetuned_part(get_index())
+        part = get_scorer().finetuned
     except (ModelUnavailable, OSError) as exc:
         return [{"variant": "proverbs fine-tuned encoder", "state": "unavailable", "reason": str(exc)}]
     if part is None:

@@ -15,17 +15,13 @@ import sys
 import time
 from pathlib import Path
 
+from ..capabilities import evaluations
 from ..errors import InputError, StudioError, parse_options
 from .base import RESULTS_DIR, provenance, write_result
 
 SAMPLE_ROWS = 40
-EVALUATIONS = {
-    "hauser": "studio.evaluation.hauser:HauserEvaluation",
-    "components": "studio.evaluation.components:ComponentsEvaluation",
-    "continuation": "studio.evaluation.continuation:ContinuationEvaluation",
-    "proverbs": "studio.evaluation.proverbs:ProverbsEvaluation",
-    "polish": "studio.evaluation.polish:PolishEvaluation",
-}
+#: {name: "module:Class"}, declared by each capability in studio/capabilities.py
+EVALUATIONS = evaluations()
 
 
 def evaluation(name: str):
@@ -93,7 +89,11 @@ def _target(name: str):
     return run
 
 
-hauser, components, continuation, proverbs, polish = (_target(n) for n in EVALUATIONS)
+def __getattr__(name: str):
+    """`eval NAME` targets ("studio.evaluation.cli:NAME"), one per evaluation of EVALUATIONS."""
+    if name in EVALUATIONS:
+        return _target(name)
+    raise AttributeError(name)
 
 
 def table(argv: list[str]) -> dict:

@@ -5,6 +5,7 @@ import gc
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .config import ROLES, Settings
 from .heads import has_head
@@ -13,7 +14,7 @@ from .loaders.common import LoadError, configure_torch_threads
 from .specs import ModelSpec, spec_for
 
 NOT_LOADED, LOADING, READY, UNAVAILABLE, FAILED = "not loaded", "loading", "ready", "unavailable", "failed"
-TORCH_FREE_BACKENDS = ("spacy", "vader", "onnx_int8")
+TORCH_FREE_BACKENDS = ("spacy", "vader", "onnx_int8", "embedder_variant")  # a variant sets threads if it needs torch
 RETRY_AFTER_S = 10.0  # a failed load is retried on use after this long (so a fix needs no restart)
 
 
@@ -102,6 +103,8 @@ class Registry:
         """Cheap check (no load) that a spec which may be unavailable has something to load."""
         if spec.backend == "embedding_head":
             return has_head(spec.model_id)
+        if spec.backend == "embedder_variant":
+            return Path(spec.model_id).is_file()
         return bool(spec.model_id)
 
     @property

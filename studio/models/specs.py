@@ -21,6 +21,8 @@ class ModelSpec:
 
 
 HEADS_DIR = ASSETS / "heads"
+#: the fine-tuned proverb encoder: low-rank factors merged into the retrieval embedder (studio/models/variants.py)
+PROVERBS_DELTA = ASSETS / "proverbs" / "encoder_delta.safetensors"
 
 HUB_EMBEDDER = "sentence-transformers/all-mpnet-base-v2"
 HUB_LM = "HuggingFaceTB/SmolLM2-360M-Instruct"
@@ -52,12 +54,20 @@ _NO_OFFLINE_DIFFUSION = (
     "or use STUDIO_PROFILE=hub where the hub is reachable",
 )
 
+def _proverbs_encoder(base: str) -> ModelSpec:
+    return ModelSpec("proverbs_encoder", "embedder_variant", str(PROVERBS_DELTA),
+                     f"{base} + the low-rank delta fine-tuned on ePiC (a full second copy, served like the base)",
+                     unavailable_reason="no fine-tuned proverb encoder in assets/proverbs",
+                     fix="run `python -m studio train proverbs --what encoder`")
+
+
 PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
     "hub": {
         "embedder": ModelSpec("embedder", "sentence_transformers", HUB_EMBEDDER, "ePiC's Sentence-BERT"),
         # the same model as `embedder`: served by it rather than loaded twice
         "retrieval_embedder": ModelSpec("retrieval_embedder", "alias", "embedder",
                                         "the embedder's model, ePiC's Sentence-BERT (proverb retrieval)"),
+        "proverbs_encoder": _proverbs_encoder("all-mpnet-base-v2"),
         "lm": ModelSpec("lm", "transformers_lm", HUB_LM),
         "nli": ModelSpec("nli", "transformers_nli", HUB_NLI, "HAUSER's NLI model"),
         "sentiment": ModelSpec("sentiment", "transformers_sentiment", HUB_SENTIMENT, "HAUSER's sentiment model"),
@@ -72,6 +82,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "retrieval_embedder": ModelSpec("retrieval_embedder", "onnx_int8", OFFLINE_SBERT,
                                         "all-mpnet-base-v2, ePiC's Sentence-BERT (proverb retrieval)",
                                         bfloat16=True),
+        "proverbs_encoder": _proverbs_encoder("all-mpnet-base-v2 int8"),
         "lm": ModelSpec("lm", "gguf_lm", f"package:{OFFLINE_LM_PKG}/{OFFLINE_LM_GGUF}", "SmolLM2-135M-Instruct"),
         "nli": ModelSpec(
             "nli", "embedding_head", str(HEADS_DIR / "nli"), "MLP head on frozen embedder features",
@@ -88,6 +99,8 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
     "tiny": {
         "embedder": ModelSpec("embedder", "tiny_embedder", "tiny-bert", "random, seeded"),
         "retrieval_embedder": ModelSpec("retrieval_embedder", "tiny_embedder", "tiny-bert", "random, seeded"),
+        # the committed delta was trained from all-mpnet-base-v2: on the tiny embedder this role is unavailable
+        "proverbs_encoder": _proverbs_encoder("the tiny embedder"),
         "lm": ModelSpec("lm", "tiny_lm", "tiny-llama", "random, seeded"),
         "nli": ModelSpec("nli", "tiny_head", "tiny-nli-head", "random head on the tiny embedder"),
         "sentiment": ModelSpec("sentiment", "tiny_head", "tiny-sentiment-head", "random head on the tiny embedder"),

@@ -7,7 +7,6 @@ hub's copy of the same weights): with another embedder the caller falls back to 
 from __future__ import annotations
 
 import hashlib
-import threading
 from pathlib import Path
 
 from .config import cache_dir
@@ -40,12 +39,9 @@ def _digest(path: Path) -> str:
     return hashlib.sha1(path.read_bytes()).hexdigest()[:12]
 
 
-_lock = threading.Lock()
-_loaded: dict[tuple[str, str], Embedder] = {}
-
-
 def load_embedder_variant(delta_path: Path | str, role: str = "embedder") -> Embedder:
-    """The registry's current embedder with `delta_path` applied (memoised per delta content and base).
+    """The registry's `role` embedder with `delta_path` applied, served like the base. Not memoised here: the
+    registry's `proverbs_encoder` role holds it (shown in the Models tab, counted in the memory budget).
     Raises VariantMismatch when the delta is missing, was trained from another base, or does not fit it."""
     delta_path = Path(delta_path)
     if not delta_path.is_file():
@@ -55,25 +51,35 @@ def load_embedder_variant(delta_path: Path | str, role: str = "embedder") -> Emb
     if canonical_model_id(recorded) != canonical_model_id(base.model_id):  # the hub's copy of the same weights fits
         raise VariantMismatch(f"{delta_path.name} was trained from {recorded or 'an unrecorded model'}, "
                               f"not from the current embedder {base.model_id}")
-    key = (_digest(delta_path), base.model_id)
-    with _lock:
-        if key not in _loaded:
-            model_id = f"{base.model_id}+{delta_path.stem}@{key[0]}"
-            name = f"{display_name(base.model_id)} + fine-tuned {delta_path.stem}"
+    digest = _digest(delta_path)
+    model_id = f"{base.model_id}+{delta_path.stem}@{digest}"
+    name = f"{display_name(base.model_id)} + fine-tuned {delta_path.stem}"
 
-            def float32():
-                return SentenceTransformerEmbedder(_merged(delta_path, base.model_id), model_id,
-                                                   f"{name} (sentence-transformers, float32)")
+    def float32():
+        from .loaders.common import configure_torch_threads
 
-            _loaded.clear()  # one variant at a time: each holds a full model copy
-            if isinstance(base, OnnxSentenceEmbedder):  # from the export cache when present: no torch needed
-                folder = cache_dir() / "onnx" / f"{base.folder.name}+{delta_path.stem}-{key[0]}"
-                export = lambda f: export_model_int8(_merged(delta_path, base.model_id), f, model_id)  # noqa: E731
-                # checked against its own float32 form like the base, and served in float32 when no int8 form agrees
-                _loaded[key] = serve_int8(folder, export, model_id, name, fallback=float32)
-            else:
-                _loaded[key] = float32()
-        return _loaded[key]
+        configure_torch_threads()
+        return SentenceTransformerEmbedder(_merged(delta_path, base.model_id), model_id,
+                                           f"{name} (sentence-transformers, float32)")
+
+    if isinstance(base, OnnxSentenceEmbedder):  # from the export cache when present: no torch needed
+        folder = cache_dir() / "onnx" / f"{base.folder.name}+{delta_path.stem}-{digest}"
+        export = lambda f: export_model_int8(_merged(delta_path, base.model_id), f, model_id)  # noqa: E731
+        # checked against its own float32 form like the base, and served in float32 when no int8 form agrees
+        return serve_int8(folder, export, model_id, name, fallback=float32)
+    return float32()
+
+
+def load_variant_role(spec, registry) -> Embedder:
+    """Registry loader of an embedder variant role: spec.model_id is the delta's path; its base is the
+    retrieval embedder. A delta that does not fit the profile's embedder makes the role unavailable."""
+    from .loaders.common import LoadError
+
+    try:
+        return load_embedder_variant(spec.model_id, "retrieval_embedder")
+    except VariantMismatch as exc:
+        raise LoadError(str(exc), "train a delta from this profile's retrieval embedder "
+                        "(`python -m studio train proverbs --what encoder`)", unavailable=True) from exc
 
 
 def _merged(delta_path: Path, base_id: str):

@@ -34,8 +34,11 @@ def tuned_rows(scorer, rows) -> np.ndarray | None:
 def score_rows(scorer, rows) -> tuple[np.ndarray, np.ndarray]:
     from .train import embedded_rows, labels_of
 
+    labels = labels_of(rows, scorer.index.catalog)
+    if scorer.one_pass:
+        return scorer.score_one_pass(tuned_rows(scorer, rows)), labels
     _, docs, sents = embedded_rows(rows)
-    return scorer.score(docs, sents, tuned_rows(scorer, rows)), labels_of(rows, scorer.index.catalog)
+    return scorer.score(docs, sents, tuned_rows(scorer, rows)), labels
 
 
 def _channel_scores(scorer, rows, weights) -> np.ndarray:
@@ -49,7 +52,7 @@ def _channel_scores(scorer, rows, weights) -> np.ndarray:
 def ranking_report(rows) -> dict:
     from .index import get_index
     from .scorer import Scorer, UNTRAINED_WEIGHTS, load_trained
-    from .service import get_scorer
+    from .service import finetuned_part, get_scorer
     from .train import labels_of
 
     index = get_index()
@@ -69,8 +72,12 @@ def ranking_report(rows) -> dict:
     if served.finetuned is not None:
         tuned = tuned_rows(served, rows)
         variants["fine-tuned encoder alone"] = tuned @ served.finetuned.class_vectors.T
-        rest = "learned adapter" if served.is_trained else "untrained channels"
-        variants[f"fine-tuned encoder + {rest} (served)"] = score_rows(served, rows)[0]
+        three = served if not served.one_pass else Scorer(index, load_trained(), finetuned_part(index))
+        rest = "learned adapter" if three.is_trained else "untrained channels"
+        name = f"fine-tuned encoder + {rest}, three passes"
+        variants[name + ("" if served.one_pass else " (served)")] = score_rows(three, rows)[0]
+        if served.one_pass:
+            variants["fine-tuned encoder + its adapter, one pass (served)"] = score_rows(served, rows)[0]
     out = {}
     for name, scores in variants.items():
         out[name] = {"catalog": ranking_metrics(scores, labels), "epic_250": ranking_metrics(scores, labels, epic)}

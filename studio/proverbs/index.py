@@ -51,6 +51,7 @@ def build_index(embedder, catalog: Catalog) -> ProverbIndex:
 #: the registry role proverbs embed with: ePiC's own Sentence-BERT, larger than the studio's general embedder and
 #: 5 points better at accuracy@1 on the validation part before any training
 EMBEDDER_ROLE = "retrieval_embedder"
+TUNED_ROLE = "proverbs_encoder"  # the fine-tuned encoder (a variant of EMBEDDER_ROLE)
 
 #: span alignment compares short phrases, where the general embedder does as well (F1 0.300 against 0.308 with
 #: all-mpnet-base-v2 on the validation part) at a sixth of the time

@@ -22,6 +22,10 @@ from .index import ProverbIndex
 
 SCORER_WEIGHTS = PROVERB_ASSETS / "scorer.safetensors"
 SCORER_CONFIG = PROVERB_ASSETS / "scorer.json"
+#: the adapter fitted on the fine-tuned encoder's own narrative embeddings: with it a query is one encoder pass
+#: (`python -m studio train proverbs --what one-pass`; served when its delta is, see service.get_scorer)
+ONE_PASS_WEIGHTS = PROVERB_ASSETS / "scorer_onepass.safetensors"
+ONE_PASS_CONFIG = PROVERB_ASSETS / "scorer_onepass.json"
 #: untrained channel weights (narrative·text, narrative·meaning, sentence·text, sentence·meaning): measured
 #: on the training part; the meanings carry most of the signal
 UNTRAINED_WEIGHTS = (0.3, 0.7, 0.3, 0.7)
@@ -61,7 +65,7 @@ class FineTunedPart:
     """The fine-tuned encoder's channel (see finetune.py): its narrative embedding against its embedding of
     "proverb — meaning", added to the other channels' score with a weight chosen on an inner split of the
     training part."""
-    embedder: object  # a studio.models Embedder (the registry's embedder with the trained delta applied)
+    role: str  # the registry role serving the fine-tuned encoder (the retrieval embedder + the trained delta)
     class_vectors: np.ndarray  # (n_catalog, d)
     weight: float
     scale: float
@@ -69,14 +73,28 @@ class FineTunedPart:
     #: added channel makes the raw softmax overconfident (mean top probability 0.83 at 29% accuracy@1)
     temperature: float = 1.0
 
+    @property
+    def embedder(self):
+        """Asked of the registry at each use, so that an unload there frees it (it is reloaded when needed)."""
+        from ..models import get_registry
+
+        return get_registry().get(self.role)
+
 
 class Scorer:
     """Scores of all catalog proverbs for narratives given as (narrative embedding, sentence embeddings) and,
-    when a fine-tuned encoder is served, its narrative embedding."""
+    when a fine-tuned encoder is served, its narrative embedding.
 
-    def __init__(self, index: ProverbIndex, trained: TrainedParts | None, finetuned: FineTunedPart | None = None):
+    `one_pass`: the adapter was fitted on the fine-tuned encoder's narrative embeddings, which then feed every
+    channel (the narrative stands for its best sentence): a query costs one encoder pass instead of three."""
+
+    def __init__(self, index: ProverbIndex, trained: TrainedParts | None, finetuned: FineTunedPart | None = None,
+                 one_pass: bool = False):
+        if one_pass and (finetuned is None or trained is None):
+            raise ValueError("the one-pass scorer needs the fine-tuned encoder and its adapter")
         self.index = index
         self.finetuned = finetuned
+        self.one_pass = one_pass
         same = trained is not None and canonical_model_id(trained.model_id) == canonical_model_id(index.model_id)
         self.trained = trained if same else None
         self.available_trained = trained
@@ -96,6 +114,8 @@ class Scorer:
 
     @property
     def description(self) -> str:
+        if self.one_pass:
+            return f"fine-tuned encoder ({self.finetuned.embedder.backend}), one pass, + its learned adapter"
         if self.finetuned is not None:
             rest = "learned adapter" if self.trained is not None else "untrained similarity channels"
             return f"fine-tuned encoder ({self.finetuned.embedder.backend}) + {rest}"
@@ -129,6 +149,12 @@ class Scorer:
             combined = self._score(chans) + f.weight * f.scale * (tuned_doc @ f.class_vectors.T)
             return (combined / f.temperature).astype(np.float32)
         return self._score(chans)
+
+    def score_one_pass(self, tuned_doc: np.ndarray) -> np.ndarray:
+        """Scores from the fine-tuned encoder's narrative embeddings alone (a one-pass scorer)."""
+        if not self.one_pass:
+            raise ValueError("this scorer needs the base embedder's narrative and sentence embeddings too")
+        return self.score(tuned_doc, [d[None] for d in tuned_doc], tuned_doc)
 
     def _score(self, chans: list[np.ndarray]) -> np.ndarray:
         if self.trained is not None:

@@ -12,9 +12,9 @@ from ..errors import InputError, require_text
 from ..models import get_registry
 from . import alignment
 from .catalog import Proverb, load_catalog
-from .index import ALIGNMENT_ROLE, EMBEDDER_ROLE, get_index
+from .index import ALIGNMENT_ROLE, EMBEDDER_ROLE, TUNED_ROLE, get_index
 from .motifs import DEFAULT_METHOD, METHODS, similarity_matrix
-from .scorer import FineTunedPart, Scorer, load_trained
+from .scorer import ONE_PASS_CONFIG, ONE_PASS_WEIGHTS, FineTunedPart, Scorer, load_trained
 
 MAX_NARRATIVE_CHARS = 4000
 log = logging.getLogger(__name__)
@@ -44,28 +44,49 @@ def get_scorer() -> Scorer:
     if scorer is None:
         with _lock:
             _scorers.clear()
-            scorer = _scorers[id(index)] = Scorer(index, load_trained(), finetuned_part(index))
+            scorer = _scorers[id(index)] = build_scorer(index)
     return scorer
 
 
+def build_scorer(index) -> Scorer:
+    """The one-pass scorer (fine-tuned encoder + the adapter fitted on its embeddings) when both ship and belong
+    together; else the fine-tuned encoder beside the base adapter (three passes); else what is there."""
+    import dataclasses
+
+    from .delta import delta_digest
+
+    finetuned = finetuned_part(index)
+    one = load_trained(ONE_PASS_WEIGHTS, ONE_PASS_CONFIG) if finetuned is not None else None
+    if one is not None and one.config.get("encoder_delta_sha256") == delta_digest():
+        part = dataclasses.replace(finetuned, weight=float(one.config["weight"]),
+                                   temperature=float(one.config["temperature"]))
+        scorer = Scorer(index, one, part, one_pass=True)
+        if scorer.is_trained:  # same base embedder as the index
+            return scorer
+    if one is not None:
+        log.warning("assets/proverbs/scorer_onepass.* was fitted for another encoder delta or base; "
+                    "retrain it (`python -m studio train proverbs --what one-pass`); three passes serve")
+    return Scorer(index, load_trained(), finetuned)
+
+
 def finetuned_part(index) -> FineTunedPart | None:
-    """The fine-tuned encoder when assets/proverbs holds one trained from the registry's embedder, else None
-    (the learned adapter or the untrained channels then serve, and the scorer's description says which)."""
-    from ..models.loaders.common import LoadError
-    from ..models.variants import VariantMismatch, load_embedder_variant
+    """The fine-tuned encoder (the registry's `proverbs_encoder` role) when assets/proverbs holds one trained from
+    the registry's embedder, else None (the learned adapter or the untrained channels then serve, and the
+    scorer's description says which)."""
     from ..embeddings import embed_cached
-    from .delta import DELTA_PATH, class_text, load_finetune_config
+    from ..models import ModelUnavailable
+    from .delta import class_text, load_finetune_config
 
     config = load_finetune_config()
     if config is None:
         return None
     try:
-        embedder = load_embedder_variant(DELTA_PATH, EMBEDDER_ROLE)
-    except (VariantMismatch, LoadError) as exc:  # e.g. its int8 export failed: the adapter serves alone
-        log.warning("the fine-tuned proverb encoder is not served: %s", exc)
+        embedder = get_registry().get(TUNED_ROLE)
+    except ModelUnavailable as exc:  # e.g. a delta from another base, or its int8 export failed
+        log.warning("the fine-tuned proverb encoder is not served: %s", exc.reason)
         return None
     vectors = embed_cached(embedder, [class_text(p) for p in index.catalog.proverbs], "classes")
-    return FineTunedPart(embedder, vectors, float(config["weight"]), float(config["scale"]),
+    return FineTunedPart(TUNED_ROLE, vectors, float(config["weight"]), float(config["scale"]),
                          float(config.get("temperature", 1.0)))
 
 
@@ -98,6 +119,8 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 def rank_texts(narratives: list[str]) -> np.ndarray:
     scorer = get_scorer()
+    if scorer.one_pass:
+        return scorer.score_one_pass(tuned_embeddings(scorer, narratives))
     docs, sents = embed_narratives(narratives)
     return scorer.score(docs, sents, tuned_embeddings(scorer, narratives))
 

@@ -186,9 +186,10 @@ def train_encoder(train_rows, val_rows, catalog, args, log) -> dict:
 def train(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m studio train proverbs")
     parser.add_argument("--data", default=str(SEEN_TRAIN), help="ePiC seen_train.jsonl")
-    parser.add_argument("--what", choices=["encoder", "adapter", "both"], default="adapter",
+    parser.add_argument("--what", choices=["encoder", "adapter", "both", "one-pass"], default="adapter",
                         help="the linear adapter, the fine-tuned encoder's low-rank factors (served beside the adapter "
-                             "when its delta is in assets/proverbs), or both")
+                             "when its delta is in assets/proverbs), both, or the one-pass adapter fitted on the "
+                             "served fine-tuned encoder's embeddings (after the encoder)")
     parser.add_argument("--epochs", type=int, default=DEFAULTS["epochs"], help="adapter epochs")
     parser.add_argument("--encoder-epochs", type=int, default=None, help="fine-tuning epochs (default 1)")
     parser.add_argument("--select", action="store_true",
@@ -215,7 +216,112 @@ def train(argv: list[str] | None = None) -> dict:
         from .index import get_index
 
         out["encoder"] = train_encoder(train_rows, val_rows, get_index().catalog, args, log)
+    if args.what == "one-pass":
+        out["one-pass"] = train_one_pass(train_rows, val_rows, args, log)
     return out
+
+
+#: the fine-tuned channel's weight and the softmax temperature of the one-pass scorer, chosen on the inner split
+#: of the training part by `train proverbs --what one-pass --select` (never on the validation part)
+ONE_PASS_WEIGHT = 4.0
+ONE_PASS_TEMPERATURE = 5.0
+
+
+def _fit_doc_only(index, docs, labels, args, log=None) -> dict:
+    """The adapter fitted with each narrative standing for its own best sentence (what a one-pass query has)."""
+    return fit(index, docs, [d[None] for d in docs], labels, log=log,
+               **{**DEFAULTS, "epochs": args.epochs, "seed": args.seed})
+
+
+def select_one_pass(train_rows, catalog, args, log) -> dict:
+    """On the inner split of the training part: fine-tune an encoder on the inner training narratives, fit the
+    adapter on its own embeddings of them, and choose the fine-tuned channel's weight (by MRR) and the
+    temperature (by log-loss) on the held-out inner narratives. The three-pass scorer of the same inner fit is
+    reported beside it."""
+    from ..models import get_registry
+    from .evaluate import ranking_metrics
+    from .finetune import (FINETUNE_DEFAULTS, WEIGHT_GRID, calibrated_temperature, encode_all, fit_encoder,
+                           inner_split)
+    from .index import get_index
+    from .delta import class_text
+    from .scorer import Scorer, TrainedParts
+
+    index = get_index()
+    inner_train, inner_dev = inner_split(train_rows)
+    log(f"selection: fitting on {len(inner_train)}, choosing on {len(inner_dev)} training narratives")
+    hyper = {**FINETUNE_DEFAULTS, "epochs": args.encoder_epochs or FINETUNE_DEFAULTS["epochs"], "seed": args.seed}
+    model = fit_encoder(inner_train, catalog, get_registry().get(EMBEDDER_ROLE).model_id, hyper, log)
+    net, tok, length = model[0].auto_model, model.tokenizer, hyper["max_length"]
+    q_train = encode_all(net, tok, [r.text for r in inner_train], length).numpy()
+    q_dev = encode_all(net, tok, [r.text for r in inner_dev], length).numpy()
+    classes = encode_all(net, tok, [class_text(p) for p in catalog.proverbs], length).numpy()
+    y_train, y_dev = labels_of(inner_train, catalog), labels_of(inner_dev, catalog)
+    quote_ids = [catalog[i].quote_id for i in catalog.epic_indices]
+
+    def parts(t):
+        return TrainedParts(index.model_id, quote_ids, t["adapter"], t["prototypes"], t["offsets"], t["mix"],
+                            t["weights"], float(t["scale"][0]))
+
+    tuned = q_dev @ classes.T
+    one = Scorer(index, parts(_fit_doc_only(index, q_train, y_train, args))).score(q_dev, [q[None] for q in q_dev])
+    _, d_train, s_train = embedded_rows(inner_train)
+    _, d_dev, s_dev = embedded_rows(inner_dev)
+    three = Scorer(index, parts(fit(index, d_train, s_train, y_train, **{**DEFAULTS, "epochs": args.epochs,
+                                                                         "seed": args.seed}))).score(d_dev, s_dev)
+    scale = hyper["scale"]
+    grid = {w: ranking_metrics(one + w * scale * tuned, y_dev) for w in WEIGHT_GRID}
+    weight = max(grid, key=lambda w: (grid[w]["mrr"], -w))
+    return {"weight": weight, "temperature": calibrated_temperature(one + weight * scale * tuned, y_dev),
+            "inner_dev": {"one pass, by weight": {str(w): m for w, m in grid.items()},
+                          "three passes, by weight": {str(w): ranking_metrics(three + w * scale * tuned, y_dev)
+                                                      for w in WEIGHT_GRID},
+                          "fine-tuned encoder alone": ranking_metrics(tuned, y_dev)}}
+
+
+def train_one_pass(train_rows, val_rows, args, log) -> dict:
+    """Fit the adapter on the served fine-tuned encoder's embeddings of the training narratives (one pass per
+    query), with the weight and temperature chosen by `select_one_pass` (--select) or the recorded defaults."""
+    from .evaluate import ranking_metrics, tuned_rows
+    from .delta import delta_digest
+    from .index import get_index
+    from .scorer import ONE_PASS_CONFIG, ONE_PASS_WEIGHTS, Scorer, TrainedParts
+    from .service import finetuned_part
+
+    start = time.perf_counter()
+    index = get_index()
+    catalog = index.catalog
+    part = finetuned_part(index)
+    if part is None:
+        raise InputError("the one-pass adapter is fitted on the fine-tuned encoder's embeddings, and no fine-tuned "
+                         "encoder is served: train it first (`python -m studio train proverbs --what encoder`)")
+    chosen = select_one_pass(train_rows, catalog, args, log) if args.select else {
+        "weight": ONE_PASS_WEIGHT, "temperature": ONE_PASS_TEMPERATURE}
+    probe = Scorer(index, None, part)
+    docs = tuned_rows(probe, train_rows)
+    tensors = _fit_doc_only(index, docs, labels_of(train_rows, catalog), args, log)
+    config = {
+        "model_id": index.model_id,
+        "quote_ids": [catalog[i].quote_id for i in catalog.epic_indices],
+        "catalog_digest": catalog.digest,
+        "encoder_delta_sha256": delta_digest(),
+        "encoder_backend": part.embedder.backend,
+        "trained_on": f"{len(train_rows)} narratives of ePiC seen_train embedded by the served fine-tuned encoder "
+                      f"(validation part of {len(val_rows)} held out)",
+        "hyperparameters": {**DEFAULTS, "epochs": args.epochs, "seed": args.seed},
+        "weight": chosen["weight"], "temperature": chosen["temperature"],
+        **({"selection": chosen} if args.select else {}),
+    }
+    trained = TrainedParts(config["model_id"], config["quote_ids"], tensors["adapter"], tensors["prototypes"],
+                           tensors["offsets"], tensors["mix"], tensors["weights"], float(tensors["scale"][0]), config)
+    import dataclasses
+
+    served = dataclasses.replace(part, weight=chosen["weight"], temperature=chosen["temperature"])
+    val = Scorer(index, trained, served, one_pass=True).score_one_pass(tuned_rows(probe, val_rows))
+    config["validation"] = ranking_metrics(val, labels_of(val_rows, catalog))
+    config["seconds"] = round(time.perf_counter() - start, 1)
+    if not args.no_save:
+        save(tensors, config, ONE_PASS_WEIGHTS, ONE_PASS_CONFIG)
+    return {k: v for k, v in config.items() if k != "quote_ids"}
 
 
 def train_adapter(train_rows, val_rows, args, log) -> dict:

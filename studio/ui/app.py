@@ -1,4 +1,4 @@
-"""Compose the tabs into one Blocks app. Each capability adds its tab module to TABS."""
+"""Compose the tabs into one Blocks app. Each capability declares its tab in studio/capabilities.py."""
 from __future__ import annotations
 
 import importlib
@@ -6,19 +6,13 @@ import os
 
 import gradio as gr
 
+from ..capabilities import tabs
 from ..models.config import ConfigError
 from .session_files import MAX_AGE_S, end_session
 
-#: (module, builder) in display order; each builder creates one gr.Tab inside the current Blocks
-TABS = [
-    ("studio.ui.polish_tab", "build_polish_tab"),
-    ("studio.ui.rerank_tab", "build_rerank_tab"),
-    ("studio.ui.imagine_tab", "build_imagine_tab"),
-    ("studio.ui.proverbs_tab", "build_proverbs_tab"),
-    ("studio.ui.continue_tab", "build_continue_tab"),
-    ("studio.ui.models_tab", "build_models_tab"),
-    ("studio.ui.about_tab", "build_about_tab"),
-]
+#: (module, builder) in display order, from studio/capabilities.py; each builder creates one gr.Tab inside the
+#: current Blocks
+TABS = [tuple(tab.split(":")) for tab in tabs()]
 
 QUEUE_MAX_SIZE = 64  # requests waiting beyond this get a "busy" answer instead of waiting forever
 QUEUE_MAX_ENV = "STUDIO_QUEUE_MAX"

@@ -7,17 +7,18 @@ import os
 import gradio as gr
 import pandas as pd
 
+from ..capabilities import users_of
 from ..models import ROLES, ModelUnavailable, get_registry
 from ..models.config import ConfigError
 from .common import guarded
 
-COLUMNS = ["role", "model", "backend", "state", "self_check", "load_seconds", "memory_mb", "reason", "fix"]
+COLUMNS = ["role", "used_by", "model", "backend", "state", "self_check", "load_seconds", "memory_mb", "reason", "fix"]
 #: every column on screen at 1400 px, headers unbroken; long model paths, reasons and fixes wrap
-COLUMN_WIDTHS = ["9%", "15%", "13%", "7%", "16%", "7%", "7%", "13%", "13%"]
+COLUMN_WIDTHS = ["9%", "8%", "12%", "11%", "7%", "16%", "7%", "7%", "11%", "12%"]
 ADMIN_ENV = "STUDIO_ADMIN"
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 #: what each column means, shown under the table
-COLUMNS_NOTE = ("*state*: not loaded / loading / ready / unavailable (this profile cannot serve the role) / failed; "
+COLUMNS_NOTE = ("*used_by*: the capabilities that ask for the role (studio/capabilities.py); *state*: not loaded / loading / ready / unavailable (this profile cannot serve the role) / failed; "
                 "*self_check*: each accelerated form (int8, int4, bf16) tried on this CPU and whether it agreed with "
                 "float32 (the served form last); *load_seconds*: how long the last load took; "
                 "*memory_mb*: the memory the loaded model holds; "
@@ -41,7 +42,8 @@ def _self_check(checks: list[dict]) -> str:
 
 
 def status_table() -> pd.DataFrame:
-    rows = [{**row, "self_check": _self_check(row.get("self_check") or [])} for row in get_registry().status()]
+    rows = [{**row, "used_by": ", ".join(users_of(row["role"])), "self_check": _self_check(row.get("self_check") or [])}
+            for row in get_registry().status()]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -20,6 +20,7 @@ LOADERS = {
     "open_clip": ("vision", "load_open_clip"),
     "diffusers": ("vision", "load_diffusers"),
     "spacy": ("parser", "load_spacy"),
+    "embedder_variant": ("..variants", "load_variant_role"),
     "tiny_embedder": ("tiny", "load_tiny_embedder"),
     "tiny_lm": ("tiny", "load_tiny_lm"),
     "tiny_head": ("tiny", "load_tiny_head"),
@@ -29,5 +30,5 @@ LOADERS = {
 
 
 def loader_for(backend: str):
-    module, func = LOADERS[backend]
-    return getattr(importlib.import_module(f"{__name__}.{module}"), func)
+    module, func = LOADERS[backend]  # a loader module here, or a relative name ("..variants")
+    return getattr(importlib.import_module(module if module.startswith(".") else f".{module}", __name__), func)

@@ -1,0 +1,116 @@
+"""Every capability of the studio, declared once: its tab, its command-line commands, its `build` / `train` /
+`eval` targets, the registry roles it uses and its serving modules.
+
+`studio/ui/app.py` builds the tabs from this list, `python -m studio` registers the commands and the grouped
+targets from it, the Models tab says which capability uses each role, and the tests check that every serving
+module imports no training or evaluation code. Adding a capability is one entry here (see README, "Layout").
+
+Names are "package.module" or "package.module:function" strings, imported only when used, so reading this list
+imports neither Gradio nor a model library.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Capability:
+    name: str
+    title: str
+    #: "module:builder" of its tab (a builder creates one gr.Tab inside the current Blocks), or None
+    tab: str | None
+    #: command modules, each with register(subparsers)
+    commands: tuple[str, ...] = ()
+    #: {"build"|"train"|"eval": {target: "module:function"}}; a function takes its argv and returns a JSON-able dict
+    targets: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: {name: "module:Class"} of its studio.evaluation contracts; each is also the `eval NAME` target
+    evaluations: dict[str, str] = field(default_factory=dict)
+    #: the registry roles (studio.models.specs) its serving code asks for
+    roles: tuple[str, ...] = ()
+    #: the modules a request goes through (tests/test_serving_imports.py: none of them imports training code)
+    serving: tuple[str, ...] = ()
+
+
+CAPABILITIES: tuple[Capability, ...] = (
+    Capability(
+        "similes", "Simile polishing and components", "studio.ui.polish_tab:build_polish_tab",
+        commands=("studio.cli.components_cmd", "studio.cli.polish_cmd"),
+        targets={"build": {"kb": "studio.similes.kb_build:build"},
+                 "train": {"simile-detector": "studio.similes.detector:train"},
+                 "eval": {"components-report": "studio.similes.evaluate:run",
+                          "polish-report": "studio.similes.evaluate_polish:run"}},
+        evaluations={"components": "studio.evaluation.components:ComponentsEvaluation",
+                     "polish": "studio.evaluation.polish:PolishEvaluation"},
+        roles=("lm", "parser", "embedder"),
+        serving=("studio.similes.polish",)),
+    Capability(
+        "hauser", "HAUSER scoring and reranking", "studio.ui.rerank_tab:build_rerank_tab",
+        commands=("studio.cli.score_cmd",),
+        targets={"train": {"nli": "studio.hauser.train_heads:train_nli",
+                           "sentiment": "studio.hauser.train_heads:train_sentiment"},
+                 "eval": {"hauser-report": "studio.hauser.evaluate:eval_hauser"}},
+        evaluations={"hauser": "studio.evaluation.hauser:HauserEvaluation"},
+        roles=("nli", "sentiment", "embedder", "parser"),
+        serving=("studio.hauser.scorer",)),
+    Capability(
+        "imagine", "ImaginE: imaginations compared", "studio.ui.imagine_tab:build_imagine_tab",
+        commands=("studio.cli.imagine_cmd",),
+        roles=("diffusion", "clip"),
+        serving=("studio.imagine.compare",)),
+    Capability(
+        "proverbs", "Proverbs for a narrative (ePiC)", "studio.ui.proverbs_tab:build_proverbs_tab",
+        commands=("studio.cli.proverbs_cmd",),
+        targets={"build": {"proverbs": "studio.proverbs.catalog:build_catalog"},
+                 "train": {"proverbs": "studio.proverbs.train:train"},
+                 "eval": {"proverbs-report": "studio.proverbs.evaluate:evaluate"}},
+        evaluations={"proverbs": "studio.evaluation.proverbs:ProverbsEvaluation"},
+        roles=("retrieval_embedder", "proverbs_encoder", "embedder", "parser"),
+        serving=("studio.proverbs.service",)),
+    Capability(
+        "continuation", "Figurative narratives: continue and judge", "studio.ui.continue_tab:build_continue_tab",
+        commands=("studio.cli.continue_cmd",),
+        targets={"build": {"idiom-lexicon": "studio.continuation.lexicon:build_asset"},
+                 "train": {"judge": "studio.continuation.train:train_judge"},
+                 "eval": {"continuation-report": "studio.continuation.evaluate:evaluate"}},
+        evaluations={"continuation": "studio.evaluation.continuation:ContinuationEvaluation"},
+        roles=("lm", "embedder", "parser"),
+        serving=("studio.continuation.generate", "studio.continuation.judge")),
+)
+
+#: what belongs to the studio as a whole rather than to one capability
+STUDIO_TABS = ("studio.ui.models_tab:build_models_tab", "studio.ui.about_tab:build_about_tab")
+STUDIO_COMMANDS = ("studio.cli.models_cmd", "studio.cli.groups")
+STUDIO_TARGETS = {"eval": {"all": "studio.evaluation.cli:run_all", "table": "studio.evaluation.cli:table"}}
+
+
+def tabs() -> list[str]:
+    """"module:builder" of every tab, in display order."""
+    return [c.tab for c in CAPABILITIES if c.tab] + list(STUDIO_TABS)
+
+
+def command_modules() -> list[str]:
+    return list(STUDIO_COMMANDS[:1]) + [m for c in CAPABILITIES for m in c.commands] + list(STUDIO_COMMANDS[1:])
+
+
+def targets() -> dict[str, dict[str, str]]:
+    """{group: {target: "module:function"}} over all capabilities; a target named twice is an error."""
+    out: dict[str, dict[str, str]] = {"build": {}, "train": {}, "eval": dict(STUDIO_TARGETS["eval"])}
+    for c in CAPABILITIES:
+        named_targets = dict(c.targets)
+        named_targets["eval"] = {**{n: f"studio.evaluation.cli:{n}" for n in c.evaluations}, **c.targets.get("eval", {})}
+        for group, named in named_targets.items():
+            for target, where in named.items():
+                if target in out[group]:
+                    raise ValueError(f"{group} target {target!r} is declared twice ({c.name})")
+                out[group][target] = where
+    return out
+
+
+def evaluations() -> dict[str, str]:
+    """{name: "module:Class"} of every evaluation contract, in the order of CAPABILITIES."""
+    return {name: where for c in CAPABILITIES for name, where in c.evaluations.items()}
+
+
+def users_of(role: str) -> list[str]:
+    """The capabilities whose serving code uses a registry role."""
+    return [c.name for c in CAPABILITIES if role in c.roles]
