@@ -36,7 +36,7 @@ CAPABILITIES: tuple[Capability, ...] = (
         "similes", "Simile polishing and components", "studio.ui.polish_tab:build_polish_tab",
         commands=("studio.cli.components_cmd", "studio.cli.polish_cmd"),
         targets={"build": {"kb": "studio.similes.kb_build:build"},
-                 "train": {"simile-detector": "studio.similes.detector:train"},
+                 "train": {"simile-detector": "studio.similes.train_detector:train"},
                  "eval": {"components-report": "studio.similes.evaluate:run",
                           "polish-report": "studio.similes.evaluate_polish:run"}},
         evaluations={"components": "studio.evaluation.components:ComponentsEvaluation",

@@ -38,3 +38,15 @@ def test_serving_imports_no_training_or_evaluation(module):
                          env={"STUDIO_PROFILE": "tiny", "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
+def test_tab_modules_import_no_command_line_training_or_evaluation_code():
+    from studio.capabilities import tabs
+
+    modules = sorted({t.split(":")[0] for t in tabs()} | {"studio.ui.app"})
+    code = (f"import sys\nfor m in {modules!r}: __import__(m)\n"
+            f"print([m for m in sys.modules if m.startswith('studio') and any(k in m for k in {NOT_SERVING!r})])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={"STUDIO_PROFILE": "tiny", "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout

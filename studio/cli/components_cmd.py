@@ -1,9 +1,8 @@
 """`python -m studio components`: the similes in a sentence with their topic, vehicle, event and property."""
 from __future__ import annotations
 
+from ..similes.analysis import analyse
 from . import add_json_flag
-
-MAX_SENTENCE_CHARS = 2000
 
 
 def register(sub) -> None:
@@ -13,17 +12,6 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="OUT.jsonl", help="batch output")
     add_json_flag(p)
     p.set_defaults(func=run, render=render)
-
-
-def analyse(sentence: str) -> dict:
-    from ..errors import require_text
-    from ..similes.components import extract_similes
-    from ..similes.detector import detect, threshold
-
-    text = require_text(sentence, "sentence", max_chars=MAX_SENTENCE_CHARS)
-    similes = extract_similes(text)
-    return {"sentence": text, "is_simile": bool(similes) and detect(text) >= threshold(),
-            "similes": [s.to_dict() for s in similes]}
 
 
 def run(args):

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import importlib
 
-from ..capabilities import targets
+from ..capabilities import targets as declared_targets
 
 #: declared by each capability in studio/capabilities.py (eval also has `all` and `table`)
-TARGETS: dict[str, dict[str, str]] = targets()
+TARGETS: dict[str, dict[str, str]] = declared_targets()
 HELP = {
     "build": "build a derived asset (e.g. the simile knowledge base)",
     "train": "train an offline head from ../shared/data",

@@ -72,7 +72,8 @@ class ComponentsEvaluation(Evaluation):
               "test": f"{FILE}, sentences with odd sha1('components|sentence'); detection_test.csv"}
 
     def _compute(self, limit):
-        from ..similes.evaluate import detection_scores, read_csv
+        from ..similes.data import read_csv
+        from ..similes.evaluate import detection_scores
 
         rows = load_rows()
         figures, details = [], {}

@@ -1,6 +1,7 @@
 """The similes' files of the shared research data (found by studio.shared_data), and the corpora's detokenizer."""
 from __future__ import annotations
 
+import csv
 import re
 from pathlib import Path
 
@@ -14,6 +15,12 @@ def shared_data_dir() -> Path:
 
 def similes_dir() -> Path:
     return shared_data_dir() / "similes"
+
+
+def read_csv(name: str) -> list[dict]:
+    """Rows of a CSV file of ../shared/data/similes."""
+    with open(similes_dir() / name, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
 
 
 _DETOKENIZE = [

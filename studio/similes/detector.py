@@ -4,16 +4,14 @@ A sentence without an extracted simile is literal. When the extractor finds one,
 over the extraction (comparator, governing verb, kind of topic and vehicle, words around the comparator)
 decides between a figurative comparison and the many literal readings a parse cannot tell apart
 ("it looked like the right time", "is like an elder brother"). The weights are trained on
-detection_train.csv by `python -m studio train simile-detector` and committed as
-assets/similes/detector.json (a few kB of feature weights).
+detection_train.csv by `python -m studio train simile-detector` (train_detector.py, never imported here) and
+committed as assets/similes/detector.json (a few kB of feature weights).
 """
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import math
-from pathlib import Path
 
 from .components import Simile, extract_similes
 from ..models.config import PROJECT_ROOT
@@ -144,66 +142,3 @@ def predict_batch(sentences: list[str]) -> list[bool]:
 def detect(text: str) -> float:
     """P(the sentence is a simile); 0 when the extractor finds no comparison at all."""
     return score_batch([text])[0]
-
-
-# ------------------------------------------------------------------------------------------ training
-
-def train(argv: list[str]) -> dict:
-    """`python -m studio train simile-detector`: fit the weights on detection_train.csv (cross-validated C)."""
-    import numpy as np
-    from sklearn.feature_extraction import DictVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import cross_val_predict
-
-    from .components import _parser
-    from .evaluate import read_csv
-
-    ap = argparse.ArgumentParser(prog="python -m studio train simile-detector")
-    ap.add_argument("--out", type=Path, default=ASSET)
-    ap.add_argument("--C", type=float, default=None, help="inverse regularisation (default: picked by 5-fold CV)")
-    args = ap.parse_args(argv)
-    rows = read_csv("detection_train.csv")
-    vocab = annotated_vehicle_vocab()
-    docs = list(_parser().pipe([r["sentence"] for r in rows]))
-    X, y, rule_hit = [], [], []
-    for r, d in zip(rows, docs):
-        sims = extract_similes("", doc=d)
-        rule_hit.append(bool(sims))
-        if sims:
-            # the sentence's label goes to its most simile-like candidate: the first one
-            X.append(features(sims[0], d, vocab))
-            y.append(int(r["label"]))
-    vec = DictVectorizer()
-    Xm = vec.fit_transform(X)
-    y_arr = np.array(y)
-    best = (None, -1.0, 0.5)
-    for C in ([args.C] if args.C else [0.1, 0.3, 1.0, 3.0]):
-        probs = cross_val_predict(LogisticRegression(C=C, max_iter=2000), Xm, y_arr, cv=5, method="predict_proba")[:, 1]
-        for thr in np.arange(0.3, 0.71, 0.05):
-            f1 = _f1(y_arr, probs >= thr, missed_pos=_missed(rows, rule_hit))
-            if f1 > best[1]:
-                best = (C, f1, float(thr))
-    C, cv_f1, thr = best
-    model = LogisticRegression(C=C, max_iter=2000).fit(Xm, y_arr)
-    weights = {name: float(w) for name, w in zip(vec.get_feature_names_out(), model.coef_[0]) if abs(w) > 1e-4}
-    weights["bias"] = weights.get("bias", 0.0) + float(model.intercept_[0])
-    from ..atomic import atomic_write_bytes
-
-    atomic_write_bytes(args.out, json.dumps({"weights": weights, "threshold": round(thr, 3), "C": C,
-                                             "trained_on": "detection_train.csv", "vehicle_vocab": vocab},
-                                            indent=0, sort_keys=True).encode("utf-8"))
-    _weights.cache_clear()
-    _vocab.cache_clear()
-    return {"out": str(args.out), "C": C, "threshold": round(thr, 3), "cv_f1_train": round(cv_f1, 4),
-            "features": len(weights), "train_rows": len(rows), "rule_candidates": len(y)}
-
-
-def _missed(rows, rule_hit) -> int:
-    return sum(int(r["label"]) == 1 and not hit for r, hit in zip(rows, rule_hit))
-
-
-def _f1(y, pred, missed_pos: int = 0) -> float:
-    tp = int(((y == 1) & pred).sum())
-    fp = int(((y == 0) & pred).sum())
-    fn = int(((y == 1) & ~pred).sum()) + missed_pos
-    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import re
 import time
 
 from .components import Simile, extract_similes_batch, strip_articles
-from .data import detokenize, similes_dir
+from .data import detokenize, read_csv
 
 PARTS = ("topic", "vehicle", "event")
 COMPONENT_FILES = ("general_corpus.csv", "quizzes.csv")
@@ -97,11 +96,6 @@ def detection_scores(rows: list[dict], predict=None) -> dict:
     acc = sum(g == p for g, p in zip(gold, pred)) / len(gold)
     return {"n": len(rows), "precision": round(prec, 4), "recall": round(rec, 4), "f1": round(f1, 4),
             "accuracy": round(acc, 4)}
-
-
-def read_csv(name: str) -> list[dict]:
-    with open(similes_dir() / name, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
 
 
 def run(argv: list[str]) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from ..cli.components_cmd import MAX_SENTENCE_CHARS
+from ..similes.analysis import MAX_SENTENCE_CHARS
 from ..similes.polish import MAX_CHARS, MAX_N, STRATEGIES
 from .common import (after_limit_check, cancellable, cancelled, escape, guarded, highlight_pieces, limited_textbox,
                      refuse_over_limit, role_notice)
@@ -69,7 +69,7 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, reque
 
 @guarded
 def run_components(sentence: str):
-    from ..cli.components_cmd import analyse
+    from ..similes.analysis import analyse
 
     refuse_over_limit((sentence, "sentence", MAX_SENTENCE_CHARS))
     result = analyse(sentence)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from gradio_client.exceptions import AppError
 
-from studio.cli.components_cmd import MAX_SENTENCE_CHARS
+from studio.similes.analysis import MAX_SENTENCE_CHARS
 from studio.continuation.generate import MAX_NARRATIVE_CHARS as CONTINUE_MAX
 from studio.continuation.judge import MAX_OPTION_CHARS
 from studio.hauser.scorer import MAX_CANDIDATES

@@ -1,0 +1,16 @@
+"""What the Polish tab's "Analyse" and `python -m studio components` show for a sentence: its similes with their
+topic, vehicle, event and property, and whether the trained detector calls it a simile."""
+from __future__ import annotations
+
+MAX_SENTENCE_CHARS = 2000
+
+
+def analyse(sentence: str) -> dict:
+    from ..errors import require_text
+    from .components import extract_similes
+    from .detector import detect, threshold
+
+    text = require_text(sentence, "sentence", max_chars=MAX_SENTENCE_CHARS)
+    similes = extract_similes(text)
+    return {"sentence": text, "is_simile": bool(similes) and detect(text) >= threshold(),
+            "similes": [s.to_dict() for s in similes]}
