@@ -73,7 +73,7 @@ CAPABILITIES: tuple[Capability, ...] = (
                  "train": {"judge": "studio.continuation.train:train_judge"},
                  "eval": {"continuation-report": "studio.continuation.evaluate:evaluate"}},
         evaluations={"continuation": "studio.evaluation.continuation:ContinuationEvaluation"},
-        roles=("lm", "embedder", "parser"),
+        roles=("lm", "judge", "embedder", "parser"),
         serving=("studio.continuation.generate", "studio.continuation.judge")),
 )
 

@@ -8,7 +8,8 @@ import torch
 from studio.continuation import train
 from studio.continuation.data import Item
 from studio.continuation.features import Case
-from studio.continuation.judge import Judge, load_judge, option_dim, save_judge
+from studio.continuation.judge import Judge, option_dim
+from studio.models.judge_head import load_judge, save_judge
 from studio.models import get_registry
 from studio.models import heads as heads_io
 

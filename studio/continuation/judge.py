@@ -7,24 +7,19 @@ linear and an MLP one), stored together in assets/continuation/judge/. Among N c
 Bradley–Terry probabilities (a softmax), which is how generate-then-rank orders its samples."""
 from __future__ import annotations
 
-import json
 import threading
 import time
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..atomic import atomic_write_bytes
 from ..models import get_registry
-from ..models import heads as heads_io
-from ..models.config import ASSETS
+from ..models.judge_head import JudgeConfig
 from .features import Case, embed_cases, option_features
 
-JUDGE_DIR = ASSETS / "continuation" / "judge"
 MAX_OPTION_CHARS = 600  # a continuation is one or two sentences
 _lock = threading.Lock()
-_loaded: dict[str, "Judge | None"] = {}
+_loaded: dict[tuple, "Judge | None"] = {}
 
 
 @dataclass
@@ -35,59 +30,6 @@ class Judgement:
     @property
     def choice(self) -> str:
         return "option1" if self.p_option1 >= self.p_option2 else "option2"
-
-
-@dataclass
-class JudgeConfig:
-    members: list[dict]  # {"name", "hidden"} per averaged scorer
-    input_dim: int
-    embedder: str = ""
-    notes: str = ""
-    metrics: dict = field(default_factory=dict)
-
-    def head_config(self, member: dict) -> heads_io.HeadConfig:
-        return heads_io.HeadConfig("single", self.input_dim, int(member["hidden"]), ["plausibility"])
-
-
-def save_judge(folder: Path, members: list[tuple[str, int, object]], *, embedder: str, notes: str,
-               metrics: dict) -> None:
-    """members: (name, hidden, torch module). Written atomically, like the other heads."""
-    from safetensors.torch import save
-
-    cfg = JudgeConfig([{"name": n, "hidden": h} for n, h, _ in members], in_features(members[0][2]), embedder,
-                      notes, metrics)
-    state = {f"{i}.{k}": v.detach().cpu().contiguous()
-             for i, (_, _, module) in enumerate(members) for k, v in module.state_dict().items()}
-    atomic_write_bytes(Path(folder) / "judge.safetensors", save(state), mode=0o644)
-    atomic_write_bytes(Path(folder) / "judge.json", json.dumps(asdict(cfg), indent=1).encode(), mode=0o644)
-    with _lock:  # judges read before this save are stale now
-        _loaded.clear()
-
-
-def load_judge(folder: Path) -> tuple[JudgeConfig, list]:
-    from safetensors.torch import load_file
-
-    folder = Path(folder)
-    cfg = JudgeConfig(**json.loads((folder / "judge.json").read_text()))
-    state = load_file(str(folder / "judge.safetensors"))
-    modules = []
-    for i, member in enumerate(cfg.members):
-        module = heads_io.build_module(cfg.head_config(member))
-        prefix = f"{i}."
-        module.load_state_dict({k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)})
-        module.eval()
-        modules.append(module)
-    return cfg, modules
-
-
-def has_judge(folder: Path) -> bool:
-    return (Path(folder) / "judge.json").is_file() and (Path(folder) / "judge.safetensors").is_file()
-
-
-def in_features(module) -> int:
-    import torch.nn as nn
-
-    return (module if isinstance(module, nn.Linear) else module[0]).in_features
 
 
 class Judge:
@@ -172,17 +114,23 @@ def get_judge():
 
 
 def get_legacy_judge() -> Judge | None:
-    """The old judge for the registry's embedder, or None when it is not trained (or was trained on
-    another embedder: its features would be meaningless)."""
-    if not has_judge(JUDGE_DIR):
+    """The old judge for the registry's embedder (its head is the registry's `judge` role), or None when it is
+    not trained (or was trained on another embedder: its features would be meaningless)."""
+    from ..models import ModelUnavailable
+
+    try:
+        head = get_registry().get("judge")
+    except ModelUnavailable:
         return None
     embedder = get_registry().get("embedder")
+    key = (id(head), embedder.model_id)
     with _lock:
-        if embedder.model_id not in _loaded:  # a judge of another embedder is remembered as None: read once
-            cfg, modules = load_judge(JUDGE_DIR)
+        if key not in _loaded:  # a judge of another embedder is remembered as None: checked once
+            _loaded.clear()  # one head at a time: an unloaded one is not kept alive here
+            cfg = head.config
             fits = cfg.embedder == embedder.model_id and cfg.input_dim == option_dim(embedder.dim)
-            _loaded[embedder.model_id] = Judge(cfg, modules, embedder) if fits else None
-        return _loaded[embedder.model_id]
+            _loaded[key] = Judge(cfg, head.modules, embedder) if fits else None
+        return _loaded[key]
 
 
 def option_dim(d: int) -> int:

@@ -21,7 +21,8 @@ from ..models import heads as heads_io
 from . import data
 from .embcache import encode_cached
 from .features import Case, embed_cases, option_features
-from .judge import JUDGE_DIR, in_features, option_dim, save_judge
+from ..models.judge_head import JUDGE_DIR, in_features, save_judge
+from .judge import option_dim
 
 #: pairwise members: name -> (hidden units, epochs, weight decay, seed); hidden 0 is pairwise logistic regression
 MEMBERS = {"linear": (0, 15, 1e-2, 0), "mlp-64": (64, 10, 1e-2, 0), "mlp-64 seed 1": (64, 10, 1e-2, 1),

@@ -105,6 +105,8 @@ class Registry:
             return has_head(spec.model_id)
         if spec.backend == "embedder_variant":
             return Path(spec.model_id).is_file()
+        if spec.backend == "judge_head":
+            return (Path(spec.model_id) / "judge.json").is_file()
         return bool(spec.model_id)
 
     @property

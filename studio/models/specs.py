@@ -23,6 +23,8 @@ class ModelSpec:
 HEADS_DIR = ASSETS / "heads"
 #: the fine-tuned proverb encoder: low-rank factors merged into the retrieval embedder (studio/models/variants.py)
 PROVERBS_DELTA = ASSETS / "proverbs" / "encoder_delta.safetensors"
+#: the continuation judge's head, trained on the offline `embedder`'s features (studio/models/judge_head.py)
+JUDGE_HEAD = ASSETS / "continuation" / "judge"
 
 HUB_EMBEDDER = "sentence-transformers/all-mpnet-base-v2"
 HUB_LM = "HuggingFaceTB/SmolLM2-360M-Instruct"
@@ -61,6 +63,12 @@ def _proverbs_encoder(base: str) -> ModelSpec:
                      fix="run `python -m studio train proverbs --what encoder`")
 
 
+_JUDGE = ModelSpec("judge", "judge_head", str(JUDGE_HEAD),
+                   "pairwise scorers over the embedder's features (the Continue tab's judge)",
+                   unavailable_reason="no continuation judge in assets/continuation/judge",
+                   fix="run `python -m studio train judge --legacy`")
+
+
 PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
     "hub": {
         "embedder": ModelSpec("embedder", "sentence_transformers", HUB_EMBEDDER, "ePiC's Sentence-BERT"),
@@ -69,6 +77,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
                                         "the embedder's model, ePiC's Sentence-BERT (proverb retrieval)"),
         "proverbs_encoder": _proverbs_encoder("all-mpnet-base-v2"),
         "lm": ModelSpec("lm", "transformers_lm", HUB_LM),
+        "judge": _JUDGE,
         "nli": ModelSpec("nli", "transformers_nli", HUB_NLI, "HAUSER's NLI model"),
         "sentiment": ModelSpec("sentiment", "transformers_sentiment", HUB_SENTIMENT, "HAUSER's sentiment model"),
         "clip": ModelSpec("clip", "open_clip", HUB_CLIP, "ImaginE's CLIP-ViT-B/32"),
@@ -84,6 +93,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
                                         bfloat16=True),
         "proverbs_encoder": _proverbs_encoder("all-mpnet-base-v2 int8"),
         "lm": ModelSpec("lm", "gguf_lm", f"package:{OFFLINE_LM_PKG}/{OFFLINE_LM_GGUF}", "SmolLM2-135M-Instruct"),
+        "judge": _JUDGE,
         "nli": ModelSpec(
             "nli", "embedding_head", str(HEADS_DIR / "nli"), "MLP head on frozen embedder features",
             unavailable_reason="the offline NLI head has not been trained yet",
@@ -102,6 +112,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         # the committed delta was trained from all-mpnet-base-v2: on the tiny embedder this role is unavailable
         "proverbs_encoder": _proverbs_encoder("the tiny embedder"),
         "lm": ModelSpec("lm", "tiny_lm", "tiny-llama", "random, seeded"),
+        "judge": _JUDGE,
         "nli": ModelSpec("nli", "tiny_head", "tiny-nli-head", "random head on the tiny embedder"),
         "sentiment": ModelSpec("sentiment", "tiny_head", "tiny-sentiment-head", "random head on the tiny embedder"),
         "clip": ModelSpec("clip", "tiny_clip", "tiny-open-clip", "random, seeded"),
