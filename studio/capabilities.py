@@ -64,7 +64,7 @@ CAPABILITIES: tuple[Capability, ...] = (
                  "train": {"proverbs": "studio.proverbs.train:train"},
                  "eval": {"proverbs-report": "studio.proverbs.evaluate:evaluate"}},
         evaluations={"proverbs": "studio.evaluation.proverbs:ProverbsEvaluation"},
-        roles=("retrieval_embedder", "proverbs_encoder", "embedder", "parser"),
+        roles=("retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "embedder", "parser"),
         serving=("studio.proverbs.service",)),
     Capability(
         "continuation", "Figurative narratives: continue and judge", "studio.ui.continue_tab:build_continue_tab",

@@ -191,7 +191,8 @@ def test_the_adapter_serves_any_id_of_the_same_weights():
 
     from studio.models.specs import HUB_EMBEDDER, OFFLINE_SBERT
     from studio.proverbs.index import ProverbIndex
-    from studio.proverbs.scorer import Scorer, TrainedParts
+    from studio.models.proverbs_head import TrainedParts
+    from studio.proverbs.scorer import Scorer
 
     catalog = load_catalog()
     d, n = 4, len(catalog.proverbs)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from studio.proverbs.scorer import SCORER_CONFIG, SCORER_WEIGHTS
+from studio.models.proverbs_head import SCORER_CONFIG, SCORER_WEIGHTS
 
 pytestmark = pytest.mark.offline
 
@@ -75,7 +75,7 @@ def test_committed_one_pass_adapter_belongs_to_the_committed_delta():
     import json
 
     from studio.proverbs.delta import delta_digest
-    from studio.proverbs.scorer import ONE_PASS_CONFIG, ONE_PASS_WEIGHTS
+    from studio.models.proverbs_head import ONE_PASS_CONFIG, ONE_PASS_WEIGHTS
 
     assert ONE_PASS_WEIGHTS.stat().st_size <= 20 * 2**20
     cfg = json.loads(ONE_PASS_CONFIG.read_text())

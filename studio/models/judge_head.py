@@ -9,7 +9,9 @@ from pathlib import Path
 
 from ..atomic import atomic_write_bytes
 from .heads import HeadConfig, build_module
-from .specs import JUDGE_HEAD as JUDGE_DIR
+from .specs import JUDGE_HEAD
+
+JUDGE_DIR = JUDGE_HEAD  # where `train judge --legacy` writes and the `judge` role reads
 
 
 @dataclass

@@ -22,7 +22,8 @@ class ModelSpec:
 
 HEADS_DIR = ASSETS / "heads"
 #: the fine-tuned proverb encoder: low-rank factors merged into the retrieval embedder (studio/models/variants.py)
-PROVERBS_DELTA = ASSETS / "proverbs" / "encoder_delta.safetensors"
+PROVERBS_ASSETS = ASSETS / "proverbs"
+PROVERBS_DELTA = PROVERBS_ASSETS / "encoder_delta.safetensors"
 #: the continuation judge's head, trained on the offline `embedder`'s features (studio/models/judge_head.py)
 JUDGE_HEAD = ASSETS / "continuation" / "judge"
 
@@ -69,6 +70,12 @@ _JUDGE = ModelSpec("judge", "judge_head", str(JUDGE_HEAD),
                    fix="run `python -m studio train judge --legacy`")
 
 
+_PROVERBS_ADAPTER = ModelSpec("proverbs_adapter", "proverbs_adapter", str(PROVERBS_ASSETS),
+                              "the proverbs scorer's learned adapters (trained on the retrieval embedder's features)",
+                              unavailable_reason="no learned proverbs adapter in assets/proverbs",
+                              fix="run `python -m studio train proverbs`")
+
+
 PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
     "hub": {
         "embedder": ModelSpec("embedder", "sentence_transformers", HUB_EMBEDDER, "ePiC's Sentence-BERT"),
@@ -76,6 +83,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "retrieval_embedder": ModelSpec("retrieval_embedder", "alias", "embedder",
                                         "the embedder's model, ePiC's Sentence-BERT (proverb retrieval)"),
         "proverbs_encoder": _proverbs_encoder("all-mpnet-base-v2"),
+        "proverbs_adapter": _PROVERBS_ADAPTER,
         "lm": ModelSpec("lm", "transformers_lm", HUB_LM),
         "judge": _JUDGE,
         "nli": ModelSpec("nli", "transformers_nli", HUB_NLI, "HAUSER's NLI model"),
@@ -92,6 +100,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
                                         "all-mpnet-base-v2, ePiC's Sentence-BERT (proverb retrieval)",
                                         bfloat16=True),
         "proverbs_encoder": _proverbs_encoder("all-mpnet-base-v2 int8"),
+        "proverbs_adapter": _PROVERBS_ADAPTER,
         "lm": ModelSpec("lm", "gguf_lm", f"package:{OFFLINE_LM_PKG}/{OFFLINE_LM_GGUF}", "SmolLM2-135M-Instruct"),
         "judge": _JUDGE,
         "nli": ModelSpec(
@@ -111,6 +120,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "retrieval_embedder": ModelSpec("retrieval_embedder", "tiny_embedder", "tiny-bert", "random, seeded"),
         # the committed delta was trained from all-mpnet-base-v2: on the tiny embedder this role is unavailable
         "proverbs_encoder": _proverbs_encoder("the tiny embedder"),
+        "proverbs_adapter": _PROVERBS_ADAPTER,
         "lm": ModelSpec("lm", "tiny_lm", "tiny-llama", "random, seeded"),
         "judge": _JUDGE,
         "nli": ModelSpec("nli", "tiny_head", "tiny-nli-head", "random head on the tiny embedder"),

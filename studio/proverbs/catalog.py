@@ -16,10 +16,11 @@ from pathlib import Path
 
 from ..atomic import atomic_write
 from ..errors import InputError
-from ..models.config import ASSETS, PROJECT_ROOT
+from ..models.config import PROJECT_ROOT
+from ..models.specs import PROVERBS_ASSETS
 from ..shared_data import shared_data_dir
 
-PROVERB_ASSETS = ASSETS / "proverbs"
+PROVERB_ASSETS = PROVERBS_ASSETS  # assets/proverbs (named in studio/models/specs.py)
 CATALOG_PATH = PROVERB_ASSETS / "catalog.json"
 EPIC_DIR = shared_data_dir() / "epic"
 

@@ -5,27 +5,19 @@ sentence, each against the proverb text and against its meaning (the untrained p
 narrative views mapped by a learned linear adapter against learned proverb vectors (the trained part).
 The adapter, the per-proverb vectors (initialised from the prototypes of the training narratives) and the
 channel weights are fitted by `python -m studio train proverbs` and saved in assets/proverbs/ as plain
-safetensors arrays tied to the embedder's model_id; with another embedder the untrained channels serve alone.
+safetensors arrays tied to the embedder's model_id (their format and loading: studio/models/proverbs_head.py, the
+registry's `proverbs_adapter` role); with another embedder the untrained channels serve alone.
 """
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..models.proverbs_head import TrainedParts
 from ..models.specs import canonical_model_id, display_name
-from .catalog import PROVERB_ASSETS
 from .index import ProverbIndex
 
-SCORER_WEIGHTS = PROVERB_ASSETS / "scorer.safetensors"
-SCORER_CONFIG = PROVERB_ASSETS / "scorer.json"
-#: the adapter fitted on the fine-tuned encoder's own narrative embeddings: with it a query is one encoder pass
-#: (`python -m studio train proverbs --what one-pass`; served when its delta is, see service.get_scorer)
-ONE_PASS_WEIGHTS = PROVERB_ASSETS / "scorer_onepass.safetensors"
-ONE_PASS_CONFIG = PROVERB_ASSETS / "scorer_onepass.json"
 #: untrained channel weights (narrative·text, narrative·meaning, sentence·text, sentence·meaning): measured
 #: on the training part; the meanings carry most of the signal
 UNTRAINED_WEIGHTS = (0.3, 0.7, 0.3, 0.7)
@@ -35,29 +27,21 @@ def normalize_rows(x: np.ndarray) -> np.ndarray:
     return x / (np.linalg.norm(x, axis=-1, keepdims=True) + 1e-6)
 
 
-@dataclass
-class TrainedParts:
-    model_id: str
-    quote_ids: list[str]
-    adapter: np.ndarray  # (d, d)
-    prototypes: np.ndarray  # (n_trained, d) mean training-narrative embedding per proverb
-    offsets: np.ndarray  # (n_trained, d) learned correction of each proverb vector
-    mix: np.ndarray  # (3,) weights of text, meaning and prototype in a proverb vector
-    weights: np.ndarray  # (6,) channel weights
-    scale: float  # softmax temperature (inverse)
-    config: dict = field(default_factory=dict)
+def load_trained() -> TrainedParts | None:
+    """The three-pass adapter (fitted on the retrieval embedder's embeddings), from the registry's
+    `proverbs_adapter` role; None when none is trained."""
+    head = adapters()
+    return head.three_pass if head is not None else None
 
 
-@lru_cache(maxsize=4)
-def load_trained(weights_path: Path = SCORER_WEIGHTS, config_path: Path = SCORER_CONFIG) -> TrainedParts | None:
-    if not (Path(weights_path).is_file() and Path(config_path).is_file()):
+def adapters():
+    """The registry's `proverbs_adapter` role (both adapters), or None when none is trained."""
+    from ..models import ModelUnavailable, get_registry
+
+    try:
+        return get_registry().get("proverbs_adapter")
+    except ModelUnavailable:
         return None
-    from safetensors.numpy import load_file
-
-    cfg = json.loads(Path(config_path).read_text())
-    t = load_file(str(weights_path))
-    return TrainedParts(cfg["model_id"], cfg["quote_ids"], t["adapter"], t["prototypes"], t["offsets"], t["mix"],
-                        t["weights"], float(t["scale"][0]), cfg)
 
 
 @dataclass

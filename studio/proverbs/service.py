@@ -14,7 +14,7 @@ from . import alignment
 from .catalog import Proverb, load_catalog
 from .index import ALIGNMENT_ROLE, EMBEDDER_ROLE, TUNED_ROLE, get_index
 from .motifs import DEFAULT_METHOD, METHODS, similarity_matrix
-from .scorer import ONE_PASS_CONFIG, ONE_PASS_WEIGHTS, FineTunedPart, Scorer, load_trained
+from .scorer import FineTunedPart, Scorer, adapters
 
 MAX_NARRATIVE_CHARS = 4000
 log = logging.getLogger(__name__)
@@ -56,17 +56,18 @@ def build_scorer(index) -> Scorer:
     from .delta import delta_digest
 
     finetuned = finetuned_part(index)
-    one = load_trained(ONE_PASS_WEIGHTS, ONE_PASS_CONFIG) if finetuned is not None else None
-    if one is not None and one.config.get("encoder_delta_sha256") == delta_digest():
+    head = adapters()
+    three, one = (head.three_pass, head.one_pass) if head is not None else (None, None)
+    if one is not None and finetuned is not None and one.config.get("encoder_delta_sha256") == delta_digest():
         part = dataclasses.replace(finetuned, weight=float(one.config["weight"]),
                                    temperature=float(one.config["temperature"]))
         scorer = Scorer(index, one, part, one_pass=True)
         if scorer.is_trained:  # same base embedder as the index
             return scorer
-    if one is not None:
+    if one is not None and finetuned is not None:
         log.warning("assets/proverbs/scorer_onepass.* was fitted for another encoder delta or base; "
                     "retrain it (`python -m studio train proverbs --what one-pass`); three passes serve")
-    return Scorer(index, load_trained(), finetuned)
+    return Scorer(index, three, finetuned)
 
 
 def finetuned_part(index) -> FineTunedPart | None:

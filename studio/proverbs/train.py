@@ -16,7 +16,8 @@ from ..atomic import atomic_write as write_atomic
 from ..models.config import PROJECT_ROOT
 from .epic import SEEN_TRAIN, load_seen_train, split
 from .index import EMBEDDER_ROLE
-from .scorer import SCORER_CONFIG, SCORER_WEIGHTS, UNTRAINED_WEIGHTS, load_trained
+from ..models.proverbs_head import ONE_PASS_CONFIG, ONE_PASS_WEIGHTS, SCORER_CONFIG, SCORER_WEIGHTS, TrainedParts
+from .scorer import UNTRAINED_WEIGHTS, load_trained
 
 DEFAULTS = dict(epochs=150, lr=2e-3, adapter_decay=1e-3, offset_decay=1e-1, seed=0)
 
@@ -112,14 +113,16 @@ def save(tensors: dict, config: dict, weights_path: Path = SCORER_WEIGHTS, confi
 
     write_atomic(weights_path, save({k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}))
     write_atomic(config_path, json.dumps(config, indent=1) + "\n")
-    load_trained.cache_clear()
+    from ..models import get_registry
+
+    get_registry().unload("proverbs_adapter")  # read again on next use
 
 
 def scores_without_encoder(fit_rows, rows, catalog, adapter: bool, seed: int, epochs: int) -> np.ndarray:
     """What the scorer gives `rows` before the fine-tuned channel is added: the adapter fitted on `fit_rows`
     (or the untrained channels)."""
     from .index import get_index
-    from .scorer import Scorer, TrainedParts
+    from .scorer import Scorer
 
     index = get_index()
     trained = None
@@ -244,7 +247,7 @@ def select_one_pass(train_rows, catalog, args, log) -> dict:
                            inner_split)
     from .index import get_index
     from .delta import class_text
-    from .scorer import Scorer, TrainedParts
+    from .scorer import Scorer
 
     index = get_index()
     inner_train, inner_dev = inner_split(train_rows)
@@ -284,7 +287,7 @@ def train_one_pass(train_rows, val_rows, args, log) -> dict:
     from .evaluate import ranking_metrics, tuned_rows
     from .delta import delta_digest
     from .index import get_index
-    from .scorer import ONE_PASS_CONFIG, ONE_PASS_WEIGHTS, Scorer, TrainedParts
+    from .scorer import Scorer
     from .service import finetuned_part
 
     start = time.perf_counter()
@@ -342,7 +345,7 @@ def train_adapter(train_rows, val_rows, args, log) -> dict:
         "trained_on": f"{len(train_rows)} narratives of ePiC seen_train (validation part of {len(val_rows)} held out)",
         "hyperparameters": hyper,
     }
-    from .scorer import Scorer, TrainedParts
+    from .scorer import Scorer
 
     trained = TrainedParts(config["model_id"], config["quote_ids"], tensors["adapter"], tensors["prototypes"],
                            tensors["offsets"], tensors["mix"], tensors["weights"], float(tensors["scale"][0]), config)
