@@ -227,7 +227,7 @@ def train(argv: list[str] | None = None) -> dict:
 #: the fine-tuned channel's weight and the softmax temperature of the one-pass scorer, chosen on the inner split
 #: of the training part by `train proverbs --what one-pass --select` (never on the validation part)
 ONE_PASS_WEIGHT = 4.0
-ONE_PASS_TEMPERATURE = 5.0
+ONE_PASS_TEMPERATURE = 5.816
 
 
 def _fit_doc_only(index, docs, labels, args, log=None) -> dict:
