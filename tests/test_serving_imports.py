@@ -29,24 +29,23 @@ def test_every_capability_declares_its_serving_modules_and_they_exist():
         assert all(importlib.util.find_spec(m) is not None for m in c.serving), c.serving
 
 
-@pytest.mark.parametrize("module", sorted(CASES))
-def test_serving_imports_no_training_or_evaluation(module):
-    request = CASES[module]
-    code = (f"import sys, {module}\n{request}\n"
-            f"print([m for m in sys.modules if m.startswith('studio') and any(k in m for k in {NOT_SERVING!r})])")
+def _imported_training_modules(code: str) -> list:
+    """Run `code` in a fresh interpreter (tiny profile) and return the studio modules it imported that belong to
+    training, evaluation or the command line."""
+    code += f"\nimport sys\nprint([m for m in sys.modules if m.startswith('studio') and any(k in m for k in {NOT_SERVING!r})])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                          env={"STUDIO_PROFILE": "tiny", "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+    return out.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("module", sorted(CASES))
+def test_serving_imports_no_training_or_evaluation(module):
+    assert _imported_training_modules(f"import {module}\n{CASES[module]}") == "[]"
 
 
 def test_tab_modules_import_no_command_line_training_or_evaluation_code():
     from studio.capabilities import tabs
 
     modules = sorted({t.split(":")[0] for t in tabs()} | {"studio.ui.app"})
-    code = (f"import sys\nfor m in {modules!r}: __import__(m)\n"
-            f"print([m for m in sys.modules if m.startswith('studio') and any(k in m for k in {NOT_SERVING!r})])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                         env={"STUDIO_PROFILE": "tiny", "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"})
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+    assert _imported_training_modules(f"for m in {modules!r}: __import__(m)") == "[]"
