@@ -91,9 +91,11 @@ def in_features(module) -> int:
 
 
 class Judge:
-    def __init__(self, cfg: JudgeConfig, modules: list, embedder):
-        # the embedder is asked of the registry at each call, not kept: a kept one would outlive its eviction
+    def __init__(self, cfg: JudgeConfig, modules: list, embedder, own: bool = False):
+        # the registry's embedder is asked of the registry at each call, not kept: a kept one would outlive its
+        # eviction; `own` keeps an embedder the registry does not serve (the judge's own, under another profile)
         self.cfg, self.modules = cfg, modules
+        self._own = embedder if own else None
         self.name = f"{cfg.notes} ({embedder.model_id})"
 
     def _scores(self, contexts, options, present) -> np.ndarray:
@@ -106,7 +108,8 @@ class Judge:
     def _encode_few(self, texts: list[str]) -> np.ndarray:
         # a judgement embeds ~7 texts of very different lengths (narrative … expression); in batches of 4 (the
         # encoder sorts by length) far less padding is computed than in one batch: ~25% faster on 1 thread
-        return get_registry().get("embedder").encode(texts, batch_size=4 if len(texts) <= 16 else 64)
+        embedder = self._own or get_registry().get("embedder")
+        return embedder.encode(texts, batch_size=4 if len(texts) <= 16 else 64)
 
     def scores(self, cases: list[Case], options: list[list[str]], encode=None) -> list[np.ndarray]:
         """Scores of each case's options (any number per case)."""
@@ -172,17 +175,35 @@ def get_judge():
 
 
 def get_legacy_judge() -> Judge | None:
-    """The old judge for the registry's embedder, or None when it is not trained (or was trained on
-    another embedder: its features would be meaningless)."""
+    """The old judge for the registry's embedder, or None when it is not trained. One trained on another embedder
+    (its features would be meaningless under the registry's) embeds with its own, when that can be loaded (not in
+    the tiny profile)."""
     if not has_judge(JUDGE_DIR):
         return None
-    embedder = get_registry().get("embedder")
+    registry = get_registry()
+    embedder = registry.get("embedder")
+    key = embedder.model_id
     with _lock:
-        if embedder.model_id not in _loaded:  # a judge of another embedder is remembered as None: read once
+        if key not in _loaded:  # a judge of another embedder is remembered as None: read once
             cfg, modules = load_judge(JUDGE_DIR)
             fits = cfg.embedder == embedder.model_id and cfg.input_dim == option_dim(embedder.dim)
-            _loaded[embedder.model_id] = Judge(cfg, modules, embedder) if fits else None
-        return _loaded[embedder.model_id]
+            own = not fits and registry.profile != "tiny"
+            if own:  # e.g. the hub profile (all-mpnet-base-v2): the judge brings the embedder it was trained on
+                embedder = _own_embedder(cfg)
+                fits = embedder is not None and cfg.input_dim == option_dim(embedder.dim)
+            _loaded[key] = Judge(cfg, modules, embedder, own=own) if fits else None
+        return _loaded[key]
+
+
+def _own_embedder(cfg):
+    """The embedder the judge was trained on (its features mean nothing under another), when it can be loaded here
+    (the offline MiniLM ships in a package that requirements.txt installs, so a Space has it too); else None."""
+    from ..models.loaders.text import float32_sentence_transformer
+
+    try:
+        return float32_sentence_transformer(cfg.embedder, "the judge's embedder")
+    except Exception:  # the package missing: the judge is unavailable, as before
+        return None
 
 
 def option_dim(d: int) -> int:
