@@ -14,6 +14,7 @@ from ..imagine.scores import outside_unit_interval
 from ..models import UNAVAILABLE, get_registry
 from .common import (after_limit_check, cancellable, cancelled, escape, guarded, limited_textbox,
                      refuse_over_limit)
+from .help import tab_guide
 from .session_files import new_download
 
 #: what each number in the tables means, shown under them
@@ -211,6 +212,7 @@ def build_imagine_tab() -> None:
                     "seed); CLIP then compares the two images (**ImaginE_image**) and each text with the other's "
                     "image (**ImaginE_text&image**). Zhu et al., *ImaginE: An Imagination-Based Automatic Evaluation "
                     "Metric for Natural Language Generation*.")
+        tab_guide("imagine", share=imagine_available())
         available = imagine_available()  # decided once, from the registry's status: the profile is fixed at start
         if not available:
             gr.Markdown(availability_notice(), elem_classes=["studio-panel"], elem_id="imagine-off")
