@@ -14,6 +14,8 @@ pytestmark = [pytest.mark.browser, needs_chromium]
 RESULT_TIMEOUT_MS = 120_000
 STORY = "Maya kept putting off her thesis all spring, and then she had to write day and night [like a machine]."
 SIZES = [(1400, 1000), (390, 844)]
+COUNTS = {"polish": "18 / 400 characters", "proverbs": f"{len(STORY)} / 4,000 characters",
+          "continue": f"{len(STORY)} / 4,000 characters"}
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +83,8 @@ def test_a_shared_link_opens_the_tab_with_the_result(context, app_url, shots, ta
     opened = _open(context, link)  # as the person the link was sent to
     try:
         _visible(opened, shown, 30_000)
+        if tab in COUNTS:  # the restored text is counted, not shown as 0 characters
+            _visible(opened, COUNTS[tab], 5_000)
         assert opened.get_by_role("tab", selected=True).inner_text().strip().lower() == tab
         opened.screenshot(path=str(shots / f"shared-link-{tab}-1400.png"), full_page=True)
     finally:
@@ -98,15 +102,14 @@ def test_a_link_to_no_result_or_a_bad_tab_opens_the_plain_studio(context, app_ur
 
 @pytest.mark.parametrize("width,height", SIZES, ids=["1400", "phone390"])
 def test_first_screen_and_how_to_read_this(browser, app_url, shots, width, height):
-    from conftest import open_page
-    from test_browser_ux2 import _select_tab
+    from conftest import open_page, select_tab
 
     page = open_page(browser, app_url, width, height)
     try:
         intro = page.locator("#studio-intro")
         assert "explore its figurative language" in intro.inner_text()
         for tab_id in HELP:
-            _select_tab(page, tab_id.capitalize())
+            select_tab(page, tab_id.capitalize())
             accordion = page.locator(f"#{tab_id}-help")
             first_words = HELP[tab_id].strip().split("\n")[0][:30].replace("**", "")
             assert accordion.get_by_text(first_words).filter(visible=True).count() == 0  # collapsed by default
