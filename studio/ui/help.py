@@ -7,13 +7,14 @@ import time
 from types import SimpleNamespace
 
 import gradio as gr
+from gradio.utils import get_icon_path
 
 #: the first screen, above the tabs: what the studio does, in two lines (no user text here)
 INTRO = ("# Figurative Language Studio\n"
          "Type a sentence or a short story and explore its figurative language: turn a plain sentence into similes "
          "and rank them, picture two texts, find the proverb a story tells, continue a story that ends in an idiom.  \n"
-         "Each tab has clickable examples under its inputs and a **How to read this** note; 🔗 copies a link to what "
-         "you see.")
+         "Each tab has clickable examples under its inputs, a **How to read this** note, and **Copy a link** to share "
+         "what you see.")
 
 HELP = {
     "polish": """
@@ -77,7 +78,7 @@ the samples drawn gave that same sentence; the line above says when fewer distin
 to change it. Press **Refresh** to update. Visitors cannot load or unload models: they are shared by everyone.
 """,
 }
-SHARE_LABEL = "🔗 Copy a link to this result"
+SHARE_LABEL = "Copy a link to this result"
 SHARE_COPIED = "Link copied: it opens this tab with what you see"
 #: the query parameter that names the tab a shared link opens
 TAB_PARAM = "tab"
@@ -98,7 +99,7 @@ def share_link_js(tab_id: str) -> str:
 def share_button(tab_id: str, **kwargs) -> gr.Button:
     """The deep link button of a tab: copies the link, says so, and shows its label again a moment later."""
     button = gr.Button(SHARE_LABEL, size="sm", elem_id=f"{tab_id}-share", elem_classes=["studio-share"],
-                       icon=None, **kwargs)
+                       icon=get_icon_path("link.svg"), **kwargs)  # Gradio's own link icon (an emoji needs a font)
     button.click(None, js=share_link_js(tab_id), outputs=[button], api_visibility="private")
     button.click(lambda: time.sleep(2) or SHARE_LABEL, outputs=[button], queue=False, api_visibility="private",
                  show_progress="hidden")
