@@ -9,7 +9,7 @@ import importlib
 
 TARGETS: dict[str, dict[str, str]] = {
     "build": {"idiom-lexicon": "studio.continuation.lexicon:build_asset", "proverbs": "studio.proverbs.catalog:build_catalog", "kb": "studio.similes.kb_build:build"},
-    "train": {"judge": "studio.continuation.train:train_judge", "proverbs": "studio.proverbs.train:train", "simile-detector": "studio.similes.detector:train", "nli": "studio.hauser.train_heads:train_nli", "sentiment": "studio.hauser.train_heads:train_sentiment"},
+    "train": {"judge": "studio.continuation.train:train_judge", "proverbs": "studio.proverbs.train:train", "simile-detector": "studio.similes.detector:train", "polish": "studio.similes.polish_train:train", "nli": "studio.hauser.train_heads:train_nli", "sentiment": "studio.hauser.train_heads:train_sentiment"},
     # the evaluation contract (studio/evaluation): each writes results/NAME.json; `all` runs them, `table` writes
     # the README's table; the earlier full reports stay available as NAME-report (printed, not written)
     "eval": {"all": "studio.evaluation.cli:run_all", "table": "studio.evaluation.cli:table",
