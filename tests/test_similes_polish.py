@@ -147,3 +147,13 @@ def test_cli_polish_batch(tmp_path, capsys):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 1 and rows[0]["literal"] == "He yelps and howls."
     assert 1 <= len(rows[0]["candidates"]) <= 4
+
+
+@pytest.mark.parametrize("literal,vehicle,want", [
+    ("He was proud of his garden.", "a peacock", "He was as proud of his garden as a peacock."),
+    ("The students were bored during the lecture.", "sheep", "The students were as bored as sheep during the lecture."),
+])
+def test_adjective_complements_and_participles(tiny_registry, literal, vehicle, want):
+    slots = find_slots(literal, tiny_registry.get("parser")(literal))
+    adjective = next(s for s in slots if s.kind == "adjective")
+    assert realise(literal, adjective, vehicle)[0] == want

@@ -16,7 +16,8 @@ and the vehicle noun phrase is made to agree ("a beehive", never "a beehives"). 
   property  — the adjective itself, or the salient property of the event (KB properties near the sentence's words,
               ranked by the lm), then the KB's typical vehicles for it;
   insertion — the KB's most frequent vehicles (generic; ranked like the rest, so they win only where they fit).
-Every candidate is scored once by the same model (`score`, see SCORE_MEANING); near duplicates (the same vehicle
+Slots are tried in a fixed order (the adjective, the main verb's phrase, the other verbs'); every candidate is
+scored once by the same model (`score`, see SCORE_MEANING); near duplicates (the same vehicle
 head) are merged, keeping the best; at most one candidate per vehicle head, and the report says how many came and
 why fewer than asked.
 """
@@ -31,6 +32,12 @@ from ..errors import InputError, check_stop, require_text
 from ..models.config import ASSETS
 
 STRATEGIES = ("lm", "retrieval", "property", "insertion")
+#: the default sources: "insertion" (the KB's most frequent vehicles) put the same few vehicles ("a rock", "a mouse")
+#: into every literal's list in the first blind read (docs/similes.md), so it runs only when asked for
+DEFAULT_STRATEGIES = ("lm", "retrieval", "property")
+#: candidates the polisher scores below this are dropped (and counted in the shortfall): in the first blind read
+#: nearly every candidate under 0.1 was unusable
+MIN_SCORE = 0.1
 MAX_N = 50
 LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
 MAX_CHARS = 400
@@ -49,6 +56,7 @@ _INTENSIFIERS = {"very", "so", "really", "extremely", "quite", "too", "rather", 
                  "terribly", "truly", "utterly", "totally", "completely", "remarkably", "exceptionally", "super"}
 _LINKING = {"be", "feel", "look", "seem", "sound", "become", "grow", "get", "turn", "remain", "stay", "appear",
             "smell", "taste", "go", "keep", "come", "prove"}
+_COMPLEMENT = {"of", "with", "about", "at", "to", "for", "by"}
 _VP_STOP = {"conj", "cc", "advcl", "ccomp", "parataxis", "punct", "relcl", "mark", "xcomp", "csubj", "nsubj",
             "nsubjpass", "aux", "auxpass", "neg", "expl", "dep", "appos", "npadvmod"}
 _JUNK_HEADS = {"ever", "other", "others", "anyone", "anything", "none", "rest", "your", "yours", "mine", "usual",
@@ -133,8 +141,7 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     if not slots:
         raise InputError("No place for a simile was found: the sentence needs a verb or a predicated adjective.")
     polisher, trained = polisher_lm()
-    step(0.08, "choosing where a simile fits")
-    _score_slots(polisher, trained, literal, slots)
+    step(0.08, "loading the polisher")
     slots = sorted(slots, key=lambda s: -s.score)[:3]
     context = {t.lemma_.lower() for t in doc if t.is_alpha and not t.is_stop} | {t.lower_ for t in doc if t.is_alpha}
     from .kb import load_kb
@@ -155,9 +162,12 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     candidates = _score_all(polisher, trained, literal, rows, step=lambda done, total: step(
         0.55 + 0.43 * done / max(total, 1), f"scoring candidates {done}/{total}"))
     step(0.99, "ranking")
+    floor = MIN_SCORE if trained else 0.0  # the floor was set for the trained polisher's scores
+    weak = [c for c in candidates if c.score < floor]
+    candidates = [c for c in candidates if c.score >= floor]
     chosen = sorted(candidates, key=lambda c: (-c.score, c.sentence))[:n]
     report = {"asked": n, "delivered": len(chosen), "proposed": proposed, "distinct": len(candidates),
-              "merged": merged, "rejected": rejected, "score": SCORE_MEANING,
+              "merged": merged, "rejected": rejected, "below_min_score": len(weak), "score": SCORE_MEANING,
               "generator": "trained polisher (LoRA delta)" if trained else "plain lm, few-shot (no delta fits)",
               "shortfall": ""}
     if len(chosen) < n:
@@ -165,14 +175,15 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
         report["shortfall"] = (
             f"{len(chosen)} of the {n} candidates asked: only {len(candidates)} distinct similes exist for this "
             f"literal from the chosen sources ({each} proposals; {merged} merged as near duplicates — the same "
-            f"vehicle — and {rejected} dropped as ungrammatical or repeating the sentence's words). Add sources or "
-            "try another sentence; the seed changes only the lm source.")
+            f"vehicle —, {rejected} dropped as ungrammatical or repeating the sentence's words, {len(weak)} scored "
+            f"below {floor} by the polisher). Add sources (insertion is off by default) or try another seed "
+            "(it changes the lm source) or sentence.")
     return chosen, report
 
 
 def _check_strategies(strategies) -> tuple[str, ...]:
     if strategies is None or strategies == [] or strategies == "":
-        return STRATEGIES
+        return DEFAULT_STRATEGIES
     if isinstance(strategies, str):
         strategies = [s.strip() for s in strategies.split(",") if s.strip()]
     unknown = [s for s in strategies if s not in STRATEGIES]
@@ -205,23 +216,35 @@ def find_slots(literal: str, doc) -> list[Slot]:
     """Adjective slots (predicated adjectives) and verb slots (the end of each verb's phrase)."""
     slots: dict[tuple[int, str], Slot] = {}
     for tok in doc:
-        if tok.pos_ == "ADJ" and tok.tag_ == "JJ" and tok.dep_ in ("acomp", "oprd") \
-                and tok.head.lemma_.lower() in _LINKING:
+        predicated = tok.pos_ == "ADJ" and tok.tag_ == "JJ" and tok.dep_ in ("acomp", "oprd") \
+            and tok.head.lemma_.lower() in _LINKING
+        participle = tok.tag_ == "VBN" and any(c.dep_ == "auxpass" for c in tok.children) \
+            and not any(c.dep_ in ("agent", "dobj", "xcomp", "ccomp") for c in tok.children)  # "were bored"
+        if predicated or participle:
             first = tok
             mods = [c for c in tok.children if c.dep_ == "advmod" and c.lower_ in _INTENSIFIERS and c.i == tok.i - 1]
             if mods:
                 first = mods[0]
-            slots[(first.idx, "adjective")] = Slot(first.idx, tok.idx + len(tok), "adjective", tok.text,
-                                                   tok.lower_, words=_around(doc, tok.i))
+            last, adjective = tok, tok.lower_
+            comp = [c for c in tok.children if c.dep_ == "prep" and c.i == tok.i + 1 and c.lower_ in _COMPLEMENT]
+            if comp:  # "proud of his garden" → "as proud of his garden as a peacock"
+                last = max((t for t in comp[0].subtree if not t.is_punct), key=lambda t: t.i)
+                adjective = literal[tok.idx:last.idx + len(last)]
+            slots[(first.idx, "adjective")] = Slot(first.idx, last.idx + len(last), "adjective", tok.text,
+                                                   adjective, score=2.0, words=_around(doc, tok.i))
     for tok in doc:
         if tok.pos_ != "VERB" or tok.dep_ in ("amod", "aux", "auxpass", "compound"):
             continue
         if any(c.dep_ in ("acomp", "oprd") and c.pos_ == "ADJ" for c in tok.children) and tok.lemma_ in _LINKING:
             continue  # "looked happy": the adjective slot says it better
+        if any(s.kind == "adjective" and s.anchor == tok.text and s.start <= tok.idx < s.end for s in slots.values()):
+            continue  # "were bored": a participle read as an adjective
         last = _phrase_end(tok)
         end = last.idx + len(last)
         if (end, "verb") not in slots and end > 0:
-            slots[(end, "verb")] = Slot(end, end, "verb", last.text, words=_around(doc, last.i))
+            # the main verb's phrase first, then the others in sentence order
+            rank = 1.0 if tok.dep_ == "ROOT" else 0.5 - 0.01 * tok.i
+            slots[(end, "verb")] = Slot(end, end, "verb", last.text, score=rank, words=_around(doc, last.i))
     if not any(s.kind == "verb" for s in slots.values()) and not slots:
         for sent in doc.sents:  # a verbless fragment: the end of the clause
             last = sent[-1]
@@ -250,15 +273,6 @@ def _phrase_end(verb):
 
 def _around(doc, i: int) -> list[str]:
     return [t.lemma_.lower() for t in doc[max(0, i - CONTEXT_WORDS // 2):i + CONTEXT_WORDS // 2] if t.is_alpha]
-
-
-def _score_slots(lm, trained: bool, literal: str, slots: list[Slot]) -> None:
-    """How readily the polisher opens a comparison at each slot (one batched pass)."""
-    base = _prompt(literal, trained) + " "
-    contexts = [base + literal[:s.start].rstrip() for s in slots]
-    probes = [" " + s.opener() for s in slots]
-    for s, (lp, n_tok) in zip(slots, lm.loglik(contexts, probes)):
-        s.score = lp / max(n_tok, 1) + (0.3 if s.kind == "adjective" else 0.0)
 
 
 # ------------------------------------------------------------------------------------------ realiser
@@ -321,7 +335,8 @@ def _acceptable(vehicle: str, context: set[str], kb) -> bool:
     if head in _JUNK_HEADS or kb.head(vehicle) in _JUNK_HEADS or vehicle.endswith(("'s", "'")):
         return False
     content = {w for w in words if len(w) > 2} - {"the", "and", "like"}
-    return not (content & context)
+    stems = {w[:4] for w in context if len(w) >= 4}
+    return not (content & context) and not any(len(w) >= 4 and w[:4] in stems for w in content)
 
 
 def _realise_all(literal, proposals, context, kb):
@@ -347,7 +362,7 @@ def _vehicle_key(vehicle: str, kb) -> str:
     return kb.lemma(kb.head(vehicle)) if kb.head(vehicle) else vehicle.lower()
 
 
-MAX_VARIANTS = 2  # members of a near-duplicate group that are scored (the rest are merged unscored)
+MAX_VARIANTS = 1  # members of a near-duplicate group that are scored (the rest are merged unscored)
 
 
 def _merge(rows, kb):
@@ -399,9 +414,9 @@ _CUT = re.compile(r"[.,;:!?\"\n()]|\s(?:and|but|who|which|that|when|because|whil
 def _by_lm(lm, trained, literal, slots, seed, want) -> list[tuple[Slot, str]]:
     """The polisher continues "Literal: …\\nSimile: <sentence up to the slot> like" (or "as ADJ as") with a
     vehicle; sampled with the seed, cut where the literal's own text resumes."""
-    chosen = slots[:2]
+    chosen = slots[:1] if want <= 8 else slots[:2]  # one slot for 10 candidates: half the decoding
     base = _prompt(literal, trained) + " "
-    per = max(4, -(-want // len(chosen)) + 2)
+    per = min(16, -(-want // len(chosen)) + 6)  # the best source: more samples (≤ 16 rows: the int4 kernel)
     out = []
     for k, slot in enumerate(chosen):
         context = base + literal[:slot.start].rstrip() + " " + slot.opener()
@@ -424,7 +439,7 @@ def _by_retrieval(kb, slots, doc, want) -> list[tuple[Slot, str]]:
     from .retrieval import search
 
     out = []
-    for slot in slots[:2]:
+    for slot in slots[:1] if want <= 8 else slots[:2]:
         taken = 0
         for vehicle, _score in search(kb, slot.words, k=40):
             if len(vehicle.split()) > 4 or not _usable_vehicle(kb, vehicle):
@@ -444,7 +459,7 @@ def _by_property(kb, lm, literal, doc, slots, want) -> list[tuple[Slot, str]]:
         props, slot = [(adjective.adjective, 0.0)], adjective
     else:
         props, slot = salient_properties(kb, lm, literal, doc), slots[0]
-    for prop, _ in props[:2]:
+    for prop, _ in props[:1] if want <= 8 else props[:2]:
         taken = 0
         for vehicle, _score in kb.vehicles_for_property(prop, k=30):
             if len(vehicle.split()) > 4 or not _usable_vehicle(kb, vehicle):
@@ -493,7 +508,7 @@ def salient_properties(kb, lm, literal: str, doc, k: int = 5) -> list[tuple[str,
             embedder = get_registry().get("embedder")
             sims = word_matrix(embedder, kb.meta.get("digest", ""), "properties", pool) @ \
                 embedder.encode([" ".join(cues)])[0]
-            shortlist = [pool[i] for i in np.argsort(-sims)[:12]]
+            shortlist = [pool[i] for i in np.argsort(-sims)[:8]]
         except ModelUnavailable:
             pass
     subj = next((t for t in doc if t.dep_ in ("nsubj", "nsubjpass")), None)

@@ -5,7 +5,7 @@ import gradio as gr
 import pandas as pd
 
 from ..cli.components_cmd import MAX_SENTENCE_CHARS
-from ..similes.polish import MAX_CHARS, MAX_N, SCORE_MEANING, STRATEGIES
+from ..similes.polish import DEFAULT_STRATEGIES, MAX_CHARS, MAX_N, SCORE_MEANING, STRATEGIES
 from .common import (after_limit_check, cancellable, cancelled, escape, guarded, highlight_pieces, limited_textbox,
                      refuse_over_limit, role_notice)
 from .session_files import result_downloads
@@ -97,7 +97,8 @@ def build_polish_tab() -> dict:
                     "*lm* (the polisher, a language model fine-tuned on literal → simile pairs), *retrieval* "
                     "(BM25 over the knowledge base's simile contexts), *property* (vehicles typical of the "
                     "adjective or of the event's salient property) and *insertion* (the knowledge base's most "
-                    "frequent vehicles). One vehicle appears once; near duplicates are merged.")
+                    "frequent vehicles; off by default). One vehicle appears once; near duplicates are merged; candidates the "
+                    "polisher scores below 0.1 are dropped, and the line above the table says so.")
         notice = role_notice("lm", "parser")
         if notice:
             gr.Markdown(notice)
@@ -105,7 +106,7 @@ def build_polish_tab() -> dict:
             literal = limited_textbox(MAX_CHARS, label="Literal sentence", value="He yelps and howls.", scale=3,
                                       max_lines=3, info=f"up to {MAX_CHARS} characters")
             with gr.Column(scale=2):
-                strategies = gr.CheckboxGroup(list(STRATEGIES), value=list(STRATEGIES), label="Sources of vehicles")
+                strategies = gr.CheckboxGroup(list(STRATEGIES), value=list(DEFAULT_STRATEGIES), label="Sources of vehicles")
                 with gr.Row():
                     n = gr.Slider(1, MAX_N, value=10, step=1, label="Candidates")
                     seed = gr.Number(value=0, precision=0, label="Seed")
