@@ -456,7 +456,7 @@ def _by_property(kb, lm, literal, doc, slots, want) -> list[tuple[Slot, str]]:
     out = []
     adjective = next((s for s in slots if s.kind == "adjective"), None)
     if adjective is not None:
-        props, slot = [(adjective.adjective, 0.0)], adjective
+        props, slot = [(adjective.anchor.lower(), 0.0)], adjective
     else:
         props, slot = salient_properties(kb, lm, literal, doc), slots[0]
     for prop, _ in props[:1] if want <= 8 else props[:2]:

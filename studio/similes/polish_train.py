@@ -22,6 +22,15 @@ RUN_PATH = ASSETS / "similes" / "polish_lora.json"
 SOURCE_SHARE = {"hauser": 0.6, "spgc": 0.2, "quizzes": 0.05, "general_corpus": 0.05, "figurative": 0.1}
 
 
+def _relative(path: str) -> str:
+    from ..models.config import PROJECT_ROOT
+
+    try:
+        return str(Path(path).resolve().relative_to(PROJECT_ROOT))
+    except ValueError:
+        return Path(path).name
+
+
 def build_examples(pairs: list[dict], n: int, seed: int) -> list[dict]:
     """At most n pairs, drawn per source by SOURCE_SHARE (seeded), short ones only."""
     rng = random.Random(seed)
@@ -169,7 +178,7 @@ def train(argv: list[str]) -> dict:
         if out_of_time:
             break
     run = {"command": "python -m studio train polish " + " ".join(argv), "base": base_id,
-           "options": vars(args), "train_pairs": len(train_rows), "dev_pairs": len(dev_rows),
+           "options": {**vars(args), "out": _relative(args.out)}, "train_pairs": len(train_rows), "dev_pairs": len(dev_rows),
            "wrapped_linears": len(wrapped), "history": history, "best_dev_loss": round(best, 4),
            "minutes": round((time.perf_counter() - started) / 60, 1), "bf16_autocast": use_bf16,
            "bytes": Path(args.out).stat().st_size}
