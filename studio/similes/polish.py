@@ -191,7 +191,7 @@ def _check_strategies(strategies) -> tuple[str, ...]:
         raise InputError(f"Unknown strategy {unknown[0]!r}; choose from {', '.join(STRATEGIES)}.")
     if not strategies:
         raise InputError("Choose at least one strategy.")
-    return tuple(s for s in STRATEGIES if s in strategies)
+    return tuple(dict.fromkeys(strategies))  # in the order given (the order the sources run)
 
 
 def polisher_lm():
