@@ -29,7 +29,7 @@ def test_polish_downloads(client):
     assert len(rows) == len(table["data"]) == len(doc["rows"]) >= 1
     assert rows[0]["literal"] == "He yelps and howls." and "**" not in rows[0]["candidate"]  # plain text, no markup
     assert [float(r["score"]) for r in rows] == [row[3] for row in table["data"]]
-    assert doc["about"]["strategies"] == ["insertion", "retrieval"] and "log-probability" in doc["about"]["score"]
+    assert doc["about"]["strategies"] == ["insertion", "retrieval"] and "per-token probabilities" in doc["about"]["score"]
 
 
 def test_proverbs_downloads(client):
