@@ -145,3 +145,19 @@ def shots():
     folder = Path(os.environ.get("STUDIO_SCREENSHOTS") or tempfile.mkdtemp(prefix="studio-shots-"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+#: the two screens every browser check runs at (issue 19): a laptop and a phone
+SIZES = [(1400, 1000), (390, 844)]
+SIZE_IDS = ["1400", "phone390"]
+
+
+def select_tab(page, name: str):
+    """Click a tab by its label; a narrow screen folds the other tabs into Gradio's "More tabs" menu."""
+    tab = page.get_by_role("tab", name=name, exact=True)
+    if tab.count() and tab.is_visible():
+        tab.click()
+    else:
+        page.get_by_role("button", name="More tabs").click()
+        page.locator(".overflow-dropdown button").get_by_text(name, exact=True).click()
+    page.wait_for_timeout(600)

@@ -1,4 +1,4 @@
-"""In headless Chromium at 1400×1000, what a visitor meets (issue 19): a paste over a limit is counted and refused
+"""In headless Chromium at 1400×1000 and 390×844, what a visitor meets (issue 19): a paste over a limit is counted and refused
 with the limit named, never cut and processed; the Models tab is read-only. One app server for the module."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import needs_chromium, open_page
+from conftest import SIZE_IDS, SIZES, needs_chromium, open_page, select_tab
 from studio.continuation.generate import MAX_NARRATIVE_CHARS as CONTINUE_MAX
 from studio.proverbs.service import MAX_NARRATIVE_CHARS as PROVERBS_MAX
 
@@ -15,11 +15,16 @@ RESULT_TIMEOUT_MS = 90_000
 PASTE = ("The fisherman rowed out at the first light of the grey sea every morning of his life. " * 60)[:4_500]
 
 
-@pytest.fixture(scope="module")
-def wide_page(browser, app_url):
-    page = open_page(browser, app_url)
+@pytest.fixture(scope="module", params=SIZES, ids=SIZE_IDS)
+def wide_page(browser, app_url, request):
+    """The app at each size (the name is older than the phone size)."""
+    page = open_page(browser, app_url, *request.param)
     yield page
     page.close()
+
+
+def _size(page) -> str:
+    return "{width}x{height}".format(**page.viewport_size)
 
 
 def _paste(page, label: str, text: str):
@@ -31,7 +36,7 @@ def _paste(page, label: str, text: str):
 
 
 def _refused(page, tab: str, button: str, limit: int, shots: Path):
-    page.get_by_role("tab", name=tab, exact=True).click()
+    select_tab(page, tab)
     box = _paste(page, "Narrative", PASTE)
     assert len(box.input_value()) == len(PASTE)  # nothing cut
     count = f"{len(PASTE):,} / {limit:,} characters — over the limit"
@@ -39,7 +44,7 @@ def _refused(page, tab: str, button: str, limit: int, shots: Path):
     page.get_by_role("button", name=button, exact=True).click()
     page.get_by_text(f"limit is {limit:,}").first.wait_for(timeout=RESULT_TIMEOUT_MS)  # the refusal names the limit
     page.wait_for_timeout(1_500)  # time enough for a result that should not come
-    page.screenshot(path=str(shots / f"over-limit-{tab.lower()}.png"), full_page=True)
+    page.screenshot(path=str(shots / f"over-limit-{tab.lower()}-{_size(page)}.png"), full_page=True)
     for close in page.locator(".toast-close").all():
         close.click()
 
@@ -56,23 +61,23 @@ def test_proverbs_refuses_an_over_limit_paste(wide_page, shots):
 
 
 def test_count_follows_the_text(wide_page):
-    wide_page.get_by_role("tab", name="Proverbs", exact=True).click()
+    select_tab(wide_page, "Proverbs")
     _paste(wide_page, "Narrative", "A stitch in time.")
     wide_page.get_by_text(f"17 / {PROVERBS_MAX:,} characters").filter(visible=True).first.wait_for(timeout=5_000)
 
 
 def test_models_tab_is_read_only_for_visitors(wide_page, shots):
-    wide_page.get_by_role("tab", name="Models", exact=True).click()
+    select_tab(wide_page, "Models")
     wide_page.get_by_text("A read-only status").first.wait_for(timeout=10_000)
     assert wide_page.get_by_role("button", name="Refresh", exact=True).is_visible()
     assert wide_page.get_by_role("button", name="Unload", exact=True).count() == 0
     assert wide_page.get_by_role("button", name="Load", exact=True).count() == 0
-    wide_page.screenshot(path=str(shots / "models-1400.png"), full_page=True)
+    wide_page.screenshot(path=str(shots / f"models-{_size(wide_page)}.png"), full_page=True)
 
 
 @pytest.fixture(scope="module")
-def offline_page(browser, _offline_registry):
-    """The app as the offline profile builds it (no clip, no diffusion), at 1400×1000; nothing is loaded."""
+def offline_url(_offline_registry):
+    """The app as the offline profile builds it (no clip, no diffusion); nothing is loaded."""
     from conftest import _launch
     from studio.models import get_registry, set_registry
 
@@ -80,28 +85,33 @@ def offline_page(browser, _offline_registry):
     set_registry(_offline_registry)
     demo, url = _launch(admin=False)
     try:
-        page = open_page(browser, url)
-        yield page
-        page.close()
+        yield url
     finally:
         demo.close()
         set_registry(previous)
 
 
+@pytest.fixture(params=SIZES, ids=SIZE_IDS)
+def offline_page(browser, offline_url, request):
+    page = open_page(browser, offline_url, *request.param)
+    yield page
+    page.close()
+
+
 def test_imagine_off_is_one_panel_with_disabled_buttons(offline_page, shots):
     page = offline_page
-    page.get_by_role("tab", name="Imagine", exact=True).click()
+    select_tab(page, "Imagine")
     panel = page.locator("#imagine-off")
     panel.get_by_text("ImaginE is switched off in this studio").wait_for(timeout=10_000)
     assert "STUDIO_PROFILE=hub" in panel.inner_text() and "STUDIO_MODEL_CLIP" in panel.inner_text()
     assert page.get_by_role("button", name="Imagine", exact=True).is_disabled()
     assert page.locator("#imagine-gallery").count() == 0 or not page.locator("#imagine-gallery").is_visible()
-    page.screenshot(path=str(shots / "imagine-offline-1400.png"), full_page=True)
-    page.get_by_role("tab", name="Rerank", exact=True).click()
+    page.screenshot(path=str(shots / f"imagine-offline-{_size(page)}.png"), full_page=True)
+    select_tab(page, "Rerank")
     page.get_by_text("Imagine top k", exact=True).first.click()  # open the accordion
     page.locator("#imagine-topk-off").get_by_text("Imagine top k is off here").wait_for(timeout=10_000)
     assert page.get_by_role("button", name="Imagine top k", exact=True).is_disabled()
     assert page.get_by_text("Error", exact=True).filter(visible=True).count() == 0
-    page.get_by_role("tab", name="Models", exact=True).click()
+    select_tab(page, "Models")
     page.get_by_text("no CLIP weights ship").filter(visible=True).first.wait_for(timeout=10_000)
-    page.screenshot(path=str(shots / "models-offline-1400.png"), full_page=True)
+    page.screenshot(path=str(shots / f"models-offline-{_size(page)}.png"), full_page=True)

@@ -3,10 +3,9 @@ good one is scored and selectable), and every tab legible at 1400×1000 and on a
 one browser for the module."""
 from __future__ import annotations
 
-
 import pytest
 
-from conftest import needs_chromium, open_page
+from conftest import SIZE_IDS, SIZES, needs_chromium, open_page, select_tab
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 RESULT_TIMEOUT_MS = 120_000
@@ -22,21 +21,24 @@ def _table_texts(page) -> str:
     return page.locator("#rerank-table").inner_text()
 
 
-def test_rerank_csv_bad_file_clears_and_every_literal_is_scored(browser, app_url, shots, tmp_path):
-    page = open_page(browser, app_url)
+@pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
+def test_rerank_csv_bad_file_clears_and_every_literal_is_scored(browser, app_url, shots, tmp_path, width, height):
+    page = open_page(browser, app_url, width, height)
+    size = f"{width}x{height}"
     try:
-        page.get_by_role("tab", name="Rerank", exact=True).click()
+        select_tab(page, "Rerank")
         page.get_by_role("button", name="Rerank", exact=True).click()
         _wait_in_table(page, "like a child")
 
         bad = tmp_path / "bad.csv"
         bad.write_text("sentence,simile\na,b\n")
         page.locator("#rerank-upload input[type=file]").set_input_files(str(bad))
-        page.get_by_text("columns literal,candidate").first.wait_for(timeout=RESULT_TIMEOUT_MS)
+        # the error itself (the upload's label also names the columns)
+        page.get_by_text("its header is sentence,simile").first.wait_for(timeout=RESULT_TIMEOUT_MS)
         page.wait_for_timeout(1_500)
         assert "like a child" not in _table_texts(page)  # no stale result under the error
         assert page.locator("#rerank-winner").get_by_text("Paganel").count() == 0
-        page.screenshot(path=str(shots / "rerank-bad-csv-1400.png"), full_page=True)
+        page.screenshot(path=str(shots / f"rerank-bad-csv-{size}.png"), full_page=True)
         for close in page.locator(".toast-close").all():
             close.click()
 
@@ -53,27 +55,16 @@ def test_rerank_csv_bad_file_clears_and_every_literal_is_scored(browser, app_url
         _wait_in_table(page, "like a mirror", 20_000)
         assert "cheetah" not in _table_texts(page)
         assert page.get_by_label("Literal sentence").filter(visible=True).first.input_value() == "The lake was calm."
-        page.screenshot(path=str(shots / "rerank-csv-groups-1400.png"), full_page=True)
+        page.screenshot(path=str(shots / f"rerank-csv-groups-{size}.png"), full_page=True)
     except Exception:
-        page.screenshot(path=str(shots / "rerank-csv-FAILED.png"), full_page=True)
+        page.screenshot(path=str(shots / f"rerank-csv-FAILED-{size}.png"), full_page=True)
         raise
     finally:
         page.close()
 
 
 TAB_NAMES = ["Polish", "Rerank", "Imagine", "Proverbs", "Continue", "Models", "About"]
-SIZES = [(1400, 1000), (390, 844)]
 OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
-
-
-def _select_tab(page, name: str):
-    tab = page.get_by_role("tab", name=name, exact=True)
-    if tab.count() and tab.is_visible():
-        tab.click()
-    else:  # a narrow screen folds the other tabs into Gradio's "More tabs" menu
-        page.get_by_role("button", name="More tabs").click()
-        page.locator(".overflow-dropdown button").get_by_text(name, exact=True).click()
-    page.wait_for_timeout(600)
 
 
 STORY = "Maya kept putting off her thesis all spring, and then she had to write day and night [like a machine]."
@@ -115,7 +106,7 @@ def _fill_results(page, name: str):
     page.wait_for_timeout(800)
 
 
-@pytest.mark.parametrize("width,height", SIZES, ids=["1400", "phone390"])
+@pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
 def test_every_tab_screenshot_and_no_overflow(browser, app_url, shots, width, height):
     """A screenshot of every tab at both sizes (Rerank with its scored table on screen); on the phone the page body
     never scrolls sideways (a wide table scrolls inside its own box)."""
@@ -123,7 +114,7 @@ def test_every_tab_screenshot_and_no_overflow(browser, app_url, shots, width, he
     overflow = {}
     try:
         for name in TAB_NAMES:
-            _select_tab(page, name)
+            select_tab(page, name)
             _fill_results(page, name)
             page.screenshot(path=str(shots / f"tab-{name.lower()}-{width}x{height}.png"), full_page=True)
             overflow[name] = page.evaluate(OVERFLOW_JS)
@@ -132,12 +123,23 @@ def test_every_tab_screenshot_and_no_overflow(browser, app_url, shots, width, he
     assert {name: px for name, px in overflow.items() if px > 1} == {}, f"sideways overflow in px at {width} px"
 
 
-def test_polish_shortfall_line_and_stop_buttons(browser, app_url, shots):
+def _downloads_shown(page, prefix: str):
+    """Issue 19 item 7: the result's CSV and JSON are listed for download."""
+    for suffix in ("csv", "json"):
+        link = page.locator(f'a[data-testid=download-link][download^="{prefix}-"][download$=".{suffix}"]')
+        link.filter(visible=True).first.wait_for(timeout=10_000)
+
+
+@pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
+def test_polish_shortfall_line_and_stop_buttons(browser, app_url, shots, width, height):
     """Polish asked for 10 with one strategy that proposes fewer: the line above the table says how many came and
-    why; Polish and Continue each have a Stop button beside their run button."""
-    page = open_page(browser, app_url)
+    why (item 6); Polish and Continue each have a Stop button beside their run button (item 5); their results, and
+    Proverbs', are downloadable as CSV and JSON (item 7); the scores are explained under the tables and the sliders
+    show rounded values (item 9)."""
+    page = open_page(browser, app_url, width, height)
+    size = f"{width}x{height}"
     try:
-        _select_tab(page, "Polish")
+        select_tab(page, "Polish")
         for name in ("insertion", "retrieval", "lm"):
             page.get_by_label(name, exact=True).uncheck()
         page.get_by_role("button", name="Polish", exact=True).click()
@@ -145,8 +147,28 @@ def test_polish_shortfall_line_and_stop_buttons(browser, app_url, shots):
         status.get_by_text("of the 10 candidates asked").wait_for(timeout=RESULT_TIMEOUT_MS)
         assert "⚠️" in status.inner_text() and "property" in status.inner_text()
         assert page.get_by_role("button", name="Stop", exact=True).filter(visible=True).count() == 1
-        page.screenshot(path=str(shots / "polish-shortfall-1400.png"), full_page=True)
-        _select_tab(page, "Continue")
+        _downloads_shown(page, "polish")
+        page.get_by_text("mean log-probability per token").filter(visible=True).first.wait_for(timeout=5_000)
+        page.screenshot(path=str(shots / f"polish-shortfall-{size}.png"), full_page=True)
+
+        select_tab(page, "Proverbs")
+        page.get_by_label("Narrative").filter(visible=True).first.fill(STORY)
+        page.get_by_role("button", name="Recommend proverbs", exact=True).click()
+        page.get_by_text("Scoring:").filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+        _downloads_shown(page, "proverbs")
+        page.get_by_text("share of a softmax over the whole catalog").filter(visible=True).first.wait_for(timeout=5_000)
+
+        select_tab(page, "Continue")
         assert page.get_by_role("button", name="Stop", exact=True).filter(visible=True).count() == 1
+        page.get_by_label("Narrative").filter(visible=True).first.fill(STORY)
+        page.get_by_role("button", name="Continue", exact=True).click()
+        page.locator("#continue-info").get_by_text("sample(s) in").wait_for(timeout=RESULT_TIMEOUT_MS)
+        _downloads_shown(page, "continue")
+        page.get_by_text("the judge's probability that the continuation").filter(visible=True).first.wait_for(
+            timeout=5_000)
+        page.get_by_text("Sampling", exact=True).first.click()  # open the accordion
+        temperature = page.get_by_label("number input for Temperature (0 = greedy)")
+        assert temperature.input_value() == "0.7"  # rounded, not 0.7000000000000001
+        page.screenshot(path=str(shots / f"continue-downloads-{size}.png"), full_page=True)
     finally:
         page.close()

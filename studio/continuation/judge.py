@@ -33,9 +33,11 @@ class Judgement:
 
 
 class Judge:
-    def __init__(self, cfg: JudgeConfig, modules: list, embedder):
-        # the embedder is asked of the registry at each call, not kept: a kept one would outlive its eviction
+    def __init__(self, cfg: JudgeConfig, modules: list, embedder, own: bool = False):
+        # the registry's embedder is asked of the registry at each call, not kept: a kept one would outlive its
+        # eviction; `own` keeps an embedder the registry does not serve (the judge's own, under another profile)
         self.cfg, self.modules = cfg, modules
+        self._own = embedder if own else None
         self.name = f"{cfg.notes} ({embedder.model_id})"
 
     def _scores(self, contexts, options, present) -> np.ndarray:
@@ -48,7 +50,8 @@ class Judge:
     def _encode_few(self, texts: list[str]) -> np.ndarray:
         # a judgement embeds ~7 texts of very different lengths (narrative … expression); in batches of 4 (the
         # encoder sorts by length) far less padding is computed than in one batch: ~25% faster on 1 thread
-        return get_registry().get("embedder").encode(texts, batch_size=4 if len(texts) <= 16 else 64)
+        embedder = self._own or get_registry().get("embedder")
+        return embedder.encode(texts, batch_size=4 if len(texts) <= 16 else 64)
 
     def scores(self, cases: list[Case], options: list[list[str]], encode=None) -> list[np.ndarray]:
         """Scores of each case's options (any number per case)."""
@@ -114,22 +117,28 @@ def get_judge():
 
 
 def get_legacy_judge() -> Judge | None:
-    """The old judge for the registry's embedder (its head is the registry's `judge` role), or None when it is
-    not trained (or was trained on another embedder: its features would be meaningless)."""
+    """The old judge, or None when it is not trained. Its head is the registry's `judge` role; one trained on another
+    embedder than the registry's (its features would be meaningless under it) embeds with the embedder it was
+    trained on, which the role then holds too (not in the tiny profile)."""
     from ..models import ModelUnavailable
 
+    registry = get_registry()
     try:
-        head = get_registry().get("judge")
+        head = registry.get("judge")
     except ModelUnavailable:
         return None
-    embedder = get_registry().get("embedder")
+    embedder = registry.get("embedder")
     key = (id(head), embedder.model_id)
     with _lock:
         if key not in _loaded:  # a judge of another embedder is remembered as None: checked once
             _loaded.clear()  # one head at a time: an unloaded one is not kept alive here
             cfg = head.config
             fits = cfg.embedder == embedder.model_id and cfg.input_dim == option_dim(embedder.dim)
-            _loaded[key] = Judge(cfg, head.modules, embedder) if fits else None
+            own = not fits and head.own_embedder is not None
+            if own:  # e.g. the hub profile (all-mpnet-base-v2): the judge brings the embedder it was trained on
+                embedder = head.own_embedder
+                fits = cfg.input_dim == option_dim(embedder.dim)
+            _loaded[key] = Judge(cfg, head.modules, embedder, own=own) if fits else None
         return _loaded[key]
 
 

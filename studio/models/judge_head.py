@@ -72,10 +72,15 @@ class JudgeHead:
     modules: list
     model_id: str
     backend: str = "pairwise judge head (torch)"
+    #: the embedder the head was trained on, when the profile's `embedder` is another one (else None)
+    own_embedder: object = None
 
     @property
     def weights_mb(self) -> float:
-        return sum(p.numel() * p.element_size() for m in self.modules for p in m.parameters()) / 2**20
+        from .registry import _weights_mb
+
+        own = _weights_mb(self.own_embedder) if self.own_embedder is not None else 0.0
+        return own + sum(p.numel() * p.element_size() for m in self.modules for p in m.parameters()) / 2**20
 
 
 def load_judge_role(spec, registry) -> JudgeHead:
@@ -85,4 +90,22 @@ def load_judge_role(spec, registry) -> JudgeHead:
     if not has_judge(folder):
         raise LoadError(f"no judge in {folder}", "run `python -m studio train judge --legacy`", unavailable=True)
     cfg, modules = load_judge(folder)
-    return JudgeHead(cfg, modules, str(folder), f"pairwise judge head over the embedder's features ({cfg.notes})")
+    return JudgeHead(cfg, modules, str(folder), f"pairwise judge head over the embedder's features ({cfg.notes})",
+                     _own_embedder(cfg, registry))
+
+
+def _own_embedder(cfg, registry):
+    """The embedder the judge was trained on, when the profile's `embedder` is another (its features would mean
+    nothing) and it can be loaded here (the offline MiniLM ships in a package that requirements.txt installs, so a
+    Space has it too); None otherwise, and always in the tiny profile."""
+    from .specs import spec_for
+
+    current = spec_for(registry.profile, "embedder", registry.settings.overrides.get("embedder")).model_id
+    if registry.profile == "tiny" or not cfg.embedder or cfg.embedder == current:
+        return None
+    from .loaders.text import float32_sentence_transformer
+
+    try:
+        return float32_sentence_transformer(cfg.embedder, "the judge's embedder")
+    except Exception:  # the package missing: the judge is unavailable, as before
+        return None

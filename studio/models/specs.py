@@ -48,8 +48,9 @@ HUB_PARSER_PKG = "en_core_web_sm"
 
 _NO_OFFLINE_CLIP = (
     "no CLIP weights ship in any package this machine can install",
-    "point STUDIO_MODEL_CLIP at a local open_clip checkpoint (e.g. STUDIO_MODEL_CLIP=ViT-B-32:/path/open_clip_model.safetensors) "
-    "or use STUDIO_PROFILE=hub where the hub is reachable",
+    "point STUDIO_MODEL_CLIP at a local copy of an open_clip hub folder (e.g. timm/vit_base_patch32_clip_224.openai, "
+    "with open_clip_config.json and open_clip_model.safetensors) or at "
+    "ViT-B-32-quickgelu:/path/open_clip_model.safetensors, or use STUDIO_PROFILE=hub where the hub is reachable",
 )
 _NO_OFFLINE_DIFFUSION = (
     "no Stable Diffusion weights ship in any package this machine can install",

@@ -8,6 +8,7 @@ import gradio as gr
 
 from ..capabilities import tabs
 from ..models.config import ConfigError
+from .help import INTRO, select_tab_from_link
 from .session_files import MAX_AGE_S, end_session
 
 #: (module, builder) in display order, from studio/capabilities.py; each builder creates one gr.Tab inside the
@@ -70,7 +71,7 @@ def build_demo(admin: bool | None = None) -> gr.Blocks:
     """`admin` None reads STUDIO_ADMIN (the Models tab's Load/Unload exist only when it is on)."""
     options = {} if admin is None else {"build_models_tab": {"admin": admin}}
     with gr.Blocks(title="Figurative Language Studio", delete_cache=(UPLOAD_SWEEP_S, UPLOAD_SWEEP_S)) as demo:
-        gr.Markdown("# Figurative Language Studio\nSimiles, proverbs and idioms — explored with models from four papers.")
+        gr.Markdown(INTRO, elem_id="studio-intro")
         with gr.Tabs() as tabs:
             built = {builder: getattr(importlib.import_module(module), builder)(**options.get(builder, {}))
                      for module, builder in TABS}
@@ -78,6 +79,8 @@ def build_demo(admin: bool | None = None) -> gr.Blocks:
             from .rerank_tab import wire_from_polish
 
             wire_from_polish(built["build_polish_tab"], built["build_rerank_tab"], tabs)
+        # a shared link (?deep_link=…&tab=…) opens on the tab it was copied from
+        demo.load(select_tab_from_link, outputs=tabs, api_name=False, queue=False, show_progress="hidden")
         demo.unload(end_session)  # a closed browser tab takes its uploads and downloads with it
     demo.queue(max_size=queue_max_size(), default_concurrency_limit=DEFAULT_CONCURRENCY)
     return demo

@@ -136,8 +136,9 @@ def limited_textbox(limit: int, *, scale: int | None = None, **kwargs) -> gr.Tex
         box = gr.Textbox(**kwargs)
         count = gr.Markdown(char_count(kwargs.get("value") if isinstance(kwargs.get("value"), str) else "", limit),
                             elem_classes=["studio-note", "studio-count"])
-    box.change(None, inputs=box, outputs=count, js=_COUNT_JS.replace("LIMIT", str(int(limit))), api_name=False,
-               queue=False)
+    # triggers None: on every change and when the page loads, so a page restored from a shared link counts its text
+    gr.on(None, None, inputs=box, outputs=count, js=_COUNT_JS.replace("LIMIT", str(int(limit))), api_name=False,
+          queue=False, show_progress="hidden")
     return box
 
 

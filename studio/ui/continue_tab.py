@@ -9,6 +9,7 @@ from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, Settings, contin
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
 from .common import (after_limit_check, cancellable, cancelled, guarded, highlight_pieces, limited_textbox,
                      refuse_over_limit, role_notice)
+from .help import tab_guide
 from .session_files import result_downloads
 
 # Written for the studio (not from the benchmark): narratives that end in an idiom or a simile.
@@ -89,12 +90,13 @@ def run_judge(narrative, option1, option2):
 
 
 def build_continue_tab() -> None:
-    with gr.Tab("Continue"):
+    with gr.Tab("Continue", id="continue"):
         gr.Markdown("### Figurative continuation\nA narrative that ends in an idiom or a simile, continued with one "
                     "sentence — plainly, or with *literal* knowledge about the expression or *context* inferences "
                     "about the narrator ensembled at every decoding step — and the samples ranked by a plausibility "
                     "judge. Mark the expression with `[ ]` or `<b> </b>`, or let the studio find it. "
                     "(Chakrabarty, Choi & Shwartz, TACL 2022)", elem_classes="studio-note")
+        tab_guide("continue")
         notice = role_notice("lm", "embedder", "parser")
         if notice:
             gr.Markdown(notice)

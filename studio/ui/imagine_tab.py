@@ -14,6 +14,7 @@ from ..imagine.scores import outside_unit_interval
 from ..models import UNAVAILABLE, get_registry
 from .common import (after_limit_check, cancellable, cancelled, escape, guarded, limited_textbox,
                      refuse_over_limit)
+from .help import tab_guide
 from .session_files import new_download
 
 #: what each number in the tables means, shown under them
@@ -49,7 +50,8 @@ IMAGINE_ROLES = ("diffusion", "clip")
 ENABLE_IT = ("**What the operator sets to enable it**, then restarts the studio: `STUDIO_PROFILE=hub` (the Space's "
              "profile: downloads `stabilityai/sd-turbo` and CLIP `ViT-B-32` from the Hugging Face Hub), or local "
              "weights with `STUDIO_MODEL_DIFFUSION=/path/to/a/diffusers/folder` (e.g. a copy of sd-turbo) and "
-             "`STUDIO_MODEL_CLIP=ViT-B-32:/path/open_clip_model.safetensors`.")
+             "`STUDIO_MODEL_CLIP=/path/to/a/copy/of/timm/vit_base_patch32_clip_224.openai` (its "
+             "open_clip_config.json and open_clip_model.safetensors).")
 
 
 def unavailable_roles() -> list[dict]:
@@ -211,6 +213,7 @@ def build_imagine_tab() -> None:
                     "seed); CLIP then compares the two images (**ImaginE_image**) and each text with the other's "
                     "image (**ImaginE_text&image**). Zhu et al., *ImaginE: An Imagination-Based Automatic Evaluation "
                     "Metric for Natural Language Generation*.")
+        tab_guide("imagine", share=imagine_available())
         available = imagine_available()  # decided once, from the registry's status: the profile is fixed at start
         if not available:
             gr.Markdown(availability_notice(), elem_classes=["studio-panel"], elem_id="imagine-off")

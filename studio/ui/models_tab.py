@@ -11,6 +11,7 @@ from ..capabilities import users_of
 from ..models import ROLES, ModelUnavailable, get_registry
 from ..models.config import ConfigError
 from .common import guarded
+from .help import tab_guide
 
 COLUMNS = ["role", "used_by", "model", "backend", "state", "self_check", "load_seconds", "memory_mb", "reason", "fix"]
 #: every column on screen at 1400 px, headers unbroken; long model paths, reasons and fixes wrap
@@ -79,6 +80,7 @@ def build_models_tab(admin: bool | None = None) -> None:
     in the page nor in the API."""
     admin = admin_enabled() if admin is None else admin
     with gr.Tab("Models", id="models"):
+        tab_guide("models", share=False)
         gr.Markdown(profile_markdown)
         table = gr.Dataframe(value=status_table, headers=COLUMNS, interactive=False, wrap=True, label="Model roles",
                              column_widths=COLUMN_WIDTHS, max_height=1200,

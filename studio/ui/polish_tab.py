@@ -8,6 +8,7 @@ from ..similes.analysis import MAX_SENTENCE_CHARS
 from ..similes.polish import MAX_CHARS, MAX_N, STRATEGIES
 from .common import (after_limit_check, cancellable, cancelled, escape, guarded, highlight_pieces, limited_textbox,
                      refuse_over_limit, role_notice)
+from .help import tab_guide
 from .session_files import result_downloads
 
 COLUMNS = ["candidate", "inserted phrase", "strategy", "score"]
@@ -98,6 +99,7 @@ def build_polish_tab() -> dict:
                     "scores where a simile fits and the knowledge base's frequent vehicles fill it), *retrieval* "
                     "(BM25 over the knowledge base's simile contexts), *lm* (sampled from the language model) and "
                     "*property* (the event's salient property → vehicles typical for it).")
+        tab_guide("polish")
         notice = role_notice("lm", "parser")
         if notice:
             gr.Markdown(notice)

@@ -10,6 +10,7 @@ from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL
 from .common import after_limit_check, guarded, highlight_pieces, limited_textbox, refuse_over_limit, role_notice
+from .help import tab_guide
 from .session_files import result_downloads
 
 # Written for the studio (not from ePiC), one per line of life the proverbs talk about.
@@ -116,6 +117,7 @@ def build_proverbs_tab() -> None:
         gr.Markdown("Which proverb fits a story? Type a short narrative: the studio ranks its catalog of "
                     "proverbs (ePiC's 250 and more), shows which phrases of a proverb match which parts of your "
                     "story, and finds stories with similar motifs (ePiC, Ghosh & Srivastava, ACL 2022).")
+        tab_guide("proverbs")
         gr.Markdown(lambda: role_notice(EMBEDDER_ROLE, ALIGNMENT_ROLE, "parser"))
         with gr.Row():
             with gr.Column(scale=3):

@@ -12,6 +12,7 @@ from ..hauser.scorer import MAX_CANDIDATES, MAX_CHARS
 from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, guarded, highlight_pieces, limited_textbox, refuse_over_limit,
                      role_notice)
+from .help import tab_guide
 from .session_files import new_download, track
 
 #: every column of a scored row: the CSV download (raw and normalized criteria, components)
@@ -233,6 +234,7 @@ def build_rerank_tab() -> dict:
                     "α·relevance + β·logical consistency + γ·sentiment consistency (each min-max normalized among the "
                     "candidates), creativity (rare vehicles) and informativeness (vehicle length); the candidates are "
                     "ranked by each and the three rankings are combined 2:2:1.")
+        tab_guide("rerank")
         notice = role_notice("nli", "sentiment", "parser", "embedder")
         if notice:
             gr.Markdown(notice)

@@ -41,7 +41,9 @@ def sentence_transformer(model_id: str):
 def load_sentence_transformer(spec, registry) -> Embedder:
     """bfloat16 where the spec asks for it and the CPU multiplies bf16 natively, once it has shown on the probe
     texts that it embeds like float32 here; float32 otherwise."""
-    name = spec.note or spec.model_id.rsplit("/", 1)[-1]
+    # an override's note says where it came from, not what it is: its folder or hub name does
+    overridden = spec.note.startswith("override")
+    name = spec.model_id.rstrip("/").rsplit("/", 1)[-1] if overridden or not spec.note else spec.note
     model = sentence_transformer(spec.model_id)
     if not (spec.bfloat16 and device() == "cpu" and fast_bfloat16()):
         return SentenceTransformerEmbedder(model, spec.model_id, f"{name} (sentence-transformers)")

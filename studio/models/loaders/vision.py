@@ -47,13 +47,32 @@ class OpenClip(ClipModel):
         self.model = None
 
 
+#: the weights file of an open_clip folder in the hub layout (what `hf-hub:` repos and open_clip's tags hold)
+OPEN_CLIP_WEIGHTS = ("open_clip_model.safetensors", "open_clip_pytorch_model.safetensors")
+
+
 def load_open_clip(spec, registry) -> ClipModel:
-    """`ARCH/PRETRAINED_TAG` (e.g. ViT-B-32/openai) from the hub, or `ARCH:/local/weights.safetensors`."""
+    """`ARCH/PRETRAINED_TAG` (e.g. ViT-B-32/openai) or `hf-hub:org/repo` from the hub; `ARCH:/local/weights.safetensors`
+    (a state dict for the built-in architecture ARCH); or a local folder in the hub layout (open_clip_config.json and
+    open_clip_model.safetensors), whose config also says whether the weights need QuickGELU (OpenAI's do)."""
     import open_clip
 
     if not spec.model_id:
         raise LoadError(spec.unavailable_reason, spec.fix, unavailable=True)
-    if ":" in spec.model_id and not spec.model_id.startswith("hf-hub:"):
+    pretrained = None
+    if spec.model_id.startswith("hf-hub:"):
+        arch = spec.model_id
+    elif Path(spec.model_id).expanduser().is_dir():
+        folder = Path(spec.model_id).expanduser()
+        if not (folder / "open_clip_config.json").is_file():
+            raise LoadError(f"{folder} has no open_clip_config.json",
+                            "STUDIO_MODEL_CLIP=a folder holding open_clip_config.json and open_clip_model.safetensors, "
+                            "or ARCH:/path/to/weights.safetensors")
+        if not any((folder / name).is_file() for name in OPEN_CLIP_WEIGHTS):
+            raise LoadError(f"{folder} holds no {OPEN_CLIP_WEIGHTS[0]} (the studio loads safetensors only)",
+                            "convert the weights to safetensors")
+        arch = f"local-dir:{folder}"
+    elif ":" in spec.model_id:
         arch, _, weights = spec.model_id.partition(":")
         weights = resolve_model_path(weights)
         if not Path(weights).is_file():
@@ -61,8 +80,9 @@ def load_open_clip(spec, registry) -> ClipModel:
         refuse_pickled_weights(weights)
         pretrained = weights
     else:
-        arch, _, pretrained = spec.model_id.partition("/")
-    model, _, preprocess = open_clip.create_model_and_transforms(arch, pretrained=pretrained or None, device=device())
+        arch, _, tag = spec.model_id.partition("/")
+        pretrained = tag or None
+    model, _, preprocess = open_clip.create_model_and_transforms(arch, pretrained=pretrained, device=device())
     return OpenClip(model, preprocess, open_clip.get_tokenizer(arch), spec.model_id, f"open_clip {spec.model_id}")
 
 
@@ -113,7 +133,7 @@ def load_diffusers(spec, registry) -> DiffusionModel:
     refuse_pickled_weights(path)
     dev = device()
     dtype = torch.float16 if dev == "cuda" else torch.float32
-    pipe = AutoPipelineForText2Image.from_pretrained(path, torch_dtype=dtype, use_safetensors=True,
+    pipe = AutoPipelineForText2Image.from_pretrained(path, dtype=dtype, use_safetensors=True,
                                                      safety_checker=None, requires_safety_checker=False)
     return DiffusersPipeline(pipe.to(dev), spec.model_id, f"{spec.model_id} (diffusers, {dev})",
                              defaults_for(spec.model_id))

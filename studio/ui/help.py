@@ -1,0 +1,122 @@
+"""The words a first-time visitor reads: the two-line first screen, each tab's "How to read this" (collapsed), and
+the button that copies a shareable link to a tab's result. All the text lives here; a tab adds both with one call,
+`tab_guide(tab_id)`, so the tab modules stay about their feature."""
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import gradio as gr
+from gradio.utils import get_icon_path
+
+#: the first screen, above the tabs: what the studio does, in two lines (no user text here)
+INTRO = ("# Figurative Language Studio\n"
+         "Type a sentence or a short story and explore its figurative language: turn a plain sentence into similes "
+         "and rank them, picture two texts, find the proverb a story tells, continue a story that ends in an idiom.  \n"
+         "Each tab has clickable examples under its inputs, a **How to read this** note, and **Copy a link** to share "
+         "what you see.")
+
+HELP = {
+    "polish": """
+**What to do.** Type a plain (literal) sentence or click an example, keep the four strategies, press **Polish**.
+**Stop** ends a long run and keeps what was found.
+
+**What you see.** Each row is one candidate: the sentence with the inserted simile phrase in **bold**, the phrase, the
+strategy that proposed it, and a **score**. The score is the language model's mean log-probability per token of the
+inserted phrase: always below 0; closer to 0 reads more fluently (about −1 to −2 is natural, below −5 unlikely). It
+says nothing about how apt or creative a simile is: **Send to Rerank** scores that. The line above the table says how
+many candidates came out of the number asked, and why any are missing.
+
+**Click a row** to see its simile's parts below (topic, vehicle, event, property); or type any simile in
+*Components of a simile*. The CSV and JSON downloads hold every candidate with its numbers.
+""",
+    "rerank": """
+**What to do.** A literal sentence, then one simile candidate per line (or a CSV with columns `literal,candidate`;
+several literal sentences are scored separately and picked from the list above the table). Press **Rerank**.
+
+**What you see.** The **winner** with its topic, vehicle and event coloured, then a table sorted by **rank** (1 = best).
+**quality** (0–1) mixes three criteria, each normalized among *these* candidates (0 = worst here, 1 = best here):
+**relevance** (how strongly the knowledge base links topic and vehicle), **logic** (1 − the chance the simile
+contradicts the literal sentence) and **sentiment** (whether the simile keeps the sentence's tone). **creativity**:
+0 for a vehicle the knowledge base never saw, more negative for common ones. **informativeness**: the vehicle's
+length in words. *no simile* marks a candidate without one (ranked last).
+
+The sliders weigh quality's parts (α : β : γ) and the three rankings. Click a column title to sort. The CSV holds every
+raw number, unrounded. *Imagine top k* pictures the best similes (when the studio has an image model).
+""",
+    "imagine": """
+**What to do.** Type two texts (or click an example): a literal sentence and its simile, or a reference and a
+hypothesis. Press **Imagine**; more seeds = more pictures per text and a steadier score, but slower.
+
+**What you see.** Pictures of A and B side by side, one row per seed. **ImaginE_image** compares the two pictures;
+**ImaginE_text&image** compares each text with the other text's picture. Both are CLIP cosines rescaled to about 0–1
+(higher = the two texts evoke more similar images); the raw cosine is shown beside them, and values outside 0–1 are
+shown as computed. The text-metric table adds ImaginE to BLEU, ROUGE-L and an embedding cosine (all 0–1).
+""",
+    "proverbs": """
+**What to do.** Type a short story (a few sentences) or click an example, press **Recommend proverbs**.
+
+**What you see.** The proverbs that fit best, ranked. **probability** is each proverb's share among *all* the
+catalog's proverbs (they sum to 1), so with hundreds of proverbs 0.05 can be a clear winner; **score** is the raw
+number behind it. **Choose a proverb** under *Aligned spans* (or press **Align**): each colour pairs a phrase of the
+proverb with the part of your story it matches; **similarity** is how close they are in meaning (up to 1).
+*Similar narratives* ranks other stories (one per line, or the examples) by how alike their proverbs are.
+""",
+    "continue": """
+**What to do.** Type a story that ends in an idiom or a simile (mark it with `[ ]` if you like, e.g.
+`… she decided to [wing it].`) or click an example. Choose a **mode**: *plain*, *literal* (uses the expression's
+meaning) or *context* (uses guesses about the narrator). Press **Continue**; **Stop** ends it early.
+
+**What you see.** The expression found (highlighted) and its meaning, then one-sentence continuations ranked by
+**p(plausible)**, the judge's probability (0–1) that each is a plausible next sentence. **samples** says how many of
+the samples drawn gave that same sentence; the line above says when fewer distinct sentences came than asked.
+*Judge* compares two continuations you write for the same story.
+""",
+    "models": """
+**What you see.** Every model role the studio uses, its state (*not loaded* until a feature first needs it, then
+*ready*), the model, how it is served, its load time and memory. *unavailable* says why, and what the operator sets
+to change it. Press **Refresh** to update. Visitors cannot load or unload models: they are shared by everyone.
+""",
+}
+SHARE_LABEL = "Copy a link to this result"
+SHARE_COPIED = "Link copied: it opens this tab with what you see"
+#: the query parameter that names the tab a shared link opens
+TAB_PARAM = "tab"
+
+
+def share_link_js(tab_id: str) -> str:
+    """Gradio's deep link script (gr.DeepLinkButton's: the server stores a snapshot of the page's components under a
+    hash and the script copies the page's URL with `?deep_link=<hash>`), with the tab added (`&tab=<tab_id>`), so the
+    link opens that tab (`select_tab_from_link`). A subclass of DeepLinkButton would be served as a custom component
+    whose frontend does not exist, so the script goes on a plain button."""
+    js = gr.DeepLinkButton.get_share_link(SimpleNamespace(elem_id=f"{tab_id}-share"), SHARE_LABEL, SHARE_COPIED)
+    marker = "navigator.clipboard.writeText(currentUrl.toString());"
+    if marker not in js:
+        raise RuntimeError("gradio's deep link script changed: studio/ui/help.py must follow it")
+    return js.replace(marker, f"currentUrl.searchParams.set('{TAB_PARAM}', '{tab_id}');\n{marker}")
+
+
+def share_button(tab_id: str, **kwargs) -> gr.Button:
+    """The deep link button of a tab: copies the link, says so, and shows its label again a moment later."""
+    button = gr.Button(SHARE_LABEL, size="sm", elem_id=f"{tab_id}-share", elem_classes=["studio-share"],
+                       icon=get_icon_path("link.svg"), **kwargs)  # Gradio's own link icon (an emoji needs a font)
+    button.click(None, js=share_link_js(tab_id), outputs=[button], api_visibility="private")
+    button.click(lambda: time.sleep(2) or SHARE_LABEL, outputs=[button], queue=False, api_visibility="private",
+                 show_progress="hidden")
+    return button
+
+
+def tab_guide(tab_id: str, share: bool = True) -> None:
+    """Under a tab's title: "How to read this" (collapsed) and, for a tab with results, the share button."""
+    with gr.Row(equal_height=True):
+        with gr.Column(scale=4):
+            with gr.Accordion("How to read this", open=False, elem_id=f"{tab_id}-help"):
+                gr.Markdown(HELP[tab_id].strip())
+        if share:
+            share_button(tab_id, scale=1, min_width=200)
+
+
+def select_tab_from_link(request: gr.Request):
+    """A page opened from a shared link (`?tab=…`) shows that tab; any other value is ignored."""
+    tab = (request.query_params.get(TAB_PARAM) or "").strip() if request else ""
+    return gr.Tabs(selected=tab) if tab in HELP else gr.update()

@@ -1,0 +1,44 @@
+"""The first screen, each tab's "How to read this" and the share link, without a browser: one module holds the text,
+every tab with results has it, and a shared link's tab parameter selects only a real tab."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import gradio as gr
+
+from studio.ui.help import HELP, INTRO, TAB_PARAM, select_tab_from_link, share_link_js
+
+
+def test_intro_is_two_lines_and_every_tab_but_about_has_help():
+    from studio.ui import build_demo
+
+    assert len([line for line in INTRO.splitlines() if not line.startswith("#")]) == 2
+    demo = build_demo(admin=False)
+    config = demo.get_config_file()
+    tab_ids = {c["props"].get("id") for c in config["components"] if c["type"] == "tabitem"}
+    assert set(HELP) == tab_ids - {"about"}
+    accordions = {c["props"].get("elem_id"): c["props"] for c in config["components"] if c["type"] == "accordion"}
+    for tab in HELP:
+        assert accordions[f"{tab}-help"]["open"] is False  # collapsed by default
+    buttons = {c["props"].get("elem_id") for c in config["components"] if c["type"] == "button"}
+    assert {f"{t}-share" for t in ("polish", "rerank", "imagine", "proverbs", "continue")} <= buttons
+    assert "models-share" not in buttons
+    assert not any(d.get("api_name") and "share" in str(d.get("api_name")) for d in config["dependencies"])
+
+
+def test_the_share_script_adds_the_tab_to_gradios_deep_link():
+    js = share_link_js("proverbs")
+    assert "gradio_api/deep_link" in js and f"searchParams.set('{TAB_PARAM}', 'proverbs')" in js
+    assert js.index("searchParams.set('tab'") < js.index("clipboard.writeText")
+
+
+def _request(**params):
+    return SimpleNamespace(query_params=params)
+
+
+def test_a_link_selects_only_a_known_tab():
+    assert select_tab_from_link(_request(tab="continue")).selected == "continue"
+    for bad in ("", "about<script>", "../models", "Polish"):
+        update = select_tab_from_link(_request(tab=bad))
+        assert not isinstance(update, gr.Tabs), bad
+    assert not isinstance(select_tab_from_link(_request()), gr.Tabs)
