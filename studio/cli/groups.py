@@ -9,13 +9,13 @@ import importlib
 
 TARGETS: dict[str, dict[str, str]] = {
     "build": {"idiom-lexicon": "studio.continuation.lexicon:build_asset", "proverbs": "studio.proverbs.catalog:build_catalog", "kb": "studio.similes.kb_build:build"},
-    "train": {"judge": "studio.continuation.train:train_judge", "proverbs": "studio.proverbs.train:train", "simile-detector": "studio.similes.detector:train", "nli": "studio.hauser.train_heads:train_nli", "sentiment": "studio.hauser.train_heads:train_sentiment"},
+    "train": {"judge": "studio.continuation.train:train_judge", "proverbs": "studio.proverbs.train:train", "simile-detector": "studio.similes.detector:train", "nli": "studio.hauser.train_heads:train_nli", "nli-cross": "studio.hauser.train_nli_cross:train", "sentiment": "studio.hauser.train_heads:train_sentiment"},
     # the evaluation contract (studio/evaluation): each writes results/NAME.json; `all` runs them, `table` writes
     # the README's table; the earlier full reports stay available as NAME-report (printed, not written)
     "eval": {"all": "studio.evaluation.cli:run_all", "table": "studio.evaluation.cli:table",
              "hauser": "studio.evaluation.cli:hauser", "components": "studio.evaluation.cli:components",
              "continuation": "studio.evaluation.cli:continuation", "proverbs": "studio.evaluation.cli:proverbs",
-             "polish": "studio.evaluation.cli:polish",
+             "polish": "studio.evaluation.cli:polish", "nli": "studio.evaluation.cli:nli",
              "continuation-report": "studio.continuation.evaluate:evaluate",
              "proverbs-report": "studio.proverbs.evaluate:evaluate", "hauser-report": "studio.hauser.evaluate:eval_hauser",
              "components-report": "studio.similes.evaluate:run", "polish-report": "studio.similes.evaluate_polish:run"},

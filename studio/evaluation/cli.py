@@ -25,6 +25,7 @@ EVALUATIONS = {
     "continuation": "studio.evaluation.continuation:ContinuationEvaluation",
     "proverbs": "studio.evaluation.proverbs:ProverbsEvaluation",
     "polish": "studio.evaluation.polish:PolishEvaluation",
+    "nli": "studio.evaluation.nli:NLIEvaluation",
 }
 
 
@@ -93,7 +94,7 @@ def _target(name: str):
     return run
 
 
-hauser, components, continuation, proverbs, polish = (_target(n) for n in EVALUATIONS)
+hauser, components, continuation, proverbs, polish, nli = (_target(n) for n in EVALUATIONS)
 
 
 def table(argv: list[str]) -> dict:

@@ -102,6 +102,10 @@ class Registry:
         """Cheap check (no load) that a spec which may be unavailable has something to load."""
         if spec.backend == "embedding_head":
             return has_head(spec.model_id)
+        if spec.backend == "pair_nli":
+            from .pair_encoder import has_pair_encoder
+
+            return has_pair_encoder(spec.model_id)
         return bool(spec.model_id)
 
     @property
