@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import parse_options
+from ..errors import InputError, parse_options
 from ..models.roles import NLI_LABELS
 from ..models.specs import HEADS_DIR
 
@@ -58,12 +58,16 @@ def train(argv: list[str]) -> dict:
     p.add_argument("--epochs", type=float, default=1.0)
     p.add_argument("--max-rows", type=int, default=0, help="train on a seeded subsample of this many rows (0: all)")
     p.add_argument("--flute-weight", type=int, default=1, help="FLUTE train rows repeated this many times")
+    p.add_argument("--kb-pairs", type=int, default=0,
+                   help="add this many template pairs from the simile KB and WordNet antonyms (studio.hauser.nli_augment)")
     p.add_argument("--lr", type=float, default=1e-4)
     p.add_argument("--head-lr", type=float, default=1e-3)
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--time-budget", type=float, default=0, help="stop training after this many minutes (0: none)")
     p.add_argument("--eval-limit", type=int, default=0, help="dev rows per set measured at the end (0: all)")
+    p.add_argument("--init", type=Path, default=None,
+                   help="continue from a stored NLI cross-encoder (its frozen layers and length are kept)")
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--no-save", action="store_true")
     args = parse_options(p, argv)
@@ -74,10 +78,24 @@ def train(argv: list[str]) -> dict:
     rows = []
     for name, parts in data.items():
         rows += parts["train"] * (args.flute_weight if name.startswith("flute") else 1)
+    if args.kb_pairs:
+        from .nli_augment import kb_pairs
+
+        rows += kb_pairs(args.kb_pairs, seed=args.seed)
     rng.shuffle(rows)
     if args.max_rows:
         rows = rows[:args.max_rows]
-    tok, model = load_base(BASE_MODEL, outputs=len(NLI_LABELS), pool="all", truncation_side="right")
+    if args.init:
+        from ..models.pair_encoder import load_pair_encoder
+
+        init_config, tok, model = load_pair_encoder(args.init)
+        if init_config.get("labels") != list(NLI_LABELS):
+            raise InputError(f"{args.init} is not an NLI cross-encoder with the labels {NLI_LABELS}")
+        args.frozen_layers = init_config["frozen_layers"]
+        earlier = init_config.get("earlier_rounds", []) + [init_config["recipe"]]
+    else:
+        tok, model = load_base(BASE_MODEL, outputs=len(NLI_LABELS), pool="all", truncation_side="right")
+        earlier = []
     model.freeze_below(args.frozen_layers)
     head = [q for n, q in model.named_parameters() if n.startswith("head.")]
     body = [q for n, q in model.named_parameters() if q.requires_grad and not n.startswith("head.")]
@@ -120,9 +138,10 @@ def train(argv: list[str]) -> dict:
               "notes": "cross-encoder NLI (premise, hypothesis) over all-MiniLM-L6-v2",
               "recipe": {"epochs": args.epochs, "rows": len(rows), "steps_planned": total, "steps": step,
                          "batch": args.batch, "lr": args.lr, "head_lr": args.head_lr, "seed": args.seed,
-                         "flute_weight": args.flute_weight, "train_seconds": train_seconds,
+                         "flute_weight": args.flute_weight, "kb_pairs": args.kb_pairs, "train_seconds": train_seconds,
                          "final_loss": round(float(np.mean(losses[-50:])), 4) if losses else None,
-                         "command": "python -m studio train nli-cross " + " ".join(argv)}}
+                         "command": "python -m studio train nli-cross " + " ".join(argv)},
+              "earlier_rounds": earlier}  # the recipes this model continued from, oldest first
     nli = CrossEncoderNLI(config, tok, model, str(args.out))
     # dev only: test is measured by `python -m studio eval nli`, never looked at while choosing
     config["metrics"] = measure(nli, parts=("dev",), limit=args.eval_limit or None)
