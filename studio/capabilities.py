@@ -47,9 +47,10 @@ CAPABILITIES: tuple[Capability, ...] = (
         "hauser", "HAUSER scoring and reranking", "studio.ui.rerank_tab:build_rerank_tab",
         commands=("studio.cli.score_cmd",),
         targets={"train": {"nli": "studio.hauser.train_heads:train_nli",
+                           "nli-cross": "studio.hauser.train_nli_cross:train",
                            "sentiment": "studio.hauser.train_heads:train_sentiment"},
                  "eval": {"hauser-report": "studio.hauser.evaluate:eval_hauser"}},
-        evaluations={"hauser": "studio.evaluation.hauser:HauserEvaluation"},
+        evaluations={"hauser": "studio.evaluation.hauser:HauserEvaluation", "nli": "studio.evaluation.nli:NLIEvaluation"},
         roles=("nli", "sentiment", "embedder", "parser"),
         serving=("studio.hauser.scorer",)),
     Capability(

@@ -109,6 +109,10 @@ class Registry:
             return any(Path(spec.model_id).glob("scorer*.safetensors"))
         if spec.backend == "judge_head":
             return (Path(spec.model_id) / "judge.json").is_file()
+        if spec.backend == "pair_nli":
+            from .pair_encoder import has_pair_encoder
+
+            return has_pair_encoder(spec.model_id)
         return bool(spec.model_id)
 
     @property

@@ -12,6 +12,7 @@ LOADERS = {
     "transformers_nli": ("text", "load_transformers_nli"),
     "transformers_sentiment": ("text", "load_transformers_sentiment"),
     "embedding_head": ("text", "load_head_nli"),
+    "pair_nli": ("text", "load_pair_nli"),
     "embedding_head_or_vader": ("text", "load_head_sentiment_or_vader"),
     "embedding_head_sentiment": ("text", "load_head_sentiment"),
     "vader": ("text", "load_vader"),
