@@ -1,6 +1,6 @@
 """Bench: warm time of `polish(literal, n=10)` (all strategies) with the offline profile, and the KB load time.
 
-    .venv/bin/python bench/polish.py          # prints JSON; target: 10 candidates warm in <= 3 s, KB load <= 1 s
+    .venv/bin/python bench/polish.py          # prints JSON; target: 10 candidates warm in <= 1.5 s here (3 s on an AVX2-only CPU), polisher load <= 5 s
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("STUDIO_PROFILE", "offline")
 
 SENTENCES = ["He yelps and howls.", "She ran down the stairs.", "The old house creaked in the wind.",
-             "The lake was calm.", "He stared at the letter for a long time."]
+             "The lake was calm.", "He stared at the letter for a long time.", "Her voice was very loud."]
 
 
 def main() -> dict:
@@ -29,19 +29,29 @@ def main() -> dict:
     kb_module.load_kb()
     kb_load = time.perf_counter() - started
     registry = get_registry()
-    polish(SENTENCES[0], n=10, seed=0)  # warm-up: models, BM25 index, embedding caches
-    times, counts = [], []
+    from studio.similes.polish import polisher_lm
+
+    registry.get("parser")
+    t0 = time.perf_counter()
+    lm, trained = polisher_lm()  # the polisher (lm + LoRA delta, 4-bit), from the prepared cache
+    load = time.perf_counter() - t0
+    polish(SENTENCES[0], n=10, seed=0)  # warm-up: BM25 index, embedding caches
+    times, cpu, counts = [], [], []
     for i, sentence in enumerate(SENTENCES):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         cands = polish(sentence, n=10, seed=i)
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
         counts.append(len(cands))
     import torch
 
     return {"profile": registry.profile, "torch_threads": torch.get_num_threads(), "lm": registry.get("lm").model_id, "kb_load_seconds": round(kb_load, 3),
             "warm_seconds_per_sentence": [round(t, 3) for t in times],
             "median_seconds": round(statistics.median(times), 3),
-            "max_seconds": round(max(times), 3), "candidates": counts, "target_seconds": 3.0}
+            "max_seconds": round(max(times), 3), "cpu_seconds_per_sentence": [round(t, 3) for t in cpu],
+            "median_cpu_seconds": round(statistics.median(cpu), 3), "polisher_load_seconds": round(load, 2),
+            "polisher": lm.backend, "trained_polisher": trained, "load_average": os.getloadavg(),
+            "candidates": counts, "target_seconds": 1.5}
 
 
 if __name__ == "__main__":

@@ -51,3 +51,19 @@ def test_serving_code_does_not_import_evaluation():
                          env={"STUDIO_PROFILE": "tiny", "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+@needs_figurative
+def test_polisher_trains_on_no_dev_or_test_literal():
+    from studio.similes.polish_data import all_pairs, norm, rated_literals
+    from studio.similes.polish_train import build_examples
+
+    parts = all_pairs()
+    train = {norm(r["literal"]) for r in build_examples(parts["train"], 3200, 0)}
+    held = {norm(r["literal"]) for part in ("dev", "test") for r in parts[part]}
+    assert train and held and not train & held
+    assert not train & rated_literals()  # the HAUSER evaluation's rated literals never train it
+    narratives = {r["simile"] for r in parts["train"] if r["source"] == "figurative"}
+    from studio.continuation import data
+
+    assert not any(s in it.narrative for it in data.split("simile")[1] for s in list(narratives)[:50])

@@ -9,7 +9,7 @@ def register(sub) -> None:
     p.add_argument("literal", nargs="?", help="the literal sentence (omit with --batch)")
     p.add_argument("--n", type=int, default=10, help="number of candidates (1-50)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (same seed, same candidates)")
-    p.add_argument("--strategies", default="", help="comma-separated subset of insertion,retrieval,lm,property")
+    p.add_argument("--strategies", default="", help="comma-separated subset of the vehicle sources lm,retrieval,property,insertion")
     p.add_argument("--batch", metavar="IN.jsonl", help='lines {"literal": ...}')
     p.add_argument("--out", metavar="OUT.jsonl", help="batch output")
     add_json_flag(p)
@@ -22,7 +22,8 @@ def run(args):
 
     def one(literal: str) -> dict:
         cands, report = polish_report(literal, n=args.n, strategies=args.strategies or None, seed=args.seed)
-        out = {"literal": literal, "candidates": [c.to_dict() for c in cands]}
+        out = {"literal": literal, "candidates": [c.to_dict() for c in cands], "asked": report["asked"],
+               "delivered": report["delivered"], "score": report["score"], "generator": report["generator"]}
         if report["shortfall"]:
             out["shortfall"] = report["shortfall"]
         return out
@@ -34,7 +35,9 @@ def run(args):
 def render(result: dict) -> str:
     if "batch" in result:
         return f"{result['written']} lines written to {result['out']}, {result['failed']} failed"
-    lines = [f"{c['score']:7.3f}  [{c['strategy']:<9}] {c['sentence']}" for c in result["candidates"]]
+    lines = [f"{c['score']:6.3f}  [{c['strategy']:<9}] {c['sentence']}" for c in result["candidates"]]
+    if result.get("score") and lines:
+        lines.append(f"({result['score']})")
     if result.get("shortfall"):
         lines.append(f"note: {result['shortfall']}")
     return "\n".join(lines) or "no candidates"

@@ -122,6 +122,11 @@ class Registry:
     def _spec(self, role: str) -> ModelSpec:
         return spec_for(self.settings.profile, role, self.settings.overrides.get(role))
 
+    def spec(self, role: str) -> ModelSpec:
+        """The model a role would load (without loading it)."""
+        self._entry(role)
+        return self._spec(role)
+
     def _entry(self, role: str) -> RoleEntry:
         try:
             return self._entries[role]

@@ -72,6 +72,17 @@ class LanguageModel(Role):
     def loglik(self, contexts: Sequence[str], continuations: Sequence[str], batch_size: int = 16) -> list[tuple[float, int]]:
         """(sum of log-probabilities, number of tokens) of each continuation given its context."""
 
+    def loglik_shared(self, context: str, continuations: Sequence[str]) -> list[tuple[float, int]]:
+        """`loglik` of many continuations of one context (models may compute the context once)."""
+        return self.loglik([context] * len(continuations), list(continuations))
+
+    def sample_shared(self, context: str, n: int, *, max_new_tokens: int = 8, top_k: int = 30,
+                      temperature: float = 0.8, seed: int = 0, stop: str = "\n") -> list[str]:
+        """n seeded samples continuing one context, each cut at `stop`."""
+        gens = self.generate([context], max_new_tokens=max_new_tokens, top_k=top_k, temperature=temperature,
+                             no_repeat_ngram_size=0, num_return_sequences=n, seed=seed)[0]
+        return [g.text.split(stop, 1)[0] if stop else g.text for g in gens]
+
     def chat(self, user_message: str, system: str | None = None) -> str:
         """The model's chat template applied to one user turn, ready for generation."""
         tok = self.tokenizer

@@ -1,59 +1,117 @@
-"""`python -m studio eval polish`: polish the first literal sentences of the HAUSER candidates file and compare
-with the paper generator's 5 candidates."""
+"""`python -m studio eval polish-report`: polish literal sentences of a part of the HAUSER candidates file (the
+split of studio/similes/polish_data.py: `dev` for choices, `test` reported) and compare with the paper's BART
+candidates of the same literals. Both sets are scored together by the studio's own HAUSER scorer (one group per
+literal: ours + the paper's 5, so the within-group normalization of quality treats them alike).
+
+Figures: candidates delivered per literal, share the simile detector accepts, mean HAUSER quality and creativity
+of ours and of the paper's candidates, the largest share of all candidates one vehicle takes, the share of
+literals whose candidates hold the most frequent vehicle, and whether one of the paper's vehicles is among ours."""
 from __future__ import annotations
 
 import argparse
-import json
 import time
-
-from .data import shared_data_dir
+from collections import Counter
 
 
 def run(argv: list[str]) -> dict:
-    from ..errors import StudioError
-    from .components import extract_similes
-    from .detector import detect, threshold
-    from .kb import load_kb
-    from .polish import polish
-
-    ap = argparse.ArgumentParser(prog="python -m studio eval polish")
-    ap.add_argument("--limit", type=int, default=100, help="number of literal sentences (default 100)")
+    ap = argparse.ArgumentParser(prog="python -m studio eval polish-report")
+    ap.add_argument("--split", choices=("dev", "test"), default="dev")
+    ap.add_argument("--limit", type=int, default=20, help="number of literal sentences (default 20)")
     ap.add_argument("--n", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--literals", default="", help="a text file of literals (one a line) instead of a split")
     args = ap.parse_args(argv)
-    kb = load_kb()
-    rows = []
-    with open(shared_data_dir() / "hauser" / "candidates.jsonl", encoding="utf-8") as fh:
-        for line in fh:
-            rows.append(json.loads(line))
-            if len(rows) >= args.limit:
+    if args.literals:
+        from pathlib import Path
+
+        lines = [ln.strip() for ln in Path(args.literals).read_text(encoding="utf-8").splitlines()]
+        items = [(ln, []) for ln in lines if ln and not ln.startswith("#")][:args.limit]
+    else:
+        items = split_literals(args.split, args.limit)
+    return evaluate(items, args.n, args.seed)
+
+
+def split_literals(split: str, limit: int) -> list[tuple[str, list[str]]]:
+    """(literal, the paper's candidates) of the first `limit` literals of a part, in file order."""
+    from .polish_data import all_pairs, hauser_raw
+
+    wanted = set()
+    for r in all_pairs()[split]:
+        if r["source"] == "hauser":
+            wanted.add(r["literal"])
+    out = []
+    for literal, candidates in hauser_raw():
+        if literal in wanted and all(literal != o[0] for o in out):
+            out.append((literal, candidates))
+            if len(out) >= limit:
                 break
-    started = time.perf_counter()
-    total = accepted = hits = skipped = 0
-    distinct = []
-    per_strategy: dict[str, int] = {}
+    return out
+
+
+def evaluate(items: list[tuple[str, list[str]]], n: int = 10, seed: int = 0) -> dict:
+    from ..errors import StudioError
+    from .detector import detect, threshold
+    from .kb import load_kb
+    from .polish import polish_report
+
+    kb = load_kb()
     thr = threshold()
-    for row in rows:
+    started = time.perf_counter()
+    rows, skipped, timings = [], 0, []
+    for literal, paper in items:
+        t0 = time.perf_counter()
         try:
-            cands = polish(row["literal"], n=args.n, seed=args.seed)
-        except StudioError:  # e.g. no place for a simile: counted, not fatal
+            cands, report = polish_report(literal, n=n, seed=seed)
+        except StudioError:
             skipped += 1
             continue
-        total += len(cands)
-        accepted += sum(detect(c.sentence) >= thr for c in cands)
-        ours = {kb.head(c.vehicle) for c in cands if c.vehicle}
-        distinct.append(len(ours))
-        for c in cands:
-            per_strategy[c.strategy] = per_strategy.get(c.strategy, 0) + 1
-        paper = set()
-        for cand in row["candidates"]:
-            for s in extract_similes(cand):
-                if s.vehicle:
-                    paper.add(kb.head(s.vehicle))
-        hits += bool(ours & paper)
-    n = len(rows) - skipped
-    return {"sentences": len(rows), "skipped": skipped, "candidates": total,
-            "detector_accepts": round(accepted / total, 4) if total else 0.0,
-            "distinct_vehicles_per_sentence": round(sum(distinct) / len(distinct), 2) if distinct else 0.0,
-            "paper_vehicle_among_ours": round(hits / n, 4) if n else 0.0,
-            "per_strategy": per_strategy, "seconds": round(time.perf_counter() - started, 1)}
+        timings.append(time.perf_counter() - t0)
+        rows.append({"literal": literal, "paper": paper, "ours": cands, "report": report})
+    ours_all = [c for r in rows for c in r["ours"]]
+    vehicles = Counter(kb.head(c.vehicle) or c.vehicle for c in ours_all)
+    per_literal = Counter(v for r in rows for v in {kb.head(c.vehicle) or c.vehicle for c in r["ours"]})
+    top, top_count = vehicles.most_common(1)[0] if vehicles else ("", 0)
+    top_lit, top_lit_count = per_literal.most_common(1)[0] if per_literal else ("", 0)
+    out = {"literals": len(items), "skipped": skipped, "candidates": len(ours_all),
+           "delivered_per_literal": round(len(ours_all) / max(len(rows), 1), 2),
+           "detector_accepts": round(sum(detect(c.sentence) >= thr for c in ours_all) / max(len(ours_all), 1), 4),
+           "top_vehicle": top, "top_vehicle_share_of_candidates": round(top_count / max(len(ours_all), 1), 4),
+           "top_vehicle_in_literals": top_lit,
+           "top_vehicle_share_of_literals": round(top_lit_count / max(len(rows), 1), 4),
+           "per_strategy": dict(Counter(c.strategy for c in ours_all)),
+           "mean_seconds_per_literal": round(sum(timings) / max(len(timings), 1), 2),
+           "generator": rows[0]["report"]["generator"] if rows else ""}
+    with_paper = [r for r in rows if r["paper"]]
+    if with_paper:
+        out.update(_against_paper(with_paper, kb))
+    out["examples"] = [{"literal": r["literal"], "ours": [c.sentence for c in r["ours"][:3]],
+                        "paper": r["paper"][:2]} for r in rows[:5]]
+    out["seconds"] = round(time.perf_counter() - started, 1)
+    return out
+
+
+def _against_paper(rows, kb) -> dict:
+    from ..hauser.scorer import score_groups
+    from .components import extract_similes
+
+    groups = [(r["literal"], [c.sentence for c in r["ours"]] + list(r["paper"])) for r in rows]
+    scored = score_groups(groups)
+    q_ours, q_paper, c_ours, c_paper, hits = [], [], [], [], 0
+    for r, g in zip(rows, scored):
+        k = len(r["ours"])
+        for i, cand in enumerate(g.candidates):
+            into = (q_ours, c_ours) if i < k else (q_paper, c_paper)
+            if cand.quality is not None:
+                into[0].append(cand.quality)
+            if cand.creativity is not None:
+                into[1].append(cand.creativity)
+        paper_heads = {kb.head(s.vehicle) for cand in r["paper"] for s in extract_similes(cand) if s.vehicle}
+        hits += bool(paper_heads & {kb.head(c.vehicle) for c in r["ours"]})
+
+    def mean(xs):
+        return round(sum(xs) / len(xs), 4) if xs else None
+
+    return {"hauser_quality_ours": mean(q_ours), "hauser_quality_paper": mean(q_paper),
+            "hauser_creativity_ours": mean(c_ours), "hauser_creativity_paper": mean(c_paper),
+            "scored_ours": len(q_ours), "scored_paper": len(q_paper),
+            "paper_vehicle_among_ours": round(hits / len(rows), 4)}

@@ -5,18 +5,15 @@ import gradio as gr
 import pandas as pd
 
 from ..similes.analysis import MAX_SENTENCE_CHARS
-from ..similes.polish import MAX_CHARS, MAX_N, STRATEGIES
+from ..similes.polish import DEFAULT_STRATEGIES, MAX_CHARS, MAX_N, SCORE_MEANING, STRATEGIES
 from .common import (after_limit_check, cancellable, cancelled, escape, guarded, highlight_pieces, limited_textbox,
                      refuse_over_limit, role_notice)
 from .help import tab_guide
 from .session_files import result_downloads
 
-COLUMNS = ["candidate", "inserted phrase", "strategy", "score"]
+COLUMNS = ["candidate", "simile phrase", "source", "score"]
 #: what each number in the table means, shown under it
-SCORE_NOTE = ("**score**: the language model's mean log-probability per token of the inserted phrase in its "
-              "sentence — always below 0, closer to 0 reads more fluently (about −1 to −2 natural, below −5 "
-              "unlikely). It ranks candidates; it says nothing about how apt or creative a simile is (Rerank "
-              "scores that).")
+SCORE_NOTE = "**" + SCORE_MEANING.replace(" = ", "**: ", 1) + " Candidates are ranked by it, best first."
 EXAMPLES_LITERAL = [
     # literal sentences of the HAUSER paper's examples
     ["He yelps and howls."],
@@ -58,12 +55,12 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, reque
     if not rows:
         gr.Warning("No candidate survived the filters; try other strategies or another seed.")
     status = (f"⚠️ {report['shortfall']}" if report["shortfall"] else
-              f"{report['delivered']} of the {report['asked']} candidates asked.")
+              f"{report['delivered']} of the {report['asked']} candidates asked ({report['generator']}).")
     files = result_downloads(request, "polish", [
         {"rank": i + 1, "candidate": c.sentence, "inserted phrase": c.phrase, "strategy": c.strategy, "score": c.score,
          "vehicle": c.vehicle} for i, c in enumerate(cands)],
         {"literal": literal, "strategies": list(strategies), "candidates asked": int(n), "seed": int(seed),
-         "score": "mean log-probability per token of the inserted phrase under the language model",
+         "score": SCORE_MEANING, "generator": report["generator"],
          "delivered": report["delivered"], "shortfall": report["shortfall"]})
     return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files, status
 
@@ -95,10 +92,14 @@ def build_polish_tab() -> dict:
     """Returns the components other tabs wire to: {"literal", "candidates_table", "candidates", "send_button"}.
     `candidates` is a gr.State holding the list of candidate sentences (best first)."""
     with gr.Tab("Polish", id="polish"):
-        gr.Markdown("Turn a **literal sentence** into simile candidates. Four strategies: *insertion* (the LM "
-                    "scores where a simile fits and the knowledge base's frequent vehicles fill it), *retrieval* "
-                    "(BM25 over the knowledge base's simile contexts), *lm* (sampled from the language model) and "
-                    "*property* (the event's salient property → vehicles typical for it).")
+        gr.Markdown("Turn a **literal sentence** into simile candidates. The comparison goes where English puts "
+                    "it — *as ADJ as …* for a predicated adjective (\"was very loud\" → \"was as loud as "
+                    "thunder\"), *like …* at the end of a verb's phrase — and four sources propose the vehicles: "
+                    "*lm* (the polisher, a language model fine-tuned on literal → simile pairs), *retrieval* "
+                    "(BM25 over the knowledge base's simile contexts), *property* (vehicles typical of the "
+                    "adjective or of the event's salient property) and *insertion* (the knowledge base's most "
+                    "frequent vehicles; off by default). One vehicle appears once; near duplicates are merged; candidates the "
+                    "polisher scores below 0.1 are dropped, and the line above the table says so.")
         tab_guide("polish")
         notice = role_notice("lm", "parser")
         if notice:
@@ -107,7 +108,7 @@ def build_polish_tab() -> dict:
             literal = limited_textbox(MAX_CHARS, label="Literal sentence", value="He yelps and howls.", scale=3,
                                       max_lines=3, info=f"up to {MAX_CHARS} characters")
             with gr.Column(scale=2):
-                strategies = gr.CheckboxGroup(list(STRATEGIES), value=list(STRATEGIES), label="Strategies")
+                strategies = gr.CheckboxGroup(list(STRATEGIES), value=list(DEFAULT_STRATEGIES), label="Sources of vehicles")
                 with gr.Row():
                     n = gr.Slider(1, MAX_N, value=10, step=1, label="Candidates")
                     seed = gr.Number(value=0, precision=0, label="Seed")

@@ -98,6 +98,82 @@ class TransformersLM(LanguageModel):
                 results.append((float(picked.sum()), b - a))
         return results
 
+    def _prefill(self, context: str, rows: int):
+        """The context run once; its cache repeated for `rows` continuations, and its last next-token log-probs."""
+        torch = self._torch
+        c_ids = self.tokenizer(context, add_special_tokens=False)["input_ids"] or [self.tokenizer.eos_token_id]
+        ids = torch.tensor([c_ids], device=self.device)
+        out = self.model(input_ids=ids, use_cache=True)
+        cache = out.past_key_values
+        cache.batch_repeat_interleave(rows)
+        return cache, torch.log_softmax(out.logits[0, -1].float(), dim=-1), len(c_ids)
+
+    def loglik_shared(self, context: str, continuations):
+        """loglik for one context and many continuations: the context runs once and its cache serves them all
+        (the same numbers as `loglik`, computed on a fraction of the tokens)."""
+        torch = self._torch
+        conts = [self.tokenizer(c, add_special_tokens=False)["input_ids"] for c in continuations]
+        if not conts:
+            return []
+        results = [(0.0, 0)] * len(conts)
+        todo = [i for i, c in enumerate(conts) if c]
+        if not todo:
+            return results
+        with torch.inference_mode():
+            cache, first, n_ctx = self._prefill(context, len(todo))
+            width = max(len(conts[i]) for i in todo)
+            pad = self.tokenizer.pad_token_id
+            ids = torch.tensor([conts[i] + [pad] * (width - len(conts[i])) for i in todo], device=self.device)
+            mask = torch.tensor([[1] * (n_ctx + len(conts[i])) + [0] * (width - len(conts[i])) for i in todo],
+                                device=self.device)
+            logits = self.model(input_ids=ids, attention_mask=mask, past_key_values=cache).logits.float()
+            logp = torch.log_softmax(logits, dim=-1)
+            for row, i in enumerate(todo):
+                toks = conts[i]
+                total = float(first[toks[0]])
+                if len(toks) > 1:
+                    target = torch.tensor(toks[1:], device=self.device)
+                    total += float(logp[row, :len(toks) - 1].gather(-1, target.unsqueeze(-1)).sum())
+                results[i] = (total, len(toks))
+        return results
+
+    def sample_shared(self, context: str, n: int, *, max_new_tokens: int = 8, top_k: int = 30,
+                      temperature: float = 0.8, seed: int = 0, stop: str = "\n"):
+        """n seeded samples continuing one context, whose cache is computed once and shared (generate() would
+        run the context n times). Each sample stops at `stop`, end of text, or max_new_tokens."""
+        torch = self._torch
+        if n < 1:
+            return []
+        eos = self.tokenizer.eos_token_id
+        with self._lock, torch.inference_mode():
+            gen = torch.Generator(device="cpu").manual_seed(int(seed) % (2**63))
+            cache, logp, n_ctx = self._prefill(context, n)
+            logits = logp.unsqueeze(0).expand(n, -1)
+            out = [[] for _ in range(n)]
+            alive = torch.ones(n, dtype=torch.bool)
+            for step in range(int(max_new_tokens)):
+                scaled = logits / max(float(temperature), 1e-5)
+                if top_k:
+                    kth = torch.topk(scaled, int(top_k), dim=-1).values[:, -1:]
+                    scaled = scaled.masked_fill(scaled < kth, float("-inf"))
+                nxt = torch.multinomial(torch.softmax(scaled, dim=-1).cpu(), 1, generator=gen).squeeze(-1)
+                for i in range(n):
+                    if alive[i]:
+                        tok = int(nxt[i])
+                        if tok == eos:
+                            alive[i] = False
+                        else:
+                            out[i].append(tok)
+                            if stop and stop in self.tokenizer.decode([tok]):
+                                alive[i] = False
+                if not bool(alive.any()) or step == int(max_new_tokens) - 1:
+                    break
+                mask = torch.ones(n, n_ctx + step + 1, dtype=torch.long, device=self.device)
+                logits = self.model(input_ids=nxt.view(n, 1).to(self.device), attention_mask=mask,
+                                    past_key_values=cache).logits[:, -1].float()
+        texts = [self.tokenizer.decode(ids, skip_special_tokens=True) for ids in out]
+        return [t.split(stop, 1)[0] if stop else t for t in texts]
+
     def close(self) -> None:
         self.model = None
 

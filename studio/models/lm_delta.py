@@ -1,0 +1,240 @@
+"""Language-model variants: the registry's `lm` changed by a small trained LoRA delta (a safetensors file of
+low-rank factors "<linear path>.lora_A" (r × in) / ".lora_B" (out × r), float16, with the base's model_id and the
+LoRA scale in its metadata), so that a capability can ship a fine-tuned LM without shipping the whole model.
+
+The factors stay beside the base's linear layers instead of being merged into them: merged, the offline base's
+weights would no longer be exactly 4-bit groupwise and would lose the int4 kernel. So the variant is served as its
+base is, 4-bit layers on the int4 kernel (studio/models/loaders/fourbit.py) plus the low-rank path in float32, and it
+proves itself the same way: its next-token distributions on the probe texts must agree with the float32 base +
+delta (serve_checked), else it is served in float32. A delta trained from another base is refused
+(VariantMismatch): callers then use the plain `lm`.
+
+Training-side helpers (`trainable_base`, `attach_lora`, `lora_state`, `save_delta`) live here too, because this
+package is the only one that loads a model; the training loop itself is in studio/similes/polish_train.py."""
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+
+from .registry import get_registry
+from .roles import LanguageModel
+from .specs import canonical_model_id
+
+BASE_KEY = "base_model_id"
+SCALE_KEY = "lora_scale"
+TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+class VariantMismatch(RuntimeError):
+    """The delta cannot be applied to the registry's current language model."""
+
+
+def _lora_class():
+    import torch
+
+    class LoRALinear(torch.nn.Module):
+        """y = base(x) + scale · B(A x); `base` is a float32 Linear or, once served, the int4 module replacing it."""
+
+        def __init__(self, base, a, b, scale: float):
+            super().__init__()
+            self.base = base
+            self.lora_A = torch.nn.Parameter(a.float(), requires_grad=a.requires_grad)
+            self.lora_B = torch.nn.Parameter(b.float(), requires_grad=b.requires_grad)
+            self.scale = float(scale)
+
+        def forward(self, x):
+            return self.base(x) + (x.to(self.lora_A.dtype) @ self.lora_A.t() @ self.lora_B.t()).to(x.dtype) * self.scale
+
+    return LoRALinear
+
+
+_LORA = None
+
+
+def lora_linear_class():
+    global _LORA
+    if _LORA is None:
+        _LORA = _lora_class()
+    return _LORA
+
+
+def attach_lora(model, rank: int, alpha: float, layers=None, targets=TARGETS, seed: int = 0) -> list[str]:
+    """Wrap the target linears (of the decoder layers `layers`, default all) with trainable LoRA factors
+    (A small random, B zero: the model starts as the base); freezes everything else. Returns the wrapped paths."""
+    import torch
+
+    cls = lora_linear_class()
+    gen = torch.Generator().manual_seed(seed)
+    for p in model.parameters():
+        p.requires_grad_(False)
+    wrapped = []
+    for path, module in list(model.named_modules()):
+        name = path.rsplit(".", 1)[-1]
+        if name not in targets or type(module) is not torch.nn.Linear:
+            continue
+        layer = _layer_index(path)
+        if layers is not None and layer not in layers:
+            continue
+        a = torch.randn(rank, module.in_features, generator=gen) / module.in_features ** 0.5
+        b = torch.zeros(module.out_features, rank)
+        wrapper = cls(module, a.requires_grad_(True), b.requires_grad_(True), alpha / rank)
+        parent = model.get_submodule(path.rsplit(".", 1)[0])
+        setattr(parent, name, wrapper)
+        wrapped.append(path)
+    return wrapped
+
+
+def _layer_index(path: str) -> int | None:
+    parts = path.split(".")
+    for i, part in enumerate(parts[:-1]):
+        if part == "layers" and parts[i + 1].isdigit():
+            return int(parts[i + 1])
+    return None
+
+
+def lora_state(model) -> dict:
+    """{"<path>.lora_A": A, "<path>.lora_B": B} of every LoRA wrapper, float16 on the CPU."""
+    import torch
+
+    cls = lora_linear_class()
+    out = {}
+    for path, module in model.named_modules():
+        if isinstance(module, cls):
+            out[f"{path}.lora_A"] = module.lora_A.detach().to("cpu", torch.float16).contiguous()
+            out[f"{path}.lora_B"] = module.lora_B.detach().to("cpu", torch.float16).contiguous()
+    return out
+
+
+def save_delta(model, path: Path, base_model_id: str, scale: float, extra: dict | None = None) -> None:
+    from safetensors.torch import save as save_bytes
+
+    from ..atomic import atomic_write
+
+    meta = {BASE_KEY: base_model_id, SCALE_KEY: repr(float(scale)), **{k: str(v) for k, v in (extra or {}).items()}}
+    atomic_write(Path(path), save_bytes(lora_state(model), metadata=meta))
+
+
+def delta_metadata(path: Path | str) -> dict:
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="numpy") as fh:
+        return dict(fh.metadata() or {})
+
+
+def apply_delta(model, delta: dict, scale: float, name: str = "delta") -> int:
+    """Wrap the linears that `delta` names with their (frozen) LoRA factors; returns how many."""
+    import torch
+
+    cls = lora_linear_class()
+    paths = sorted(k[:-len(".lora_A")] for k in delta if k.endswith(".lora_A"))
+    for path in paths:
+        try:
+            module = model.get_submodule(path)
+        except AttributeError:
+            module = None
+        a, b = delta[path + ".lora_A"], delta.get(path + ".lora_B")
+        if type(module) is not torch.nn.Linear or b is None or a.shape[1] != module.in_features \
+                or b.shape[0] != module.out_features or a.shape[0] != b.shape[1]:
+            raise VariantMismatch(f"{name} does not fit this model at {path}")
+        parent_path, attr = path.rsplit(".", 1)
+        setattr(model.get_submodule(parent_path), attr, cls(module, a.float(), b.float(), scale))
+    if not paths:
+        raise VariantMismatch(f"{name} holds no LoRA factors")
+    return len(paths)
+
+
+def trainable_base():
+    """(model, tokenizer, model_id) of the registry's current `lm` as a private float32 copy to train a delta on."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    spec = get_registry().spec("lm")
+    if spec.backend == "tiny_lm":
+        lm = _fresh(spec, spec.model_id)
+        return lm.model, lm.tokenizer, spec.model_id
+    folder = _base_folder(spec)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32, trust_remote_code=False,
+                                                 use_safetensors=True)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer, spec.model_id
+
+
+def _fresh(spec, model_id: str, backend: str = ""):
+    """A new float32 copy of the lm the spec names (a TransformersLM)."""
+    if spec.backend == "tiny_lm":
+        from .loaders.tiny import load_tiny_lm
+
+        lm = load_tiny_lm(spec, get_registry())
+        lm.model_id, lm.backend = model_id, backend or lm.backend
+        return lm
+    from .loaders.lm import _load_dir
+
+    return _load_dir(_base_folder(spec), model_id, backend)
+
+
+def _base_folder(spec) -> str:
+    """Where the lm's float32 weights are: the converted GGUF folder (converted once, by loading the role), or
+    the checkpoint folder of a transformers lm."""
+    from .loaders.common import resolve_model_path
+    from .loaders.lm import converted_dir
+
+    if spec.backend not in ("gguf_lm", "transformers_lm"):
+        raise VariantMismatch(f"the current lm ({spec.backend}) cannot carry a LoRA delta")
+    path = Path(resolve_model_path(spec.model_id))
+    if spec.backend == "gguf_lm":
+        folder = converted_dir(path)
+        if not (folder / "config.json").is_file():
+            get_registry().get("lm")  # converts the GGUF file once
+        return str(folder)
+    return str(path)
+
+
+_lock = threading.Lock()
+_loaded: dict[tuple[str, str], LanguageModel] = {}
+
+
+def load_lm_variant(delta_path: Path | str) -> LanguageModel:
+    """The registry's `lm` with the LoRA delta applied, served 4-bit where the base is and its self-check passes
+    (memoised per delta content and base). VariantMismatch when the delta is missing or from another base."""
+    delta_path = Path(delta_path)
+    if not delta_path.is_file():
+        raise VariantMismatch(f"{delta_path.name} not found")
+    spec = get_registry().spec("lm")
+    meta = delta_metadata(delta_path)
+    recorded = meta.get(BASE_KEY, "")
+    if not spec.model_id or canonical_model_id(recorded) != canonical_model_id(spec.model_id):
+        raise VariantMismatch(f"{delta_path.name} was trained from {recorded or 'an unrecorded model'}, "
+                              f"not from the current lm {spec.model_id or '(none)'}")
+    digest = hashlib.sha1(delta_path.read_bytes()).hexdigest()[:12]
+    key = (digest, spec.model_id)
+    with _lock:
+        if key not in _loaded:
+            _loaded.clear()  # one variant at a time: each holds a full model copy
+            _loaded[key] = _load(delta_path, spec, float(meta.get(SCALE_KEY, "1.0")), digest)
+        return _loaded[key]
+
+
+def _load(delta_path: Path, spec, scale: float, digest: str) -> LanguageModel:
+    from safetensors.torch import load_file
+
+    delta = load_file(str(delta_path))
+    name = f"{(spec.note or spec.model_id.rsplit('/', 1)[-1])} + {delta_path.stem}"
+    model_id = f"{spec.model_id}+{delta_path.stem}@{digest}"
+
+    def float32():
+        lm = _fresh(spec, model_id, f"{name} (float32 + LoRA delta)")
+        apply_delta(lm.model, delta, scale, delta_path.name)
+        lm.model.eval()
+        return lm
+
+    if spec.backend == "gguf_lm":
+        from .config import cache_dir
+        from .loaders.fourbit import serve_checked
+
+        verdicts = cache_dir() / "lm" / f"{Path(_base_folder(spec)).name}+{delta_path.stem}-{digest}"
+        verdicts.mkdir(parents=True, exist_ok=True)
+        return serve_checked(float32, verdicts, name)
+    return float32()
