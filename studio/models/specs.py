@@ -24,6 +24,8 @@ HEADS_DIR = ASSETS / "heads"
 #: the fine-tuned proverb encoder: low-rank factors merged into the retrieval embedder (studio/models/variants.py)
 PROVERBS_ASSETS = ASSETS / "proverbs"
 PROVERBS_DELTA = PROVERBS_ASSETS / "encoder_delta.safetensors"
+#: the Continue tab's generator: a LoRA delta of the offline `lm` (studio/models/lm_delta.py)
+CONTINUATION_GENERATOR = ASSETS / "continuation" / "generator_lora.safetensors"
 #: the continuation judge's head, trained on the offline `embedder`'s features (studio/models/judge_head.py)
 JUDGE_HEAD = ASSETS / "continuation" / "judge"
 
