@@ -42,7 +42,7 @@ CAPABILITIES: tuple[Capability, ...] = (
                           "polish-report": "studio.similes.evaluate_polish:run"}},
         evaluations={"components": "studio.evaluation.components:ComponentsEvaluation",
                      "polish": "studio.evaluation.polish:PolishEvaluation"},
-        roles=("lm", "parser", "embedder"),
+        roles=("polisher", "lm", "parser", "embedder"),
         serving=("studio.similes.polish",)),
     Capability(
         "hauser", "HAUSER scoring and reranking", "studio.ui.rerank_tab:build_rerank_tab",
@@ -76,7 +76,7 @@ CAPABILITIES: tuple[Capability, ...] = (
                            "continuation": "studio.continuation.generator_train:train"},
                  "eval": {"continuation-report": "studio.continuation.evaluate:evaluate"}},
         evaluations={"continuation": "studio.evaluation.continuation:ContinuationEvaluation"},
-        roles=("lm", "judge", "embedder", "parser"),
+        roles=("continuation_generator", "lm", "judge", "embedder", "parser"),
         serving=("studio.continuation.generate", "studio.continuation.judge")),
 )
 

@@ -103,7 +103,7 @@ class Registry:
         """Cheap check (no load) that a spec which may be unavailable has something to load."""
         if spec.backend == "embedding_head":
             return has_head(spec.model_id)
-        if spec.backend == "embedder_variant":
+        if spec.backend in ("embedder_variant", "lm_variant"):
             return Path(spec.model_id).is_file()
         if spec.backend == "proverbs_adapter":
             return any(Path(spec.model_id).glob("scorer*.safetensors"))
