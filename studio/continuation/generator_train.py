@@ -32,6 +32,36 @@ def examples(items, seed: int, no_meaning_share: float) -> list[dict]:
     return out
 
 
+def _loss(model, encoded, idx, pad_id):
+    """Summed cross-entropy of the continuation tokens and their count. The vocabulary projection runs on those
+    positions only: the prompt (four fifths of each sequence) needs no logits."""
+    import torch
+
+    seqs = [encoded[i] for i in idx]
+    width = max(len(s) for s, _ in seqs)
+    ids = torch.tensor([s + [pad_id] * (width - len(s)) for s, _ in seqs])
+    mask = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s, _ in seqs])
+    target = torch.zeros_like(ids, dtype=torch.bool)
+    for row, (s, start) in enumerate(seqs):
+        target[row, start:len(s)] = True
+    hidden = model.model(input_ids=ids, attention_mask=mask).last_hidden_state
+    picked = hidden[:, :-1][target[:, 1:]]
+    logits = model.lm_head(picked).float()
+    loss = torch.nn.functional.cross_entropy(logits, ids[:, 1:][target[:, 1:]], reduction="sum")
+    return loss, int(target[:, 1:].sum())
+
+
+def _dev_loss(model, encoded, batch_size, pad_id, autocast) -> float:
+    import torch
+
+    total = tokens = 0.0
+    with torch.inference_mode(), autocast():
+        for start in range(0, len(encoded), batch_size):
+            loss, n = _loss(model, encoded, list(range(start, min(start + batch_size, len(encoded)))), pad_id)
+            total, tokens = total + float(loss), tokens + n
+    return total / max(tokens, 1)
+
+
 def train(argv: list[str]) -> dict:
     ap = argparse.ArgumentParser(prog="python -m studio train continuation")
     ap.add_argument("--examples", type=int, default=2000, help="training narratives drawn from the train part")
@@ -54,7 +84,7 @@ def train(argv: list[str]) -> dict:
 
     from ..models.lm_delta import attach_lora, save_delta, trainable_base
     from ..models.loaders.common import fast_bfloat16
-    from ..similes.polish_train import _batches, _dev_loss, _loss
+    from ..similes.polish_train import _batches
     from .data import KINDS, split3
 
     torch.set_num_threads(args.threads)
