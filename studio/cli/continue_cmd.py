@@ -9,9 +9,13 @@ from . import add_json_flag
 
 
 def register(sub) -> None:
+    from ..continuation.generate import MODES
+
     p = sub.add_parser("continue", help="continue a narrative that ends in an idiom or a simile (mark it with [ ])")
     p.add_argument("narrative")
-    p.add_argument("--mode", default="plain", choices=["plain", "literal", "context"])
+    p.add_argument("--mode", default="tuned", choices=list(MODES),
+                   help="tuned: the generator fine-tuned on the benchmark (default); plain: the plain lm; "
+                        "literal / context: the plain lm ensembled over knowledge inferences")
     p.add_argument("--n", type=int, default=3, help="continuations to sample, then rank with the judge")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--top-k", type=int, default=5)

@@ -1,5 +1,8 @@
-"""Continuing a narrative with one sentence: plain, or knowledge-enhanced (literal / context inferences
-ensembled at decoding time), then generate-then-rank with the plausibility judge."""
+"""Continuing a narrative with one sentence, then generate-then-rank with the plausibility judge. Modes: `tuned`
+(the default) samples the generator fine-tuned on the benchmark's plausible continuations (the registry's
+`continuation_generator` role: the lm + a LoRA delta), prompted with the narrative's end and the figure's meaning
+when the lexicon knows it; `plain` samples the plain lm after the narrative; `literal` / `context` ensemble the
+plain lm over the paper's knowledge inferences at decoding time."""
 from __future__ import annotations
 
 import time
@@ -10,15 +13,16 @@ from ..models import get_registry
 from .decoding import ensemble_sample
 from .expression import Expression, find_expression
 from .knowledge import context_inferences, literal_inferences
+from .prompting import generator_prompt
 
-MODES = ("plain", "literal", "context")
+MODES = ("tuned", "plain", "literal", "context")
 MAX_NARRATIVE_CHARS = 4000
 LIMITS = {"n": (1, 10), "top_k": (1, 200), "temperature": (0.0, 2.0), "max_new_tokens": (1, 60)}
 
 
 @dataclass
 class Settings:
-    mode: str = "plain"
+    mode: str = "tuned"
     n: int = 3
     seed: int = 0
     top_k: int = 5
@@ -29,7 +33,7 @@ class Settings:
 
     def check(self) -> "Settings":
         if self.mode not in MODES:
-            raise InputError(f"Unknown mode {self.mode!r}: choose plain, literal or context.")
+            raise InputError(f"Unknown mode {self.mode!r}: choose tuned, plain, literal or context.")
         for name, (lo, hi) in LIMITS.items():
             value = getattr(self, name)
             try:
@@ -90,7 +94,7 @@ def merge_identical(samples) -> list[Ranked]:
 
 
 def inferences_for(mode: str, narrative: str, expr: Expression | None, seed: int) -> list[str]:
-    if mode == "plain":
+    if mode in ("plain", "tuned"):
         return []
     if mode == "literal":
         if expr is None:
@@ -114,21 +118,36 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     raw = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)
     step(0.01, "finding the idiom or simile")
     text, expr = find_expression(raw)
-    lm = get_registry().get("lm")
-    if s.mode != "plain" and inferences is None:
-        step(0.04, f"drawing {s.mode} inferences")
-    used = list(inferences) if inferences is not None else inferences_for(s.mode, text, expr, s.seed)
-    if s.mode != "plain" and not used:
-        raise InputError(f"No {s.mode} inferences could be drawn for this narrative; try the plain mode.")
+    notes = []
+    lm, prompts, used = None, None, []
+    if s.mode == "tuned":
+        from ..models import ModelUnavailable
+
+        try:
+            lm = get_registry().get("continuation_generator")
+            known = expr is not None and expr.meaning and expr.meaning_source != "kb"
+            prompts = [generator_prompt(text, expr.text, expr.meaning) if known else generator_prompt(text)]
+            if expr is not None and not known:
+                notes.append(f"no meaning of “{expr.text}” is known to the lexicon: the generator continues without one")
+        except ModelUnavailable as exc:
+            notes.append(f"the fine-tuned generator is not available ({exc.reason}); the plain lm continued instead")
+    if lm is None:
+        lm = get_registry().get("lm")
+        if s.mode not in ("plain", "tuned") and inferences is None:
+            step(0.04, f"drawing {s.mode} inferences")
+        used = list(inferences) if inferences is not None else inferences_for(s.mode, text, expr, s.seed)
+        if s.mode not in ("plain", "tuned") and not used:
+            raise InputError(f"No {s.mode} inferences could be drawn for this narrative; try the plain mode.")
+        prompts = prompts_for(text, used)
     step(0.1, "decoding")
-    samples = ensemble_sample(lm, prompts_for(text, used), n_samples=s.n, max_new_tokens=s.max_new_tokens,
+    samples = ensemble_sample(lm, prompts, n_samples=s.n, max_new_tokens=s.max_new_tokens,
                               top_k=s.top_k, temperature=s.temperature, no_repeat_ngram_size=3, seed=s.seed,
                               stop_at_sentence_end=True, combine=s.combine, shared_text=text,
                               progress=None if progress is None else (lambda f, what: progress(0.1 + 0.8 * f, what)),
                               should_stop=should_stop)
     step(0.92, "ranking with the plausibility judge")
     ranked = merge_identical(samples)
-    notes, judge_name = [], ""
+    judge_name = ""
     if s.rank and len(ranked) >= 1:
         from .judge import get_judge
 

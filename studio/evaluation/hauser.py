@@ -80,6 +80,12 @@ def correlations(rows: list[dict], scores: list) -> dict:
     return out
 
 
+def _levels(levels: list[str]) -> dict[str, int]:
+    from collections import Counter
+
+    return dict(sorted(Counter(levels).items()))
+
+
 class HauserEvaluation(Evaluation):
     name = "hauser"
     title = "HAUSER simile scoring: Pearson with mean human rating"
@@ -98,7 +104,10 @@ class HauserEvaluation(Evaluation):
             corr = correlations(part, scores)
             details[split] = {"rows": len(part), "literals": len({r["literal_sentences"] for r in part}),
                               "pearson": {k: None if v is None else round(v, 4) for k, v in corr.items()},
-                              "without_simile": sum(not s.has_simile for s in scores)}
+                              "without_simile": sum(not s.has_simile for s in scores),
+                              # KB coverage: how each rated candidate's topic-vehicle pairs matched the KB
+                              "kb_pair_levels": _levels([lvl for s in scores for lvl in s.relevance_levels]),
+                              "kb_vehicle_levels": _levels([lvl for s in scores for lvl in s.creativity_levels])}
             for aspect in ASPECTS:
                 if aspect == "quality":
                     anchor = {"value": None if corr["paper_quality"] is None else round(corr["paper_quality"], 4),

@@ -55,3 +55,16 @@ class KBFeatures:
         freqs = [self.vehicle_freq(s.vehicle) for s in with_vehicle]
         return (relevance, [lvl for _, lvl in pairs], [f for f, _ in freqs], [lvl for _, lvl in freqs],
                 [s.vehicle for s in with_vehicle])
+
+    def evidence(self, similes, k: int = 3) -> dict:
+        """The KB instances behind a candidate's relevance (per topic-vehicle pair) and creativity (per vehicle):
+        level, matched KB entries with counts, top-k triplets, sources."""
+        with_vehicle = [s for s in similes if s.vehicle]
+        pairs = []
+        for s in with_vehicle:
+            if not s.topic:
+                pairs.append({"topic": None, "vehicle": s.vehicle, "level": NO_TOPIC, "matched": [], "triplets": [],
+                              "sources": {}})
+            else:
+                pairs.append(self.kb.pair_evidence(s.topic, s.vehicle, k))
+        return {"relevance": pairs, "creativity": [self.kb.vehicle_evidence(s.vehicle, k) for s in with_vehicle]}

@@ -8,6 +8,7 @@ from typing import Sequence
 
 from ..errors import InputError, require_text
 from . import criteria as C
+from .kb_features import NO_TOPIC
 
 MAX_CANDIDATES = 50
 MAX_CHARS = 2000  # the HAUSER data holds literal sentences of over 1,000 characters
@@ -51,6 +52,10 @@ class CandidateScore:
     combined_rank_score: float | None = None
     rank: int = 0
     sentiment_texts: tuple[str, str] = ("", "")  # (cut simile, cut literal) fed to the sentiment model
+    #: the NLI verdict on (literal, candidate): {"verdict": label, "entailment"/"neutral"/"contradiction": p}
+    nli: dict = field(default_factory=dict)
+    #: the KB instances behind relevance and creativity (KBFeatures.evidence)
+    evidence: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -108,7 +113,8 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
 
     _step(progress, 0.45, "logical consistency (NLI)")
     nli = registry.get("nli")
-    p_contra = nli.predict([lit for _, lit, _ in flat], [cand for _, _, cand in flat], batch_size=128)[:, 2]
+    nli_probs = nli.predict([lit for _, lit, _ in flat], [cand for _, _, cand in flat], batch_size=128)
+    p_contra = nli_probs[:, 2]
 
     _step(progress, 0.7, "sentiment consistency")
     sentiment = registry.get("sentiment")
@@ -134,11 +140,52 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
                 sentiment_consistency=C.sentiment_consistency(p_pos[2 * k], p_pos[2 * k + 1]),
                 creativity=C.creativity(freqs) if valid else None, creativity_levels=freq_levels,
                 informativeness=C.informativeness(vehicles) if valid else None,
-                sentiment_texts=cut_pairs[k]))
+                sentiment_texts=cut_pairs[k], nli=nli_verdict(nli_probs[k]),
+                evidence=kb.evidence(sims) if valid else {}))
             k += 1
         _normalize_and_rank(rows, settings)
         results.append(GroupScore(literal, rows, _settings_dict(settings), backends))
     return results
+
+
+def nli_verdict(probs) -> dict:
+    from ..models import NLI_LABELS
+
+    out = {label: round(float(p), 4) for label, p in zip(NLI_LABELS, probs)}
+    return {"verdict": NLI_LABELS[int(max(range(len(NLI_LABELS)), key=lambda i: probs[i]))], **out}
+
+
+def evidence_text(c: dict) -> str:
+    """One line of evidence for a scored candidate (a `CandidateScore.to_dict()`): the KB pairs and triplets behind
+    relevance, the vehicle counts behind creativity, with their sources, and the NLI verdict."""
+    parts = []
+    ev = c.get("evidence") or {}
+    for pair in ev.get("relevance", []):
+        if pair["level"] in ("none", NO_TOPIC):
+            parts.append(f"relevance: no KB pair for {pair.get('topic') or '(no topic)'} ~ {pair['vehicle']}")
+            continue
+        trip = ", ".join(f"{t['property']} (n={t['n']}, P={t['P']:.2f})" for t in pair["triplets"])
+        matched = ", ".join(f"{m['pair']} ×{m['n']}" for m in pair["matched"])
+        parts.append(f"relevance [{pair['level']}]: {matched}" + (f"; properties {trip}" if trip else "")
+                     + _sources_text(pair["sources"]))
+    for veh in ev.get("creativity", []):
+        if veh["level"] == "none":
+            parts.append(f"creativity: vehicle {veh['vehicle']} unseen in the KB")
+            continue
+        matched = ", ".join(f"{m['vehicle']} ×{m['n']}" for m in veh["matched"])
+        parts.append(f"creativity [{veh['level']}]: {matched}" + _sources_text(veh["sources"]))
+    nli = c.get("nli") or {}
+    if nli:
+        parts.append(f"NLI: {nli['verdict']} (contradiction {nli['contradiction']:.2f})")
+    return " · ".join(parts)
+
+
+
+
+
+def _sources_text(sources: dict) -> str:
+    top = list(sources.items())[:3]
+    return (" — from " + ", ".join(f"{name} {n}" for name, n in top)) if top else ""
 
 
 def _normalize_and_rank(rows: list[CandidateScore], settings: Settings) -> None:
@@ -210,6 +257,8 @@ def table_rows(group: dict) -> list[dict]:
             "sentiment_consistency": _r(c["sentiment_consistency"]),
             "sentiment_consistency_norm": _r(c["sentiment_consistency_norm"]),
             "kb_level": "/".join(dict.fromkeys(c["relevance_levels"] + c["creativity_levels"])) or "—",
+            "nli_verdict": (c.get("nli") or {}).get("verdict"),
+            "evidence": evidence_text(c),
             "flag": c["flag"],
         })
     return rows

@@ -14,7 +14,6 @@ package is the only one that loads a model; the training loop itself is in studi
 from __future__ import annotations
 
 import hashlib
-import threading
 from pathlib import Path
 
 from .registry import get_registry
@@ -192,13 +191,10 @@ def _base_folder(spec) -> str:
     return str(path)
 
 
-_lock = threading.Lock()
-_loaded: dict[tuple[str, str], LanguageModel] = {}
-
-
 def load_lm_variant(delta_path: Path | str) -> LanguageModel:
-    """The registry's `lm` with the LoRA delta applied, served 4-bit where the base is and its self-check passes
-    (memoised per delta content and base). VariantMismatch when the delta is missing or from another base."""
+    """The registry's `lm` with the LoRA delta applied, served 4-bit where the base is and its self-check passes.
+    Not memoised here: the registry's variant roles (`polisher`, `continuation_generator`) hold it (Models tab,
+    memory budget, unload). VariantMismatch when the delta is missing or from another base."""
     delta_path = Path(delta_path)
     if not delta_path.is_file():
         raise VariantMismatch(f"{delta_path.name} not found")
@@ -209,12 +205,18 @@ def load_lm_variant(delta_path: Path | str) -> LanguageModel:
         raise VariantMismatch(f"{delta_path.name} was trained from {recorded or 'an unrecorded model'}, "
                               f"not from the current lm {spec.model_id or '(none)'}")
     digest = hashlib.sha1(delta_path.read_bytes()).hexdigest()[:12]
-    key = (digest, spec.model_id)
-    with _lock:
-        if key not in _loaded:
-            _loaded.clear()  # one variant at a time: each holds a full model copy
-            _loaded[key] = _load(delta_path, spec, float(meta.get(SCALE_KEY, "1.0")), digest)
-        return _loaded[key]
+    return _load(delta_path, spec, float(meta.get(SCALE_KEY, "1.0")), digest)
+
+
+def load_lm_variant_role(spec, registry) -> LanguageModel:
+    """Registry loader of an LM variant role: spec.model_id is the delta's path. A delta that does not fit the
+    profile's `lm` makes the role unavailable (its callers then use the plain `lm`)."""
+    from .loaders.common import LoadError
+
+    try:
+        return load_lm_variant(spec.model_id)
+    except VariantMismatch as exc:
+        raise LoadError(str(exc), spec.fix or "train the delta from this profile's lm", unavailable=True) from exc
 
 
 def _load(delta_path: Path, spec, scale: float, digest: str) -> LanguageModel:

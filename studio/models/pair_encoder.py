@@ -25,24 +25,29 @@ def _scorer_class():
     import torch.nn as nn
 
     class PairScorer(nn.Module):
-        """score(text[, text_pair]) = w · mean(token states of text_pair, or of text alone) + b."""
+        """score(text[, text_pair]) = W · mean(token states of text_pair, or of text alone) + b.
 
-        def __init__(self, encoder):
+        `outputs` = 1: one score (the judge); > 1: logits of a pair classifier (the NLI role), which pools over
+        every token of both texts (`pool="all"`): a contradiction lives in how the two texts relate."""
+
+        def __init__(self, encoder, outputs: int = 1, pool: str = "second"):
             super().__init__()
             self.encoder = encoder
-            self.head = nn.Linear(encoder.config.hidden_size, 1)
+            self.pool = pool
+            self.head = nn.Linear(encoder.config.hidden_size, outputs)
 
         def forward(self, input_ids, attention_mask, token_type_ids=None):
             h = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
                              token_type_ids=token_type_ids).last_hidden_state
             m = attention_mask
-            if token_type_ids is not None:
+            if token_type_ids is not None and self.pool == "second":
                 # a pair: the mean over the second text's tokens (the option, read in the narrative's context);
                 # a mean over all tokens is dominated by the narrative, which both options share
                 second = token_type_ids * attention_mask
                 m = torch.where(second.sum(1, keepdim=True) > 0, second, attention_mask)
             m = m.unsqueeze(-1).to(h.dtype)
-            return self.head((h * m).sum(1) / m.sum(1).clamp(min=1.0)).squeeze(-1)
+            out = self.head((h * m).sum(1) / m.sum(1).clamp(min=1.0))
+            return out.squeeze(-1) if out.shape[-1] == 1 else out
 
         def freeze_below(self, layer: int) -> None:
             """Embeddings and layers [0, layer) frozen; the rest (and the head) trained."""
@@ -69,15 +74,15 @@ def _layer_index(key: str) -> int:
     return -1
 
 
-def load_base(base: str = BASE_MODEL):
+def load_base(base: str = BASE_MODEL, outputs: int = 1, pool: str = "second", truncation_side: str = "left"):
     """(tokenizer, PairScorer with a fresh head) from the installed MiniLM package."""
     from transformers import AutoModel, AutoTokenizer
 
     configure_torch_threads()
     path = resolve_model_path(base)
     tok = AutoTokenizer.from_pretrained(path)
-    tok.truncation_side = "left"  # a long narrative keeps its end, where the expression is
-    model = _scorer_class()(AutoModel.from_pretrained(path))
+    tok.truncation_side = truncation_side  # "left": a long narrative keeps its end, where the expression is
+    model = _scorer_class()(AutoModel.from_pretrained(path), outputs=outputs, pool=pool)
     model.eval()
     return tok, model
 
@@ -98,7 +103,8 @@ def load_pair_encoder(folder: Path):
 
     folder = Path(folder)
     config = json.loads((folder / CONFIG).read_text())
-    tok, model = load_base(config.get("base", BASE_MODEL))
+    tok, model = load_base(config.get("base", BASE_MODEL), outputs=len(config.get("labels", [])) or 1,
+                           pool=config.get("pool", "second"), truncation_side=config.get("truncation_side", "left"))
     state = {k: v.float() for k, v in load_file(str(folder / WEIGHTS)).items()}
     missing, unexpected = model.load_state_dict(state, strict=False)
     if unexpected or any(k.startswith("head.") or _layer_index(k) >= config["frozen_layers"] for k in missing):

@@ -103,12 +103,16 @@ class Registry:
         """Cheap check (no load) that a spec which may be unavailable has something to load."""
         if spec.backend == "embedding_head":
             return has_head(spec.model_id)
-        if spec.backend == "embedder_variant":
+        if spec.backend in ("embedder_variant", "lm_variant"):
             return Path(spec.model_id).is_file()
         if spec.backend == "proverbs_adapter":
             return any(Path(spec.model_id).glob("scorer*.safetensors"))
         if spec.backend == "judge_head":
             return (Path(spec.model_id) / "judge.json").is_file()
+        if spec.backend == "pair_nli":
+            from .pair_encoder import has_pair_encoder
+
+            return has_pair_encoder(spec.model_id)
         return bool(spec.model_id)
 
     @property

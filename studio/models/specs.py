@@ -24,6 +24,9 @@ HEADS_DIR = ASSETS / "heads"
 #: the fine-tuned proverb encoder: low-rank factors merged into the retrieval embedder (studio/models/variants.py)
 PROVERBS_ASSETS = ASSETS / "proverbs"
 PROVERBS_DELTA = PROVERBS_ASSETS / "encoder_delta.safetensors"
+#: LoRA deltas of the offline `lm` (studio/models/lm_delta.py): Polish's polisher and Continue's generator
+POLISHER_DELTA = ASSETS / "similes" / "polish_lora.safetensors"
+CONTINUATION_GENERATOR = ASSETS / "continuation" / "generator_lora.safetensors"
 #: the continuation judge's head, trained on the offline `embedder`'s features (studio/models/judge_head.py)
 JUDGE_HEAD = ASSETS / "continuation" / "judge"
 
@@ -77,6 +80,20 @@ _PROVERBS_ADAPTER = ModelSpec("proverbs_adapter", "proverbs_adapter", str(PROVER
                               fix="run `python -m studio train proverbs`")
 
 
+def _lm_variant(role: str, delta: Path, what: str, command: str) -> ModelSpec:
+    return ModelSpec(role, "lm_variant", str(delta), f"the lm + the LoRA delta {delta.name} ({what})",
+                     unavailable_reason=f"no {delta.name} in {delta.parent.relative_to(ASSETS.parent)}",
+                     fix=f"run `{command}` (a delta trained from another lm is not used)")
+
+
+_VARIANTS = {
+    "polisher": _lm_variant("polisher", POLISHER_DELTA, "literal → simile", "python -m studio train polish"),
+    "continuation_generator": _lm_variant("continuation_generator", CONTINUATION_GENERATOR,
+                                          "narrative → its plausible next sentence",
+                                          "python -m studio train continuation"),
+}
+
+
 PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
     "hub": {
         "embedder": ModelSpec("embedder", "sentence_transformers", HUB_EMBEDDER, "ePiC's Sentence-BERT"),
@@ -86,6 +103,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "proverbs_encoder": _proverbs_encoder("all-mpnet-base-v2"),
         "proverbs_adapter": _PROVERBS_ADAPTER,
         "lm": ModelSpec("lm", "transformers_lm", HUB_LM),
+        **_VARIANTS,
         "judge": _JUDGE,
         "nli": ModelSpec("nli", "transformers_nli", HUB_NLI, "HAUSER's NLI model"),
         "sentiment": ModelSpec("sentiment", "transformers_sentiment", HUB_SENTIMENT, "HAUSER's sentiment model"),
@@ -103,6 +121,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "proverbs_encoder": _proverbs_encoder("all-mpnet-base-v2 int8"),
         "proverbs_adapter": _PROVERBS_ADAPTER,
         "lm": ModelSpec("lm", "gguf_lm", f"package:{OFFLINE_LM_PKG}/{OFFLINE_LM_GGUF}", "SmolLM2-135M-Instruct"),
+        **_VARIANTS,
         "judge": _JUDGE,
         "nli": ModelSpec(
             "nli", "embedding_head", str(HEADS_DIR / "nli"), "MLP head on frozen embedder features",
@@ -123,6 +142,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "proverbs_encoder": _proverbs_encoder("the tiny embedder"),
         "proverbs_adapter": _PROVERBS_ADAPTER,
         "lm": ModelSpec("lm", "tiny_lm", "tiny-llama", "random, seeded"),
+        **_VARIANTS,
         "judge": _JUDGE,
         "nli": ModelSpec("nli", "tiny_head", "tiny-nli-head", "random head on the tiny embedder"),
         "sentiment": ModelSpec("sentiment", "tiny_head", "tiny-sentiment-head", "random head on the tiny embedder"),
@@ -190,5 +210,5 @@ def spec_for(profile: str, role: str, override: str | None = None) -> ModelSpec:
         "clip": "open_clip",
         "diffusion": "diffusers",
         "parser": "spacy",
-    }[role]
+    }.get(role, base.backend)  # a variant or head role (a delta's or a head's path) keeps its own backend
     return ModelSpec(role, backend, override, "override (STUDIO_MODEL_%s)" % role.upper())

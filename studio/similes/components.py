@@ -280,8 +280,10 @@ def _assemble(trigger, comp_span, comparator, vehicle_root, anchor, prop) -> Sim
     topic_tok, event_tok = _topic_and_event(anchor, trigger, prop is not None and anchor is prop)
     topic = event = None
     if topic_tok is not None:
-        topic = topic_tok.text
-        spans["topic"] = (topic_tok.idx, topic_tok.idx + len(topic_tok))
+        t_start, t_end = _topic_span(topic_tok, trigger.i)
+        doc = trigger.doc
+        topic = doc.text[doc[t_start].idx:doc[t_end].idx + len(doc[t_end])]
+        spans["topic"] = (doc[t_start].idx, doc[t_end].idx + len(doc[t_end]))
         heads["topic"] = topic_tok.lower_
     if event_tok is not None:
         event = event_tok.text
@@ -295,6 +297,12 @@ def _assemble(trigger, comp_span, comparator, vehicle_root, anchor, prop) -> Sim
                   heads=heads)
 
 
+_QUOTES = {'"', "'", "“", "”", "‘", "’", "``", "''"}
+#: prepositions whose phrase is cut from a vehicle (chosen on the components dev half)
+VEHICLE_CUT_PREPS = {"for"}
+VEHICLE_CONJ_IN_PP = False
+
+
 def _vehicle_span(root, first: int) -> tuple[int, int]:
     """Token range of the optimal vehicle phrase: the noun with its determiners, modifiers and prepositional
     attachments ("a kid in a candy store"), without relative clauses, lists or appositions."""
@@ -303,11 +311,22 @@ def _vehicle_span(root, first: int) -> tuple[int, int]:
     def visit(tok, pp_depth):
         keep.add(tok.i)
         for child in tok.children:
+            if child.dep_ == "punct" and child.text in _QUOTES:
+                keep.add(child.i)  # 'the "smutty nose" of some vast sea animal'
+                continue
+            if child.dep_ in ("conj", "cc") and pp_depth >= 1 and VEHICLE_CONJ_IN_PP:
+                visit(child, pp_depth)  # "without any ostentation and pride"
+                continue
+            if child.dep_ == "prt" and root.tag_ == "VBG":
+                keep.add(child.i)  # "setting off a nuclear weapon"
+                continue
             if child.dep_ in _VEHICLE_CUT_DEPS:
                 continue
             if child.dep_ == "prep":
                 if pp_depth >= 2 or child.i < tok.i:
                     continue
+                if pp_depth == 0 and child.lower_ in VEHICLE_CUT_PREPS:
+                    continue  # "a curse for Divya": who it is for is not part of the image
                 visit(child, pp_depth + 1)
             else:
                 visit(child, pp_depth)
@@ -328,6 +347,54 @@ def _vehicle_span(root, first: int) -> tuple[int, int]:
     doc = root.doc
     while end > start and doc[end].is_punct:
         end -= 1
+    while start < end and doc[start].text in _QUOTES:
+        start += 1
+    return start, end
+
+
+#: dependents of a topic noun kept in its phrase: "the entire stage", "Joe Yuuki", "her body", "the Nokia 7280"
+_TOPIC_KEEP_DEPS = {"det", "amod", "compound", "poss", "nummod", "quantmod", "nmod", "case", "predet", "advmod"}
+TOPIC_OF_PP = True  # "the back half of this season", "the late winter mood of the song" (chosen on dev)
+
+
+def _topic_span(tok, trigger_i: int) -> tuple[int, int]:
+    """Token range of the topic phrase: the noun with its determiners, possessives, compounds and adjectives (and a
+    following "of" phrase); a gerund subject with its clause ("using one of these spells"); a pronoun alone."""
+    doc = tok.doc
+    if tok.pos_ == "PRON" or tok.pos_ not in ("NOUN", "PROPN", "VERB"):
+        return tok.i, tok.i
+    if tok.pos_ == "VERB":
+        if tok.tag_ != "VBG" or tok.dep_ not in ("csubj", "nsubj"):
+            return tok.i, tok.i
+        sub = [t.i for t in tok.subtree if t.i < trigger_i]
+        start, end = min(sub), max(sub)
+        while start < tok.i and doc[start].is_punct:
+            start += 1
+        while end > tok.i and (doc[end].is_punct or doc[end].pos_ in ("AUX", "CCONJ")):
+            end -= 1
+        return start, end
+    keep = {tok.i}
+    for c in tok.children:  # left modifiers with everything under them ("a mouth-to-mouth water transfer")
+        if c.i < tok.i and c.dep_ in _TOPIC_KEEP_DEPS:
+            keep |= {t.i for t in c.subtree}
+    start = tok.i
+    while start - 1 in keep or (start - 1 >= min(keep) and doc[start - 1].text in ("-", ",")):
+        start -= 1
+    while start < tok.i and (doc[start].is_punct or doc[start].pos_ == "CCONJ"):
+        start += 1
+    end = tok.i
+    # a number or name right after a name: "the Nokia 7280", "Joe Yuuki"
+    while end + 1 < trigger_i and doc[end + 1].head.i == tok.i and doc[end + 1].dep_ in ("nummod", "compound") \
+            and tok.pos_ == "PROPN":
+        end += 1
+    if TOPIC_OF_PP:
+        of = next((c for c in tok.children if c.dep_ == "prep" and c.lower_ == "of" and c.i == tok.i + 1), None)
+        if of is not None:
+            obj = next((c for c in of.children if c.dep_ == "pobj"), None)
+            if obj is not None and obj.i < trigger_i:
+                sub = [t.i for t in obj.subtree if t.i < trigger_i and t.dep_ not in ("relcl", "acl")]
+                if sub and max(sub) - tok.i <= 6 and not any(doc[i].is_punct for i in range(tok.i, max(sub) + 1)):
+                    end = max(sub)
     return start, end
 
 

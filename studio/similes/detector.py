@@ -37,7 +37,7 @@ def features(simile: Simile, doc, vocab: dict[str, int] | None = None) -> dict[s
     f["event_none"] = float(not event)
     if lemma:
         f[f"event={lemma}"] = 1.0
-    topic = (simile.topic or "").lower()
+    topic = (simile.heads.get("topic") or simile.topic or "").lower()  # the head word, not the phrase
     f["topic_expletive"] = float(topic in _EXPLETIVES)
     f["topic_pron"] = float(topic in {"i", "you", "he", "she", "we", "they", "me", "him", "her", "us", "them"})
     f["topic_none"] = float(not topic)

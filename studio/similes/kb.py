@@ -53,6 +53,10 @@ class SimileKB:
         self._triplets: dict[str, list] = data["triplets"]
         self.contexts: list[list] = data["contexts"]  # [vehicle, "context lemmas"] per instance, for retrieval
         self._surfaces: dict[str, str] = data.get("surfaces", {})
+        sources = data.get("sources") or {}
+        self._source_names: list[str] = sources.get("names", [])
+        self._vehicle_sources: dict[str, list] = sources.get("vehicles", {})
+        self._pair_sources: dict[str, list] = sources.get("pairs", {})
         self._head_vehicles: dict[str, int] = defaultdict(int)
         self._head_pairs: dict[str, int] = defaultdict(int)
         self._head_triplets: dict[str, dict[str, list[float]]] = defaultdict(dict)
@@ -174,6 +178,72 @@ class SimileKB:
             if rows:
                 return Lookup(_sorted_triplets(rows), "embedding")
         return Lookup([], "none")
+
+    # ------------------------------------------------------------------ evidence
+
+    def _sources(self, table: dict[str, list], keys) -> dict[str, int]:
+        out: dict[str, int] = defaultdict(int)
+        for key in keys:
+            for i, n in table.get(key, []):
+                out[self._source_names[i]] += n
+        return dict(sorted(out.items(), key=lambda x: (-x[1], x[0])))
+
+    def pair_evidence(self, topic: str, vehicle: str, k: int = 3) -> dict:
+        """What stands behind a topic-vehicle lookup: the level, the KB pairs that matched (with their counts), the
+        top-k (property, n, P) triplets and the sources (file → instances) the matched pairs came from."""
+        t, v = self.normalize(topic), self.normalize(vehicle)
+        out = {"topic": t, "vehicle": v, "level": "none", "matched": [], "triplets": [], "sources": {}}
+        if f"{t}\t{v}" in self._pairs:
+            keys = [f"{t}\t{v}"]
+            out["level"] = "exact"
+        else:
+            th, vh = self._head(t), self._head(v)
+            keys = [key for key in self._pairs_by_head().get(f"{th}\t{vh}", [])]
+            if keys:
+                out["level"] = "head"
+            elif vh not in self._head_vehicles:
+                near = [n for n, _ in self._neighbours(vh)]
+                keys = [key for n in near for key in self._pairs_by_head().get(f"{th}\t{n}", [])]
+                out["level"] = "embedding" if keys else "none"
+        keys = sorted(keys, key=lambda key: (-self._pairs[key], key))
+        out["matched"] = [{"pair": key.replace("\t", " ~ "), "n": self._pairs[key]} for key in keys[:k]]
+        rows = [row for key in keys for row in self._triplets.get(key, [])]
+        out["triplets"] = [{"property": p, "n": n, "P": q} for p, n, q in _sorted_triplets(rows)[:k]]
+        out["sources"] = self._sources(self._pair_sources, keys)
+        return out
+
+    def vehicle_evidence(self, vehicle: str, k: int = 3) -> dict:
+        """What stands behind N_v: the level, the KB vehicles that matched (with their counts), and their sources."""
+        v = self.normalize(vehicle)
+        if v in self._vehicles:
+            keys, level = [v], "exact"
+        else:
+            h = self._head(v)
+            keys = self._vehicles_by_head().get(h, [])
+            level = "head" if keys else "none"
+            if not keys:
+                keys = [x for n, _ in self._neighbours(h) for x in self._vehicles_by_head().get(n, [])]
+                level = "embedding" if keys else "none"
+        keys = sorted(keys, key=lambda x: (-self._vehicles[x], x))
+        return {"vehicle": v, "level": level, "matched": [{"vehicle": x, "n": self._vehicles[x]} for x in keys[:k]],
+                "sources": self._sources(self._vehicle_sources, keys)}
+
+    def _pairs_by_head(self) -> dict[str, list[str]]:
+        if not hasattr(self, "_pair_index"):
+            index: dict[str, list[str]] = defaultdict(list)
+            for key in self._pairs:
+                t, v = key.split("\t")
+                index[f"{self._head(t)}\t{self._head(v)}"].append(key)
+            self._pair_index = dict(index)
+        return self._pair_index
+
+    def _vehicles_by_head(self) -> dict[str, list[str]]:
+        if not hasattr(self, "_vehicle_index"):
+            index: dict[str, list[str]] = defaultdict(list)
+            for v in self._vehicles:
+                index[self._head(v)].append(v)
+            self._vehicle_index = dict(index)
+        return self._vehicle_index
 
     def vehicles_for_property(self, prop: str, k: int = 20) -> list[tuple[str, float]]:
         """Vehicles typical for a property, by summed plausibility of their triplets."""

@@ -193,12 +193,13 @@ def build(argv: list[str]) -> dict:
             elif item.get("property") and not prop:
                 prop = item["property"]
             instances.append((topic or "", (prop or "").lower(), vehicle, round(float(conf), 4),
-                              " ".join(_context_lemmas(doc, s))))
+                              " ".join(_context_lemmas(doc, s)), item["source"]))
             per_source[item["source"]] += 1
             if "vehicle" in item:
                 break  # one annotated simile per annotated sentence
         if "vehicle" in item and not similes:
-            instances.append((item["topic"], item["property"].lower(), item["vehicle"], item["conf"], ""))
+            instances.append((item["topic"], item["property"].lower(), item["vehicle"], item["conf"], "",
+                              item["source"]))
             per_source[item["source"]] += 1
 
     normalizer._lemmas = lemmas
@@ -208,15 +209,21 @@ def build(argv: list[str]) -> dict:
     trip_q: dict = defaultdict(lambda: 1.0)
     contexts = []
     surfaces: dict[str, Counter] = defaultdict(Counter)
-    for topic, prop, vehicle, conf, context in instances:
+    # where each vehicle and each pair was seen (the evidence a score shows): source names as indices
+    source_names = sorted(per_source)
+    vehicle_sources: dict[str, Counter] = defaultdict(Counter)
+    pair_sources: dict[str, Counter] = defaultdict(Counter)
+    for topic, prop, vehicle, conf, context, source in instances:
         t, v = normalizer.normalize(topic), normalizer.normalize(vehicle)
         head = normalizer._head(v)
         if not v or not head.isalpha() or head in STOP_WORDS or head in _NON_SIMILE_VEHICLES:
             continue  # pronoun or quantity "vehicles" ("as good as ever", "as bad as the rest")
         vehicles[v] += 1
+        vehicle_sources[v][source_names.index(source)] += 1
         surfaces[v][" ".join(vehicle.split())] += 1
         if t:
             pairs[f"{t}\t{v}"] += 1
+            pair_sources[f"{t}\t{v}"][source_names.index(source)] += 1
         p = " ".join(prop.split()) if prop else ""
         if t and p:
             trip_n[(t, p, v)] += 1
@@ -237,6 +244,9 @@ def build(argv: list[str]) -> dict:
         "pairs": dict(sorted(pairs.items())),
         "triplets": dict(sorted(triplets.items())),
         "contexts": contexts,
+        "sources": {"names": source_names,
+                    "vehicles": {v: sorted(c.items()) for v, c in sorted(vehicle_sources.items())},
+                    "pairs": {k: sorted(c.items()) for k, c in sorted(pair_sources.items())}},
         # the most common surface form of each vehicle (with its article), for inserting it into a sentence
         "surfaces": {v: c.most_common(1)[0][0] for v, c in sorted(surfaces.items())
                      if c.most_common(1)[0][0].lower() != v},

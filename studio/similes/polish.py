@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, check_stop, require_text
-from ..models.config import ASSETS
+from ..models.specs import POLISHER_DELTA as DELTA_PATH  # the registry's `polisher` role serves it
 
 STRATEGIES = ("lm", "retrieval", "property", "insertion")
 #: the default sources: "insertion" (the KB's most frequent vehicles) put the same few vehicles ("a rock", "a mouse")
@@ -42,7 +42,6 @@ MAX_N = 50
 LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
 MAX_CHARS = 400
 CONTEXT_WORDS = 20
-DELTA_PATH = ASSETS / "similes" / "polish_lora.safetensors"
 PROMPT = "Literal: {literal}\nSimile:"  # the polisher's training format (studio/similes/polish_data.py)
 #: shown by the UI, the CLI and the downloads
 SCORE_MEANING = ("score = how readily the polisher (the language model fine-tuned on literal → simile pairs) writes "
@@ -197,12 +196,11 @@ def _check_strategies(strategies) -> tuple[str, ...]:
 def polisher_lm():
     """(language model, trained): the offline lm with the polisher delta when the delta fits the current lm,
     else the plain lm (prompted few-shot)."""
-    from ..models import get_registry
-    from ..models.lm_delta import VariantMismatch, load_lm_variant
+    from ..models import ModelUnavailable, get_registry
 
     try:
-        return load_lm_variant(DELTA_PATH), True
-    except VariantMismatch:
+        return get_registry().get("polisher"), True
+    except ModelUnavailable:
         return get_registry().get("lm"), False
 
 

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from ..atomic import atomic_write
 from ..models.config import ASSETS
+from ..models.specs import POLISHER_DELTA
 
-DELTA_PATH = ASSETS / "similes" / "polish_lora.safetensors"
+DELTA_PATH = POLISHER_DELTA
 RUN_PATH = ASSETS / "similes" / "polish_lora.json"
 SOURCE_SHARE = {"hauser": 0.6, "spgc": 0.2, "quizzes": 0.05, "general_corpus": 0.05, "figurative": 0.1}
 

@@ -6,6 +6,7 @@ import contextvars
 import functools
 import html
 import logging
+import re
 import threading
 
 import gradio as gr
@@ -77,6 +78,12 @@ def cancellable(fn):
 def escape(text: str) -> str:
     """User text on its way into Markdown/HTML is always escaped."""
     return html.escape(str(text), quote=True)
+
+
+def escape_markdown(text: str) -> str:
+    """Text shown as itself inside Markdown: HTML-escaped, and Markdown's own marks (links, emphasis, code, headings,
+    tables) backslash-escaped, so a typed "[x](y)" or "*x*" stays plain text."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~>])", r"\\\1", escape(text))
 
 
 def role_notice(*roles: str) -> str:

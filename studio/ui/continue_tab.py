@@ -106,7 +106,7 @@ def build_continue_tab() -> None:
                                             info=f"up to {MAX_NARRATIVE_CHARS:,} characters",
                                        placeholder="… and he was smiling [to beat the band].")
                 with gr.Row():
-                    mode = gr.Radio(list(MODES), value="plain", label="Mode")
+                    mode = gr.Radio(list(MODES), value="tuned", label="Mode")
                     n = gr.Slider(1, 10, value=3, step=1, label="Samples (ranked)")
                     seed = gr.Number(0, precision=0, label="Seed")
                 with gr.Accordion("Sampling", open=False):

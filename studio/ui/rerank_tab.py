@@ -10,15 +10,15 @@ from ..hauser.criteria import DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, relat
 from ..hauser.inputs import MAX_CSV_BYTES, MAX_CSV_ROWS
 from ..hauser.scorer import MAX_CANDIDATES, MAX_CHARS
 from .imagine_tab import build_imagine_topk
-from .common import (after_limit_check, escape, guarded, highlight_pieces, limited_textbox, refuse_over_limit,
-                     role_notice)
+from .common import (after_limit_check, escape, escape_markdown, guarded, highlight_pieces, limited_textbox,
+                     refuse_over_limit, role_notice)
 from .help import tab_guide
 from .session_files import new_download, track
 
 #: every column of a scored row: the CSV download (raw and normalized criteria, components)
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
            "logical_consistency", "logical_consistency_norm", "sentiment_consistency", "sentiment_consistency_norm",
-           "topic", "vehicle", "event", "kb_level", "flag"]
+           "topic", "vehicle", "event", "kb_level", "nli_verdict", "evidence", "flag"]
 #: what the page shows: (title on screen, row key, decimals or None for text) — short titles, numbers rounded, the
 #: normalized criteria that make up quality (raw criteria, topic and event only in the download)
 SCREEN = [("rank", "rank", 0), ("candidate", "candidate", None), ("quality", "quality", 2),
@@ -116,6 +116,20 @@ def _backends_markdown(group: dict) -> str:
             "(exact phrase, head noun, embedding neighbour, none).")
 
 
+def _evidence_markdown(group: dict) -> str:
+    """Per candidate, best first: the KB instances behind relevance and creativity (top 3, with counts and the
+    source files) and the NLI verdict. Every piece of text escaped (candidates are typed by the user)."""
+    from ..hauser.scorer import evidence_text
+
+    lines = ["**Evidence** (the KB pairs, properties and vehicles behind relevance and creativity — top 3 with counts "
+             "and the source files they were found in — and the NLI verdict on literal → candidate):"]
+    for c in sorted(group["candidates"], key=lambda c: c["rank"]):
+        text = c["candidate"] if len(c["candidate"]) <= 90 else c["candidate"][:88] + "…"
+        lines.append(f"- #{c['rank']} {escape_markdown(text)}: "
+                     f"{escape_markdown(evidence_text(c) or c['flag'] or '—')}")
+    return "\n".join(lines)
+
+
 def _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance):
     from ..hauser.scorer import Settings
 
@@ -144,7 +158,8 @@ def show_group(group: dict):
     from ..hauser.scorer import table_rows
 
     rows = table_rows(group)
-    return screen_table(rows), highlight_winner(group), criteria_chart(rows), _backends_markdown(group)
+    return (screen_table(rows), highlight_winner(group), criteria_chart(rows),
+            _backends_markdown(group) + "\n\n" + _evidence_markdown(group))
 
 
 def screen_table(rows: list[dict]) -> pd.DataFrame:

@@ -189,6 +189,16 @@ def load_head_nli(spec, registry) -> NLIModel:
     return _head(spec, registry, heads.HeadNLI, f"no NLI head at {spec.model_id}")
 
 
+def load_pair_nli(spec, registry) -> NLIModel:
+    from ..pair_encoder import has_pair_encoder
+    from ..pair_nli import load_cross_nli
+
+    if not has_pair_encoder(spec.model_id):
+        raise LoadError(spec.unavailable_reason or f"no NLI cross-encoder at {spec.model_id}", spec.fix,
+                        unavailable=True)
+    return load_cross_nli(spec.model_id)
+
+
 def load_head_sentiment(spec, registry) -> SentimentModel:
     return _head(spec, registry, heads.HeadSentiment, f"no sentiment head at {spec.model_id}")
 

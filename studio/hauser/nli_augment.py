@@ -1,0 +1,118 @@
+"""Training pairs for the NLI cross-encoder that teach what a simile's vehicle implies (training only, never served).
+
+From the studio's simile KB (built from train parts only, `python -m studio build kb`) and WordNet's adjective
+antonyms (Debian `wordnet-base`: /usr/share/wordnet/data.adj; direct antonyms only — a satellite's head's antonyms
+were too loose: "quiet" ↔ "fatty"), for a property P with an antonym A, a vehicle V typical of P and a vehicle W typical of A:
+
+    "The T was very P."  →  "The T was as P as a V."    entailment
+    "The T was very A."  →  "The T was as P as a V."    contradiction   (FLUTE's construction)
+    "The T was very P."  →  "The T was as P as a W."    contradiction   (an ironic simile: "as loud as a whisper")
+    "The T was very P."  →  "The T was like a V."       entailment
+    "The T was very P."  →  "The T was like a W."       contradiction
+
+T is a topic the KB pairs with V (or "it"). Seeded; a property and its vehicles are drawn uniformly.
+"""
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from pathlib import Path
+
+WORDNET_ADJ = Path("/usr/share/wordnet/data.adj")
+
+
+def wordnet_antonyms(path: Path = WORDNET_ADJ) -> dict[str, set[str]]:
+    """{adjective: its antonyms} from WordNet's data.adj (single words only)."""
+    synsets: dict[str, tuple[str, list[str], list[tuple[str, str, str]]]] = {}
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if line.startswith(" "):
+                continue
+            fields = line.split("|")[0].split()
+            offset, ss_type, w_cnt = fields[0], fields[2], int(fields[3], 16)
+            words = [fields[4 + 2 * i].split("(")[0].lower() for i in range(w_cnt)]
+            k = 4 + 2 * w_cnt
+            p_cnt = int(fields[k])
+            ptrs = [(fields[k + 1 + 4 * j], fields[k + 2 + 4 * j], fields[k + 4 + 4 * j]) for j in range(p_cnt)]
+            synsets[offset] = (ss_type, words, ptrs)
+    out: dict[str, set[str]] = defaultdict(set)
+    for ss_type, words, ptrs in synsets.values():
+        for symbol, target, src_tgt in ptrs:
+            if symbol != "!" or target not in synsets:
+                continue
+            src, tgt = int(src_tgt[:2], 16), int(src_tgt[2:], 16)
+            a = words[src - 1] if src else None
+            b = synsets[target][1][tgt - 1] if tgt else None
+            if a and b:
+                out[a].add(b)
+    return {w: {a for a in ants if "_" not in a and a != w} for w, ants in out.items() if "_" not in w and ants}
+
+
+def kb_pairs(n: int, seed: int = 0, kb=None, antonyms: dict[str, set[str]] | None = None):
+    """About n (premise, hypothesis, label) rows, balanced between entailment and contradiction."""
+    from ..similes.kb import load_kb
+
+    kb = kb or load_kb()
+    antonyms = antonyms if antonyms is not None else wordnet_antonyms()
+    rng = random.Random(seed)
+    props = sorted(p for p in kb.properties() if p in antonyms and p.isalpha())
+    by_prop = {p: [v for v, _ in kb.vehicles_for_property(p, k=30)] for p in props}
+    topics = defaultdict(list)
+    for key in kb._pairs:
+        t, v = key.split("\t")
+        if t.isascii() and len(t.split()) <= 3:
+            topics[v].append(t)
+    usable = [(p, a) for p in props for a in sorted(antonyms[p]) if by_prop.get(p) and
+              (by_prop.get(a) or [v for v, _ in kb.vehicles_for_property(a, k=30)])]
+    if not usable:
+        return []
+    rows = []
+    while len(rows) < n:
+        p, a = rng.choice(usable)
+        vs = by_prop[p]
+        ws = by_prop.get(a) or [v for v, _ in kb.vehicles_for_property(a, k=30)]
+        v, w = rng.choice(vs), rng.choice(ws)
+        if v == w:
+            continue
+        t = rng.choice(topics.get(v) or ["it"])
+        if t in _PRONOUNS:
+            the_t = _PRONOUNS[t]
+        elif t.split()[0] in _SKIP_TOPIC_WORDS:
+            continue
+        else:
+            the_t = f"The {t}"
+        sv, sw = kb.surface(v), kb.surface(w)
+        if not (_clean(sv) and _clean(sw)):
+            continue
+        sv = sv if sv.split()[0].lower() in ("a", "an", "the") else _article(sv)
+        sw = sw if sw.split()[0].lower() in ("a", "an", "the") else _article(sw)
+        kind = rng.choice((0, 0, 1, 2, 3, 3, 4))  # as many entailments as contradictions
+        if kind == 0:
+            rows.append((f"{the_t} was very {p}.", f"{the_t} was as {p} as {sv}.", "entailment"))
+        elif kind == 1:
+            rows.append((f"{the_t} was very {a}.", f"{the_t} was as {p} as {sv}.", "contradiction"))
+        elif kind == 2:
+            rows.append((f"{the_t} was very {p}.", f"{the_t} was as {p} as {sw}.", "contradiction"))
+        elif kind == 3:
+            rows.append((f"{the_t} was very {p}.", f"{the_t} was like {sv}.", "entailment"))
+        else:
+            rows.append((f"{the_t} was very {p}.", f"{the_t} was like {sw}.", "contradiction"))
+    return rows
+
+
+_PRONOUNS = {"it": "It", "he": "He", "she": "She", "him": "He", "her": "She", "this": "This", "that": "That"}
+_SKIP_TOPIC_WORDS = {"i", "you", "we", "they", "me", "us", "them", "everybody", "everyone", "one", "who", "which",
+                     "what", "there", "nothing", "something", "anything", "all", "his", "my", "your", "our", "their"}
+
+
+def _clean(vehicle: str) -> bool:
+    """A vehicle that reads well after "as P as" / "like": no possessive or pronoun start, letters only."""
+    first = vehicle.split()[0].lower()
+    return first not in _SKIP_TOPIC_WORDS | {"her", "its", "such", "these", "those", "this", "that", "some"} and \
+        all(w.replace("-", "").isalpha() for w in vehicle.split())
+
+
+def _article(noun: str) -> str:
+    if noun.endswith("s") and not noun.endswith("ss"):
+        return noun  # a plural: "as quiet as mice"
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun

@@ -1,0 +1,153 @@
+"""`python -m studio train nli-cross`: the offline profile's NLI, a cross-encoder over "premise [SEP] hypothesis"
+(studio.models.pair_encoder: all-MiniLM-L6-v2, the offline `embedder`'s weights, top layers fine-tuned, a linear
+3-way classifier on the mean of all token states) trained on the train parts of MNLI dev-matched, SNLI dev and FLUTE
+train (studio.evaluation.nli.splits: held-out premises and FLUTE test are never trained on).
+
+FLUTE has only entailment / contradiction; its rows train the same 3-way softmax. Batches are drawn from
+length-sorted buckets (little padding), the order seeded. Weights: float16 safetensors of the fine-tuned layers and the
+classifier only (the frozen bottom comes from the installed package), in assets/heads/nli-cross/.
+
+    OMP_NUM_THREADS=1 python -m studio train nli-cross            # the committed recipe (see docs/hauser.md)
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError, parse_options
+from ..models.roles import NLI_LABELS
+from ..models.specs import HEADS_DIR
+
+OUT = HEADS_DIR / "nli-cross"
+
+
+def _log(message: str) -> None:
+    print(f"[train nli-cross] {message}", file=sys.stderr, flush=True)
+
+
+def _batches(rows, tok, batch: int, rng: random.Random):
+    """Length-bucketed batches: sort a shuffled pool by token count, cut into batches, shuffle the batches."""
+    order = list(range(len(rows)))
+    rng.shuffle(order)
+    lengths = [len(tok(rows[i][0], rows[i][1])["input_ids"]) for i in order]
+    out = []
+    pool = 50 * batch
+    for s in range(0, len(order), pool):
+        chunk = sorted(zip(lengths[s:s + pool], order[s:s + pool]))
+        out += [[i for _, i in chunk[k:k + batch]] for k in range(0, len(chunk), batch)]
+    rng.shuffle(out)
+    return out
+
+
+def train(argv: list[str]) -> dict:
+    import torch
+
+    from ..evaluation.nli import measure, splits
+    from ..models.pair_encoder import BASE_MODEL, load_base, save_pair_encoder
+    from ..models.pair_nli import CrossEncoderNLI
+
+    p = argparse.ArgumentParser(prog="python -m studio train nli-cross")
+    p.add_argument("--max-length", type=int, default=96)
+    p.add_argument("--frozen-layers", type=int, default=1,
+                   help="bottom transformer layers kept frozen (of 6; 0 would store 21 MB, over the 20 MB budget)")
+    p.add_argument("--epochs", type=float, default=1.0)
+    p.add_argument("--max-rows", type=int, default=0, help="train on a seeded subsample of this many rows (0: all)")
+    p.add_argument("--flute-weight", type=int, default=1, help="FLUTE train rows repeated this many times")
+    p.add_argument("--kb-pairs", type=int, default=0,
+                   help="add this many template pairs from the simile KB and WordNet antonyms (studio.hauser.nli_augment)")
+    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--head-lr", type=float, default=1e-3)
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--time-budget", type=float, default=0, help="stop training after this many minutes (0: none)")
+    p.add_argument("--eval-limit", type=int, default=0, help="dev rows per set measured at the end (0: all)")
+    p.add_argument("--init", type=Path, default=None,
+                   help="continue from a stored NLI cross-encoder (its frozen layers and length are kept)")
+    p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument("--no-save", action="store_true")
+    args = parse_options(p, argv)
+    started = time.perf_counter()
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    data = splits()
+    rows = []
+    for name, parts in data.items():
+        rows += parts["train"] * (args.flute_weight if name.startswith("flute") else 1)
+    if args.kb_pairs:
+        from .nli_augment import kb_pairs
+
+        rows += kb_pairs(args.kb_pairs, seed=args.seed)
+    rng.shuffle(rows)
+    if args.max_rows:
+        rows = rows[:args.max_rows]
+    if args.init:
+        from ..models.pair_encoder import load_pair_encoder
+
+        init_config, tok, model = load_pair_encoder(args.init)
+        if init_config.get("labels") != list(NLI_LABELS):
+            raise InputError(f"{args.init} is not an NLI cross-encoder with the labels {NLI_LABELS}")
+        args.frozen_layers = init_config["frozen_layers"]
+        earlier = init_config.get("earlier_rounds", []) + [init_config["recipe"]]
+    else:
+        tok, model = load_base(BASE_MODEL, outputs=len(NLI_LABELS), pool="all", truncation_side="right")
+        earlier = []
+    model.freeze_below(args.frozen_layers)
+    head = [q for n, q in model.named_parameters() if n.startswith("head.")]
+    body = [q for n, q in model.named_parameters() if q.requires_grad and not n.startswith("head.")]
+    opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.head_lr}],
+                            weight_decay=0.01)
+    steps_per_epoch = (len(rows) + args.batch - 1) // args.batch
+    total = max(1, int(round(steps_per_epoch * args.epochs)))
+    warm = max(1, total // 10)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
+    _log(f"{len(rows):,} training pairs, {total} steps of {args.batch}")
+    model.train()
+    losses, step, stopped_early = [], 0, False
+    while step < total and not stopped_early:
+        for idx in _batches(rows, tok, args.batch, rng):
+            if step >= total:
+                break
+            if args.time_budget and time.perf_counter() - started > 60 * args.time_budget:
+                stopped_early = True
+                break
+            b = [rows[i] for i in idx]
+            x = tok([r[0] for r in b], [r[1] for r in b], truncation="longest_first", max_length=args.max_length,
+                    padding=True, return_tensors="pt")
+            y = torch.tensor([NLI_LABELS.index(r[2]) for r in b])
+            loss = torch.nn.functional.cross_entropy(model(**x), y)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            losses.append(float(loss.detach()))
+            step += 1
+            if step % 25 == 0 or step == total:
+                _log(f"step {step}/{total} loss(last 25) {np.mean(losses[-25:]):.4f} "
+                     f"{time.perf_counter() - started:.0f}s")
+    model.eval()
+    train_seconds = round(time.perf_counter() - started, 1)
+    config = {"base": BASE_MODEL, "kind": "nli", "labels": list(NLI_LABELS), "pool": "all",
+              "truncation_side": "right", "max_length": args.max_length, "frozen_layers": args.frozen_layers,
+              "notes": "cross-encoder NLI (premise, hypothesis) over all-MiniLM-L6-v2",
+              "recipe": {"epochs": args.epochs, "rows": len(rows), "steps_planned": total, "steps": step,
+                         "batch": args.batch, "lr": args.lr, "head_lr": args.head_lr, "seed": args.seed,
+                         "flute_weight": args.flute_weight, "kb_pairs": args.kb_pairs, "train_seconds": train_seconds,
+                         "final_loss": round(float(np.mean(losses[-50:])), 4) if losses else None,
+                         "command": "python -m studio train nli-cross " + " ".join(argv)},
+              "earlier_rounds": earlier}  # the recipes this model continued from, oldest first
+    nli = CrossEncoderNLI(config, tok, model, str(args.out))
+    # dev only: test is measured by `python -m studio eval nli`, never looked at while choosing
+    config["metrics"] = measure(nli, parts=("dev",), limit=args.eval_limit or None)
+    _log(f"dev: {config['metrics']}")
+    if not args.no_save:
+        args.out.mkdir(parents=True, exist_ok=True)
+        save_pair_encoder(args.out, model, config)
+    return {**config, "saved_to": None if args.no_save else str(args.out),
+            "seconds": round(time.perf_counter() - started, 1)}

@@ -1,0 +1,47 @@
+"""The offline profile's `nli` role: a cross-encoder reading "premise [SEP] hypothesis" together
+(studio.models.pair_encoder with a 3-way classifier; weights in assets/heads/nli-cross/, trained by
+`python -m studio train nli-cross`). Unlike a head on two separate sentence embeddings, it sees which words of the
+hypothesis contradict which of the premise ("as loud as a whisper" against "very loud")."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .roles import NLI_LABELS, NLIModel
+
+
+class CrossEncoderNLI(NLIModel):
+    def __init__(self, config: dict, tok, model, model_id: str):
+        self.config, self.tok, self.model, self.model_id = config, tok, model, model_id
+        self.backend = "cross-encoder over all-MiniLM-L6-v2 (torch)"
+        labels = config["labels"]
+        self._order = [labels.index(label) for label in NLI_LABELS]
+        self.max_length = int(config["max_length"])
+
+    def predict(self, premises: Sequence[str], hypotheses: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        import torch
+
+        if len(premises) != len(hypotheses):
+            raise ValueError("premises and hypotheses differ in length")
+        if not len(premises):
+            return np.zeros((0, 3))
+        # similar lengths together: less padding; the answer comes back in the input order
+        order = sorted(range(len(premises)), key=lambda i: len(premises[i]) + len(hypotheses[i]))
+        out = np.zeros((len(premises), 3))
+        with torch.inference_mode():
+            for s in range(0, len(order), batch_size):
+                idx = order[s:s + batch_size]
+                x = self.tok([premises[i] for i in idx], [hypotheses[i] for i in idx], truncation="longest_first",
+                             max_length=self.max_length, padding=True, return_tensors="pt")
+                out[idx] = torch.softmax(self.model(**x).float(), dim=-1).numpy()[:, self._order]
+        return out
+
+
+def load_cross_nli(folder) -> CrossEncoderNLI:
+    from .pair_encoder import load_pair_encoder
+
+    config, tok, model = load_pair_encoder(folder)
+    if config.get("kind") != "nli" or sorted(config.get("labels", [])) != sorted(NLI_LABELS):
+        raise ValueError(f"{folder} holds no NLI cross-encoder (kind {config.get('kind')!r})")
+    return CrossEncoderNLI(config, tok, model, str(folder))

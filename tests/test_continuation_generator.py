@@ -1,0 +1,52 @@
+"""The Continue tab's fine-tuned generator: its prompt, its LoRA trainer, and the `tuned` mode served through the
+registry's `continuation_generator` role (tiny profile: a delta trained here from the tiny lm)."""
+from __future__ import annotations
+
+import pytest
+
+from studio.continuation.prompting import TAIL_CHARS, generator_prompt, narrative_tail
+
+NARRATIVE = "After years of feuding over the farm, the two brothers finally [buried the hatchet]."
+
+
+def test_the_prompt_keeps_the_narratives_end_and_the_meaning():
+    long = "First things happened. " * 40 + "At last the two brothers buried the hatchet."
+    tail = narrative_tail(long)
+    assert len(tail) <= TAIL_CHARS and tail.endswith("buried the hatchet.") and tail[0].isupper()
+    p = generator_prompt(long, "buried the hatchet", "To stop fighting.")
+    assert p.splitlines()[1] == 'Here "buried the hatchet" means: To stop fighting.'
+    assert p.endswith("Next sentence:") and "means" not in generator_prompt(long)
+
+
+def test_without_the_generator_the_plain_lm_continues_and_says_so():
+    from studio.continuation.generate import Settings, continue_narrative
+
+    result = continue_narrative(NARRATIVE, Settings(n=1, max_new_tokens=4, seed=1))
+    assert result.mode == "tuned" and result.continuations
+    assert any("fine-tuned generator is not available" in n for n in result.notes)
+
+
+def test_a_trained_delta_serves_the_tuned_mode_through_the_registry(tmp_path, monkeypatch):
+    from studio.continuation.data import data_dir
+
+    if not (data_dir() / "idiom_train.jsonl").is_file():  # the training rows
+        pytest.skip("../shared/data/figurative is not here")
+    from studio.continuation.generate import Settings, continue_narrative
+    from studio.continuation.generator_train import train
+    from studio.models import Registry, Settings as ModelSettings, get_registry, set_registry
+
+    delta = tmp_path / "generator.safetensors"
+    run = train(["--examples", "8", "--dev-examples", "4", "--batch-size", "4", "--out", str(delta)])
+    assert delta.is_file() and run["trained_steps"] >= 1 and run["history"][0]["epoch"] == 0
+    monkeypatch.setenv("STUDIO_MODEL_CONTINUATION_GENERATOR", str(delta))
+    previous = get_registry()
+    set_registry(Registry(ModelSettings.from_env("tiny")))
+    try:
+        a = continue_narrative(NARRATIVE, Settings(n=2, max_new_tokens=5, seed=3))
+        b = continue_narrative(NARRATIVE, Settings(n=2, max_new_tokens=5, seed=3))
+        assert not any("not available" in n for n in a.notes)
+        assert [c.text for c in a.continuations] == [c.text for c in b.continuations]  # the seed is honoured
+        status = {r["role"]: r for r in get_registry().status()}
+        assert status["continuation_generator"]["state"] == "ready"
+    finally:
+        set_registry(previous)
