@@ -133,3 +133,11 @@ def test_wordnet_antonyms_and_kb_template_pairs(tmp_path):
             assert label == ("entailment" if said == typical else "contradiction"), (premise, hypothesis, label)
     ironic = [r for r in rows if r[1].endswith(("as loud as a whisper.", "as soft as a thunder."))]
     assert ironic and all(label == "contradiction" for _, _, label in ironic)
+
+
+def test_train_nli_cross_refuses_bad_options_in_one_line(capsys, tmp_path):
+    from studio.cli import main
+
+    assert main(["train", "nli-cross", "--init", str(tmp_path / "none"), "--no-save"]) == 2
+    assert "no stored cross-encoder" in capsys.readouterr().err
+    assert main(["train", "nli-cross", "--batch", "0", "--no-save"]) == 2
