@@ -39,7 +39,7 @@ def test_sentiment_head_recomputed_on_a_sample_meets_the_issue_target(offline):
 @pytest.mark.offline
 def test_offline_heads_on_obvious_inputs(offline):
     sentiment, nli = offline.get("sentiment"), offline.get("nli")
-    assert "head" in sentiment.backend and "head" in nli.backend
+    assert "head" in sentiment.backend and "cross-encoder" in nli.backend  # the older NLI head: STUDIO_MODEL_NLI
     p = sentiment.p_positive(["a wonderful, moving and beautifully acted film", "a dull, boring and painful mess"])
     assert p[0] > 0.5 > p[1]
     probs = nli.predict(["A man is playing a guitar on stage."] * 2,

@@ -44,6 +44,19 @@ def _batches(rows, tok, batch: int, rng: random.Random):
     return out
 
 
+def _check(args) -> None:
+    """Bad options are refused before any data or model is read."""
+    from ..models.pair_encoder import has_pair_encoder
+    from .nli_augment import WORDNET_ADJ
+
+    if args.init and not has_pair_encoder(args.init):
+        raise InputError(f"--init {args.init}: no stored cross-encoder there (pair_encoder.json and .safetensors)")
+    if args.kb_pairs and not WORDNET_ADJ.is_file():
+        raise InputError(f"--kb-pairs needs WordNet's {WORDNET_ADJ}: apt-get install wordnet-base")
+    if args.batch < 1 or args.epochs <= 0 or args.max_length < 8:
+        raise InputError("--batch must be ≥ 1, --epochs > 0 and --max-length ≥ 8")
+
+
 def train(argv: list[str]) -> dict:
     import torch
 
@@ -71,6 +84,7 @@ def train(argv: list[str]) -> dict:
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--no-save", action="store_true")
     args = parse_options(p, argv)
+    _check(args)
     started = time.perf_counter()
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
@@ -81,12 +95,14 @@ def train(argv: list[str]) -> dict:
     if args.kb_pairs:
         from .nli_augment import kb_pairs
 
+
         rows += kb_pairs(args.kb_pairs, seed=args.seed)
     rng.shuffle(rows)
     if args.max_rows:
         rows = rows[:args.max_rows]
     if args.init:
         from ..models.pair_encoder import load_pair_encoder
+
 
         init_config, tok, model = load_pair_encoder(args.init)
         if init_config.get("labels") != list(NLI_LABELS):

@@ -123,10 +123,13 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "lm": ModelSpec("lm", "gguf_lm", f"package:{OFFLINE_LM_PKG}/{OFFLINE_LM_GGUF}", "SmolLM2-135M-Instruct"),
         **_VARIANTS,
         "judge": _JUDGE,
+        # a cross-encoder reading premise and hypothesis together (FLUTE test ~0.7); the older MLP head on two
+        # separate sentence embeddings (near chance on FLUTE, 10x faster) stays selectable:
+        # STUDIO_MODEL_NLI=assets/heads/nli
         "nli": ModelSpec(
-            "nli", "embedding_head", str(HEADS_DIR / "nli"), "MLP head on frozen embedder features",
-            unavailable_reason="the offline NLI head has not been trained yet",
-            fix="run `python -m studio train nli` (or use STUDIO_PROFILE=hub)",
+            "nli", "pair_nli", str(HEADS_DIR / "nli-cross"), "MiniLM cross-encoder, top layers fine-tuned on NLI",
+            unavailable_reason="the offline NLI cross-encoder has not been trained yet",
+            fix="run `python -m studio train nli-cross` (or use STUDIO_PROFILE=hub)",
         ),
         "sentiment": ModelSpec("sentiment", "embedding_head_or_vader", str(HEADS_DIR / "sentiment"),
                                "head on frozen embedder features; VADER when the head is absent"),
@@ -204,7 +207,8 @@ def spec_for(profile: str, role: str, override: str | None = None) -> ModelSpec:
         "embedder": "sentence_transformers",
         "retrieval_embedder": "sentence_transformers",
         "lm": "gguf_lm" if override.endswith(".gguf") else "transformers_lm",
-        "nli": "embedding_head" if (Path(override) / "head.json").is_file() else "transformers_nli",
+        "nli": ("embedding_head" if (Path(override) / "head.json").is_file() else
+                "pair_nli" if (Path(override) / "pair_encoder.json").is_file() else "transformers_nli"),
         "sentiment": ("vader" if override.lower() == "vader" else
                       "embedding_head_sentiment" if (Path(override) / "head.json").is_file() else "transformers_sentiment"),
         "clip": "open_clip",
