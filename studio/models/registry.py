@@ -194,7 +194,10 @@ class Registry:
 
     @staticmethod
     def _fail(entry: RoleEntry, error: ModelUnavailable) -> None:
-        entry.state, entry.error, entry.model, entry.failed_at = FAILED, error, None, time.monotonic()
+        """FAILED (retried after RETRY_AFTER_S) or, when the load found that this profile cannot serve the role
+        (e.g. a delta trained from another base), UNAVAILABLE."""
+        state = UNAVAILABLE if error.state == UNAVAILABLE else FAILED
+        entry.state, entry.error, entry.model, entry.failed_at = state, error, None, time.monotonic()
 
     def unload(self, role: str) -> None:
         entry = self._entry(role)
