@@ -76,7 +76,7 @@ CAPABILITIES: tuple[Capability, ...] = (
                            "continuation": "studio.continuation.generator_train:train"},
                  "eval": {"continuation-report": "studio.continuation.evaluate:evaluate"}},
         evaluations={"continuation": "studio.evaluation.continuation:ContinuationEvaluation"},
-        roles=("continuation_generator", "lm", "judge", "embedder", "parser"),
+        roles=("continuation_generator", "lm", "judge", "judge_cross", "embedder", "parser"),
         serving=("studio.continuation.generate", "studio.continuation.judge")),
 )
 

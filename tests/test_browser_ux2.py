@@ -148,7 +148,7 @@ def test_polish_shortfall_line_and_stop_buttons(browser, app_url, shots, width, 
         assert "⚠️" in status.inner_text() and "property" in status.inner_text()
         assert page.get_by_role("button", name="Stop", exact=True).filter(visible=True).count() == 1
         _downloads_shown(page, "polish")
-        page.get_by_text("mean log-probability per token").filter(visible=True).first.wait_for(timeout=5_000)
+        page.get_by_text("geometric mean of its per-token probabilities").filter(visible=True).first.wait_for(timeout=5_000)
         page.screenshot(path=str(shots / f"polish-shortfall-{size}.png"), full_page=True)
 
         select_tab(page, "Proverbs")

@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from ..models.config import ASSETS
+from ..models.specs import CROSS_JUDGE as CROSS_DIR  # the registry's `judge_cross` role serves it
 from . import data
 
-CROSS_DIR = ASSETS / "continuation" / "judge-cross"
 ABLATION_DIR = ASSETS / "continuation" / "judge-ablation"
 _lock = threading.Lock()
 _loaded: dict[str, object] = {}
@@ -94,8 +94,20 @@ class CrossJudge:
 
 
 def get_cross_judge(folder: Path = CROSS_DIR) -> CrossJudge | None:
+    """The served cross-encoder judge (the registry's `judge_cross` role), or, for another folder (the ablation,
+    evaluation only), that folder's model."""
+    from ..models import ModelUnavailable, get_registry
     from ..models.pair_encoder import has_pair_encoder, load_pair_encoder
 
+    if Path(folder) == CROSS_DIR:
+        try:
+            role = get_registry().get("judge_cross")
+        except ModelUnavailable:
+            return None
+        with _lock:
+            if _loaded.get("served", (None,))[0] is not role:  # one wrapper per loaded role
+                _loaded["served"] = (role, CrossJudge(*role.parts))
+            return _loaded["served"][1]
     key = str(folder)
     with _lock:
         if key not in _loaded:

@@ -132,7 +132,10 @@ def idiom_recall() -> dict:
     return out
 
 
-def generation_scores(per_type: int, n_samples: int, modes: list[str], seed: int) -> dict:
+def generation_scores(per_type: int, n_samples: int, modes: list[str], seed: int, part: str = "validation") -> dict:
+    """ROUGE-L (and embedding similarity) of the judge's best of `n_samples` continuations against the gold
+    option, over `per_type` narratives of each kind of `part` ("validation": data.split's, or "dev" / "test" of
+    data.split3)."""
     from rouge_score import rouge_scorer
 
     from .generate import Settings, continue_narrative
@@ -141,7 +144,7 @@ def generation_scores(per_type: int, n_samples: int, modes: list[str], seed: int
     embedder = get_registry().get("embedder")
     out = {}
     for kind in data.KINDS:
-        _, val = data.split(kind)
+        val = data.split(kind)[1] if part == "validation" else data.split3(kind)[part]
         by_narrative: dict[str, list] = {}
         for it in val:
             by_narrative.setdefault(it.narrative, []).append(it)

@@ -18,6 +18,9 @@ from .base import Evaluation, Figure
 #: own test split, which is not in ../shared: an anchor of the task, not of these rows
 PAPER = {"idiom": 0.820, "simile": 0.804}
 PAPER_SOURCE = "paper: supervised RoBERTa-large, its own test split"
+#: ROUGE-L of the paper's GPT-3 few-shot continuations (its Table 6-style generation results), on its own test split
+PAPER_ROUGE = {"idiom": 12.8, "simile": 23.1}
+GENERATION_NARRATIVES = 30  # per kind, from the test part of data.split3 (the generator's training never reads it)
 
 
 def product_accuracy(items) -> tuple[float, dict]:
@@ -99,4 +102,13 @@ class ContinuationEvaluation(Evaluation):
         details["idiom_lexicon_recall"] = rec
         figures.append(Figure("idiom found by the served lexicon (recall)", rec["recall"], "test", rec["narratives"]))
         details["scorer selection (train part)"] = judge.cfg.metrics.get("inner_selection", {})
+        from ..continuation.evaluate import generation_scores
+
+        n = GENERATION_NARRATIVES if not limit else max(2, min(limit // 10, GENERATION_NARRATIVES))  # a sample: a few
+        gen = generation_scores(n, 3, ["tuned", "plain"], 0, part="test")
+        details["generation (best of 3 by the judge vs the gold option; split3 test)"] = gen
+        for kind in data.KINDS:
+            g = gen[f"{kind} / tuned"]
+            figures.append(Figure(f"ROUGE-L of the tuned generator, {kind}", g["rougeL"], "test", g["narratives"],
+                                  {"value": PAPER_ROUGE[kind], "source": "paper: GPT-3 few-shot, its own test split"}))
         return figures, details

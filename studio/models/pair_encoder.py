@@ -111,3 +111,22 @@ def load_pair_encoder(folder: Path):
         raise RuntimeError(f"{folder} does not fit the base model {config.get('base')}")
     model.eval()
     return config, tok, model
+
+
+class PairEncoderRole:
+    """What a registry role served by a stored pair encoder holds (the Continue cross-encoder judge):
+    (config, tokenizer, model) as `parts`."""
+
+    def __init__(self, folder: Path):
+        self.config, self.tokenizer, self.model = load_pair_encoder(folder)
+        self.parts = (self.config, self.tokenizer, self.model)
+        self.model_id = str(folder)
+        self.backend = f"MiniLM cross-encoder ({self.config.get('notes', 'pair encoder')}), torch"
+
+
+def load_pair_encoder_role(spec, registry) -> PairEncoderRole:
+    from .loaders.common import LoadError
+
+    if not has_pair_encoder(Path(spec.model_id)):
+        raise LoadError(f"no pair encoder in {spec.model_id}", spec.fix, unavailable=True)
+    return PairEncoderRole(Path(spec.model_id))

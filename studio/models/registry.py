@@ -109,7 +109,7 @@ class Registry:
             return any(Path(spec.model_id).glob("scorer*.safetensors"))
         if spec.backend == "judge_head":
             return (Path(spec.model_id) / "judge.json").is_file()
-        if spec.backend == "pair_nli":
+        if spec.backend in ("pair_nli", "pair_encoder_judge"):
             from .pair_encoder import has_pair_encoder
 
             return has_pair_encoder(spec.model_id)

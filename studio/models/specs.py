@@ -29,6 +29,8 @@ POLISHER_DELTA = ASSETS / "similes" / "polish_lora.safetensors"
 CONTINUATION_GENERATOR = ASSETS / "continuation" / "generator_lora.safetensors"
 #: the continuation judge's head, trained on the offline `embedder`'s features (studio/models/judge_head.py)
 JUDGE_HEAD = ASSETS / "continuation" / "judge"
+#: the Continue judge that reads the narrative (a MiniLM cross-encoder; served with STUDIO_JUDGE=cross)
+CROSS_JUDGE = ASSETS / "continuation" / "judge-cross"
 
 HUB_EMBEDDER = "sentence-transformers/all-mpnet-base-v2"
 HUB_LM = "HuggingFaceTB/SmolLM2-360M-Instruct"
@@ -68,6 +70,10 @@ def _proverbs_encoder(base: str) -> ModelSpec:
                      fix="run `python -m studio train proverbs --what encoder`")
 
 
+_CROSS_JUDGE = ModelSpec("judge_cross", "pair_encoder_judge", str(CROSS_JUDGE),
+                         "the Continue judge that reads the narrative (served with STUDIO_JUDGE=cross)",
+                         unavailable_reason="no cross-encoder judge in assets/continuation/judge-cross",
+                         fix="run `python -m studio train judge`")
 _JUDGE = ModelSpec("judge", "judge_head", str(JUDGE_HEAD),
                    "pairwise scorers over the embedder's features (the Continue tab's judge)",
                    unavailable_reason="no continuation judge in assets/continuation/judge",
@@ -105,6 +111,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "lm": ModelSpec("lm", "transformers_lm", HUB_LM),
         **_VARIANTS,
         "judge": _JUDGE,
+        "judge_cross": _CROSS_JUDGE,
         "nli": ModelSpec("nli", "transformers_nli", HUB_NLI, "HAUSER's NLI model"),
         "sentiment": ModelSpec("sentiment", "transformers_sentiment", HUB_SENTIMENT, "HAUSER's sentiment model"),
         "clip": ModelSpec("clip", "open_clip", HUB_CLIP, "ImaginE's CLIP-ViT-B/32"),
@@ -123,6 +130,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "lm": ModelSpec("lm", "gguf_lm", f"package:{OFFLINE_LM_PKG}/{OFFLINE_LM_GGUF}", "SmolLM2-135M-Instruct"),
         **_VARIANTS,
         "judge": _JUDGE,
+        "judge_cross": _CROSS_JUDGE,
         # a cross-encoder reading premise and hypothesis together (FLUTE test ~0.7); the older MLP head on two
         # separate sentence embeddings (near chance on FLUTE, 10x faster) stays selectable:
         # STUDIO_MODEL_NLI=assets/heads/nli
@@ -147,6 +155,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "lm": ModelSpec("lm", "tiny_lm", "tiny-llama", "random, seeded"),
         **_VARIANTS,
         "judge": _JUDGE,
+        "judge_cross": _CROSS_JUDGE,
         "nli": ModelSpec("nli", "tiny_head", "tiny-nli-head", "random head on the tiny embedder"),
         "sentiment": ModelSpec("sentiment", "tiny_head", "tiny-sentiment-head", "random head on the tiny embedder"),
         "clip": ModelSpec("clip", "tiny_clip", "tiny-open-clip", "random, seeded"),

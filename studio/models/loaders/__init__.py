@@ -24,6 +24,7 @@ LOADERS = {
     "embedder_variant": ("..variants", "load_variant_role"),
     "judge_head": ("..judge_head", "load_judge_role"),
     "lm_variant": ("..lm_delta", "load_lm_variant_role"),
+    "pair_encoder_judge": ("..pair_encoder", "load_pair_encoder_role"),
     "proverbs_adapter": ("..proverbs_head", "load_adapter_role"),
     "tiny_embedder": ("tiny", "load_tiny_embedder"),
     "tiny_lm": ("tiny", "load_tiny_lm"),
