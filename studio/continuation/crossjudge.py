@@ -136,7 +136,7 @@ def measure(judge: CrossJudge, parts=("dev", "test"), limit: int | None = None) 
 def train(argv: list[str]) -> dict:
     import torch
 
-    from ..models.pair_encoder import BASE_MODEL, load_base, save_pair_encoder
+    from ..models.pair_encoder import BASE_MODEL, load_base, save_pair_encoder, train_step
 
     p = argparse.ArgumentParser(prog="python -m studio train judge")
     p.add_argument("--inputs", choices=["narrative", "option"], default="narrative",
@@ -184,13 +184,7 @@ def train(argv: list[str]) -> dict:
             opts = [o for it in batch for o in (it.option1, it.option2)]
             s = model(**_encode(tok, narr, opts, max_length)).view(-1, 2)
             y = torch.tensor([it.label for it in batch])
-            loss = torch.nn.functional.cross_entropy(s, y)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            losses.append(float(loss.detach()))
+            losses.append(train_step(model, opt, sched, torch.nn.functional.cross_entropy(s, y)))
             step += 1
             if step % 20 == 0 or step == total:
                 print(f"step {step}/{total} loss(last 20) {np.mean(losses[-20:]):.4f} "

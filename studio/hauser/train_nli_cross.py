@@ -61,7 +61,7 @@ def train(argv: list[str]) -> dict:
     import torch
 
     from ..evaluation.nli import measure, splits
-    from ..models.pair_encoder import BASE_MODEL, load_base, save_pair_encoder
+    from ..models.pair_encoder import BASE_MODEL, load_base, save_pair_encoder, train_step
     from ..models.pair_nli import CrossEncoderNLI
 
     p = argparse.ArgumentParser(prog="python -m studio train nli-cross")
@@ -136,13 +136,7 @@ def train(argv: list[str]) -> dict:
             x = tok([r[0] for r in b], [r[1] for r in b], truncation="longest_first", max_length=args.max_length,
                     padding=True, return_tensors="pt")
             y = torch.tensor([NLI_LABELS.index(r[2]) for r in b])
-            loss = torch.nn.functional.cross_entropy(model(**x), y)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            losses.append(float(loss.detach()))
+            losses.append(train_step(model, opt, sched, torch.nn.functional.cross_entropy(model(**x), y)))
             step += 1
             if step % 25 == 0 or step == total:
                 _log(f"step {step}/{total} loss(last 25) {np.mean(losses[-25:]):.4f} "

@@ -87,6 +87,18 @@ def load_base(base: str = BASE_MODEL, outputs: int = 1, pool: str = "second", tr
     return tok, model
 
 
+def train_step(model, opt, sched, loss) -> float:
+    """One optimiser step of a pair-encoder training loop (gradients clipped at norm 1); the loss as a float."""
+    import torch
+
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    sched.step()
+    return float(loss.detach())
+
+
 def save_pair_encoder(folder: Path, model, config: dict) -> None:
     from safetensors.torch import save
 

@@ -63,33 +63,35 @@ _NO_OFFLINE_DIFFUSION = (
     "or use STUDIO_PROFILE=hub where the hub is reachable",
 )
 
+
+def _shipped(role: str, backend: str, path: Path, note: str, command: str, what: str = "",
+             inside: bool = False) -> ModelSpec:
+    """A role served from a small asset this repository ships (a delta or a head); unavailable while it is absent
+    (`what` names it, found in `path` itself when `inside`, else beside it)."""
+    where = (path if inside else path.parent).relative_to(ASSETS.parent)
+    return ModelSpec(role, backend, str(path), note, unavailable_reason=f"no {what or path.name} in {where}",
+                     fix=f"run `{command}`")
+
+
 def _proverbs_encoder(base: str) -> ModelSpec:
-    return ModelSpec("proverbs_encoder", "embedder_variant", str(PROVERBS_DELTA),
-                     f"{base} + the low-rank delta fine-tuned on ePiC (a full second copy, served like the base)",
-                     unavailable_reason="no fine-tuned proverb encoder in assets/proverbs",
-                     fix="run `python -m studio train proverbs --what encoder`")
+    return _shipped("proverbs_encoder", "embedder_variant", PROVERBS_DELTA,
+                    f"{base} + the low-rank delta fine-tuned on ePiC (a full second copy, served like the base)",
+                    "python -m studio train proverbs --what encoder")
 
 
-_CROSS_JUDGE = ModelSpec("judge_cross", "pair_encoder_judge", str(CROSS_JUDGE),
-                         "the Continue judge that reads the narrative (served with STUDIO_JUDGE=cross)",
-                         unavailable_reason="no cross-encoder judge in assets/continuation/judge-cross",
-                         fix="run `python -m studio train judge`")
-_JUDGE = ModelSpec("judge", "judge_head", str(JUDGE_HEAD),
-                   "pairwise scorers over the embedder's features (the Continue tab's judge)",
-                   unavailable_reason="no continuation judge in assets/continuation/judge",
-                   fix="run `python -m studio train judge --legacy`")
-
-
-_PROVERBS_ADAPTER = ModelSpec("proverbs_adapter", "proverbs_adapter", str(PROVERBS_ASSETS),
-                              "the proverbs scorer's learned adapters (trained on the retrieval embedder's features)",
-                              unavailable_reason="no learned proverbs adapter in assets/proverbs",
-                              fix="run `python -m studio train proverbs`")
+_CROSS_JUDGE = _shipped("judge_cross", "pair_encoder_judge", CROSS_JUDGE,
+                        "the Continue judge that reads the narrative (served with STUDIO_JUDGE=cross)",
+                        "python -m studio train judge", "cross-encoder judge (judge-cross)")
+_JUDGE = _shipped("judge", "judge_head", JUDGE_HEAD, "pairwise scorers over the embedder's features (the Continue "
+                  "tab's judge)", "python -m studio train judge --legacy", "judge (judge.json)")
+_PROVERBS_ADAPTER = _shipped("proverbs_adapter", "proverbs_adapter", PROVERBS_ASSETS,
+                             "the proverbs scorer's learned adapters (trained on the retrieval embedder's features)",
+                             "python -m studio train proverbs", "learned adapter (scorer*.safetensors)", inside=True)
 
 
 def _lm_variant(role: str, delta: Path, what: str, command: str) -> ModelSpec:
-    return ModelSpec(role, "lm_variant", str(delta), f"the lm + the LoRA delta {delta.name} ({what})",
-                     unavailable_reason=f"no {delta.name} in {delta.parent.relative_to(ASSETS.parent)}",
-                     fix=f"run `{command}` (a delta trained from another lm is not used)")
+    return _shipped(role, "lm_variant", delta, f"the lm + the LoRA delta {delta.name} ({what}; a delta trained "
+                    "from another lm is not used)", command)
 
 
 _VARIANTS = {
