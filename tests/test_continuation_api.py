@@ -56,7 +56,7 @@ def test_cli_continue_bad_mode(capsys):
                     reason="the figurative narratives (../shared/data/figurative) are not available")
 def test_offline_judge_batch_and_accuracy(offline, tmp_path, capsys, studio_lexicon):
     from studio.continuation import data
-    from studio.continuation.embcache import encode_cached
+    from studio.continuation.embedded_texts import encode_cached
     from studio.continuation.features import Case
     from studio.continuation.judge import get_judge
 

@@ -42,7 +42,7 @@ def cross_judge_accuracy() -> dict:
 
 def old_judge_by_part() -> dict:
     """The old judge on the same dev / test parts: with no meaning (the product setting) and with the gold one."""
-    from .embcache import encode_cached
+    from .embedded_texts import encode_cached
     from .judge import get_legacy_judge
 
     judge = get_legacy_judge()
@@ -62,7 +62,7 @@ def old_judge_by_part() -> dict:
 
 
 def judge_accuracy() -> dict:
-    from .embcache import encode_cached
+    from .embedded_texts import encode_cached
     from .train import cosine_baseline, featurize
 
     from .judge import get_legacy_judge

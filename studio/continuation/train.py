@@ -19,7 +19,7 @@ import numpy as np
 from ..models import get_registry
 from ..models import heads as heads_io
 from . import data
-from .embcache import encode_cached
+from .embedded_texts import encode_cached
 from .features import Case, embed_cases, option_features
 from ..models.judge_head import JUDGE_DIR, in_features, save_judge
 from .judge import option_dim

@@ -24,7 +24,7 @@ GENERATION_NARRATIVES = 30  # per kind, from the test part of data.split3 (the g
 
 
 def product_accuracy(items) -> tuple[float, dict]:
-    from ..continuation.embcache import encode_cached
+    from ..continuation.embedded_texts import encode_cached
     from ..continuation.expression import find_expression
     from ..continuation.judge import case_for, get_judge
 
@@ -42,7 +42,7 @@ def product_accuracy(items) -> tuple[float, dict]:
 
 
 def given_accuracy(items, hidden: bool) -> float:
-    from ..continuation.embcache import encode_cached
+    from ..continuation.embedded_texts import encode_cached
     from ..continuation.features import Case
     from ..continuation.judge import get_judge
 

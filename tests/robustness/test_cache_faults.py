@@ -103,7 +103,7 @@ def test_text_embedding_cache_is_rebuilt(cache, tiny_registry):
 
 def test_continuation_embeddings_use_the_one_cache(cache, tiny_registry):
     from studio import embeddings
-    from studio.continuation.embcache import encode_cached
+    from studio.continuation.embedded_texts import encode_cached
 
     embeddings.forget()
     first = encode_cached(["like a statue", "cold as ice"])
