@@ -68,7 +68,7 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, reque
              None if c["p_plausible"] is None else round(c["p_plausible"], 3), c["tokens"],
              c["samples"]] for i, c in enumerate(r["continuations"])]
     inferences = pd.DataFrame({"inference used": r["inferences"]}) if r["inferences"] else \
-        pd.DataFrame({"inference used": ["(plain mode: none)"]})
+        pd.DataFrame({"inference used": [f"({r['mode']} mode: none)"]})
     notes = " ".join(r["notes"])
     drawn, distinct = sum(c["samples"] for c in r["continuations"]), len(r["continuations"])
     counted = f"{drawn} sample(s)" + (f", {distinct} distinct" if distinct < drawn else "")
@@ -92,7 +92,8 @@ def run_judge(narrative, option1, option2):
 def build_continue_tab() -> None:
     with gr.Tab("Continue", id="continue"):
         gr.Markdown("### Figurative continuation\nA narrative that ends in an idiom or a simile, continued with one "
-                    "sentence — plainly, or with *literal* knowledge about the expression or *context* inferences "
+                    "sentence — by the generator fine-tuned on the benchmark (*tuned*, the default: it is told the "
+                    "figure's meaning when the lexicon knows it), plainly, or with *literal* knowledge about the expression or *context* inferences "
                     "about the narrator ensembled at every decoding step — and the samples ranked by a plausibility "
                     "judge. Mark the expression with `[ ]` or `<b> </b>`, or let the studio find it. "
                     "(Chakrabarty, Choi & Shwartz, TACL 2022)", elem_classes="studio-note")
