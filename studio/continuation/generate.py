@@ -119,7 +119,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     step(0.01, "finding the idiom or simile")
     text, expr = find_expression(raw)
     notes = []
-    lm, prompts, used = None, None, []
+    lm, prompts, used, guess = None, None, [], ""
     if s.mode == "tuned":
         from ..models import ModelUnavailable
 
@@ -132,10 +132,9 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
                 if expr.kind == "idiom":
                     step(0.05, "paraphrasing the idiom")
                     guess = model_paraphrase(lm, text, expr.text)
-                    if guess:
-                        expr.meaning, expr.meaning_source = guess, "model"
+                    if guess:  # shown, never used: neither the generator nor the judge is given it
                         notes.append("the meaning shown is the generator's own paraphrase, a guess (often wrong); "
-                                     "the continuation was not given it")
+                                     "neither the continuation nor the judge was given it")
         except ModelUnavailable as exc:
             notes.append(f"the fine-tuned generator is not available ({exc.reason}); the plain lm continued instead")
     if lm is None:
@@ -168,7 +167,10 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
                 r.p_plausible = float(p)
             ranked.sort(key=lambda r: -r.p_plausible)
             judge_name = judge.name
-    return Result(narrative=text, expression=expr.to_dict() if expr else None, mode=s.mode, inferences=used,
+    shown = expr.to_dict() if expr else None
+    if shown is not None and guess:
+        shown.update(meaning=guess, meaning_source="model")
+    return Result(narrative=text, expression=shown, mode=s.mode, inferences=used,
                   continuations=ranked, settings=asdict(s), seconds=round(time.perf_counter() - started, 3),
                   judge=judge_name, notes=notes, shortfall=shortfall_lines(ranked, s))
 
