@@ -13,6 +13,7 @@ will rain", approximation "like 20 feet", pronoun objects "someone like you") an
 """
 from __future__ import annotations
 
+import contextvars
 from dataclasses import asdict, dataclass, field
 
 from ..errors import InputError
@@ -77,21 +78,56 @@ def _parser():
     return get_registry().get("parser")
 
 
-def extract_similes(text: str, doc=None) -> list[Simile]:
-    """Every simile in `text`, in order of its comparator. Offsets index into `text` (or `doc.text`)."""
+#: whether the current call uses the learned vehicle boundary (the `simile_components` role), when its asset is
+#: there: set per call by `learned=` (a context variable, so concurrent requests do not share it)
+_LEARNED: contextvars.ContextVar[bool] = contextvars.ContextVar("simile_learned_vehicle", default=False)
+
+
+#: overrides the asset's margin (how much more than the rules' end another end must score); for dev sweeps
+MARGIN: float | None = None
+
+
+def _vehicle_weights() -> tuple[dict, float] | None:
+    """The learned reranker's (weights, margin), or None (no asset, or not asked for): the rules' boundary."""
+    if not _LEARNED.get():
+        return None
+    from ..models import get_registry
+    from ..models.registry import ModelUnavailable
+
+    try:
+        model = get_registry().get("simile_components")
+    except (ModelUnavailable, KeyError):
+        return None
+    return model.weights, (MARGIN if MARGIN is not None else float(model.meta.get("margin", 0.0)))
+
+
+def extract_similes(text: str, doc=None, learned: bool = False) -> list[Simile]:
+    """Every simile in `text`, in order of its comparator. Offsets index into `text` (or `doc.text`).
+    `learned`: end each vehicle where the learned reranker says (component_model.py) rather than where the rules
+    do; it was trained on similes made by inserting a comparison into a literal sentence (HAUSER's candidates), where
+    it cuts the prepositional phrases the rules swallow ("lightning into the bushes" → "lightning")."""
     if doc is None:
         if not isinstance(text, str):
             raise InputError(f"The sentence must be text, not {type(text).__name__}.")
         if not text.strip():
             return []
         doc = _parser()(text)
-    return _similes_in(doc)
+    token = _LEARNED.set(learned)
+    try:
+        return _similes_in(doc)
+    finally:
+        _LEARNED.reset(token)
 
 
-def extract_similes_batch(texts: list[str], batch_size: int = 64) -> list[list[Simile]]:
+def extract_similes_batch(texts: list[str], batch_size: int = 64, learned: bool = False) -> list[list[Simile]]:
     """`extract_similes` for many texts at once; the parser's pipe keeps it fast for corpora."""
     texts = [t if isinstance(t, str) else "" for t in texts]
-    return [_similes_in(doc) for doc in _parser().pipe(texts, batch_size=batch_size)]
+    docs = _parser().pipe(texts, batch_size=batch_size)
+    token = _LEARNED.set(learned)
+    try:
+        return [_similes_in(doc) for doc in docs]
+    finally:
+        _LEARNED.reset(token)
 
 
 def is_simile(text: str) -> bool:
@@ -273,6 +309,11 @@ def _assemble(trigger, comp_span, comparator, vehicle_root, anchor, prop) -> Sim
         if vehicle_root.i <= trigger.i:
             return None  # a misparse that puts the compared noun before the comparator
         v_start, v_end = _vehicle_span(vehicle_root, trigger.i + 1)
+        learned = _vehicle_weights()
+        if learned is not None:
+            from .component_model import choose_vehicle_end
+
+            v_end = choose_vehicle_end(learned[0], vehicle_root, v_start, v_end, _governing_verb(trigger), learned[1])
         doc = trigger.doc
         vehicle = doc.text[doc[v_start].idx:doc[v_end].idx + len(doc[v_end])]
         spans["vehicle"] = (doc[v_start].idx, doc[v_end].idx + len(doc[v_end]))
@@ -460,12 +501,22 @@ def _governing_verb(tok):
     return None
 
 
+#: verbs whose object is the subject of their infinitive ("told Aminta to dress like a king"; chosen on dev)
+OBJECT_CONTROL = True
+_OBJECT_CONTROL_VERBS = {"tell", "urge", "ask", "order", "force", "persuade", "encourage", "allow", "want", "teach",
+                         "instruct", "invite", "expect", "train", "command", "require", "cause", "advise", "warn"}
+
+
 def _subject_of(verb):
     node = verb
     for _ in range(10):
         subj = next((c for c in node.children if c.dep_ in _SUBJECT_DEPS), None)
         if subj is not None:
             return _resolve_relative(subj)
+        if OBJECT_CONTROL and node.dep_ == "xcomp" and node.head.lemma_.lower() in _OBJECT_CONTROL_VERBS:
+            obj = next((c for c in node.head.children if c.dep_ == "dobj" and c.i < node.i), None)
+            if obj is not None:  # "urged his followers to act like slaves": the followers act
+                return obj
         if node.dep_ in ("xcomp", "conj", "advcl", "ccomp", "acomp") and node.head is not node:
             node = node.head
             continue
