@@ -164,7 +164,8 @@ def _from_like(like) -> Simile | None:
         return None  # "like-minded", "liquid-like"
     if prev is not None and prev.lower_ in ("would", "'d", "to", "do", "n't", "not", "you", "i", "we", "they"):
         return None  # a verb the tagger missed: "would like to", "I like"
-    if nxt.lower_ in _APPROXIMATORS or nxt.like_num or nxt.lower_ in ("with", "in", "for", "when", "if", "so"):
+    if nxt.lower_ in _APPROXIMATORS or (nxt.like_num and not _counted_image(nxt)) \
+            or nxt.lower_ in ("with", "in", "for", "when", "if", "so"):
         return None  # "like 20 feet high", "like with vinyl records"
     obj = _like_object(like)
     if obj is None or not (_is_image_noun(obj) or obj.tag_ == "VBG"):
@@ -174,6 +175,23 @@ def _from_like(like) -> Simile | None:
     anchor = like.head if like.head is not like else None
     prop = anchor if anchor is not None and anchor.pos_ in ("ADJ", "ADV") and like.dep_ == "prep" else None
     return _assemble(like, (like.idx, like.idx + len(like)), "like", obj, anchor, prop)
+
+
+#: nouns a number after "like" measures ("like 20 feet", "like two weeks"): an approximation, not an image
+_MEASURE_NOUNS = {"foot", "feet", "mile", "miles", "year", "years", "day", "days", "week", "weeks", "hour", "hours",
+                  "minute", "minutes", "second", "seconds", "month", "months", "time", "times", "percent", "inch",
+                  "inches", "meter", "meters", "metre", "metres", "kilometre", "kilometres", "km", "pound", "pounds",
+                  "dollar", "dollars", "people", "degree", "degrees", "yard", "yards", "decade", "decades", "century",
+                  "centuries", "point", "points", "grand", "bucks", "cent", "cents", "%", "ton", "tons", "kg", "mph"}
+COUNTED_IMAGES = True  # "looked like two bars of flaming material" (chosen on the components dev half)
+
+
+def _counted_image(num) -> bool:
+    """A spelled-out number counting image nouns ("like two bars of flaming material"), not a measure."""
+    if not COUNTED_IMAGES or not num.is_alpha or num.dep_ != "nummod":
+        return False
+    noun = num.head
+    return noun.i > num.i and noun.pos_ == "NOUN" and noun.lower_ not in _MEASURE_NOUNS
 
 
 def _like_object(like):

@@ -49,6 +49,8 @@ def inserted_vehicle(literal: str, candidate: str) -> tuple[int, int, int] | Non
         first = j1 + 1
     elif words[0] == "as" and len(words) >= 4 and "as" in words[2:]:
         first = j1 + 2 + words[2:].index("as") + 1
+    elif words[0] == "as" and len(words) >= 2:  # "loud as thunder": the property was in the literal
+        first = j1 + 1
     else:
         return None
     if first >= j2 or cand[first][0] in ("a", "an", "the") and first + 1 >= j2:
