@@ -194,7 +194,13 @@ def _counted_image(num) -> bool:
     return noun.i > num.i and noun.pos_ == "NOUN" and noun.lower_ not in _MEASURE_NOUNS
 
 
+SPLIT_OBJECTS = True  # chosen on the components dev half
+
+
 def _like_object(like):
+    objects = [c for c in like.children if c.dep_ in ("pobj", "dobj", "obj")]
+    if len(objects) > 1 and SPLIT_OBJECTS:  # a misparse splitting one phrase ("aural/pobj icing/pobj"): its head
+        return objects[-1]
     for child in like.children:
         if child.dep_ in ("pobj", "dobj", "obj"):
             return child
