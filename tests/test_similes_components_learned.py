@@ -39,6 +39,11 @@ def test_learned_boundary_keeps_what_belongs_to_the_image(text, vehicle):
     assert vehicles(text, learned=True) == [vehicle]
 
 
+def test_learned_boundary_survives_a_punctuation_head():
+    text = "While you use your nine lives to sleep like a king »."
+    assert vehicles(text, learned=True) == vehicles(text, learned=False)
+
+
 def test_learned_is_per_call_and_batch_agrees():
     text = "The cat darted like lightning into the bushes."
     assert vehicles(text, learned=True) == ["lightning"]

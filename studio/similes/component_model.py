@@ -37,7 +37,7 @@ def vehicle_end_candidates(root, start: int, rule_end: int) -> list[int]:
         if any(not (start <= t.head.i <= e) and not t.is_punct for t in doc[root.i + 1:e + 1]):
             continue
         ends.append(e)
-    if rule_end not in ends and rule_end >= root.i:
+    if rule_end not in ends:  # (before the head when the parse makes a closing mark the head: "a king »")
         ends.append(rule_end)
     return sorted(set(ends))
 
@@ -99,4 +99,8 @@ def choose_vehicle_end(weights: dict[str, float], root, start: int, rule_end: in
     scored = {end: score(weights, vehicle_end_features(root, start, end, rule_end, verb))
               for end in vehicle_end_candidates(root, start, rule_end)}
     best = max(scored, key=lambda e: (scored[e], e == rule_end))
-    return best if scored[best] > scored[rule_end] + margin else rule_end
+    end = best if scored[best] > scored[rule_end] + margin else rule_end
+    doc = root.doc
+    while end > start and doc[end].is_punct:  # as the rules: no trailing punctuation
+        end -= 1
+    return end
