@@ -53,7 +53,7 @@ CAPABILITIES: tuple[Capability, ...] = (
                            "sentiment": "studio.hauser.train_heads:train_sentiment"},
                  "eval": {"hauser-report": "studio.hauser.evaluate:eval_hauser"}},
         evaluations={"hauser": "studio.evaluation.hauser:HauserEvaluation", "nli": "studio.evaluation.nli:NLIEvaluation"},
-        roles=("nli", "sentiment", "embedder", "parser"),
+        roles=("nli", "sentiment", "embedder", "parser", "simile_components"),
         serving=("studio.hauser.scorer",)),
     Capability(
         "imagine", "ImaginE: imaginations compared", "studio.ui.imagine_tab:build_imagine_tab",
