@@ -37,12 +37,13 @@ CAPABILITIES: tuple[Capability, ...] = (
         commands=("studio.cli.components_cmd", "studio.cli.polish_cmd"),
         targets={"build": {"kb": "studio.similes.kb_build:build"},
                  "train": {"simile-detector": "studio.similes.train_detector:train",
+                           "simile-components": "studio.similes.components_train:train",
                            "polish": "studio.similes.polish_train:train"},
                  "eval": {"components-report": "studio.similes.evaluate:run",
                           "polish-report": "studio.similes.evaluate_polish:run"}},
         evaluations={"components": "studio.evaluation.components:ComponentsEvaluation",
                      "polish": "studio.evaluation.polish:PolishEvaluation"},
-        roles=("polisher", "lm", "parser", "embedder"),
+        roles=("polisher", "lm", "parser", "embedder", "simile_components"),
         serving=("studio.similes.polish",)),
     Capability(
         "hauser", "HAUSER scoring and reranking", "studio.ui.rerank_tab:build_rerank_tab",
@@ -52,7 +53,7 @@ CAPABILITIES: tuple[Capability, ...] = (
                            "sentiment": "studio.hauser.train_heads:train_sentiment"},
                  "eval": {"hauser-report": "studio.hauser.evaluate:eval_hauser"}},
         evaluations={"hauser": "studio.evaluation.hauser:HauserEvaluation", "nli": "studio.evaluation.nli:NLIEvaluation"},
-        roles=("nli", "sentiment", "embedder", "parser"),
+        roles=("nli", "sentiment", "embedder", "parser", "simile_components"),
         serving=("studio.hauser.scorer",)),
     Capability(
         "imagine", "ImaginE: imaginations compared", "studio.ui.imagine_tab:build_imagine_tab",

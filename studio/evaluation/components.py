@@ -8,6 +8,9 @@ detection_test.csv. The corpora general_corpus.csv / quizzes.csv, against which 
 only in the details, as `train`.
 
 Matching: lowercased, whitespace-normalised, leading article dropped, surrounding quotes and punctuation dropped.
+The vehicle is also scored with the learned boundary (`learned=True`, the one HAUSER's scorer uses), and against
+the gold `components` of hauser/human_ratings_dev.csv (rows with a gold simile).
+
 The annotated simile of a sentence is the extracted simile whose vehicle span is nearest to the gold vehicle's first
 occurrence in the sentence (the first simile when the gold vehicle is not found verbatim); a sentence where the
 extractor finds no simile counts as wrong.
@@ -46,8 +49,8 @@ def pick(similes, sentence: str, gold_vehicle: str):
     return min(similes, key=lambda s: abs(s.spans.get("vehicle", s.spans["comparator"])[0] - at))
 
 
-def component_scores(rows: list[dict]) -> dict:
-    extracted = extract_similes_batch([r["sentence"] for r in rows])
+def component_scores(rows: list[dict], learned: bool = False) -> dict:
+    extracted = extract_similes_batch([r["sentence"] for r in rows], learned=learned)
     hits = {"topic": 0, "vehicle": 0, "vehicle_head_in_gold": 0}
     found = 0
     for r, sims in zip(rows, extracted):
@@ -62,6 +65,22 @@ def component_scores(rows: list[dict]) -> dict:
     n = len(rows)
     return {"n": n, "simile_found": found / n if n else None,
             **{k: (v / n if n else None) for k, v in hits.items()}}
+
+
+def rated_vehicle_agreement(limit: int | None = None, learned: bool = False) -> dict:
+    """HAUSER's human-rated candidates (hauser/human_ratings_dev.csv): how often one of a candidate's extracted
+    vehicles equals the gold vehicle of its `components` (rows whose gold lists no simile are left out)."""
+    import ast
+
+    from ..shared_data import shared_data_dir
+
+    path = shared_data_dir(must_exist=True) / "hauser" / "human_ratings_dev.csv"
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if ast.literal_eval(r["components"])][:limit or None]
+    extracted = extract_similes_batch([r["similes"] for r in rows], learned=learned)
+    hits = sum(any(norm(s.vehicle) == norm(ast.literal_eval(r["components"])[0][1]) for s in sims)
+               for r, sims in zip(rows, extracted))
+    return {"n": len(rows), "vehicle_agreement": hits / len(rows) if rows else None}
 
 
 class ComponentsEvaluation(Evaluation):
@@ -83,6 +102,15 @@ class ComponentsEvaluation(Evaluation):
             details[split] = sc
             figures += [Figure("vehicle exact", sc["vehicle"], split, sc["n"], headline=split == "test"),
                         Figure("topic exact", sc["topic"], split, sc["n"], headline=split == "test")]
+            learned = component_scores(part, learned=True)  # the vehicle boundary HAUSER's scorer uses
+            details[f"{split}_learned_boundary"] = learned
+            figures.append(Figure("vehicle exact, learned boundary", learned["vehicle"], split, learned["n"],
+                                  headline=False))
+        for name, learned in (("rules", False), ("learned boundary", True)):
+            agree = rated_vehicle_agreement(limit, learned=learned)
+            details[f"hauser_ratings_{name.replace(' ', '_')}"] = agree
+            figures.append(Figure(f"HAUSER ratings vehicle agreement, {name}", agree["vehicle_agreement"], "dev",
+                                  agree["n"], headline=False))
         for split, name in (("dev", "detection_dev.csv"), ("test", "detection_test.csv")):
             det = detection_scores(read_csv(name)[:limit or None])
             details[f"detection_{split}"] = det

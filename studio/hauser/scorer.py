@@ -105,7 +105,8 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     flat = [(g, lit, cand) for g, (lit, cands) in enumerate(groups) for cand in cands]
     registry = get_registry()
     _step(progress, 0.05, "extracting simile components")
-    similes = _unique_map(extract_similes_batch, [cand for _, _, cand in flat])
+    # candidates are literals with a comparison inserted: the learned vehicle boundary was trained on just those
+    similes = _unique_map(lambda texts: extract_similes_batch(texts, learned=True), [cand for _, _, cand in flat])
     kb = KBFeatures(kb)
     _step(progress, 0.3, "looking up the knowledge base")
     kb.kb.prefetch_unseen([s.vehicle for sims in similes for s in sims if s.vehicle])

@@ -14,7 +14,7 @@ from .loaders.common import LoadError, configure_torch_threads
 from .specs import ModelSpec, spec_for
 
 NOT_LOADED, LOADING, READY, UNAVAILABLE, FAILED = "not loaded", "loading", "ready", "unavailable", "failed"
-TORCH_FREE_BACKENDS = ("spacy", "vader", "onnx_int8", "embedder_variant", "proverbs_adapter")  # a variant sets threads if it needs torch
+TORCH_FREE_BACKENDS = ("spacy", "vader", "simile_reranker", "onnx_int8", "embedder_variant", "proverbs_adapter")  # a variant sets threads if it needs torch
 RETRY_AFTER_S = 10.0  # a failed load is retried on use after this long (so a fix needs no restart)
 
 
@@ -107,6 +107,8 @@ class Registry:
             return Path(spec.model_id).is_file()
         if spec.backend == "proverbs_adapter":
             return any(Path(spec.model_id).glob("scorer*.safetensors"))
+        if spec.backend == "simile_reranker":
+            return Path(spec.model_id).is_file()
         if spec.backend == "judge_head":
             return (Path(spec.model_id) / "judge.json").is_file()
         if spec.backend in ("pair_nli", "pair_encoder_judge"):

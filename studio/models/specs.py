@@ -32,6 +32,9 @@ JUDGE_HEAD = ASSETS / "continuation" / "judge"
 #: the Continue judge that reads the narrative (a MiniLM cross-encoder; served with STUDIO_JUDGE=cross)
 CROSS_JUDGE = ASSETS / "continuation" / "judge-cross"
 
+#: the learned simile-component boundary (a linear reranker's weights; studio/similes/component_model.py)
+SIMILE_COMPONENTS = ASSETS / "similes" / "components.json"
+
 HUB_EMBEDDER = "sentence-transformers/all-mpnet-base-v2"
 HUB_LM = "HuggingFaceTB/SmolLM2-360M-Instruct"
 HUB_NLI = "FacebookAI/roberta-large-mnli"
@@ -84,6 +87,9 @@ _CROSS_JUDGE = _shipped("judge_cross", "pair_encoder_judge", CROSS_JUDGE,
                         "python -m studio train judge", "cross-encoder judge (judge-cross)")
 _JUDGE = _shipped("judge", "judge_head", JUDGE_HEAD, "pairwise scorers over the embedder's features (the Continue "
                   "tab's judge)", "python -m studio train judge --legacy", "judge (judge.json)")
+_SIMILE_COMPONENTS = _shipped("simile_components", "simile_reranker", SIMILE_COMPONENTS,
+                              "the simile extractor's learned vehicle boundary (the rules' boundary when absent)",
+                              "python -m studio train simile-components", "learned component weights (components.json)")
 _PROVERBS_ADAPTER = _shipped("proverbs_adapter", "proverbs_adapter", PROVERBS_ASSETS,
                              "the proverbs scorer's learned adapters (trained on the retrieval embedder's features)",
                              "python -m studio train proverbs", "learned adapter (scorer*.safetensors)", inside=True)
@@ -114,6 +120,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         **_VARIANTS,
         "judge": _JUDGE,
         "judge_cross": _CROSS_JUDGE,
+        "simile_components": _SIMILE_COMPONENTS,
         "nli": ModelSpec("nli", "transformers_nli", HUB_NLI, "HAUSER's NLI model"),
         "sentiment": ModelSpec("sentiment", "transformers_sentiment", HUB_SENTIMENT, "HAUSER's sentiment model"),
         "clip": ModelSpec("clip", "open_clip", HUB_CLIP, "ImaginE's CLIP-ViT-B/32"),
@@ -133,6 +140,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         **_VARIANTS,
         "judge": _JUDGE,
         "judge_cross": _CROSS_JUDGE,
+        "simile_components": _SIMILE_COMPONENTS,
         # a cross-encoder reading premise and hypothesis together (FLUTE test ~0.7); the older MLP head on two
         # separate sentence embeddings (near chance on FLUTE, 10x faster) stays selectable:
         # STUDIO_MODEL_NLI=assets/heads/nli
@@ -158,6 +166,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         **_VARIANTS,
         "judge": _JUDGE,
         "judge_cross": _CROSS_JUDGE,
+        "simile_components": _SIMILE_COMPONENTS,
         "nli": ModelSpec("nli", "tiny_head", "tiny-nli-head", "random head on the tiny embedder"),
         "sentiment": ModelSpec("sentiment", "tiny_head", "tiny-sentiment-head", "random head on the tiny embedder"),
         "clip": ModelSpec("clip", "tiny_clip", "tiny-open-clip", "random, seeded"),
