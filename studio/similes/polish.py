@@ -116,9 +116,10 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
 
 
 def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progress=None,
-                  should_stop=None) -> tuple[list[Candidate], dict]:
+                  should_stop=None, min_score: float | None = None) -> tuple[list[Candidate], dict]:
     """`polish`, plus what was delivered and why: {"asked", "delivered", "proposed": {strategy: distinct vehicles},
-    "distinct": distinct candidates after merging, "merged", "rejected", "score", "generator", "shortfall"}."""
+    "distinct": distinct candidates after merging, "merged", "rejected", "score", "generator", "shortfall"}.
+    `min_score` overrides the floor (MIN_SCORE) for the dev selection of the floor itself."""
     literal = require_text(literal, "literal sentence", MAX_CHARS)
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_N:
         raise InputError(f"The number of candidates must be between 1 and {MAX_N}.")
@@ -161,7 +162,7 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     candidates = _score_all(polisher, trained, literal, rows, step=lambda done, total: step(
         0.55 + 0.43 * done / max(total, 1), f"scoring candidates {done}/{total}"))
     step(0.99, "ranking")
-    floor = MIN_SCORE if trained else 0.0  # the floor was set for the trained polisher's scores
+    floor = (MIN_SCORE if min_score is None else float(min_score)) if trained else 0.0  # set for the trained polisher
     weak = [c for c in candidates if c.score < floor]
     candidates = [c for c in candidates if c.score >= floor]
     chosen = sorted(candidates, key=lambda c: (-c.score, c.sentence))[:n]
