@@ -154,6 +154,9 @@ def evaluate(items: list[tuple[str, list[str]]], n: int = 10, seed: int = 0) -> 
     return out
 
 
+TOP = 5
+
+
 def _against_paper(rows, kb) -> dict:
     from ..hauser.scorer import score_groups
     from .components import extract_similes
@@ -161,14 +164,19 @@ def _against_paper(rows, kb) -> dict:
     groups = [(r["literal"], [c.sentence for c in r["ours"]] + list(r["paper"])) for r in rows]
     scored = score_groups(groups)
     q_ours, q_paper, c_ours, c_paper, hits = [], [], [], [], 0
+    q_top, c_top = [], []  # our first TOP (the paper gave 5 per literal): the comparison
     for r, g in zip(rows, scored):
         k = len(r["ours"])
         for i, cand in enumerate(g.candidates):
             into = (q_ours, c_ours) if i < k else (q_paper, c_paper)
             if cand.quality is not None:
                 into[0].append(cand.quality)
+                if i < min(k, TOP):
+                    q_top.append(cand.quality)
             if cand.creativity is not None:
                 into[1].append(cand.creativity)
+                if i < min(k, TOP):
+                    c_top.append(cand.creativity)
         paper_heads = {kb.head(s.vehicle) for cand in r["paper"] for s in extract_similes(cand) if s.vehicle}
         hits += bool(paper_heads & {kb.head(c.vehicle) for c in r["ours"]})
 
@@ -177,5 +185,6 @@ def _against_paper(rows, kb) -> dict:
 
     return {"hauser_quality_ours": mean(q_ours), "hauser_quality_paper": mean(q_paper),
             "hauser_creativity_ours": mean(c_ours), "hauser_creativity_paper": mean(c_paper),
-            "scored_ours": len(q_ours), "scored_paper": len(q_paper),
+            "hauser_quality_ours_top5": mean(q_top), "hauser_creativity_ours_top5": mean(c_top),
+            "scored_ours": len(q_ours), "scored_paper": len(q_paper), "scored_ours_top5": len(q_top),
             "paper_vehicle_among_ours": round(hits / len(rows), 4)}
