@@ -220,3 +220,25 @@ def test_the_floor_is_chosen_on_dev_by_the_stated_criterion(monkeypatch):
 def test_no_floor_clause_when_no_floor_applies():
     _cands, report = polish_report("He yelps and howls.", n=50, seed=0, min_score=0.0)
     assert "scored below" not in report["shortfall"] and report["below_min_score"] == 0
+
+
+def test_floor_selection_deals_long_lists_into_hauser_sized_groups(monkeypatch):
+    from types import SimpleNamespace
+
+    from studio.hauser import scorer
+    from studio.similes import evaluate_polish, polish as polish_module
+    from studio.similes.polish import Candidate
+
+    sizes = []
+
+    def fake_report(literal, n=10, seed=0, min_score=None, **_):
+        return [Candidate(f"{literal} {i}", "like x", 0, "lm", 1 - i / 100, "x") for i in range(n)], {}
+
+    def fake_groups(groups):
+        sizes.extend(len(c) for _l, c in groups)
+        return [SimpleNamespace(candidates=[SimpleNamespace(quality=0.5) for _ in c]) for _l, c in groups]
+
+    monkeypatch.setattr(polish_module, "polish_report", fake_report)
+    monkeypatch.setattr(scorer, "score_groups", fake_groups)
+    out = evaluate_polish.select_floor([("A", ["p"] * 5)], n=50, grid=(0.0,))
+    assert sizes == [30, 30] and out["candidates"] == 50  # 25 of ours + the paper's 5 in each

@@ -42,6 +42,7 @@ def run(argv: list[str]) -> dict:
 
 
 SELECT_LITERALS = 60
+GROUP_LIMIT = 50  # candidates per HAUSER group (studio.hauser.scorer)
 #: the floors tried by select_floor (0: none)
 FLOOR_GRID = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3)
 
@@ -68,9 +69,14 @@ def select_floor(items: list[tuple[str, list[str]]], n: int = 10, seed: int = 0,
         except StudioError:
             continue
         rows.append((literal, paper, cands))
-    scored = score_groups([(lit, [c.sentence for c in cands] + list(paper)) for lit, paper, cands in rows])
+    # a HAUSER group holds at most 50 candidates: a longer list is dealt into equal groups, each with the paper's
+    chunks = []
+    for lit, paper, cands in rows:
+        k = max(1, -(-len(cands) // max(1, GROUP_LIMIT - len(paper))))
+        chunks += [(lit, paper, cands[i::k]) for i in range(k) if cands[i::k]]
+    scored = score_groups([(lit, [c.sentence for c in cands] + list(paper)) for lit, paper, cands in chunks])
     points = []  # (polisher score, quality, weakest paper quality, mean paper quality)
-    for (_lit, _paper, cands), g in zip(rows, scored):
+    for (_lit, _paper, cands), g in zip(chunks, scored):
         k = len(cands)
         paper_q = [c.quality for c in g.candidates[k:] if c.quality is not None]
         if not paper_q:
