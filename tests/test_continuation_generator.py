@@ -50,3 +50,35 @@ def test_a_trained_delta_serves_the_tuned_mode_through_the_registry(tmp_path, mo
         assert status["continuation_generator"]["state"] == "ready"
     finally:
         set_registry(previous)
+
+
+def test_the_paraphrase_prompt_ends_where_the_generator_writes_a_meaning():
+    from studio.continuation.prompting import paraphrase_prompt
+
+    p = paraphrase_prompt("The mayor was [tilting at windmills].", "tilting at windmills ")
+    assert p.endswith('Here "tilting at windmills" means:')
+    # the same words as the meaning line the generator was trained with
+    assert generator_prompt("The mayor was [tilting at windmills].", "tilting at windmills", "y").startswith(p)
+
+
+@pytest.mark.parametrize("drawn, complete, expected", [
+    (' "Fighting enemies that are not there."', True, "Fighting enemies that are not there"),
+    ("The mayor was tilting at windmills.", True, ""),  # the idiom restated: no paraphrase
+    ("Fighting enemies that", False, ""),  # cut at the token limit
+    ("Nothing.", True, ""),  # one word
+])
+def test_an_unknown_idiom_gets_the_generators_paraphrase_only_when_it_is_one(monkeypatch, drawn, complete,
+                                                                            expected):
+    from studio.continuation import generate
+    from studio.continuation.decoding import Sample
+
+    seen = {}
+
+    def fake(lm, prompts, **kw):
+        seen.update(kw, prompts=prompts)
+        return [Sample(text=drawn, tokens=5, complete=complete)]
+
+    monkeypatch.setattr(generate, "ensemble_sample", fake)
+    assert generate.model_paraphrase(object(), "The mayor was tilting at windmills.", "tilting at windmills") == \
+        expected
+    assert seen["temperature"] == 0.0 and seen["prompts"][0].endswith('means:')  # greedy: the same every time

@@ -181,6 +181,66 @@ def test_a_4bit_form_that_disagrees_with_float32_falls_back_to_float32(tmp_path,
         torch.testing.assert_close(lm.model(input_ids=ids).logits, tiny_llama(quantized=True)(input_ids=ids).logits)
 
 
+CALIBRATION = ["the cat sat on the mat and looked at the door for a long time while it rained outside",
+               "a stitch in time saves nine but nobody in this house has ever sewn a single thing"] * 3
+
+
+def test_int8_prompts_follow_the_float_model_and_keep_the_feed_forward_output_in_float32():
+    float_model, served = tiny_llama(quantized=True), tiny_llama(quantized=True)
+    peaks = fourbit.input_peaks(served, _Tokens(), CALIBRATION)
+    assert fourbit.serve_4bit(served, "int8", peaks) == 2 * 7
+    mlp = served.model.layers[0].mlp
+    assert mlp.up_proj.int8 is not None and mlp.up_proj.prompts == "int8"
+    assert mlp.down_proj.int8 is None and mlp.down_proj.dense.dtype == torch.float32
+    ids = torch.randint(0, 97, (2, fourbit.INT4_MAX_ROWS + 8))  # prompts: more rows than the int4 kernel takes
+    with torch.inference_mode():
+        a, b = float_model(input_ids=ids).logits, served(input_ids=ids).logits
+    assert (a - b).abs().max() <= 0.05 * a.abs().max()
+    assert (a.argmax(-1) == b.argmax(-1)).float().mean() >= 0.9
+
+
+def test_int8_prompts_need_input_peaks():
+    with pytest.raises(ValueError, match="input peaks"):
+        fourbit.serve_4bit(tiny_llama(quantized=True), "int8")
+
+
+def test_the_prompt_forms_tried_depend_on_the_cpu(monkeypatch):
+    monkeypatch.setenv("STUDIO_BF16", "0")
+    assert [p for _, p in fourbit.prompt_forms()] == ["int8", "float32"]
+    monkeypatch.setenv("STUDIO_LM_INT8", "0")
+    assert [p for _, p in fourbit.prompt_forms()] == ["float32"]
+
+
+def test_int8_prompts_that_disagree_with_float32_are_not_served(tmp_path, monkeypatch):
+    """Deliberately broken int8 prompt products (inputs scaled 40 times too large): the next form serves."""
+    monkeypatch.setenv("STUDIO_BF16", "0")
+    monkeypatch.delenv("STUDIO_LM_INT8", raising=False)
+    build = fourbit._int8_linear
+
+    def broken(weight, peak):
+        inverse, linear = build(weight, peak)
+        return inverse * 40, linear
+
+    monkeypatch.setattr(fourbit, "_int8_linear", broken)
+    lm = fourbit.serve_checked(lambda: _lm(tiny_llama(quantized=True)), tmp_path, "tiny")
+    first, served = lm.checks[0], lm.checks[-1]
+    assert first.form == "int4 decoding + int8 prompts" and not first.passed
+    assert served.passed and "float32 prompts" in lm.backend
+    assert (tmp_path / fourbit.PEAKS_FILE).is_file()
+    assert not any(getattr(m, "int8", None) is not None for m in lm.model.modules())
+    monkeypatch.setattr(fourbit, "_int8_linear", build)  # repaired: still not served from the cached verdict
+    again = fourbit.serve_checked(lambda: _lm(tiny_llama(quantized=True)), tmp_path, "tiny")
+    assert again.checks[0].cached and not again.checks[0].passed and "float32 prompts" in again.backend
+
+
+def test_int8_prompts_that_agree_are_served_where_bf16_is_not_native(tmp_path, monkeypatch):
+    monkeypatch.setenv("STUDIO_BF16", "0")
+    monkeypatch.delenv("STUDIO_LM_INT8", raising=False)
+    lm = fourbit.serve_checked(lambda: _lm(tiny_llama(quantized=True)), tmp_path, "tiny")
+    assert lm.checks[-1].passed and "int8 prompts" in lm.backend
+    assert any(getattr(m, "int8", None) is not None for m in lm.model.modules())
+
+
 def test_packed_layers_are_cached_and_shared_by_a_wrapped_variant(tmp_path, monkeypatch):
     """The second load reads the packed layers (no recovery), computes the same logits, and a LoRA-wrapped copy
     of the same base (the polisher) reads the base's cache; a changed weight is packed afresh."""
@@ -207,3 +267,6 @@ def test_packed_layers_are_cached_and_shared_by_a_wrapped_variant(tmp_path, monk
         w = changed.model.layers[1].mlp.down_proj.weight
         w.copy_(q4_1_like(torch.randn_like(w)))
     assert fourbit.serve_4bit(changed, int4_cache=tmp_path) == 14 and len(calls) == 1
+    int8 = tiny_llama(quantized=True)  # the cached packed layers under int8 prompts too
+    assert fourbit.serve_4bit(int8, "int8", fourbit.input_peaks(int8, _Tokens(), CALIBRATION), tmp_path) == 14
+    assert len(calls) == 2  # only its layer 1 down_proj, whose cached entry is now the changed model's

@@ -13,7 +13,7 @@ from ..models import get_registry
 from .decoding import ensemble_sample
 from .expression import Expression, find_expression
 from .knowledge import context_inferences, literal_inferences
-from .prompting import generator_prompt
+from .prompting import generator_prompt, paraphrase_prompt
 
 MODES = ("tuned", "plain", "literal", "context")
 MAX_NARRATIVE_CHARS = 4000
@@ -129,6 +129,13 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
             prompts = [generator_prompt(text, expr.text, expr.meaning) if known else generator_prompt(text)]
             if expr is not None and not known:
                 notes.append(f"no meaning of “{expr.text}” is known to the lexicon: the generator continues without one")
+                if expr.kind == "idiom":
+                    step(0.05, "paraphrasing the idiom")
+                    guess = model_paraphrase(lm, text, expr.text)
+                    if guess:
+                        expr.meaning, expr.meaning_source = guess, "model"
+                        notes.append("the meaning shown is the generator's own paraphrase, a guess (often wrong); "
+                                     "the continuation was not given it")
         except ModelUnavailable as exc:
             notes.append(f"the fine-tuned generator is not available ({exc.reason}); the plain lm continued instead")
     if lm is None:
@@ -164,6 +171,21 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     return Result(narrative=text, expression=expr.to_dict() if expr else None, mode=s.mode, inferences=used,
                   continuations=ranked, settings=asdict(s), seconds=round(time.perf_counter() - started, 3),
                   judge=judge_name, notes=notes, shortfall=shortfall_lines(ranked, s))
+
+
+#: tokens of an idiom paraphrase
+PARAPHRASE_TOKENS = 16
+
+
+def model_paraphrase(lm, narrative: str, expression: str) -> str:
+    """The generator's own reading of an idiom in this narrative (greedy: the same text every time), one sentence
+    without a final stop, or "" when it writes nothing usable."""
+    sample = ensemble_sample(lm, [paraphrase_prompt(narrative, expression)], max_new_tokens=PARAPHRASE_TOKENS,
+                             temperature=0.0, no_repeat_ngram_size=3, stop_at_sentence_end=True)[0]
+    text = sample.text.strip().strip('"').strip().rstrip(".").strip()
+    if not sample.complete or len(text.split()) < 2 or expression.lower().strip() in text.lower():
+        return ""  # cut short, a single word, or the idiom restated
+    return text
 
 
 def shortfall_lines(ranked: list[Ranked], s: Settings) -> list[str]:

@@ -25,3 +25,9 @@ def generator_prompt(narrative: str, expression: str = "", meaning: str = "") ->
         lines.append(f'Here "{expression.strip()}" means: {meaning.strip().rstrip(".")}.')
     lines.append("Next sentence:")
     return "\n".join(lines)
+
+
+def paraphrase_prompt(narrative: str, expression: str) -> str:
+    """The generator's prompt up to its meaning line: what it writes next is its own paraphrase of the expression
+    in this narrative (asked only for an idiom the lexicon does not know)."""
+    return f'Story: {narrative_tail(narrative)}\nHere "{expression.strip()}" means:'

@@ -10,6 +10,8 @@ The verdict is kept beside the export, keyed by what the CPU supports and the ru
 from another machine (or used by a new runtime) is checked again before it serves."""
 from __future__ import annotations
 
+import hashlib
+
 import json
 import os
 import platform
@@ -44,7 +46,15 @@ LM_PROBE_TEXTS = (
     "Once upon a time there was a",
     "Her face went as white as a sheet when she saw the letter on the table, because she knew at once who had "
     "written it and what it would say about the money.",
+    # more prompt-length probes (over 16 tokens: the prompt path), so that a prompt form is judged on ~150
+    # positions rather than one text's ~45
+    "Story: After the storm the fishermen pulled their boats higher up the beach and counted the nets, while the "
+    "children collected the shells the waves had thrown onto the road.\nNext sentence:",
+    "My neighbour has kept bees for thirty years. Every summer she leaves a jar of honey at each door on the "
+    "street, and nobody has ever seen her take anything in return.",
 )
+#: part of every LM verdict's key: other probe texts, another verdict
+LM_PROBE_DIGEST = hashlib.sha1("\n".join(LM_PROBE_TEXTS).encode()).hexdigest()[:8]
 #: an int8 embedder's cosine to float32 over the probe texts: at least this on average, and no probe below
 #: EMBEDDING_FLOOR (all-mpnet-base-v2 measured: mean 0.983, lowest 0.959 when the arithmetic is exact; mean 0.08,
 #: lowest 0.02 when the 16-bit sums saturate)

@@ -51,6 +51,8 @@ def _expression_note(expr: dict | None) -> str:
     what = "meaning" if expr["kind"] == "idiom" else "property"
     if expr.get("meaning_source") == "kb":
         what = f"property (not stated: the studio KB's most typical property of “{expr['vehicle']}”)"
+    if expr.get("meaning_source") == "model":
+        what = "meaning (not in the lexicon: the generator's own paraphrase, a guess)"
     meaning = expr["meaning"] or "unknown"
     source = {"marked": "marked by you"}.get(expr["source"], f"found by the {expr['source']}")
     return f"**{expr['kind']}** ({source}) — {what}: {meaning}"

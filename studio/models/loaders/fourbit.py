@@ -58,22 +58,63 @@ def recover_groups(weight, group: int = GROUP):
     return q.view(n, k).to(torch.int32), scale, low
 
 
+#: prompt forms: how the many rows of a prompt are multiplied (decoding always uses the int4 kernel)
+PROMPT_FORMS = ("bf16", "int8", "float32")
+#: layers whose prompt products stay float32 in the int8 form: the inputs of the feed-forward output layer carry
+#: token-specific outliers (up to 2,650 times the median channel peak in SmolLM2's layer 11) that one activation
+#: scale per product cannot serve (next-token agreement with float32 fell from 0.90 to 0.61 with them in int8)
+INT8_FLOAT32_LAYERS = ("down_proj",)
+#: SmoothQuant's migration strength: an input channel is divided by peak^alpha / weight_peak^(1 - alpha) and the
+#: weight column multiplied by the same, exact in floating point (0.8 agreed better with float32 than 0.5)
+SMOOTH_ALPHA = 0.8
+
+
+def _int8_linear(weight, input_peak):
+    """(inverse channel scales, a dynamic int8 linear of the smoothed weight): torch's fbgemm kernel, weights int8
+    per output channel, activations quantized per product to 7 bits (reduce_range), so the 16-bit pair sums of
+    AVX2 CPUs without VNNI cannot saturate."""
+    import warnings
+
+    import torch
+
+    w_peak = weight.abs().amax(0).clamp_min(1e-5)
+    scale = (input_peak.clamp_min(1e-5) ** SMOOTH_ALPHA / w_peak ** (1 - SMOOTH_ALPHA)).clamp_min(1e-5)
+    lin = torch.nn.Linear(weight.shape[1], weight.shape[0], bias=False)
+    lin.weight.data = weight.float() * scale
+    with warnings.catch_warnings():  # torch.ao.quantization warns that it moves to torchao
+        warnings.simplefilter("ignore")
+        lin.qconfig = torch.ao.quantization.per_channel_dynamic_qconfig
+        quantized = torch.ao.nn.quantized.dynamic.Linear.from_float(lin)
+    return (1.0 / scale).contiguous(), quantized
+
+
 @lru_cache(maxsize=1)
 def _module_class():
     """The module class, defined on first use because torch is imported lazily."""
     import torch
 
     class GroupwiseInt4Linear(torch.nn.Module):
-        def __init__(self, linear, q, scale, low, bf16: bool):
+        def __init__(self, linear, q, scale, low, prompts: str, input_peak=None, packed=None):
+            """`packed`: (packed, scales_zeros) read from the cache, instead of the groups (q, scale, low)."""
             super().__init__()
             self.in_features, self.out_features = linear.in_features, linear.out_features
-            self.register_buffer("packed", torch.ops.aten._convert_weight_to_int4pack_for_cpu(q, _INNER_K_TILES))
-            # the kernel computes (q - 8)·scale + zero, so zero = minimum + 8·scale
-            scales_zeros = torch.stack([scale.t(), (low + 8 * scale).t()], dim=-1)
-            self.register_buffer("scales_zeros", scales_zeros.contiguous().to(torch.bfloat16))
-            # prompts: a bf16 copy where the CPU has bf16 instructions, else the float32 weight itself
+            if packed is None:
+                # the kernel computes (q - 8)·scale + zero, so zero = minimum + 8·scale
+                scales_zeros = torch.stack([scale.t(), (low + 8 * scale).t()], dim=-1).contiguous()
+                packed = (torch.ops.aten._convert_weight_to_int4pack_for_cpu(q, _INNER_K_TILES),
+                          scales_zeros.to(torch.bfloat16))
+            self.register_buffer("packed", packed[0])
+            self.register_buffer("scales_zeros", packed[1])
+            # prompts: a bf16 copy where the CPU has bf16 instructions, an int8 copy (smoothed) where it has not,
+            # else the float32 weight itself
             dense = linear.weight.detach()
-            self.register_buffer("dense", dense.to(torch.bfloat16) if bf16 else dense)
+            self.int8 = None
+            if prompts == "int8" and input_peak is not None:
+                inverse, self.int8 = _int8_linear(dense, input_peak)
+                self.register_buffer("inverse_scale", inverse)
+                dense = torch.empty(0)
+            self.register_buffer("dense", dense.to(torch.bfloat16) if prompts == "bf16" else dense)
+            self.prompts = prompts if prompts != "int8" or self.int8 is not None else "float32"
             self.bias = linear.bias
 
         def forward(self, x):
@@ -81,32 +122,22 @@ def _module_class():
             if rows.shape[0] <= INT4_MAX_ROWS:
                 y = torch.ops.aten._weight_int4pack_mm_for_cpu(rows.to(torch.bfloat16), self.packed, GROUP,
                                                                self.scales_zeros)
+            elif self.int8 is not None:
+                y = self.int8(rows.float() * self.inverse_scale)
             else:
                 y = rows.to(self.dense.dtype) @ self.dense.t()
             y = y.to(x.dtype).view(*x.shape[:-1], self.out_features)
             return y if self.bias is None else y + self.bias
 
         def extra_repr(self) -> str:
-            return f"in_features={self.in_features}, out_features={self.out_features}, int4 groups of {GROUP}"
-
-        @classmethod
-        def from_packed(cls, linear, packed, scales_zeros, bf16: bool):
-            """The module from its cached packed form (what __init__ computes from the groups)."""
-            self = cls.__new__(cls)
-            torch.nn.Module.__init__(self)
-            self.in_features, self.out_features = linear.in_features, linear.out_features
-            self.register_buffer("packed", packed)
-            self.register_buffer("scales_zeros", scales_zeros)
-            dense = linear.weight.detach()
-            self.register_buffer("dense", dense.to(torch.bfloat16) if bf16 else dense)
-            self.bias = linear.bias
-            return self
+            return (f"in_features={self.in_features}, out_features={self.out_features}, int4 groups of {GROUP}, "
+                    f"{self.prompts} prompts")
 
     return GroupwiseInt4Linear
 
 
 def _fingerprint(weight) -> float:
-    """A cheap check that a cached packed layer belongs to this weight: a few rows' sums."""
+    """A cheap check that a cached packed layer belongs to this weight: a few rows' weighted sums."""
     w = weight.detach()
     rows = w[:: max(1, w.shape[0] // 8)][:8].double()
     return float((rows * (1 + (rows.new_tensor(range(rows.shape[1])) % 7))).sum())
@@ -154,45 +185,110 @@ def _write_cache(path, tensors: dict, checks: dict) -> None:
         pass  # a read-only cache: served all the same, packed again next time
 
 
-def serve_4bit(model, bf16: bool | None = None, int4_cache=None) -> int:
+def serve_4bit(model, prompts: str | bool | None = None, input_peaks: dict | None = None, int4_cache=None) -> int:
     """Replace, in place, every linear layer of a CPU model whose weights are 4-bit groupwise; returns how many.
-    The output projection tied to the embedding (8-bit in the GGUF) stays float32. `bf16`: prompts run on a
-    bfloat16 copy (default: where the CPU multiplies bf16 natively). `int4_cache`: the folder whose packed-layer
-    cache (int4_cache_file) is read, and written when a layer was packed here; layers are named without a
-    wrapper's ".base", so a variant wrapping the base's linears (lm_delta) shares the base's cache."""
+    The output projection tied to the embedding (8-bit in the GGUF) stays float32. `prompts` (PROMPT_FORMS): how
+    prompts are multiplied — "bf16" (default where the CPU multiplies bf16 natively), "int8" (needs
+    `input_peaks`, from input_peaks(); the INT8_FLOAT32_LAYERS stay float32) or "float32"; True / False are
+    "bf16" / "float32". `int4_cache`: the folder whose packed-layer cache (int4_cache_file) is read, and written
+    when a layer was packed here; layers are named without a wrapper's ".base", so a variant wrapping the base's
+    linears (lm_delta) shares the base's cache."""
     import re
 
     import torch
 
     if not available() or next(model.parameters()).device.type != "cpu":
         return 0
+    if prompts is None or isinstance(prompts, bool):
+        prompts = "bf16" if (fast_bfloat16() if prompts is None else prompts) else "float32"
+    if prompts not in PROMPT_FORMS:
+        raise ValueError(f"prompts must be one of {PROMPT_FORMS}")
+    if prompts == "int8" and not input_peaks:
+        raise ValueError("int8 prompts need the layers' input peaks (input_peaks)")
     cls, replaced = _module_class(), 0
-    bf16 = fast_bfloat16() if bf16 is None else bf16
     tied = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
-    path = int4_cache_file(int4_cache) if int4_cache is not None else None
-    stored, checks = _read_cache(path)
+    cache = int4_cache_file(int4_cache) if int4_cache is not None else None
+    stored, checks = _read_cache(cache)
     fresh = False
-    for parent_path, parent in list(model.named_modules()):
+    for path, parent in list(model.named_modules()):
         for name, child in list(parent.named_children()):
             if type(child) is not torch.nn.Linear or child is tied:
                 continue
-            key = re.sub(r"(^|\.)base(?=\.|$)", "", f"{parent_path}.{name}".strip(".")).strip(".")
+            full = f"{path}.{name}" if path else name
+            key = re.sub(r"(^|\.)base(?=\.|$)", "", full).strip(".")
             mark = _fingerprint(child.weight)
+            packed = None
             if f"{key}.packed" in stored and checks.get(key) == mark:
-                setattr(parent, name, cls.from_packed(child, stored[f"{key}.packed"],
-                                                      stored[f"{key}.scales_zeros"], bf16))
-                replaced += 1
-                continue
-            groups = recover_groups(child.weight)
-            if groups is not None:
-                module = cls(child, *groups, bf16)
-                setattr(parent, name, module)
-                replaced += 1
+                groups, packed = (None, None, None), (stored[f"{key}.packed"], stored[f"{key}.scales_zeros"])
+            else:
+                groups = recover_groups(child.weight)
+                if groups is None:
+                    continue
+            peak = None
+            if prompts == "int8" and not set(full.split(".")) & set(INT8_FLOAT32_LAYERS):
+                peak = input_peaks.get(full)
+                if peak is None:
+                    raise ValueError(f"no input peak for {full}")
+            module = cls(child, *groups, prompts, peak, packed=packed)
+            setattr(parent, name, module)
+            replaced += 1
+            if packed is None:
                 stored[f"{key}.packed"], stored[f"{key}.scales_zeros"] = module.packed, module.scales_zeros
                 checks[key], fresh = mark, True
-    if path is not None and fresh:
-        _write_cache(path, {k: v.contiguous() for k, v in stored.items()}, checks)
+    if cache is not None and fresh:
+        _write_cache(cache, {k: v.contiguous() for k, v in stored.items()}, checks)
     return replaced
+
+
+def input_peaks(model, tokenizer, texts: list[str] | None = None) -> dict:
+    """{linear layer path: each input channel's largest magnitude} over calibration texts (the studio's
+    assets/calibration/english.txt by default, never the self-check's probe texts), read by the float32 model."""
+    import torch
+
+    from .onnx_text import calibration_texts
+
+    texts = texts if texts is not None else calibration_texts()[:CALIBRATION_LINES]
+    peaks, hooks = {}, []
+    tied = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+
+    def hook(name):
+        def record(module, inputs, output):
+            x = inputs[0].detach().reshape(-1, inputs[0].shape[-1]).abs().amax(0).float()
+            peaks[name] = torch.maximum(peaks[name], x) if name in peaks else x
+        return record
+
+    for name, module in model.named_modules():
+        if type(module) is torch.nn.Linear and module is not tied:
+            hooks.append(module.register_forward_hook(hook(name)))
+    try:
+        with torch.inference_mode():
+            for text in texts:  # one at a time: no padding rows among the peaks
+                ids = tokenizer(text, return_tensors="pt")["input_ids"][:, :CALIBRATION_MAX_TOKENS]
+                model(input_ids=ids.to(next(model.parameters()).device))
+    finally:
+        for h in hooks:
+            h.remove()
+    return peaks
+
+
+#: calibration lines read for the int8 prompt form's input peaks (~1,500 tokens, a second or two in float32)
+CALIBRATION_LINES = 24
+CALIBRATION_MAX_TOKENS = 128
+PEAKS_FILE = "int8_input_peaks.safetensors"
+
+
+def _stored_peaks(folder, model, tokenizer) -> dict:
+    """The input peaks, measured once per model folder and kept there (they depend on the weights only)."""
+    from safetensors.torch import load_file, save
+
+    from ...atomic import atomic_write_bytes
+
+    path = folder / PEAKS_FILE
+    if path.is_file():
+        return load_file(str(path))
+    peaks = input_peaks(model, tokenizer)
+    atomic_write_bytes(path, save({k: v.contiguous() for k, v in peaks.items()}))
+    return peaks
 
 
 def probe_logits(model, tokenizer) -> list:
@@ -210,11 +306,39 @@ def probe_logits(model, tokenizer) -> list:
     return out
 
 
+def int8_prompts_available() -> bool:
+    """The int8 prompt form is tried where the CPU has no native bf16 (STUDIO_LM_INT8=0 turns it off)."""
+    return os.environ.get("STUDIO_LM_INT8", "1") != "0"
+
+
+def prompt_forms() -> list[tuple[str, str]]:
+    """(form name, prompts) in the order they are tried on this CPU."""
+    if fast_bfloat16():
+        forms = [("int4 decoding + bf16 prompts", "bf16")]
+    else:
+        forms = [("int4 decoding + int8 prompts", "int8")] if int8_prompts_available() else []
+    return forms + [("int4 decoding + float32 prompts", "float32")]
+
+
+def _verdict(form: str, reference: list, served: list, key: str, seconds: float):
+    """The LM check; a form whose prompts are not float32 must also pass on the prompt-path probes alone (those
+    longer than INT4_MAX_ROWS tokens), so that the exact int4 positions cannot dilute its disagreements."""
+    from .. import selfcheck
+
+    verdict = selfcheck.lm_verdict(form, reference, served, key, seconds)
+    long = [i for i, r in enumerate(reference) if r.shape[0] > INT4_MAX_ROWS]
+    if verdict.passed and "float32 prompts" not in form and long:
+        alone = selfcheck.lm_verdict(form, [reference[i] for i in long], [served[i] for i in long], key, seconds)
+        if not alone.passed:
+            return alone
+    return verdict
+
+
 def serve_checked(load, folder, name: str, int4_cache=None):
     """A language model from load() (float32, fresh at each call) served in the first form that agrees with
-    float32 on this CPU: int4 decoding with bf16 prompts (where the CPU has bf16), int4 with float32 prompts, or
-    float32 alone. Verdicts are stored in `folder` per CPU and torch version; `lm.checks` lists those of this load.
-    `int4_cache`: the folder of the packed-layer cache (serve_4bit)."""
+    float32 on this CPU: int4 decoding with bf16 prompts (where the CPU has bf16) or with int8 prompts (where it
+    has not), int4 with float32 prompts, or float32 alone. Verdicts are stored in `folder` per CPU and torch
+    version; `lm.checks` lists those of this load. `int4_cache`: the folder of the packed-layer cache (serve_4bit)."""
     import time
 
     import torch
@@ -224,20 +348,21 @@ def serve_checked(load, folder, name: str, int4_cache=None):
     lm = load()
     if not available() or lm.device != "cpu":
         return lm
-    forms = [("int4 decoding + bf16 prompts", True)] if fast_bfloat16() else []
-    forms.append(("int4 decoding + float32 prompts", False))
-    key, checks, reference = selfcheck.cpu_key(f"torch {torch.__version__}"), [], None
-    for form, bf16 in forms:
+    runtime = f"torch {torch.__version__} | probes {selfcheck.LM_PROBE_DIGEST}"
+    key, checks, reference = selfcheck.cpu_key(runtime), [], None
+    for form, prompts in prompt_forms():
         verdict, modified = selfcheck.cached_verdict(folder, form, key), True
+        peaks = _stored_peaks(folder, lm.model, lm.tokenizer) if prompts == "int8" and (
+            verdict is None or verdict.passed) else None
         if verdict is None:
             started = time.perf_counter()
             reference = reference if reference is not None else probe_logits(lm.model, lm.tokenizer)
-            if not serve_4bit(lm.model, bf16, int4_cache):
+            if not serve_4bit(lm.model, prompts, peaks, int4_cache):
                 return lm  # no 4-bit layers (a dense checkpoint): served as it is
-            verdict = selfcheck.lm_verdict(form, reference, probe_logits(lm.model, lm.tokenizer), key,
-                                           time.perf_counter() - started)
+            verdict = _verdict(form, reference, probe_logits(lm.model, lm.tokenizer), key,
+                               time.perf_counter() - started)
             selfcheck.store_verdict(folder, verdict, form)
-        elif verdict.passed and not serve_4bit(lm.model, bf16, int4_cache):
+        elif verdict.passed and not serve_4bit(lm.model, prompts, peaks, int4_cache):
             return lm
         else:
             modified = verdict.passed
