@@ -239,3 +239,34 @@ def test_int8_prompts_that_agree_are_served_where_bf16_is_not_native(tmp_path, m
     lm = fourbit.serve_checked(lambda: _lm(tiny_llama(quantized=True)), tmp_path, "tiny")
     assert lm.checks[-1].passed and "int8 prompts" in lm.backend
     assert any(getattr(m, "int8", None) is not None for m in lm.model.modules())
+
+
+def test_packed_layers_are_cached_and_shared_by_a_wrapped_variant(tmp_path, monkeypatch):
+    """The second load reads the packed layers (no recovery), computes the same logits, and a LoRA-wrapped copy
+    of the same base (the polisher) reads the base's cache; a changed weight is packed afresh."""
+    from studio.models.lm_delta import apply_delta
+
+    first = tiny_llama(quantized=True)
+    assert fourbit.serve_4bit(first, int4_cache=tmp_path) == 14
+    assert fourbit.int4_cache_file(tmp_path).is_file()
+    calls = []
+    real = fourbit.recover_groups
+    monkeypatch.setattr(fourbit, "recover_groups", lambda w, group=32: calls.append(1) or real(w, group))
+    second = tiny_llama(quantized=True)
+    assert fourbit.serve_4bit(second, int4_cache=tmp_path) == 14 and not calls
+    ids = torch.randint(0, 97, (1, 5))
+    with torch.inference_mode():
+        torch.testing.assert_close(first(input_ids=ids).logits, second(input_ids=ids).logits, rtol=0, atol=0)
+    wrapped = tiny_llama(quantized=True)
+    delta = {"model.layers.0.self_attn.q_proj.lora_A": torch.randn(2, 64) * 0.01,
+             "model.layers.0.self_attn.q_proj.lora_B": torch.randn(64, 2) * 0.01}
+    apply_delta(wrapped, delta, 1.0)
+    assert fourbit.serve_4bit(wrapped, int4_cache=tmp_path) == 14 and not calls
+    changed = tiny_llama(quantized=True)
+    with torch.no_grad():
+        w = changed.model.layers[1].mlp.down_proj.weight
+        w.copy_(q4_1_like(torch.randn_like(w)))
+    assert fourbit.serve_4bit(changed, int4_cache=tmp_path) == 14 and len(calls) == 1
+    int8 = tiny_llama(quantized=True)  # the cached packed layers under int8 prompts too
+    assert fourbit.serve_4bit(int8, "int8", fourbit.input_peaks(int8, _Tokens(), CALIBRATION), tmp_path) == 14
+    assert len(calls) == 2  # only its layer 1 down_proj, whose cached entry is now the changed model's

@@ -162,3 +162,83 @@ def test_adjective_complements_and_participles(tiny_registry, literal, vehicle, 
     slots = find_slots(literal, tiny_registry.get("parser")(literal))
     adjective = next(s for s in slots if s.kind == "adjective")
     assert realise(literal, adjective, vehicle)[0] == want
+
+
+def test_near_duplicates_share_a_head_or_a_modifier():
+    from studio.similes.kb import load_kb
+    from studio.similes.polish import Candidate, _distinct_images, modifiers
+
+    kb = load_kb()
+    assert modifiers("a mournful sigh", kb) == {"mournful"}
+    assert modifiers("a bag of sand", kb) == set() and modifiers("as if he had seen a ghost", kb) == set()
+    assert modifiers("an old man", kb) == set()  # "old", "little", "big" make no image pattern of their own
+
+    def cand(vehicle, score):
+        return Candidate(f"The wind howled like {vehicle}.", f"like {vehicle}", 15, "lm", score, vehicle)
+
+    ranked = [cand("a mournful sigh", 0.5), cand("a mournful cry", 0.4), cand("a wolf", 0.3),
+              cand("a hungry wolf", 0.2), cand("an old man", 0.1), cand("an old woman", 0.05)]
+    kept, merged = _distinct_images(ranked, kb)
+    assert [c.vehicle for c in kept] == ["a mournful sigh", "a wolf", "an old man", "an old woman"] and merged == 2
+
+
+def test_the_floor_is_chosen_on_dev_by_the_stated_criterion(monkeypatch):
+    """select_floor keeps the floor with the most acceptable − unacceptable candidates (acceptable: HAUSER quality at
+    least the paper's weakest candidate of the literal), whatever the current floor."""
+    from types import SimpleNamespace
+
+    from studio.hauser import scorer
+    from studio.similes import evaluate_polish, polish as polish_module
+    from studio.similes.polish import Candidate
+
+    # literal A: the low-scored candidate is good (a floor would withhold it); literal B: the low-scored one is bad
+    table = {"A": [(0.5, 0.6), (0.01, 0.7)], "B": [(0.4, 0.5), (0.02, 0.1), (0.03, 0.05)]}
+    seen = []
+
+    def fake_report(literal, n=10, seed=0, min_score=None, **_):
+        seen.append(min_score)
+        return [Candidate(f"{literal} {i}", "like x", 0, "lm", s, "x") for i, (s, _q) in enumerate(table[literal])], {}
+
+    def fake_groups(groups):
+        out = []
+        for literal, cands in groups:
+            qs = [q for _s, q in table[literal]] + [0.3, 0.9]  # the paper's two: weakest 0.3
+            out.append(SimpleNamespace(candidates=[SimpleNamespace(quality=q) for q in qs][:len(cands)]))
+        return out
+
+    monkeypatch.setattr(polish_module, "polish_report", fake_report)
+    monkeypatch.setattr(scorer, "score_groups", fake_groups)
+    out = evaluate_polish.select_floor([("A", ["p1", "p2"]), ("B", ["p1", "p2"])], grid=(0.0, 0.015, 0.035))
+    assert set(seen) == {0.0}  # polished without a floor: one run gives every floor's list
+    by_floor = {c["floor"]: c for c in out["curve"]}
+    assert (by_floor[0.0]["acceptable"], by_floor[0.0]["unacceptable"]) == (3, 2)
+    assert (by_floor[0.015]["acceptable"], by_floor[0.015]["unacceptable"]) == (2, 2)
+    assert (by_floor[0.035]["acceptable"], by_floor[0.035]["unacceptable"]) == (2, 0)
+    assert out["chosen_floor"] == 0.035 and out["split"] == "dev"
+
+
+def test_no_floor_clause_when_no_floor_applies():
+    _cands, report = polish_report("He yelps and howls.", n=50, seed=0, min_score=0.0)
+    assert "scored below" not in report["shortfall"] and report["below_min_score"] == 0
+
+
+def test_floor_selection_deals_long_lists_into_hauser_sized_groups(monkeypatch):
+    from types import SimpleNamespace
+
+    from studio.hauser import scorer
+    from studio.similes import evaluate_polish, polish as polish_module
+    from studio.similes.polish import Candidate
+
+    sizes = []
+
+    def fake_report(literal, n=10, seed=0, min_score=None, **_):
+        return [Candidate(f"{literal} {i}", "like x", 0, "lm", 1 - i / 100, "x") for i in range(n)], {}
+
+    def fake_groups(groups):
+        sizes.extend(len(c) for _l, c in groups)
+        return [SimpleNamespace(candidates=[SimpleNamespace(quality=0.5) for _ in c]) for _l, c in groups]
+
+    monkeypatch.setattr(polish_module, "polish_report", fake_report)
+    monkeypatch.setattr(scorer, "score_groups", fake_groups)
+    out = evaluate_polish.select_floor([("A", ["p"] * 5)], n=50, grid=(0.0,))
+    assert sizes == [30, 30] and out["candidates"] == 50  # 25 of ours + the paper's 5 in each

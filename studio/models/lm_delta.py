@@ -238,5 +238,5 @@ def _load(delta_path: Path, spec, scale: float, digest: str) -> LanguageModel:
 
         verdicts = cache_dir() / "lm" / f"{Path(_base_folder(spec)).name}+{delta_path.stem}-{digest}"
         verdicts.mkdir(parents=True, exist_ok=True)
-        return serve_checked(float32, verdicts, name)
+        return serve_checked(float32, verdicts, name, int4_cache=Path(_base_folder(spec)))
     return float32()

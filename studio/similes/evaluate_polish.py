@@ -12,6 +12,8 @@ import argparse
 import time
 from collections import Counter
 
+from ..errors import StudioError
+
 
 def run(argv: list[str]) -> dict:
     ap = argparse.ArgumentParser(prog="python -m studio eval polish-report")
@@ -20,7 +22,15 @@ def run(argv: list[str]) -> dict:
     ap.add_argument("--n", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--literals", default="", help="a text file of literals (one a line) instead of a split")
+    ap.add_argument("--select-floor", action="store_true",
+                    help="choose the polisher-score floor (polish.MIN_SCORE) on the split (dev): prints the curve "
+                         "and the choice; --limit defaults to 60 here")
     args = ap.parse_args(argv)
+    if args.select_floor:
+        if args.split != "dev" or args.literals:
+            raise SystemExit("the floor is chosen on the dev split only (--split dev)")
+        limit = args.limit if "--limit" in " ".join(argv) else SELECT_LITERALS
+        return select_floor(split_literals("dev", limit), args.n, args.seed)
     if args.literals:
         from pathlib import Path
 
@@ -29,6 +39,66 @@ def run(argv: list[str]) -> dict:
     else:
         items = split_literals(args.split, args.limit)
     return evaluate(items, args.n, args.seed)
+
+
+SELECT_LITERALS = 60
+GROUP_LIMIT = 50  # candidates per HAUSER group (studio.hauser.scorer)
+#: the floors tried by select_floor (0: none)
+FLOOR_GRID = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3)
+
+
+def select_floor(items: list[tuple[str, list[str]]], n: int = 10, seed: int = 0,
+                 grid: tuple[float, ...] = FLOOR_GRID) -> dict:
+    """The floor on the polisher's score, chosen on dev literals. Each literal is polished once without a floor (a
+    floor only removes the lowest-scored of the n, so one run gives every floor's list); ours and the paper's
+    candidates are scored together by the studio's HAUSER (one group per literal). Criterion, stated before the
+    choice: a candidate is *acceptable* when its HAUSER quality is at least that of the paper's weakest BART
+    candidate of the same literal (the issue's fluency bar); the floor kept is the one that maximizes acceptable −
+    unacceptable delivered candidates (a weak candidate shown costs the writer as much as a good one withheld),
+    the lowest on ties. The curve also shows the stricter bar (the paper's mean quality of the literal)."""
+    from ..hauser.scorer import score_groups
+    from .polish import MIN_SCORE, polish_report
+
+    started = time.perf_counter()
+    rows = []
+    for literal, paper in items:
+        if not paper:
+            continue
+        try:
+            cands, _ = polish_report(literal, n=n, seed=seed, min_score=0.0)
+        except StudioError:
+            continue
+        rows.append((literal, paper, cands))
+    # a HAUSER group holds at most 50 candidates: a longer list is dealt into equal groups, each with the paper's
+    chunks = []
+    for lit, paper, cands in rows:
+        k = max(1, -(-len(cands) // max(1, GROUP_LIMIT - len(paper))))
+        chunks += [(lit, paper, cands[i::k]) for i in range(k) if cands[i::k]]
+    scored = score_groups([(lit, [c.sentence for c in cands] + list(paper)) for lit, paper, cands in chunks])
+    points = []  # (polisher score, quality, weakest paper quality, mean paper quality)
+    for (_lit, _paper, cands), g in zip(chunks, scored):
+        k = len(cands)
+        paper_q = [c.quality for c in g.candidates[k:] if c.quality is not None]
+        if not paper_q:
+            continue
+        for cand, sc in zip(cands, g.candidates[:k]):
+            if sc.quality is not None:
+                points.append((cand.score, sc.quality, min(paper_q), sum(paper_q) / len(paper_q)))
+    curve = []
+    for floor in grid:
+        kept = [p for p in points if p[0] >= floor]
+        good = sum(p[1] >= p[2] for p in kept)
+        strict = sum(p[1] >= p[3] for p in kept)
+        curve.append({"floor": floor, "delivered_per_literal": round(len(kept) / max(len(rows), 1), 2),
+                      "acceptable": good, "unacceptable": len(kept) - good, "objective": 2 * good - len(kept),
+                      "at_least_paper_mean": strict,
+                      "mean_quality": round(sum(p[1] for p in kept) / len(kept), 4) if kept else None})
+    best = max(curve, key=lambda c: (c["objective"], -c["floor"]))
+    return {"split": "dev", "literals": len(rows), "candidates": len(points), "n": n, "seed": seed,
+            "criterion": "max acceptable - unacceptable delivered; acceptable = HAUSER quality >= the paper's "
+                         "weakest BART candidate of the literal (same group); lowest floor on ties",
+            "curve": curve, "chosen_floor": best["floor"], "current_floor": MIN_SCORE,
+            "seconds": round(time.perf_counter() - started, 1)}
 
 
 def split_literals(split: str, limit: int) -> list[tuple[str, list[str]]]:
@@ -90,6 +160,9 @@ def evaluate(items: list[tuple[str, list[str]]], n: int = 10, seed: int = 0) -> 
     return out
 
 
+TOP = 5
+
+
 def _against_paper(rows, kb) -> dict:
     from ..hauser.scorer import score_groups
     from .components import extract_similes
@@ -97,14 +170,19 @@ def _against_paper(rows, kb) -> dict:
     groups = [(r["literal"], [c.sentence for c in r["ours"]] + list(r["paper"])) for r in rows]
     scored = score_groups(groups)
     q_ours, q_paper, c_ours, c_paper, hits = [], [], [], [], 0
+    q_top, c_top = [], []  # our first TOP (the paper gave 5 per literal): the issue's comparison
     for r, g in zip(rows, scored):
         k = len(r["ours"])
         for i, cand in enumerate(g.candidates):
             into = (q_ours, c_ours) if i < k else (q_paper, c_paper)
             if cand.quality is not None:
                 into[0].append(cand.quality)
+                if i < min(k, TOP):
+                    q_top.append(cand.quality)
             if cand.creativity is not None:
                 into[1].append(cand.creativity)
+                if i < min(k, TOP):
+                    c_top.append(cand.creativity)
         paper_heads = {kb.head(s.vehicle) for cand in r["paper"] for s in extract_similes(cand) if s.vehicle}
         hits += bool(paper_heads & {kb.head(c.vehicle) for c in r["ours"]})
 
@@ -113,5 +191,6 @@ def _against_paper(rows, kb) -> dict:
 
     return {"hauser_quality_ours": mean(q_ours), "hauser_quality_paper": mean(q_paper),
             "hauser_creativity_ours": mean(c_ours), "hauser_creativity_paper": mean(c_paper),
-            "scored_ours": len(q_ours), "scored_paper": len(q_paper),
+            "hauser_quality_ours_top5": mean(q_top), "hauser_creativity_ours_top5": mean(c_top),
+            "scored_ours": len(q_ours), "scored_paper": len(q_paper), "scored_ours_top5": len(q_top),
             "paper_vehicle_among_ours": round(hits / len(rows), 4)}

@@ -22,10 +22,12 @@ HELP = {
 **Stop** ends a long run and keeps what was found.
 
 **What you see.** Each row is one candidate: the sentence with the inserted simile phrase in **bold**, the phrase, the
-strategy that proposed it, and a **score**. The score is the language model's mean log-probability per token of the
-inserted phrase: always below 0; closer to 0 reads more fluently (about −1 to −2 is natural, below −5 unlikely). It
-says nothing about how apt or creative a simile is: **Send to Rerank** scores that. The line above the table says how
-many candidates came out of the number asked, and why any are missing.
+strategy that proposed it, and a **score** (0–1): how readily the polisher writes this simile for this sentence (the
+geometric mean of its per-token probabilities over the phrase and the word after it; higher reads more fluently).
+Candidates are ranked by it; none is dropped for a low score (on held-out sentences a floor withheld more good
+candidates than bad ones), and long sentences get low scores throughout. It says little about how apt or creative a
+simile is: **Send to Rerank** scores that. The line above the table says how many candidates came out of the number
+asked, and why any are missing (too few distinct vehicles from the chosen sources, near duplicates merged).
 
 **Click a row** to see its simile's parts below (topic, vehicle, event, property); or type any simile in
 *Components of a simile*. The CSV and JSON downloads hold every candidate with its numbers.

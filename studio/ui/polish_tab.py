@@ -98,8 +98,9 @@ def build_polish_tab() -> dict:
                     "*lm* (the polisher, a language model fine-tuned on literal → simile pairs), *retrieval* "
                     "(BM25 over the knowledge base's simile contexts), *property* (vehicles typical of the "
                     "adjective or of the event's salient property) and *insertion* (the knowledge base's most "
-                    "frequent vehicles; off by default). One vehicle appears once; near duplicates are merged; candidates the "
-                    "polisher scores below 0.1 are dropped, and the line above the table says so.")
+                    "frequent vehicles; off by default). One vehicle appears once; near duplicates (the same vehicle "
+                    "head, or one modifier: *a mournful sigh* / *a mournful cry*) are merged; when fewer distinct "
+                    "candidates than asked exist, the line above the table says how many and why.")
         tab_guide("polish")
         notice = role_notice("lm", "parser")
         if notice:

@@ -9,6 +9,11 @@ CPU has bf16 instructions (twice the float32 speed), else on the float32 weights
 
 A weight that is not exactly 4-bit groupwise (a hub checkpoint, the tiny test models) is left as it is.
 
+Recovering the groups and packing them for the kernel costs about as much as reading the weights (≈2.5 s for the
+offline LM on one core), so the packed form is cached beside the converted weights (`int4_cache`, one file per CPU
+and torch version, each layer checked against a fingerprint of its weight): later loads, of the lm or of a variant
+that wraps the same base layers (the polisher), read it instead.
+
 Both kernels are checked where they run (serve_checked): the served model's next-token distributions on fixed
 probe texts must agree with the float32 model's, else the next form is served (int4 with float32 prompts, then
 float32 alone)."""
@@ -89,13 +94,17 @@ def _module_class():
     import torch
 
     class GroupwiseInt4Linear(torch.nn.Module):
-        def __init__(self, linear, q, scale, low, prompts: str, input_peak=None):
+        def __init__(self, linear, q, scale, low, prompts: str, input_peak=None, packed=None):
+            """`packed`: (packed, scales_zeros) read from the cache, instead of the groups (q, scale, low)."""
             super().__init__()
             self.in_features, self.out_features = linear.in_features, linear.out_features
-            self.register_buffer("packed", torch.ops.aten._convert_weight_to_int4pack_for_cpu(q, _INNER_K_TILES))
-            # the kernel computes (q - 8)·scale + zero, so zero = minimum + 8·scale
-            scales_zeros = torch.stack([scale.t(), (low + 8 * scale).t()], dim=-1)
-            self.register_buffer("scales_zeros", scales_zeros.contiguous().to(torch.bfloat16))
+            if packed is None:
+                # the kernel computes (q - 8)·scale + zero, so zero = minimum + 8·scale
+                scales_zeros = torch.stack([scale.t(), (low + 8 * scale).t()], dim=-1).contiguous()
+                packed = (torch.ops.aten._convert_weight_to_int4pack_for_cpu(q, _INNER_K_TILES),
+                          scales_zeros.to(torch.bfloat16))
+            self.register_buffer("packed", packed[0])
+            self.register_buffer("scales_zeros", packed[1])
             # prompts: a bf16 copy where the CPU has bf16 instructions, an int8 copy (smoothed) where it has not,
             # else the float32 weight itself
             dense = linear.weight.detach()
@@ -127,12 +136,65 @@ def _module_class():
     return GroupwiseInt4Linear
 
 
-def serve_4bit(model, prompts: str | bool | None = None, input_peaks: dict | None = None) -> int:
+def _fingerprint(weight) -> float:
+    """A cheap check that a cached packed layer belongs to this weight: a few rows' weighted sums."""
+    w = weight.detach()
+    rows = w[:: max(1, w.shape[0] // 8)][:8].double()
+    return float((rows * (1 + (rows.new_tensor(range(rows.shape[1])) % 7))).sum())
+
+
+def int4_cache_file(folder) -> "Path":
+    """The packed-layer cache of a converted model folder, per CPU and torch version (the packing is theirs)."""
+    import hashlib
+    from pathlib import Path
+
+    import torch
+
+    from ..selfcheck import cpu_key
+
+    key = hashlib.sha1(cpu_key(f"torch {torch.__version__}").encode()).hexdigest()[:12]
+    return Path(folder) / f"int4-{key}.safetensors"
+
+
+def _read_cache(path) -> tuple[dict, dict]:
+    if path is None or not path.is_file():
+        return {}, {}
+    try:
+        import json
+
+        from safetensors import safe_open
+        from safetensors.torch import load_file
+
+        with safe_open(str(path), framework="pt") as fh:
+            checks = json.loads((fh.metadata() or {}).get("fingerprints", "{}"))
+        return load_file(str(path)), checks
+    except Exception:  # noqa: BLE001 — a damaged cache is rebuilt
+        return {}, {}
+
+
+def _write_cache(path, tensors: dict, checks: dict) -> None:
+    import json
+
+    from safetensors.torch import save
+
+    from ...atomic import atomic_write
+
+    try:
+        atomic_write(path, save(tensors, metadata={"fingerprints": json.dumps(checks)}))
+    except OSError:
+        pass  # a read-only cache: served all the same, packed again next time
+
+
+def serve_4bit(model, prompts: str | bool | None = None, input_peaks: dict | None = None, int4_cache=None) -> int:
     """Replace, in place, every linear layer of a CPU model whose weights are 4-bit groupwise; returns how many.
     The output projection tied to the embedding (8-bit in the GGUF) stays float32. `prompts` (PROMPT_FORMS): how
     prompts are multiplied — "bf16" (default where the CPU multiplies bf16 natively), "int8" (needs
     `input_peaks`, from input_peaks(); the INT8_FLOAT32_LAYERS stay float32) or "float32"; True / False are
-    "bf16" / "float32"."""
+    "bf16" / "float32". `int4_cache`: the folder whose packed-layer cache (int4_cache_file) is read, and written
+    when a layer was packed here; layers are named without a wrapper's ".base", so a variant wrapping the base's
+    linears (lm_delta) shares the base's cache."""
+    import re
+
     import torch
 
     if not available() or next(model.parameters()).device.type != "cpu":
@@ -145,21 +207,36 @@ def serve_4bit(model, prompts: str | bool | None = None, input_peaks: dict | Non
         raise ValueError("int8 prompts need the layers' input peaks (input_peaks)")
     cls, replaced = _module_class(), 0
     tied = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    cache = int4_cache_file(int4_cache) if int4_cache is not None else None
+    stored, checks = _read_cache(cache)
+    fresh = False
     for path, parent in list(model.named_modules()):
         for name, child in list(parent.named_children()):
             if type(child) is not torch.nn.Linear or child is tied:
                 continue
-            groups = recover_groups(child.weight)
-            if groups is None:
-                continue
             full = f"{path}.{name}" if path else name
+            key = re.sub(r"(^|\.)base(?=\.|$)", "", full).strip(".")
+            mark = _fingerprint(child.weight)
+            packed = None
+            if f"{key}.packed" in stored and checks.get(key) == mark:
+                groups, packed = (None, None, None), (stored[f"{key}.packed"], stored[f"{key}.scales_zeros"])
+            else:
+                groups = recover_groups(child.weight)
+                if groups is None:
+                    continue
             peak = None
             if prompts == "int8" and not set(full.split(".")) & set(INT8_FLOAT32_LAYERS):
                 peak = input_peaks.get(full)
                 if peak is None:
                     raise ValueError(f"no input peak for {full}")
-            setattr(parent, name, cls(child, *groups, prompts, peak))
+            module = cls(child, *groups, prompts, peak, packed=packed)
+            setattr(parent, name, module)
             replaced += 1
+            if packed is None:
+                stored[f"{key}.packed"], stored[f"{key}.scales_zeros"] = module.packed, module.scales_zeros
+                checks[key], fresh = mark, True
+    if cache is not None and fresh:
+        _write_cache(cache, {k: v.contiguous() for k, v in stored.items()}, checks)
     return replaced
 
 
@@ -257,11 +334,11 @@ def _verdict(form: str, reference: list, served: list, key: str, seconds: float)
     return verdict
 
 
-def serve_checked(load, folder, name: str):
+def serve_checked(load, folder, name: str, int4_cache=None):
     """A language model from load() (float32, fresh at each call) served in the first form that agrees with
     float32 on this CPU: int4 decoding with bf16 prompts (where the CPU has bf16) or with int8 prompts (where it
     has not), int4 with float32 prompts, or float32 alone. Verdicts are stored in `folder` per CPU and torch
-    version; `lm.checks` lists those of this load."""
+    version; `lm.checks` lists those of this load. `int4_cache`: the folder of the packed-layer cache (serve_4bit)."""
     import time
 
     import torch
@@ -280,12 +357,12 @@ def serve_checked(load, folder, name: str):
         if verdict is None:
             started = time.perf_counter()
             reference = reference if reference is not None else probe_logits(lm.model, lm.tokenizer)
-            if not serve_4bit(lm.model, prompts, peaks):
+            if not serve_4bit(lm.model, prompts, peaks, int4_cache):
                 return lm  # no 4-bit layers (a dense checkpoint): served as it is
             verdict = _verdict(form, reference, probe_logits(lm.model, lm.tokenizer), key,
                                time.perf_counter() - started)
             selfcheck.store_verdict(folder, verdict, form)
-        elif verdict.passed and not serve_4bit(lm.model, prompts, peaks):
+        elif verdict.passed and not serve_4bit(lm.model, prompts, peaks, int4_cache):
             return lm
         else:
             modified = verdict.passed

@@ -246,4 +246,4 @@ def load_gguf_lm(spec, registry) -> LanguageModel:
     from .fourbit import serve_checked
 
     return serve_checked(lambda: _load_dir(str(target), spec.model_id, f"{name} (GGUF, converted to safetensors)"),
-                         target, name)
+                         target, name, int4_cache=target)
