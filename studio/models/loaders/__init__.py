@@ -22,7 +22,7 @@ LOADERS = {
     "diffusers": ("vision", "load_diffusers"),
     "spacy": ("parser", "load_spacy"),
     "embedder_variant": ("..variants", "load_variant_role"),
-    "simile_reranker": ("common", "load_simile_reranker"),
+    "simile_reranker": ("simile_reranker", "load_simile_reranker"),
     "judge_head": ("..judge_head", "load_judge_role"),
     "lm_variant": ("..lm_delta", "load_lm_variant_role"),
     "pair_encoder_judge": ("..pair_encoder", "load_pair_encoder_role"),

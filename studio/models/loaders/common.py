@@ -100,27 +100,3 @@ def refuse_pickled_weights(path: str) -> None:
             raise LoadError(f"{p} holds only pickled weights ({weights[0].name}), which the studio refuses to load",
                             "provide safetensors weights")
 
-
-class SimileReranker:
-    """The `simile_components` role: the learned vehicle boundary's weights (studio/similes/component_model.py)."""
-    role = "simile_components"
-    backend = "linear reranker over parse features (components.json)"
-    checks = ()
-    weights_mb = 0.0
-
-    def __init__(self, weights: dict, meta: dict, model_id: str):
-        self.weights, self.meta, self.model_id = weights, meta, model_id
-
-    def close(self) -> None:
-        pass
-
-
-def load_simile_reranker(spec, registry) -> SimileReranker:
-    import json
-
-    path = Path(spec.model_id)
-    if not path.is_file():
-        raise LoadError(f"no {path.name} in {path.parent}", "run `python -m studio train simile-components`",
-                        unavailable=True)
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return SimileReranker(data["vehicle_end"], data.get("meta", {}), str(path))
