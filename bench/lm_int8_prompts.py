@@ -1,7 +1,8 @@
 """Bench: how close the LM's int8 prompt products come to float32, per recipe (SmoothQuant strength, which layers
 stay float32), on the 12 prompts of bench/continuation.py's ensemble and 12 calibration-free narratives: next-token
 argmax agreement and the mean shift of the float32 top token's log-probability at every real position, and the
-prompt pass's time. The served recipe is fourbit.SMOOTH_ALPHA with fourbit.INT8_FLOAT32_LAYERS.
+prompt pass's time. The served recipe is fourbit.SMOOTH_ALPHA, fourbit.INT8_FLOAT32_LAYERS and
+fourbit.INT8_ROWS_PER_SCALE.
 
     .venv/bin/python bench/lm_int8_prompts.py      # prints JSON
 """
@@ -19,7 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("STUDIO_PROFILE", "offline")
 os.environ["STUDIO_LM_4BIT"] = "0"  # the registry's float32 lm: the reference; 4-bit copies are made here
 
-RECIPES = [(0.8, ("down_proj",)), (0.8, ()), (0.5, ("down_proj",)), (0.0, ("down_proj",))]
+#: (SmoothQuant strength, layers kept float32, rows per activation scale); the first is the served recipe
+RECIPES = [(0.8, ("down_proj",), 32), (0.8, ("down_proj",), 10**6), (0.8, (), 32), (0.5, ("down_proj",), 32),
+           (0.0, ("down_proj",), 32)]
 
 
 def main() -> dict:
@@ -47,8 +50,9 @@ def main() -> dict:
     peaks = fourbit.input_peaks(reference, tok)
     folder = converted_dir(Path(resolve_model_path(lm.model_id)))
     rows = []
-    for alpha, float_layers in RECIPES:
+    for alpha, float_layers, rows_per_scale in RECIPES:
         fourbit.SMOOTH_ALPHA, fourbit.INT8_FLOAT32_LAYERS = alpha, float_layers
+        fourbit.INT8_ROWS_PER_SCALE = rows_per_scale
         model = _load_dir(str(folder), "float32", "float32").model
         if not fourbit.serve_4bit(model, "int8", peaks):
             raise SystemExit("this torch has no int4 kernel: nothing to compare")
@@ -57,7 +61,7 @@ def main() -> dict:
             new = model(**enc).logits.float()[mask]
             seconds = time.perf_counter() - started
         lp = torch.log_softmax(new, -1).gather(-1, top[:, None])
-        rows.append({"smooth_alpha": alpha, "float32_layers": list(float_layers),
+        rows.append({"smooth_alpha": alpha, "float32_layers": list(float_layers), "rows_per_scale": rows_per_scale,
                      "argmax_agreement": round(float((new.argmax(-1) == top).float().mean()), 3),
                      "mean_top_logprob_shift": round(float((ref_lp - lp).abs().mean()), 3),
                      "prompt_pass_s": round(seconds, 3)})
