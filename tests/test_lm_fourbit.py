@@ -270,3 +270,16 @@ def test_packed_layers_are_cached_and_shared_by_a_wrapped_variant(tmp_path, monk
     int8 = tiny_llama(quantized=True)  # the cached packed layers under int8 prompts too
     assert fourbit.serve_4bit(int8, "int8", fourbit.input_peaks(int8, _Tokens(), CALIBRATION), tmp_path) == 14
     assert len(calls) == 2  # only its layer 1 down_proj, whose cached entry is now the changed model's
+
+
+def test_int8_prompts_a_torch_cannot_build_fall_back_to_float32_prompts(tmp_path, monkeypatch):
+    monkeypatch.setenv("STUDIO_BF16", "0")
+    monkeypatch.delenv("STUDIO_LM_INT8", raising=False)
+
+    def missing(weight, peak):
+        raise RuntimeError("no quantized engine")
+
+    monkeypatch.setattr(fourbit, "_int8_linear", missing)
+    lm = fourbit.serve_checked(lambda: _lm(tiny_llama(quantized=True)), tmp_path, "tiny")
+    assert not lm.checks[0].passed and "could not be built" in lm.checks[0].measure
+    assert lm.checks[-1].passed and "float32 prompts" in lm.backend

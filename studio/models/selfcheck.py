@@ -142,7 +142,7 @@ def check_embedder(form: str, encode, reference: np.ndarray, key: str, mean: flo
     passed = bool(values.mean() >= mean and values.min() >= floor)
     return Verdict(form, passed, f"cosine to float32 over {len(texts)} probe texts (lowest {values.min():.3f}), mean",
                    round(float(values.mean()), 4), f"mean >= {mean} and lowest >= {floor}", key,
-                   round(time.perf_counter() - started, 2), _now())
+                   round(time.perf_counter() - started, 2), now())
 
 
 def lm_agreement(reference_logits: list, served_logits: list) -> tuple[float, float]:
@@ -165,7 +165,7 @@ def lm_verdict(form: str, reference_logits: list, served_logits: list, key: str,
     return Verdict(form, passed, f"top-token agreement with float32 {top1:.3f}, mean log-prob shift",
                    round(shift, 4) if np.isfinite(shift) else 99.0,
                    f"agreement >= {LM_MIN_TOP1_AGREEMENT} and shift <= {LM_MAX_MEAN_LOGPROB_SHIFT}", key,
-                   round(seconds, 2), _now())
+                   round(seconds, 2), now())
 
 
 def _log_softmax(x: np.ndarray) -> np.ndarray:
@@ -173,7 +173,7 @@ def _log_softmax(x: np.ndarray) -> np.ndarray:
     return x - np.log(np.exp(x).sum(-1, keepdims=True))
 
 
-def _now() -> str:
+def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S")
 
 

@@ -371,10 +371,20 @@ def serve_checked(load, folder, name: str, int4_cache=None):
         if verdict is None:
             started = time.perf_counter()
             reference = reference if reference is not None else probe_logits(lm.model, lm.tokenizer)
-            if not serve_4bit(lm.model, prompts, peaks, int4_cache):
+            try:
+                served = serve_4bit(lm.model, prompts, peaks, int4_cache)
+            except (RuntimeError, AttributeError, NotImplementedError) as exc:
+                if prompts != "int8":
+                    raise
+                # a torch without the quantized kernels: a failed verdict, and the next form
+                served = -1
+                verdict = selfcheck.Verdict(form, False, f"could not be built ({type(exc).__name__}: {exc})"[:200],
+                                            99.0, "builds on this torch", key, 0.0, selfcheck.now())
+            if not served:
                 return lm  # no 4-bit layers (a dense checkpoint): served as it is
-            verdict = _verdict(form, reference, probe_logits(lm.model, lm.tokenizer), key,
-                               time.perf_counter() - started)
+            if served > 0:
+                verdict = _verdict(form, reference, probe_logits(lm.model, lm.tokenizer), key,
+                                   time.perf_counter() - started)
             selfcheck.store_verdict(folder, verdict, form)
         elif verdict.passed and not serve_4bit(lm.model, prompts, peaks, int4_cache):
             return lm
