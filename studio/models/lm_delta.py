@@ -153,8 +153,8 @@ def trainable_base():
         lm = _fresh(spec, spec.model_id)
         return lm.model, lm.tokenizer, spec.model_id
     folder = _base_folder(spec)
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32, trust_remote_code=False,
-                                                 use_safetensors=True)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32, use_safetensors=True,
+                                                 trust_remote_code=False)
     tokenizer = AutoTokenizer.from_pretrained(folder)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token

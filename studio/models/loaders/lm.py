@@ -193,7 +193,7 @@ def _load_dir(path: str, model_id: str, backend: str) -> TransformersLM:
     dev = device()
     dtype = torch.float16 if dev == "cuda" else torch.float32
     tok = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, trust_remote_code=False, use_safetensors=True)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, use_safetensors=True, trust_remote_code=False)
     return TransformersLM(model.to(dev).eval(), tok, model_id, backend)
 
 

@@ -102,7 +102,7 @@ class TransformersClassifier:
         self.device = device()
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         self.model = AutoModelForSequenceClassification.from_pretrained(
-            path, trust_remote_code=False, use_safetensors=True).to(self.device).eval()
+            path, use_safetensors=True, trust_remote_code=False).to(self.device).eval()
         self.labels = [self.model.config.id2label[i].lower() for i in range(self.model.config.num_labels)]
         self._torch = torch
 
