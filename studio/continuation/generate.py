@@ -128,13 +128,14 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
             known = expr is not None and expr.meaning and expr.meaning_source != "kb"
             prompts = [generator_prompt(text, expr.text, expr.meaning) if known else generator_prompt(text)]
             if expr is not None and not known:
-                notes.append(f"no meaning of “{expr.text}” is known to the lexicon: the generator continues without one")
+                unknown = f"no meaning of “{expr.text}” is known to the lexicon: the generator continues without one"
                 if expr.kind == "idiom":
                     step(0.05, "paraphrasing the idiom")
                     guess = model_paraphrase(lm, text, expr.text)
-                    if guess:  # shown, never used: neither the generator nor the judge is given it
-                        notes.append("the meaning shown is the generator's own paraphrase, a guess (often wrong); "
-                                     "neither the continuation nor the judge was given it")
+                if guess:  # shown, never used: neither the generator nor the judge is given it
+                    unknown += ("; the meaning shown is its own paraphrase, a guess (often wrong), given to neither "
+                                "the continuation nor the judge")
+                notes.append(unknown + ".")
         except ModelUnavailable as exc:
             notes.append(f"the fine-tuned generator is not available ({exc.reason}); the plain lm continued instead")
     if lm is None:
@@ -179,9 +180,25 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
 PARAPHRASE_TOKENS = 16
 
 
+_PARAPHRASES: dict[tuple[str, str], str] = {}  # (model id, prompt) -> paraphrase: greedy, so the same every time
+_PARAPHRASES_KEPT = 256
+
+
 def model_paraphrase(lm, narrative: str, expression: str) -> str:
-    """The generator's own reading of an idiom in this narrative (greedy: the same text every time), one sentence
-    without a final stop, or "" when it writes nothing usable."""
+    """The generator's own reading of an idiom in this narrative (greedy: the same text every time, so it is
+    kept per model and prompt), one sentence without a final stop, or "" when it writes nothing usable."""
+    model_id = getattr(lm, "model_id", None)
+    if not model_id:
+        return _paraphrase(lm, narrative, expression)
+    key = (str(model_id), paraphrase_prompt(narrative, expression))
+    if key not in _PARAPHRASES:
+        if len(_PARAPHRASES) >= _PARAPHRASES_KEPT:
+            _PARAPHRASES.pop(next(iter(_PARAPHRASES)))
+        _PARAPHRASES[key] = _paraphrase(lm, narrative, expression)
+    return _PARAPHRASES[key]
+
+
+def _paraphrase(lm, narrative: str, expression: str) -> str:
     sample = ensemble_sample(lm, [paraphrase_prompt(narrative, expression)], max_new_tokens=PARAPHRASE_TOKENS,
                              temperature=0.0, no_repeat_ngram_size=3, stop_at_sentence_end=True)[0]
     text = sample.text.strip().strip('"').strip().rstrip(".").strip()

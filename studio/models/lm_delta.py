@@ -10,10 +10,9 @@ delta (serve_checked), else it is served in float32. A delta trained from anothe
 (VariantMismatch): callers then use the plain `lm`.
 
 Training-side helpers (`trainable_base`, `attach_lora`, `lora_state`, `save_delta`) live here too, because this
-package is the only one that loads a model; the training loop itself is in studio/similes/polish_train.py."""
+package is the only one that loads a model; the training loop itself is studio/lm_finetune.py."""
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from .registry import get_registry
@@ -204,8 +203,10 @@ def load_lm_variant(delta_path: Path | str) -> LanguageModel:
     if not spec.model_id or canonical_model_id(recorded) != canonical_model_id(spec.model_id):
         raise VariantMismatch(f"{delta_path.name} was trained from {recorded or 'an unrecorded model'}, "
                               f"not from the current lm {spec.model_id or '(none)'}")
-    digest = hashlib.sha1(delta_path.read_bytes()).hexdigest()[:12]
-    return _load(delta_path, spec, float(meta.get(SCALE_KEY, "1.0")), digest)
+    from .loaders.common import bytes_digest
+
+    data = delta_path.read_bytes()  # read once: hashed, then loaded
+    return _load(delta_path, spec, float(meta.get(SCALE_KEY, "1.0")), bytes_digest(data), data)
 
 
 def load_lm_variant_role(spec, registry) -> LanguageModel:
@@ -219,10 +220,10 @@ def load_lm_variant_role(spec, registry) -> LanguageModel:
         raise LoadError(str(exc), spec.fix or "train the delta from this profile's lm", unavailable=True) from exc
 
 
-def _load(delta_path: Path, spec, scale: float, digest: str) -> LanguageModel:
-    from safetensors.torch import load_file
+def _load(delta_path: Path, spec, scale: float, digest: str, data: bytes) -> LanguageModel:
+    from safetensors.torch import load
 
-    delta = load_file(str(delta_path))
+    delta = load(data)
     name = f"{(spec.note or spec.model_id.rsplit('/', 1)[-1])} + {delta_path.stem}"
     model_id = f"{spec.model_id}+{delta_path.stem}@{digest}"
 

@@ -6,10 +6,10 @@ torch. The delta records the model_id of the base it was trained from and is app
 hub's copy of the same weights): with another embedder the caller falls back to the plain one."""
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from .config import cache_dir
+from .loaders.common import bytes_digest
 from .loaders.onnx_text import OnnxSentenceEmbedder, export_model_int8, serve_int8
 from .loaders.text import SentenceTransformerEmbedder, sentence_transformer
 from .registry import get_registry
@@ -35,10 +35,6 @@ def delta_base_id(delta_path: Path | str) -> str:
         return (fh.metadata() or {}).get(BASE_KEY, "")
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha1(path.read_bytes()).hexdigest()[:12]
-
-
 def load_embedder_variant(delta_path: Path | str, role: str = "embedder") -> Embedder:
     """The registry's `role` embedder with `delta_path` applied, served like the base. Not memoised here: the
     registry's `proverbs_encoder` role holds it (shown in the Models tab, counted in the memory budget).
@@ -51,7 +47,7 @@ def load_embedder_variant(delta_path: Path | str, role: str = "embedder") -> Emb
     if canonical_model_id(recorded) != canonical_model_id(base.model_id):  # the hub's copy of the same weights fits
         raise VariantMismatch(f"{delta_path.name} was trained from {recorded or 'an unrecorded model'}, "
                               f"not from the current embedder {base.model_id}")
-    digest = _digest(delta_path)
+    digest = bytes_digest(delta_path.read_bytes())
     model_id = f"{base.model_id}+{delta_path.stem}@{digest}"
     name = f"{display_name(base.model_id)} + fine-tuned {delta_path.stem}"
 

@@ -124,11 +124,15 @@ class Scorer:
         return out
 
     def score(self, doc: np.ndarray, sentences: list[np.ndarray], tuned_doc: np.ndarray | None = None) -> np.ndarray:
-        """(n_narratives, n_proverbs) scores on a logit scale (a softmax over them is a distribution)."""
+        """(n_narratives, n_proverbs) scores on a logit scale (a softmax over them is a distribution). A one-pass
+        scorer reads only `tuned_doc` (its adapter was fitted on those embeddings); `doc` and `sentences` may then
+        be None."""
+        if self.finetuned is not None and tuned_doc is None:
+            raise ValueError("this scorer needs the fine-tuned encoder's narrative embeddings")
+        if self.one_pass:  # the narrative stands for its best sentence
+            doc, sentences = tuned_doc, [d[None] for d in tuned_doc]
         chans = self.channels(doc, sentences)
         if self.finetuned is not None:
-            if tuned_doc is None:
-                raise ValueError("this scorer needs the fine-tuned encoder's narrative embeddings")
             f = self.finetuned
             combined = self._score(chans) + f.weight * f.scale * (tuned_doc @ f.class_vectors.T)
             return (combined / f.temperature).astype(np.float32)
@@ -138,7 +142,7 @@ class Scorer:
         """Scores from the fine-tuned encoder's narrative embeddings alone (a one-pass scorer)."""
         if not self.one_pass:
             raise ValueError("this scorer needs the base embedder's narrative and sentence embeddings too")
-        return self.score(tuned_doc, [d[None] for d in tuned_doc], tuned_doc)
+        return self.score(None, None, tuned_doc)
 
     def _score(self, chans: list[np.ndarray]) -> np.ndarray:
         if self.trained is not None:

@@ -259,6 +259,10 @@ class SimileKB:
             return []
         return sorted(((p, round(s, 4)) for p, s in scores.items()), key=lambda x: (-x[1], x[0]))[:k]
 
+    def has_vehicle(self, normalized_vehicle: str) -> bool:
+        """Whether the KB holds this exact (normalized) vehicle: a dict lookup, no embedding back-off."""
+        return normalized_vehicle in self._vehicles
+
     def surface(self, normalized_vehicle: str) -> str:
         """The vehicle as it is most often written (with its article): "kid" → "a kid"."""
         return self._surfaces.get(normalized_vehicle, normalized_vehicle)

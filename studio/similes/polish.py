@@ -45,7 +45,7 @@ MAX_N = 50
 LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
 MAX_CHARS = 400
 CONTEXT_WORDS = 20
-PROMPT = "Literal: {literal}\nSimile:"  # the polisher's training format (studio/similes/polish_data.py)
+PROMPT = "Literal: {literal}\nSimile:"  # the polisher's prompt, served here and trained on (polish_data.prompt)
 #: shown by the UI, the CLI and the downloads
 SCORE_MEANING = ("score = how readily the polisher (the language model fine-tuned on literal → simile pairs) writes "
                  "this simile for this literal: the geometric mean of its per-token probabilities over the inserted "
@@ -289,7 +289,7 @@ def noun_phrase(vehicle: str, kb=None) -> str:
     v = re.sub(r"\s+", " ", vehicle.strip().strip(",;:")).strip()
     if kb is not None:
         norm = kb.normalize(v)
-        if norm == v.lower() and kb.vehicle_freq(norm).level == "exact":
+        if norm == v.lower() and kb.has_vehicle(norm):
             v = kb.surface(norm)
     words = v.split()
     if len(words) >= 2 and words[0].lower() in ("a", "an"):

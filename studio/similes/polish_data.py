@@ -23,8 +23,7 @@ import re
 from functools import lru_cache
 
 from .data import detokenize, shared_data_dir
-
-PROMPT = "Literal: {literal}\nSimile:"
+from .polish import PROMPT  # one prompt format for training and serving
 _WORD = re.compile(r"\w+(?:'\w+)?|[^\w\s]")
 
 

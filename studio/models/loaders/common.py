@@ -1,6 +1,7 @@
 """Helpers shared by the backends: device choice, package and path resolution, pickle refusal."""
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 from pathlib import Path
@@ -44,6 +45,11 @@ def fast_bfloat16() -> bool:
     cpu = getattr(torch, "cpu", None)
     checks = [getattr(cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
     return any(check() for check in checks if check is not None)
+
+
+def bytes_digest(data: bytes) -> str:
+    """The short content hash that names a small trained delta in model ids and cache folders."""
+    return hashlib.sha1(data).hexdigest()[:12]
 
 
 def file_fingerprint(path: Path) -> str:

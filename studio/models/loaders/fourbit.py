@@ -179,11 +179,10 @@ def _read_cache(path) -> tuple[dict, dict]:
         import json
 
         from safetensors import safe_open
-        from safetensors.torch import load_file
 
-        with safe_open(str(path), framework="pt") as fh:
+        with safe_open(str(path), framework="pt") as fh:  # one read: the tensors and their fingerprints
             checks = json.loads((fh.metadata() or {}).get("fingerprints", "{}"))
-        return load_file(str(path)), checks
+            return {name: fh.get_tensor(name) for name in fh.keys()}, checks
     except Exception:  # noqa: BLE001 — a damaged cache is rebuilt
         return {}, {}
 
@@ -201,12 +200,12 @@ def _write_cache(path, tensors: dict, checks: dict) -> None:
         pass  # a read-only cache: served all the same, packed again next time
 
 
-def serve_4bit(model, prompts: str | bool | None = None, input_peaks: dict | None = None, int4_cache=None) -> int:
+def serve_4bit(model, prompts: str | None = None, input_peaks: dict | None = None, int4_cache=None) -> int:
     """Replace, in place, every linear layer of a CPU model whose weights are 4-bit groupwise; returns how many.
     The output projection tied to the embedding (8-bit in the GGUF) stays float32. `prompts` (PROMPT_FORMS): how
     prompts are multiplied — "bf16" (default where the CPU multiplies bf16 natively), "int8" (needs
-    `input_peaks`, from input_peaks(); the INT8_FLOAT32_LAYERS stay float32) or "float32"; True / False are
-    "bf16" / "float32". `int4_cache`: the folder whose packed-layer cache (int4_cache_file) is read, and written
+    `input_peaks`, from input_peaks(); the INT8_FLOAT32_LAYERS stay float32) or "float32" (the default where
+    it does not). `int4_cache`: the folder whose packed-layer cache (int4_cache_file) is read, and written
     when a layer was packed here; layers are named without a wrapper's ".base", so a variant wrapping the base's
     linears (lm_delta) shares the base's cache."""
     import re
@@ -215,8 +214,8 @@ def serve_4bit(model, prompts: str | bool | None = None, input_peaks: dict | Non
 
     if not available() or next(model.parameters()).device.type != "cpu":
         return 0
-    if prompts is None or isinstance(prompts, bool):
-        prompts = "bf16" if (fast_bfloat16() if prompts is None else prompts) else "float32"
+    if prompts is None:
+        prompts = "bf16" if fast_bfloat16() else "float32"
     if prompts not in PROMPT_FORMS:
         raise ValueError(f"prompts must be one of {PROMPT_FORMS}")
     if prompts == "int8" and not input_peaks:
