@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("STUDIO_PROFILE", "offline")
+os.environ["STUDIO_LLAMACPP"] = "0"  # this bench measures the torch forms (the fallback where llama.cpp cannot run)
 
 
 def teacher_forced(model, tok, narrative: str, continuation: str):

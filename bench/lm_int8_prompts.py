@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("STUDIO_PROFILE", "offline")
+os.environ["STUDIO_LLAMACPP"] = "0"  # this bench measures the torch forms (the fallback where llama.cpp cannot run)
 os.environ["STUDIO_LM_4BIT"] = "0"  # the registry's float32 lm: the reference; 4-bit copies are made here
 
 #: (SmoothQuant strength, layers kept float32, rows per activation scale); the first is the served recipe

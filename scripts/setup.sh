@@ -17,6 +17,25 @@ if [ ! -f "$stamp" ]; then
   if [ "${1:-}" = "--dev" ]; then .venv/bin/pip install -q -r requirements-dev.txt; fi
   touch "$stamp"
 fi
+# llama.cpp serves the offline language model (studio/models/loaders/llamacpp.py). PyPI has only its source, and
+# pip would compile it for this very CPU (-march=native), which could stop a copied environment with an illegal
+# instruction on another; so it is built here once per machine for plain AVX2 (+FMA, F16C): the same code on every
+# x86 CPU from Haswell on, AVX-512 or not. ~5 minutes on 2 cores; the wheel is kept in the studio cache. Without it
+# (no compiler, STUDIO_LLAMACPP=0) the language model runs on torch.
+LLAMA_CPP=0.3.36
+LLAMA_CPP_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF"
+if [ "${STUDIO_LLAMACPP:-1}" != 0 ] && ! .venv/bin/python -c "import llama_cpp" >/dev/null 2>&1; then
+  wheels="${STUDIO_CACHE_DIR:-$HOME/.cache/figurative-studio}/wheels/llama-cpp-$LLAMA_CPP-$(echo "$LLAMA_CPP_FLAGS" | sha1sum | cut -c1-8)"
+  if ! ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1; then
+    echo "setup: building llama.cpp $LLAMA_CPP for AVX2 (once per machine, ~5 minutes on 2 cores)" >&2
+    CMAKE_ARGS="$LLAMA_CPP_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" .venv/bin/pip wheel -q --no-deps \
+      --no-binary llama-cpp-python --no-cache-dir -w "$wheels" "llama-cpp-python==$LLAMA_CPP" \
+      || echo "setup: llama.cpp could not be built; the language model will run on torch" >&2
+  fi
+  if ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1; then
+    .venv/bin/pip install -q --no-deps "$wheels"/llama_cpp_python-*.whl
+  fi
+fi
 # The one-time work of the profile in use (GGUF conversion, int8 exports and their self-checks on this CPU), done
 # here so that the app's first request does not wait for it; a few seconds when already done. STUDIO_PREPARE=0
 # leaves it to the first request.

@@ -2,6 +2,7 @@
 place, so a reader sees either the old file or the complete new one; a damaged file reads as a cache miss."""
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import shutil
@@ -33,6 +34,23 @@ def atomic_write(path: str | Path, data: str | bytes, mode: int | None = 0o644) 
     """Text (UTF-8) or bytes, written atomically; readable by others by default (a deployed app may run as another
     user than the one who built an asset)."""
     atomic_write_bytes(path, data.encode("utf-8") if isinstance(data, str) else data, mode)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path, mode: int = 0o644):
+    """A temporary path beside `path` for a writer that only takes a file name (a C library's converter, a GGUF
+    writer); moved into place when the block ends without an error, removed otherwise."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def build_dir_atomically(target: str | Path, build) -> None:

@@ -95,8 +95,9 @@ def page(app_url):
         browser.close()
 
 
-#: words of a skip reason that name something CI has (../shared/data, Debian Chromium): in CI such a skip fails
-_CI_REQUIRED = ("../shared", "shared/data", "chromium")
+#: words of a skip reason that name something CI has (../shared/data, Debian Chromium, the llama.cpp that
+#: scripts/setup.sh builds): in CI such a skip fails
+_CI_REQUIRED = ("../shared", "shared/data", "chromium", "llama-cpp-python")
 
 
 def in_ci() -> bool:

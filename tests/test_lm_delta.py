@@ -61,12 +61,12 @@ def test_shared_context_calls_match_the_plain_ones(tiny_registry):
 
 
 @pytest.mark.offline
-def test_the_shipped_polisher_is_served_4bit_after_its_self_check(offline):
+def test_the_shipped_polisher_is_served_in_a_fast_form_after_its_self_check(offline):
     from studio.similes.polish import DELTA_PATH, polisher_lm
 
     assert DELTA_PATH.stat().st_size <= 20 * 2**20
     lm, trained = polisher_lm()
     assert trained
-    assert lm.checks and lm.checks[-1].passed and "int4" in lm.backend
+    assert lm.checks and lm.checks[-1].passed and ("llama.cpp" in lm.backend or "int4" in lm.backend)
     (lp, n), = lm.loglik_shared("Literal: The lake was calm.\nSimile: The lake was", [" as calm as glass."])
     assert n > 0 and lp / n > -3

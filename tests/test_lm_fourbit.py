@@ -87,7 +87,7 @@ def test_it_can_be_switched_off(monkeypatch):
 def test_projecting_combined_hidden_states_equals_combining_logits(combine):
     """The ensemble decoder sums the prompts' last hidden states and projects once; summing the projected
     logits, as the paper describes it, must give the same distribution."""
-    from studio.continuation.decoding import _combined_logits
+    from studio.models.loaders.lm import _combined_logits
 
     model = tiny_llama(quantized=False)
     m, n = 3, 2
@@ -103,8 +103,14 @@ def test_projecting_combined_hidden_states_equals_combining_logits(combine):
 
 
 @pytest.mark.offline
-def test_the_packaged_gguf_is_served_4bit(offline):
-    lm = offline.get("lm")
+def test_the_packaged_gguf_is_served_4bit_where_llamacpp_is_not_used(offline, monkeypatch):
+    from studio.models.loaders.lm import load_gguf_lm
+    from studio.models.specs import spec_for
+
+    offline.get("lm")  # the conversion, once
+    monkeypatch.setenv("STUDIO_LLAMACPP", "0")
+    lm = load_gguf_lm(spec_for("offline", "lm"), offline)
+    assert "llama.cpp not used: switched off" in lm.backend
     layers = [m for m in lm.model.modules() if type(m).__name__ == "GroupwiseInt4Linear"]
     assert len(layers) == 30 * 7 and "int4" in lm.backend
     out = lm.generate(["The cat sat on the"], max_new_tokens=5, temperature=0, seed=0)

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 
 from ..errors import check_stop
+from ..models.sampling import banned_tokens as _banned_tokens
+from ..models.sampling import draw as _draw
 
 _SENTENCE_END = re.compile(r"\w[^.!?]*?[.!?]+[\"')\]]*(?=\s|$)")
 
@@ -28,18 +30,6 @@ def first_sentence(text: str) -> str | None:
     """The text up to its first sentence end, or None while no sentence has ended."""
     m = _SENTENCE_END.search(text)
     return text[: m.end()] if m else None
-
-
-def _banned_tokens(history: list[int], n: int) -> set[int]:
-    """Tokens that would repeat an n-gram of `history` (like transformers' no_repeat_ngram_size)."""
-    if n <= 0 or len(history) < n - 1:
-        return set()
-    prefix = tuple(history[len(history) - n + 1:]) if n > 1 else ()
-    banned = set()
-    for i in range(len(history) - n + 1):
-        if tuple(history[i:i + n - 1]) == prefix:
-            banned.add(history[i + n - 1])
-    return banned
 
 
 def ensemble_sample(lm, prompts: list[str], *, n_samples: int = 1, max_new_tokens: int = 20, top_k: int = 5,
@@ -60,28 +50,23 @@ def ensemble_sample(lm, prompts: list[str], *, n_samples: int = 1, max_new_token
         raise ValueError("no prompts to decode")
     if combine not in ("sum", "mean"):
         raise ValueError("combine must be 'sum' or 'mean'")
-    tok, model = lm.tokenizer, lm.model
-    m, n = len(prompts), max(1, int(n_samples))
-    tok.padding_side = "left"
-    enc = tok(list(prompts), return_tensors="pt", padding=True, add_special_tokens=False)
+    tok = lm.tokenizer
+    n = max(1, int(n_samples))
+    prompt_ids = [tok(p, add_special_tokens=False)["input_ids"] for p in prompts]
+    if not all(prompt_ids):
+        raise ValueError("an empty prompt")
     history0 = tok(shared_text, add_special_tokens=False)["input_ids"] if shared_text else []
     generated: list[list[int]] = [[] for _ in range(n)]
     done = [False] * n
     texts = [""] * n
     generator = torch.Generator().manual_seed(int(seed) % (2**63))
     eos = tok.eos_token_id
-    step_logits = _combined_logits(model, m, n, combine)
-    with torch.inference_mode():
-        # the prompts are read once; their cache is then copied for every sample (rows: prompt-major)
-        mask = enc["attention_mask"]
-        combined, past = step_logits(enc["input_ids"], mask, (mask.cumsum(-1) - 1).clamp_min(0), None, n)
-        if n > 1:
-            past.batch_repeat_interleave(n)
-            mask = mask.repeat_interleave(n, dim=0)
+    # the prompts are read once; each prompt's state then serves its n samples (rows: prompt-major)
+    with lm.ensemble(prompt_ids, n, combine) as (combined, advance):
         for step in range(int(max_new_tokens)):
             check_stop(should_stop, "Decoding")
             if step:
-                combined, past = step_logits(step_ids, mask, (mask.cumsum(-1) - 1)[:, -1:], past, 1)
+                combined = advance(next_ids)
             next_ids = []
             for s in range(n):
                 if done[s]:
@@ -108,8 +93,6 @@ def ensemble_sample(lm, prompts: list[str], *, n_samples: int = 1, max_new_token
                          f"decoding token {step + 1}/{int(max_new_tokens)} of {n} sample(s)")
             if all(done):
                 break
-            step_ids = torch.tensor(next_ids, dtype=enc["input_ids"].dtype).repeat(m).unsqueeze(-1)
-            mask = torch.cat([mask, torch.ones_like(step_ids)], dim=-1)
     samples = []
     for s in range(n):
         raw = texts[s].strip()
@@ -121,54 +104,3 @@ def ensemble_sample(lm, prompts: list[str], *, n_samples: int = 1, max_new_token
             text = sentence or text
         samples.append(Sample(text=text, tokens=len(generated[s]), ids=tuple(generated[s]), complete=ended))
     return samples
-
-
-#: decoder-only architectures whose logits are exactly lm_head(final hidden state), with no scaling or capping
-_LINEAR_HEAD_TYPES = ("llama", "mistral", "qwen2", "qwen3", "gpt2", "smollm3")
-
-
-def _combined_logits(model, m: int, n: int, combine: str):
-    """A function (ids, mask, positions, past, repeat) -> (combined logits (n, vocab), past) for m prompts × n
-    samples, rows prompt-major; `repeat` copies each prompt's result for the n samples (the prefill).
-
-    The output projection is linear, so the sum (or mean) of the prompts' logits is the projection of the sum
-    (or mean) of their last hidden states: the vocabulary projection then runs on n rows instead of m·n, where
-    it was a third of each decoding step."""
-    import torch
-
-    def reduce(rows, repeat):
-        per_sample = rows.repeat_interleave(repeat, dim=0).view(m, n, -1)
-        return per_sample.sum(0) if combine == "sum" else per_sample.mean(0)
-
-    head = model.get_output_embeddings()
-    linear_head = (getattr(model.config, "model_type", None) in _LINEAR_HEAD_TYPES
-                   and type(head) is torch.nn.Linear and head.bias is None
-                   and not getattr(model.config, "final_logit_softcapping", None))
-    if not linear_head:
-        def full(ids, mask, positions, past, repeat):
-            # logits_to_keep=1: only the last position's logits are used
-            out = model(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=past,
-                        use_cache=True, logits_to_keep=1)
-            return reduce(out.logits[:, -1, :].float(), repeat), out.past_key_values
-        return full
-
-    body = model.base_model
-
-    def projected(ids, mask, positions, past, repeat):
-        out = body(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=past, use_cache=True)
-        hidden = reduce(out.last_hidden_state[:, -1, :], repeat)
-        return head(hidden.to(head.weight.dtype)).float(), out.past_key_values
-    return projected
-
-
-def _draw(row, top_k: int, temperature: float, generator) -> int:
-    import torch
-
-    if not temperature or temperature <= 0:
-        return int(row.argmax())
-    k = min(int(top_k), row.numel()) if top_k and top_k > 0 else row.numel()
-    values, indices = torch.topk(row / float(temperature), k)
-    probs = torch.softmax(values, dim=-1)
-    if not torch.isfinite(probs).all():
-        return int(indices[0])
-    return int(indices[torch.multinomial(probs, 1, generator=generator)])

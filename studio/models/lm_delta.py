@@ -2,12 +2,13 @@
 low-rank factors "<linear path>.lora_A" (r × in) / ".lora_B" (out × r), float16, with the base's model_id and the
 LoRA scale in its metadata), so that a capability can ship a fine-tuned LM without shipping the whole model.
 
-The factors stay beside the base's linear layers instead of being merged into them: merged, the offline base's
-weights would no longer be exactly 4-bit groupwise and would lose the int4 kernel. So the variant is served as its
-base is, 4-bit layers on the int4 kernel (studio/models/loaders/fourbit.py) plus the low-rank path in float32, and it
-proves itself the same way: its next-token distributions on the probe texts must agree with the float32 base +
-delta (serve_checked), else it is served in float32. A delta trained from another base is refused
-(VariantMismatch): callers then use the plain `lm`.
+The factors stay beside the base's weights instead of being merged into them. On llama.cpp the variant is the base's
+float16 file plus a llama.cpp LoRA adapter written from the delta (studio/models/loaders/llamacpp.py); on torch it is
+the base's 4-bit layers on the int4 kernel (studio/models/loaders/fourbit.py; merged, the weights would no longer
+be exactly 4-bit groupwise) plus the low-rank path in float32. Either way it proves itself like its base: its
+next-token distributions on the probe texts must agree with the float32 base + delta (loaders.lm.serve_gguf), else
+the next form serves, finally float32. A delta trained from another base is refused (VariantMismatch): callers then
+use the plain `lm`.
 
 Training-side helpers (`trainable_base`, `attach_lora`, `lora_state`, `save_delta`) live here too, because this
 package is the only one that loads a model; the training loop itself is studio/lm_finetune.py."""
@@ -235,9 +236,12 @@ def _load(delta_path: Path, spec, scale: float, digest: str, data: bytes) -> Lan
 
     if spec.backend == "gguf_lm":
         from .config import cache_dir
-        from .loaders.fourbit import serve_checked
+        from .loaders.common import resolve_model_path
+        from .loaders.lm import serve_gguf
 
-        verdicts = cache_dir() / "lm" / f"{Path(_base_folder(spec)).name}+{delta_path.stem}-{digest}"
+        base = Path(_base_folder(spec))
+        verdicts = cache_dir() / "lm" / f"{base.name}+{delta_path.stem}-{digest}"
         verdicts.mkdir(parents=True, exist_ok=True)
-        return serve_checked(float32, verdicts, name, int4_cache=Path(_base_folder(spec)))
+        return serve_gguf(float32, base, Path(resolve_model_path(spec.model_id)), verdicts, name, model_id,
+                          delta=(delta, scale))
     return float32()

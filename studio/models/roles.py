@@ -1,5 +1,5 @@
 """The small typed interface of each role. Capability code sees these, never raw model objects
-(except `LanguageModel.model`/`.tokenizer`, which custom decoding such as logit ensembles needs)."""
+(except `LanguageModel.tokenizer`, whose token ids custom decoding such as the logit ensemble works with)."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -82,6 +82,12 @@ class LanguageModel(Role):
         gens = self.generate([context], max_new_tokens=max_new_tokens, top_k=top_k, temperature=temperature,
                              no_repeat_ngram_size=0, num_return_sequences=n, seed=seed)[0]
         return [g.text.split(stop, 1)[0] if stop else g.text for g in gens]
+
+    def ensemble(self, prompt_ids: list[list[int]], n: int, combine: str):
+        """A context manager giving (first, step) for the logit ensemble of continuation/decoding.py: first = the
+        combined ("sum" or "mean") next-token logits, a (n, vocab) tensor, of the m prompts for each of n samples;
+        step(next_ids) feeds sample s's token to its m prompts and returns the new combined logits."""
+        raise NotImplementedError(f"{type(self).__name__} has no logit ensemble")
 
     def chat(self, user_message: str, system: str | None = None) -> str:
         """The model's chat template applied to one user turn, ready for generation."""

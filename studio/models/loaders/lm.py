@@ -1,6 +1,7 @@
 """Causal language models: transformers checkpoints, and GGUF files converted once to safetensors."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import threading
@@ -141,6 +142,8 @@ class TransformersLM(LanguageModel):
                       temperature: float = 0.8, seed: int = 0, stop: str = "\n"):
         """n seeded samples continuing one context, whose cache is computed once and shared (generate() would
         run the context n times). Each sample stops at `stop`, end of text, or max_new_tokens."""
+        from ..sampling import draw_rows
+
         torch = self._torch
         if n < 1:
             return []
@@ -152,11 +155,7 @@ class TransformersLM(LanguageModel):
             out = [[] for _ in range(n)]
             alive = torch.ones(n, dtype=torch.bool)
             for step in range(int(max_new_tokens)):
-                scaled = logits / max(float(temperature), 1e-5)
-                if top_k:
-                    kth = torch.topk(scaled, int(top_k), dim=-1).values[:, -1:]
-                    scaled = scaled.masked_fill(scaled < kth, float("-inf"))
-                nxt = torch.multinomial(torch.softmax(scaled, dim=-1).cpu(), 1, generator=gen).squeeze(-1)
+                nxt = draw_rows(logits, top_k, temperature, gen)
                 for i in range(n):
                     if alive[i]:
                         tok = int(nxt[i])
@@ -174,8 +173,73 @@ class TransformersLM(LanguageModel):
         texts = [self.tokenizer.decode(ids, skip_special_tokens=True) for ids in out]
         return [t.split(stop, 1)[0] if stop else t for t in texts]
 
+    @contextlib.contextmanager
+    def ensemble(self, prompt_ids: list[list[int]], n: int, combine: str):
+        """The logit ensemble of continuation/decoding.py, as (first, step): first = the combined next-token logits
+        (n, vocab) of m prompts × n samples, the prompts left-padded in one batch and their cache copied for the
+        n samples (rows prompt-major); step(next_ids) feeds sample s's token to all m prompts of that sample and
+        returns the new combined logits."""
+        torch = self._torch
+        m, width, pad = len(prompt_ids), max(len(p) for p in prompt_ids), self.tokenizer.pad_token_id
+        ids = torch.tensor([[pad] * (width - len(p)) + list(p) for p in prompt_ids], device=self.device)
+        mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompt_ids], device=self.device)
+        step_logits = _combined_logits(self.model, m, n, combine)
+        with torch.inference_mode():
+            combined, past = step_logits(ids, mask, (mask.cumsum(-1) - 1).clamp_min(0), None, n)
+            if n > 1:
+                past.batch_repeat_interleave(n)
+                mask = mask.repeat_interleave(n, dim=0)
+            state = {"past": past, "mask": mask}
+
+            def step(next_ids: list[int]):
+                step_ids = torch.tensor(next_ids, dtype=ids.dtype, device=self.device).repeat(m).unsqueeze(-1)
+                state["mask"] = torch.cat([state["mask"], torch.ones_like(step_ids)], dim=-1)
+                out, state["past"] = step_logits(step_ids, state["mask"], (state["mask"].cumsum(-1) - 1)[:, -1:],
+                                                 state["past"], 1)
+                return out
+
+            yield combined, step
+
     def close(self) -> None:
         self.model = None
+
+
+#: decoder-only architectures whose logits are exactly lm_head(final hidden state), with no scaling or capping
+_LINEAR_HEAD_TYPES = ("llama", "mistral", "qwen2", "qwen3", "gpt2", "smollm3")
+
+
+def _combined_logits(model, m: int, n: int, combine: str):
+    """A function (ids, mask, positions, past, repeat) -> (combined logits (n, vocab), past) for m prompts × n
+    samples, rows prompt-major; `repeat` copies each prompt's result for the n samples (the prefill).
+
+    The output projection is linear, so the sum (or mean) of the prompts' logits is the projection of the sum
+    (or mean) of their last hidden states: the vocabulary projection then runs on n rows instead of m·n, where
+    it was a third of each decoding step."""
+    import torch
+
+    def reduce(rows, repeat):
+        per_sample = rows.repeat_interleave(repeat, dim=0).view(m, n, -1)
+        return per_sample.sum(0) if combine == "sum" else per_sample.mean(0)
+
+    head = model.get_output_embeddings()
+    linear_head = (getattr(model.config, "model_type", None) in _LINEAR_HEAD_TYPES
+                   and type(head) is torch.nn.Linear and head.bias is None
+                   and not getattr(model.config, "final_logit_softcapping", None))
+    if not linear_head:
+        def full(ids, mask, positions, past, repeat):
+            # logits_to_keep=1: only the last position's logits are used
+            out = model(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=past,
+                        use_cache=True, logits_to_keep=1)
+            return reduce(out.logits[:, -1, :].float(), repeat), out.past_key_values
+        return full
+
+    body = model.base_model
+
+    def projected(ids, mask, positions, past, repeat):
+        out = body(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=past, use_cache=True)
+        hidden = reduce(out.last_hidden_state[:, -1, :], repeat)
+        return head(hidden.to(head.weight.dtype)).float(), out.past_key_values
+    return projected
 
 
 def _quiet_transformers() -> None:
@@ -243,7 +307,23 @@ def load_gguf_lm(spec, registry) -> LanguageModel:
             raise LoadError("reading GGUF files needs the `gguf` package", "pip install gguf accelerate") from exc
         convert_gguf(gguf, target)
     name = spec.note or gguf.stem
+    return serve_gguf(lambda: _load_dir(str(target), spec.model_id, f"{name} (GGUF, converted to safetensors)"),
+                      target, gguf, target, name, spec.model_id)
+
+
+def serve_gguf(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str, model_id: str, delta=None,
+               int4_cache: Path | None = None) -> LanguageModel:
+    """A GGUF language model (or a LoRA variant of one: `delta` = (factors, scale)) in the first form that passes
+    its self-check on this CPU: llama.cpp (studio/models/loaders/llamacpp.py), else the torch forms of
+    studio/models/loaders/fourbit.py from `float32_load()`. Every verdict of this load is in `lm.checks`."""
+    from . import llamacpp
     from .fourbit import serve_checked
 
-    return serve_checked(lambda: _load_dir(str(target), spec.model_id, f"{name} (GGUF, converted to safetensors)"),
-                         target, name, int4_cache=target)
+    lm, verdict = llamacpp.serve(float32_load, base_dir, gguf, folder, name, model_id, delta)
+    if lm is not None:
+        return lm
+    served = serve_checked(float32_load, folder, name, int4_cache=int4_cache or base_dir)
+    served.checks = ([verdict] if verdict else []) + list(getattr(served, "checks", ()) or ())
+    why = llamacpp.unavailable_reason() if verdict is None else "it failed its self-check"
+    served.backend = f"{served.backend}; llama.cpp not used: {why}"
+    return served

@@ -1,0 +1,545 @@
+"""The offline language model on llama.cpp (llama-cpp-python, built for plain AVX2 by `scripts/setup.sh`).
+
+llama.cpp is the library made for running a small GGUF model on a CPU: a decoding step is one compiled graph
+instead of some 600 torch calls, which was most of the time of a 20-token continuation. Built with
+GGML_NATIVE=OFF and AVX2 / FMA / F16C, the same code computes on every x86 CPU that has AVX2, AVX-512 or not, so
+the answers no longer depend on which kernels a runtime picks on the machine.
+
+The shipped Q4_1 file is served as float16 (`served_gguf`: every Q4_1 weight, a 16-level value times a float16
+scale plus a float16 minimum, rounded to float16 once); llama.cpp's prompt products on Q4_1 ran at half the speed
+of float16 on this build. A LoRA variant (studio/models/lm_delta.py) is served as the same file plus a llama.cpp
+adapter written from the delta (`write_adapter`). Token ids come from the model's transformers tokenizer, so they
+are those of the float32 reference.
+
+Like every accelerated form it proves itself where it runs (`check`): its next-token distributions on the probe
+texts against the float32 model's, with the LM tolerance of studio/models/selfcheck.py; the verdict is kept
+under the CPU, llama.cpp's version and the served files. A failed check, a missing library or a build that uses
+instructions this CPU lacks leaves the torch forms (studio/models/loaders/fourbit.py) to serve."""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import os
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..roles import Generation, LanguageModel
+from .common import LoadError
+
+#: llama_print_system_info's names → /proc/cpuinfo flags: a build that uses one the CPU lacks is not loaded
+FEATURE_FLAGS = {"SSE3": "pni", "SSSE3": "ssse3", "AVX": "avx", "AVX2": "avx2", "F16C": "f16c", "FMA": "fma",
+                 "BMI2": "bmi2", "AVX512": "avx512f", "AVX512_VBMI": "avx512vbmi", "AVX512_VNNI": "avx512_vnni",
+                 "AVX512_BF16": "avx512_bf16", "AVX_VNNI": "avx_vnni", "AMX_INT8": "amx_int8"}
+#: the instructions the portable build needs; checked before the library is even imported
+BASELINE = ("avx2", "fma", "f16c")
+FORM = "llama.cpp, float16 weights (portable AVX2 build)"
+SERVED_FILE = "llamacpp.f16.gguf"
+#: KV cells shared by all sequences of one call (float16 K and V: ~23 KB a token for SmolLM2-135M)
+N_CTX = 4096
+N_SEQ = 256  # llama.cpp's most sequences in one context
+N_BATCH = 1024
+#: the HF names of a Llama block's linears → GGUF tensor names
+GGUF_NAMES = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
+              "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
+              "mlp.down_proj": "ffn_down"}
+
+_init_lock = threading.Lock()
+_initialised = False
+_log_callback = None  # kept alive: llama.cpp holds the pointer
+
+
+def unavailable_reason() -> str | None:
+    """Why the llama.cpp form cannot be tried here, or None."""
+    from ..selfcheck import read_cpu_flags
+
+    if os.environ.get("STUDIO_LLAMACPP", "1") == "0":
+        return "switched off (STUDIO_LLAMACPP=0)"
+    have = read_cpu_flags(names=BASELINE)
+    if not all(have.values()):
+        return f"this CPU lacks {', '.join(n for n, on in have.items() if not on)}"
+    try:
+        llama_cpp = import_llama_cpp()
+    except (ImportError, OSError) as exc:
+        return f"llama-cpp-python is not installed or does not load ({type(exc).__name__}: {exc})"[:200]
+    info = llama_cpp.llama_print_system_info().decode(errors="replace")
+    used = [name for name, on in re.findall(r"(\w+) = (\d)", info) if on == "1" and name in FEATURE_FLAGS]
+    flags = read_cpu_flags(names=tuple(FEATURE_FLAGS[n] for n in used))
+    missing = [n for n in used if not flags[FEATURE_FLAGS[n]]]
+    if missing:
+        return f"this llama.cpp build uses {', '.join(missing)}, which this CPU lacks (rebuild: scripts/setup.sh)"
+    return None
+
+
+def import_llama_cpp():
+    """llama_cpp, with OpenMP told to spin only briefly before it sleeps: its threads wait for each other between
+    operations, and at libgomp's default spin two requests decoding at once on a 2-core machine took 4 times as
+    long as one (measured: 6.5 s each for a 1.5 s ensemble; 3.7 s each at 300 spins, 1.85 s alone). Set before
+    the library (and the system libgomp with it) is loaded; GOMP_SPINCOUNT set by the user wins."""
+    os.environ.setdefault("GOMP_SPINCOUNT", "300")
+    import llama_cpp
+
+    return llama_cpp
+
+
+def threads() -> int:
+    """Threads of a llama.cpp call: STUDIO_LM_THREADS, else every core (with the short spin of `import_llama_cpp`, two
+    requests at once share the cores fairly)."""
+    wanted = os.environ.get("STUDIO_LM_THREADS", "")
+    return int(wanted) if wanted.isdigit() and int(wanted) > 0 else max(1, os.cpu_count() or 1)
+
+
+def runtime() -> str:
+    llama_cpp = import_llama_cpp()
+
+    return f"llama-cpp-python {llama_cpp.__version__}"
+
+
+def _init() -> None:
+    global _initialised, _log_callback
+    with _init_lock:
+        if _initialised:
+            return
+        llama_cpp = import_llama_cpp()
+
+        def log(level, text, user_data):  # only errors; llama.cpp would print every tensor at load
+            if level == 4 and text:  # GGML_LOG_LEVEL_ERROR
+                import logging
+
+                logging.getLogger("studio.llamacpp").error(text.decode(errors="replace").rstrip())
+
+        _log_callback = llama_cpp.llama_log_callback(log)
+        llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
+        llama_cpp.llama_backend_init()
+        _initialised = True
+
+
+def served_gguf(gguf: Path, folder: Path) -> Path:
+    """The float16 copy of `gguf` in `folder`, written once (atomically) with llama.cpp's own converter."""
+    from ...atomic import atomic_path
+
+    target = folder / SERVED_FILE
+    if target.is_file():
+        return target
+    _init()
+    llama_cpp = import_llama_cpp()
+
+    with atomic_path(target) as tmp:
+        params = llama_cpp.llama_model_quantize_default_params()
+        params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_F16
+        params.allow_requantize = True
+        params.nthread = max(1, os.cpu_count() or 1)
+        if llama_cpp.llama_model_quantize(str(gguf).encode(), str(tmp).encode(), ctypes.byref(params)) != 0:
+            raise LoadError(f"llama.cpp could not convert {gguf.name} to float16")
+    return target
+
+
+def _permute_rows(w: np.ndarray, heads: int) -> np.ndarray:
+    """The row order llama.cpp's GGUF gives q_proj / k_proj (rotary halves interleaved), as its converter does."""
+    return w.reshape(heads, 2, w.shape[0] // heads // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def write_adapter(delta: dict, scale: float, target: Path, n_head: int, n_head_kv: int) -> Path:
+    """A llama.cpp LoRA adapter (GGUF) from a studio delta {"model.layers.N.<linear>.lora_A": (r, in), ".lora_B":
+    (out, r)}: float32 factors under the GGUF names, q/k output rows in GGUF order, alpha = scale · rank."""
+    import gguf as G
+
+    from ...atomic import atomic_path
+
+    if target.is_file():
+        return target
+    tensors, rank = [], None
+    for key in sorted(k for k in delta if k.endswith(".lora_A")):
+        path = key[:-len(".lora_A")]
+        m = re.fullmatch(r"model\.layers\.(\d+)\.(self_attn\.\w+|mlp\.\w+)", path)
+        if not m or m.group(2) not in GGUF_NAMES:
+            raise LoadError(f"the delta names a layer llama.cpp has no adapter slot for: {path}")
+        a = np.ascontiguousarray(np.asarray(delta[key], dtype=np.float32))
+        b = np.asarray(delta[path + ".lora_B"], dtype=np.float32)
+        if m.group(2) in ("self_attn.q_proj", "self_attn.k_proj"):
+            b = _permute_rows(b, n_head if m.group(2) == "self_attn.q_proj" else n_head_kv)
+        name = f"blk.{m.group(1)}.{GGUF_NAMES[m.group(2)]}.weight"
+        tensors += [(f"{name}.lora_a", a), (f"{name}.lora_b", np.ascontiguousarray(b))]
+        rank = a.shape[0]
+    if rank is None:
+        raise LoadError("the delta holds no LoRA factors")
+    with atomic_path(target) as tmp:
+        writer = G.GGUFWriter(str(tmp), "llama")
+        writer.add_string("general.type", "adapter")
+        writer.add_string("adapter.type", "lora")
+        writer.add_float32("adapter.lora.alpha", float(scale) * rank)
+        for name, value in tensors:
+            writer.add_tensor(name, value)
+        writer.write_header_to_file()
+        writer.write_kv_data_to_file()
+        writer.write_tensors_to_file()
+        writer.close()
+    return target
+
+
+class LlamaCppLM(LanguageModel):
+    """A LanguageModel on one llama.cpp context. Calls are serialised (one context, and seeds stay meaningful);
+    each call starts from an empty KV cache and gives every sequence its own id, sharing a prompt's cells where
+    several continuations follow it."""
+
+    device = "cpu"
+
+    def __init__(self, gguf: Path, tokenizer, model_id: str, backend: str, adapter: Path | None = None,
+                 threads: int = 1):
+        _init()
+        llama_cpp = import_llama_cpp()
+
+        self._L = llama_cpp
+        self.tokenizer, self.model_id, self.backend = tokenizer, model_id, backend
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        self.model = None  # no torch module: code that needs one (training, the int4 tests) uses a torch form
+        self.checks: tuple = ()
+        self._lock = threading.RLock()
+        self._model = llama_cpp.llama_model_load_from_file(str(gguf).encode(), llama_cpp.llama_model_default_params())
+        if not self._model:
+            raise LoadError(f"llama.cpp could not load {gguf.name}")
+        cp = llama_cpp.llama_context_default_params()
+        cp.n_ctx, cp.n_batch, cp.n_ubatch, cp.n_seq_max = N_CTX, N_BATCH, 512, N_SEQ
+        cp.n_threads = cp.n_threads_batch = max(1, int(threads))
+        cp.kv_unified, cp.no_perf = True, True
+        self._ctx = llama_cpp.llama_init_from_model(self._model, cp)
+        if not self._ctx:
+            self.close()
+            raise LoadError("llama.cpp could not create a context")
+        self._adapter = None
+        if adapter is not None:
+            self._adapter = llama_cpp.llama_adapter_lora_init(self._model, str(adapter).encode())
+            if not self._adapter:
+                self.close()
+                raise LoadError(f"llama.cpp could not load the adapter {adapter.name}")
+            adapters = (llama_cpp.llama_adapter_lora_p_ctypes * 1)(self._adapter)
+            if llama_cpp.llama_set_adapters_lora(self._ctx, adapters, 1, (ctypes.c_float * 1)(1.0)) != 0:
+                self.close()
+                raise LoadError(f"llama.cpp could not apply the adapter {adapter.name}")
+        # the weights are mapped from the file, shared by every variant's context; the KV cells are each context's
+        self.weights_mb = (gguf.stat().st_size + (adapter.stat().st_size if adapter else 0)) / 2**20
+        self.n_vocab = llama_cpp.llama_vocab_n_tokens(llama_cpp.llama_model_get_vocab(self._model))
+        self._mem = llama_cpp.llama_get_memory(self._ctx)
+        self._batch = llama_cpp.llama_batch_init(N_BATCH, 0, 1)
+
+    # -- the engine ------------------------------------------------------------------------------------------
+    def _clear(self) -> None:
+        self._L.llama_memory_clear(self._mem, True)
+
+    def _run(self, items: list[tuple[int, int, int, bool]]) -> np.ndarray:
+        """Decode (token, position, sequence, wants logits) items in order, N_BATCH at a time; the logits of the
+        items that want them, in order, as a float32 (n, vocab) array."""
+        L, batch, rows = self._L, self._batch, []
+        for start in range(0, len(items), N_BATCH):
+            chunk = items[start:start + N_BATCH]
+            for i, (tok, pos, seq, want) in enumerate(chunk):
+                batch.token[i], batch.pos[i], batch.n_seq_id[i] = int(tok), int(pos), 1
+                batch.seq_id[i][0], batch.logits[i] = int(seq), 1 if want else 0
+            batch.n_tokens = len(chunk)
+            rc = L.llama_decode(self._ctx, batch)
+            if rc != 0:
+                raise RuntimeError(f"llama.cpp could not decode a batch of {len(chunk)} tokens (code {rc}): "
+                                   f"the request is larger than the {N_CTX}-token context")
+            wanted = sum(1 for it in chunk if it[3])
+            if wanted:
+                ptr = L.llama_get_logits(self._ctx)
+                rows.append(np.ctypeslib.as_array(ptr, shape=(wanted, self.n_vocab)).copy())
+        return np.concatenate(rows) if rows else np.zeros((0, self.n_vocab), np.float32)
+
+    def _prefill(self, seqs: Sequence[list[int]], copies: int = 1) -> np.ndarray:
+        """Each token list as sequence i·copies, then copied to the `copies` - 1 sequences after it (sharing
+        cells); the next-token logits after each list, (len(seqs), vocab)."""
+        items = [(t, p, i * copies, p == len(ids) - 1) for i, ids in enumerate(seqs) for p, t in enumerate(ids)]
+        last = self._run(items)
+        for i, ids in enumerate(seqs):
+            for c in range(1, copies):
+                self._L.llama_memory_seq_cp(self._mem, i * copies, i * copies + c, 0, len(ids))
+        return last
+
+    def _ids(self, text: str, special: bool = False) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=special)["input_ids"]
+
+    def _check_room(self, tokens: int, seqs: int) -> None:
+        if tokens > N_CTX or seqs > N_SEQ:
+            raise ValueError(f"the request needs {tokens} tokens in {seqs} sequences; this model's context holds "
+                             f"{N_CTX} tokens in at most {N_SEQ} sequences")
+
+    # -- LanguageModel -----------------------------------------------------------------------------------------
+    def generate(self, prompts, *, max_new_tokens=20, top_k=5, temperature=0.7, no_repeat_ngram_size=3,
+                 num_return_sequences=1, seed=0, logits_processor=None, stop_at_sentence_end=False):
+        import torch
+
+        from ..sampling import banned_tokens, draw
+        from .lm import cut_at_sentence_end
+
+        if logits_processor is not None:
+            raise NotImplementedError("logits processors need the torch form (STUDIO_LLAMACPP=0)")
+        if not len(prompts):
+            return []
+        n, steps, eos = max(1, int(num_return_sequences)), int(max_new_tokens), self.tokenizer.eos_token_id
+        results: list[list[Generation]] = []
+        with self._lock:
+            generator = torch.Generator().manual_seed(int(seed) % (2**63))
+            for prompt in prompts:
+                ids = self.tokenizer(prompt)["input_ids"]
+                self._check_room(len(ids) + n * steps, n)
+                self._clear()
+                logits = torch.from_numpy(np.repeat(self._prefill([ids], n), n, axis=0))
+                out: list[list[int]] = [[] for _ in range(n)]
+                alive = list(range(n))
+                for step in range(steps):
+                    fed = []
+                    for s in alive:
+                        row = logits[s]
+                        banned = banned_tokens(ids + out[s], int(no_repeat_ngram_size or 0))
+                        if banned:
+                            row = row.clone()
+                            row[list(banned)] = float("-inf")
+                        tok = draw(row, top_k, temperature, generator)
+                        if tok == eos:
+                            continue
+                        out[s].append(tok)
+                        fed.append(s)
+                    alive = fed
+                    if not alive or step == steps - 1:
+                        break
+                    rows = self._run([(out[s][-1], len(ids) + step, s, True) for s in alive])
+                    logits = torch.zeros(n, self.n_vocab)
+                    logits[alive] = torch.from_numpy(rows)
+                row_out = []
+                for s in range(n):
+                    text = self.tokenizer.decode(out[s], skip_special_tokens=True)
+                    if stop_at_sentence_end:
+                        text = cut_at_sentence_end(text.strip())
+                    row_out.append(Generation(text=text, prompt=prompt, new_tokens=len(out[s])))
+                results.append(row_out)
+        return results
+
+    def loglik(self, contexts, continuations, batch_size: int = 16):
+        if len(contexts) != len(continuations):
+            raise ValueError("contexts and continuations differ in length")
+        eos = self.tokenizer.eos_token_id
+        pairs = []
+        for ctx, cont in zip(contexts, continuations):
+            c_ids = self._ids(ctx) or [eos]
+            pairs.append((c_ids, self._ids(cont)))
+        results: list[tuple[float, int]] = []
+        with self._lock:
+            group: list[tuple[list[int], list[int]]] = []
+            for pair in pairs + [None]:
+                size = sum(len(c) + len(x) for c, x in group)
+                if group and (pair is None or len(group) == N_SEQ
+                              or size + len(pair[0]) + len(pair[1]) > N_CTX):
+                    results += self._loglik_group(group)
+                    group = []
+                if pair is not None:
+                    self._check_room(len(pair[0]) + len(pair[1]), 1)
+                    group.append(pair)
+        return results
+
+    def _loglik_group(self, group):
+        self._clear()
+        items = []
+        for seq, (c_ids, x_ids) in enumerate(group):
+            full = c_ids + x_ids
+            items += [(t, p, seq, len(c_ids) - 1 <= p < len(full) - 1) for p, t in enumerate(full)]
+        logp = _log_softmax(self._run(items))
+        out, row = [], 0
+        for c_ids, x_ids in group:
+            if not x_ids:
+                out.append((0.0, 0))
+                continue
+            picked = logp[np.arange(row, row + len(x_ids)), x_ids]
+            out.append((float(picked.sum()), len(x_ids)))
+            row += len(x_ids)
+        return out
+
+    def loglik_shared(self, context: str, continuations):
+        conts = [self._ids(c) for c in continuations]
+        results = [(0.0, 0)] * len(conts)
+        todo = [i for i, c in enumerate(conts) if c]
+        if not todo:
+            return results
+        c_ids = self._ids(context) or [self.tokenizer.eos_token_id]
+        with self._lock:
+            for start in range(0, len(todo), N_SEQ):
+                part = todo[start:start + N_SEQ]
+                self._check_room(len(c_ids) + sum(len(conts[i]) for i in part), len(part))
+                self._clear()
+                first = _log_softmax(self._prefill([c_ids], len(part)))[0]
+                items = [(t, len(c_ids) + p, row, True) for row, i in enumerate(part) for p, t in
+                         enumerate(conts[i][:-1])]
+                logp = _log_softmax(self._run(items))
+                at = 0
+                for i in part:
+                    toks = conts[i]
+                    total = float(first[toks[0]])
+                    if len(toks) > 1:
+                        total += float(logp[np.arange(at, at + len(toks) - 1), toks[1:]].sum())
+                        at += len(toks) - 1
+                    results[i] = (total, len(toks))
+        return results
+
+    def sample_shared(self, context: str, n: int, *, max_new_tokens: int = 8, top_k: int = 30,
+                      temperature: float = 0.8, seed: int = 0, stop: str = "\n"):
+        import torch
+
+        from ..sampling import draw_rows
+
+        if n < 1:
+            return []
+        eos = self.tokenizer.eos_token_id
+        c_ids = self._ids(context) or [eos]
+        steps = int(max_new_tokens)
+        self._check_room(len(c_ids) + n * steps, n)
+        with self._lock:
+            gen = torch.Generator(device="cpu").manual_seed(int(seed) % (2**63))
+            self._clear()
+            logits = torch.from_numpy(np.repeat(self._prefill([c_ids], n), n, axis=0))
+            out: list[list[int]] = [[] for _ in range(n)]
+            alive = [True] * n
+            for step in range(steps):
+                nxt = draw_rows(logits, top_k, temperature, gen)
+                for i in range(n):
+                    if alive[i]:
+                        tok = int(nxt[i])
+                        if tok == eos:
+                            alive[i] = False
+                        else:
+                            out[i].append(tok)
+                            if stop and stop in self.tokenizer.decode([tok]):
+                                alive[i] = False
+                if not any(alive) or step == steps - 1:
+                    break
+                live = [i for i in range(n) if alive[i]]
+                rows = self._run([(out[i][-1], len(c_ids) + step, i, True) for i in live])
+                logits[live] = torch.from_numpy(rows)
+        texts = [self.tokenizer.decode(ids, skip_special_tokens=True) for ids in out]
+        return [t.split(stop, 1)[0] if stop else t for t in texts]
+
+    @contextlib.contextmanager
+    def ensemble(self, prompt_ids: list[list[int]], n: int, combine: str):
+        """The logit ensemble of continuation/decoding.py, as (first, step): first = the combined next-token logits
+        (n, vocab) of m prompts × n samples (rows prompt-major, each prompt's cells shared by its n samples);
+        step(next_ids) feeds sample s's token to all m prompts of that sample and returns the new combined
+        logits. The model is held for the whole decoding."""
+        import torch
+
+        m, width = len(prompt_ids), sum(len(p) for p in prompt_ids)
+        self._check_room(width, m * n)
+
+        def reduce(rows):
+            return rows.sum(0) if combine == "sum" else rows.mean(0)
+
+        with self._lock:
+            self._clear()
+            last = torch.from_numpy(self._prefill(prompt_ids, n))  # (m, vocab)
+            state = {"step": 0}
+
+            def step(next_ids: list[int]):
+                pos = state["step"]
+                state["step"] += 1
+                self._check_room(width + (pos + 1) * m * n, m * n)
+                items = [(next_ids[s], len(prompt_ids[p]) + pos, p * n + s, True) for p in range(m) for s in range(n)]
+                return reduce(torch.from_numpy(self._run(items)).view(m, n, -1))
+
+            yield reduce(last).unsqueeze(0).repeat(n, 1), step
+
+    def probe_logits(self, texts) -> list[np.ndarray]:
+        """Next-token logits at every position of each text (the self-check's view), one text at a time."""
+        out = []
+        with self._lock:
+            for text in texts:
+                ids = self.tokenizer(text)["input_ids"]
+                self._clear()
+                out.append(self._run([(t, p, 0, True) for p, t in enumerate(ids)]))
+        return out
+
+    def close(self) -> None:
+        L = self._L
+        with self._lock:
+            if getattr(self, "_batch", None) is not None:
+                L.llama_batch_free(self._batch)
+                self._batch = None
+            if getattr(self, "_ctx", None):
+                L.llama_free(self._ctx)
+                self._ctx = None
+            if getattr(self, "_adapter", None):
+                L.llama_adapter_lora_free(self._adapter)
+                self._adapter = None
+            if getattr(self, "_model", None):
+                L.llama_model_free(self._model)
+                self._model = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+
+def _log_softmax(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.float64) - x.max(-1, keepdims=True)
+    return x - np.log(np.exp(x).sum(-1, keepdims=True))
+
+
+def files_digest(*paths: Path) -> str:
+    from ..selfcheck import file_stamp
+
+    return hashlib.sha1("|".join(f"{p.name}:{file_stamp(p)}" for p in paths).encode()).hexdigest()[:10]
+
+
+def serve(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str, model_id: str,
+          delta: tuple[dict, float] | None = None):
+    """(LlamaCppLM or None, verdict or None): the llama.cpp form if it passes its check here. `base_dir`: the
+    converted float32 folder (tokenizer, config; the float16 file is written there once); `folder`: where the
+    verdict (and a variant's adapter) is kept; `float32_load()` gives the float32 torch reference, loaded only
+    when no verdict is cached; `delta` (factors, scale) makes an adapter. (None, None): the form cannot be tried
+    here (`unavailable_reason`)."""
+    from transformers import AutoTokenizer
+
+    from .. import selfcheck
+    from .lm import _quiet_transformers
+
+    if unavailable_reason() is not None:
+        return None, None
+    folder.mkdir(parents=True, exist_ok=True)
+    served = served_gguf(gguf, base_dir)
+    adapter = None
+    if delta is not None:
+        import json
+
+        config = json.loads((base_dir / "config.json").read_text())
+        adapter = write_adapter(delta[0], delta[1], folder / "adapter.gguf", int(config["num_attention_heads"]),
+                                int(config.get("num_key_value_heads") or config["num_attention_heads"]))
+    files = [served] + ([adapter] if adapter else [])
+    key = selfcheck.cpu_key(f"{runtime()} | probes {selfcheck.LM_PROBE_DIGEST} | files {files_digest(*files)}")
+    verdict = selfcheck.cached_verdict(folder, FORM, key)
+    if verdict is not None and not verdict.passed:
+        return None, verdict
+    _quiet_transformers()
+    tokenizer = AutoTokenizer.from_pretrained(str(base_dir))
+    lm = LlamaCppLM(served, tokenizer, model_id, f"{name} (GGUF on {FORM})", adapter, threads())
+    if verdict is None:
+        started = time.perf_counter()
+        reference = float32_load()
+        try:
+            from .fourbit import probe_logits
+
+            want = probe_logits(reference.model, reference.tokenizer)
+        finally:
+            reference.close()
+        verdict = selfcheck.lm_verdict(FORM, want, lm.probe_logits(selfcheck.LM_PROBE_TEXTS), key,
+                                       time.perf_counter() - started)
+        selfcheck.store_verdict(folder, verdict, FORM)
+    if not verdict.passed:
+        lm.close()
+        return None, verdict
+    lm.checks = (verdict,)
+    return lm, verdict

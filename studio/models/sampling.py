@@ -1,0 +1,41 @@
+"""Token choice shared by every language-model backend (torch or llama.cpp): top-k sampling with temperature from
+a seeded generator, and the n-gram ban of transformers' `no_repeat_ngram_size`. Pure functions on logits."""
+from __future__ import annotations
+
+
+def banned_tokens(history: list[int], n: int) -> set[int]:
+    """Tokens that would repeat an n-gram of `history` (like transformers' no_repeat_ngram_size)."""
+    if n <= 0 or len(history) < n - 1:
+        return set()
+    prefix = tuple(history[len(history) - n + 1:]) if n > 1 else ()
+    banned = set()
+    for i in range(len(history) - n + 1):
+        if tuple(history[i:i + n - 1]) == prefix:
+            banned.add(history[i + n - 1])
+    return banned
+
+
+def draw(row, top_k: int, temperature: float, generator) -> int:
+    """One token from a 1-D logits tensor: argmax at temperature 0, else top-k sampling with temperature."""
+    import torch
+
+    if not temperature or temperature <= 0:
+        return int(row.argmax())
+    k = min(int(top_k), row.numel()) if top_k and top_k > 0 else row.numel()
+    values, indices = torch.topk(row / float(temperature), k)
+    probs = torch.softmax(values, dim=-1)
+    if not torch.isfinite(probs).all():
+        return int(indices[0])
+    return int(indices[torch.multinomial(probs, 1, generator=generator)])
+
+
+def draw_rows(logits, top_k: int, temperature: float, generator):
+    """One token per row of (n, vocab) logits, all rows drawn at once (so a row's draw does not depend on whether
+    the others are still alive): the `sample_shared` sampler of both backends."""
+    import torch
+
+    scaled = logits / max(float(temperature), 1e-5)
+    if top_k:
+        kth = torch.topk(scaled, int(top_k), dim=-1).values[:, -1:]
+        scaled = scaled.masked_fill(scaled < kth, float("-inf"))
+    return torch.multinomial(torch.softmax(scaled, dim=-1).cpu(), 1, generator=generator).squeeze(-1)

@@ -1,0 +1,167 @@
+"""The offline language model on llama.cpp (studio/models/loaders/llamacpp.py): served only after it agrees with
+the float32 torch model on this CPU; a broken file or a build this CPU cannot run falls back to torch; its
+likelihoods, samples and logit ensemble are those of the float32 model (and of the LoRA variants' float32 + delta)."""
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from studio.models.loaders import llamacpp
+from studio.models.specs import spec_for
+
+try:
+    llama_cpp = llamacpp.import_llama_cpp()
+except (ImportError, OSError):
+    llama_cpp = None
+# in CI (which runs scripts/setup.sh) this skip is a failure: see conftest._CI_REQUIRED
+pytestmark = pytest.mark.skipif(llama_cpp is None, reason="llama-cpp-python (built by scripts/setup.sh) is missing")
+
+
+def _float32(offline):
+    from studio.models.loaders.common import resolve_model_path
+    from studio.models.loaders.lm import _load_dir, converted_dir
+
+    offline.get("lm")  # converts the GGUF once
+    folder = converted_dir(Path(resolve_model_path(spec_for("offline", "lm").model_id)))
+    return folder, (lambda: _load_dir(str(folder), "reference", "float32"))
+
+
+@pytest.mark.offline
+def test_the_offline_lm_is_served_on_llamacpp_after_its_self_check(offline):
+    lm = offline.get("lm")
+    assert isinstance(lm, llamacpp.LlamaCppLM) and "llama.cpp" in lm.backend
+    verdict = lm.checks[0]
+    assert verdict.passed and verdict.form == llamacpp.FORM and verdict.value <= 0.01  # mean log-prob shift
+    listed = {r["role"]: r for r in offline.status()}["lm"]
+    assert "llama.cpp" in listed["backend"] and [v["passed"] for v in listed["self_check"]] == [True]
+
+
+@pytest.mark.offline
+def test_likelihoods_and_ensemble_match_the_float32_model(offline):
+    lm = offline.get("lm")
+    _, load = _float32(offline)
+    reference = load()
+    contexts = ["The cat sat on the", "Her voice was as loud as", "After years of feuding, the brothers"]
+    conts = [" mat.", " thunder.", " finally made peace."]
+    got, want = lm.loglik(contexts, conts), reference.loglik(contexts, conts)
+    assert [n for _, n in got] == [n for _, n in want]
+    assert np.allclose([v for v, _ in got], [v for v, _ in want], atol=0.05)
+    shared = lm.loglik_shared(contexts[1], [" thunder.", " a whisper.", ""])
+    assert np.allclose([v for v, _ in shared], [v for v, _ in reference.loglik_shared(contexts[1],
+                                                                                  [" thunder.", " a whisper.", ""])],
+                       atol=0.05)
+    prompts = [lm.tokenizer(p, add_special_tokens=False)["input_ids"] for p in
+               ["(beat is loud.)\nHe was smiling to beat the band.", "He was smiling to beat the band."]]
+    for combine in ("sum", "mean"):
+        with lm.ensemble(prompts, 2, combine) as (a, step_a), reference.ensemble(prompts, 2, combine) as (b, step_b):
+            for _ in range(3):
+                assert a.shape == b.shape == (2, lm.n_vocab)
+                assert (a.argmax(-1) == b.argmax(-1)).all()
+                assert float((a - b).abs().max()) < 0.5 * (2 if combine == "sum" else 1)
+                nxt = [int(a[0].argmax()), int(a[1].topk(2).indices[1])]
+                a, b = step_a(nxt), step_b(nxt)
+    reference.close()
+
+
+@pytest.mark.offline
+def test_seeded_samples_do_not_depend_on_other_requests(offline):
+    """One context, a lock: two threads drawing at once get what each gets alone."""
+    lm = offline.get("lm")
+    alone = [lm.sample_shared("The old house creaked", 3, seed=s) for s in (1, 2)]
+    out = {}
+
+    def run(seed):
+        out[seed] = lm.sample_shared("The old house creaked", 3, seed=seed)
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in (1, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [out[1], out[2]] == alone
+    assert lm.generate(["Once upon a time"], max_new_tokens=6, temperature=0)[0][0].new_tokens == 6
+
+
+@pytest.mark.offline
+def test_a_broken_llamacpp_file_is_not_served_and_torch_serves(offline, tmp_path):
+    """Deliberately broken weights (noise in every feed-forward output layer of a valid GGUF that loads and
+    runs): the check fails, the verdict is kept, and the torch forms serve instead."""
+    import gguf
+
+    from studio.models.loaders.common import resolve_model_path
+    from studio.models.loaders.lm import serve_gguf
+
+    base, load = _float32(offline)
+    broken_base = tmp_path / "base"
+    shutil.copytree(base, broken_base, ignore=shutil.ignore_patterns("*.gguf", "verdicts.json", "*.safetensors",
+                                                                      "int4*"))
+    for name in ("model.safetensors",):
+        (broken_base / name).symlink_to(base / name)
+    shutil.copy(llamacpp.served_gguf(Path(resolve_model_path(spec_for("offline", "lm").model_id)), base),
+                broken_base / llamacpp.SERVED_FILE)
+    reader = gguf.GGUFReader(str(broken_base / llamacpp.SERVED_FILE), "r+")
+    rng = np.random.default_rng(0)
+    for tensor in reader.tensors:
+        if tensor.name.endswith("ffn_down.weight"):
+            tensor.data[...] = rng.normal(0, 0.5, tensor.data.shape).astype(tensor.data.dtype)
+    del reader
+    gguf_file = Path(resolve_model_path(spec_for("offline", "lm").model_id))
+    lm, verdict = llamacpp.serve(load, broken_base, gguf_file, tmp_path / "verdicts", "broken", "broken")
+    assert lm is None and verdict is not None and not verdict.passed
+    again, cached = llamacpp.serve(load, broken_base, gguf_file, tmp_path / "verdicts", "broken", "broken")
+    assert again is None and cached.cached and not cached.passed
+    served = serve_gguf(load, broken_base, gguf_file, tmp_path / "verdicts", "broken", "broken", int4_cache=base)
+    assert not isinstance(served, llamacpp.LlamaCppLM) and "failed its self-check" in served.backend
+    assert served.checks[0].form == llamacpp.FORM and not served.checks[0].passed
+    assert served.generate(["The cat sat on the"], max_new_tokens=4, temperature=0)[0][0].text.strip()
+
+
+def test_a_build_that_uses_instructions_this_cpu_lacks_is_not_loaded(monkeypatch):
+    from studio.models import selfcheck
+
+    real = selfcheck.read_cpu_flags
+    monkeypatch.setattr(selfcheck, "read_cpu_flags",
+                        lambda path="/proc/cpuinfo", names=selfcheck.FLAG_NAMES: {n: False for n in names})
+    assert "lacks" in llamacpp.unavailable_reason()
+    monkeypatch.setattr(selfcheck, "read_cpu_flags", real)
+    monkeypatch.setattr(llama_cpp, "llama_print_system_info", lambda: b"CPU : AVX2 = 1 | AVX512_BF16 = 1 | ")
+    monkeypatch.setattr(selfcheck, "read_cpu_flags", lambda path="/proc/cpuinfo", names=selfcheck.FLAG_NAMES:
+                        {n: n != "avx512_bf16" for n in names})
+    assert "AVX512_BF16" in llamacpp.unavailable_reason()
+    monkeypatch.setenv("STUDIO_LLAMACPP", "0")
+    assert "STUDIO_LLAMACPP=0" in llamacpp.unavailable_reason()
+
+
+def test_a_lora_delta_becomes_an_adapter_with_gguf_names_and_rotary_row_order(tmp_path):
+    """q/k output rows are reordered as llama.cpp's converter reorders the base weights; the scale is kept."""
+    import gguf
+
+    rank, heads, kv_heads, dim = 2, 4, 2, 16
+    rng = np.random.default_rng(0)
+    delta = {"model.layers.0.self_attn.q_proj.lora_A": rng.normal(size=(rank, dim)).astype(np.float16),
+             "model.layers.0.self_attn.q_proj.lora_B": rng.normal(size=(dim, rank)).astype(np.float16),
+             "model.layers.0.self_attn.k_proj.lora_A": rng.normal(size=(rank, dim)).astype(np.float16),
+             "model.layers.0.self_attn.k_proj.lora_B": rng.normal(size=(8, rank)).astype(np.float16),
+             "model.layers.1.mlp.down_proj.lora_A": rng.normal(size=(rank, dim)).astype(np.float16),
+             "model.layers.1.mlp.down_proj.lora_B": rng.normal(size=(dim, rank)).astype(np.float16)}
+    path = llamacpp.write_adapter(delta, 0.5, tmp_path / "a.gguf", heads, kv_heads)
+    reader = gguf.GGUFReader(str(path))
+    names = {t.name: np.asarray(t.data) for t in reader.tensors}
+    assert set(names) == {"blk.0.attn_q.weight.lora_a", "blk.0.attn_q.weight.lora_b", "blk.0.attn_k.weight.lora_a",
+                          "blk.0.attn_k.weight.lora_b", "blk.1.ffn_down.weight.lora_a", "blk.1.ffn_down.weight.lora_b"}
+    alpha = reader.fields["adapter.lora.alpha"]
+    assert float(alpha.parts[alpha.data[0]][0]) == pytest.approx(0.5 * rank)
+    b = delta["model.layers.0.self_attn.q_proj.lora_B"].astype(np.float32)
+    # head h's rows (first half, second half) interleaved: row 2i of a head is its row i, row 2i+1 its row i + half
+    half = dim // heads // 2
+    assert np.array_equal(names["blk.0.attn_q.weight.lora_b"][1], b[half])
+    assert np.array_equal(names["blk.0.attn_q.weight.lora_b"][0], b[0])
+    assert np.array_equal(names["blk.1.ffn_down.weight.lora_b"],
+                          delta["model.layers.1.mlp.down_proj.lora_B"].astype(np.float32))
+    with pytest.raises(Exception, match="no adapter slot"):
+        llamacpp.write_adapter({"lm_head.lora_A": delta["model.layers.0.self_attn.q_proj.lora_A"],
+                                "lm_head.lora_B": b}, 1.0, tmp_path / "b.gguf", heads, kv_heads)
