@@ -24,16 +24,21 @@ fi
 # (no compiler, STUDIO_LLAMACPP=0) the language model runs on torch.
 LLAMA_CPP=0.3.36
 LLAMA_CPP_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF"
-if [ "${STUDIO_LLAMACPP:-1}" != 0 ] && ! .venv/bin/python -c "import llama_cpp" >/dev/null 2>&1; then
-  wheels="${STUDIO_CACHE_DIR:-$HOME/.cache/figurative-studio}/wheels/llama-cpp-$LLAMA_CPP-$(echo "$LLAMA_CPP_FLAGS" | sha1sum | cut -c1-8)"
+flags_id="$(echo "$LLAMA_CPP $LLAMA_CPP_FLAGS" | sha1sum | cut -c1-8)"
+if [ "${STUDIO_LLAMACPP:-1}" != 0 ] && [ ! -f ".venv/.llama-cpp-$flags_id" ]; then
+  wheels="${STUDIO_CACHE_DIR:-${HOME:-/tmp}/.cache/figurative-studio}/wheels/llama-cpp-$flags_id"
   if ! ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1; then
     echo "setup: building llama.cpp $LLAMA_CPP for AVX2 (once per machine, ~5 minutes on 2 cores)" >&2
     CMAKE_ARGS="$LLAMA_CPP_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" .venv/bin/pip wheel -q --no-deps \
       --no-binary llama-cpp-python --no-cache-dir -w "$wheels" "llama-cpp-python==$LLAMA_CPP" \
       || echo "setup: llama.cpp could not be built; the language model will run on torch" >&2
   fi
-  if ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1; then
-    .venv/bin/pip install -q --no-deps "$wheels"/llama_cpp_python-*.whl
+  # this build replaces any other llama-cpp-python (a native build would not run on every CPU)
+  if ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1 \
+      && .venv/bin/pip install -q --no-deps --force-reinstall "$wheels"/llama_cpp_python-*.whl; then
+    touch ".venv/.llama-cpp-$flags_id"
+  else
+    echo "setup: llama.cpp is not installed; the language model will run on torch" >&2
   fi
 fi
 # The one-time work of the profile in use (GGUF conversion, int8 exports and their self-checks on this CPU), done

@@ -46,6 +46,8 @@ def atomic_path(path: str | Path, mode: int = 0o644):
     os.close(fd)
     try:
         yield Path(tmp)
+        with open(tmp, "rb+") as fh:  # on disk before the rename, as atomic_write_bytes does
+            os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:

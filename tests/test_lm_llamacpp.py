@@ -15,7 +15,7 @@ from studio.models.specs import spec_for
 
 try:
     llama_cpp = llamacpp.import_llama_cpp()
-except (ImportError, OSError):
+except Exception:  # noqa: BLE001 - not installed, or a library that does not load
     llama_cpp = None
 # in CI (which runs scripts/setup.sh) this skip is a failure: see conftest._CI_REQUIRED
 pytestmark = pytest.mark.skipif(llama_cpp is None, reason="llama-cpp-python (built by scripts/setup.sh) is missing")
@@ -123,17 +123,67 @@ def test_a_broken_llamacpp_file_is_not_served_and_torch_serves(offline, tmp_path
 def test_a_build_that_uses_instructions_this_cpu_lacks_is_not_loaded(monkeypatch):
     from studio.models import selfcheck
 
+    monkeypatch.delenv("STUDIO_LLAMACPP", raising=False)
+    assert llamacpp.unavailable_reason() is None
+    assert "AVX2 = 1" in llamacpp.build_info() and "AVX512 = 1" not in llamacpp.build_info()  # the portable build
     real = selfcheck.read_cpu_flags
     monkeypatch.setattr(selfcheck, "read_cpu_flags",
                         lambda path="/proc/cpuinfo", names=selfcheck.FLAG_NAMES: {n: False for n in names})
     assert "lacks" in llamacpp.unavailable_reason()
     monkeypatch.setattr(selfcheck, "read_cpu_flags", real)
-    monkeypatch.setattr(llama_cpp, "llama_print_system_info", lambda: b"CPU : AVX2 = 1 | AVX512_BF16 = 1 | ")
+    monkeypatch.setattr(llamacpp, "build_info", lambda: "CPU : AVX2 = 1 | AVX512_BF16 = 1 | ")
     monkeypatch.setattr(selfcheck, "read_cpu_flags", lambda path="/proc/cpuinfo", names=selfcheck.FLAG_NAMES:
                         {n: n != "avx512_bf16" for n in names})
     assert "AVX512_BF16" in llamacpp.unavailable_reason()
+    # a build that stops its child process (an illegal instruction) is never loaded in the studio's
+    monkeypatch.setattr(llamacpp, "build_info", lambda: "error: the library stopped with code -4")
+    assert "does not run here" in llamacpp.unavailable_reason()
     monkeypatch.setenv("STUDIO_LLAMACPP", "0")
     assert "STUDIO_LLAMACPP=0" in llamacpp.unavailable_reason()
+
+
+@pytest.mark.offline
+def test_the_lora_variants_are_served_on_llamacpp_and_match_float32_with_their_delta(offline):
+    """The adapters (GGUF names, rotary row order, alpha) carry the deltas: each variant's likelihoods are those of
+    the float32 model with its delta, and differ from the plain lm's."""
+    from safetensors.torch import load_file
+
+    from studio.models.lm_delta import SCALE_KEY, apply_delta, delta_metadata
+
+    _, load = _float32(offline)
+    context, conts = "Literal: The lake was calm.\nSimile: The lake was", [" as calm as glass.", " like a mirror."]
+    plain = offline.get("lm").loglik([context] * 2, conts)
+    for role in ("polisher", "continuation_generator"):
+        lm = offline.get(role)
+        assert isinstance(lm, llamacpp.LlamaCppLM) and lm.checks[-1].passed, lm.backend
+        path = offline.spec(role).model_id
+        reference = load()
+        apply_delta(reference.model, load_file(path), float(delta_metadata(path)[SCALE_KEY]))
+        got, want = lm.loglik([context] * 2, conts), reference.loglik([context] * 2, conts)
+        reference.close()
+        assert np.allclose([v for v, _ in got], [v for v, _ in want], atol=0.05), role
+        assert not np.allclose([v for v, _ in got], [v for v, _ in plain], atol=0.05), role
+
+
+@pytest.mark.offline
+def test_a_request_larger_than_the_context_gets_room_and_a_too_large_one_a_clear_error(offline):
+    from studio.errors import InputError
+
+    lm = offline.get("lm")
+    story = "The river rose all night and the village woke to water in every kitchen. " * 25  # ~400 tokens
+    prompts = [lm.tokenizer(f"({i}.)\n{story}", add_special_tokens=False)["input_ids"] for i in range(12)]
+    assert sum(map(len, prompts)) > llamacpp.N_CTX
+    with lm.ensemble(prompts, 2, "sum", 5) as (first, step):
+        assert first.shape == (2, lm.n_vocab) and step([1, 2]).shape == (2, lm.n_vocab)
+        with pytest.raises(RuntimeError, match="inside another call"):
+            lm.loglik(["a"], [" b"])
+    assert lm._n_ctx == llamacpp.N_CTX  # the usual context again
+    with pytest.raises(InputError, match="fewer samples"):  # more sequences than llama.cpp holds
+        with lm.ensemble(prompts, 30, "sum", 20):
+            pass
+    with pytest.raises(InputError, match="Shorten the text"):  # more tokens than the largest context
+        lm.loglik([story * 90], [" The end."])
+    assert lm.generate(["Once upon a time"], max_new_tokens=3, temperature=0)[0][0].new_tokens == 3
 
 
 def test_a_lora_delta_becomes_an_adapter_with_gguf_names_and_rotary_row_order(tmp_path):

@@ -62,7 +62,7 @@ def ensemble_sample(lm, prompts: list[str], *, n_samples: int = 1, max_new_token
     generator = torch.Generator().manual_seed(int(seed) % (2**63))
     eos = tok.eos_token_id
     # the prompts are read once; each prompt's state then serves its n samples (rows: prompt-major)
-    with lm.ensemble(prompt_ids, n, combine) as (combined, advance):
+    with lm.ensemble(prompt_ids, n, combine, int(max_new_tokens)) as (combined, advance):
         for step in range(int(max_new_tokens)):
             check_stop(should_stop, "Decoding")
             if step:

@@ -192,7 +192,8 @@ def _base_folder(spec) -> str:
 
 
 def load_lm_variant(delta_path: Path | str) -> LanguageModel:
-    """The registry's `lm` with the LoRA delta applied, served 4-bit where the base is and its self-check passes.
+    """The registry's `lm` with the LoRA delta applied, in the first form that passes its self-check here
+    (llama.cpp with an adapter, torch's 4-bit forms, float32: loaders.lm.serve_gguf).
     Not memoised here: the registry's variant roles (`polisher`, `continuation_generator`) hold it (Models tab,
     memory budget, unload). VariantMismatch when the delta is missing or from another base."""
     delta_path = Path(delta_path)

@@ -83,10 +83,11 @@ class LanguageModel(Role):
                              no_repeat_ngram_size=0, num_return_sequences=n, seed=seed)[0]
         return [g.text.split(stop, 1)[0] if stop else g.text for g in gens]
 
-    def ensemble(self, prompt_ids: list[list[int]], n: int, combine: str):
+    def ensemble(self, prompt_ids: list[list[int]], n: int, combine: str, max_new_tokens: int = 64):
         """A context manager giving (first, step) for the logit ensemble of continuation/decoding.py: first = the
         combined ("sum" or "mean") next-token logits, a (n, vocab) tensor, of the m prompts for each of n samples;
-        step(next_ids) feeds sample s's token to its m prompts and returns the new combined logits."""
+        step(next_ids) feeds sample s's token to its m prompts and returns the new combined logits; at most
+        `max_new_tokens` steps."""
         raise NotImplementedError(f"{type(self).__name__} has no logit ensemble")
 
     def chat(self, user_message: str, system: str | None = None) -> str:

@@ -458,7 +458,7 @@ def _by_lm(lm, trained, literal, slots, seed, want) -> list[tuple[Slot, str]]:
     vehicle; sampled with the seed, cut where the literal's own text resumes."""
     chosen = slots[:1] if want <= 8 else slots[:2]  # one slot for 10 candidates: half the decoding
     base = _prompt(literal, trained) + " "
-    per = min(16, -(-want // len(chosen)) + 6)  # the best source: more samples (≤ 16 rows: the int4 kernel)
+    per = min(16, -(-want // len(chosen)) + 6)  # the best source: more samples (≤ 16 rows: torch's int4 kernel, where torch serves)
     out = []
     for k, slot in enumerate(chosen):
         context = base + literal[:slot.start].rstrip() + " " + slot.opener()

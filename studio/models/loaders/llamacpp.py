@@ -42,6 +42,7 @@ FORM = "llama.cpp, float16 weights (portable AVX2 build)"
 SERVED_FILE = "llamacpp.f16.gguf"
 #: KV cells shared by all sequences of one call (float16 K and V: ~23 KB a token for SmolLM2-135M)
 N_CTX = 4096
+MAX_CTX = 32768  # a larger request (e.g. 25 prompts × a 4,000-character story × 10 samples) is refused
 N_SEQ = 256  # llama.cpp's most sequences in one context
 N_BATCH = 1024
 #: the HF names of a Llama block's linears → GGUF tensor names
@@ -55,7 +56,10 @@ _log_callback = None  # kept alive: llama.cpp holds the pointer
 
 
 def unavailable_reason() -> str | None:
-    """Why the llama.cpp form cannot be tried here, or None."""
+    """Why the llama.cpp form cannot be tried here, or None. The build's instruction sets are read in a child
+    process first (`build_info`), so that a build made for another CPU stops the child, not the studio."""
+    import importlib.util
+
     from ..selfcheck import read_cpu_flags
 
     if os.environ.get("STUDIO_LLAMACPP", "1") == "0":
@@ -63,24 +67,62 @@ def unavailable_reason() -> str | None:
     have = read_cpu_flags(names=BASELINE)
     if not all(have.values()):
         return f"this CPU lacks {', '.join(n for n, on in have.items() if not on)}"
-    try:
-        llama_cpp = import_llama_cpp()
-    except (ImportError, OSError) as exc:
-        return f"llama-cpp-python is not installed or does not load ({type(exc).__name__}: {exc})"[:200]
-    info = llama_cpp.llama_print_system_info().decode(errors="replace")
+    if importlib.util.find_spec("llama_cpp") is None:
+        return "llama-cpp-python is not installed (scripts/setup.sh builds it)"
+    info = build_info()
+    if info.startswith("error:"):
+        return f"llama.cpp does not run here ({info[6:].strip()})"[:200]
     used = [name for name, on in re.findall(r"(\w+) = (\d)", info) if on == "1" and name in FEATURE_FLAGS]
     flags = read_cpu_flags(names=tuple(FEATURE_FLAGS[n] for n in used))
     missing = [n for n in used if not flags[FEATURE_FLAGS[n]]]
     if missing:
         return f"this llama.cpp build uses {', '.join(missing)}, which this CPU lacks (rebuild: scripts/setup.sh)"
+    try:
+        import_llama_cpp()
+    except Exception as exc:  # noqa: BLE001 - the bindings raise RuntimeError when the library does not load
+        return f"llama-cpp-python does not load ({type(exc).__name__}: {exc})"[:200]
     return None
+
+
+_PROBE = "import sys, llama_cpp; sys.stdout.write(llama_cpp.llama_print_system_info().decode(errors='replace'))"
+
+
+def build_info() -> str:
+    """llama_print_system_info() of the installed build, e.g. "CPU : SSE3 = 1 | AVX2 = 1 | …", read in a child
+    process ("error: …" when the child fails); kept per library files and CPU in the studio cache."""
+    import importlib.util
+    import json
+    import subprocess
+    import sys
+
+    from ...atomic import atomic_write
+    from ..config import cache_dir
+    from ..selfcheck import cpu_summary, file_stamp
+
+    lib = Path(importlib.util.find_spec("llama_cpp").origin).parent / "lib"
+    stamps = "|".join(f"{p.name}:{file_stamp(p)}" for p in sorted(lib.glob("*.so*")))
+    key = hashlib.sha1(f"{stamps}|{cpu_summary()}".encode()).hexdigest()[:16]
+    path = cache_dir() / "llamacpp" / f"build-{key}.json"
+    try:
+        return json.loads(path.read_text())["info"]
+    except (OSError, ValueError, KeyError):
+        pass
+    try:
+        done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "GOMP_SPINCOUNT": os.environ.get("GOMP_SPINCOUNT", "300")})
+        info = done.stdout.strip() if done.returncode == 0 else \
+            f"error: the library stopped with code {done.returncode} {done.stderr.strip()[-120:]}"
+    except (OSError, subprocess.SubprocessError) as exc:
+        info = f"error: {type(exc).__name__}: {exc}"
+    atomic_write(path, json.dumps({"info": info, "libraries": stamps}))
+    return info
 
 
 def import_llama_cpp():
     """llama_cpp, with OpenMP told to spin only briefly before it sleeps: its threads wait for each other between
-    operations, and at libgomp's default spin two requests decoding at once on a 2-core machine took 4 times as
-    long as one (measured: 6.5 s each for a 1.5 s ensemble; 3.7 s each at 300 spins, 1.85 s alone). Set before
-    the library (and the system libgomp with it) is loaded; GOMP_SPINCOUNT set by the user wins."""
+    operations, and at libgomp's default spin two requests decoding at once on a 2-core machine each took 3.6 times
+    as long as one alone (bench/lm_threads.py: 6.0 s against 1.7 s; with 300 spins 3.5 s each). Set before the
+    library (and the system libgomp with it) is loaded; GOMP_SPINCOUNT set by the user wins."""
     os.environ.setdefault("GOMP_SPINCOUNT", "300")
     import llama_cpp
 
@@ -88,16 +130,17 @@ def import_llama_cpp():
 
 
 def threads() -> int:
-    """Threads of a llama.cpp call: STUDIO_LM_THREADS, else every core (with the short spin of `import_llama_cpp`, two
-    requests at once share the cores fairly)."""
+    """Threads of a llama.cpp call: STUDIO_LM_THREADS, else every core (with the short spin of `import_llama_cpp`,
+    two requests at once share the cores fairly)."""
     wanted = os.environ.get("STUDIO_LM_THREADS", "")
     return int(wanted) if wanted.isdigit() and int(wanted) > 0 else max(1, os.cpu_count() or 1)
 
 
 def runtime() -> str:
+    """Part of a verdict's key: the bindings' version and what the build computes with."""
     llama_cpp = import_llama_cpp()
 
-    return f"llama-cpp-python {llama_cpp.__version__}"
+    return f"llama-cpp-python {llama_cpp.__version__} | build {hashlib.sha1(build_info().encode()).hexdigest()[:8]}"
 
 
 def _init() -> None:
@@ -160,11 +203,15 @@ def write_adapter(delta: dict, scale: float, target: Path, n_head: int, n_head_k
         if not m or m.group(2) not in GGUF_NAMES:
             raise LoadError(f"the delta names a layer llama.cpp has no adapter slot for: {path}")
         a = np.ascontiguousarray(np.asarray(delta[key], dtype=np.float32))
+        if path + ".lora_B" not in delta:
+            raise LoadError(f"the delta has no lora_B for {path}")
         b = np.asarray(delta[path + ".lora_B"], dtype=np.float32)
         if m.group(2) in ("self_attn.q_proj", "self_attn.k_proj"):
             b = _permute_rows(b, n_head if m.group(2) == "self_attn.q_proj" else n_head_kv)
         name = f"blk.{m.group(1)}.{GGUF_NAMES[m.group(2)]}.weight"
         tensors += [(f"{name}.lora_a", a), (f"{name}.lora_b", np.ascontiguousarray(b))]
+        if rank is not None and a.shape[0] != rank:
+            raise LoadError("the delta's factors differ in rank; a llama.cpp adapter has one alpha for all")
         rank = a.shape[0]
     if rank is None:
         raise LoadError("the delta holds no LoRA factors")
@@ -185,7 +232,8 @@ def write_adapter(delta: dict, scale: float, target: Path, n_head: int, n_head_k
 class LlamaCppLM(LanguageModel):
     """A LanguageModel on one llama.cpp context. Calls are serialised (one context, and seeds stay meaningful);
     each call starts from an empty KV cache and gives every sequence its own id, sharing a prompt's cells where
-    several continuations follow it."""
+    several continuations follow it. A call that needs more cells than the context holds gets a larger context
+    for its duration (up to MAX_CTX), then the usual one is used again."""
 
     device = "cpu"
 
@@ -200,42 +248,78 @@ class LlamaCppLM(LanguageModel):
             tokenizer.pad_token = tokenizer.eos_token
         self.model = None  # no torch module: code that needs one (training, the int4 tests) uses a torch form
         self.checks: tuple = ()
-        self._lock = threading.RLock()
+        self._lock, self._owner = threading.Lock(), None
+        self._threads, self._adapter, self._ctx, self._mem, self._batch = max(1, int(threads)), None, None, None, None
         self._model = llama_cpp.llama_model_load_from_file(str(gguf).encode(), llama_cpp.llama_model_default_params())
         if not self._model:
             raise LoadError(f"llama.cpp could not load {gguf.name}")
-        cp = llama_cpp.llama_context_default_params()
-        cp.n_ctx, cp.n_batch, cp.n_ubatch, cp.n_seq_max = N_CTX, N_BATCH, 512, N_SEQ
-        cp.n_threads = cp.n_threads_batch = max(1, int(threads))
-        cp.kv_unified, cp.no_perf = True, True
-        self._ctx = llama_cpp.llama_init_from_model(self._model, cp)
-        if not self._ctx:
+        try:
+            if adapter is not None:
+                self._adapter = llama_cpp.llama_adapter_lora_init(self._model, str(adapter).encode())
+                if not self._adapter:
+                    raise LoadError(f"llama.cpp could not load the adapter {adapter.name}")
+            self._ctx, self._mem = self._new_context(N_CTX)
+            self._n_ctx = N_CTX
+            self._batch = llama_cpp.llama_batch_init(N_BATCH, 0, 1)
+        except BaseException:
             self.close()
-            raise LoadError("llama.cpp could not create a context")
-        self._adapter = None
-        if adapter is not None:
-            self._adapter = llama_cpp.llama_adapter_lora_init(self._model, str(adapter).encode())
-            if not self._adapter:
-                self.close()
-                raise LoadError(f"llama.cpp could not load the adapter {adapter.name}")
-            adapters = (llama_cpp.llama_adapter_lora_p_ctypes * 1)(self._adapter)
-            if llama_cpp.llama_set_adapters_lora(self._ctx, adapters, 1, (ctypes.c_float * 1)(1.0)) != 0:
-                self.close()
-                raise LoadError(f"llama.cpp could not apply the adapter {adapter.name}")
-        # the weights are mapped from the file, shared by every variant's context; the KV cells are each context's
-        self.weights_mb = (gguf.stat().st_size + (adapter.stat().st_size if adapter else 0)) / 2**20
+            raise
+        # the weights are mapped from the file (shared by the variants' contexts); each context adds its KV cells
+        # (~23 KB a cell), logits and compute buffers
+        self.weights_mb = (gguf.stat().st_size + (adapter.stat().st_size if adapter else 0)) / 2**20 + 240.0
         self.n_vocab = llama_cpp.llama_vocab_n_tokens(llama_cpp.llama_model_get_vocab(self._model))
-        self._mem = llama_cpp.llama_get_memory(self._ctx)
-        self._batch = llama_cpp.llama_batch_init(N_BATCH, 0, 1)
 
-    # -- the engine ------------------------------------------------------------------------------------------
-    def _clear(self) -> None:
-        self._L.llama_memory_clear(self._mem, True)
+    def _new_context(self, n_ctx: int):
+        L = self._L
+        cp = L.llama_context_default_params()
+        cp.n_ctx, cp.n_batch, cp.n_ubatch, cp.n_seq_max = int(n_ctx), N_BATCH, 512, N_SEQ
+        cp.n_threads = cp.n_threads_batch = self._threads
+        cp.kv_unified, cp.no_perf = True, True
+        ctx = L.llama_init_from_model(self._model, cp)
+        if not ctx:
+            raise LoadError(f"llama.cpp could not create a context of {n_ctx} tokens")
+        if self._adapter is not None:
+            adapters = (L.llama_adapter_lora_p_ctypes * 1)(self._adapter)
+            if L.llama_set_adapters_lora(ctx, adapters, 1, (ctypes.c_float * 1)(1.0)) != 0:
+                L.llama_free(ctx)
+                raise LoadError("llama.cpp could not apply the adapter")
+        return ctx, L.llama_get_memory(ctx)
 
-    def _run(self, items: list[tuple[int, int, int, bool]]) -> np.ndarray:
-        """Decode (token, position, sequence, wants logits) items in order, N_BATCH at a time; the logits of the
-        items that want them, in order, as a float32 (n, vocab) array."""
-        L, batch, rows = self._L, self._batch, []
+    @contextlib.contextmanager
+    def _call(self, cells: int, seqs: int):
+        """The model for one call that needs `cells` KV cells over `seqs` sequences: exclusive, from an empty
+        cache, in a larger context for this call when the usual one is too small. A call made from inside another
+        on the same thread (which would wipe its cache) is refused."""
+        from ...errors import InputError
+
+        if self._owner == threading.get_ident():
+            raise RuntimeError("a language-model call from inside another call on the same model")
+        if seqs > N_SEQ or cells > MAX_CTX:
+            raise InputError(f"This request needs {cells} token slots in {seqs} sequences; the language model "
+                             f"holds at most {MAX_CTX} in {N_SEQ}. Shorten the text, or ask for fewer samples or "
+                             f"tokens.")
+        with self._lock:
+            if self._ctx is None:
+                raise RuntimeError("the language model was closed")
+            self._owner = threading.get_ident()
+            usual = None
+            try:
+                if cells > self._n_ctx:
+                    usual = (self._ctx, self._mem)
+                    self._ctx, self._mem = self._new_context(-(-cells // 1024) * 1024)
+                self._L.llama_memory_clear(self._mem, False)  # the cells' bookkeeping; stale data is never read
+                yield
+            finally:
+                if usual is not None:
+                    self._L.llama_free(self._ctx)
+                    self._ctx, self._mem = usual
+                self._owner = None
+
+    def _run(self, items: list[tuple[int, int, int, bool]], on_rows=None) -> np.ndarray | None:
+        """Decode (token, position, sequence, wants logits) items in order, N_BATCH at a time. The logits of the
+        items that want them, in order, as a float32 (n, vocab) array; or, with `on_rows(logits, first)`, each
+        batch's rows handed over (a view, valid during the call; `first`: the index of its first row), and None."""
+        L, batch, rows, done = self._L, self._batch, [], 0
         for start in range(0, len(items), N_BATCH):
             chunk = items[start:start + N_BATCH]
             for i, (tok, pos, seq, want) in enumerate(chunk):
@@ -244,13 +328,33 @@ class LlamaCppLM(LanguageModel):
             batch.n_tokens = len(chunk)
             rc = L.llama_decode(self._ctx, batch)
             if rc != 0:
-                raise RuntimeError(f"llama.cpp could not decode a batch of {len(chunk)} tokens (code {rc}): "
-                                   f"the request is larger than the {N_CTX}-token context")
+                why = {1: "no room left in the KV cache", 2: "aborted"}.get(rc, "invalid input or an internal error")
+                raise RuntimeError(f"llama.cpp could not decode a batch of {len(chunk)} tokens ({why}, code {rc})")
             wanted = sum(1 for it in chunk if it[3])
             if wanted:
-                ptr = L.llama_get_logits(self._ctx)
-                rows.append(np.ctypeslib.as_array(ptr, shape=(wanted, self.n_vocab)).copy())
+                view = np.ctypeslib.as_array(L.llama_get_logits(self._ctx), shape=(wanted, self.n_vocab))
+                if on_rows is None:
+                    rows.append(view.copy())
+                else:
+                    on_rows(view, done)
+                done += wanted
+        if on_rows is not None:
+            return None
         return np.concatenate(rows) if rows else np.zeros((0, self.n_vocab), np.float32)
+
+    def _logprobs(self, items, targets: list[int]) -> np.ndarray:
+        """log p(target) at each item that wants logits (in order), computed batch by batch in float32, so that
+        no (rows × vocabulary) array is kept."""
+        out = np.zeros(len(targets), np.float64)
+
+        def take(logits, first):
+            t = np.asarray(targets[first:first + len(logits)])
+            peak = logits.max(1)
+            lse = peak + np.log(np.exp(logits - peak[:, None]).sum(1))
+            out[first:first + len(logits)] = logits[np.arange(len(t)), t] - lse
+
+        self._run(items, on_rows=take)
+        return out
 
     def _prefill(self, seqs: Sequence[list[int]], copies: int = 1) -> np.ndarray:
         """Each token list as sequence i·copies, then copied to the `copies` - 1 sequences after it (sharing
@@ -264,11 +368,6 @@ class LlamaCppLM(LanguageModel):
 
     def _ids(self, text: str, special: bool = False) -> list[int]:
         return self.tokenizer(text, add_special_tokens=special)["input_ids"]
-
-    def _check_room(self, tokens: int, seqs: int) -> None:
-        if tokens > N_CTX or seqs > N_SEQ:
-            raise ValueError(f"the request needs {tokens} tokens in {seqs} sequences; this model's context holds "
-                             f"{N_CTX} tokens in at most {N_SEQ} sequences")
 
     # -- LanguageModel -----------------------------------------------------------------------------------------
     def generate(self, prompts, *, max_new_tokens=20, top_k=5, temperature=0.7, no_repeat_ngram_size=3,
@@ -284,14 +383,12 @@ class LlamaCppLM(LanguageModel):
             return []
         n, steps, eos = max(1, int(num_return_sequences)), int(max_new_tokens), self.tokenizer.eos_token_id
         results: list[list[Generation]] = []
-        with self._lock:
-            generator = torch.Generator().manual_seed(int(seed) % (2**63))
-            for prompt in prompts:
-                ids = self.tokenizer(prompt)["input_ids"]
-                self._check_room(len(ids) + n * steps, n)
-                self._clear()
+        generator = torch.Generator().manual_seed(int(seed) % (2**63))
+        for prompt in prompts:
+            ids = self.tokenizer(prompt)["input_ids"] or [eos]
+            out: list[list[int]] = [[] for _ in range(n)]
+            with self._call(len(ids) + n * steps, n):
                 logits = torch.from_numpy(np.repeat(self._prefill([ids], n), n, axis=0))
-                out: list[list[int]] = [[] for _ in range(n)]
                 alive = list(range(n))
                 for step in range(steps):
                     fed = []
@@ -312,51 +409,42 @@ class LlamaCppLM(LanguageModel):
                     rows = self._run([(out[s][-1], len(ids) + step, s, True) for s in alive])
                     logits = torch.zeros(n, self.n_vocab)
                     logits[alive] = torch.from_numpy(rows)
-                row_out = []
-                for s in range(n):
-                    text = self.tokenizer.decode(out[s], skip_special_tokens=True)
-                    if stop_at_sentence_end:
-                        text = cut_at_sentence_end(text.strip())
-                    row_out.append(Generation(text=text, prompt=prompt, new_tokens=len(out[s])))
-                results.append(row_out)
+            row_out = []
+            for s in range(n):
+                text = self.tokenizer.decode(out[s], skip_special_tokens=True)
+                if stop_at_sentence_end:
+                    text = cut_at_sentence_end(text.strip())
+                row_out.append(Generation(text=text, prompt=prompt, new_tokens=len(out[s])))
+            results.append(row_out)
         return results
 
     def loglik(self, contexts, continuations, batch_size: int = 16):
         if len(contexts) != len(continuations):
             raise ValueError("contexts and continuations differ in length")
         eos = self.tokenizer.eos_token_id
-        pairs = []
-        for ctx, cont in zip(contexts, continuations):
-            c_ids = self._ids(ctx) or [eos]
-            pairs.append((c_ids, self._ids(cont)))
+        pairs = [(self._ids(ctx) or [eos], self._ids(cont)) for ctx, cont in zip(contexts, continuations)]
         results: list[tuple[float, int]] = []
-        with self._lock:
-            group: list[tuple[list[int], list[int]]] = []
-            for pair in pairs + [None]:
-                size = sum(len(c) + len(x) for c, x in group)
-                if group and (pair is None or len(group) == N_SEQ
-                              or size + len(pair[0]) + len(pair[1]) > N_CTX):
-                    results += self._loglik_group(group)
-                    group = []
-                if pair is not None:
-                    self._check_room(len(pair[0]) + len(pair[1]), 1)
-                    group.append(pair)
+        group: list[tuple[list[int], list[int]]] = []
+        for pair in pairs + [None]:
+            size = sum(len(c) + len(x) for c, x in group)
+            if group and (pair is None or len(group) == N_SEQ or size + len(pair[0]) + len(pair[1]) > N_CTX):
+                results += self._loglik_group(group)
+                group = []
+            if pair is not None:
+                group.append(pair)
         return results
 
     def _loglik_group(self, group):
-        self._clear()
-        items = []
+        items, targets = [], []
         for seq, (c_ids, x_ids) in enumerate(group):
             full = c_ids + x_ids
             items += [(t, p, seq, len(c_ids) - 1 <= p < len(full) - 1) for p, t in enumerate(full)]
-        logp = _log_softmax(self._run(items))
+            targets += x_ids
+        with self._call(sum(len(c) + len(x) for c, x in group), len(group)):
+            logp = self._logprobs(items, targets)
         out, row = [], 0
         for c_ids, x_ids in group:
-            if not x_ids:
-                out.append((0.0, 0))
-                continue
-            picked = logp[np.arange(row, row + len(x_ids)), x_ids]
-            out.append((float(picked.sum()), len(x_ids)))
+            out.append((float(logp[row:row + len(x_ids)].sum()), len(x_ids)) if x_ids else (0.0, 0))
             row += len(x_ids)
         return out
 
@@ -364,26 +452,19 @@ class LlamaCppLM(LanguageModel):
         conts = [self._ids(c) for c in continuations]
         results = [(0.0, 0)] * len(conts)
         todo = [i for i, c in enumerate(conts) if c]
-        if not todo:
-            return results
         c_ids = self._ids(context) or [self.tokenizer.eos_token_id]
-        with self._lock:
-            for start in range(0, len(todo), N_SEQ):
-                part = todo[start:start + N_SEQ]
-                self._check_room(len(c_ids) + sum(len(conts[i]) for i in part), len(part))
-                self._clear()
+        for start in range(0, len(todo), N_SEQ):
+            part = todo[start:start + N_SEQ]
+            items = [(t, len(c_ids) + p, row, True) for row, i in enumerate(part) for p, t in enumerate(conts[i][:-1])]
+            targets = [t for i in part for t in conts[i][1:]]
+            with self._call(len(c_ids) + sum(len(conts[i]) for i in part), len(part)):
                 first = _log_softmax(self._prefill([c_ids], len(part)))[0]
-                items = [(t, len(c_ids) + p, row, True) for row, i in enumerate(part) for p, t in
-                         enumerate(conts[i][:-1])]
-                logp = _log_softmax(self._run(items))
-                at = 0
-                for i in part:
-                    toks = conts[i]
-                    total = float(first[toks[0]])
-                    if len(toks) > 1:
-                        total += float(logp[np.arange(at, at + len(toks) - 1), toks[1:]].sum())
-                        at += len(toks) - 1
-                    results[i] = (total, len(toks))
+                logp = self._logprobs(items, targets)
+            at = 0
+            for i in part:
+                toks = conts[i]
+                results[i] = (float(first[toks[0]] + logp[at:at + len(toks) - 1].sum()), len(toks))
+                at += len(toks) - 1
         return results
 
     def sample_shared(self, context: str, n: int, *, max_new_tokens: int = 8, top_k: int = 30,
@@ -397,12 +478,10 @@ class LlamaCppLM(LanguageModel):
         eos = self.tokenizer.eos_token_id
         c_ids = self._ids(context) or [eos]
         steps = int(max_new_tokens)
-        self._check_room(len(c_ids) + n * steps, n)
-        with self._lock:
-            gen = torch.Generator(device="cpu").manual_seed(int(seed) % (2**63))
-            self._clear()
+        gen = torch.Generator(device="cpu").manual_seed(int(seed) % (2**63))
+        out: list[list[int]] = [[] for _ in range(n)]
+        with self._call(len(c_ids) + n * steps, n):
             logits = torch.from_numpy(np.repeat(self._prefill([c_ids], n), n, axis=0))
-            out: list[list[int]] = [[] for _ in range(n)]
             alive = [True] * n
             for step in range(steps):
                 nxt = draw_rows(logits, top_k, temperature, gen)
@@ -424,28 +503,27 @@ class LlamaCppLM(LanguageModel):
         return [t.split(stop, 1)[0] if stop else t for t in texts]
 
     @contextlib.contextmanager
-    def ensemble(self, prompt_ids: list[list[int]], n: int, combine: str):
+    def ensemble(self, prompt_ids: list[list[int]], n: int, combine: str, max_new_tokens: int = 64):
         """The logit ensemble of continuation/decoding.py, as (first, step): first = the combined next-token logits
         (n, vocab) of m prompts × n samples (rows prompt-major, each prompt's cells shared by its n samples);
         step(next_ids) feeds sample s's token to all m prompts of that sample and returns the new combined
-        logits. The model is held for the whole decoding."""
+        logits. The model is held for the whole decoding, with room for `max_new_tokens` steps."""
         import torch
 
         m, width = len(prompt_ids), sum(len(p) for p in prompt_ids)
-        self._check_room(width, m * n)
 
         def reduce(rows):
             return rows.sum(0) if combine == "sum" else rows.mean(0)
 
-        with self._lock:
-            self._clear()
+        with self._call(width + m * n * int(max_new_tokens), m * n):
             last = torch.from_numpy(self._prefill(prompt_ids, n))  # (m, vocab)
             state = {"step": 0}
 
             def step(next_ids: list[int]):
+                if self._owner != threading.get_ident():
+                    raise RuntimeError("an ensemble step after its block ended")
                 pos = state["step"]
                 state["step"] += 1
-                self._check_room(width + (pos + 1) * m * n, m * n)
                 items = [(next_ids[s], len(prompt_ids[p]) + pos, p * n + s, True) for p in range(m) for s in range(n)]
                 return reduce(torch.from_numpy(self._run(items)).view(m, n, -1))
 
@@ -454,10 +532,9 @@ class LlamaCppLM(LanguageModel):
     def probe_logits(self, texts) -> list[np.ndarray]:
         """Next-token logits at every position of each text (the self-check's view), one text at a time."""
         out = []
-        with self._lock:
-            for text in texts:
-                ids = self.tokenizer(text)["input_ids"]
-                self._clear()
+        for text in texts:
+            ids = self.tokenizer(text)["input_ids"]
+            with self._call(len(ids), 1):
                 out.append(self._run([(t, p, 0, True) for p, t in enumerate(ids)]))
         return out
 
@@ -469,7 +546,7 @@ class LlamaCppLM(LanguageModel):
                 self._batch = None
             if getattr(self, "_ctx", None):
                 L.llama_free(self._ctx)
-                self._ctx = None
+                self._ctx, self._mem = None, None
             if getattr(self, "_adapter", None):
                 L.llama_adapter_lora_free(self._adapter)
                 self._adapter = None
@@ -495,51 +572,72 @@ def files_digest(*paths: Path) -> str:
     return hashlib.sha1("|".join(f"{p.name}:{file_stamp(p)}" for p in paths).encode()).hexdigest()[:10]
 
 
+ADAPTER_FILE = "llamacpp-adapter-v1.gguf"  # the version changes with write_adapter's output
+
+
 def serve(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str, model_id: str,
           delta: tuple[dict, float] | None = None):
     """(LlamaCppLM or None, verdict or None): the llama.cpp form if it passes its check here. `base_dir`: the
     converted float32 folder (tokenizer, config; the float16 file is written there once); `folder`: where the
     verdict (and a variant's adapter) is kept; `float32_load()` gives the float32 torch reference, loaded only
     when no verdict is cached; `delta` (factors, scale) makes an adapter. (None, None): the form cannot be tried
-    here (`unavailable_reason`)."""
-    from transformers import AutoTokenizer
-
+    here (`unavailable_reason`). Whatever goes wrong on the way (a conversion, a damaged file, the library) is a
+    failed verdict, and the caller's torch forms serve; a file that does not load is removed, to be made again."""
     from .. import selfcheck
-    from .lm import _quiet_transformers
 
     if unavailable_reason() is not None:
         return None, None
-    folder.mkdir(parents=True, exist_ok=True)
-    served = served_gguf(gguf, base_dir)
-    adapter = None
-    if delta is not None:
-        import json
+    files, lm = [], None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        files.append(served_gguf(gguf, base_dir))
+        if delta is not None:
+            import json
 
-        config = json.loads((base_dir / "config.json").read_text())
-        adapter = write_adapter(delta[0], delta[1], folder / "adapter.gguf", int(config["num_attention_heads"]),
-                                int(config.get("num_key_value_heads") or config["num_attention_heads"]))
-    files = [served] + ([adapter] if adapter else [])
-    key = selfcheck.cpu_key(f"{runtime()} | probes {selfcheck.LM_PROBE_DIGEST} | files {files_digest(*files)}")
-    verdict = selfcheck.cached_verdict(folder, FORM, key)
-    if verdict is not None and not verdict.passed:
-        return None, verdict
-    _quiet_transformers()
-    tokenizer = AutoTokenizer.from_pretrained(str(base_dir))
-    lm = LlamaCppLM(served, tokenizer, model_id, f"{name} (GGUF on {FORM})", adapter, threads())
-    if verdict is None:
-        started = time.perf_counter()
-        reference = float32_load()
-        try:
-            from .fourbit import probe_logits
+            config = json.loads((base_dir / "config.json").read_text())
+            files.append(write_adapter(delta[0], delta[1], folder / ADAPTER_FILE, int(config["num_attention_heads"]),
+                                       int(config.get("num_key_value_heads") or config["num_attention_heads"])))
+        key = selfcheck.cpu_key(f"{runtime()} | probes {selfcheck.LM_PROBE_DIGEST} | files {files_digest(*files)}")
+        verdict = selfcheck.cached_verdict(folder, FORM, key)
+        if verdict is not None and not verdict.passed:
+            return None, verdict
+        lm = _open(files, base_dir, model_id, f"{name} (GGUF on {FORM})")
+        if verdict is None:
+            started = time.perf_counter()
+            reference = float32_load()
+            try:
+                from .fourbit import probe_logits
 
-            want = probe_logits(reference.model, reference.tokenizer)
-        finally:
-            reference.close()
-        verdict = selfcheck.lm_verdict(FORM, want, lm.probe_logits(selfcheck.LM_PROBE_TEXTS), key,
-                                       time.perf_counter() - started)
-        selfcheck.store_verdict(folder, verdict, FORM)
+                want = probe_logits(reference.model, reference.tokenizer)
+            finally:
+                reference.close()
+            verdict = selfcheck.lm_verdict(FORM, want, lm.probe_logits(selfcheck.LM_PROBE_TEXTS), key,
+                                           time.perf_counter() - started)
+            selfcheck.store_verdict(folder, verdict, FORM)
+    except Exception as exc:  # noqa: BLE001 - any failure of this form leaves the torch forms to serve
+        if lm is not None:
+            lm.close()
+        return None, selfcheck.Verdict(FORM, False, f"could not be used ({type(exc).__name__}: {exc})"[:240], 99.0,
+                                       "loads and runs", selfcheck.cpu_key("llama.cpp"), 0.0, selfcheck.now())
     if not verdict.passed:
         lm.close()
         return None, verdict
     lm.checks = (verdict,)
     return lm, verdict
+
+
+def _open(files: list[Path], base_dir: Path, model_id: str, backend: str) -> LlamaCppLM:
+    """The LlamaCppLM of the float16 file (and adapter); files that llama.cpp cannot load are removed (a damaged
+    cache), so the next load makes them again."""
+    from transformers import AutoTokenizer
+
+    from .lm import _quiet_transformers
+
+    _quiet_transformers()
+    tokenizer = AutoTokenizer.from_pretrained(str(base_dir))
+    try:
+        return LlamaCppLM(files[0], tokenizer, model_id, backend, files[1] if len(files) > 1 else None, threads())
+    except LoadError:
+        for path in files:
+            path.unlink(missing_ok=True)
+        raise

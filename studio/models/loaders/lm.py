@@ -1,4 +1,5 @@
-"""Causal language models: transformers checkpoints, and GGUF files converted once to safetensors."""
+"""Causal language models: transformers checkpoints, and GGUF files (converted once to safetensors, the float32
+reference and torch fallback; served on llama.cpp where it passes its check, studio/models/loaders/llamacpp.py)."""
 from __future__ import annotations
 
 import contextlib
@@ -174,7 +175,7 @@ class TransformersLM(LanguageModel):
         return [t.split(stop, 1)[0] if stop else t for t in texts]
 
     @contextlib.contextmanager
-    def ensemble(self, prompt_ids: list[list[int]], n: int, combine: str):
+    def ensemble(self, prompt_ids: list[list[int]], n: int, combine: str, max_new_tokens: int = 64):
         """The logit ensemble of continuation/decoding.py, as (first, step): first = the combined next-token logits
         (n, vocab) of m prompts × n samples, the prompts left-padded in one batch and their cache copied for the
         n samples (rows prompt-major); step(next_ids) feeds sample s's token to all m prompts of that sample and
@@ -319,11 +320,16 @@ def serve_gguf(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str
     from . import llamacpp
     from .fourbit import serve_checked
 
+    if device() == "cuda":  # torch on the GPU beats llama.cpp on the CPU
+        return serve_checked(float32_load, folder, name, int4_cache=int4_cache or base_dir)
     lm, verdict = llamacpp.serve(float32_load, base_dir, gguf, folder, name, model_id, delta)
     if lm is not None:
         return lm
     served = serve_checked(float32_load, folder, name, int4_cache=int4_cache or base_dir)
-    served.checks = ([verdict] if verdict else []) + list(getattr(served, "checks", ()) or ())
-    why = llamacpp.unavailable_reason() if verdict is None else "it failed its self-check"
+    checked = list(getattr(served, "checks", ()) or ())
+    if checked:  # the served form's verdict stays last
+        served.checks = ([verdict] if verdict else []) + checked
+    why = llamacpp.unavailable_reason() if verdict is None else \
+        "it failed its self-check" if verdict.measure.startswith("top-token") else verdict.measure
     served.backend = f"{served.backend}; llama.cpp not used: {why}"
     return served
