@@ -77,19 +77,19 @@ def main() -> None:
             top1, shift = selfcheck.lm_agreement(want, got)
 
             def prompt():
-                lm._clear()
-                lm._run([(t, i, 0, i == len(ids) - 1) for i, t in enumerate(ids)])
+                with lm._call(len(ids), 1):
+                    lm._run([(t, i, 0, i == len(ids) - 1) for i, t in enumerate(ids)])
 
             def decode_step_ms(rows_per_step: int, steps: int = 10) -> float:
                 """Median over repeats of the mean time of a step (after a 40-token prompt, not timed)."""
                 times = []
                 for _ in range(args.repeats):
-                    lm._clear()
-                    lm._prefill([ids[:40]], rows_per_step)
-                    started = time.perf_counter()
-                    for s in range(steps):
-                        lm._run([(ids[40 + s], 40 + s, r, True) for r in range(rows_per_step)])
-                    times.append((time.perf_counter() - started) / steps)
+                    with lm._call(40 + rows_per_step * steps, rows_per_step):
+                        lm._prefill([ids[:40]], rows_per_step)
+                        started = time.perf_counter()
+                        for s in range(steps):
+                            lm._run([(ids[40 + s], 40 + s, r, True) for r in range(rows_per_step)])
+                        times.append((time.perf_counter() - started) / steps)
                 return round(statistics.median(times) * 1000, 2)
 
             rows.append({"format": name, "threads": threads, "file_mb": round(path.stat().st_size / 2**20, 1),

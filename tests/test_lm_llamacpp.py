@@ -112,6 +112,7 @@ def test_a_broken_llamacpp_file_is_not_served_and_torch_serves(offline, tmp_path
     gguf_file = Path(resolve_model_path(spec_for("offline", "lm").model_id))
     lm, verdict = llamacpp.serve(load, broken_base, gguf_file, tmp_path / "verdicts", "broken", "broken")
     assert lm is None and verdict is not None and not verdict.passed
+    assert verdict.measure.startswith("top-token agreement")  # measured and found wrong, not an error on the way
     again, cached = llamacpp.serve(load, broken_base, gguf_file, tmp_path / "verdicts", "broken", "broken")
     assert again is None and cached.cached and not cached.passed
     served = serve_gguf(load, broken_base, gguf_file, tmp_path / "verdicts", "broken", "broken", int4_cache=base)
