@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from _cpu import with_cpu  # noqa: E402 (bench/ is on the path when a script runs)
+from continuation import _median  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("STUDIO_PROFILE", "offline")
@@ -34,15 +35,6 @@ def _convert(source: Path, target: Path, ftype: int) -> Path:
     if llama_cpp.llama_model_quantize(str(source).encode(), str(target).encode(), ctypes.byref(params)) != 0:
         raise SystemExit(f"could not convert {source.name}")
     return target
-
-
-def _median(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return round(statistics.median(times), 4)
 
 
 def main() -> None:

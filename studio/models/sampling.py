@@ -39,3 +39,17 @@ def draw_rows(logits, top_k: int, temperature: float, generator):
         kth = torch.topk(scaled, int(top_k), dim=-1).values[:, -1:]
         scaled = scaled.masked_fill(scaled < kth, float("-inf"))
     return torch.multinomial(torch.softmax(scaled, dim=-1).cpu(), 1, generator=generator).squeeze(-1)
+
+
+def extend_samples(drawn, out: list[list[int]], alive, eos: int | None, stop: str, decode) -> None:
+    """`sample_shared`'s bookkeeping after a draw: each live row keeps its token, and ends at end of text or at a
+    token whose text contains `stop` (`alive` is updated in place: a list or a bool tensor)."""
+    for i in range(len(out)):
+        if alive[i]:
+            tok = int(drawn[i])
+            if tok == eos:
+                alive[i] = False
+            else:
+                out[i].append(tok)
+                if stop and stop in decode([tok]):
+                    alive[i] = False

@@ -471,7 +471,7 @@ class LlamaCppLM(LanguageModel):
                       temperature: float = 0.8, seed: int = 0, stop: str = "\n"):
         import torch
 
-        from ..sampling import draw_rows
+        from ..sampling import draw_rows, extend_samples
 
         if n < 1:
             return []
@@ -485,15 +485,7 @@ class LlamaCppLM(LanguageModel):
             alive = [True] * n
             for step in range(steps):
                 nxt = draw_rows(logits, top_k, temperature, gen)
-                for i in range(n):
-                    if alive[i]:
-                        tok = int(nxt[i])
-                        if tok == eos:
-                            alive[i] = False
-                        else:
-                            out[i].append(tok)
-                            if stop and stop in self.tokenizer.decode([tok]):
-                                alive[i] = False
+                extend_samples(nxt, out, alive, eos, stop, self.tokenizer.decode)
                 if not any(alive) or step == steps - 1:
                     break
                 live = [i for i in range(n) if alive[i]]

@@ -143,7 +143,7 @@ class TransformersLM(LanguageModel):
                       temperature: float = 0.8, seed: int = 0, stop: str = "\n"):
         """n seeded samples continuing one context, whose cache is computed once and shared (generate() would
         run the context n times). Each sample stops at `stop`, end of text, or max_new_tokens."""
-        from ..sampling import draw_rows
+        from ..sampling import draw_rows, extend_samples
 
         torch = self._torch
         if n < 1:
@@ -157,15 +157,7 @@ class TransformersLM(LanguageModel):
             alive = torch.ones(n, dtype=torch.bool)
             for step in range(int(max_new_tokens)):
                 nxt = draw_rows(logits, top_k, temperature, gen)
-                for i in range(n):
-                    if alive[i]:
-                        tok = int(nxt[i])
-                        if tok == eos:
-                            alive[i] = False
-                        else:
-                            out[i].append(tok)
-                            if stop and stop in self.tokenizer.decode([tok]):
-                                alive[i] = False
+                extend_samples(nxt, out, alive, eos, stop, self.tokenizer.decode)
                 if not bool(alive.any()) or step == int(max_new_tokens) - 1:
                     break
                 mask = torch.ones(n, n_ctx + step + 1, dtype=torch.long, device=self.device)
