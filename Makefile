@@ -1,5 +1,5 @@
 # Two commands for a fresh machine: `make demo` (set up and start the app) and `make test` (set up and run all tests).
-.PHONY: setup setup-dev demo test test-fast bench
+.PHONY: setup setup-dev demo test test-fast bench kb
 
 setup:
 	bash scripts/setup.sh
@@ -19,3 +19,7 @@ test-fast: setup-dev
 
 bench: setup
 	.venv/bin/python bench/foundation.py
+
+kb:
+	bash scripts/setup.sh --build
+	.venv/bin/python -m studio build kb

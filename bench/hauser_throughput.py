@@ -79,16 +79,19 @@ def main() -> None:
 
 def _warm_rerank(groups, repeats: int) -> dict:
     """One literal with 10 candidates (its 5 generator candidates and 5 of the next literal's, as a user might
-    paste them), scored once to warm up, then `repeats` times: the median wall time of what the Rerank tab runs."""
+    paste them), scored once to warm up; then `repeats` reranks of other literals' 10 candidates (new text, so that
+    no memo of an earlier call helps): the median wall time of what the Rerank tab runs."""
     import statistics
 
     from studio.hauser.scorer import score_groups
 
-    literal = groups[0][0]
-    candidates = (list(groups[0][1]) + list(groups[1][1]))[:10]
-    score_groups([(literal, candidates)])
+    def group(k):
+        return groups[2 * k][0], (list(groups[2 * k][1]) + list(groups[2 * k + 1][1]))[:10]
+
+    score_groups([group(0)])
     times = []
-    for _ in range(repeats):
+    for k in range(1, repeats + 1):
+        literal, candidates = group(k)
         t0 = time.perf_counter()
         score_groups([(literal, candidates)])
         times.append(time.perf_counter() - t0)

@@ -41,6 +41,18 @@ if [ "${STUDIO_LLAMACPP:-1}" != 0 ] && [ ! -f ".venv/.llama-cpp-$flags_id" ]; th
     echo "setup: llama.cpp is not installed; the language model will run on torch" >&2
   fi
 fi
+# `--build`: the Debian text resources only the asset builds read (`python -m studio build kb`: dict-gcide, the GNU
+# Collaborative International Dictionary of English; `train nli-cross --kb-pairs`: WordNet's adjectives). The app
+# and the tests never need them.
+if [ "${1:-}" = "--build" ]; then
+  missing=""
+  [ -f /usr/share/dictd/gcide.dict.dz ] || missing="$missing dict-gcide"
+  [ -f /usr/share/wordnet/data.adj ] || missing="$missing wordnet-base"
+  if [ -n "$missing" ]; then
+    as_root=""; [ "$(id -u)" = 0 ] || as_root="sudo"
+    $as_root apt-get install -y -q $missing || echo "setup: could not install$missing (apt-get); build kb --no-gcide leaves the dictionary out" >&2
+  fi
+fi
 # The one-time work of the profile in use (GGUF conversion, int8 exports and their self-checks on this CPU), done
 # here so that the app's first request does not wait for it; a few seconds when already done. STUDIO_PREPARE=0
 # leaves it to the first request.

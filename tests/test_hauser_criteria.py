@@ -157,3 +157,25 @@ def test_sentiment_cut_after_first_vehicle_and_first_event():
 
 def test_descending_ranks_min_method():
     assert C.descending_ranks(np.array([0.1, 0.3, 0.3])).tolist() == [3, 1, 1]
+
+
+def test_relevance_with_prior_adds_the_lm_pmi_to_log_kb_relevance():
+    assert C.relevance_with_prior(3.0, [2.0], 0.0) == 3.0  # λ = 0: the paper's value, untouched
+    assert C.relevance_with_prior(3.0, [], 0.1) == 3.0  # no vehicle located for the LM
+    assert C.relevance_with_prior(3.0, [2.0, -1.0], 0.1) == pytest.approx(math.log(4) + 0.1 * 0.5)
+    assert C.relevance_with_prior(0.0, [-4.0], 0.5) == pytest.approx(-2.0)  # an unseen pair: the LM alone
+
+
+def test_creativity_with_prior_adds_the_lm_surprisal():
+    assert C.creativity_with_prior([3, 5], [7.0], 0.0) == pytest.approx(-math.log(5))
+    assert C.creativity_with_prior([3, 5], [7.0, 9.0], 0.3) == pytest.approx(-math.log(5) + 0.3 * 8.0)
+    assert C.creativity_with_prior([0], [], 0.3) == 0.0
+
+
+def test_settings_reject_bad_lm_weights():
+    for bad in (-0.1, float("nan"), float("inf"), "x"):
+        with pytest.raises(InputError):
+            Settings(lm_relevance=bad)
+        with pytest.raises(InputError):
+            Settings(lm_creativity=bad)
+    assert Settings(lm_relevance=0, lm_creativity="0.5").lm_creativity == 0.5

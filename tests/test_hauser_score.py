@@ -3,6 +3,7 @@ and the Rerank tab through gradio_client."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -31,12 +32,13 @@ def small_kb(monkeypatch):
 
 
 def test_score_groups_tiny(small_kb):
-    group = score_groups([(LITERAL, CANDIDATES)], Settings())[0]
+    group = score_groups([(LITERAL, CANDIDATES)], Settings(lm_relevance=0, lm_creativity=0))[0]  # the paper's
     rows = {c.index: c for c in group.candidates}
     assert sorted(c.rank for c in group.candidates) == [1, 2, 3]
     assert rows[2].flag == NO_SIMILE and rows[2].rank == 3 and rows[2].quality is None
     assert rows[0].relevance == pytest.approx(1.9) and rows[0].relevance_levels == ["exact"]
     assert rows[0].relevance_norm == 1.0 and rows[1].relevance_norm == 0.0  # "a little boy": head "boy", no (he, boy)
+    assert rows[0].creativity == pytest.approx(-math.log(6)) and rows[0].lm == {} and group.backends["lm"] is None
     assert rows[0].informativeness == 2.0 and rows[1].informativeness == 3.0
     assert rows[0].sentiment_texts == ("As for Paganel, he wept like a child", "As for Paganel, he wept")
     assert {"nli", "sentiment", "kb", "parser"} <= set(group.backends)
@@ -44,9 +46,26 @@ def test_score_groups_tiny(small_kb):
     assert [r["rank"] for r in table_rows(group.to_dict())] == [1, 2, 3]
 
 
+def test_the_lm_backs_off_relevance_and_creativity(small_kb):
+    """Default settings: relevance = log(1 + KB's) + 0.1·PMI and creativity = Eq. 8-9 + 0.3·surprisal, from the
+    (tiny) LM's log-probabilities of the vehicle, which the result shows."""
+    group = score_groups([(LITERAL, CANDIDATES)])[0]
+    rows = {c.index: c for c in group.candidates}
+    lm = rows[0].lm
+    assert lm["vehicle"] == "a child" and lm["context"] == "As for Paganel, he wept like" and lm["generic_context"] == "Like"
+    assert lm["pmi"] == pytest.approx(lm["logp_context"] - lm["logp_generic"], abs=1e-3)
+    assert rows[0].relevance_kb == pytest.approx(1.9)
+    assert rows[0].relevance == pytest.approx(math.log(2.9) + 0.1 * lm["pmi"], abs=1e-3)
+    assert rows[1].relevance == pytest.approx(0.1 * rows[1].lm["pmi"], abs=1e-3)  # no KB pair: the LM alone
+    assert rows[0].creativity == pytest.approx(-math.log(6) + 0.3 * lm["surprisal"], abs=1e-3)
+    assert rows[2].lm == {} and group.backends["lm"]
+    assert "LM: log P(a child" in table_rows(group.to_dict())[0]["evidence"] or \
+        "LM: log P(a child" in table_rows(group.to_dict())[1]["evidence"]
+
+
 def test_eq3_changes_relevance_not_the_rest(small_kb):
-    eq2 = score_groups([(LITERAL, CANDIDATES[:2])], Settings(relevance="eq2"))[0]
-    eq3 = score_groups([(LITERAL, CANDIDATES[:2])], Settings(relevance="eq3"))[0]
+    eq2 = score_groups([(LITERAL, CANDIDATES[:2])], Settings(relevance="eq2", lm_relevance=0))[0]
+    eq3 = score_groups([(LITERAL, CANDIDATES[:2])], Settings(relevance="eq3", lm_relevance=0))[0]
     assert eq2.candidates[0].relevance == pytest.approx(1.9) and eq3.candidates[0].relevance == pytest.approx(3.0)
     assert eq2.candidates[0].logical_consistency == eq3.candidates[0].logical_consistency
 
@@ -137,3 +156,12 @@ def test_rerank_api_rejects_empty_candidates(client, small_kb):
 
     with pytest.raises(AppError, match="candidate"):
         client.predict(LITERAL, "  \n ", 0.5, 1 / 3, 1 / 6, 2, 2, 1, "eq2", api_name="/rerank")
+
+
+def test_cli_lm_weights(small_kb, capsys):
+    base = ["score", "--literal", LITERAL, "--candidate", CANDIDATES[0], "--candidate", CANDIDATES[1], "--json"]
+    assert main(base + ["--lm-relevance", "0", "--lm-creativity", "0"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["settings"]["lm_relevance"] == 0 and out["candidates"][0]["relevance"] == pytest.approx(1.9)
+    assert main(base + ["--lm-relevance", "-1"]) != 0
+    assert "lm relevance" in capsys.readouterr().err

@@ -54,6 +54,11 @@ def test_likelihoods_and_ensemble_match_the_float32_model(offline):
     assert np.allclose([v for v, _ in shared], [v for v, _ in reference.loglik_shared(contexts[1],
                                                                                   [" thunder.", " a whisper.", ""])],
                        atol=0.05)
+    # only the last tokens scored (the vehicle after the words before it), on both backends alike
+    tails = lm.loglik_shared("Her voice", [" was as loud as thunder.", " was like a whisper."], score_last=[2, 3])
+    assert [n for _, n in tails] == [2, 3]
+    assert np.allclose([v for v, _ in tails], [v for v, _ in reference.loglik_shared(
+        "Her voice", [" was as loud as thunder.", " was like a whisper."], score_last=[2, 3])], atol=0.05)
     prompts = [lm.tokenizer(p, add_special_tokens=False)["input_ids"] for p in
                ["(beat is loud.)\nHe was smiling to beat the band.", "He was smiling to beat the band."]]
     for combine in ("sum", "mean"):

@@ -24,6 +24,10 @@ def register(sub) -> None:
                    help="weights of the quality, creativity and informativeness rankings (default 2 2 1)")
     p.add_argument("--relevance", choices=["eq2", "eq3"], default="eq2",
                    help="eq2: Σ n(t,p,v)·P(t,p,v) over KB triplets (default); eq3: the pair count n(t, v)")
+    p.add_argument("--lm-relevance", type=float, default=None, metavar="λ",
+                   help="weight of the LM's PMI of the vehicle in relevance (default 0.1; 0: the paper's Eq. 2/3)")
+    p.add_argument("--lm-creativity", type=float, default=None, metavar="μ",
+                   help="weight of the vehicle's LM surprisal in creativity (default 0.3; 0: the paper's Eq. 8-9)")
     add_json_flag(p)
     p.set_defaults(func=run, render=render)
 
@@ -32,7 +36,11 @@ def run(args):
     from ..errors import InputError
     from ..hauser.scorer import Settings, score_group
 
-    settings = Settings((args.alpha, args.beta, args.gamma), tuple(args.rank_weights), args.relevance)
+    from ..hauser.criteria import DEFAULT_LM_CREATIVITY, DEFAULT_LM_RELEVANCE
+
+    settings = Settings((args.alpha, args.beta, args.gamma), tuple(args.rank_weights), args.relevance,
+                        DEFAULT_LM_RELEVANCE if args.lm_relevance is None else args.lm_relevance,
+                        DEFAULT_LM_CREATIVITY if args.lm_creativity is None else args.lm_creativity)
     if args.batch:
         if args.literal or args.candidate:
             raise InputError("use either --batch or --literal/--candidate, not both")

@@ -95,7 +95,12 @@ class HauserEvaluation(Evaluation):
 
     def _compute(self, limit):
         rows = load_rows()
-        figures, details = [], {"candidates_scored_per_literal": "rated similes + candidates.jsonl group"}
+        from ..similes.kb import load_kb
+
+        meta = load_kb().meta
+        figures, details = [], {"candidates_scored_per_literal": "rated similes + candidates.jsonl group",
+                                "kb": {k: meta.get(k) for k in ("instances", "triplets", "pairs", "vehicles", "per_source",
+                                                                "count_weights")}}
         for split in ("dev", "test"):
             part = [r for r in rows if r["split"] == split]
             if limit:
@@ -108,6 +113,9 @@ class HauserEvaluation(Evaluation):
                               # KB coverage: how each rated candidate's topic-vehicle pairs matched the KB
                               "kb_pair_levels": _levels([lvl for s in scores for lvl in s.relevance_levels]),
                               "kb_vehicle_levels": _levels([lvl for s in scores for lvl in s.creativity_levels])}
+            pair_levels = [lvl for s in scores for lvl in s.relevance_levels]
+            details[split]["kb_pair_coverage"] = round(
+                sum(lvl in ("exact", "head") for lvl in pair_levels) / max(1, len(pair_levels)), 4)
             for aspect in ASPECTS:
                 if aspect == "quality":
                     anchor = {"value": None if corr["paper_quality"] is None else round(corr["paper_quality"], 4),

@@ -18,6 +18,9 @@ DEFAULT_QUALITY_WEIGHTS = (3 / 6, 2 / 6, 1 / 6)
 #: the paper's weights for combining the quality, creativity and informativeness rankings (§5)
 DEFAULT_RANK_WEIGHTS = (2.0, 2.0, 1.0)
 RELEVANCE_METHODS = ("eq2", "eq3")
+#: weights of the language model's back-off (chosen on the dev half of the rated similes, docs/hauser.md):
+#: λ for the vehicle's PMI in relevance, μ for its generic surprisal in creativity; 0 gives the paper's formulas
+DEFAULT_LM_RELEVANCE, DEFAULT_LM_CREATIVITY = 0.1, 0.3
 
 
 def relevance_eq2(pairs: Sequence[Sequence[tuple[str, float, float]]]) -> float:
@@ -33,6 +36,15 @@ def relevance_eq3(pair_counts: Sequence[float]) -> float:
     if not len(pair_counts):
         raise InputError("relevance needs at least one topic-vehicle pair")
     return float(np.mean(pair_counts))
+
+
+def relevance_with_prior(kb_relevance: float, pmis: Sequence[float], weight: float) -> float:
+    """The KB's relevance (Eq. 2 or 3) backed off by the LM: log(1 + r_KB) + λ·mean PMI(vehicle; context), where
+    PMI = log P(v | the words before it) − log P(v | "Like"). With λ = 0 it is r_KB itself (the paper's);
+    a pair the KB never saw (r_KB = 0) is then ranked by the LM alone."""
+    if weight == 0 or not len(pmis):
+        return float(kb_relevance)
+    return math.log1p(max(0.0, float(kb_relevance))) + float(weight) * float(np.mean(pmis))
 
 
 def logical_consistency(p_contradiction: float) -> float:
@@ -74,6 +86,15 @@ def creativity(vehicle_frequencies: Sequence[float]) -> float:
     if not len(vehicle_frequencies):
         raise InputError("creativity needs at least one vehicle")
     return -math.log(float(np.mean(vehicle_frequencies)) + 1.0)
+
+
+def creativity_with_prior(vehicle_frequencies: Sequence[float], surprisals: Sequence[float], weight: float) -> float:
+    """Eq. 8-9 with the LM's back-off: −log(mean N_v + 1) + μ·mean(−log P(v | "Like")); a vehicle that neither the KB
+    nor the LM expects as an image is creative. With μ = 0 it is Eq. 8-9."""
+    base = creativity(vehicle_frequencies)
+    if weight == 0 or not len(surprisals):
+        return base
+    return base + float(weight) * float(np.mean(surprisals))
 
 
 def informativeness(vehicles: Sequence[str]) -> float:

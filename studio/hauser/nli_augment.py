@@ -57,11 +57,7 @@ def kb_pairs(n: int, seed: int = 0, kb=None, antonyms: dict[str, set[str]] | Non
     rng = random.Random(seed)
     props = sorted(p for p in kb.properties() if p in antonyms and p.isalpha())
     by_prop = {p: [v for v, _ in kb.vehicles_for_property(p, k=30)] for p in props}
-    topics = defaultdict(list)
-    for key in kb._pairs:
-        t, v = key.split("\t")
-        if t.isascii() and len(t.split()) <= 3:
-            topics[v].append(t)
+    topics = _topics(kb)
     usable = [(p, a) for p in props for a in sorted(antonyms[p]) if by_prop.get(p) and
               (by_prop.get(a) or [v for v, _ in kb.vehicles_for_property(a, k=30)])]
     if not usable:
@@ -74,18 +70,12 @@ def kb_pairs(n: int, seed: int = 0, kb=None, antonyms: dict[str, set[str]] | Non
         v, w = rng.choice(vs), rng.choice(ws)
         if v == w:
             continue
-        t = rng.choice(topics.get(v) or ["it"])
-        if t in _PRONOUNS:
-            the_t = _PRONOUNS[t]
-        elif t.split()[0] in _SKIP_TOPIC_WORDS:
+        the_t = _the_topic(rng.choice(topics.get(v) or ["it"]))
+        if the_t is None:
             continue
-        else:
-            the_t = f"The {t}"
-        sv, sw = kb.surface(v), kb.surface(w)
-        if not (_clean(sv) and _clean(sw)):
+        sv, sw = _with_article(kb, v), _with_article(kb, w)
+        if not (sv and sw):
             continue
-        sv = sv if sv.split()[0].lower() in ("a", "an", "the") else _article(sv)
-        sw = sw if sw.split()[0].lower() in ("a", "an", "the") else _article(sw)
         kind = rng.choice((0, 0, 1, 2, 3, 3, 4))  # as many entailments as contradictions
         if kind == 0:
             rows.append((f"{the_t} was very {p}.", f"{the_t} was as {p} as {sv}.", "entailment"))
@@ -98,6 +88,31 @@ def kb_pairs(n: int, seed: int = 0, kb=None, antonyms: dict[str, set[str]] | Non
         else:
             rows.append((f"{the_t} was very {p}.", f"{the_t} was like {sw}.", "contradiction"))
     return rows
+
+
+def _topics(kb) -> dict[str, list[str]]:
+    """{vehicle: the short topics the KB pairs with it}."""
+    topics = defaultdict(list)
+    for key in kb._pairs:
+        t, v = key.split("\t")
+        if t.isascii() and len(t.split()) <= 3:
+            topics[v].append(t)
+    return topics
+
+
+def _the_topic(t: str) -> str | None:
+    if t in _PRONOUNS:
+        return _PRONOUNS[t]
+    if t.split()[0] in _SKIP_TOPIC_WORDS:
+        return None
+    return f"The {t}"
+
+
+def _with_article(kb, vehicle: str) -> str | None:
+    sv = kb.surface(vehicle)
+    if not _clean(sv):
+        return None
+    return sv if sv.split()[0].lower() in ("a", "an", "the") else _article(sv)
 
 
 _PRONOUNS = {"it": "It", "he": "He", "she": "She", "him": "He", "her": "She", "this": "This", "that": "That"}

@@ -20,10 +20,21 @@ class Settings:
     quality_weights: tuple[float, float, float] = C.DEFAULT_QUALITY_WEIGHTS
     rank_weights: tuple[float, float, float] = C.DEFAULT_RANK_WEIGHTS
     relevance: str = "eq2"  # "eq2" (triplets n·P) or "eq3" (pair counts n(t, v))
+    lm_relevance: float = C.DEFAULT_LM_RELEVANCE  # λ of the LM back-off in relevance; 0: the paper's Eq. 2/3
+    lm_creativity: float = C.DEFAULT_LM_CREATIVITY  # μ of the LM back-off in creativity; 0: the paper's Eq. 8-9
 
     def __post_init__(self):
         self.quality_weights = C.check_weights(self.quality_weights, "quality weights (α, β, γ)")
         self.rank_weights = C.check_weights(self.rank_weights, "rank weights")
+        for name in ("lm_relevance", "lm_creativity"):
+            value = getattr(self, name)
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                raise InputError(f"{name.replace('_', ' ')} must be a number ≥ 0, not {value!r}") from None
+            if not (value >= 0 and value < float("inf")):
+                raise InputError(f"{name.replace('_', ' ')} must be a finite number ≥ 0, not {value}")
+            setattr(self, name, value)
         if self.relevance not in C.RELEVANCE_METHODS:
             raise InputError(f"relevance must be one of {', '.join(C.RELEVANCE_METHODS)}, not {self.relevance!r}")
 
@@ -36,6 +47,7 @@ class CandidateScore:
     similes: list[dict]
     flag: str = ""
     relevance: float | None = None
+    relevance_kb: float | None = None  # Eq. 2/3 from the KB alone, before the LM back-off
     relevance_levels: list[str] = field(default_factory=list)  # KB back-off level per topic-vehicle pair
     logical_consistency: float | None = None
     sentiment_consistency: float | None = None
@@ -56,6 +68,8 @@ class CandidateScore:
     nli: dict = field(default_factory=dict)
     #: the KB instances behind relevance and creativity (KBFeatures.evidence)
     evidence: dict = field(default_factory=dict)
+    #: the LM's view of the first vehicle (lm_features.VehicleLM.to_dict): log-probabilities, PMI, surprisal
+    lm: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -111,6 +125,20 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     _step(progress, 0.3, "looking up the knowledge base")
     kb.kb.prefetch_unseen([s.vehicle for sims in similes for s in sims if s.vehicle])
     kb_rows = [kb.features(sims, settings.relevance) for sims in similes]
+    lm_rows = [None] * len(flat)
+    lm_backend = None
+    if settings.lm_relevance or settings.lm_creativity:
+        from ..models import ModelUnavailable
+        from .lm_features import shared
+
+        _step(progress, 0.35, "the language model's view of each vehicle")
+        try:
+            lm = shared(registry.get("lm"))
+        except ModelUnavailable as exc:  # score anyway, with the paper's formulas, and say so
+            lm_backend = f"not used ({exc.message}); relevance and creativity without the LM back-off"
+        else:
+            lm_rows = lm.features([(g, cand, sims) for (g, _, cand), sims in zip(flat, similes)])
+            lm_backend = lm.description
 
     _step(progress, 0.45, "logical consistency (NLI)")
     nli = registry.get("nli")
@@ -123,7 +151,7 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     p_pos = _unique_map(lambda texts: list(sentiment.p_positive(texts, batch_size=128)),
                         [t for pair in cut_pairs for t in pair])
     backends = {"nli": nli.backend, "sentiment": sentiment.backend, "kb": kb.description,
-                "parser": registry.get("parser").backend}
+                "parser": registry.get("parser").backend, "lm": lm_backend}
 
     _step(progress, 0.9, "normalizing and ranking")
     results, k = [], 0
@@ -133,13 +161,17 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
             sims = similes[k]
             rel, rel_levels, freqs, freq_levels, vehicles = kb_rows[k]
             valid = bool(vehicles)
+            vlm = lm_rows[k]
+            pmis, surprisals = ([vlm.pmi], [vlm.surprisal]) if vlm is not None else ([], [])
             rows.append(CandidateScore(
                 index=index, candidate=cand, has_simile=valid, similes=[s.to_dict() for s in sims],
                 flag="" if valid else NO_SIMILE,
-                relevance=rel, relevance_levels=rel_levels,
+                relevance=None if rel is None else C.relevance_with_prior(rel, pmis, settings.lm_relevance),
+                relevance_kb=rel, relevance_levels=rel_levels,
                 logical_consistency=C.logical_consistency(p_contra[k]),
                 sentiment_consistency=C.sentiment_consistency(p_pos[2 * k], p_pos[2 * k + 1]),
-                creativity=C.creativity(freqs) if valid else None, creativity_levels=freq_levels,
+                creativity=C.creativity_with_prior(freqs, surprisals, settings.lm_creativity) if valid else None,
+                creativity_levels=freq_levels, lm=vlm.to_dict() if vlm is not None else {},
                 informativeness=C.informativeness(vehicles) if valid else None,
                 sentiment_texts=cut_pairs[k], nli=nli_verdict(nli_probs[k]),
                 evidence=kb.evidence(sims) if valid else {}))
@@ -175,6 +207,10 @@ def evidence_text(c: dict) -> str:
             continue
         matched = ", ".join(f"{m['vehicle']} ×{m['n']}" for m in veh["matched"])
         parts.append(f"creativity [{veh['level']}]: {matched}" + _sources_text(veh["sources"]))
+    lm = c.get("lm") or {}
+    if lm:
+        parts.append(f"LM: log P({lm['vehicle']} | …{lm['context'][-40:]}) {lm['logp_context']:.1f}, "
+                     f"after “{lm['generic_context']}” {lm['logp_generic']:.1f} (PMI {lm['pmi']:+.1f})")
     nli = c.get("nli") or {}
     if nli:
         parts.append(f"NLI: {nli['verdict']} (contradiction {nli['contradiction']:.2f})")
@@ -234,7 +270,8 @@ def _unique_map(fn, items: list) -> list:
 def _settings_dict(settings: Settings) -> dict:
     alpha, beta, gamma = settings.quality_weights
     return {"alpha": alpha, "beta": beta, "gamma": gamma, "rank_weights": list(settings.rank_weights),
-            "relevance": settings.relevance}
+            "relevance": settings.relevance, "lm_relevance": settings.lm_relevance,
+            "lm_creativity": settings.lm_creativity}
 
 
 def _step(progress, fraction: float, what: str) -> None:
@@ -252,7 +289,7 @@ def table_rows(group: dict) -> list[dict]:
             "rank": c["rank"], "candidate": c["candidate"], "topic": first.get("topic"),
             "vehicle": first.get("vehicle"), "event": first.get("event"), "quality": _r(c["quality"]),
             "creativity": _r(c["creativity"]), "informativeness": _r(c["informativeness"]),
-            "relevance": _r(c["relevance"]), "relevance_norm": _r(c["relevance_norm"]),
+            "relevance": _r(c["relevance"]), "relevance_kb": _r(c.get("relevance_kb")), "relevance_norm": _r(c["relevance_norm"]),
             "logical_consistency": _r(c["logical_consistency"]),
             "logical_consistency_norm": _r(c["logical_consistency_norm"]),
             "sentiment_consistency": _r(c["sentiment_consistency"]),

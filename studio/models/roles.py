@@ -72,8 +72,13 @@ class LanguageModel(Role):
     def loglik(self, contexts: Sequence[str], continuations: Sequence[str], batch_size: int = 16) -> list[tuple[float, int]]:
         """(sum of log-probabilities, number of tokens) of each continuation given its context."""
 
-    def loglik_shared(self, context: str, continuations: Sequence[str]) -> list[tuple[float, int]]:
-        """`loglik` of many continuations of one context (models may compute the context once)."""
+    def loglik_shared(self, context: str, continuations: Sequence[str],
+                      score_last: Sequence[int] | None = None) -> list[tuple[float, int]]:
+        """`loglik` of many continuations of one context (models compute the context once). With `score_last`, only
+        the last score_last[i] tokens of continuation i are summed (and counted); the tokens before them are read as
+        context — one pass gives log P(vehicle | context + words before it)."""
+        if score_last is not None:
+            raise NotImplementedError(f"{type(self).__name__} cannot score the last tokens only")
         return self.loglik([context] * len(continuations), list(continuations))
 
     def sample_shared(self, context: str, n: int, *, max_new_tokens: int = 8, top_k: int = 30,
@@ -97,6 +102,16 @@ class LanguageModel(Role):
             messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": user_message}]
             return tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         return (system + "\n" if system else "") + user_message + "\n"
+
+
+def scored_tails(conts: Sequence[Sequence[int]], score_last: Sequence[int] | None) -> list[int]:
+    """How many final tokens of each tokenized continuation `loglik_shared` sums: all of them, or score_last[i]
+    clamped to 0 … its length."""
+    if score_last is None:
+        return [len(c) for c in conts]
+    if len(score_last) != len(conts):
+        raise ValueError("score_last and continuations differ in length")
+    return [max(0, min(int(k), len(c))) for k, c in zip(score_last, conts)]
 
 
 class NLIModel(Role):

@@ -34,9 +34,11 @@ COLOURS = {"topic": "#7cb5ec", "vehicle": "#f7a35c", "event": "#90ed7d"}
 SCORES_NOTE = (
     "**rank**: the combined rank, 1 = best (rank weights × the ranks by quality, creativity and informativeness). "
     "**quality** Q = α·relevance + β·logic + γ·sentiment, the three shown normalized (0–1). "
-    "**creativity** C = −log(mean KB frequency of the vehicle + 1): 0 for a vehicle the KB never saw, more negative "
-    "for common ones. **informativeness** I: the vehicle's length in words. **relevance**: how strongly the KB "
-    "links topic and vehicle (Eq. 2 or 3). **logic**: logical consistency, 1 − P(the simile contradicts the literal "
+    "**creativity** C = −log(mean KB frequency of the vehicle + 1) + 0.3 × the vehicle's surprisal under the "
+    "language model after “Like”: high for a vehicle neither the KB nor the LM expects. **informativeness** I: the vehicle's length in words. **relevance**: how strongly the KB "
+    "links topic and vehicle (Eq. 2 or 3), as log(1 + that) + 0.1 × the LM's PMI of the vehicle — how much more "
+    "likely the sentence's own words make it than “Like” alone does (the back-off for the many pairs the "
+    "KB never saw; `python -m studio score --lm-relevance 0 --lm-creativity 0` gives the paper's formulas). **logic**: logical consistency, 1 − P(the simile contradicts the literal "
     "sentence). **sentiment**: sentiment consistency, the change in the probability of the literal sentence's "
     "polarity. These three are min-max normalized among these candidates (0–1; 0.5 when all are equal); their raw "
     "values (relevance ≥ 0, logic 0–1, sentiment −1…1), the topic and the event are in the CSV download, with every "
@@ -109,7 +111,8 @@ def _csv_file(groups: list[dict], request: gr.Request | None = None) -> str:
 def _backends_markdown(group: dict) -> str:
     b, s = group["backends"], group["settings"]
     return (f"**Backends** — logical consistency: {escape(b['nli'])}; sentiment: {escape(b['sentiment'])}; "
-            f"relevance/creativity: {escape(b['kb'])} (Eq. {s['relevance'][2:]}); "
+            f"relevance/creativity: {escape(b['kb'])} (Eq. {s['relevance'][2:]}), LM back-off "
+            f"(λ = {s.get('lm_relevance', 0):g}, μ = {s.get('lm_creativity', 0):g}): {escape(b.get('lm') or 'off')}; "
             f"components: {escape(b['parser'])}.  \n"
             f"α, β, γ = {s['alpha']:.3f}, {s['beta']:.3f}, {s['gamma']:.3f}; rank weights "
             f"{':'.join(f'{w:g}' for w in s['rank_weights'])}. *kb_level* says how each lookup matched the KB "
@@ -250,7 +253,7 @@ def build_rerank_tab() -> dict:
                     "candidates), creativity (rare vehicles) and informativeness (vehicle length); the candidates are "
                     "ranked by each and the three rankings are combined 2:2:1.")
         tab_guide("rerank")
-        notice = role_notice("nli", "sentiment", "parser", "embedder")
+        notice = role_notice("nli", "sentiment", "parser", "embedder", "lm")
         if notice:
             gr.Markdown(notice)
         with gr.Row():

@@ -1,5 +1,5 @@
 """A role whose model fails to load (a corrupt weights file) shows as failed, with the reason, in the Models tab;
-the other tabs keep working; once the file is fixed, the Models tab's Load retries it without a restart."""
+the other tabs keep working (Rerank without its LM back-off, saying so); once the file is fixed, the Models tab's Load retries it without a restart."""
 from __future__ import annotations
 
 import pytest
@@ -47,8 +47,9 @@ def test_failed_load_shows_reason_keeps_other_tabs_and_retries(corrupt_lm_app):
     with pytest.raises(AppError, match="lm model failed to load"):  # the tab that needs it says why
         client.predict(NARRATIVE, "plain", 1, 0, 5, 0.7, 5, api_name="/continue")
     ranked = client.predict("He yelps and howls.", "He yelps and howls like a wolf.\nHe howls like a dog.",
-                            api_name="/rerank")  # a tab without the lm keeps working
+                            api_name="/rerank")  # Rerank keeps working: the paper's formulas, and it says so
     assert len(ranked[0]["data"]) == 2
+    assert "LM back-off" in ranked[4] and "not used (The lm model failed to load" in ranked[4]
     states = _models(client)
     assert all(states[role]["state"] != FAILED for role in states if role != "lm")
 

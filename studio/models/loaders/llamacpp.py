@@ -29,7 +29,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..roles import Generation, LanguageModel
+from ..roles import Generation, LanguageModel, scored_tails
 from .common import LoadError
 
 #: llama_print_system_info's names → /proc/cpuinfo flags: a build that uses one the CPU lacks is not loaded
@@ -448,23 +448,28 @@ class LlamaCppLM(LanguageModel):
             row += len(x_ids)
         return out
 
-    def loglik_shared(self, context: str, continuations):
+    def loglik_shared(self, context: str, continuations, score_last=None):
         conts = [self._ids(c) for c in continuations]
+        last = scored_tails(conts, score_last)
         results = [(0.0, 0)] * len(conts)
-        todo = [i for i, c in enumerate(conts) if c]
+        todo = [i for i, c in enumerate(conts) if c and last[i]]
         c_ids = self._ids(context) or [self.tokenizer.eos_token_id]
         for start in range(0, len(todo), N_SEQ):
             part = todo[start:start + N_SEQ]
-            items = [(t, len(c_ids) + p, row, True) for row, i in enumerate(part) for p, t in enumerate(conts[i][:-1])]
-            targets = [t for i in part for t in conts[i][1:]]
+            # position p predicts token p + 1: only the positions before a scored token want logits
+            items = [(t, len(c_ids) + p, row, p >= len(conts[i]) - 1 - last[i])
+                     for row, i in enumerate(part) for p, t in enumerate(conts[i][:-1])]
+            targets = [t for i in part for t in conts[i][max(1, len(conts[i]) - last[i]):]]
             with self._call(len(c_ids) + sum(len(conts[i]) for i in part), len(part)):
                 first = _log_softmax(self._prefill([c_ids], len(part)))[0]
                 logp = self._logprobs(items, targets)
             at = 0
             for i in part:
-                toks = conts[i]
-                results[i] = (float(first[toks[0]] + logp[at:at + len(toks) - 1].sum()), len(toks))
-                at += len(toks) - 1
+                toks, k = conts[i], last[i]
+                n_pos = min(k, len(toks) - 1)
+                total = float(logp[at:at + n_pos].sum()) + (float(first[toks[0]]) if k == len(toks) else 0.0)
+                results[i] = (total, k)
+                at += n_pos
         return results
 
     def sample_shared(self, context: str, n: int, *, max_new_tokens: int = 8, top_k: int = 30,

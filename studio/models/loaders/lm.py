@@ -11,7 +11,7 @@ from typing import Sequence
 
 from ...atomic import build_dir_atomically
 from ..config import cache_dir
-from ..roles import Generation, LanguageModel
+from ..roles import Generation, LanguageModel, scored_tails
 from .common import LoadError, device, file_fingerprint, refuse_pickled_weights, resolve_model_path
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*(?=\s|$)")
@@ -110,15 +110,17 @@ class TransformersLM(LanguageModel):
         cache.batch_repeat_interleave(rows)
         return cache, torch.log_softmax(out.logits[0, -1].float(), dim=-1), len(c_ids)
 
-    def loglik_shared(self, context: str, continuations):
+    def loglik_shared(self, context: str, continuations, score_last=None):
         """loglik for one context and many continuations: the context runs once and its cache serves them all
-        (the same numbers as `loglik`, computed on a fraction of the tokens)."""
+        (the same numbers as `loglik`, computed on a fraction of the tokens). `score_last[i]`: sum the log-probs of
+        only the last that many tokens of continuation i (the rest is context too); the count returned is theirs."""
         torch = self._torch
         conts = [self.tokenizer(c, add_special_tokens=False)["input_ids"] for c in continuations]
         if not conts:
             return []
+        last = scored_tails(conts, score_last)
         results = [(0.0, 0)] * len(conts)
-        todo = [i for i, c in enumerate(conts) if c]
+        todo = [i for i, c in enumerate(conts) if c and last[i]]
         if not todo:
             return results
         with torch.inference_mode():
@@ -131,12 +133,13 @@ class TransformersLM(LanguageModel):
             logits = self.model(input_ids=ids, attention_mask=mask, past_key_values=cache).logits.float()
             logp = torch.log_softmax(logits, dim=-1)
             for row, i in enumerate(todo):
-                toks = conts[i]
-                total = float(first[toks[0]])
-                if len(toks) > 1:
-                    target = torch.tensor(toks[1:], device=self.device)
-                    total += float(logp[row, :len(toks) - 1].gather(-1, target.unsqueeze(-1)).sum())
-                results[i] = (total, len(toks))
+                toks, k = conts[i], last[i]
+                total = float(first[toks[0]]) if k == len(toks) else 0.0
+                lo = max(1, len(toks) - k)  # the first scored token after the first one
+                if lo < len(toks):
+                    target = torch.tensor(toks[lo:], device=self.device)
+                    total += float(logp[row, lo - 1:len(toks) - 1].gather(-1, target.unsqueeze(-1)).sum())
+                results[i] = (total, k)
         return results
 
     def sample_shared(self, context: str, n: int, *, max_new_tokens: int = 8, top_k: int = 30,

@@ -1,0 +1,141 @@
+"""The language model's side of HAUSER: what a knowledge base of a few thousand similes cannot say about a vehicle it
+has never seen. For each candidate's first vehicle the LM gives two log-probabilities:
+
+  in context   log P(vehicle | all of the candidate's words before it)
+  generic      log P(vehicle | "Like"), the same context for every simile: the vehicle's base rate as an image
+
+Their difference, the pointwise mutual information, is the LM's plausibility of the vehicle for this topic, event
+and property ("Her voice was as loud as" → " thunder" gains, " a whisper" loses); it backs the KB's relevance off
+(criteria.relevance_with_prior). The generic surprisal, −log P(vehicle | "Like"), is how unusual the vehicle is as
+a comparison at all; it backs off the KB's vehicle frequency in creativity (criteria.creativity_with_prior).
+
+Cost: the candidates of one literal share their first words, so the words they have in common run once
+(`loglik_shared`) and each candidate adds only its own words up to the vehicle's end, of which only the vehicle's
+tokens are scored; the generic context runs once for all the vehicles. Everything is memoised per (words before,
+vehicle).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+_MEMO_LIMIT = 200_000
+#: the context of the generic log-probability: the same for every simile, so that it measures the vehicle's base rate
+#: as an image (a property in it, "As quiet as", would take the very fit to the property out of the PMI); on the
+#: rated dev similes "Like" agreed with people best of "Like", "It was like", "He was like", "It was as good as"
+GENERIC_CONTEXT = "Like"
+
+
+@dataclass(frozen=True)
+class VehicleLM:
+    vehicle: str
+    context: str  # the words the in-context log-probability is conditioned on
+    generic_context: str
+    logp_context: float
+    logp_generic: float
+    tokens: int
+
+    @property
+    def pmi(self) -> float:
+        return self.logp_context - self.logp_generic
+
+    @property
+    def surprisal(self) -> float:
+        return -self.logp_generic
+
+    def to_dict(self) -> dict:
+        return {"vehicle": self.vehicle, "context": self.context, "generic_context": self.generic_context,
+                "logp_context": round(self.logp_context, 4), "logp_generic": round(self.logp_generic, 4),
+                "pmi": round(self.pmi, 4), "surprisal": round(self.surprisal, 4), "tokens": self.tokens}
+
+
+def first_vehicle(similes):
+    """The first simile with a located vehicle, or None."""
+    return next((s for s in similes if s.vehicle and "vehicle" in s.spans), None)
+
+
+def contexts(candidate: str, simile) -> tuple[str, str, str]:
+    """(the words before the vehicle, generic context, vehicle with its leading space) of one candidate's simile."""
+    a, b = simile.spans["vehicle"]
+    return " ".join(candidate[:a].split()), GENERIC_CONTEXT, " " + " ".join(candidate[a:b].split())
+
+
+def common_words(texts: list[str]) -> str:
+    """The longest run of whole words every text starts with ("" when they differ in the first word)."""
+    words = [t.split(" ") for t in texts]
+    n = 0
+    while all(len(w) > n + 1 for w in words) and len({w[n] for w in words}) == 1:
+        n += 1  # the last word of each text stays out, so that every text keeps a word of its own
+    return " ".join(words[0][:n]) if words else ""
+
+
+class LMFeatures:
+    """Vehicle log-probabilities from a registry `LanguageModel` (its `loglik_shared`), memoised."""
+
+    def __init__(self, lm):
+        self.lm = lm
+        self._memo: dict[tuple[str, str, str], tuple[float, int]] = {}
+
+    @property
+    def description(self) -> str:
+        return getattr(self.lm, "backend", type(self.lm).__name__)
+
+    def features(self, items) -> list[VehicleLM | None]:
+        """items: (group, candidate, similes) triples, the candidates of one literal under one group key; one
+        VehicleLM per item (None without a located vehicle)."""
+        located = []
+        for group, candidate, similes in items:
+            s = first_vehicle(similes)
+            located.append((group, *contexts(candidate, s)) if s is not None else None)
+        if len(self._memo) + 2 * len(located) > _MEMO_LIMIT:
+            self._memo.clear()
+        self._in_context([x for x in located if x is not None])
+        self._generic([x for x in located if x is not None])
+        out = []
+        for x in located:
+            if x is None:
+                out.append(None)
+                continue
+            _, before, generic, vehicle = x
+            (lc, n), (lg, _) = self._memo[("ctx", before, vehicle)], self._memo[("gen", generic, vehicle)]
+            out.append(VehicleLM(vehicle.strip(), before, generic, lc, lg, n))
+        return out
+
+    def _in_context(self, located) -> None:
+        """log P(vehicle | words before it), per group and first two words: their common words once, then per
+        candidate the rest of its words and the vehicle, of which only the vehicle's tokens are scored."""
+        groups: dict = {}
+        for group, before, _, vehicle in located:
+            if ("ctx", before, vehicle) not in self._memo:  # candidates of a group that start alike share a pass
+                groups.setdefault((group, " ".join(before.split()[:2])), {})[(before, vehicle)] = None
+        for todo in groups.values():
+            todo = list(todo)
+            shared = common_words([before for before, _ in todo])
+            conts = [before[len(shared):] + vehicle for before, vehicle in todo]
+            tails = [self._tokens(c) - self._tokens(before[len(shared):]) for c, (before, _) in zip(conts, todo)]
+            for (before, vehicle), (value, n) in zip(todo, self.lm.loglik_shared(shared, conts, score_last=tails)):
+                self._memo[("ctx", before, vehicle)] = (float(value), int(n))
+
+    def _tokens(self, text: str) -> int:
+        return len(self.lm.tokenizer(text, add_special_tokens=False)["input_ids"]) if text else 0
+
+    def _generic(self, located) -> None:
+        """log P(vehicle | the generic context): that context once, for all the vehicles after it."""
+        by_context: dict[str, dict] = {}
+        for _, _, generic, vehicle in located:
+            if ("gen", generic, vehicle) not in self._memo:
+                by_context.setdefault(generic, {})[vehicle] = None
+        for generic, vehicles in by_context.items():
+            vehicles = list(vehicles)
+            for vehicle, (value, n) in zip(vehicles, self.lm.loglik_shared(generic, vehicles)):
+                self._memo[("gen", generic, vehicle)] = (float(value), int(n))
+
+
+_SHARED: dict[int, LMFeatures] = {}
+
+
+def shared(lm) -> LMFeatures:
+    """One memoising LMFeatures per loaded LM, so that a warm Rerank reuses what earlier calls computed."""
+    feats = _SHARED.get(id(lm))
+    if feats is None or feats.lm is not lm:
+        feats = _SHARED[id(lm)] = LMFeatures(lm)
+    return feats
