@@ -89,14 +89,15 @@ def _levels(levels: list[str]) -> dict[str, int]:
 class HauserEvaluation(Evaluation):
     name = "hauser"
     title = "HAUSER simile scoring: Pearson with mean human rating"
-    splits = {"train": "none of these ratings (heads: FLUTE / SST-2 train; KB: `build kb`)",
+    splits = {"train": "none of these ratings (heads: FLUTE / SST-2 train; KB: `build kb`; the LM weights λ, μ chosen on dev)",
               "dev": "human_ratings_dev.csv, literals with even sha1('hauser|literal')",
               "test": "human_ratings_dev.csv, literals with odd sha1('hauser|literal')"}
 
     def _compute(self, limit):
-        rows = load_rows()
+        from ..hauser.scorer import Settings
         from ..similes.kb import load_kb
 
+        rows = load_rows()
         meta = load_kb().meta
         figures, details = [], {"candidates_scored_per_literal": "rated similes + candidates.jsonl group",
                                 "kb": {k: meta.get(k) for k in ("instances", "triplets", "pairs", "vehicles", "per_source",
@@ -124,4 +125,11 @@ class HauserEvaluation(Evaluation):
                     anchor = {"value": PAPER_REPORTED[aspect], "source": "paper, 150 rated similes (other rows)"}
                 figures.append(Figure(f"Pearson {aspect}", corr[aspect], split, len(part), anchor,
                                       headline=split == "test"))
+            # the ablation: the paper's formulas (no LM back-off) on the same KB, NLI and components
+            paper_only = correlations(part, score_rows(part, Settings(lm_relevance=0, lm_creativity=0)))
+            details[split]["pearson_without_lm"] = {k: None if paper_only[k] is None else round(paper_only[k], 4)
+                                                    for k in ("quality", "creativity")}
+            for aspect in ("quality", "creativity"):
+                figures.append(Figure(f"Pearson {aspect}, without the LM back-off", paper_only[aspect], split,
+                                      len(part), headline=False))
         return figures, details
