@@ -2,7 +2,7 @@
 profile (target: <= 5 minutes on the 2-core machine), and the warm time of one Rerank of 10 candidates (target:
 <= 0.5 s; `--warm-only` measures only that). Prints JSON.
 
-    STUDIO_PROFILE=offline .venv/bin/python bench/hauser_throughput.py [--limit N] [--warm-only]
+    STUDIO_PROFILE=offline .venv/bin/python bench/hauser_throughput.py [--limit N] [--warm-only] [--no-lm]
 """
 from __future__ import annotations
 
@@ -25,11 +25,14 @@ def main() -> None:
     p.add_argument("--chunk", type=int, default=500, help="groups per batched model pass")
     p.add_argument("--warm-only", action="store_true", help="only the warm 10-candidate rerank")
     p.add_argument("--repeats", type=int, default=7, help="warm reranks timed (the median is reported)")
+    p.add_argument("--no-lm", action="store_true", help="the paper's formulas: no LM back-off (λ = μ = 0)")
     args = p.parse_args()
 
     from studio.hauser.paths import data_file
-    from studio.hauser.scorer import score_groups
+    from studio.hauser.scorer import Settings, score_groups
     from studio.models import get_registry
+
+    settings = Settings(lm_relevance=0, lm_creativity=0) if args.no_lm else Settings()
 
     with open(data_file("hauser", "candidates.jsonl"), encoding="utf-8") as fh:
         groups = [(r["literal"], r["candidates"]) for r in map(json.loads, fh)]
@@ -37,22 +40,23 @@ def main() -> None:
         groups = groups[:args.limit]
     registry = get_registry()
     start = time.perf_counter()
-    for role in ("parser", "embedder", "nli", "sentiment"):
+    for role in ("parser", "embedder", "nli", "sentiment") + (() if args.no_lm else ("lm",)):
         registry.get(role)
     from studio.similes.kb import load_kb
 
     load_kb()
     load_seconds = time.perf_counter() - start
-    warm = _warm_rerank(groups, args.repeats)
+    warm = _warm_rerank(groups, args.repeats, settings)
     if args.warm_only:
-        print(json.dumps(with_cpu({"profile": registry.profile, "load_seconds": round(load_seconds, 1), **warm,
+        print(json.dumps(with_cpu({"profile": registry.profile, "lm_back_off": not args.no_lm,
+                                   "load_seconds": round(load_seconds, 1), **warm,
                                    "backends": score_groups(groups[:1])[0].backends,
                                    "cpu_count": os.cpu_count(), "load_average": os.getloadavg()}), indent=2))
         return
     start, cpu_start = time.perf_counter(), time.process_time()
     scored = []
     for i in range(0, len(groups), args.chunk):
-        scored += score_groups(groups[i:i + args.chunk])
+        scored += score_groups(groups[i:i + args.chunk], settings)
         print(f"{len(scored)}/{len(groups)} groups, {time.perf_counter() - start:.0f}s", file=sys.stderr, flush=True)
     seconds = time.perf_counter() - start
     # on a shared machine wall time depends on the neighbours; CPU time over the cores bounds the unshared time
@@ -64,7 +68,7 @@ def main() -> None:
             for lvl in c.relevance_levels:
                 levels[lvl] = levels.get(lvl, 0) + 1
     print(json.dumps(with_cpu({
-        "profile": registry.profile, "groups": len(scored), "candidates": candidates,
+        "profile": registry.profile, "lm_back_off": not args.no_lm, "groups": len(scored), "candidates": candidates,
         "without_simile": sum(not c.has_simile for g in scored for c in g.candidates),
         "relevance_kb_levels": levels, "load_seconds": round(load_seconds, 1), "score_seconds": round(seconds, 1),
         "candidates_per_second": round(candidates / seconds, 1), "cpu_seconds": round(cpu_seconds, 1),
@@ -77,7 +81,7 @@ def main() -> None:
     }), indent=2))
 
 
-def _warm_rerank(groups, repeats: int) -> dict:
+def _warm_rerank(groups, repeats: int, settings) -> dict:
     """One literal with 10 candidates (its 5 generator candidates and 5 of the next literal's, as a user might
     paste them), scored once to warm up; then `repeats` reranks of other literals' 10 candidates (new text, so that
     no memo of an earlier call helps): the median wall time of what the Rerank tab runs."""
@@ -88,12 +92,12 @@ def _warm_rerank(groups, repeats: int) -> dict:
     def group(k):
         return groups[2 * k][0], (list(groups[2 * k][1]) + list(groups[2 * k + 1][1]))[:10]
 
-    score_groups([group(0)])
+    score_groups([group(0)], settings)
     times = []
     for k in range(1, repeats + 1):
         literal, candidates = group(k)
         t0 = time.perf_counter()
-        score_groups([(literal, candidates)])
+        score_groups([(literal, candidates)], settings)
         times.append(time.perf_counter() - t0)
     return {"warm_rerank_10_median_seconds": round(statistics.median(times), 3),
             "warm_rerank_10_max_seconds": round(max(times), 3), "warm_rerank_target_seconds": 0.5}
