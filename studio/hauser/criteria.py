@@ -41,10 +41,10 @@ def relevance_eq3(pair_counts: Sequence[float]) -> float:
 def relevance_with_prior(kb_relevance: float, pmis: Sequence[float], weight: float) -> float:
     """The KB's relevance (Eq. 2 or 3) backed off by the LM: log(1 + r_KB) + λ·mean PMI(vehicle; context), where
     PMI = log P(v | the words before it) − log P(v | "Like"). With λ = 0 it is r_KB itself (the paper's);
-    a pair the KB never saw (r_KB = 0) is then ranked by the LM alone."""
-    if weight == 0 or not len(pmis):
+    a pair the KB never saw (r_KB = 0) is then ranked by the LM alone; a vehicle the LM could not place adds 0."""
+    if weight == 0:
         return float(kb_relevance)
-    return math.log1p(max(0.0, float(kb_relevance))) + float(weight) * float(np.mean(pmis))
+    return math.log1p(max(0.0, float(kb_relevance))) + (float(weight) * float(np.mean(pmis)) if len(pmis) else 0.0)
 
 
 def logical_consistency(p_contradiction: float) -> float:

@@ -16,6 +16,7 @@ vehicle).
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 _MEMO_LIMIT = 200_000
@@ -74,6 +75,7 @@ class LMFeatures:
     def __init__(self, lm):
         self.lm = lm
         self._memo: dict[tuple[str, str, str], tuple[float, int]] = {}
+        self._lock = threading.Lock()  # concurrent requests share the memo (the LM itself serves one call at a time)
 
     @property
     def description(self) -> str:
@@ -86,18 +88,19 @@ class LMFeatures:
         for group, candidate, similes in items:
             s = first_vehicle(similes)
             located.append((group, *contexts(candidate, s)) if s is not None else None)
-        if len(self._memo) + 2 * len(located) > _MEMO_LIMIT:
-            self._memo.clear()
-        self._in_context([x for x in located if x is not None])
-        self._generic([x for x in located if x is not None])
-        out = []
-        for x in located:
-            if x is None:
-                out.append(None)
-                continue
-            _, before, generic, vehicle = x
-            (lc, n), (lg, _) = self._memo[("ctx", before, vehicle)], self._memo[("gen", generic, vehicle)]
-            out.append(VehicleLM(vehicle.strip(), before, generic, lc, lg, n))
+        with self._lock:
+            if len(self._memo) + 2 * len(located) > _MEMO_LIMIT:
+                self._memo.clear()
+            self._in_context([x for x in located if x is not None])
+            self._generic([x for x in located if x is not None])
+            out = []
+            for x in located:
+                if x is None:
+                    out.append(None)
+                    continue
+                _, before, generic, vehicle = x
+                (lc, n), (lg, _) = self._memo[("ctx", before, vehicle)], self._memo[("gen", generic, vehicle)]
+                out.append(VehicleLM(vehicle.strip(), before, generic, lc, lg, n))
         return out
 
     def _in_context(self, located) -> None:
@@ -111,7 +114,7 @@ class LMFeatures:
             todo = list(todo)
             shared = common_words([before for before, _ in todo])
             conts = [before[len(shared):] + vehicle for before, vehicle in todo]
-            tails = [self._tokens(c) - self._tokens(before[len(shared):]) for c, (before, _) in zip(conts, todo)]
+            tails = [max(1, self._tokens(c) - self._tokens(before[len(shared):])) for c, (before, _) in zip(conts, todo)]
             for (before, vehicle), (value, n) in zip(todo, self.lm.loglik_shared(shared, conts, score_last=tails)):
                 self._memo[("ctx", before, vehicle)] = (float(value), int(n))
 

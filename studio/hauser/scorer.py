@@ -125,8 +125,7 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     _step(progress, 0.3, "looking up the knowledge base")
     kb.kb.prefetch_unseen([s.vehicle for sims in similes for s in sims if s.vehicle])
     kb_rows = [kb.features(sims, settings.relevance) for sims in similes]
-    lm_rows = [None] * len(flat)
-    lm_backend = None
+    lm_rows, lm_backend, lm_used = [None] * len(flat), None, False
     if settings.lm_relevance or settings.lm_creativity:
         from ..models import ModelUnavailable
         from .lm_features import shared
@@ -138,7 +137,9 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
             lm_backend = f"not used ({exc.message}); relevance and creativity without the LM back-off"
         else:
             lm_rows = lm.features([(g, cand, sims) for (g, _, cand), sims in zip(flat, similes)])
-            lm_backend = lm.description
+            lm_backend, lm_used = lm.description, True
+    # the weights applied: the paper's formulas (0, 0) when the LM is off or cannot serve
+    lm_weights = (settings.lm_relevance, settings.lm_creativity) if lm_used else (0.0, 0.0)
 
     _step(progress, 0.45, "logical consistency (NLI)")
     nli = registry.get("nli")
@@ -166,11 +167,11 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
             rows.append(CandidateScore(
                 index=index, candidate=cand, has_simile=valid, similes=[s.to_dict() for s in sims],
                 flag="" if valid else NO_SIMILE,
-                relevance=None if rel is None else C.relevance_with_prior(rel, pmis, settings.lm_relevance),
+                relevance=None if rel is None else C.relevance_with_prior(rel, pmis, lm_weights[0]),
                 relevance_kb=rel, relevance_levels=rel_levels,
                 logical_consistency=C.logical_consistency(p_contra[k]),
                 sentiment_consistency=C.sentiment_consistency(p_pos[2 * k], p_pos[2 * k + 1]),
-                creativity=C.creativity_with_prior(freqs, surprisals, settings.lm_creativity) if valid else None,
+                creativity=C.creativity_with_prior(freqs, surprisals, lm_weights[1]) if valid else None,
                 creativity_levels=freq_levels, lm=vlm.to_dict() if vlm is not None else {},
                 informativeness=C.informativeness(vehicles) if valid else None,
                 sentiment_texts=cut_pairs[k], nli=nli_verdict(nli_probs[k]),

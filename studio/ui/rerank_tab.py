@@ -121,11 +121,13 @@ def _backends_markdown(group: dict) -> str:
 
 def _evidence_markdown(group: dict) -> str:
     """Per candidate, best first: the KB instances behind relevance and creativity (top 3, with counts and the
-    source files) and the NLI verdict. Every piece of text escaped (candidates are typed by the user)."""
+    source files), the LM's view of the vehicle and the NLI verdict. Every piece of text escaped (candidates are
+    typed by the user)."""
     from ..hauser.scorer import evidence_text
 
     lines = ["**Evidence** (the KB pairs, properties and vehicles behind relevance and creativity — top 3 with counts "
-             "and the source files they were found in — and the NLI verdict on literal → candidate):"]
+             "and the source files they were found in —, the language model's log-probability of the vehicle in the "
+             "sentence and after “Like”, and the NLI verdict on literal → candidate):"]
     for c in sorted(group["candidates"], key=lambda c: c["rank"]):
         text = c["candidate"] if len(c["candidate"]) <= 90 else c["candidate"][:88] + "…"
         lines.append(f"- #{c['rank']} {escape_markdown(text)}: "
