@@ -39,3 +39,13 @@ def test_limit_check_runs_first_and_refuses():
     with pytest.raises(gr.Error, match="4 characters long; the limit is 3"):
         check.fn("x" * 10, "abcd")
     assert "/joined" in demo.get_api_info()["named_endpoints"]  # the API calls the handler itself
+
+
+def test_markdown_escape_keeps_apostrophes_readable_and_html_inert():
+    """A candidate like "…as loud as a lion's roar." reads as typed in the Rerank evidence (an entity's "#" was
+    escaped once, showing "&#x27;"), while tags and Markdown marks stay inert text."""
+    from studio.ui.common import escape_markdown
+
+    assert escape_markdown("a lion's roar") == "a lion's roar"
+    assert escape_markdown('<b>"x"</b> [a](b) *c*') == '&lt;b&gt;"x"&lt;/b&gt; \\[a\\]\\(b\\) \\*c\\*'
+    assert "&#" not in escape_markdown("it's & <it's>")

@@ -153,7 +153,7 @@ def gcide_sentences(path: Path = GCIDE) -> list[str]:
     "as ADJ as a/the …": entries unwrapped, citations ("--Shak.", "[1913 Webster]") and markup removed."""
     if not path.exists():
         raise InputError(f"{path} is missing: install Debian's dict-gcide (`sudo apt-get install dict-gcide`, "
-                         "scripts/setup.sh does it when it can) or build with --no-gcide")
+                         "or `bash scripts/setup.sh --build`) or build with --no-gcide")
     with gzip.open(path, "rt", encoding="utf-8", errors="replace") as fh:  # dictzip is gzip-compatible
         text = fh.read()
     out = []

@@ -82,8 +82,9 @@ def escape(text: str) -> str:
 
 def escape_markdown(text: str) -> str:
     """Text shown as itself inside Markdown: HTML-escaped, and Markdown's own marks (links, emphasis, code, headings,
-    tables) backslash-escaped, so a typed "[x](y)" or "*x*" stays plain text."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~>])", r"\\\1", escape(text))
+    tables) backslash-escaped, so a typed "[x](y)" or "*x*" stays plain text. Quotes stay as they are: outside a
+    tag they are text, and an entity ("&#x27;") would have its "#" escaped and show as "&#x27;" ("a lion's roar")."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~>])", r"\\\1", html.escape(str(text), quote=False))
 
 
 def role_notice(*roles: str) -> str:
