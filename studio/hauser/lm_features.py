@@ -79,7 +79,7 @@ class LMFeatures:
 
     @property
     def description(self) -> str:
-        return getattr(self.lm, "backend", type(self.lm).__name__)
+        return self.lm.backend or type(self.lm).__name__
 
     def features(self, items) -> list[VehicleLM | None]:
         """items: (group, candidate, similes) triples, the candidates of one literal under one group key; one
@@ -113,8 +113,9 @@ class LMFeatures:
         for todo in groups.values():
             todo = list(todo)
             shared = common_words([before for before, _ in todo])
-            conts = [before[len(shared):] + vehicle for before, vehicle in todo]
-            tails = [max(1, self._tokens(c) - self._tokens(before[len(shared):])) for c, (before, _) in zip(conts, todo)]
+            rests = [before[len(shared):] for before, _ in todo]
+            conts = [rest + vehicle for rest, (_, vehicle) in zip(rests, todo)]
+            tails = [max(1, self._tokens(c) - self._tokens(rest)) for c, rest in zip(conts, rests)]
             for (before, vehicle), (value, n) in zip(todo, self.lm.loglik_shared(shared, conts, score_last=tails)):
                 self._memo[("ctx", before, vehicle)] = (float(value), int(n))
 
