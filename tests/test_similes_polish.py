@@ -46,6 +46,11 @@ def test_noun_phrases_agree():
     assert noun_phrase("a beehives", load_kb()) == "beehives"
     assert noun_phrase("a owl") == "an owl" and noun_phrase("an dog") == "a dog"
     assert noun_phrase("thunder") == "thunder"
+    kb = load_kb()
+    # a collective head keeps its article ("like pack of wolves" was read as ungrammatical)
+    assert noun_phrase("a pack of wolves", kb) == "a pack of wolves"
+    # a mass noun the KB writes bare loses the polisher's "the" ("as loud as the thunder"); "the wind" keeps it
+    assert noun_phrase("the thunder", kb) == "thunder" and noun_phrase("the wind", kb) == "the wind"
 
 
 def test_no_vehicle_twice_and_the_shortfall_says_why():
@@ -157,11 +162,19 @@ def test_cli_polish_batch(tmp_path, capsys):
 @pytest.mark.parametrize("literal,vehicle,want", [
     ("He was proud of his garden.", "a peacock", "He was as proud of his garden as a peacock."),
     ("The students were bored during the lecture.", "sheep", "The students were as bored as sheep during the lecture."),
+    ("The old house was silent at night.", "the grave", "The old house was as silent as the grave at night."),
 ])
 def test_adjective_complements_and_participles(tiny_registry, literal, vehicle, want):
     slots = find_slots(literal, tiny_registry.get("parser")(literal))
     adjective = next(s for s in slots if s.kind == "adjective")
     assert realise(literal, adjective, vehicle)[0] == want
+
+
+def test_a_passive_participle_of_a_subordinate_clause_is_no_adjective(tiny_registry):
+    """"… when the goal was scored" is an event: no "as scored as a home run"."""
+    literal = "The crowd roared when the goal was scored."
+    slots = find_slots(literal, tiny_registry.get("parser")(literal))
+    assert not any(s.kind == "adjective" for s in slots) and any(s.kind == "verb" for s in slots)
 
 
 def test_near_duplicates_share_a_head_or_a_modifier():

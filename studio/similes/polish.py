@@ -44,6 +44,10 @@ MIN_SCORE = 0.0
 MAX_N = 50
 LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
 MAX_CHARS = 400
+#: ranking: log(score) − GENERIC_WEIGHT · (the plain lm's log-probability per token of the vehicle after "Like"),
+#: so that a vehicle likely anywhere ("a man", "a cat") yields to one likely here; 0 ranks by the score alone
+GENERIC_WEIGHT = 0.0
+GENERIC_CONTEXT = "Like"
 CONTEXT_WORDS = 20
 PROMPT = "Literal: {literal}\nSimile:"  # the polisher's prompt, served here and trained on (polish_data.prompt)
 #: shown by the UI, the CLI and the downloads
@@ -58,7 +62,9 @@ _INTENSIFIERS = {"very", "so", "really", "extremely", "quite", "too", "rather", 
                  "terribly", "truly", "utterly", "totally", "completely", "remarkably", "exceptionally", "super"}
 _LINKING = {"be", "feel", "look", "seem", "sound", "become", "grow", "get", "turn", "remain", "stay", "appear",
             "smell", "taste", "go", "keep", "come", "prove"}
-_COMPLEMENT = {"of", "with", "about", "at", "to", "for", "by"}
+#: prepositions that open an adjective's own complement ("proud of his garden", "angry with his brother"); "at", "in",
+#: "for" mostly open adjuncts ("silent at night" → not "as silent at night as the grave")
+_COMPLEMENT = {"of", "with", "about"}
 _VP_STOP = {"conj", "cc", "advcl", "ccomp", "parataxis", "punct", "relcl", "mark", "xcomp", "csubj", "nsubj",
             "nsubjpass", "aux", "auxpass", "neg", "expl", "dep", "appos", "npadvmod"}
 _JUNK_HEADS = {"ever", "other", "others", "anyone", "anything", "none", "rest", "your", "yours", "mine", "usual",
@@ -168,7 +174,7 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     floor = (MIN_SCORE if min_score is None else float(min_score)) if trained else 0.0  # set for the trained polisher
     weak = [c for c in candidates if c.score < floor]
     candidates = [c for c in candidates if c.score >= floor]
-    ranked, twins = _distinct_images(sorted(candidates, key=lambda c: (-c.score, c.sentence)), kb)
+    ranked, twins = _distinct_images(sorted(candidates, key=_rank_key(candidates)), kb)
     merged += twins
     candidates = ranked
     chosen = ranked[:n]
@@ -224,8 +230,10 @@ def find_slots(literal: str, doc) -> list[Slot]:
     for tok in doc:
         predicated = tok.pos_ == "ADJ" and tok.tag_ == "JJ" and tok.dep_ in ("acomp", "oprd") \
             and tok.head.lemma_.lower() in _LINKING
-        participle = tok.tag_ == "VBN" and any(c.dep_ == "auxpass" for c in tok.children) \
-            and not any(c.dep_ in ("agent", "dobj", "xcomp", "ccomp") for c in tok.children)  # "were bored"
+        # "The students were bored": a passive participle of the main clause, with no agent or object, reads as a
+        # state; in a subordinate clause it is an event ("… when the goal was scored", not "as scored as")
+        participle = tok.tag_ == "VBN" and tok.dep_ == "ROOT" and any(c.dep_ == "auxpass" for c in tok.children) \
+            and not any(c.dep_ in ("agent", "dobj", "xcomp", "ccomp") for c in tok.children)
         if predicated or participle:
             first = tok
             mods = [c for c in tok.children if c.dep_ == "advmod" and c.lower_ in _INTENSIFIERS and c.i == tok.i - 1]
@@ -289,11 +297,15 @@ def noun_phrase(vehicle: str, kb=None) -> str:
     v = re.sub(r"\s+", " ", vehicle.strip().strip(",;:")).strip()
     if kb is not None:
         norm = kb.normalize(v)
-        if norm == v.lower() and kb.has_vehicle(norm):
-            v = kb.surface(norm)
+        if kb.has_vehicle(norm) and (norm == v.lower() or (
+                v.lower().startswith("the ") and kb.surface(norm).lower() == norm)):
+            v = kb.surface(norm)  # "thunder" as the KB writes it; "the thunder" → "thunder" when it is written bare
     words = v.split()
     if len(words) >= 2 and words[0].lower() in ("a", "an"):
-        if _plural(words[-1]) and kb is not None and kb.lemma(words[-1].lower()) != words[-1].lower():
+        lowered = [w.lower() for w in words]
+        # the number is the head's: "a pack of wolves" keeps its article, "a beehives" loses it
+        head = lowered[lowered.index("of", 1) - 1] if "of" in lowered[2:] else lowered[-1]
+        if _plural(head) and kb is not None and kb.lemma(head) != head:
             words = words[1:]
         else:
             words[0] = "an" if _VOWEL_SOUND.match(words[1]) else "a"
@@ -415,6 +427,18 @@ def _distinct_images(ranked: list[Candidate], kb) -> tuple[list[Candidate], int]
         heads.add(head)
         mods |= own
     return kept, merged
+
+
+def _rank_key(candidates: list[Candidate]):
+    """Best first: by the score, or (GENERIC_WEIGHT > 0) by the score against the vehicle's base rate."""
+    if GENERIC_WEIGHT <= 0 or not candidates:
+        return lambda c: (-c.score, c.sentence)
+    from ..models import get_registry
+
+    vehicles = list(dict.fromkeys(" " + c.vehicle.strip() for c in candidates))
+    generic = {v.strip(): lp / max(n, 1) for v, (lp, n) in
+               zip(vehicles, get_registry().get("lm").loglik_shared(GENERIC_CONTEXT, vehicles))}
+    return lambda c: (-(math.log(max(c.score, 1e-9)) - GENERIC_WEIGHT * generic[c.vehicle.strip()]), c.sentence)
 
 
 def _score_all(lm, trained, literal, groups, step=None) -> list[Candidate]:
