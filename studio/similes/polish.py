@@ -44,10 +44,6 @@ MIN_SCORE = 0.0
 MAX_N = 50
 LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
 MAX_CHARS = 400
-#: ranking: log(score) − GENERIC_WEIGHT · (the plain lm's log-probability per token of the vehicle after "Like"),
-#: so that a vehicle likely anywhere ("a man", "a cat") yields to one likely here; 0 ranks by the score alone
-GENERIC_WEIGHT = 0.0
-GENERIC_CONTEXT = "Like"
 CONTEXT_WORDS = 20
 PROMPT = "Literal: {literal}\nSimile:"  # the polisher's prompt, served here and trained on (polish_data.prompt)
 #: shown by the UI, the CLI and the downloads
@@ -174,7 +170,7 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     floor = (MIN_SCORE if min_score is None else float(min_score)) if trained else 0.0  # set for the trained polisher
     weak = [c for c in candidates if c.score < floor]
     candidates = [c for c in candidates if c.score >= floor]
-    ranked, twins = _distinct_images(sorted(candidates, key=_rank_key(candidates)), kb)
+    ranked, twins = _distinct_images(sorted(candidates, key=lambda c: (-c.score, c.sentence)), kb)
     merged += twins
     candidates = ranked
     chosen = ranked[:n]
@@ -427,18 +423,6 @@ def _distinct_images(ranked: list[Candidate], kb) -> tuple[list[Candidate], int]
         heads.add(head)
         mods |= own
     return kept, merged
-
-
-def _rank_key(candidates: list[Candidate]):
-    """Best first: by the score, or (GENERIC_WEIGHT > 0) by the score against the vehicle's base rate."""
-    if GENERIC_WEIGHT <= 0 or not candidates:
-        return lambda c: (-c.score, c.sentence)
-    from ..models import get_registry
-
-    vehicles = list(dict.fromkeys(" " + c.vehicle.strip() for c in candidates))
-    generic = {v.strip(): lp / max(n, 1) for v, (lp, n) in
-               zip(vehicles, get_registry().get("lm").loglik_shared(GENERIC_CONTEXT, vehicles))}
-    return lambda c: (-(math.log(max(c.score, 1e-9)) - GENERIC_WEIGHT * generic[c.vehicle.strip()]), c.sentence)
 
 
 def _score_all(lm, trained, literal, groups, step=None) -> list[Candidate]:
