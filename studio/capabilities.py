@@ -42,7 +42,8 @@ CAPABILITIES: tuple[Capability, ...] = (
                  "eval": {"components-report": "studio.similes.evaluate:run",
                           "polish-report": "studio.similes.evaluate_polish:run"}},
         evaluations={"components": "studio.evaluation.components:ComponentsEvaluation",
-                     "polish": "studio.evaluation.polish:PolishEvaluation"},
+                     "polish": "studio.evaluation.polish:PolishEvaluation",
+                     "polish-read": "studio.evaluation.reads:PolishReadEvaluation"},
         roles=("polisher", "lm", "parser", "embedder", "simile_components"),
         serving=("studio.similes.polish",)),
     Capability(
@@ -76,7 +77,8 @@ CAPABILITIES: tuple[Capability, ...] = (
                  "train": {"judge": "studio.continuation.train:train_judge",
                            "continuation": "studio.continuation.generator_train:train"},
                  "eval": {"continuation-report": "studio.continuation.evaluate:evaluate"}},
-        evaluations={"continuation": "studio.evaluation.continuation:ContinuationEvaluation"},
+        evaluations={"continuation": "studio.evaluation.continuation:ContinuationEvaluation",
+                     "continuation-read": "studio.evaluation.reads:ContinuationReadEvaluation"},
         roles=("continuation_generator", "lm", "judge", "judge_cross", "embedder", "parser"),
         serving=("studio.continuation.generate", "studio.continuation.judge")),
 )

@@ -1,0 +1,65 @@
+"""Blind reads: what a writer would keep of what the studio writes, tallied from the committed reading records.
+
+The generated text of a read is reproducible by the command in its record (`how`); the labels are a reader's, kept
+in the record row by row (eval/*_blind_read_*.json). These evaluations count them, so that the figure that counts
+for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
+from. No choice is made on a report read; the dev read of Polish (read 4) is recorded but not reported here.
+"""
+from __future__ import annotations
+
+import json
+
+from ..models.config import PROJECT_ROOT
+from .base import Evaluation, Figure
+
+POLISH_READ = "eval/polish_blind_read_5.json"
+POLISH_SERVED, POLISH_BEFORE = "new", "old"
+CONTINUATION_READ = "eval/continuation_blind_read_2.json"
+CONTINUATION_SERVED, CONTINUATION_BEFORE = "trained 375 steps (served)", "trained 188 steps (before)"
+
+
+def _rows(path: str) -> list[dict]:
+    return json.loads((PROJECT_ROOT / path).read_text(encoding="utf-8"))["rows"]
+
+
+def tally(rows: list[dict], key: str, value: str, top: int | None = None) -> tuple[int, int]:
+    """(usable, read) over the rows whose `key` is `value` (and whose rank is at most `top`, when given)."""
+    chosen = [r for r in rows if r[key] == value and (top is None or r["rank"] <= top)]
+    return sum(int(r["usable"]) for r in chosen), len(chosen)
+
+
+def _share(pair: tuple[int, int]) -> float | None:
+    return pair[0] / pair[1] if pair[1] else None
+
+
+class PolishReadEvaluation(Evaluation):
+    name = "polish-read"
+    title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
+    splits = {"blind read": f"{POLISH_READ}: eval/polish_literals_3.txt, written before the read and never used for "
+                            "a choice; the served code's and the code before's candidates pooled, shuffled, read "
+                            "without rank, score, source or version"}
+
+    def _compute(self, limit):
+        rows = _rows(POLISH_READ)
+        figures, details = [], {}
+        for metric, top, of in (("usable of the 10 candidates", None, 200), ("usable of the top 3", 3, 60)):
+            served, before = tally(rows, "variant", POLISH_SERVED, top), tally(rows, "variant", POLISH_BEFORE, top)
+            details[metric] = {"served": served, "before": before, "asked": of}
+            # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept
+            figures.append(Figure(metric, served[0] / of, "blind read", of,
+                                  {"value": round(before[0] / of, 4), "source": "the code before (517a732), same read"}))
+        return figures, details
+
+
+class ContinuationReadEvaluation(Evaluation):
+    name = "continuation-read"
+    title = "Continue: continuations fluent and true to the figure (blind read of 20 new narratives, 3 each)"
+    splits = {"blind read": f"{CONTINUATION_READ}: eval/continuation_narratives.txt (10 idioms, 10 similes); the "
+                            "served generator's and the one before's continuations shuffled and read without source"}
+
+    def _compute(self, limit):
+        rows = _rows(CONTINUATION_READ)
+        served, before = tally(rows, "generator", CONTINUATION_SERVED), tally(rows, "generator", CONTINUATION_BEFORE)
+        figure = Figure("usable continuations", _share(served), "blind read", served[1],
+                        {"value": round(_share(before), 4), "source": "the generator before, same read"})
+        return [figure], {"served": served, "before": before}
