@@ -144,3 +144,23 @@ def test_hauser_correlation_is_computed_from_the_scores(offline):
     got = correlations(rows, fake)
     assert got["paper_quality"] == pytest.approx(pearsonr(paper, human).statistic)
     assert got["quality"] == pytest.approx(got["paper_quality"])
+
+
+@pytest.mark.parametrize("name", ["polish-read", "continuation-read"])
+def test_blind_read_figures_are_tallied_from_the_committed_records(name):
+    """The reads' figures are the records' labels counted, and the committed results hold the same figures."""
+    committed = json.loads((RESULTS_DIR / f"{name}.json").read_text())
+    _assert_same_figures(evaluation(name).compute()["figures"], committed["figures"])
+
+
+def test_blind_read_tally_counts_labels_not_rows():
+    from studio.evaluation.reads import tally
+
+    rows = [{"variant": "new", "rank": 1, "usable": 1}, {"variant": "new", "rank": 4, "usable": 1},
+            {"variant": "new", "rank": 2, "usable": 0}, {"variant": "old", "rank": 1, "usable": 1}]
+    assert tally(rows, "variant", "new") == (2, 3) and tally(rows, "variant", "new", top=3) == (1, 2)
+    # the records' own summaries agree with their rows
+    record = json.loads((RESULTS_DIR.parent / "eval" / "polish_blind_read_5.json").read_text())
+    for variant, counts in record["variants"].items():
+        assert tally(record["rows"], "variant", variant) == (counts["usable"], counts["candidates"])
+        assert tally(record["rows"], "variant", variant, top=3) == (counts["top3_usable"], counts["top3"])

@@ -42,12 +42,13 @@ class PolishReadEvaluation(Evaluation):
     def _compute(self, limit):
         rows = _rows(POLISH_READ)
         figures, details = [], {}
-        for metric, top, of in (("usable of the 10 candidates", None, 200), ("usable of the top 3", 3, 60)):
+        for metric, top, of in (("usable of the 10 candidates (target 0.60)", None, 200),
+                                ("usable of the top 3 (target 0.80)", 3, 60)):
             served, before = tally(rows, "variant", POLISH_SERVED, top), tally(rows, "variant", POLISH_BEFORE, top)
             details[metric] = {"served": served, "before": before, "asked": of}
             # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept
-            figures.append(Figure(metric, served[0] / of, "blind read", of,
-                                  {"value": round(before[0] / of, 4), "source": "the code before (517a732), same read"}))
+            # the code before (517a732) in the same read: in the details (the table's anchor column is the paper's)
+            figures.append(Figure(metric, served[0] / of, "blind read", of))
         return figures, details
 
 
@@ -60,6 +61,5 @@ class ContinuationReadEvaluation(Evaluation):
     def _compute(self, limit):
         rows = _rows(CONTINUATION_READ)
         served, before = tally(rows, "generator", CONTINUATION_SERVED), tally(rows, "generator", CONTINUATION_BEFORE)
-        figure = Figure("usable continuations", _share(served), "blind read", served[1],
-                        {"value": round(_share(before), 4), "source": "the generator before, same read"})
+        figure = Figure("usable continuations (target 0.50)", _share(served), "blind read", served[1])
         return [figure], {"served": served, "before": before}
