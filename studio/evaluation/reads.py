@@ -18,8 +18,8 @@ CONTINUATION_READ = "eval/continuation_blind_read_2.json"
 CONTINUATION_SERVED, CONTINUATION_BEFORE = "trained 375 steps (served)", "trained 188 steps (before)"
 
 
-def _rows(path: str) -> list[dict]:
-    return json.loads((PROJECT_ROOT / path).read_text(encoding="utf-8"))["rows"]
+def _record(path: str) -> dict:
+    return json.loads((PROJECT_ROOT / path).read_text(encoding="utf-8"))
 
 
 def tally(rows: list[dict], key: str, value: str, top: int | None = None) -> tuple[int, int]:
@@ -40,14 +40,16 @@ class PolishReadEvaluation(Evaluation):
                             "without rank, score, source or version"}
 
     def _compute(self, limit):
-        rows = _rows(POLISH_READ)
+        record = _record(POLISH_READ)
+        rows, asked = record["rows"], record["variants"][POLISH_SERVED]["asked"]
+        literals = len({r["literal"] for r in rows})
         figures, details = [], {}
-        for metric, top, of in (("usable of the 10 candidates (target 0.60)", None, 200),
-                                ("usable of the top 3 (target 0.80)", 3, 60)):
+        for metric, top, of in (("usable of the 10 candidates (target 0.60)", None, asked),
+                                ("usable of the top 3 (target 0.80)", 3, 3 * literals)):
             served, before = tally(rows, "variant", POLISH_SERVED, top), tally(rows, "variant", POLISH_BEFORE, top)
             details[metric] = {"served": served, "before": before, "asked": of}
-            # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept
-            # the code before (517a732) in the same read: in the details (the table's anchor column is the paper's)
+            # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept; the code
+            # before (517a732), read in the same read, goes in the details (the table's anchor column is the paper's)
             figures.append(Figure(metric, served[0] / of, "blind read", of))
         return figures, details
 
@@ -59,7 +61,7 @@ class ContinuationReadEvaluation(Evaluation):
                             "served generator's and the one before's continuations shuffled and read without source"}
 
     def _compute(self, limit):
-        rows = _rows(CONTINUATION_READ)
+        rows = _record(CONTINUATION_READ)["rows"]
         served, before = tally(rows, "generator", CONTINUATION_SERVED), tally(rows, "generator", CONTINUATION_BEFORE)
         figure = Figure("usable continuations (target 0.50)", _share(served), "blind read", served[1])
         return [figure], {"served": served, "before": before}
