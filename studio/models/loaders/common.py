@@ -22,10 +22,9 @@ _threads_set = False
 
 
 def configure_torch_threads() -> None:
-    """Every core by default (STUDIO_TORCH_THREADS overrides). Measured on 2 cores (docs/acceleration.md, Threads):
-    the NLI cross-encoder and the sentiment head over 80 candidates took 1.5 s with two threads against 2.6 s with
-    one, and two such requests at once took 2.9 s with two threads each against 3.0 s with one: the encoders'
-    matrix products are large enough that sharing the cores costs nothing over one thread per request."""
+    """Every core by default (STUDIO_TORCH_THREADS overrides): the encoders' matrix products are large enough that
+    two requests at once, each on every core, take as long as with one thread each, and one alone runs faster
+    (`bench/torch_threads.py`; figures in docs/acceleration.md, "Threads of the torch models")."""
     global _threads_set
     if _threads_set:
         return
