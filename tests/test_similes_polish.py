@@ -163,6 +163,7 @@ def test_cli_polish_batch(tmp_path, capsys):
     ("He was proud of his garden.", "a peacock", "He was as proud of his garden as a peacock."),
     ("The students were bored during the lecture.", "sheep", "The students were as bored as sheep during the lecture."),
     ("The old house was silent at night.", "the grave", "The old house was as silent as the grave at night."),
+    ("The wind outside was bitterly cold.", "ice", "The wind outside was as bitterly cold as ice."),
 ])
 def test_adjective_complements_and_participles(tiny_registry, literal, vehicle, want):
     slots = find_slots(literal, tiny_registry.get("parser")(literal))

@@ -58,6 +58,8 @@ _INTENSIFIERS = {"very", "so", "really", "extremely", "quite", "too", "rather", 
                  "terribly", "truly", "utterly", "totally", "completely", "remarkably", "exceptionally", "super"}
 _LINKING = {"be", "feel", "look", "seem", "sound", "become", "grow", "get", "turn", "remain", "stay", "appear",
             "smell", "taste", "go", "keep", "come", "prove"}
+#: "-ly" words before an adjective that are no manner of it ("only slightly cold" keeps "only" outside)
+_NOT_MANNER = {"only", "early", "likely", "nearly", "really", "hardly", "barely", "merely", "mostly", "partly"}
 #: prepositions that open an adjective's own complement ("proud of his garden", "angry with his brother"); "at", "in",
 #: "for" mostly open adjuncts ("silent at night" → not "as silent at night as the grave")
 _COMPLEMENT = {"of", "with", "about"}
@@ -232,14 +234,18 @@ def find_slots(literal: str, doc) -> list[Slot]:
             and not any(c.dep_ in ("agent", "dobj", "xcomp", "ccomp") for c in tok.children)
         if predicated or participle:
             first = tok
-            mods = [c for c in tok.children if c.dep_ == "advmod" and c.lower_ in _INTENSIFIERS and c.i == tok.i - 1]
-            if mods:
+            mods = [c for c in tok.children if c.dep_ == "advmod" and c.i == tok.i - 1]
+            intensified = bool(mods) and mods[0].lower_ in _INTENSIFIERS
+            # a manner adverb goes inside the comparison: "was bitterly cold" → "was as bitterly cold as ice"
+            graded = bool(mods) and not intensified and mods[0].lower_.endswith("ly") \
+                and mods[0].lower_ not in _NOT_MANNER
+            if intensified or graded:
                 first = mods[0]
-            last, adjective = tok, tok.lower_
+            last, adjective = tok, (f"{mods[0].text} {tok.lower_}" if graded else tok.lower_)
             comp = [c for c in tok.children if c.dep_ == "prep" and c.i == tok.i + 1 and c.lower_ in _COMPLEMENT]
             if comp:  # "proud of his garden" → "as proud of his garden as a peacock"
                 last = max((t for t in comp[0].subtree if not t.is_punct), key=lambda t: t.i)
-                adjective = literal[tok.idx:last.idx + len(last)]
+                adjective = literal[first.idx if graded else tok.idx:last.idx + len(last)]
             slots[(first.idx, "adjective")] = Slot(first.idx, last.idx + len(last), "adjective", tok.text,
                                                    adjective, score=2.0, words=_around(doc, tok.i))
     for tok in doc:
