@@ -42,6 +42,11 @@ DEFAULT_STRATEGIES = ("lm", "retrieval", "property")
 #: earlier on a blind read, withheld 166 such and 73 others), so there is none: the score ranks, it does not filter.
 MIN_SCORE = 0.0
 MAX_N = 50
+#: the lm source samples this many times the vehicles it is asked for (+ 6), at most LM_MAX_SAMPLES per slot, and the
+#: polisher's score picks among them. Chosen on dev (read 6 of eval/polish_literals.txt, docs/similes.md): ×1 / 16
+#: (before) 68 usable of 198, ×3 / 64 79 of 200, ×5 / 64 85 of 200; 10 candidates cost 0.8 → 1.9 s (bench/polish.py)
+LM_OVERSAMPLE = 5
+LM_MAX_SAMPLES = 64
 LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
 MAX_CHARS = 400
 CONTEXT_WORDS = 20
@@ -472,7 +477,7 @@ def _by_lm(lm, trained, literal, slots, seed, want) -> list[tuple[Slot, str]]:
     vehicle; sampled with the seed, cut where the literal's own text resumes."""
     chosen = slots[:1] if want <= 8 else slots[:2]  # one slot for 10 candidates: half the decoding
     base = _prompt(literal, trained) + " "
-    per = min(16, -(-want // len(chosen)) + 6)  # the best source: more samples (≤ 16 rows: torch's int4 kernel, where torch serves)
+    per = min(LM_MAX_SAMPLES, (-(-want // len(chosen)) + 6) * LM_OVERSAMPLE)  # the best source: more samples
     out = []
     for k, slot in enumerate(chosen):
         context = base + literal[:slot.start].rstrip() + " " + slot.opener()
