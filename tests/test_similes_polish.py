@@ -49,8 +49,9 @@ def test_noun_phrases_agree():
     kb = load_kb()
     # a collective head keeps its article ("like pack of wolves" was read as ungrammatical)
     assert noun_phrase("a pack of wolves", kb) == "a pack of wolves"
-    # a mass noun the KB writes bare loses the polisher's "the" ("as loud as the thunder"); "the wind" keeps it
+    # a mass noun the KB writes bare loses its article ("the thunder", "a thunder"); "the wind" keeps it
     assert noun_phrase("the thunder", kb) == "thunder" and noun_phrase("the wind", kb) == "the wind"
+    assert noun_phrase("a thunder", kb) == "thunder" and noun_phrase("a lion", kb) == "a lion"
 
 
 def test_no_vehicle_twice_and_the_shortfall_says_why():
@@ -144,6 +145,28 @@ def test_yelps_and_howls_with_the_real_lm(offline, one_torch_thread):
     assert extract_similes("I like tea.") == []
 
 
+@pytest.mark.offline
+def test_like_with_like_is_no_simile(offline):
+    """A vehicle of the subject's own kind is dropped ("the kids ran … like a bunch of children"); others stay."""
+    from studio.similes.kb import load_kb
+    from studio.similes.polish import _like_with_like
+
+    literal = "The kids ran across the playground."
+    doc = offline.get("parser")(literal)
+    vehicles = ["a bunch of children", "a pack of wolves", "a herd of deer", "lightning", "the wind", "a rocket"]
+    assert _like_with_like([{"vehicle": v} for v in vehicles], doc, load_kb()) == {0}
+
+
+def test_a_derived_word_of_the_sentence_is_a_repeat():
+    from studio.similes.kb import load_kb
+    from studio.similes.polish import _acceptable
+
+    kb = load_kb()
+    assert not _acceptable("a fog", {"foggy", "mirror", "bathroom"}, kb)
+    assert not _acceptable("salt", {"salty", "sauce"}, kb)
+    assert _acceptable("a swamp", {"foggy", "mirror", "bathroom"}, kb)
+
+
 def test_cli_polish_batch(tmp_path, capsys):
     from studio.cli import main
 
@@ -164,6 +187,7 @@ def test_cli_polish_batch(tmp_path, capsys):
     ("The students were bored during the lecture.", "sheep", "The students were as bored as sheep during the lecture."),
     ("The old house was silent at night.", "the grave", "The old house was as silent as the grave at night."),
     ("The wind outside was bitterly cold.", "ice", "The wind outside was as bitterly cold as ice."),
+    ("Her dress was bright yellow.", "the sun", "Her dress was as bright yellow as the sun."),
 ])
 def test_adjective_complements_and_participles(tiny_registry, literal, vehicle, want):
     slots = find_slots(literal, tiny_registry.get("parser")(literal))
