@@ -165,6 +165,7 @@ def test_a_derived_word_of_the_sentence_is_a_repeat():
     assert not _acceptable("a fog", {"foggy", "mirror", "bathroom"}, kb)
     assert not _acceptable("salt", {"salty", "sauce"}, kb)
     assert _acceptable("a swamp", {"foggy", "mirror", "bathroom"}, kb)
+    assert not _acceptable("a freight freight", {"truck", "rumbled"}, kb) and _acceptable("a freight train", set(), kb)
 
 
 def test_cli_polish_batch(tmp_path, capsys):

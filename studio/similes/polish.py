@@ -364,8 +364,8 @@ def _acceptable(vehicle: str, context: set[str], kb) -> bool:
         return False
     if vehicle.lower().startswith(("as if ", "as though ")):
         return 3 <= len(words) <= 9
-    if words[0] in _NP_BAD_START:
-        return False
+    if words[0] in _NP_BAD_START or any(a == b for a, b in zip(words, words[1:])):
+        return False  # a bad start ("of the …"), a stutter ("a freight freight")
     head = words[-1]
     if head in _JUNK_HEADS or kb.head(vehicle) in _JUNK_HEADS or vehicle.endswith(("'s", "'")):
         return False
