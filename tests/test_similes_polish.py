@@ -157,6 +157,17 @@ def test_like_with_like_is_no_simile(offline):
     assert _like_with_like([{"vehicle": v} for v in vehicles], doc, load_kb()) == {0}
 
 
+def test_the_inserted_vehicle_of_a_read_candidate():
+    from studio.similes.evaluate_polish import inserted_vehicle
+
+    assert inserted_vehicle("Her laugh was very loud.", "Her laugh was as loud as thunder.") == "thunder"
+    assert inserted_vehicle("He walked slowly down the empty road.",
+                            "He walked slowly down the empty road like a lost soul.") == "a lost soul"
+    assert inserted_vehicle("He was proud of his daughter.",
+                            "He was as proud of his daughter as a lion's cub.") == "a lion's cub"
+    assert inserted_vehicle("The bread was hard.", "The bread was hard.") == ""
+
+
 def test_a_derived_word_of_the_sentence_is_a_repeat():
     from studio.similes.kb import load_kb
     from studio.similes.polish import _acceptable

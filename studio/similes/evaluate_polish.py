@@ -9,6 +9,7 @@ literals whose candidates hold the most frequent vehicle, and whether one of the
 from __future__ import annotations
 
 import argparse
+import re
 import time
 from collections import Counter
 
@@ -25,7 +26,12 @@ def run(argv: list[str]) -> dict:
     ap.add_argument("--select-floor", action="store_true",
                     help="choose the polisher-score floor (polish.MIN_SCORE) on the split (dev): prints the curve "
                          "and the choice; --limit defaults to 60 here")
+    ap.add_argument("--like-with-like", metavar="READ.json", default="",
+                    help="the like-with-like filter's curve on a dev read's labels (eval/polish_blind_read_6.json): "
+                         "per cosine threshold, the read candidates it drops and how many of those were usable")
     args = ap.parse_args(argv)
+    if args.like_with_like:
+        return like_with_like_curve(args.like_with_like)
     if args.select_floor:
         if args.split != "dev" or args.literals:
             raise SystemExit("the floor is chosen on the dev split only (--split dev)")
@@ -194,3 +200,60 @@ def _against_paper(rows, kb) -> dict:
             "hauser_quality_ours_top5": mean(q_top), "hauser_creativity_ours_top5": mean(c_top),
             "scored_ours": len(q_ours), "scored_paper": len(q_paper), "scored_ours_top5": len(q_top),
             "paper_vehicle_among_ours": round(hits / len(rows), 4)}
+
+
+#: cosine thresholds of like_with_like_curve
+LIKE_THRESHOLDS = (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
+_TOKEN = re.compile(r"\w[\w'-]*|[^\w\s]")
+
+
+def inserted_vehicle(literal: str, candidate: str) -> str:
+    """The vehicle a candidate put into its literal: the words between their common first and last words, after
+    "like" or after the last "as" ("as loud as thunder" → "thunder"); "" when there is none."""
+    a, b = _TOKEN.findall(literal), _TOKEN.findall(candidate)
+    p = 0
+    while p < min(len(a), len(b)) and a[p] == b[p]:
+        p += 1
+    q = 0
+    while q < min(len(a), len(b)) - p and a[-1 - q] == b[-1 - q]:
+        q += 1
+    words = b[p:len(b) - q]
+    lowered = [w.lower() for w in words]
+    if lowered[:1] == ["like"]:
+        words = words[1:]
+    elif "as" in lowered:
+        words = words[len(lowered) - lowered[::-1].index("as"):]
+    else:
+        return ""
+    return " ".join(words)
+
+
+def like_with_like_curve(path: str) -> dict:
+    """How the like-with-like filter (polish.like_with_like_scores) would have cut a read's candidates (all variants
+    pooled, each distinct candidate once; the median is over the read's candidates of a literal): per threshold, the
+    candidates it drops with the served gap and how many of them the reader kept."""
+    import json
+    from pathlib import Path
+
+    from ..models import get_registry
+    from . import polish as P
+    from .kb import load_kb
+
+    record = json.loads(Path(path).read_text(encoding="utf-8"))
+    labels: dict[str, dict[str, int]] = {}
+    for row in record["rows"]:
+        labels.setdefault(row["literal"], {})[row["candidate"]] = int(row["usable"])
+    parser, kb = get_registry().get("parser"), load_kb()
+    scored = []  # (cosine, gap, usable, literal, candidate)
+    for literal, cands in labels.items():
+        items = [(c, inserted_vehicle(literal, c)) for c in cands]
+        items = [(c, v) for c, v in items if v]
+        scores = P.like_with_like_scores([{"vehicle": v} for _, v in items], parser(literal), kb)
+        scored += [(s[0], s[1], cands[c], literal, c) for (c, _), s in zip(items, scores) if s is not None]
+    curve = []
+    for t in LIKE_THRESHOLDS:
+        dropped = [x for x in scored if x[0] >= t and x[1] >= P.LIKE_WITH_LIKE_GAP]
+        curve.append({"cosine_at_least": t, "dropped": len(dropped), "of_them_usable": sum(x[2] for x in dropped)})
+    top = sorted(scored, reverse=True)[:12]
+    return {"read": path, "candidates": len(scored), "gap": P.LIKE_WITH_LIKE_GAP, "served": P.LIKE_WITH_LIKE,
+            "curve": curve, "closest": [{"cosine": round(x[0], 3), "usable": x[2], "candidate": x[4]} for x in top]}

@@ -49,7 +49,8 @@ LM_OVERSAMPLE = 5
 LM_MAX_SAMPLES = 64
 #: a vehicle this close to the sentence's subject (cosine of the offline embedder, all-MiniLM-L6-v2) and this far
 #: above the sentence's median vehicle is a literal comparison and dropped (`_like_with_like`). Chosen on dev (read 6
-#: of eval/polish_literals.txt): the 9 candidates at ≥ 0.6 were all read unusable (at ≥ 0.55, 2 of 14 usable)
+#: of eval/polish_literals.txt; the curve: `python -m studio --profile offline eval polish-report --like-with-like
+#: eval/polish_blind_read_6.json`): none of the candidates at ≥ 0.6 was read usable
 LIKE_WITH_LIKE = 0.6
 LIKE_WITH_LIKE_GAP = 0.2
 LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
@@ -382,6 +383,13 @@ def _like_with_like(rows, doc, kb) -> set[int]:
     embedder's cosine of the subject's lemma and the vehicle's head must reach LIKE_WITH_LIKE and stand
     LIKE_WITH_LIKE_GAP above the median over this sentence's vehicles (a model whose vectors all look alike, such
     as the tiny profile's, drops nothing). Nothing is dropped without a noun subject or an embedder."""
+    return {i for i, s in enumerate(like_with_like_scores(rows, doc, kb))
+            if s is not None and s[0] >= LIKE_WITH_LIKE and s[1] >= LIKE_WITH_LIKE_GAP}
+
+
+def like_with_like_scores(rows, doc, kb) -> list[tuple[float, float] | None]:
+    """Per row ({"vehicle": …}): (cosine of the subject's lemma and the vehicle's head, that cosine minus the median
+    over the rows' distinct heads), or None (an "as if" clause, no noun subject, fewer than 3 heads, no embedder)."""
     import numpy as np
 
     from ..models import ModelUnavailable, get_registry
@@ -391,16 +399,15 @@ def _like_with_like(rows, doc, kb) -> set[int]:
              (kb.head(r["vehicle"]) or r["vehicle"].split()[-1].lower()) for r in rows]
     words = sorted({h for h in heads if h})
     if subject is None or len(words) < 3:
-        return set()
+        return [None] * len(rows)
     try:
         embedder = get_registry().get("embedder")
     except ModelUnavailable:
-        return set()
+        return [None] * len(rows)
     vectors = embedder.encode([subject.lemma_.lower()] + words)
     sims = dict(zip(words, (vectors[1:] @ vectors[0]).tolist()))
     median = float(np.median(list(sims.values())))
-    return {i for i, h in enumerate(heads)
-            if h and sims[h] >= LIKE_WITH_LIKE and sims[h] >= median + LIKE_WITH_LIKE_GAP}
+    return [None if h is None else (sims[h], sims[h] - median) for h in heads]
 
 
 def _realise_all(literal, proposals, context, kb):
