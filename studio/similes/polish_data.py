@@ -180,16 +180,10 @@ def narrative_pairs() -> list[dict]:
 
 
 def all_pairs() -> dict[str, list[dict]]:
-    """{"train", "dev", "test"} → pairs, each (literal, simile) once; rated HAUSER literals never train. (The
-    benchmark repeats a narrative on several rows: kept each time, "His voice is like a down comforter." was seen ten
-    times and the polisher offered "a down comforter" for mirrors, rain and snow.)"""
+    """{"train", "dev", "test"} → pairs; rated HAUSER literals never train."""
     parts = {"train": [], "dev": [], "test": []}
-    rated, seen = rated_literals(), set()
+    rated = rated_literals()
     for row in hauser_pairs() + corpus_pairs() + narrative_pairs():
-        key = (norm(row["literal"]), norm(row["simile"]))
-        if key in seen:
-            continue
-        seen.add(key)
         part = split_of(row["literal"])
         if part == "train" and norm(row["literal"]) in rated:
             part = "dev"
