@@ -157,6 +157,27 @@ def test_like_with_like_is_no_simile(offline):
     assert _like_with_like([{"vehicle": v} for v in vehicles], doc, load_kb()) == {0}
 
 
+@pytest.mark.offline
+def test_no_slur_and_no_people_is_a_vehicle(offline):
+    """The KB holds 19th-century similes ("like a nigger"); the polisher wrote "like an asian": neither is offered."""
+    from studio.similes.kb import load_kb
+    from studio.similes.polish import _acceptable, _names_a_people, realise
+
+    kb = load_kb()
+    assert not _acceptable("a nigger", set(), kb) and not _acceptable("a gypsy", set(), kb)
+    assert _acceptable("a bear", set(), kb)
+    literal = "The puppy chewed on the old shoe."
+    parser = offline.get("parser")
+    slot = next(s for s in find_slots(literal, parser(literal)) if s.kind == "verb")
+    rows = []
+    for vehicle in ("an asian", "a madman", "a German", "a beaver"):
+        sentence, phrase, offset = realise(literal, slot, vehicle)
+        rows.append({"sentence": sentence, "phrase": phrase, "offset": offset, "vehicle": vehicle})
+    assert _names_a_people(rows, parser) == {0, 2}
+    cands, _ = polish_report(literal, n=10, seed=0)
+    assert not any("asian" in c.sentence.lower() for c in cands)
+
+
 def test_the_inserted_vehicle_of_a_read_candidate():
     from studio.similes.evaluate_polish import inserted_vehicle
 

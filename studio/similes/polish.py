@@ -81,6 +81,17 @@ _JUNK_HEADS = {"ever", "other", "others", "anyone", "anything", "none", "rest", 
                "they", "you", "i", "we", "him", "her", "them", "us", "me", "his", "their", "something", "someone",
                "somebody", "nothing", "everything", "everyone", "before", "well", "much", "many", "more", "most",
                "such", "same", "hell"}
+#: words that never stand in a vehicle: slurs and obscenities, and old names for peoples that a simile turns into a
+#: stereotype (the KB, mined partly from 19th-century books, holds "like a nigger", "like an injun"; the polisher
+#: wrote "like an asian"). Nationalities, religious and political groups the parser's entity recogniser finds (NORP)
+#: are dropped too (`_names_a_people`).
+_OFFENSIVE = frozenset("""
+    nigger niggers nigga negro negroes negress darkie darky darkey coon coons pickaninny sambo mulatto half-breed
+    injun injuns redskin redskins squaw squaws savage savages chinaman chinamen chink chinks jap japs coolie coolies
+    gook gooks dago dagos wop wops spic spics kike kikes yid jew jews jewess gypsy gypsies gipsy gipsies
+    hottentot hottentots eskimo eskimos turk turks heathen heathens paki pakis wetback beaner raghead towelhead
+    cripple retard retards faggot faggots fag fags dyke tranny whore whores slut sluts bitch bitches cunt twat
+    fuck fucker motherfucker shit dick penis wanker hooker hookers""".split())
 _NP_BAD_START = {"if", "though", "when", "that", "which", "who", "and", "but", "or", "to", "is", "was", "are",
                  "were", "be", "been", "it", "he", "she", "they", "i", "you", "we", "in", "on", "at", "with", "for",
                  "of", "by", "from", "as", "like", "not", "so", "very", "too", "had", "has", "have", "do", "did",
@@ -176,8 +187,8 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
         proposals += [(name, slot, v) for slot, v in makers[name]()]
     proposed = {name: len({(p[1].start, p[2].lower()) for p in proposals if p[0] == name}) for name in strategies}
     rows, rejected = _realise_all(literal, proposals, context, kb)
-    alike = _like_with_like(rows, doc, kb)
-    rows, rejected = [r for i, r in enumerate(rows) if i not in alike], rejected + len(alike)
+    dropped = _like_with_like(rows, doc, kb) | _names_a_people(rows, parser)
+    rows, rejected = [r for i, r in enumerate(rows) if i not in dropped], rejected + len(dropped)
     rows, merged = _merge(rows, kb)
     candidates = _score_all(polisher, trained, literal, rows, step=lambda done, total: step(
         0.55 + 0.43 * done / max(total, 1), f"scoring candidates {done}/{total}"))
@@ -367,6 +378,8 @@ def _acceptable(vehicle: str, context: set[str], kb) -> bool:
         return 3 <= len(words) <= 9
     if words[0] in _NP_BAD_START or any(a == b for a, b in zip(words, words[1:])):
         return False  # a bad start ("of the …"), a stutter ("a freight freight")
+    if _OFFENSIVE.intersection(words):
+        return False
     head = words[-1]
     if head in _JUNK_HEADS or kb.head(vehicle) in _JUNK_HEADS or vehicle.endswith(("'s", "'")):
         return False
@@ -385,6 +398,17 @@ def _like_with_like(rows, doc, kb) -> set[int]:
     as the tiny profile's, drops nothing). Nothing is dropped without a noun subject or an embedder."""
     return {i for i, s in enumerate(like_with_like_scores(rows, doc, kb))
             if s is not None and s[0] >= LIKE_WITH_LIKE and s[1] >= LIKE_WITH_LIKE_GAP}
+
+
+def _names_a_people(rows, parser) -> set[int]:
+    """Indices of the rows whose inserted phrase holds a nationality, a religious or a political group by the
+    parser's entity recogniser (NORP: "like an Asian", "as proud as a German"): a people is no vehicle."""
+    out = set()
+    for i, (r, doc) in enumerate(zip(rows, parser.pipe([r["sentence"] for r in rows]))):
+        lo, hi = r["offset"], r["offset"] + len(r["phrase"])
+        if any(e.label_ == "NORP" and lo <= e.start_char < hi for e in doc.ents):
+            out.add(i)
+    return out
 
 
 def like_with_like_scores(rows, doc, kb) -> list[tuple[float, float] | None]:
