@@ -159,12 +159,13 @@ def test_like_with_like_is_no_simile(offline):
 
 @pytest.mark.offline
 def test_no_slur_and_no_people_is_a_vehicle(offline):
-    """The KB holds 19th-century similes ("like a nigger"); the polisher wrote "like an asian": neither is offered."""
+    """The KB holds 19th-century similes (racial slurs among them); the polisher wrote "like an asian": neither is
+    offered."""
     from studio.similes.kb import load_kb
     from studio.similes.polish import _acceptable, _names_a_people, realise
 
     kb = load_kb()
-    assert not _acceptable("a nigger", set(), kb) and not _acceptable("a gypsy", set(), kb)
+    assert not _acceptable("an injun", set(), kb) and not _acceptable("a gypsy", set(), kb)
     assert _acceptable("a bear", set(), kb)
     literal = "The puppy chewed on the old shoe."
     parser = offline.get("parser")

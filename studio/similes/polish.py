@@ -82,9 +82,9 @@ _JUNK_HEADS = {"ever", "other", "others", "anyone", "anything", "none", "rest", 
                "somebody", "nothing", "everything", "everyone", "before", "well", "much", "many", "more", "most",
                "such", "same", "hell"}
 #: words that never stand in a vehicle: slurs and obscenities, and old names for peoples that a simile turns into a
-#: stereotype (the KB, mined partly from 19th-century books, holds "like a nigger", "like an injun"; the polisher
-#: wrote "like an asian"). Nationalities, religious and political groups the parser's entity recogniser finds (NORP)
-#: are dropped too (`_names_a_people`).
+#: stereotype (the KB, mined partly from 19th-century books, holds racial slurs as vehicles, "like an injun"; the
+#: polisher wrote "like an asian"). Nationalities, religious and political groups the parser's entity recogniser
+#: finds (NORP) are dropped too (`_names_a_people`).
 _OFFENSIVE = frozenset("""
     nigger niggers nigga negro negroes negress darkie darky darkey coon coons pickaninny sambo mulatto half-breed
     injun injuns redskin redskins squaw squaws savage savages chinaman chinamen chink chinks jap japs coolie coolies
