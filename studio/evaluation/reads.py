@@ -3,8 +3,8 @@
 The generated text of a read is reproducible by the command in its record (`how`); the labels are a reader's, kept
 in the record row by row (eval/*_blind_read_*.json). These evaluations count them, so that the figure that counts
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
-from. No choice is made on a report read; the dev reads of Polish (reads 4 and 6) are recorded but not reported
-here.
+from. No choice is made on a report read; the dev reads of Polish (reads 4, 6 and 9) and the report reads of
+variants not served (7, 10) are recorded but not reported here.
 """
 from __future__ import annotations
 
