@@ -91,7 +91,9 @@ _OFFENSIVE = frozenset("""
     gook gooks dago dagos wop wops spic spics kike kikes yid jew jews jewess gypsy gypsies gipsy gipsies
     hottentot hottentots eskimo eskimos turk turks heathen heathens paki pakis wetback beaner raghead towelhead
     cripple retard retards faggot faggots fag fags dyke tranny whore whores slut sluts bitch bitches cunt twat
-    fuck fucker motherfucker shit dick penis wanker hooker hookers""".split())
+    dick penis wanker hooker hookers""".split())
+#: beginnings of the same words in any form ("fucking", "shitty")
+_OFFENSIVE_STEMS = ("fuck", "motherf", "shit", "cunt", "nigg", "bitch", "slut", "fagg", "wank")
 _NP_BAD_START = {"if", "though", "when", "that", "which", "who", "and", "but", "or", "to", "is", "was", "are",
                  "were", "be", "been", "it", "he", "she", "they", "i", "you", "we", "in", "on", "at", "with", "for",
                  "of", "by", "from", "as", "like", "not", "so", "very", "too", "had", "has", "have", "do", "did",
@@ -378,7 +380,7 @@ def _acceptable(vehicle: str, context: set[str], kb) -> bool:
         return 3 <= len(words) <= 9
     if words[0] in _NP_BAD_START or any(a == b for a, b in zip(words, words[1:])):
         return False  # a bad start ("of the …"), a stutter ("a freight freight")
-    if _OFFENSIVE.intersection(words):
+    if _OFFENSIVE.intersection(words) or any(w.startswith(_OFFENSIVE_STEMS) for w in words):
         return False
     head = words[-1]
     if head in _JUNK_HEADS or kb.head(vehicle) in _JUNK_HEADS or vehicle.endswith(("'s", "'")):
