@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import InputError, check_stop, require_text
 from ..models import get_registry
+from ..offensive import offensive_words
 from .decoding import ensemble_sample
 from .expression import Expression, find_expression
 from .knowledge import context_inferences, literal_inferences
@@ -154,6 +155,9 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
                               should_stop=should_stop)
     step(0.92, "ranking with the plausibility judge")
     ranked = merge_identical(samples)
+    kept = [r for r in ranked if not offensive_words(r.text)]  # the small models learned from old books too
+    dropped = sum(r.samples for r in ranked if r not in kept)
+    ranked = kept
     judge_name = ""
     if s.rank and len(ranked) >= 1:
         from .judge import get_judge
@@ -173,7 +177,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
         shown.update(meaning=guess, meaning_source="model")
     return Result(narrative=text, expression=shown, mode=s.mode, inferences=used,
                   continuations=ranked, settings=asdict(s), seconds=round(time.perf_counter() - started, 3),
-                  judge=judge_name, notes=notes, shortfall=shortfall_lines(ranked, s))
+                  judge=judge_name, notes=notes, shortfall=shortfall_lines(ranked, s, dropped))
 
 
 #: tokens of an idiom paraphrase
@@ -207,14 +211,16 @@ def _paraphrase(lm, narrative: str, expression: str) -> str:
     return text
 
 
-def shortfall_lines(ranked: list[Ranked], s: Settings) -> list[str]:
-    """What the visitor gets short of the request, and why: fewer distinct continuations than samples, and
-    continuations the token limit cut before their sentence ended."""
+def shortfall_lines(ranked: list[Ranked], s: Settings, dropped: int = 0) -> list[str]:
+    """What the visitor gets short of the request, and why: fewer distinct continuations than samples (repeats, and
+    `dropped` ones with a slur or an obscenity), and continuations the token limit cut before their sentence ended."""
     lines = []
     if len(ranked) < s.n:
-        lines.append(f"{len(ranked)} distinct continuation(s) from the {s.n} samples asked: the other "
-                     f"{s.n - len(ranked)} repeated one already listed (the samples column counts them). A higher "
-                     "temperature or top-k gives more variety.")
+        repeats = s.n - len(ranked) - dropped
+        why = [f"{dropped} held a slur or an obscenity and were dropped"] if dropped else []
+        why += [f"{repeats} repeated one already listed (the samples column counts them)"] if repeats > 0 else []
+        lines.append(f"{len(ranked)} distinct continuation(s) from the {s.n} samples asked: of the others, "
+                     + " and ".join(why) + ". A higher temperature or top-k gives more variety.")
     cut = sum(r.cut for r in ranked)
     if cut:
         lines.append(f"{cut} continuation(s) reached the limit of {s.max_new_tokens} new tokens before their "

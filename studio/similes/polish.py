@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, check_stop, require_text
+from ..offensive import offensive_words
 from ..models.specs import POLISHER_DELTA as DELTA_PATH  # the registry's `polisher` role serves it
 
 STRATEGIES = ("lm", "retrieval", "property", "insertion")
@@ -81,19 +82,6 @@ _JUNK_HEADS = {"ever", "other", "others", "anyone", "anything", "none", "rest", 
                "they", "you", "i", "we", "him", "her", "them", "us", "me", "his", "their", "something", "someone",
                "somebody", "nothing", "everything", "everyone", "before", "well", "much", "many", "more", "most",
                "such", "same", "hell"}
-#: words that never stand in a vehicle: slurs and obscenities, and old names for peoples that a simile turns into a
-#: stereotype (the KB, mined partly from 19th-century books, holds racial slurs as vehicles, "like an injun"; the
-#: polisher wrote "like an asian"). Nationalities, religious and political groups the parser's entity recogniser
-#: finds (NORP) are dropped too (`_names_a_people`).
-_OFFENSIVE = frozenset("""
-    nigger niggers nigga negro negroes negress darkie darky darkey coon coons pickaninny sambo mulatto half-breed
-    injun injuns redskin redskins squaw squaws savage savages chinaman chinamen chink chinks jap japs coolie coolies
-    gook gooks dago dagos wop wops spic spics kike kikes yid jew jews jewess gypsy gypsies gipsy gipsies
-    hottentot hottentots eskimo eskimos turk turks heathen heathens paki pakis wetback beaner raghead towelhead
-    cripple retard retards faggot faggots fag fags dyke tranny whore whores slut sluts bitch bitches cunt twat
-    dick penis wanker hooker hookers""".split())
-#: beginnings of the same words in any form ("fucking", "shitty")
-_OFFENSIVE_STEMS = ("fuck", "motherf", "shit", "cunt", "nigg", "bitch", "slut", "fagg", "wank")
 _NP_BAD_START = {"if", "though", "when", "that", "which", "who", "and", "but", "or", "to", "is", "was", "are",
                  "were", "be", "been", "it", "he", "she", "they", "i", "you", "we", "in", "on", "at", "with", "for",
                  "of", "by", "from", "as", "like", "not", "so", "very", "too", "had", "has", "have", "do", "did",
@@ -380,7 +368,7 @@ def _acceptable(vehicle: str, context: set[str], kb) -> bool:
         return 3 <= len(words) <= 9
     if words[0] in _NP_BAD_START or any(a == b for a, b in zip(words, words[1:])):
         return False  # a bad start ("of the …"), a stutter ("a freight freight")
-    if _OFFENSIVE.intersection(words) or any(w.startswith(_OFFENSIVE_STEMS) for w in words):
+    if offensive_words(vehicle, vehicle=True):  # slurs in the KB's 19th-century vehicles; names for peoples
         return False
     head = words[-1]
     if head in _JUNK_HEADS or kb.head(vehicle) in _JUNK_HEADS or vehicle.endswith(("'s", "'")):

@@ -1,0 +1,31 @@
+"""Words the studio never writes: slurs and obscenities anywhere, and, as the vehicle of a simile, old names for
+peoples that a comparison turns into a stereotype ("like a gypsy"). The simile KB is mined partly from
+19th-century books and holds racial slurs as vehicles ("like an injun"); the small language models learned from such
+text too. A word list is blunt: it misses what it does not name, so Polish also drops groups of people the parser's
+entity recogniser finds (studio/similes/polish.py), and nothing here judges a sentence's meaning."""
+from __future__ import annotations
+
+import re
+
+#: slurs and obscenities, exact words
+SLURS = frozenset("""
+    nigger niggers nigga negro negroes negress darkie darky darkey coon coons pickaninny sambo mulatto half-breed
+    injun injuns redskin redskins squaw squaws chinaman chinamen chink chinks jap japs coolie coolies gook gooks
+    dago dagos wop wops spic spics kike kikes yid hottentot hottentots paki pakis wetback beaner raghead towelhead
+    retard retards faggot faggots fag fags dyke tranny whore whores slut sluts bitch bitches cunt twat wanker
+    """.split())
+#: the beginnings of obscenities and slurs in any form ("fucking", "shitty")
+STEMS = ("fuck", "motherf", "shit", "cunt", "nigg", "bitch", "slut", "fagg", "wank")
+#: no vehicle of a simile: names for peoples and people ("as proud as a turk"), and vulgar words a sentence about
+#: a person named Dick may hold
+PEOPLES = frozenset("""
+    jew jews jewess gypsy gypsies gipsy gipsies eskimo eskimos turk turks heathen heathens savage savages cripple
+    dick penis hooker hookers
+    """.split())
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def offensive_words(text: str, *, vehicle: bool = False) -> list[str]:
+    """The words of `text` that are slurs or obscenities (and, for a simile's vehicle, names for peoples)."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    return [w for w in words if w in SLURS or w.startswith(STEMS) or (vehicle and w in PEOPLES)]
