@@ -155,9 +155,9 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
                               should_stop=should_stop)
     step(0.92, "ranking with the plausibility judge")
     ranked = merge_identical(samples)
-    kept = [r for r in ranked if not offensive_words(r.text)]  # the small models learned from old books too
-    dropped = sum(r.samples for r in ranked if r not in kept)
-    ranked = kept
+    bad = [bool(offensive_words(r.text)) for r in ranked]  # the small models learned from old books too
+    dropped = sum(r.samples for r, b in zip(ranked, bad) if b)
+    ranked = [r for r, b in zip(ranked, bad) if not b]
     judge_name = ""
     if s.rank and len(ranked) >= 1:
         from .judge import get_judge
