@@ -29,3 +29,13 @@ def offensive_words(text: str, *, vehicle: bool = False) -> list[str]:
     """The words of `text` that are slurs or obscenities (and, for a simile's vehicle, names for peoples)."""
     words = [w.lower() for w in _WORD.findall(text)]
     return [w for w in words if w in SLURS or w.startswith(STEMS) or (vehicle and w in PEOPLES)]
+
+
+def masked(text: str) -> str:
+    """`text` with each slur or obscenity replaced by "[withheld]": for what the studio shows from its sources (the
+    KB instances behind a HAUSER score), which stay counted but are not written out."""
+    def one(m: re.Match) -> str:
+        w = m.group(0).lower()
+        return "[withheld]" if w in SLURS or w.startswith(STEMS) else m.group(0)
+
+    return _WORD.sub(one, text)

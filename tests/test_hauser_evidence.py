@@ -56,3 +56,16 @@ def test_rerank_tab_shows_evidence_escaped(sourced_kb):
     text = show_group(group)[3]
     assert "**Evidence**" in text and "he \\~ child ×3" in text
     assert "[link](http://x)" not in text and "\\[link\\]\\(http://x\\)" in text and "\\*rock\\*" in text
+
+
+def test_evidence_withholds_a_slur_from_the_kb_but_counts_it(monkeypatch):
+    from studio.hauser.kb_features import KBFeatures
+    from studio.similes.components import extract_similes
+
+    slur = "nigg" + "er's pocket"  # the KB mined 19th-century books: this is one of its vehicles
+    kb = SimileKB({"meta": {}, "lemmas": {}, "vehicles": {slur: 2, "pocket": 1}, "pairs": {"night\t" + slur: 2},
+                   "triplets": {}, "contexts": [], "sources": {"names": [], "vehicles": {}, "pairs": {}}})
+    ev = KBFeatures(kb).evidence(extract_similes("The night was as dark as a deep pocket."))
+    shown = [m for part in ev.values() for e in part for m in e["matched"]]
+    assert {"vehicle": "[withheld] pocket", "n": 2} in shown or {"vehicle": "[withheld]'s pocket", "n": 2} in shown
+    assert not any("nigg" in str(m) for m in shown)

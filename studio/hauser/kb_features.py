@@ -2,6 +2,7 @@
 of every lookup. Lookups are memoised: 12k candidates share a few thousand topic-vehicle pairs."""
 from __future__ import annotations
 
+from ..offensive import masked
 from . import criteria as C
 
 NO_TOPIC = "no topic"
@@ -67,4 +68,11 @@ class KBFeatures:
                               "sources": {}})
             else:
                 pairs.append(self.kb.pair_evidence(s.topic, s.vehicle, k))
-        return {"relevance": pairs, "creativity": [self.kb.vehicle_evidence(s.vehicle, k) for s in with_vehicle]}
+        creativity = [self.kb.vehicle_evidence(s.vehicle, k) for s in with_vehicle]
+        # the KB is mined partly from 19th-century books: a matched instance with a slur is counted, not written out
+        for ev in pairs + creativity:
+            for m in ev.get("matched", []):
+                for key in ("pair", "vehicle"):
+                    if key in m:
+                        m[key] = masked(m[key])
+        return {"relevance": pairs, "creativity": creativity}
