@@ -43,16 +43,20 @@ def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline, monkey
     assert has_pair_encoder(CROSS_DIR), "python -m studio train judge"
     assert has_pair_encoder(ABLATION_DIR), "python -m studio train judge --inputs option"
     judge, ablation = get_cross_judge(CROSS_DIR), get_cross_judge(ABLATION_DIR)
+    monkeypatch.delenv("STUDIO_JUDGE", raising=False)
+    assert isinstance(get_judge(), CrossJudge) and get_judge() is judge  # served by default
+    monkeypatch.setenv("STUDIO_JUDGE", "legacy")
+    assert not isinstance(get_judge(), CrossJudge)  # the old judge on request
     monkeypatch.setenv("STUDIO_JUDGE", "cross")
-    assert isinstance(get_judge(), CrossJudge) and get_judge() is judge  # served on request
+    assert get_judge() is judge
     assert judge.reads_narrative and not ablation.reads_narrative
     rows = data.split3("idiom")["test"][::7][:20] + data.split3("simile")["test"][::7][:20]
     assert len(rows) == 40
     acc, acc_ablation = accuracy(judge, rows), accuracy(ablation, rows)
-    # measured 0.625 (judge) and 0.575 (ablation) on these 40 rows; chance is 0.5. A regression guard, not the
-    # target: the committed judge is far from 75 % (docs/experiments.md)
-    assert acc >= 0.575, acc
-    assert 0.5 <= acc_ablation <= 0.7, acc_ablation
+    # measured 0.700 (judge) and 0.450 (ablation) on these 40 rows; chance is 0.5. A regression guard, not the
+    # target: the figures are from `python -m studio --profile offline eval continuation` (docs/continuation.md)
+    assert acc >= 0.65, acc
+    assert 0.35 <= acc_ablation <= 0.75, acc_ablation
     # the same public surface as the old judge: a pair's probabilities sum to one, ranks are a distribution
     p = judge.rank(rows[0].narrative, [rows[0].option1, rows[0].option2, "The sky is blue."])
     assert p.shape == (3,) and abs(p.sum() - 1) < 1e-5

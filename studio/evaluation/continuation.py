@@ -1,12 +1,14 @@
 """Continuation judge (FigurativeNarrativeBenchmark, ../shared/data/figurative): accuracy of choosing the plausible
 continuation of the two, per type, in the product setting — the judge reads only the narrative (no mark) and the two
-options; the expression is found and its meaning / property looked up by the studio itself (idiom lexicon, simile
-extractor + KB), exactly as `judge_pair` serves it. Also: recall of the served idiom lexicon on the test idioms.
+options; the old judge also gets the expression found and its meaning / property looked up by the studio itself
+(idiom lexicon, simile extractor + KB), exactly as `judge_pair` serves it. Also: the served judge's no-narrative
+ablation (the same model and recipe trained on the options alone) on the same rows, and the recall of the served
+idiom lexicon on the test idioms.
 
-Split (studio/continuation/data.py): by expression — an idiom, or a simile narrative — `sha1(kind|group) % 5 == 0` is
-the test part (never trained on, never chosen on); the rest is train. Every choice (the scorer, by 5-fold
-cross-validation with folds split by expression) is made inside the train part, which is therefore also `dev`. The
-judge, the idiom lexicon and the simile KB are built from the train part only.
+Split (studio/continuation/data.py, split3): by expression — an idiom, or a simile narrative. `sha1(kind|group) % 5
+!= 0` is train; the rest is halved by `sha1(test|kind|group)` parity into dev (every choice: runs, epochs, which
+judge is served) and test (reported here, never used for a choice). The judges, the idiom lexicon and the simile KB
+are built from the train part only.
 """
 from __future__ import annotations
 
@@ -51,6 +53,13 @@ def given_accuracy(items, hidden: bool) -> float:
     return float(np.mean([(j.choice == "option2") == bool(it.label) for j, it in zip(js, items)]))
 
 
+def _served_ablation(judge):
+    """The no-narrative ablation of the served judge when that is the cross-encoder (None for the old judge)."""
+    from ..continuation.crossjudge import ABLATION_DIR, CrossJudge, get_cross_judge
+
+    return get_cross_judge(ABLATION_DIR) if isinstance(judge, CrossJudge) else None
+
+
 def lexicon_recall(items) -> dict:
     from ..continuation.evaluate import _marked_span
     from ..continuation.lexicon import get_lexicon
@@ -73,8 +82,8 @@ class ContinuationEvaluation(Evaluation):
     name = "continuation"
     title = "Continuation judge: plausible option of two (product setting)"
     splits = {"train": "figurative/*_train.jsonl rows whose expression has sha1(kind|group) % 5 != 0",
-              "dev": "5-fold cross-validation inside train, folds split by expression",
-              "test": "rows whose expression has sha1(kind|group) % 5 == 0 (studio/continuation/data.py)"}
+              "dev": "the other rows with sha1(test|kind|group) even (studio/continuation/data.py, split3)",
+              "test": "the other rows with sha1(test|kind|group) odd"}
 
     def _compute(self, limit):
         from ..continuation import data
@@ -85,9 +94,9 @@ class ContinuationEvaluation(Evaluation):
         if judge is None:
             raise StudioError("the judge is not trained: run `python -m studio train judge`")
         figures, details = [], {"judge": judge.name}
+        ablation = _served_ablation(judge)
         for kind in data.KINDS:
-            _, test = data.split(kind)
-            test = list(test)[:limit or None]
+            test = list(data.split3(kind)["test"])[:limit or None]
             acc, found = product_accuracy(test)
             gold_hidden = given_accuracy(test, hidden=True)
             gold_given = given_accuracy(test, hidden=False)
@@ -97,7 +106,14 @@ class ContinuationEvaluation(Evaluation):
                              "n": len(test)}
             figures.append(Figure(f"judge accuracy, {kind}", acc, "test", len(test),
                                   {"value": PAPER[kind], "source": PAPER_SOURCE}))
-        _, test = data.split("idiom")
+            if ablation is not None:
+                from ..continuation.crossjudge import accuracy
+
+                abl = accuracy(ablation, test)
+                details[kind]["no-narrative ablation"] = abl
+                figures.append(Figure(f"no-narrative ablation, {kind} (the judge must lead it by 8 points)", abl,
+                                      "test", len(test)))
+        test = data.split3("idiom")["test"]
         rec = lexicon_recall(list(test)[:limit or None])
         details["idiom_lexicon_recall"] = rec
         figures.append(Figure("idiom found by the served lexicon (recall)", rec["recall"], "test", rec["narratives"]))

@@ -29,7 +29,7 @@ POLISHER_DELTA = ASSETS / "similes" / "polish_lora.safetensors"
 CONTINUATION_GENERATOR = ASSETS / "continuation" / "generator_lora.safetensors"
 #: the continuation judge's head, trained on the offline `embedder`'s features (studio/models/judge_head.py)
 JUDGE_HEAD = ASSETS / "continuation" / "judge"
-#: the Continue judge that reads the narrative (a MiniLM cross-encoder; served with STUDIO_JUDGE=cross)
+#: the Continue judge that reads the narrative (a MiniLM cross-encoder; the default, STUDIO_JUDGE=legacy serves the old one)
 CROSS_JUDGE = ASSETS / "continuation" / "judge-cross"
 
 #: the learned simile-component boundary (a linear reranker's weights; studio/similes/component_model.py)
@@ -83,7 +83,7 @@ def _proverbs_encoder(base: str) -> ModelSpec:
 
 
 _CROSS_JUDGE = _shipped("judge_cross", "pair_encoder_judge", CROSS_JUDGE,
-                        "the Continue judge that reads the narrative (served with STUDIO_JUDGE=cross)",
+                        "the Continue judge that reads the narrative (the default judge)",
                         "python -m studio train judge", "cross-encoder judge (judge-cross)")
 _JUDGE = _shipped("judge", "judge_head", JUDGE_HEAD, "pairwise scorers over the embedder's features (the Continue "
                   "tab's judge)", "python -m studio train judge --legacy", "judge (judge.json)")
