@@ -25,12 +25,12 @@ PAPER_ROUGE = {"idiom": 12.8, "simile": 23.1}
 GENERATION_NARRATIVES = 30  # per kind, from the test part of data.split3 (the generator's training never reads it)
 
 
-def product_accuracy(items) -> tuple[float, dict]:
+def product_accuracy(items, judge=None) -> tuple[float, dict]:
     from ..continuation.embedded_texts import encode_cached
     from ..continuation.expression import find_expression
     from ..continuation.judge import case_for, get_judge
 
-    judge = get_judge()
+    judge = judge or get_judge()
     found: dict[str, tuple] = {}
     for it in items:
         if it.narrative not in found:
@@ -43,13 +43,13 @@ def product_accuracy(items) -> tuple[float, dict]:
                  "with_meaning": round(float(np.mean([bool(e and e.meaning) for e in exprs])), 4)}
 
 
-def given_accuracy(items, hidden: bool) -> float:
+def given_accuracy(items, hidden: bool, judge=None) -> float:
     from ..continuation.embedded_texts import encode_cached
     from ..continuation.features import Case
     from ..continuation.judge import get_judge
 
     cases = [Case(it.narrative, it.expression, "" if hidden else it.knowledge, it.kind) for it in items]
-    js = get_judge().pairs(cases, [it.option1 for it in items], [it.option2 for it in items], encode_cached)
+    js = (judge or get_judge()).pairs(cases, [it.option1 for it in items], [it.option2 for it in items], encode_cached)
     return float(np.mean([(j.choice == "option2") == bool(it.label) for j, it in zip(js, items)]))
 
 
@@ -87,7 +87,7 @@ class ContinuationEvaluation(Evaluation):
 
     def _compute(self, limit):
         from ..continuation import data
-        from ..continuation.judge import get_judge
+        from ..continuation.judge import get_judge, get_legacy_judge
         from ..errors import StudioError
 
         judge = get_judge()
@@ -97,13 +97,15 @@ class ContinuationEvaluation(Evaluation):
         ablation = _served_ablation(judge)
         for kind in data.KINDS:
             test = list(data.split3(kind)["test"])[:limit or None]
-            acc, found = product_accuracy(test)
-            gold_hidden = given_accuracy(test, hidden=True)
-            gold_given = given_accuracy(test, hidden=False)
-            details[kind] = {"product setting": round(acc, 4), **found,
-                             "expression given, meaning hidden": round(gold_hidden, 4),
-                             "expression and gold meaning given (not the product)": round(gold_given, 4),
-                             "n": len(test)}
+            acc, found = product_accuracy(test, judge)
+            details[kind] = {"product setting": round(acc, 4), **found, "n": len(test)}
+            # the old judge reads the expression's meaning / property: how much that would give, on the same rows
+            old = get_legacy_judge()
+            if old is not None:
+                details[kind]["old judge (frozen features; STUDIO_JUDGE=legacy)"] = {
+                    "product setting": round(product_accuracy(test, old)[0], 4),
+                    "expression given, meaning hidden": round(given_accuracy(test, True, old), 4),
+                    "expression and gold meaning given (not the product)": round(given_accuracy(test, False, old), 4)}
             figures.append(Figure(f"judge accuracy, {kind}", acc, "test", len(test),
                                   {"value": PAPER[kind], "source": PAPER_SOURCE}))
             if ablation is not None:
@@ -117,7 +119,10 @@ class ContinuationEvaluation(Evaluation):
         rec = lexicon_recall(list(test)[:limit or None])
         details["idiom_lexicon_recall"] = rec
         figures.append(Figure("idiom found by the served lexicon (recall)", rec["recall"], "test", rec["narratives"]))
-        details["scorer selection (train part)"] = judge.cfg.metrics.get("inner_selection", {})
+        if judge.cfg.metrics.get("inner_selection"):
+            details["scorer selection (train part)"] = judge.cfg.metrics["inner_selection"]
+        else:
+            details["judge's dev figures (chosen on)"] = judge.cfg.metrics
         from ..continuation.evaluate import generation_scores
 
         n = GENERATION_NARRATIVES if not limit else max(2, min(limit // 10, GENERATION_NARRATIVES))  # a sample: a few
