@@ -29,7 +29,7 @@ POLISHER_DELTA = ASSETS / "similes" / "polish_lora.safetensors"
 CONTINUATION_GENERATOR = ASSETS / "continuation" / "generator_lora.safetensors"
 #: the continuation judge's head, trained on the offline `embedder`'s features (studio/models/judge_head.py)
 JUDGE_HEAD = ASSETS / "continuation" / "judge"
-#: the Continue judge that reads the narrative (a MiniLM cross-encoder; the default, STUDIO_JUDGE=legacy serves the old one)
+#: the Continue judge that reads the narrative (a MiniLM cross-encoder; the default, STUDIO_JUDGE=legacy: the old)
 CROSS_JUDGE = ASSETS / "continuation" / "judge-cross"
 
 #: the learned simile-component boundary (a linear reranker's weights; studio/similes/component_model.py)
