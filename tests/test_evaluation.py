@@ -168,3 +168,26 @@ def test_blind_read_tally_counts_labels_not_rows():
         for variant, counts in record["variants"].items():
             assert tally(record["rows"], "variant", variant) == (counts["usable"], counts["candidates"])
             assert tally(record["rows"], "variant", variant, top=3) == (counts["top3_usable"], counts["top3"])
+
+
+def test_first_choice_of_a_read_follows_the_judges_ranking():
+    import numpy as np
+
+    from studio.evaluation.reads import any_usable, first_choice_usable
+
+    rows = [{"generator": "g", "line": 1, "continuation": "They made peace at last.", "usable": 1},
+            {"generator": "g", "line": 1, "continuation": "They fought again.", "usable": 0},
+            {"generator": "g", "line": 2, "continuation": "She froze.", "usable": 0},
+            {"generator": "other", "line": 2, "continuation": "She ran.", "usable": 1}]
+
+    class Judge:
+        def __init__(self, prefer):
+            self.prefer = prefer
+
+        def rank(self, narrative, options, expr=None):
+            assert "[" not in narrative  # the mark is removed, as the tab removes it
+            return np.array([1.0 if self.prefer in o else 0.0 for o in options]) + 1e-3
+
+    assert first_choice_usable(rows, "g", Judge("peace")) == (1, 2)
+    assert first_choice_usable(rows, "g", Judge("again")) == (0, 2)
+    assert any_usable(rows, "g") == (1, 2)

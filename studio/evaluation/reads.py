@@ -62,7 +62,53 @@ class ContinuationReadEvaluation(Evaluation):
                             "served generator's and the one before's continuations shuffled and read without source"}
 
     def _compute(self, limit):
+        from ..continuation.judge import get_judge, get_legacy_judge
+        from ..models import get_registry
+
         rows = _record(CONTINUATION_READ)["rows"]
         served, before = tally(rows, "generator", CONTINUATION_SERVED), tally(rows, "generator", CONTINUATION_BEFORE)
-        figure = Figure("usable continuations (target 0.50)", _share(served), "blind read", served[1])
-        return [figure], {"served": served, "before": before}
+        figures = [Figure("usable continuations (target 0.50)", _share(served), "blind read", served[1])]
+        details = {"served": served, "before": before}
+        # which of a narrative's (up to) 3 read continuations each judge puts first: the labels are the reader's, the
+        # ranking is recomputed, so a judge served after the read is measured on the same continuations
+        if get_registry().profile == "tiny":  # random models: no ranking worth counting
+            return figures, details
+        judge, old = get_judge(), get_legacy_judge()
+        if judge is not None:
+            first = first_choice_usable(rows, CONTINUATION_SERVED, judge)
+            details["first choice usable"] = {"served judge (" + judge.name + ")": first,
+                                              "any of the narrative's continuations": any_usable(rows,
+                                                                                                 CONTINUATION_SERVED)}
+            if old is not None and old is not judge:
+                details["first choice usable"]["old judge (" + old.name + ")"] = first_choice_usable(
+                    rows, CONTINUATION_SERVED, old)
+        return figures, details
+
+
+def _by_line(rows: list[dict], generator: str) -> dict[int, list[dict]]:
+    out: dict[int, list[dict]] = {}
+    for r in rows:
+        if r["generator"] == generator:
+            out.setdefault(int(r["line"]), []).append(r)
+    return out
+
+
+def first_choice_usable(rows: list[dict], generator: str, judge) -> tuple[int, int]:
+    """(narratives whose continuation ranked first by `judge` was read usable, narratives): the narratives are the
+    lines of eval/continuation_narratives.txt, their expression found as the Continue tab finds it."""
+    from ..continuation.expression import find_expression
+
+    path = PROJECT_ROOT / "eval" / "continuation_narratives.txt"
+    lines = [x.strip() for x in path.read_text(encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
+    usable = 0
+    groups = _by_line(rows, generator)
+    for line, group in sorted(groups.items()):
+        text, expr = find_expression(lines[line - 1])
+        p = judge.rank(text, [r["continuation"] for r in group], expr)
+        usable += int(group[int(p.argmax())]["usable"])
+    return usable, len(groups)
+
+
+def any_usable(rows: list[dict], generator: str) -> tuple[int, int]:
+    groups = _by_line(rows, generator)
+    return sum(any(int(r["usable"]) for r in g) for g in groups.values()), len(groups)
