@@ -19,13 +19,14 @@ def _notes_and_columns():
         (proverbs_tab.PAIRS_NOTE, ["similarity"]),
         (proverbs_tab.SIMILAR_NOTE, ["similarity"]),
         (continue_tab.TABLE_NOTE, ["p(plausible)", "tokens", "samples"]),
+        (continue_tab.JUDGE_NOTE, ["P(plausible)"]),
         (imagine_tab.PER_SEED_NOTE, ["image_cosine", "text_image_cosine", "t1_v2", "imagine_image",
                                      "imagine_text_image", "value"]),
         (models_tab.COLUMNS_NOTE, ["state", "load_seconds", "memory_mb"]),
     ]
 
 
-@pytest.mark.parametrize("index", range(8))
+@pytest.mark.parametrize("index", range(9))
 def test_each_score_column_is_explained(index):
     note, columns = _notes_and_columns()[index]
     for column in columns:

@@ -30,6 +30,12 @@ JUDGE_EXAMPLES = [
      "He did not wake up until the cleaners arrived the next morning.",
      "He tossed and turned all night, listening to every noise in the building."],
 ]
+#: what the Judge panel's verdict is, and how far to trust it
+JUDGE_NOTE = ("**P(plausible)**: which of the two continuations the judge finds the plausible next sentence. The "
+              "judge reads the narrative's end and each continuation (a small cross-encoder trained on the "
+              "benchmark's narratives; its accuracy on held-out ones is in the README's Results). It is often "
+              "wrong: it tends to prefer a continuation that repeats the narrative's own words over one that follows "
+              "the idiom's meaning.")
 COLUMNS = ["rank", "continuation", "p(plausible)", "tokens", "samples"]
 #: what each number in the table means, shown under it
 TABLE_NOTE = ("**p(plausible)**: the judge's probability that the continuation is a plausible next sentence for "
@@ -145,6 +151,7 @@ def build_continue_tab() -> None:
                                           info=f"up to {MAX_OPTION_CHARS} characters")
             judge_btn = gr.Button("Judge")
             verdict = gr.Label(label="P(plausible)", num_top_classes=2)
+            gr.Markdown(JUDGE_NOTE, elem_classes=["studio-note"])
             gr.Examples(JUDGE_EXAMPLES, inputs=[narrative, option1, option2], label="Judge example")
             after_limit_check(judge_btn.click, (narrative, "narrative", MAX_NARRATIVE_CHARS),
                               (option1, "option 1", MAX_OPTION_CHARS), (option2, "option 2", MAX_OPTION_CHARS)).success(
