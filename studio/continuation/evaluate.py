@@ -43,9 +43,8 @@ def cross_judge_accuracy() -> dict:
 def old_judge_by_part() -> dict:
     """The old judge on the same dev / test parts: as served (the expression and its meaning found by the studio),
     with no meaning, and with the gold one."""
-    from .embedded_texts import encode_cached
-    from .expression import find_expression
-    from .judge import case_for, get_legacy_judge
+    from ..evaluation.continuation import given_accuracy, product_accuracy
+    from .judge import get_legacy_judge
 
     judge = get_legacy_judge()
     if judge is None:
@@ -55,15 +54,11 @@ def old_judge_by_part() -> dict:
         split = data.split3(kind)
         for part in ("dev", "test"):
             items = split[part]
-            for label, hidden in (("product setting", None), ("no meaning", True), ("gold meaning/property", False)):
-                if hidden is None:  # the expression found and its meaning looked up by the studio, as served
-                    found = {n: find_expression(n) for n in {it.narrative for it in items}}
-                    cases = [case_for(*found[it.narrative]) for it in items]
-                else:
-                    cases = [Case(it.narrative, it.expression, "" if hidden else it.knowledge, it.kind)
-                             for it in items]
-                js = judge.pairs(cases, [it.option1 for it in items], [it.option2 for it in items], encode_cached)
-                acc = float(np.mean([(j.choice == "option2") == bool(it.label) for j, it in zip(js, items)]))
+            # as served: the expression found and its meaning looked up by the studio
+            out[f"{kind} / {part} (product setting)"] = {"accuracy": round(product_accuracy(items, judge)[0], 4),
+                                                        "n": len(items)}
+            for label, hidden in (("no meaning", True), ("gold meaning/property", False)):
+                acc = given_accuracy(items, hidden, judge)
                 out[f"{kind} / {part} ({label})"] = {"accuracy": round(acc, 4), "n": len(items)}
     return out
 

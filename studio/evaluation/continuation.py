@@ -94,13 +94,12 @@ class ContinuationEvaluation(Evaluation):
         if judge is None:
             raise StudioError("the judge is not trained: run `python -m studio train judge`")
         figures, details = [], {"judge": judge.name}
-        ablation = _served_ablation(judge)
+        ablation, old = _served_ablation(judge), get_legacy_judge()
         for kind in data.KINDS:
             test = list(data.split3(kind)["test"])[:limit or None]
             acc, found = product_accuracy(test, judge)
             details[kind] = {"product setting": round(acc, 4), **found, "n": len(test)}
             # the old judge reads the expression's meaning / property: how much that would give, on the same rows
-            old = get_legacy_judge()
             if old is not None:
                 details[kind]["old judge (frozen features; STUDIO_JUDGE=legacy)"] = {
                     "product setting": round(product_accuracy(test, old)[0], 4),
