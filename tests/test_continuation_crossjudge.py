@@ -53,10 +53,17 @@ def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline, monkey
     rows = data.split3("idiom")["test"][::7][:20] + data.split3("simile")["test"][::7][:20]
     assert len(rows) == 40
     acc, acc_ablation = accuracy(judge, rows), accuracy(ablation, rows)
-    # measured 0.700 (judge) and 0.450 (ablation) on these 40 rows; chance is 0.5. A regression guard, not the
-    # target: the figures are from `python -m studio --profile offline eval continuation` (docs/continuation.md)
+    # measured 0.725 (judge, two seeds) and 0.500 (ablation, two seeds) on these 40 rows; chance is 0.5. A regression
+    # guard, not the target: the figures are from `python -m studio --profile offline eval continuation` (docs/continuation.md)
     assert acc >= 0.65, acc
     assert 0.35 <= acc_ablation <= 0.75, acc_ablation
+    # two seeds of each recipe, averaged (chosen on dev, docs/continuation.md): the served score is their mean
+    assert len(judge.members) == 2 and len(ablation.members) == 2
+    one = [CrossJudge([m]) for m in judge.members]
+    options = [[rows[0].option1, rows[0].option2]]
+    mean = (one[0].scores(rows[:1], options)[0] + one[1].scores(rows[:1], options)[0]) / 2
+    assert abs(judge.scores(rows[:1], options)[0] - mean).max() < 1e-5
+    assert abs(one[0].scores(rows[:1], options)[0] - one[1].scores(rows[:1], options)[0]).max() > 1e-3
     # the same public surface as the old judge: a pair's probabilities sum to one, ranks are a distribution
     p = judge.rank(rows[0].narrative, [rows[0].option1, rows[0].option2, "The sky is blue."])
     assert p.shape == (3,) and abs(p.sum() - 1) < 1e-5

@@ -314,3 +314,24 @@ def test_floor_selection_deals_long_lists_into_hauser_sized_groups(monkeypatch):
     monkeypatch.setattr(scorer, "score_groups", fake_groups)
     out = evaluate_polish.select_floor([("A", ["p"] * 5)], n=50, grid=(0.0,))
     assert sizes == [30, 30] and out["candidates"] == 50  # 25 of ours + the paper's 5 in each
+
+
+def test_kb_attested_similes_are_marked_and_rank_first(tiny_registry, monkeypatch):
+    import studio.similes.polish as polish_module
+    from studio.similes.kb import load_kb
+    from studio.similes.polish import attested
+
+    kb = load_kb()
+    assert attested(kb, "sweet", "honey") and attested(kb, "Loud", "thunder")
+    assert not attested(kb, "sore", "a surgeon") and not attested(kb, "loud", "as if it hurt")
+    literal = "The cake was very sweet."
+    # only the KB's vehicles for the adjective: every one is attested; the marker reaches the list
+    cands = polish(literal, n=5, strategies=["property"], seed=0)
+    assert cands and all(c.attested and c.phrase.startswith("as sweet as ") for c in cands)
+    # the bonus orders the list: without it the order is by score alone
+    both = polish(literal, n=10, strategies=["property", "insertion"], seed=0)
+    key = [c.score * (1 + polish_module.ATTESTED_BONUS * c.attested) for c in both]
+    assert key == sorted(key, reverse=True) and any(c.attested for c in both)
+    monkeypatch.setattr(polish_module, "ATTESTED_BONUS", 0.0)
+    plain = polish(literal, n=10, strategies=["property", "insertion"], seed=0)
+    assert [c.score for c in plain] == sorted((c.score for c in plain), reverse=True)

@@ -35,7 +35,8 @@ def run(args):
 def render(result: dict) -> str:
     if "batch" in result:
         return f"{result['written']} lines written to {result['out']}, {result['failed']} failed"
-    lines = [f"{c['score']:6.3f}  [{c['strategy']:<9}] {c['sentence']}" for c in result["candidates"]]
+    lines = [f"{c['score']:6.3f} {'KB' if c.get('attested') else '  '} [{c['strategy']:<9}] {c['sentence']}"
+             for c in result["candidates"]]
     if result.get("score") and lines:
         lines.append(f"({result['score']})")
     if result.get("shortfall"):

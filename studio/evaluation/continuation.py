@@ -118,7 +118,16 @@ class ContinuationEvaluation(Evaluation):
         rec = lexicon_recall(list(test)[:limit or None])
         details["idiom_lexicon_recall"] = rec
         figures.append(Figure("idiom found by the served lexicon (recall)", rec["recall"], "test", rec["narratives"]))
-        if judge.cfg.metrics.get("inner_selection"):
+        if ablation is not None:  # the cross-encoder (and its ablation), as chosen: on the dev part
+            from ..continuation.crossjudge import accuracy
+
+            for kind in data.KINDS:
+                dev = list(data.split3(kind)["dev"])[:limit or None]
+                figures.append(Figure(f"judge accuracy, {kind}", accuracy(judge, dev), "dev", len(dev),
+                                      headline=False))
+                figures.append(Figure(f"no-narrative ablation, {kind}", accuracy(ablation, dev), "dev", len(dev),
+                                      headline=False))
+        elif judge.cfg.metrics.get("inner_selection"):
             details["scorer selection (train part)"] = judge.cfg.metrics["inner_selection"]
         else:
             details["judge's dev figures (chosen on)"] = judge.cfg.metrics

@@ -125,15 +125,28 @@ def load_pair_encoder(folder: Path):
     return config, tok, model
 
 
+#: subfolders of a stored pair encoder holding further members of an ensemble (the same recipe, another seed)
+MEMBERS = "member-*"
+
+
+def load_pair_encoder_members(folder: Path) -> list[tuple]:
+    """[(config, tokenizer, model)] of a stored pair encoder and of each ensemble member in its `member-*`
+    subfolders (sorted), whose scores its user averages."""
+    folder = Path(folder)
+    return [load_pair_encoder(folder)] + [load_pair_encoder(m) for m in sorted(folder.glob(MEMBERS))
+                                          if has_pair_encoder(m)]
+
+
 class PairEncoderRole:
-    """What a registry role served by a stored pair encoder holds (the Continue cross-encoder judge):
-    (config, tokenizer, model) as `parts`."""
+    """What a registry role served by a stored pair encoder holds (the Continue cross-encoder judge): the list of
+    its members' (config, tokenizer, model) as `parts`."""
 
     def __init__(self, folder: Path):
-        self.config, self.tokenizer, self.model = load_pair_encoder(folder)
-        self.parts = (self.config, self.tokenizer, self.model)
+        self.parts = load_pair_encoder_members(folder)
+        self.config, self.tokenizer, self.model = self.parts[0]
         self.model_id = str(folder)
-        self.backend = f"MiniLM cross-encoder ({self.config.get('notes', 'pair encoder')}), torch"
+        self.backend = (f"MiniLM cross-encoder ({self.config.get('notes', 'pair encoder')}"
+                        + (f", {len(self.parts)} seeds averaged" if len(self.parts) > 1 else "") + "), torch")
 
 
 def load_pair_encoder_role(spec, registry) -> PairEncoderRole:

@@ -54,6 +54,14 @@ LM_MAX_SAMPLES = 64
 #: eval/polish_blind_read_6.json`): none of the candidates at ≥ 0.6 was read usable
 LIKE_WITH_LIKE = 0.6
 LIKE_WITH_LIKE_GAP = 0.2
+#: an adjective slot's property source offers this many of the KB's vehicles for the adjective (at least), and an
+#: "as ADJ as V" candidate whose vehicle the KB knows for ADJ (ADJ among V's ATTESTED_TOP typical KB properties)
+#: ranks as if its score were (1 + ATTESTED_BONUS) times higher. Chosen on dev (read 11 of eval/polish_literals.txt,
+#: docs/experiments.md): 7 / no bonus 87 usable of 200, top 3 32 of 60; 20 / ×2 93 and 35. In earlier reads such
+#: attested candidates were usable 29 of 31 times, the other "as ADJ as" ones 22 of 59
+PROPERTY_WANT_ADJECTIVE = 20
+ATTESTED_BONUS = 1.0
+ATTESTED_TOP = 30
 LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
 MAX_CHARS = 400
 CONTEXT_WORDS = 20
@@ -63,6 +71,8 @@ SCORE_MEANING = ("score = how readily the polisher (the language model fine-tune
                  "this simile for this literal: the geometric mean of its per-token probabilities over the inserted "
                  "phrase and the word after it, from 0 to 1 (higher reads more naturally; long sentences score low throughout). It ranks the "
                  "candidates and drops none. It measures fluency and fit, not creativity (Rerank scores that).")
+RANKING = ("Candidates are ranked by the score, best first; an \"as ADJ as\" simile whose vehicle the simile KB "
+           "knows for that adjective (marked KB: \"as sweet as honey\") counts double.")
 _FEW_SHOT = ("Literal: The baby slept.\nSimile: The baby slept like a log.\n"
              "Literal: The old man was very stubborn.\nSimile: The old man was as stubborn as a mule.\n"
              "Literal: Her voice rang out across the hall.\nSimile: Her voice rang out across the hall like a bell.\n")
@@ -98,6 +108,7 @@ class Candidate:
     strategy: str      # the source of the vehicle
     score: float       # see SCORE_MEANING: 0..1, higher reads more naturally for this literal
     vehicle: str
+    attested: bool = False  # "as ADJ as V" with ADJ among V's typical properties in the simile KB
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -186,12 +197,13 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     floor = (MIN_SCORE if min_score is None else float(min_score)) if trained else 0.0  # set for the trained polisher
     weak = [c for c in candidates if c.score < floor]
     candidates = [c for c in candidates if c.score >= floor]
-    ranked, twins = _distinct_images(sorted(candidates, key=lambda c: (-c.score, c.sentence)), kb)
+    ranked, twins = _distinct_images(sorted(candidates, key=lambda c: (
+        -c.score * (1 + ATTESTED_BONUS * c.attested), c.sentence)), kb)
     merged += twins
     candidates = ranked
     chosen = ranked[:n]
     report = {"asked": n, "delivered": len(chosen), "proposed": proposed, "distinct": len(candidates),
-              "merged": merged, "rejected": rejected, "below_min_score": len(weak), "score": SCORE_MEANING,
+              "merged": merged, "rejected": rejected, "below_min_score": len(weak), "score": SCORE_MEANING + " " + RANKING,
               "generator": "trained polisher (LoRA delta)" if trained else "plain lm, few-shot (no delta fits)",
               "shortfall": ""}
     if len(chosen) < n:
@@ -437,8 +449,16 @@ def _realise_all(literal, proposals, context, kb):
             continue
         seen.add(key)
         rows.append({"strategy": strategy, "slot": slot, "vehicle": np_, "sentence": sentence, "phrase": phrase,
-                     "offset": offset})
+                     "offset": offset, "attested": slot.kind == "adjective" and attested(kb, slot.anchor, np_)})
     return rows, rejected
+
+
+def attested(kb, adjective: str, vehicle: str) -> bool:
+    """Whether the simile KB knows `vehicle` for `adjective`: the adjective's lemma among the vehicle's
+    ATTESTED_TOP most typical properties ("as sweet as honey" yes, "as sore as a surgeon" no)."""
+    if vehicle.lower().startswith(("as if ", "as though ")):
+        return False
+    return kb.lemma(adjective.lower()) in {p for p, _ in kb.properties_of_vehicle(vehicle, k=ATTESTED_TOP)}
 
 
 def _vehicle_key(vehicle: str, kb) -> str:
@@ -523,7 +543,8 @@ def _score_all(lm, trained, literal, groups, step=None) -> list[Candidate]:
     for members in groups:
         best = max(members, key=lambda r: (r["score"], -len(r["sentence"])))
         out.append(Candidate(sentence=best["sentence"], phrase=best["phrase"], offset=best["offset"],
-                             strategy=best["strategy"], score=round(best["score"], 4), vehicle=best["vehicle"]))
+                             strategy=best["strategy"], score=round(best["score"], 4), vehicle=best["vehicle"],
+                             attested=best["attested"]))
     return out
 
 
@@ -580,9 +601,13 @@ def _by_property(kb, lm, literal, doc, slots, want) -> list[tuple[Slot, str]]:
         props, slot = [(adjective.anchor.lower(), 0.0)], adjective
     else:
         props, slot = salient_properties(kb, lm, literal, doc), slots[0]
+    pool = 30
+    if adjective is not None:
+        want = max(want, PROPERTY_WANT_ADJECTIVE)
+        pool = max(pool, 2 * want)
     for prop, _ in props[:1] if want <= 8 else props[:2]:
         taken = 0
-        for vehicle, _score in kb.vehicles_for_property(prop, k=30):
+        for vehicle, _score in kb.vehicles_for_property(prop, k=pool):
             if len(vehicle.split()) > 4 or not _usable_vehicle(kb, vehicle):
                 continue
             out.append((slot, kb.surface(vehicle)))

@@ -5,15 +5,15 @@ import gradio as gr
 import pandas as pd
 
 from ..similes.analysis import MAX_SENTENCE_CHARS
-from ..similes.polish import DEFAULT_STRATEGIES, MAX_CHARS, MAX_N, SCORE_MEANING, STRATEGIES
+from ..similes.polish import DEFAULT_STRATEGIES, MAX_CHARS, MAX_N, RANKING, SCORE_MEANING, STRATEGIES
 from .common import (after_limit_check, cancellable, cancelled, escape, guarded, highlight_pieces, limited_textbox,
                      refuse_over_limit, role_notice)
 from .help import tab_guide
 from .session_files import result_downloads
 
-COLUMNS = ["candidate", "simile phrase", "source", "score"]
+COLUMNS = ["candidate", "simile phrase", "source", "KB", "score"]
 #: what each number in the table means, shown under it
-SCORE_NOTE = "**" + SCORE_MEANING.replace(" = ", "**: ", 1) + " Candidates are ranked by it, best first."
+SCORE_NOTE = "**" + SCORE_MEANING.replace(" = ", "**: ", 1) + " " + RANKING
 EXAMPLES_LITERAL = [
     # literal sentences of the HAUSER paper's examples
     ["He yelps and howls."],
@@ -51,16 +51,17 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, reque
     cands, report = polish_report(literal, n=int(n), strategies=list(strategies), seed=int(seed),
                                   progress=lambda fraction, what: progress(fraction, desc=what),
                                   should_stop=cancelled)
-    rows = [[_highlight(c.sentence, c.offset, c.phrase), c.phrase, c.strategy, c.score] for c in cands]
+    rows = [[_highlight(c.sentence, c.offset, c.phrase), c.phrase, c.strategy, "✓" if c.attested else "", c.score]
+            for c in cands]
     if not rows:
         gr.Warning("No candidate survived the filters; try other strategies or another seed.")
     status = (f"⚠️ {report['shortfall']}" if report["shortfall"] else
               f"{report['delivered']} of the {report['asked']} candidates asked ({report['generator']}).")
     files = result_downloads(request, "polish", [
         {"rank": i + 1, "candidate": c.sentence, "inserted phrase": c.phrase, "strategy": c.strategy, "score": c.score,
-         "vehicle": c.vehicle} for i, c in enumerate(cands)],
+         "vehicle": c.vehicle, "KB attests": c.attested} for i, c in enumerate(cands)],
         {"literal": literal, "strategies": list(strategies), "candidates asked": int(n), "seed": int(seed),
-         "score": SCORE_MEANING, "generator": report["generator"],
+         "score": SCORE_MEANING, "ranking": RANKING, "generator": report["generator"],
          "delivered": report["delivered"], "shortfall": report["shortfall"]})
     return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files, status
 
@@ -119,7 +120,7 @@ def build_polish_tab() -> dict:
             send = gr.Button("Send to Rerank", interactive=False)
         gr.Examples(EXAMPLES_LITERAL, inputs=[literal], label="Literal sentences")
         status = gr.Markdown(elem_id="polish-status")
-        table = gr.Dataframe(headers=COLUMNS, datatype=["markdown", "str", "str", "number"], interactive=False,
+        table = gr.Dataframe(headers=COLUMNS, datatype=["markdown", "str", "str", "str", "number"], interactive=False,
                              elem_classes=["studio-wide-table", "studio-text-1"],
                              wrap=True, label="Candidates (inserted phrase in bold; click a row to see its components)")
         gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])
