@@ -162,7 +162,7 @@ def test_no_slur_and_no_people_is_a_vehicle(offline):
     """The KB holds 19th-century similes (racial slurs among them); the polisher wrote "like an asian": neither is
     offered."""
     from studio.similes.kb import load_kb
-    from studio.similes.polish import _acceptable, _names_a_people, realise
+    from studio.similes.polish import _acceptable, _no_image, realise
 
     kb = load_kb()
     assert not _acceptable("an injun", set(), kb) and not _acceptable("a gypsy", set(), kb)
@@ -171,10 +171,10 @@ def test_no_slur_and_no_people_is_a_vehicle(offline):
     parser = offline.get("parser")
     slot = next(s for s in find_slots(literal, parser(literal)) if s.kind == "verb")
     rows = []
-    for vehicle in ("an asian", "a madman", "a German", "a beaver"):
+    for vehicle in ("an asian", "a madman", "a German", "a beaver", "hungry", "as if it were starving"):
         sentence, phrase, offset = realise(literal, slot, vehicle)
         rows.append({"sentence": sentence, "phrase": phrase, "offset": offset, "vehicle": vehicle})
-    assert _names_a_people(rows, parser) == {0, 2}
+    assert _no_image(rows, parser) == {0, 2, 4}  # peoples, and an adjective where a noun should be
     cands, _ = polish_report(literal, n=10, seed=0)
     assert not any("asian" in c.sentence.lower() for c in cands)
 

@@ -188,7 +188,7 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
         proposals += [(name, slot, v) for slot, v in makers[name]()]
     proposed = {name: len({(p[1].start, p[2].lower()) for p in proposals if p[0] == name}) for name in strategies}
     rows, rejected = _realise_all(literal, proposals, context, kb)
-    dropped = _like_with_like(rows, doc, kb) | _names_a_people(rows, parser)
+    dropped = _like_with_like(rows, doc, kb) | _no_image(rows, parser)
     rows, rejected = [r for i, r in enumerate(rows) if i not in dropped], rejected + len(dropped)
     rows, merged = _merge(rows, kb)
     candidates = _score_all(polisher, trained, literal, rows, step=lambda done, total: step(
@@ -402,14 +402,24 @@ def _like_with_like(rows, doc, kb) -> set[int]:
             if s is not None and s[0] >= LIKE_WITH_LIKE and s[1] >= LIKE_WITH_LIKE_GAP}
 
 
-def _names_a_people(rows, parser) -> set[int]:
-    """Indices of the rows whose inserted phrase holds a nationality, a religious or a political group by the
-    parser's entity recogniser (NORP: "like an Asian", "as proud as a German"): a people is no vehicle."""
+_IMAGE_POS = {"NOUN", "PROPN", "PRON", "NUM"}
+
+
+def _no_image(rows, parser) -> set[int]:
+    """Indices of the rows (one parse each) whose inserted phrase holds a nationality, a religious or a political
+    group by the parser's entity recogniser (NORP: "like an Asian", "as proud as a German"): a people is no vehicle;
+    or whose vehicle has no noun ("as sour as stale": an adjective is no image). "as if" clauses are kept."""
     out = set()
     for i, (r, doc) in enumerate(zip(rows, parser.pipe([r["sentence"] for r in rows]))):
         lo, hi = r["offset"], r["offset"] + len(r["phrase"])
         if any(e.label_ == "NORP" and lo <= e.start_char < hi for e in doc.ents):
             out.add(i)
+            continue
+        vehicle = r.get("vehicle", "")
+        if vehicle and not vehicle.lower().startswith(("as if ", "as though ")) and r["phrase"].endswith(vehicle):
+            start = hi - len(vehicle)
+            if not any(t.pos_ in _IMAGE_POS for t in doc if start <= t.idx < hi):
+                out.add(i)
     return out
 
 
