@@ -54,7 +54,8 @@ def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline, monkey
     assert len(rows) == 40
     acc, acc_ablation = accuracy(judge, rows), accuracy(ablation, rows)
     # measured 0.725 (judge, two seeds) and 0.500 (ablation, two seeds) on these 40 rows; chance is 0.5. A regression
-    # guard, not the target: the figures are from `python -m studio --profile offline eval continuation` (docs/continuation.md)
+    # guard, not the target: the figures are from `python -m studio --profile offline eval continuation`
+    # (docs/continuation.md)
     assert acc >= 0.65, acc
     assert 0.35 <= acc_ablation <= 0.75, acc_ablation
     # two seeds of each recipe, averaged (chosen on dev, docs/continuation.md): the served score is their mean

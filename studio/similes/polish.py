@@ -203,7 +203,8 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     candidates = ranked
     chosen = ranked[:n]
     report = {"asked": n, "delivered": len(chosen), "proposed": proposed, "distinct": len(candidates),
-              "merged": merged, "rejected": rejected, "below_min_score": len(weak), "score": SCORE_MEANING + " " + RANKING,
+              "merged": merged, "rejected": rejected, "below_min_score": len(weak),
+              "score": SCORE_MEANING + " " + RANKING,
               "generator": "trained polisher (LoRA delta)" if trained else "plain lm, few-shot (no delta fits)",
               "shortfall": ""}
     if len(chosen) < n:
