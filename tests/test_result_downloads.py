@@ -28,7 +28,11 @@ def test_polish_downloads(client):
     rows, doc = _files(files)
     assert len(rows) == len(table["data"]) == len(doc["rows"]) >= 1
     assert rows[0]["literal"] == "He yelps and howls." and "**" not in rows[0]["candidate"]  # plain text, no markup
-    assert [float(r["score"]) for r in rows] == [row[3] for row in table["data"]]
+    from studio.ui.polish_tab import COLUMNS
+
+    score, kb = COLUMNS.index("score"), COLUMNS.index("KB")
+    assert [float(r["score"]) for r in rows] == [row[score] for row in table["data"]]
+    assert [r["KB attests"] in ("True", True) for r in rows] == [row[kb] == "✓" for row in table["data"]]
     assert doc["about"]["strategies"] == ["insertion", "retrieval"] and "per-token probabilities" in doc["about"]["score"]
 
 

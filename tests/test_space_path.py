@@ -59,7 +59,10 @@ def test_polish_and_components(space):
     client, _, _ = space
     table, files, status = client.predict(LITERAL, ["insertion", "lm"], 4, 0, api_name="/polish")
     assert 1 <= len(table["data"]) <= 4
-    assert all(isinstance(row[3], float) and 0 <= row[3] <= 1 for row in table["data"])  # the polisher's probability
+    from studio.ui.polish_tab import COLUMNS
+
+    score = COLUMNS.index("score")  # the polisher's probability
+    assert all(isinstance(row[score], float) and 0 <= row[score] <= 1 for row in table["data"])
     assert "candidates asked" in status or "⚠️" in status
     assert {f["path"].rsplit(".", 1)[-1] if isinstance(f, dict) else str(f).rsplit(".", 1)[-1] for f in files} == {
         "csv", "json"}
