@@ -24,7 +24,9 @@ HELP = {
 **What you see.** Each row is one candidate: the sentence with the inserted simile phrase in **bold**, the phrase, the
 strategy that proposed it, and a **score** (0–1): how readily the polisher writes this simile for this sentence (the
 geometric mean of its per-token probabilities over the phrase and the word after it; higher reads more fluently).
-Candidates are ranked by it; none is dropped for a low score (on held-out sentences a floor withheld more good
+A **KB** ✓ marks an "as ADJ as" simile whose vehicle the simile knowledge base knows for that adjective ("as sweet as
+honey"): in our blind reads such similes were kept far more often than the rest, so they count double in the ranking.
+Candidates are ranked by the score; none is dropped for a low score (on held-out sentences a floor withheld more good
 candidates than bad ones), and long sentences get low scores throughout. It says little about how apt or creative a
 simile is: **Send to Rerank** scores that. The line above the table says how many candidates came out of the number
 asked, and why any are missing (too few distinct vehicles from the chosen sources, near duplicates merged).
