@@ -68,8 +68,7 @@ class CrossJudge:
     def __init__(self, members: list[tuple]):
         """`members`: [(config, tokenizer, model)] of one recipe's runs (seeds); their scores are averaged."""
         self.members = list(members)
-        config, self.tok, self.model = self.members[0]
-        self.config = config
+        config = self.config = self.members[0][0]
         self.name = config.get("notes", "cross-encoder judge") + (
             f", {len(self.members)} seeds averaged" if len(self.members) > 1 else "")
         self.cfg = self  # evaluate.py reads judge.cfg.metrics

@@ -356,7 +356,7 @@ def realise(literal: str, slot: Slot, vehicle: str) -> tuple[str, str, int]:
     vehicle = vehicle.strip()
     if slot.kind == "adjective":
         phrase = f"as {slot.adjective} as {vehicle}"
-    elif vehicle.lower().startswith(("as if ", "as though ")):
+    elif is_clause(vehicle):
         phrase = vehicle
     else:
         phrase = f"like {vehicle}"
@@ -377,7 +377,7 @@ def _acceptable(vehicle: str, context: set[str], kb) -> bool:
     words = _WORD.findall(vehicle.lower())
     if not 1 <= len(words) <= 7:
         return False
-    if vehicle.lower().startswith(("as if ", "as though ")):
+    if is_clause(vehicle):
         return 3 <= len(words) <= 9
     if words[0] in _NP_BAD_START or any(a == b for a, b in zip(words, words[1:])):
         return False  # a bad start ("of the …"), a stutter ("a freight freight")
@@ -406,6 +406,11 @@ def _like_with_like(rows, doc, kb) -> set[int]:
 _IMAGE_POS = {"NOUN", "PROPN", "PRON", "NUM"}
 
 
+def is_clause(vehicle: str) -> bool:
+    """An "as if" / "as though" clause (realised as it stands at a verb slot), not a noun phrase."""
+    return vehicle.lower().startswith(("as if ", "as though "))
+
+
 def _no_image(rows, parser) -> set[int]:
     """Indices of the rows (one parse each) whose inserted phrase holds a nationality, a religious or a political
     group by the parser's entity recogniser (NORP: "like an Asian", "as proud as a German"): a people is no vehicle;
@@ -417,7 +422,7 @@ def _no_image(rows, parser) -> set[int]:
             out.add(i)
             continue
         vehicle = r.get("vehicle", "")
-        if vehicle and not vehicle.lower().startswith(("as if ", "as though ")) and r["phrase"].endswith(vehicle):
+        if vehicle and not is_clause(vehicle) and r["phrase"].endswith(vehicle):
             start = hi - len(vehicle)
             if not any(t.pos_ in _IMAGE_POS for t in doc if start <= t.idx < hi):
                 out.add(i)
@@ -432,7 +437,7 @@ def like_with_like_scores(rows, doc, kb) -> list[tuple[float, float] | None]:
     from ..models import ModelUnavailable, get_registry
 
     subject = next((t for t in doc if t.dep_ in ("nsubj", "nsubjpass") and t.pos_ in ("NOUN", "PROPN")), None)
-    heads = [None if r["vehicle"].lower().startswith(("as if ", "as though ")) else
+    heads = [None if is_clause(r["vehicle"]) else
              (kb.head(r["vehicle"]) or r["vehicle"].split()[-1].lower()) for r in rows]
     words = sorted({h for h in heads if h})
     if subject is None or len(words) < 3:
@@ -450,7 +455,7 @@ def like_with_like_scores(rows, doc, kb) -> list[tuple[float, float] | None]:
 def _realise_all(literal, proposals, context, kb):
     rows, rejected, seen = [], 0, set()
     for strategy, slot, vehicle in proposals:
-        np_ = vehicle if vehicle.lower().startswith(("as if ", "as though ")) else noun_phrase(vehicle, kb)
+        np_ = vehicle if is_clause(vehicle) else noun_phrase(vehicle, kb)
         if not _acceptable(np_, context, kb):
             rejected += 1
             continue
@@ -467,13 +472,13 @@ def _realise_all(literal, proposals, context, kb):
 def attested(kb, adjective: str, vehicle: str) -> bool:
     """Whether the simile KB knows `vehicle` for `adjective`: the adjective's lemma among the vehicle's
     ATTESTED_TOP most typical properties ("as sweet as honey" yes, "as sore as a surgeon" no)."""
-    if vehicle.lower().startswith(("as if ", "as though ")):
+    if is_clause(vehicle):
         return False
     return kb.lemma(adjective.lower()) in {p for p, _ in kb.properties_of_vehicle(vehicle, k=ATTESTED_TOP)}
 
 
 def _vehicle_key(vehicle: str, kb) -> str:
-    if vehicle.lower().startswith(("as if ", "as though ")):
+    if is_clause(vehicle):
         return re.sub(r"\W+", " ", vehicle.lower())
     return kb.lemma(kb.head(vehicle)) if kb.head(vehicle) else vehicle.lower()
 
@@ -499,7 +504,7 @@ def modifiers(vehicle: str, kb) -> set[str]:
     """The content words of a vehicle before its head noun ("a mournful sigh" → {"mournful"}; "a bag of sand" →
     set()); "as if" clauses have none. Two vehicles sharing one are near duplicates of one image pattern
     ("a mournful sigh", "a mournful cry")."""
-    if vehicle.lower().startswith(("as if ", "as though ")):
+    if is_clause(vehicle):
         return set()
     words = _WORD.findall(vehicle.lower())
     head = kb.head(vehicle) if kb is not None else (words[-1] if words else "")
