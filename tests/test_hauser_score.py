@@ -32,7 +32,7 @@ def small_kb(monkeypatch):
 
 
 def test_score_groups_tiny(small_kb):
-    group = score_groups([(LITERAL, CANDIDATES)], Settings(lm_relevance=0, lm_creativity=0))[0]  # the paper's
+    group = score_groups([(LITERAL, CANDIDATES)], Settings(lm_relevance=0, lm_creativity=0, irony=False))[0]  # the paper's
     rows = {c.index: c for c in group.candidates}
     assert sorted(c.rank for c in group.candidates) == [1, 2, 3]
     assert rows[2].flag == NO_SIMILE and rows[2].rank == 3 and rows[2].quality is None

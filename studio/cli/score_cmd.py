@@ -28,6 +28,9 @@ def register(sub) -> None:
                    help="weight of the LM's PMI of the vehicle in relevance (default 0.1; 0: the paper's Eq. 2/3)")
     p.add_argument("--lm-creativity", type=float, default=None, metavar="μ",
                    help="weight of the vehicle's LM surprisal in creativity (default 0.3; 0: the paper's Eq. 8-9)")
+    p.add_argument("--no-irony", action="store_true",
+                   help="judge an ironic \"as P as V\" by its words, not its literal reading (\"as loud as a whisper\" "
+                        "→ \"very soft\")")
     add_json_flag(p)
     p.set_defaults(func=run, render=render)
 
@@ -40,7 +43,8 @@ def run(args):
 
     settings = Settings((args.alpha, args.beta, args.gamma), tuple(args.rank_weights), args.relevance,
                         DEFAULT_LM_RELEVANCE if args.lm_relevance is None else args.lm_relevance,
-                        DEFAULT_LM_CREATIVITY if args.lm_creativity is None else args.lm_creativity)
+                        DEFAULT_LM_CREATIVITY if args.lm_creativity is None else args.lm_creativity,
+                        irony=not args.no_irony)
     if args.batch:
         if args.literal or args.candidate:
             raise InputError("use either --batch or --literal/--candidate, not both")

@@ -126,7 +126,7 @@ class HauserEvaluation(Evaluation):
                 figures.append(Figure(f"Pearson {aspect}", corr[aspect], split, len(part), anchor,
                                       headline=split == "test"))
             # the ablation: the paper's formulas (no LM back-off) on the same KB, NLI and components
-            paper_only = correlations(part, score_rows(part, Settings(lm_relevance=0, lm_creativity=0)))
+            paper_only = correlations(part, score_rows(part, Settings(lm_relevance=0, lm_creativity=0, irony=False)))
             details[split]["pearson_without_lm"] = {k: None if paper_only[k] is None else round(paper_only[k], 4)
                                                     for k in ("quality", "creativity")}
             for aspect in ("quality", "creativity"):

@@ -8,10 +8,15 @@ Splits, by the harness's `hash_half` rule (a key's SHA-1 parity, so the parts ne
 - FLUTE: its train files are train; its test files are halved by `hash_half(hypothesis, "flute")` (a figurative
   sentence's entailed and contradicted premises stay together) into dev and test.
 `train` fits the cross-encoder (`python -m studio train nli-cross`), `dev` makes every choice, `test` is reported.
+
+The ironic-simile check of HAUSER's logical consistency (`studio/hauser/irony.py`) is measured beside it: how often it
+fires on the simile KB's attested "as P as V" similes (literal; train sources) and on FLUTE train's ironic ones (its
+margin was fitted on both), and FLUTE simile accuracy when a simile it fires on is judged by its literal reading.
 """
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 
@@ -78,6 +83,75 @@ def measure(nli, parts=("dev",), limit: int | None = None, sets=None) -> dict:
     return out
 
 
+_AS_P_AS = re.compile(r"\b[Aa]s (\w+) as\b")
+_NEGATION = re.compile(r"\b(not|n't|never|no)\b")
+
+
+def _similes_of(texts: list[str]) -> list[list]:
+    from ..similes.components import extract_similes_batch
+
+    return extract_similes_batch(texts, learned=True)
+
+
+def ironies_of(texts: list[str]) -> list:
+    """The ironic-simile check as HAUSER's scorer runs it, over single sentences: an Irony or None per text."""
+    from ..hauser.irony import find_ironies
+    from ..hauser.lm_features import shared
+    from ..models import get_registry
+    from ..similes.antonyms import load_antonyms
+
+    items = [(k, text, sims) for k, (text, sims) in enumerate(zip(texts, _similes_of(texts)))]
+    return find_ironies(shared(get_registry().get("lm")), items, load_antonyms())
+
+
+def flute_ironic_train() -> list[str]:
+    """FLUTE train's "as P as V" similes that are ironic by their own premises: the contradicted premise states P
+    ("The dancer was graceful." against "The dancer was as graceful as a honking goose.")."""
+    from ..similes.antonyms import load_antonyms
+
+    antonyms, premises = load_antonyms(), {}
+    for premise, hypothesis, label in _read("flute_simile_train.jsonl"):
+        premises.setdefault(hypothesis, {})[label] = premise.lower()
+    out = []
+    for hypothesis, by_label in premises.items():
+        m = _AS_P_AS.search(hypothesis)
+        contra = by_label.get("contradiction", "")
+        if m and m.group(1).lower() in antonyms and re.search(rf"\b{m.group(1).lower()}\b", contra) \
+                and not _NEGATION.search(contra):
+            out.append(hypothesis)
+    return sorted(out)
+
+
+def kb_literal_similes(min_score: float = 1.9) -> list[str]:
+    """"It was as P as V." for every KB vehicle attested at least twice for a property P that has antonyms."""
+    from ..similes.antonyms import load_antonyms
+    from ..similes.kb import load_kb
+
+    kb, antonyms = load_kb(), load_antonyms()
+    return [f"It was as {p} as {kb.surface(v)}." for p in sorted(kb.properties()) if p in antonyms and p.isalpha()
+            for v, score in kb.vehicles_for_property(p, k=1000) if score >= min_score]
+
+
+def measure_irony(parts=("dev", "test"), limit: int | None = None) -> dict:
+    """The ironic-simile check: its firing rates on train data, and FLUTE simile accuracy with the literal reading."""
+    from ..models import get_registry
+
+    out = {}
+    for name, texts in (("kb_literal", kb_literal_similes()), ("flute_ironic_train", flute_ironic_train())):
+        texts = texts[:limit] if limit else texts
+        fired = ironies_of(texts)
+        out[name] = {"fires": round(sum(x is not None for x in fired) / max(1, len(texts)), 4), "n": len(texts),
+                     "examples": [x.reading for x in fired if x is not None][:8]}
+    nli, rows_by_part = get_registry().get("nli"), splits()["flute_simile"]
+    for part in parts:
+        rows = rows_by_part[part][:limit] if limit else rows_by_part[part]
+        fired = ironies_of([r[1] for r in rows])
+        probs = nli.predict([r[0] for r in rows], [x.reading if x else r[1] for r, x in zip(rows, fired)])
+        out[f"flute_simile / {part}"] = {"accuracy": round(accuracy(probs, rows, True), 4), "n": len(rows),
+                                         "fired": sum(x is not None for x in fired)}
+    return out
+
+
 class NLIEvaluation(Evaluation):
     name = "nli"
     title = "logical consistency: the offline NLI role (3-way MNLI / SNLI, FLUTE entailment vs contradiction)"
@@ -103,4 +177,13 @@ class NLIEvaluation(Evaluation):
                     name, name.replace("_", " ").replace("flute", "FLUTE").replace("mnli", "MNLI").replace("snli", "SNLI"))
                 headline = part == "test" and name in ("mnli", "flute", "flute_simile")
                 figures.append(Figure(f"accuracy, {label}", r["accuracy"], part, r["n"], headline=headline))
-        return figures, {"by_part": result, "model": nli.model_id, "backend": nli.backend}
+        irony = measure_irony(limit=limit)
+        figures.append(Figure("ironic check fires, KB similes (literal)", irony["kb_literal"]["fires"], "train",
+                              irony["kb_literal"]["n"], headline=False))
+        figures.append(Figure("ironic check fires, FLUTE ironic similes", irony["flute_ironic_train"]["fires"], "train",
+                              irony["flute_ironic_train"]["n"], headline=False))
+        for part in ("dev", "test"):
+            r = irony[f"flute_simile / {part}"]
+            figures.append(Figure("accuracy, FLUTE simile, ironic similes read literally", r["accuracy"], part, r["n"],
+                                  headline=False))
+        return figures, {"by_part": result, "model": nli.model_id, "backend": nli.backend, "irony": irony}

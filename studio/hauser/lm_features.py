@@ -103,6 +103,15 @@ class LMFeatures:
                 out.append(VehicleLM(vehicle.strip(), before, generic, lc, lg, n))
         return out
 
+    def in_context(self, asks) -> list[float]:
+        """log P(vehicle | words before it) of (group, words before, vehicle) triples, in the form `contexts` gives
+        them; memoised, and the asks of one group that start alike share a pass."""
+        with self._lock:
+            if len(self._memo) + len(asks) > _MEMO_LIMIT:
+                self._memo.clear()
+            self._in_context([(group, before, None, vehicle) for group, before, vehicle in asks])
+            return [self._memo[("ctx", before, vehicle)][0] for _, before, vehicle in asks]
+
     def _in_context(self, located) -> None:
         """log P(vehicle | words before it), per group and first two words: their common words once, then per
         candidate the rest of its words and the vehicle, of which only the vehicle's tokens are scored."""

@@ -16,36 +16,8 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from pathlib import Path
 
-WORDNET_ADJ = Path("/usr/share/wordnet/data.adj")
-
-
-def wordnet_antonyms(path: Path = WORDNET_ADJ) -> dict[str, set[str]]:
-    """{adjective: its antonyms} from WordNet's data.adj (single words only)."""
-    synsets: dict[str, tuple[str, list[str], list[tuple[str, str, str]]]] = {}
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            if line.startswith(" "):
-                continue
-            fields = line.split("|")[0].split()
-            offset, ss_type, w_cnt = fields[0], fields[2], int(fields[3], 16)
-            words = [fields[4 + 2 * i].split("(")[0].lower() for i in range(w_cnt)]
-            k = 4 + 2 * w_cnt
-            p_cnt = int(fields[k])
-            ptrs = [(fields[k + 1 + 4 * j], fields[k + 2 + 4 * j], fields[k + 4 + 4 * j]) for j in range(p_cnt)]
-            synsets[offset] = (ss_type, words, ptrs)
-    out: dict[str, set[str]] = defaultdict(set)
-    for ss_type, words, ptrs in synsets.values():
-        for symbol, target, src_tgt in ptrs:
-            if symbol != "!" or target not in synsets:
-                continue
-            src, tgt = int(src_tgt[:2], 16), int(src_tgt[2:], 16)
-            a = words[src - 1] if src else None
-            b = synsets[target][1][tgt - 1] if tgt else None
-            if a and b:
-                out[a].add(b)
-    return {w: {a for a in ants if "_" not in a and a != w} for w, ants in out.items() if "_" not in w and ants}
+from ..similes.antonyms import WORDNET_ADJ, wordnet_antonyms  # noqa: F401 (re-exported for training)
 
 
 def kb_pairs(n: int, seed: int = 0, kb=None, antonyms: dict[str, set[str]] | None = None):

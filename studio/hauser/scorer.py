@@ -22,6 +22,8 @@ class Settings:
     relevance: str = "eq2"  # "eq2" (triplets n·P) or "eq3" (pair counts n(t, v))
     lm_relevance: float = C.DEFAULT_LM_RELEVANCE  # λ of the LM back-off in relevance; 0: the paper's Eq. 2/3
     lm_creativity: float = C.DEFAULT_LM_CREATIVITY  # μ of the LM back-off in creativity; 0: the paper's Eq. 8-9
+    #: read an ironic "as P as V" literally before the NLI ("as loud as a whisper" → "very soft"; irony.py); needs the LM
+    irony: bool = True
 
     def __post_init__(self):
         self.quality_weights = C.check_weights(self.quality_weights, "quality weights (α, β, γ)")
@@ -70,6 +72,8 @@ class CandidateScore:
     evidence: dict = field(default_factory=dict)
     #: the LM's view of the first vehicle (lm_features.VehicleLM.to_dict): log-probabilities, PMI, surprisal
     lm: dict = field(default_factory=dict)
+    #: an ironic simile read literally before the NLI (irony.Irony.to_dict), or {}
+    irony: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -126,7 +130,8 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     kb.kb.prefetch_unseen([s.vehicle for sims in similes for s in sims if s.vehicle])
     kb_rows = [kb.features(sims, settings.relevance) for sims in similes]
     lm_rows, lm_backend, lm_used = [None] * len(flat), None, False
-    if settings.lm_relevance or settings.lm_creativity:
+    ironies = [None] * len(flat)
+    if settings.lm_relevance or settings.lm_creativity or settings.irony:
         from ..models import ModelUnavailable
         from .lm_features import shared
 
@@ -136,14 +141,23 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
         except ModelUnavailable as exc:  # score anyway, with the paper's formulas, and say so
             lm_backend = f"not used ({exc.message}); relevance and creativity without the LM back-off"
         else:
-            lm_rows = lm.features([(g, cand, sims) for (g, _, cand), sims in zip(flat, similes)])
+            items = [(g, cand, sims) for (g, _, cand), sims in zip(flat, similes)]
+            lm_rows = lm.features(items)
             lm_backend, lm_used = lm.description, True
+            if settings.irony:
+                from ..similes.antonyms import load_antonyms
+                from .irony import find_ironies
+
+                ironies = find_ironies(lm, items, load_antonyms())
     # the weights applied: the paper's formulas (0, 0) when the LM is off or cannot serve
     lm_weights = (settings.lm_relevance, settings.lm_creativity) if lm_used else (0.0, 0.0)
 
     _step(progress, 0.45, "logical consistency (NLI)")
     nli = registry.get("nli")
-    nli_probs = nli.predict([lit for _, lit, _ in flat], [cand for _, _, cand in flat], batch_size=128)
+    # an ironic simile is judged by its literal reading ("as loud as a whisper" → "very soft")
+    nli_probs = nli.predict([lit for _, lit, _ in flat],
+                            [irony.reading if irony else cand for (_, _, cand), irony in zip(flat, ironies)],
+                            batch_size=128)
     p_contra = nli_probs[:, 2]
 
     _step(progress, 0.7, "sentiment consistency")
@@ -175,7 +189,7 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
                 creativity_levels=freq_levels, lm=vlm.to_dict() if vlm is not None else {},
                 informativeness=C.informativeness(vehicles) if valid else None,
                 sentiment_texts=cut_pairs[k], nli=nli_verdict(nli_probs[k]),
-                evidence=kb.evidence(sims) if valid else {}))
+                evidence=kb.evidence(sims) if valid else {}, irony=ironies[k].to_dict() if ironies[k] else {}))
             k += 1
         _normalize_and_rank(rows, settings)
         results.append(GroupScore(literal, rows, _settings_dict(settings), backends))
@@ -212,7 +226,10 @@ def evidence_text(c: dict) -> str:
     if lm:
         parts.append(f"LM: log P({lm['vehicle']} | …{lm['context'][-40:]}) {lm['logp_context']:.1f}, "
                      f"after “{lm['generic_context']}” {lm['logp_generic']:.1f} (PMI {lm['pmi']:+.1f})")
-    nli = c.get("nli") or {}
+    nli, irony = c.get("nli") or {}, c.get("irony") or {}
+    if irony:
+        parts.append(f"ironic: the LM finds the vehicle likelier after “{irony['antonym']}” than after "
+                     f"“{irony['property']}” ({irony['margin']:+.1f} nats), so the NLI read “{irony['reading']}”")
     if nli:
         parts.append(f"NLI: {nli['verdict']} (contradiction {nli['contradiction']:.2f})")
     return " · ".join(parts)
@@ -272,7 +289,7 @@ def _settings_dict(settings: Settings) -> dict:
     alpha, beta, gamma = settings.quality_weights
     return {"alpha": alpha, "beta": beta, "gamma": gamma, "rank_weights": list(settings.rank_weights),
             "relevance": settings.relevance, "lm_relevance": settings.lm_relevance,
-            "lm_creativity": settings.lm_creativity}
+            "lm_creativity": settings.lm_creativity, "irony": settings.irony}
 
 
 def _step(progress, fraction: float, what: str) -> None:

@@ -1,0 +1,107 @@
+"""Ironic similes read literally before the NLI (studio/hauser/irony.py), the antonym table they use
+(studio/similes/antonyms.py), and, on the offline profile, the issue's probe: "Her voice was very loud." →
+"Her voice was as loud as a whisper." is a contradiction."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from studio.hauser.irony import IRONY_MARGIN, contrast_contexts, find_ironies, literal_reading
+from studio.hauser.lm_features import LMFeatures
+from studio.similes.antonyms import load_antonyms
+from studio.similes.components import Simile
+
+TEXT = "Her voice was as loud as a whisper."
+
+
+def _as_simile(text: str, prop: str, vehicle: str) -> Simile:
+    p = text.index(f"as {prop} as")
+    v = text.index(vehicle, p)
+    return Simile(topic="Her voice", vehicle=vehicle, event="was", comparator="as ... as", property=prop,
+                  spans={"comparator": (p, p + len(f"as {prop} as")), "property": (p + 3, p + 3 + len(prop)),
+                         "vehicle": (v, v + len(vehicle))})
+
+
+class Tok:
+    def __call__(self, text, add_special_tokens=False):
+        return {"input_ids": list(range(len(text.split())))}
+
+
+class TableLM:
+    """log P(last words | context) from a table keyed by the property word before the vehicle: the stand-in knows
+    that a whisper is soft and thunder loud."""
+
+    backend = "table"
+    tokenizer = Tok()
+    LOGP = {("soft", "whisper"): -2.0, ("loud", "whisper"): -8.0, ("loud", "thunder"): -1.5, ("soft", "thunder"): -7.0}
+
+    def loglik_shared(self, context, continuations, score_last=None):
+        out = []
+        for cont in continuations:
+            words = (context + cont).split()
+            prop, vehicle = words[words.index("as") + 1], words[-1].rstrip(".")
+            out.append((self.LOGP[(prop, vehicle)], 1))
+        return out
+
+
+def test_literal_reading_and_contrast_contexts():
+    s = _as_simile(TEXT, "loud", "a whisper")
+    assert literal_reading(TEXT, s, "soft") == "Her voice was very soft."
+    assert contrast_contexts(TEXT, s, {"loud": ("soft",)}) == [("soft", "Her voice was as soft as")]
+    assert contrast_contexts(TEXT, s, {"quiet": ("noisy",)}) == []  # no antonym known: nothing to contrast
+    like = Simile("Her voice", "a whisper", "was", "like", None, {"vehicle": (19, 28)})
+    assert contrast_contexts("Her voice was like a whisper.", like, {"loud": ("soft",)}) == []
+
+
+def test_find_ironies_fires_only_past_the_margin():
+    feats = LMFeatures(TableLM())
+    whisper, thunder = TEXT, "Her voice was as loud as thunder."
+    items = [(0, whisper, [_as_simile(whisper, "loud", "a whisper")]),
+             (0, thunder, [_as_simile(thunder, "loud", "thunder")]), (0, "Her voice was loud.", [])]
+    ironic, literal, none = find_ironies(feats, items, {"loud": ("soft",)})
+    assert ironic.antonym == "soft" and ironic.margin == pytest.approx(6.0) and ironic.reading == "Her voice was very soft."
+    assert literal is None and none is None
+    assert find_ironies(feats, items[:1], {"loud": ("soft",)}, margin=6.5) == [None]
+    assert IRONY_MARGIN > 0
+
+
+def test_build_antonyms_keeps_antonyms_that_are_kb_properties(tmp_path, monkeypatch):
+    from studio.similes import antonyms as module
+    from studio.similes.kb import SimileKB
+
+    adj = tmp_path / "data.adj"
+    adj.write_text(
+        "  1 this is the licence header\n"
+        "00000001 00 a 01 loud 0 001 ! 00000002 a 0101 | loud\n"
+        "00000002 00 a 02 soft 0 quiet 0 001 ! 00000001 a 0101 | soft\n"
+        "00000003 00 a 01 quiet 0 001 ! 00000004 a 0101 | quiet\n"
+        "00000004 00 a 01 unquiet 0 001 ! 00000003 a 0101 | unquiet\n")
+    kb = SimileKB({"meta": {}, "lemmas": {}, "vehicles": {"whisper": 2, "thunder": 2},
+                   "pairs": {"voice\twhisper": 1, "voice\tthunder": 1},
+                   "triplets": {"voice\twhisper": [["soft", 1, 0.9]], "voice\tthunder": [["loud", 1, 0.9]]},
+                   "contexts": []})
+    monkeypatch.setattr("studio.similes.kb.load_kb", lambda: kb)
+    out = tmp_path / "antonyms.json"
+    module.build(["--out", str(out), "--wordnet", str(adj)])
+    table = json.loads(out.read_text())["antonyms"]
+    assert table == {"loud": ["soft"], "soft": ["loud"]}  # "unquiet" is no simile property: quiet has none
+
+
+def test_committed_antonyms():
+    table = load_antonyms()
+    assert "soft" in table["loud"] and "slow" in table["fast"] and "light" in table["heavy"]
+
+
+@pytest.mark.offline
+def test_the_issue_probe_is_a_contradiction(offline):
+    from studio.hauser.scorer import Settings, evidence_text, score_group
+
+    group = score_group("Her voice was very loud.", [TEXT, "Her voice was as loud as thunder."])
+    whisper, thunder = group.candidates
+    assert whisper.nli["verdict"] == "contradiction" and whisper.irony["reading"] == "Her voice was very soft."
+    assert "Her voice was very soft." in evidence_text(whisper.to_dict())
+    assert thunder.nli["verdict"] != "contradiction" and not thunder.irony
+    assert whisper.logical_consistency < thunder.logical_consistency
+    off = score_group("Her voice was very loud.", [TEXT], Settings(irony=False)).candidates[0]
+    assert not off.irony and group.settings["irony"] is True
