@@ -41,9 +41,10 @@ several literal sentences are scored separately and picked from the list above t
 **What you see.** The **winner** with its topic, vehicle and event coloured, then a table sorted by **rank** (1 = best).
 **quality** (0–1) mixes three criteria, each normalized among *these* candidates (0 = worst here, 1 = best here):
 **relevance** (how strongly the knowledge base links topic and vehicle), **logic** (1 − the chance the simile
-contradicts the literal sentence) and **sentiment** (whether the simile keeps the sentence's tone). **creativity**:
-0 for a vehicle the knowledge base never saw, more negative for common ones. **informativeness**: the vehicle's
-length in words. *no simile* marks a candidate without one (ranked last).
+contradicts the literal sentence; an ironic “as loud as a whisper” is judged as what it means, “very soft”, and the
+evidence says so) and **sentiment** (whether the simile keeps the sentence's tone). **creativity**: higher for a
+vehicle neither the knowledge base nor the language model expects, lower for common ones. **informativeness**: the
+vehicle's length in words. *no simile* marks a candidate without one (ranked last).
 
 The sliders weigh quality's parts (α : β : γ) and the three rankings. Click a column title to sort. The CSV holds every
 raw number, unrounded. *Imagine top k* pictures the best similes (when the studio has an image model).
