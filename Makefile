@@ -23,3 +23,4 @@ bench: setup
 kb:
 	bash scripts/setup.sh --build
 	.venv/bin/python -m studio build kb
+	.venv/bin/python -m studio build antonyms
