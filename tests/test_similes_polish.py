@@ -335,3 +335,18 @@ def test_kb_attested_similes_are_marked_and_rank_first(tiny_registry, monkeypatc
     monkeypatch.setattr(polish_module, "ATTESTED_BONUS", 0.0)
     plain = polish(literal, n=10, strategies=["property", "insertion"], seed=0)
     assert [c.score for c in plain] == sorted((c.score for c in plain), reverse=True)
+
+
+@pytest.mark.offline
+def test_a_vehicle_of_the_opposite_adjective_is_left_out(offline):
+    """"His backpack was as heavy as a feather." is dropped (the polisher finds a feather far likelier after "as light
+    as"); "…as heavy as an elephant." and a "like" simile stay."""
+    from studio.similes.polish import Candidate, _opposite_images, polisher_lm
+
+    def cand(sentence, phrase, vehicle):
+        return Candidate(sentence, phrase, sentence.index(phrase), "lm", 0.5, vehicle)
+
+    cands = [cand("His backpack was as heavy as a feather.", "as heavy as a feather", "a feather"),
+             cand("His backpack was as heavy as an elephant.", "as heavy as an elephant", "an elephant"),
+             cand("His backpack weighed on him like a feather.", "like a feather", "a feather")]
+    assert _opposite_images(polisher_lm()[0], cands) == {0}

@@ -62,6 +62,12 @@ LIKE_WITH_LIKE_GAP = 0.2
 PROPERTY_WANT_ADJECTIVE = 20
 ATTESTED_BONUS = 1.0
 ATTESTED_TOP = 30
+#: an "as ADJ as V" candidate is dropped when the polisher finds V at least this many nats likelier after one of ADJ's
+#: antonyms than after ADJ ("as heavy as a feather", "as cold as a furnace": HAUSER's ironic-simile margin,
+#: studio/hauser/irony.py). Chosen on dev (the labels of reads 6, 9 and 11 of eval/polish_literals.txt, and the
+#: dev lists' pools, docs/experiments.md): of the labelled candidates at ≥ 2.5 nats none was usable (3), at 0 … 2.5
+#: 1 of 8, against 167 of 483 overall; but below 2.5 the pools hold classics ("as heavy as lead" 2.1)
+OPPOSITE_MARGIN = 2.5
 LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
 MAX_CHARS = 400
 CONTEXT_WORDS = 20
@@ -72,7 +78,8 @@ SCORE_MEANING = ("score = how readily the polisher (the language model fine-tune
                  "phrase and the word after it, from 0 to 1 (higher reads more naturally; long sentences score low throughout). It ranks the "
                  "candidates and drops none. It measures fluency and fit, not creativity (Rerank scores that).")
 RANKING = ("Candidates are ranked by the score, best first; an \"as ADJ as\" simile whose vehicle the simile KB "
-           "knows for that adjective (marked KB: \"as sweet as honey\") counts double.")
+           "knows for that adjective (marked KB: \"as sweet as honey\") counts double; one whose vehicle the "
+           "polisher finds likelier after the opposite adjective (\"as heavy as a feather\") is left out.")
 _FEW_SHOT = ("Literal: The baby slept.\nSimile: The baby slept like a log.\n"
              "Literal: The old man was very stubborn.\nSimile: The old man was as stubborn as a mule.\n"
              "Literal: Her voice rang out across the hall.\nSimile: Her voice rang out across the hall like a bell.\n")
@@ -197,13 +204,15 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     floor = (MIN_SCORE if min_score is None else float(min_score)) if trained else 0.0  # set for the trained polisher
     weak = [c for c in candidates if c.score < floor]
     candidates = [c for c in candidates if c.score >= floor]
+    opposite = _opposite_images(polisher, candidates)
+    candidates = [c for i, c in enumerate(candidates) if i not in opposite]
     ranked, twins = _distinct_images(sorted(candidates, key=lambda c: (
         -c.score * (1 + ATTESTED_BONUS * c.attested), c.sentence)), kb)
     merged += twins
     candidates = ranked
     chosen = ranked[:n]
     report = {"asked": n, "delivered": len(chosen), "proposed": proposed, "distinct": len(candidates),
-              "merged": merged, "rejected": rejected, "below_min_score": len(weak),
+              "merged": merged, "rejected": rejected, "below_min_score": len(weak), "opposite": len(opposite),
               "score": SCORE_MEANING + " " + RANKING,
               "generator": "trained polisher (LoRA delta)" if trained else "plain lm, few-shot (no delta fits)",
               "shortfall": ""}
@@ -215,6 +224,7 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
             f"vehicle head or modifier —, {rejected} dropped as ungrammatical, repeating the sentence's words or "
             f"of the subject's own kind"
             + (f", {len(weak)} scored below {floor} by the polisher" if floor > 0 else "")
+            + (f", {len(opposite)} whose vehicle suits the opposite adjective" if opposite else "")
             + "). Add sources (insertion is off by default) or try another seed (it changes the lm source) or "
             "sentence.")
     return chosen, report
@@ -467,6 +477,32 @@ def _realise_all(literal, proposals, context, kb):
         rows.append({"strategy": strategy, "slot": slot, "vehicle": np_, "sentence": sentence, "phrase": phrase,
                      "offset": offset, "attested": slot.kind == "adjective" and attested(kb, slot.anchor, np_)})
     return rows, rejected
+
+
+_AS_ADJ_AS = re.compile(r"as (\w+) as ")
+
+
+def _opposite_images(lm, candidates) -> set[int]:
+    """Indices of the "as ADJ as V" candidates whose vehicle the lm finds at least OPPOSITE_MARGIN nats likelier after
+    an antonym of ADJ than after ADJ: "His backpack was as heavy as a feather." (HAUSER's ironic-simile margin)."""
+    from ..hauser.irony import find_ironies
+    from ..hauser.lm_features import shared
+    from .antonyms import load_antonyms
+    from .components import Simile
+
+    antonyms, items = load_antonyms(), []
+    for i, c in enumerate(candidates):
+        m = _AS_ADJ_AS.match(c.phrase)
+        if not m or m.group(1).lower() not in antonyms or not c.phrase.endswith(c.vehicle):
+            continue
+        o, v = c.offset, c.offset + len(c.phrase) - len(c.vehicle)
+        spans = {"comparator": (o, o + m.end() - 1), "property": (o + 3, o + 3 + len(m.group(1))),
+                 "vehicle": (v, v + len(c.vehicle))}
+        items.append((i, (0, c.sentence, [Simile(None, c.vehicle, None, "as ... as", m.group(1), spans)])))
+    if not items:
+        return set()
+    found = find_ironies(shared(lm), [item for _, item in items], antonyms, margin=OPPOSITE_MARGIN)
+    return {i for (i, _), hit in zip(items, found) if hit is not None}
 
 
 def attested(kb, adjective: str, vehicle: str) -> bool:
