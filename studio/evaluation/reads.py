@@ -4,7 +4,7 @@ The generated text of a read is reproducible by the command in its record (`how`
 in the record row by row (eval/*_blind_read_*.json). These evaluations count them, so that the figure that counts
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
 from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9 and 11) and the earlier report reads
-(5, 7, 8, 10) are recorded but not reported here.
+(5, 7, 8, 10, 12) are recorded but not reported here.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import json
 from ..models.config import PROJECT_ROOT
 from .base import Evaluation, Figure
 
-POLISH_READ = "eval/polish_blind_read_12.json"
+POLISH_READ = "eval/polish_blind_read_13.json"
 POLISH_SERVED, POLISH_BEFORE = "new", "old"
 CONTINUATION_READ = "eval/continuation_blind_read_2.json"
 CONTINUATION_SERVED, CONTINUATION_BEFORE = "trained 375 steps (served)", "trained 188 steps (before)"
@@ -36,7 +36,7 @@ def _share(pair: tuple[int, int]) -> float | None:
 class PolishReadEvaluation(Evaluation):
     name = "polish-read"
     title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
-    splits = {"blind read": f"{POLISH_READ}: eval/polish_literals_6.txt, written before the read and never used for "
+    splits = {"blind read": f"{POLISH_READ}: eval/polish_literals_7.txt, written before the read and never used for "
                             "a choice; the served code's and the code before's candidates pooled, shuffled, read "
                             "without rank, score, source or version"}
 
@@ -50,7 +50,7 @@ class PolishReadEvaluation(Evaluation):
             served, before = tally(rows, "variant", POLISH_SERVED, top), tally(rows, "variant", POLISH_BEFORE, top)
             details[metric] = {"served": served, "before": before, "asked": of}
             # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept; the code
-            # before (1ce4a2b), read in the same read, goes in the details (the table's anchor column is the paper's)
+            # before (466ba73), read in the same read, goes in the details (the table's anchor column is the paper's)
             figures.append(Figure(metric, served[0] / of, "blind read", of))
         return figures, details
 
