@@ -26,6 +26,7 @@ strategy that proposed it, and a **score** (0–1): how readily the polisher wri
 geometric mean of its per-token probabilities over the phrase and the word after it; higher reads more fluently).
 A **KB** ✓ marks an "as ADJ as" simile whose vehicle the simile knowledge base knows for that adjective ("as sweet as
 honey"): in our blind reads such similes were kept far more often than the rest, so they count double in the ranking.
+An "as ADJ as" simile whose vehicle suits the opposite adjective better ("as heavy as a feather") is left out.
 Candidates are ranked by the score; none is dropped for a low score (on held-out sentences a floor withheld more good
 candidates than bad ones), and long sentences get low scores throughout. It says little about how apt or creative a
 simile is: **Send to Rerank** scores that. The line above the table says how many candidates came out of the number
