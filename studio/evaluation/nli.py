@@ -123,7 +123,8 @@ def flute_ironic_train() -> list[str]:
 
 
 def kb_literal_similes(min_score: float = 1.9) -> list[str]:
-    """"It was as P as V." for every KB vehicle attested at least twice for a property P that has antonyms."""
+    """"It was as P as V." for every KB vehicle whose summed plausibility for a property P with antonyms is at least
+    `min_score` (about two instances)."""
     from ..similes.antonyms import load_antonyms
     from ..similes.kb import load_kb
 
