@@ -25,14 +25,15 @@ def main() -> None:
     p.add_argument("--chunk", type=int, default=500, help="groups per batched model pass")
     p.add_argument("--warm-only", action="store_true", help="only the warm 10-candidate rerank")
     p.add_argument("--repeats", type=int, default=7, help="warm reranks timed (the median is reported)")
-    p.add_argument("--no-lm", action="store_true", help="the paper's formulas: no LM back-off (λ = μ = 0)")
+    p.add_argument("--no-lm", action="store_true",
+                   help="the paper's formulas: no LM back-off (λ = μ = 0) and no ironic-simile check")
     args = p.parse_args()
 
     from studio.hauser.paths import data_file
     from studio.hauser.scorer import Settings, score_groups
     from studio.models import get_registry
 
-    settings = Settings(lm_relevance=0, lm_creativity=0) if args.no_lm else Settings()
+    settings = Settings(lm_relevance=0, lm_creativity=0, irony=False) if args.no_lm else Settings()
 
     with open(data_file("hauser", "candidates.jsonl"), encoding="utf-8") as fh:
         groups = [(r["literal"], r["candidates"]) for r in map(json.loads, fh)]

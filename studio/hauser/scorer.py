@@ -131,7 +131,8 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     kb_rows = [kb.features(sims, settings.relevance) for sims in similes]
     lm_rows, lm_backend, lm_used = [None] * len(flat), None, False
     ironies = [None] * len(flat)
-    if settings.lm_relevance or settings.lm_creativity or settings.irony:
+    back_off = bool(settings.lm_relevance or settings.lm_creativity)
+    if back_off or settings.irony:
         from ..models import ModelUnavailable
         from .lm_features import shared
 
@@ -139,12 +140,14 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
         try:
             lm = shared(registry.get("lm"))
         except ModelUnavailable as exc:  # score anyway, with the paper's formulas, and say so
-            lm_backend = f"not used ({exc.message}); relevance and creativity without the LM back-off"
+            lm_backend = (f"not used ({exc.message}); relevance and creativity without the LM back-off, no "
+                          "ironic-simile check")
         else:
             items = [(g, cand, sims) for (g, _, cand), sims in zip(flat, similes)]
-            lm_rows = lm.features(items)
-            lm_backend, lm_used = lm.description, True
-            if settings.irony:
+            lm_backend = lm.description
+            if back_off:  # the paper's formulas (λ = μ = 0) need no vehicle log-probabilities
+                lm_rows, lm_used = lm.features(items), True
+            if settings.irony:  # an LM pass only for the "as P as" candidates whose property has an antonym
                 from ..similes.antonyms import load_antonyms
                 from .irony import find_ironies
 
