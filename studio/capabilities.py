@@ -75,6 +75,7 @@ CAPABILITIES: tuple[Capability, ...] = (
         commands=("studio.cli.continue_cmd",),
         targets={"build": {"idiom-lexicon": "studio.continuation.lexicon:build_asset"},
                  "train": {"judge": "studio.continuation.train:train_judge",
+                           "judge-temperature": "studio.continuation.calibrate:train",
                            "continuation": "studio.continuation.generator_train:train"},
                  "eval": {"continuation-report": "studio.continuation.evaluate:evaluate"}},
         evaluations={"continuation": "studio.evaluation.continuation:ContinuationEvaluation",

@@ -68,3 +68,14 @@ def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline, monkey
     # the same public surface as the old judge: a pair's probabilities sum to one, ranks are a distribution
     p = judge.rank(rows[0].narrative, [rows[0].option1, rows[0].option2, "The sky is blue."])
     assert p.shape == (3,) and abs(p.sum() - 1) < 1e-5
+    # the served probabilities carry the temperature fitted on dev (calibration.json beside the weights): the
+    # choice is the raw scores', the probability softer
+    from studio.models.pair_encoder import read_calibration
+
+    temperature, note = read_calibration(CROSS_DIR)
+    assert judge.temperature == temperature and 1.5 < temperature < 8, note
+    raw = CrossJudge(judge.members)
+    [served_j], [raw_j] = judge.pairs(rows[:1], [rows[0].option1], [rows[0].option2]), raw.pairs(
+        rows[:1], [rows[0].option1], [rows[0].option2])
+    assert served_j.choice == raw_j.choice
+    assert 0.5 <= max(served_j.p_option1, served_j.p_option2) < max(raw_j.p_option1, raw_j.p_option2)

@@ -65,9 +65,12 @@ def raw_scores(model, tok, narratives, options, max_length: int, batch: int = 32
 class CrossJudge:
     """The same public methods as judge.Judge (scores / pairs / rank); Case.meaning is not read."""
 
-    def __init__(self, members: list[tuple]):
-        """`members`: [(config, tokenizer, model)] of one recipe's runs (seeds); their scores are averaged."""
+    def __init__(self, members: list[tuple], temperature: float = 1.0):
+        """`members`: [(config, tokenizer, model)] of one recipe's runs (seeds); their scores are averaged, then
+        divided by `temperature` (fitted on dev, models/pair_encoder.read_calibration) before any softmax, so
+        that a probability of 0.8 means right about 8 times in 10; the choice does not depend on it."""
         self.members = list(members)
+        self.temperature = float(temperature)
         config = self.config = self.members[0][0]
         self.name = config.get("notes", "cross-encoder judge") + (
             f", {len(self.members)} seeds averaged" if len(self.members) > 1 else "")
@@ -95,14 +98,14 @@ class CrossJudge:
 
         out = []
         for s in self.scores(cases, [[a, b] for a, b in zip(option1, option2)]):
-            p2 = float(1.0 / (1.0 + np.exp(-(s[1] - s[0]))))
+            p2 = float(1.0 / (1.0 + np.exp(-(s[1] - s[0]) / self.temperature)))
             out.append(Judgement(1.0 - p2, p2))
         return out
 
     def rank(self, narrative: str, options: list[str], expr=None) -> np.ndarray:
         from .judge import case_for
 
-        s = self.scores([case_for(narrative, expr)], [options])[0]
+        s = self.scores([case_for(narrative, expr)], [options])[0] / self.temperature
         e = np.exp(s - s.max())
         return e / e.sum()
 
@@ -111,7 +114,7 @@ def get_cross_judge(folder: Path = CROSS_DIR) -> CrossJudge | None:
     """The served cross-encoder judge (the registry's `judge_cross` role), or, for another folder (the ablation,
     evaluation only), that folder's model."""
     from ..models import ModelUnavailable, get_registry
-    from ..models.pair_encoder import has_pair_encoder, load_pair_encoder_members
+    from ..models.pair_encoder import has_pair_encoder, load_pair_encoder_members, read_calibration
 
     if Path(folder) == CROSS_DIR:
         try:
@@ -120,12 +123,13 @@ def get_cross_judge(folder: Path = CROSS_DIR) -> CrossJudge | None:
             return None
         with _lock:
             if _loaded.get("served", (None,))[0] is not role:  # one wrapper per loaded role
-                _loaded["served"] = (role, CrossJudge(role.parts))
+                _loaded["served"] = (role, CrossJudge(role.parts, getattr(role, "temperature", 1.0)))
             return _loaded["served"][1]
     key = str(folder)
     with _lock:
         if key not in _loaded:
-            _loaded[key] = CrossJudge(load_pair_encoder_members(folder)) if has_pair_encoder(folder) else None
+            _loaded[key] = (CrossJudge(load_pair_encoder_members(folder), read_calibration(folder)[0])
+                            if has_pair_encoder(folder) else None)
         return _loaded[key]
 
 

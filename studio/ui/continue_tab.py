@@ -33,13 +33,15 @@ JUDGE_EXAMPLES = [
 #: what the Judge panel's verdict is, and how far to trust it
 JUDGE_NOTE = ("**P(plausible)**: which of the two continuations the judge finds the plausible next sentence. The "
               "judge reads the narrative's end and each continuation (a small cross-encoder trained on the "
-              "benchmark's narratives; its accuracy on held-out ones is in the README's Results). It is often "
-              "wrong: it tends to prefer a continuation that repeats the narrative's own words over one that follows "
-              "the idiom's meaning.")
+              "benchmark's narratives; its accuracy on held-out ones is in the README's Results). Its probabilities "
+              "are calibrated on held-out narratives: where it says 70 %, it was right about 7 times in 10 there. "
+              "It is often wrong: it tends to prefer a continuation that repeats the narrative's own words over one "
+              "that follows the idiom's meaning.")
 COLUMNS = ["rank", "continuation", "p(plausible)", "tokens", "samples"]
 #: what each number in the table means, shown under it
 TABLE_NOTE = ("**p(plausible)**: the judge's probability that the continuation is a plausible next sentence for "
-              "the narrative (0–1; empty when no judge ran); the table is ranked by it. **tokens**: the new tokens "
+              "the narrative (0–1, calibrated on held-out narratives; empty when no judge ran), shared among the "
+              "continuations shown; the table is ranked by it. **tokens**: the new tokens "
               "generated. **samples**: how many of the samples drawn produced this same continuation.")
 
 
