@@ -132,3 +132,16 @@ def test_topic_phrase_and_vehicle_trims():
     assert (s.topic, s.vehicle) == ("Using one of these spells", "setting off a nuclear weapon")
     s = one("For him it became like a curse for the family.")
     assert s.vehicle == "a curse"
+
+
+def test_the_extractor_reads_no_entities_so_skipping_them_changes_nothing(monkeypatch):
+    """The extractor parses without the entity recogniser (UNREAD_PIPES, for speed); if it ever read entities, the
+    similes found would differ from those of the full pipeline."""
+    from studio.similes import components
+
+    texts = ["Paris glittered like a jewel at night.", "John ran like the wind past the Eiffel Tower.",
+             "The Thames was as grey as slate in January.", "She sang like Adele in the shower."]
+    skipped = extract_similes_batch(texts, learned=True) + [s for t in texts for s in extract_similes(t)]
+    monkeypatch.setattr(components, "UNREAD_PIPES", ())
+    full = extract_similes_batch(texts, learned=True) + [s for t in texts for s in extract_similes(t)]
+    assert [repr(s) for s in skipped] == [repr(s) for s in full] and len(full) >= 8

@@ -178,8 +178,13 @@ class Parser(Role):
     role = "parser"
     nlp = None
 
-    def __call__(self, text: str):
-        return self.nlp(text)
+    def __call__(self, text: str, disable: Sequence[str] = ()):
+        return self.nlp(text, disable=self._present(disable))
 
-    def pipe(self, texts: Sequence[str], batch_size: int = 64):
-        return self.nlp.pipe(texts, batch_size=batch_size)
+    def pipe(self, texts: Sequence[str], batch_size: int = 64, disable: Sequence[str] = ()):
+        """`disable`: pipeline components a caller does not read (e.g. "ner"), skipped for speed; a name the
+        pipeline lacks is ignored."""
+        return self.nlp.pipe(texts, batch_size=batch_size, disable=self._present(disable))
+
+    def _present(self, names: Sequence[str]) -> list[str]:
+        return [n for n in names if n in self.nlp.pipe_names]

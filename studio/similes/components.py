@@ -72,6 +72,11 @@ def strip_articles(phrase: str) -> str:
     return p
 
 
+#: parser components the extractor never reads (it uses tags, the dependency parse and lemmas, not entities): skipped
+#: when it parses for itself, which halves the parse of a Rerank's sentences
+UNREAD_PIPES = ("ner",)
+
+
 def _parser():
     from ..models import get_registry
 
@@ -111,7 +116,7 @@ def extract_similes(text: str, doc=None, learned: bool = False) -> list[Simile]:
             raise InputError(f"The sentence must be text, not {type(text).__name__}.")
         if not text.strip():
             return []
-        doc = _parser()(text)
+        doc = _parser()(text, disable=UNREAD_PIPES)
     token = _LEARNED.set(learned)
     try:
         return _similes_in(doc)
@@ -122,7 +127,7 @@ def extract_similes(text: str, doc=None, learned: bool = False) -> list[Simile]:
 def extract_similes_batch(texts: list[str], batch_size: int = 64, learned: bool = False) -> list[list[Simile]]:
     """`extract_similes` for many texts at once; the parser's pipe keeps it fast for corpora."""
     texts = [t if isinstance(t, str) else "" for t in texts]
-    docs = _parser().pipe(texts, batch_size=batch_size)
+    docs = _parser().pipe(texts, batch_size=batch_size, disable=UNREAD_PIPES)
     token = _LEARNED.set(learned)
     try:
         return [_similes_in(doc) for doc in docs]
