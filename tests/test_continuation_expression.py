@@ -56,6 +56,21 @@ def test_unmarked_idiom_and_simile_are_found(studio_lexicon):
     assert expr.kind == "simile" and "whisper" in expr.text
 
 
+def test_only_an_expression_in_the_last_sentence_is_the_one_the_narrative_ends_in(studio_lexicon):
+    # an idiom earlier in the narrative is not what the narrative ends in: better none than a wrong meaning
+    text = "We worked all night and put our heads together. In the morning the report was finished."
+    assert studio_lexicon.match(text)  # the lexicon sees it ...
+    assert expression.find_expression(text)[1] is None  # ... but it is not the narrative's ending
+    _, expr = expression.find_expression("The report was late. In the morning we put our heads together.")
+    assert expr is not None and expr.text == "put our heads together"
+    # a mark still wins wherever it is
+    _, expr = expression.find_expression("We [put our heads together]. In the morning the report was finished.")
+    assert expr is not None and expr.source == "marked"
+    # trailing punctuation or a closing quote is not a sentence of its own
+    _, expr = expression.find_expression('She said: "The room was silent, as quiet as a mouse." ')
+    assert expr is not None and expr.kind == "simile"
+
+
 def test_marked_simile(studio_lexicon):
     _, expr = expression.find_expression("The old dog ran [like the wind] across the field.")
     assert expr.kind == "simile" and expr.text == "like the wind"

@@ -92,6 +92,26 @@ def judge_calibration(judge, items) -> dict:
             "temperature 1": summary(d, y, 1.0)}
 
 
+def expression_found(items) -> dict:
+    """What the studio finds in an idiom narrative with nothing marked (find_expression, as Continue and the judge
+    serve it), against the benchmark's marked idiom, once per narrative: the right one (it overlaps the mark), a
+    wrong one (another idiom or simile, whose meaning the tab would show), or none."""
+    from ..continuation.evaluate import _marked_span
+    from ..continuation.expression import find_expression
+
+    spans = {}
+    for it in items:
+        span = _marked_span(it.raw)
+        if span:
+            spans.setdefault(it.narrative, span)
+    counts = {"right": 0, "wrong": 0, "none": 0}
+    for text, (a, b) in spans.items():
+        expr = find_expression(text)[1]
+        counts["none" if expr is None else "right" if expr.start < b and expr.end > a else "wrong"] += 1
+    n = len(spans)
+    return {**counts, "narratives": n, **{f"{k} share": round(v / n, 4) if n else None for k, v in counts.items()}}
+
+
 class ContinuationEvaluation(Evaluation):
     name = "continuation"
     title = "Continuation judge: plausible option of two (product setting)"
@@ -140,6 +160,15 @@ class ContinuationEvaluation(Evaluation):
         rec = lexicon_recall(list(test)[:limit or None])
         details["idiom_lexicon_recall"] = rec
         figures.append(Figure("idiom found by the served lexicon (recall)", rec["recall"], "test", rec["narratives"]))
+        found = expression_found(list(test)[:limit or None])
+        details["expression found in an unmarked idiom narrative"] = found
+        figures.append(Figure("unmarked idiom narrative: the expression found is the idiom", found["right share"],
+                              "test", found["narratives"], headline=False))
+        figures.append(Figure("unmarked idiom narrative: a wrong expression is found (its meaning would be shown)",
+                              found["wrong share"], "test", found["narratives"], headline=False))
+        # the rule that only the last sentence counts was chosen on the dev narratives
+        details["expression found in an unmarked idiom narrative (dev)"] = expression_found(
+            list(data.split3("idiom")["dev"])[:limit or None])
         if ablation is not None:  # the cross-encoder (and its ablation), as chosen: on the dev part
             from ..continuation.crossjudge import accuracy
 
