@@ -71,6 +71,28 @@ def test_only_an_expression_in_the_last_sentence_is_the_one_the_narrative_ends_i
     assert expr is not None and expr.kind == "simile"
 
 
+def test_a_marked_idiom_takes_the_meaning_of_an_idiom_inside_it_only_if_that_runs_to_its_end(monkeypatch):
+    from types import SimpleNamespace
+
+    class Lexicon:
+        def meaning(self, phrase):
+            return None
+
+        def match(self, phrase, doc=None):
+            out = []
+            for idiom, meaning in (("hang up", "To end a telephone call."), ("buried the hatchet", "To make peace.")):
+                at = phrase.find(idiom)
+                if at >= 0:
+                    out.append(SimpleNamespace(idiom=idiom, start=at, end=at + len(idiom), meaning=meaning))
+            return out
+
+    monkeypatch.setattr(expression, "_lexicon", Lexicon)
+    _, expr = expression.find_expression("After forty years Grandpa decided to [hang up his boots].")
+    assert expr.kind == "idiom" and expr.text == "hang up his boots" and expr.meaning == ""
+    _, expr = expression.find_expression("At the dinner the brothers [finally buried the hatchet.]")
+    assert expr.meaning == "To make peace."
+
+
 def test_marked_simile(studio_lexicon):
     _, expr = expression.find_expression("The old dog ran [like the wind] across the field.")
     assert expr.kind == "simile" and expr.text == "like the wind"

@@ -119,7 +119,10 @@ def _from_mark(text: str, span: tuple[int, int]) -> Expression:
     lex = _lexicon()
     meaning = lex.meaning(phrase) or ""
     if not meaning:
-        inside = [m for m in lex.match(phrase)]
+        # an idiom inside the marked phrase ("finally [buried the hatchet]"), if it runs to the phrase's last word:
+        # "hang up" inside "hang up his boots" is another idiom, and its meaning (a telephone call) a wrong one
+        last = len(phrase.rstrip(" \t\n.,;:!?\"'”’)"))
+        inside = [m for m in lex.match(phrase) if m.end >= last]
         if inside:
             meaning = max(inside, key=lambda m: m.end - m.start).meaning
     return Expression("idiom", phrase, a, b, meaning=meaning, source="marked",
