@@ -250,4 +250,9 @@ def train(argv: list[str]) -> dict:
         save_pair_encoder(out, model, config)
         with _lock:
             _loaded.clear()
-    return {**config, "saved_to": None if args.no_save else str(out), "seconds": round(time.perf_counter() - started, 1)}
+    report = {**config, "saved_to": None if args.no_save else str(out),
+              "seconds": round(time.perf_counter() - started, 1)}
+    if not args.no_save and CROSS_DIR in (out.resolve(), *out.resolve().parents):
+        # the served judge's calibration was fitted for its old weights: it is no longer applied (read_calibration)
+        report["next"] = "refit the served judge's temperature: python -m studio train judge-temperature"
+    return report
