@@ -10,22 +10,11 @@ import argparse
 import time
 from pathlib import Path
 
-import numpy as np
-
 from ..atomic import atomic_write
 from ..evaluation.calibration import fit_temperature, summary
 from ..models.pair_encoder import CALIBRATION, has_pair_encoder, load_pair_encoder_members, weights_fingerprint
 from . import data
-from .crossjudge import CROSS_DIR, CrossJudge
-from .features import Case
-
-
-def differences(judge: CrossJudge, items) -> tuple[np.ndarray, np.ndarray]:
-    """Raw score differences s(option2) − s(option1) (temperature 1) and labels (1: option 2 is the plausible)."""
-    scores = judge.scores([Case(it.narrative, it.expression, "", it.kind) for it in items],
-                          [[it.option1, it.option2] for it in items])
-    return (np.array([s[1] - s[0] for s in scores], dtype=np.float64),
-            np.array([int(bool(it.label)) for it in items], dtype=int))
+from .crossjudge import CROSS_DIR, CrossJudge, score_differences
 
 
 def train(argv: list[str]) -> dict:
@@ -41,7 +30,7 @@ def train(argv: list[str]) -> dict:
     started = time.perf_counter()
     judge = CrossJudge(load_pair_encoder_members(args.folder))
     dev = [it for kind in data.KINDS for it in data.split3(kind)["dev"]]
-    d, y = differences(judge, dev)
+    d, y = score_differences(judge, dev)
     temperature = fit_temperature(d, y)
     report = {
         "temperature": round(temperature, 4),

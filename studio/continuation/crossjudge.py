@@ -126,7 +126,7 @@ def get_cross_judge(folder: Path = CROSS_DIR) -> CrossJudge | None:
             return None
         with _lock:
             if _loaded.get("served", (None,))[0] is not role:  # one wrapper per loaded role
-                _loaded["served"] = (role, CrossJudge(role.parts, getattr(role, "temperature", 1.0)))
+                _loaded["served"] = (role, CrossJudge(role.parts, role.temperature))
             return _loaded["served"][1]
     key = str(folder)
     with _lock:
@@ -134,6 +134,17 @@ def get_cross_judge(folder: Path = CROSS_DIR) -> CrossJudge | None:
             _loaded[key] = (CrossJudge(load_pair_encoder_members(folder), read_calibration(folder)[0])
                             if has_pair_encoder(folder) else None)
         return _loaded[key]
+
+
+def score_differences(judge: CrossJudge, items) -> tuple[np.ndarray, np.ndarray]:
+    """Raw score differences s(option2) − s(option1) (before the temperature) of benchmark items, and their labels
+    (1: option 2 is the plausible one): what the temperature is fitted on and calibration is measured on."""
+    from .features import Case
+
+    scores = judge.scores([Case(it.narrative, it.expression, "", it.kind) for it in items],
+                          [[it.option1, it.option2] for it in items])
+    return (np.array([s[1] - s[0] for s in scores], dtype=np.float64),
+            np.array([int(bool(it.label)) for it in items], dtype=int))
 
 
 def accuracy(judge: CrossJudge, items) -> float:

@@ -55,4 +55,4 @@ def summary(differences, labels, temperature: float = 1.0) -> dict:
     y = np.asarray(labels, dtype=int)
     conf = np.maximum(p, 1 - p)
     return {"nll": round(nll(p, y), 4), "ece": round(ece(p, y), 4), "mean_confidence": round(float(conf.mean()), 4),
-            "accuracy": round(float(((p > 0.5).astype(int) == y).mean()), 4), "n": int(len(y))}
+            "accuracy": round(float(((p > 0.5).astype(int) == y).mean()), 4), "n": len(y)}

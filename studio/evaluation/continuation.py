@@ -60,16 +60,23 @@ def _served_ablation(judge):
     return get_cross_judge(ABLATION_DIR) if isinstance(judge, CrossJudge) else None
 
 
-def lexicon_recall(items) -> dict:
+def marked_narratives(items) -> dict[str, tuple[int, int]]:
+    """{narrative: the character span of its marked idiom}, once per narrative (the benchmark repeats narratives)."""
     from ..continuation.evaluate import _marked_span
-    from ..continuation.lexicon import get_lexicon
-    from ..models import get_registry
 
-    spans = {}
+    spans: dict[str, tuple[int, int]] = {}
     for it in items:
         span = _marked_span(it.raw)
         if span:
             spans.setdefault(it.narrative, span)
+    return spans
+
+
+def lexicon_recall(items) -> dict:
+    from ..continuation.lexicon import get_lexicon
+    from ..models import get_registry
+
+    spans = marked_narratives(items)
     nlp = get_registry().get("parser").nlp
     lex = get_lexicon()
     hit = 0
@@ -81,13 +88,10 @@ def lexicon_recall(items) -> dict:
 def judge_calibration(judge, items) -> dict:
     """NLL, ECE and mean confidence of the cross-encoder judge's pairwise probability on `items`, with its served
     temperature (fitted on dev: `python -m studio train judge-temperature`) and with none."""
-    from ..continuation.features import Case
+    from ..continuation.crossjudge import score_differences
     from .calibration import summary
 
-    scores = judge.scores([Case(it.narrative, it.expression, "", it.kind) for it in items],
-                          [[it.option1, it.option2] for it in items])
-    d = np.array([s[1] - s[0] for s in scores], dtype=np.float64)
-    y = np.array([int(bool(it.label)) for it in items], dtype=int)
+    d, y = score_differences(judge, items)
     return {"temperature": judge.temperature, "served": summary(d, y, judge.temperature),
             "temperature 1": summary(d, y, 1.0)}
 
@@ -96,14 +100,9 @@ def expression_found(items) -> dict:
     """What the studio finds in an idiom narrative with nothing marked (find_expression, as Continue and the judge
     serve it), against the benchmark's marked idiom, once per narrative: the right one (it overlaps the mark), a
     wrong one (another idiom or simile, whose meaning the tab would show), or none."""
-    from ..continuation.evaluate import _marked_span
     from ..continuation.expression import find_expression
 
-    spans = {}
-    for it in items:
-        span = _marked_span(it.raw)
-        if span:
-            spans.setdefault(it.narrative, span)
+    spans = marked_narratives(items)
     counts = {"right": 0, "wrong": 0, "none": 0}
     for text, (a, b) in spans.items():
         expr = find_expression(text)[1]
@@ -148,7 +147,9 @@ class ContinuationEvaluation(Evaluation):
                 details[kind]["no-narrative ablation"] = abl
                 figures.append(Figure(f"no-narrative ablation, {kind} (the judge must lead it by 8 points)", abl,
                                       "test", len(test)))
-        if getattr(judge, "temperature", None) is not None:  # the cross-encoder: are its probabilities honest?
+        from ..continuation.crossjudge import CrossJudge
+
+        if isinstance(judge, CrossJudge):  # are the served judge's probabilities honest?
             test = [it for kind in data.KINDS for it in list(data.split3(kind)["test"])[:limit or None]]
             cal = judge_calibration(judge, test)
             details["judge calibration (test, idioms and similes)"] = cal
