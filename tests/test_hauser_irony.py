@@ -9,6 +9,7 @@ import pytest
 
 from studio.hauser.irony import IRONY_MARGIN, contrast_contexts, find_ironies, literal_reading
 from studio.hauser.lm_features import LMFeatures
+from studio.models.roles import LanguageModel
 from studio.similes.antonyms import load_antonyms
 from studio.similes.components import Simile
 
@@ -35,6 +36,8 @@ class TableLM:
     backend = "table"
     tokenizer = Tok()
     LOGP = {("soft", "whisper"): -2.0, ("loud", "whisper"): -8.0, ("loud", "thunder"): -1.5, ("soft", "thunder"): -7.0}
+
+    loglik_many = LanguageModel.loglik_many  # the base class's: one loglik_shared per ask
 
     def loglik_shared(self, context, continuations, score_last=None):
         out = []

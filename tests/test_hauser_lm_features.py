@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from studio.hauser.lm_features import LMFeatures, common_words, contexts
+from studio.models.roles import LanguageModel
 from studio.similes.components import Simile
 
 
@@ -24,6 +25,8 @@ class RecordingLM:
 
     def __init__(self):
         self.calls = []
+
+    loglik_many = LanguageModel.loglik_many  # the base class's: one loglik_shared per ask
 
     def loglik_shared(self, context, continuations, score_last=None):
         self.calls.append((context, list(continuations), score_last))

@@ -73,6 +73,29 @@ def test_likelihoods_and_ensemble_match_the_float32_model(offline):
 
 
 @pytest.mark.offline
+def test_several_asks_in_one_pass_score_as_each_alone(offline, monkeypatch):
+    """loglik_many packs asks into one decode, and continuations that start alike share their first cells; the
+    numbers are each continuation's alone, up to the rounding of llama.cpp's kernels at another batch size."""
+    lm = offline.get("lm")
+    asks = [("He darted", [" like a flash", " like an arrow", " like a deer", " away"], [2, 2, 2, 1]),
+            ("Like", [" a flash", " an arrow", " a flash"], None),
+            ("Her voice was as loud", [" as thunder.", ""], None)]
+    plain = lm.loglik(["Like"] * 3, asks[1][1])  # the plain path, no cells shared
+    for monkey_seq in (None, 2):  # every ask in one pass; or at most two sequences a pass, so asks are split
+        if monkey_seq:
+            monkeypatch.setattr(llamacpp, "N_SEQ", monkey_seq)
+        got = lm.loglik_many(asks)
+        assert [[n for _, n in ask] for ask in got] == [[2, 2, 2, 1], [2, 2, 2], [3, 0]]
+        for ask, (ctx, conts, last) in zip(got, asks):
+            one_by_one = [lm.loglik_shared(ctx, [c], score_last=[k] if last else None)[0]
+                          for c, k in zip(conts, last or [None] * len(conts))]
+            assert np.allclose([v for v, _ in ask], [v for v, _ in one_by_one], atol=0.05)
+        assert got[1][0] == pytest.approx(got[1][2], abs=0.05)  # the same vehicle twice: the same number
+        assert np.allclose([v for v, _ in got[1]], [v for v, _ in plain], atol=0.05)
+    assert got[2][1] == (0.0, 0)
+
+
+@pytest.mark.offline
 def test_seeded_samples_do_not_depend_on_other_requests(offline):
     """One context, a lock: two threads drawing at once get what each gets alone."""
     lm = offline.get("lm")

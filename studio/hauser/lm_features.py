@@ -10,9 +10,9 @@ and property ("Her voice was as loud as" → " thunder" gains, " a whisper" lose
 a comparison at all; it backs off the KB's vehicle frequency in creativity (criteria.creativity_with_prior).
 
 Cost: the candidates of one literal share their first words, so the words they have in common run once
-(`loglik_shared`) and each candidate adds only its own words up to the vehicle's end, of which only the vehicle's
-tokens are scored; the generic context runs once for all the vehicles. Everything is memoised per (words before,
-vehicle).
+and each candidate adds only its own words up to the vehicle's end, of which only the vehicle's tokens are scored; the
+generic context runs once for all the vehicles; all of it is one `loglik_many` call (one decode on llama.cpp).
+Everything is memoised per (words before, vehicle).
 """
 from __future__ import annotations
 
@@ -91,8 +91,7 @@ class LMFeatures:
         with self._lock:
             if len(self._memo) + 2 * len(located) > _MEMO_LIMIT:
                 self._memo.clear()
-            self._in_context([x for x in located if x is not None])
-            self._generic([x for x in located if x is not None])
+            self._compute([x for x in located if x is not None], generic=True)
             out = []
             for x in located:
                 if x is None:
@@ -109,38 +108,40 @@ class LMFeatures:
         with self._lock:
             if len(self._memo) + len(asks) > _MEMO_LIMIT:
                 self._memo.clear()
-            self._in_context([(group, before, None, vehicle) for group, before, vehicle in asks])
+            self._compute([(group, before, None, vehicle) for group, before, vehicle in asks], generic=False)
             return [self._memo[("ctx", before, vehicle)][0] for _, before, vehicle in asks]
 
-    def _in_context(self, located) -> None:
-        """log P(vehicle | words before it), per group and first two words: their common words once, then per
-        candidate the rest of its words and the vehicle, of which only the vehicle's tokens are scored."""
+    def _compute(self, located, generic: bool) -> None:
+        """What the memo lacks of `located` (group, words before, generic context, vehicle), in one call to the LM's
+        `loglik_many` (one decode on llama.cpp): log P(vehicle | words before it) per group and first two words (their
+        common words once, then per candidate the rest of its words and the vehicle, of which only the vehicle's
+        tokens are scored) and, with `generic`, log P(vehicle | the generic context), that context once for all."""
         groups: dict = {}
         for group, before, _, vehicle in located:
             if ("ctx", before, vehicle) not in self._memo:  # candidates of a group that start alike share a pass
                 groups.setdefault((group, " ".join(before.split()[:2])), {})[(before, vehicle)] = None
+        asks, keys = [], []
         for todo in groups.values():
             todo = list(todo)
             shared = common_words([before for before, _ in todo])
             rests = [before[len(shared):] for before, _ in todo]
             conts = [rest + vehicle for rest, (_, vehicle) in zip(rests, todo)]
             tails = [max(1, self._tokens(c) - self._tokens(rest)) for c, rest in zip(conts, rests)]
-            for (before, vehicle), (value, n) in zip(todo, self.lm.loglik_shared(shared, conts, score_last=tails)):
-                self._memo[("ctx", before, vehicle)] = (float(value), int(n))
+            asks.append((shared, conts, tails))
+            keys.append([("ctx", before, vehicle) for before, vehicle in todo])
+        by_context: dict[str, dict] = {}
+        for _, _, context, vehicle in located if generic else ():
+            if ("gen", context, vehicle) not in self._memo:
+                by_context.setdefault(context, {})[vehicle] = None
+        for context, vehicles in by_context.items():
+            asks.append((context, list(vehicles), None))
+            keys.append([("gen", context, vehicle) for vehicle in vehicles])
+        for ask_keys, values in zip(keys, self.lm.loglik_many(asks) if asks else []):
+            for key, (value, n) in zip(ask_keys, values):
+                self._memo[key] = (float(value), int(n))
 
     def _tokens(self, text: str) -> int:
         return len(self.lm.tokenizer(text, add_special_tokens=False)["input_ids"]) if text else 0
-
-    def _generic(self, located) -> None:
-        """log P(vehicle | the generic context): that context once, for all the vehicles after it."""
-        by_context: dict[str, dict] = {}
-        for _, _, generic, vehicle in located:
-            if ("gen", generic, vehicle) not in self._memo:
-                by_context.setdefault(generic, {})[vehicle] = None
-        for generic, vehicles in by_context.items():
-            vehicles = list(vehicles)
-            for vehicle, (value, n) in zip(vehicles, self.lm.loglik_shared(generic, vehicles)):
-                self._memo[("gen", generic, vehicle)] = (float(value), int(n))
 
 
 _SHARED: dict[int, LMFeatures] = {}
