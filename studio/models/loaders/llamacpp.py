@@ -347,18 +347,9 @@ class LlamaCppLM(LanguageModel):
         return np.concatenate(rows) if rows else np.zeros((0, self.n_vocab), np.float32)
 
     def _logprobs(self, items, targets: list[int]) -> np.ndarray:
-        """log p(target) at each item that wants logits (in order), computed batch by batch in float32, so that
-        no (rows × vocabulary) array is kept."""
-        out = np.zeros(len(targets), np.float64)
-
-        def take(logits, first):
-            t = np.asarray(targets[first:first + len(logits)])
-            peak = logits.max(1)
-            lse = peak + np.log(np.exp(logits - peak[:, None]).sum(1))
-            out[first:first + len(logits)] = logits[np.arange(len(t)), t] - lse
-
-        self._run(items, on_rows=take)
-        return out
+        """log p(target) at each item that wants logits (in order): `_logprobs_rows` with one target a row."""
+        rows = self._logprobs_rows(items, [[t] for t in targets])
+        return np.concatenate(rows) if rows else np.zeros(0)
 
     def _prefill(self, seqs: Sequence[list[int]], copies: int = 1) -> np.ndarray:
         """Each token list as sequence i·copies, then copied to the `copies` - 1 sequences after it (sharing
@@ -516,7 +507,8 @@ class LlamaCppLM(LanguageModel):
                 results[a][i] = (totals.get((a, i), 0.0), k)
 
     def _logprobs_rows(self, items, targets: list[list[int]]) -> list[np.ndarray]:
-        """log p of each row's target tokens (a list per item that wants logits, in order), batch by batch."""
+        """log p of each row's target tokens (a list per item that wants logits, in order), computed batch by batch,
+        so that no (rows × vocabulary) array is kept."""
         out: list[np.ndarray] = [np.zeros(0)] * len(targets)
 
         def take(logits, first):
@@ -612,11 +604,6 @@ class LlamaCppLM(LanguageModel):
             self.close()
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
-
-
-def _log_softmax(x: np.ndarray) -> np.ndarray:
-    x = x.astype(np.float64) - x.max(-1, keepdims=True)
-    return x - np.log(np.exp(x).sum(-1, keepdims=True))
 
 
 def files_digest(*paths: Path) -> str:
