@@ -9,10 +9,10 @@ and property ("Her voice was as loud as" → " thunder" gains, " a whisper" lose
 (criteria.relevance_with_prior). The generic surprisal, −log P(vehicle | "Like"), is how unusual the vehicle is as
 a comparison at all; it backs off the KB's vehicle frequency in creativity (criteria.creativity_with_prior).
 
-Cost: the candidates of one literal share their first words, so the words they have in common run once
-and each candidate adds only its own words up to the vehicle's end, of which only the vehicle's tokens are scored; the
-generic context runs once for all the vehicles; all of it is one `loglik_many` call (one decode on llama.cpp).
-Everything is memoised per (words before, vehicle).
+Cost: the candidates of one literal share their first words, so the words they have in common run once and each
+candidate adds only its own words up to the vehicle's end, of which only the vehicle's tokens are scored; the generic
+context runs once for all the vehicles; all of it is one `loglik_many` call (one decode on llama.cpp). Everything is
+memoised per (words before, vehicle).
 """
 from __future__ import annotations
 
