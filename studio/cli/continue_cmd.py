@@ -16,7 +16,10 @@ def register(sub) -> None:
     p.add_argument("--mode", default="tuned", choices=list(MODES),
                    help="tuned: the generator fine-tuned on the benchmark (default); plain: the plain lm; "
                         "literal / context: the plain lm ensembled over knowledge inferences")
-    p.add_argument("--n", type=int, default=3, help="continuations to sample, then rank with the judge")
+    p.add_argument("--n", type=int, default=3, help="continuations shown, best first")
+    p.add_argument("--pool", type=int, default=None,
+                   help="tuned mode: samples drawn, of which the best n (by fluency and the judge) are shown "
+                        "(default 16); the other modes draw n and rank them with the judge")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--top-k", type=int, default=5)
     p.add_argument("--temperature", type=float, default=0.7)
@@ -39,9 +42,10 @@ def register(sub) -> None:
 
 def run_continue(args) -> dict:
     from ..continuation.generate import Settings, continue_narrative
+    from ..continuation.ranking import POOL
 
     s = Settings(mode=args.mode, n=args.n, seed=args.seed, top_k=args.top_k, temperature=args.temperature,
-                 max_new_tokens=args.max_tokens, combine=args.combine)
+                 max_new_tokens=args.max_tokens, combine=args.combine, pool=POOL if args.pool is None else args.pool)
     return continue_narrative(args.narrative, s).to_dict()
 
 
@@ -54,10 +58,13 @@ def render_continue(r: dict) -> str:
     if r["inferences"]:
         lines.append(f"{r['mode']} inferences:")
         lines += [f"  - {x}" for x in r["inferences"]]
-    lines.append("continuations (most plausible first):")
+    pooled = len(r["continuations"]) < r["distinct"]
+    lines.append(f"continuations (best {len(r['continuations'])} of {r['drawn']} samples drawn, by fluency and the "
+                 "judge; p = the judge's probability):" if pooled else "continuations (most plausible first):")
     for c in r["continuations"]:
         p = f"{c['p_plausible']:.2f}" if c["p_plausible"] is not None else "  - "
         lines.append(f"  {p}  {c['text']}" + (f"  (×{c['samples']} samples)" if c["samples"] > 1 else ""))
+    lines += [f"note: {n}" for n in r["shortfall"]]
     lines += [f"note: {n}" for n in r["notes"]]
     lines.append(f"({r['seconds']} s)")
     return "\n".join(lines)

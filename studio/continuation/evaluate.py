@@ -171,6 +171,49 @@ def generation_scores(per_type: int, n_samples: int, modes: list[str], seed: int
     return out
 
 
+#: the dev read the ranking of the tuned generator's pool is chosen on (ranking.py)
+DEV_READ = "eval/continuation_dev_read_1.json"
+#: judge weights compared on it
+JUDGE_WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+
+
+def ranking_on_read(path: str = DEV_READ, shown: int = 3) -> dict:
+    """How many of the `shown` samples each ranking puts first were read usable, on a read of pooled samples (the
+    reader's labels; every score recomputed here): the judge alone, fluency + w · log P(plausible) for each w of
+    JUDGE_WEIGHTS (w = 0: fluency alone), samples as drawn (the pool's usable share times `shown`) and the best
+    any ranking could do. The narratives are read from ../shared/data by the record's (kind, row)."""
+    import json
+
+    from ..models.config import PROJECT_ROOT
+    from .expression import find_expression
+    from .judge import get_judge
+    from .ranking import fluency, order
+
+    record = json.loads((PROJECT_ROOT / path).read_text(encoding="utf-8"))
+    groups: dict[tuple[str, int], list[dict]] = {}
+    for r in record["rows"]:
+        groups.setdefault((r["kind"], int(r["row"])), []).append(r)
+    judge, lm = get_judge(), get_registry().get("lm")
+    if judge is None:
+        return {"error": "the judge is not trained: run `python -m studio train judge`"}
+    tallies = {"judge alone": 0, **{f"fluency + {w:g} · log P(plausible)": 0 for w in JUDGE_WEIGHTS},
+               "as drawn (expected)": 0.0, "best possible": 0}
+    for (kind, row), g in sorted(groups.items()):
+        text, expr = find_expression(data.load_items(kind)[row].narrative)
+        texts, cut = [r["continuation"] for r in g], [bool(r["cut"]) for r in g]
+        usable = np.array([int(r["usable"]) for r in g])
+        p, f = judge.rank(text, texts, expr), fluency(lm, text, texts)
+        tallies["judge alone"] += int(usable[np.argsort(-np.asarray(p), kind="stable")[:shown]].sum())
+        for w in JUDGE_WEIGHTS:
+            tallies[f"fluency + {w:g} · log P(plausible)"] += int(usable[order(f, p, cut, w)[:shown]].sum())
+        tallies["as drawn (expected)"] += shown * float(usable.mean())
+        tallies["best possible"] += min(shown, int(usable.sum()))
+    tallies["as drawn (expected)"] = round(tallies["as drawn (expected)"], 1)
+    return {"record": path, "narratives": len(groups), "samples read": len(record["rows"]),
+            "usable": int(sum(int(r["usable"]) for r in record["rows"])), "shown per narrative": shown,
+            f"usable among the first {shown}": tallies}
+
+
 def _mark_simile(narrative: str, simile: str) -> str:
     """The benchmark's simile narratives are unmarked; mark the stored simile so every mode sees the same one."""
     core = simile.strip().rstrip(".").strip()
@@ -186,7 +229,9 @@ def evaluate(argv: list[str]) -> dict:
     p.add_argument("--modes", default="plain,literal,context")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--legacy", action="store_true", help="also measure the old judge over frozen embedder features")
-    p.add_argument("--only", choices=["judge", "detection", "generation"], action="append")
+    p.add_argument("--only", choices=["judge", "detection", "generation", "ranking"], action="append",
+                   help="ranking: the rankings of the tuned generator's pool on the dev read (eval/"
+                        "continuation_dev_read_1.json); not run unless asked")
     args = p.parse_args(argv)
     if args.per_type < 1 or args.samples < 1:
         from ..errors import InputError
@@ -201,6 +246,8 @@ def evaluate(argv: list[str]) -> dict:
             result["judge_accuracy (old judge, validation = dev + test)"] = judge_accuracy()
     if "detection" in parts:
         result["idiom_detection"] = idiom_recall()
+    if "ranking" in parts:
+        result["ranking_on_dev_read"] = ranking_on_read()
     if "generation" in parts:
         modes = [m.strip() for m in args.modes.split(",") if m.strip()]
         result["generation"] = generation_scores(args.per_type, args.samples, modes, args.seed)

@@ -2,11 +2,14 @@
 (the default) samples the generator fine-tuned on the benchmark's plausible continuations (the registry's
 `continuation_generator` role: the lm + a LoRA delta), prompted with the narrative's end and the figure's meaning
 when the lexicon knows it; `plain` samples the plain lm after the narrative; `literal` / `context` ensemble the
-plain lm over the paper's knowledge inferences at decoding time."""
+plain lm over the paper's knowledge inferences at decoding time. In tuned mode a pool of samples is drawn and the
+best `n` are shown (ranking.py); the other modes draw `n` and order them by the judge."""
 from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
+
+import numpy as np
 
 from ..errors import InputError, check_stop, require_text
 from ..models import get_registry
@@ -15,16 +18,18 @@ from .decoding import ensemble_sample
 from .expression import Expression, find_expression
 from .knowledge import context_inferences, literal_inferences
 from .prompting import generator_prompt, paraphrase_prompt
+from .ranking import POOL, fluency, order
 
 MODES = ("tuned", "plain", "literal", "context")
 MAX_NARRATIVE_CHARS = 4000
-LIMITS = {"n": (1, 10), "top_k": (1, 200), "temperature": (0.0, 2.0), "max_new_tokens": (1, 60)}
+LIMITS = {"n": (1, 10), "pool": (1, 32), "top_k": (1, 200), "temperature": (0.0, 2.0), "max_new_tokens": (1, 60)}
 
 
 @dataclass
 class Settings:
     mode: str = "tuned"
-    n: int = 3
+    n: int = 3  # continuations shown
+    pool: int = POOL  # tuned mode, ranked: samples drawn, of which the best n are shown
     seed: int = 0
     top_k: int = 5
     temperature: float = 0.7
@@ -46,8 +51,14 @@ class Settings:
         if self.combine not in ("sum", "mean"):
             raise InputError("combine must be 'sum' or 'mean'.")
         self.n, self.top_k, self.max_new_tokens = int(self.n), int(self.top_k), int(self.max_new_tokens)
+        self.pool = int(self.pool)
         self.seed, self.temperature = int(self.seed), float(self.temperature)
         return self
+
+    @property
+    def draws(self) -> int:
+        """Samples to draw: a pool in tuned mode when ranking (at least n), else n."""
+        return max(self.n, self.pool) if self.mode == "tuned" and self.rank else self.n
 
 
 @dataclass
@@ -57,6 +68,7 @@ class Ranked:
     tokens: int
     samples: int = 1  # how many of the n samples gave this same continuation
     cut: bool = False  # the token limit came before its sentence ended
+    fluency: float | None = None  # the plain lm's mean log-probability per token after the narrative (tuned mode)
 
 
 @dataclass
@@ -71,6 +83,8 @@ class Result:
     judge: str = ""
     notes: list[str] = field(default_factory=list)
     shortfall: list[str] = field(default_factory=list)  # what was delivered short of the request, and why
+    drawn: int = 0  # samples drawn (the pool in tuned mode)
+    distinct: int = 0  # distinct continuations among them, before the best n were kept
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -148,7 +162,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
             raise InputError(f"No {s.mode} inferences could be drawn for this narrative; try the plain mode.")
         prompts = prompts_for(text, used)
     step(0.1, "decoding")
-    samples = ensemble_sample(lm, prompts, n_samples=s.n, max_new_tokens=s.max_new_tokens,
+    samples = ensemble_sample(lm, prompts, n_samples=s.draws, max_new_tokens=s.max_new_tokens,
                               top_k=s.top_k, temperature=s.temperature, no_repeat_ngram_size=3, seed=s.seed,
                               stop_at_sentence_end=True, combine=s.combine, shared_text=text,
                               progress=None if progress is None else (lambda f, what: progress(0.1 + 0.8 * f, what)),
@@ -158,26 +172,38 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     bad = [bool(offensive_words(r.text)) for r in ranked]  # the small models learned from old books too
     dropped = sum(r.samples for r, b in zip(ranked, bad) if b)
     ranked = [r for r, b in zip(ranked, bad) if not b]
-    judge_name = ""
+    judge_name, distinct = "", len(ranked)
     if s.rank and len(ranked) >= 1:
         from .judge import get_judge
 
-        judge = get_judge()
+        judge, probs = get_judge(), None
         if judge is None:
             notes.append("the plausibility judge is not trained: run `python -m studio train judge`")
         else:
-            texts = [r.text for r in ranked]
-            probs = judge.rank(text, texts, expr)
+            probs = judge.rank(text, [r.text for r in ranked], expr)
+            judge_name = judge.name
+        if s.draws > s.n:  # the pool: the best n by fluency and the judge (ranking.py)
+            step(0.96, "ranking by fluency")
+            for r, f in zip(ranked, fluency(get_registry().get("lm"), text, [r.text for r in ranked])):
+                r.fluency = round(float(f), 4)
+            best = order([r.fluency for r in ranked], probs, [r.cut for r in ranked])[: s.n]
+            ranked = [ranked[i] for i in best]
+            if probs is not None:
+                probs = np.asarray(probs)[best]
+                probs = probs / probs.sum()  # shared among the continuations shown
+        elif probs is not None:
+            best = sorted(range(len(ranked)), key=lambda i: -probs[i])
+            ranked, probs = [ranked[i] for i in best], np.asarray(probs)[best]
+        if probs is not None:
             for r, p in zip(ranked, probs):
                 r.p_plausible = float(p)
-            ranked.sort(key=lambda r: -r.p_plausible)
-            judge_name = judge.name
     shown = expr.to_dict() if expr else None
     if shown is not None and guess:
         shown.update(meaning=guess, meaning_source="model")
     return Result(narrative=text, expression=shown, mode=s.mode, inferences=used,
                   continuations=ranked, settings=asdict(s), seconds=round(time.perf_counter() - started, 3),
-                  judge=judge_name, notes=notes, shortfall=shortfall_lines(ranked, s, dropped))
+                  judge=judge_name, notes=notes, shortfall=shortfall_lines(ranked, s, dropped, distinct),
+                  drawn=s.draws, distinct=distinct)
 
 
 #: tokens of an idiom paraphrase
@@ -211,16 +237,19 @@ def _paraphrase(lm, narrative: str, expression: str) -> str:
     return text
 
 
-def shortfall_lines(ranked: list[Ranked], s: Settings, dropped: int = 0) -> list[str]:
-    """What the visitor gets short of the request, and why: fewer distinct continuations than samples (repeats, and
-    `dropped` ones with a slur or an obscenity), and continuations the token limit cut before their sentence ended."""
+def shortfall_lines(ranked: list[Ranked], s: Settings, dropped: int = 0, distinct: int | None = None) -> list[str]:
+    """What the visitor gets short of the request, and why: fewer distinct continuations than asked (repeats, and
+    `dropped` ones with a slur or an obscenity, among the samples drawn), and continuations the token limit cut
+    before their sentence ended. `distinct`: the distinct clean samples before the best n were kept."""
     lines = []
+    distinct = len(ranked) if distinct is None else distinct
     if len(ranked) < s.n:
-        repeats = s.n - len(ranked) - dropped
+        repeats = s.draws - distinct - dropped
         why = [f"{dropped} held a slur or an obscenity and were dropped"] if dropped else []
         why += [f"{repeats} repeated one already listed (the samples column counts them)"] if repeats > 0 else []
-        lines.append(f"{len(ranked)} distinct continuation(s) from the {s.n} samples asked: of the others, "
-                     + " and ".join(why) + ". A higher temperature or top-k gives more variety.")
+        drawn = f"the {s.draws} samples drawn for the {s.n} asked" if s.draws > s.n else f"the {s.n} samples asked"
+        lines.append(f"{len(ranked)} distinct continuation(s) from {drawn}: of the others, " + " and ".join(why)
+                     + ". A higher temperature or top-k gives more variety.")
     cut = sum(r.cut for r in ranked)
     if cut:
         lines.append(f"{cut} continuation(s) reached the limit of {s.max_new_tokens} new tokens before their "

@@ -4,7 +4,8 @@ The generated text of a read is reproducible by the command in its record (`how`
 in the record row by row (eval/*_blind_read_*.json). These evaluations count them, so that the figure that counts
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
 from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9 and 11) and the earlier report reads
-(5, 7, 8, 10, 12) are recorded but not reported here.
+(5, 7, 8, 10, 12), Continue's dev read (eval/continuation_dev_read_1.json, counted by `eval continuation-report --only
+ranking`) and its earlier report reads (1, 2) are recorded but not reported here.
 """
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from .base import Evaluation, Figure
 
 POLISH_READ = "eval/polish_blind_read_13.json"
 POLISH_SERVED, POLISH_BEFORE = "new", "old"
-CONTINUATION_READ = "eval/continuation_blind_read_2.json"
-CONTINUATION_SERVED, CONTINUATION_BEFORE = "trained 375 steps (served)", "trained 188 steps (before)"
+CONTINUATION_READ = "eval/continuation_blind_read_3.json"
+CONTINUATION_SERVED, CONTINUATION_BEFORE = "pool of 16, best 3", "before (3 drawn)"
 
 
 def _record(path: str) -> dict:
@@ -59,7 +60,8 @@ class ContinuationReadEvaluation(Evaluation):
     name = "continuation-read"
     title = "Continue: continuations fluent and true to the figure (blind read of 20 new narratives, 3 each)"
     splits = {"blind read": f"{CONTINUATION_READ}: eval/continuation_narratives.txt (10 idioms, 10 similes); the "
-                            "served generator's and the one before's continuations shuffled and read without source"}
+                            "served Continue's 3 (the best of 16 samples) and the 3 it showed before (3 samples) "
+                            "shuffled and read without source or rank"}
 
     def _compute(self, limit):
         from ..continuation.judge import get_judge, get_legacy_judge
@@ -67,8 +69,11 @@ class ContinuationReadEvaluation(Evaluation):
 
         rows = _record(CONTINUATION_READ)["rows"]
         served, before = tally(rows, "generator", CONTINUATION_SERVED), tally(rows, "generator", CONTINUATION_BEFORE)
-        figures = [Figure("usable continuations (target 0.50)", _share(served), "blind read", served[1])]
-        details = {"served": served, "before": before}
+        top1 = tally(rows, "generator", CONTINUATION_SERVED, top=1)
+        figures = [Figure("usable continuations (target 0.50)", _share(served), "blind read", served[1]),
+                   Figure("the first continuation shown usable", _share(top1), "blind read", top1[1], headline=False)]
+        details = {"served": served, "before": before, "first shown, served": top1,
+                   "first shown, before": tally(rows, "generator", CONTINUATION_BEFORE, top=1)}
         # which of a narrative's (up to) 3 read continuations each judge puts first: the labels are the reader's, the
         # ranking is recomputed, so a judge served after the read is measured on the same continuations
         if get_registry().profile == "tiny":  # random models: no ranking worth counting

@@ -7,6 +7,7 @@ import pandas as pd
 
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, Settings, continue_narrative
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
+from ..continuation.ranking import POOL
 from .common import (after_limit_check, cancellable, cancelled, guarded, highlight_pieces, limited_textbox,
                      refuse_over_limit, role_notice)
 from .help import tab_guide
@@ -37,12 +38,17 @@ JUDGE_NOTE = ("**P(plausible)**: which of the two continuations the judge finds 
               "are calibrated on held-out narratives: where it says 70 %, it was right about 7 times in 10 there. "
               "It is often wrong: it tends to prefer a continuation that repeats the narrative's own words over one "
               "that follows the idiom's meaning.")
-COLUMNS = ["rank", "continuation", "p(plausible)", "tokens", "samples"]
+COLUMNS = ["rank", "continuation", "fluency", "p(plausible)", "tokens", "samples"]
 #: what each number in the table means, shown under it
-TABLE_NOTE = ("**p(plausible)**: the judge's probability that the continuation is a plausible next sentence for "
-              "the narrative (0–1, calibrated on held-out narratives; empty when no judge ran), shared among the "
-              "continuations shown; the table is ranked by it. **tokens**: the new tokens "
-              "generated. **samples**: how many of the samples drawn produced this same continuation.")
+TABLE_NOTE = ("**fluency** (tuned mode): the plain language model's mean log-probability per token of the sentence "
+              "after the narrative's end (closer to 0 reads more naturally). **p(plausible)**: the judge's "
+              "probability that the continuation is a plausible next sentence for the narrative (0–1, calibrated on "
+              "held-out narratives; empty when no judge ran), shared among the continuations shown. In tuned mode "
+              "the generator draws a pool of samples (*Samples drawn*) and the table shows the best, ranked by "
+              "fluency + 0.1 × log p(plausible) over the pool (chosen on a read of held-out narratives: it put "
+              "usable sentences first more often than the judge alone); the other modes are ranked by "
+              "p(plausible). **tokens**: the new tokens generated. **samples**: how many of the samples drawn "
+              "produced this same continuation.")
 
 
 def _highlight(result: dict) -> list[tuple[str, str | None]]:
@@ -67,28 +73,29 @@ def _expression_note(expr: dict | None) -> str:
 
 
 @guarded
-def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, request: gr.Request = None,
+def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, pool=POOL, request: gr.Request = None,
                  progress=gr.Progress()):
     refuse_over_limit((narrative, "narrative", MAX_NARRATIVE_CHARS))
     s = Settings(mode=mode, n=int(n), seed=int(seed), top_k=int(top_k), temperature=float(temperature),
-                 max_new_tokens=int(max_tokens))
+                 max_new_tokens=int(max_tokens), pool=int(POOL if pool is None else pool))
     r = continue_narrative(narrative, s, progress=lambda fraction, what: progress(fraction, desc=what),
                            should_stop=cancelled).to_dict()
-    rows = [[i + 1, c["text"] + (" …" if c["cut"] else ""),
+    rows = [[i + 1, c["text"] + (" …" if c["cut"] else ""), None if c["fluency"] is None else round(c["fluency"], 2),
              None if c["p_plausible"] is None else round(c["p_plausible"], 3), c["tokens"],
              c["samples"]] for i, c in enumerate(r["continuations"])]
     inferences = pd.DataFrame({"inference used": r["inferences"]}) if r["inferences"] else \
         pd.DataFrame({"inference used": [f"({r['mode']} mode: none)"]})
     notes = " ".join(r["notes"])
-    drawn, distinct = sum(c["samples"] for c in r["continuations"]), len(r["continuations"])
-    counted = f"{drawn} sample(s)" + (f", {distinct} distinct" if distinct < drawn else "")
+    drawn, distinct, shown = r["drawn"], r["distinct"], len(r["continuations"])
+    counted = f"{drawn} sample(s)" + (f", {distinct} distinct" if distinct < drawn else "") + \
+        (f", the best {shown} shown" if shown < distinct else "")
     info = f"{_expression_note(r['expression'])}  \n{counted} in {r['seconds']} s" + \
         (f"; ranked by the {r['judge']}" if r["judge"] else "") + (f"  \n⚠️ {notes}" if notes else "") + \
         "".join(f"  \n⚠️ {line}" for line in r["shortfall"])
     files = result_downloads(request, "continue", [{"rank": i + 1, **c, "text": c["text"] + (" …" if c["cut"] else "")}
                                                    for i, c in enumerate(r["continuations"])],
                              {**{k: v for k, v in r.items() if k != "continuations"},
-                              "settings": {"mode": s.mode, "n": s.n, "seed": s.seed, "top_k": s.top_k,
+                              "settings": {"mode": s.mode, "n": s.n, "pool": s.pool, "seed": s.seed, "top_k": s.top_k,
                                            "temperature": s.temperature, "max_new_tokens": s.max_new_tokens}})
     return _highlight(r), info, pd.DataFrame(rows, columns=COLUMNS), inferences, files
 
@@ -118,7 +125,7 @@ def build_continue_tab() -> None:
                                        placeholder="… and he was smiling [to beat the band].")
                 with gr.Row():
                     mode = gr.Radio(list(MODES), value="tuned", label="Mode")
-                    n = gr.Slider(1, 10, value=3, step=1, label="Samples (ranked)")
+                    n = gr.Slider(1, 10, value=3, step=1, label="Continuations shown")
                     seed = gr.Number(0, precision=0, label="Seed")
                 with gr.Accordion("Sampling", open=False):
                     with gr.Row():
@@ -126,6 +133,9 @@ def build_continue_tab() -> None:
                         temperature = gr.Slider(0.0, 1.5, value=0.7, step=0.05, precision=2,
                                                 label="Temperature (0 = greedy)")
                         max_tokens = gr.Slider(5, 60, value=20, step=1, label="Max new tokens")
+                        pool = gr.Slider(1, 32, value=POOL, step=1, label="Samples drawn (tuned mode)",
+                                         info="the best of them are shown; the other modes draw as many as "
+                                              "they show")
                 with gr.Row():
                     go = gr.Button("Continue", variant="primary")
                     stop = gr.Button("Stop", variant="stop")
@@ -134,14 +144,14 @@ def build_continue_tab() -> None:
                                                  elem_id="continue-highlight",
                                                  color_map={"idiom": "#f4a261", "simile": "#2a9d8f"})
                 info = gr.Markdown(elem_id="continue-info")
-        table = gr.Dataframe(headers=COLUMNS, label="Continuations, most plausible first", wrap=True,
+        table = gr.Dataframe(headers=COLUMNS, label="Continuations, best first", wrap=True,
                              elem_classes=["studio-wide-table", "studio-text-2"])
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)
         gr.Examples(EXAMPLES, inputs=[narrative, mode], label="Example narratives")
         run = after_limit_check(go.click, (narrative, "narrative", MAX_NARRATIVE_CHARS)).success(
-            cancellable(run_continue), [narrative, mode, n, seed, top_k, temperature, max_tokens],
+            cancellable(run_continue), [narrative, mode, n, seed, top_k, temperature, max_tokens, pool],
             [highlighted, info, table, inferences, downloads], api_name="continue")
         # Stop cancels the run: the decoder sees `cancelled()` before its next token and ends
         stop.click(None, cancels=[run], api_name=False, queue=False)
