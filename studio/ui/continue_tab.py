@@ -90,7 +90,9 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, pool=
     counted = f"{drawn} sample(s)" + (f", {distinct} distinct" if distinct < drawn else "") + \
         (f", the best {shown} shown" if shown < distinct else "")
     info = f"{_expression_note(r['expression'])}  \n{counted} in {r['seconds']} s" + \
-        (f"; ranked by the {r['judge']}" if r["judge"] else "") + (f"  \n⚠️ {notes}" if notes else "") + \
+        (f"; ranked by fluency and the {r['judge']}" if r["judge"] and shown < distinct else
+         "; ranked by fluency (no judge)" if shown < distinct else
+         f"; ranked by the {r['judge']}" if r["judge"] else "") + (f"  \n⚠️ {notes}" if notes else "") + \
         "".join(f"  \n⚠️ {line}" for line in r["shortfall"])
     files = result_downloads(request, "continue", [{"rank": i + 1, **c, "text": c["text"] + (" …" if c["cut"] else "")}
                                                    for i, c in enumerate(r["continuations"])],
@@ -112,7 +114,7 @@ def build_continue_tab() -> None:
                     "sentence — by the generator fine-tuned on the benchmark (*tuned*, the default: it is told the "
                     "figure's meaning when the lexicon knows it), plainly, or with *literal* knowledge about the expression or *context* inferences "
                     "about the narrator ensembled at every decoding step — and the samples ranked by a plausibility "
-                    "judge. Mark the expression with `[ ]` or `<b> </b>`, or let the studio find it. "
+                    "judge (tuned mode: the best of a pool of samples, by fluency and the judge). Mark the expression with `[ ]` or `<b> </b>`, or let the studio find it. "
                     "(Chakrabarty, Choi & Shwartz, TACL 2022)", elem_classes="studio-note")
         tab_guide("continue")
         notice = role_notice("lm", "embedder", "parser")
