@@ -58,7 +58,7 @@ def render_continue(r: dict) -> str:
     if r["inferences"]:
         lines.append(f"{r['mode']} inferences:")
         lines += [f"  - {x}" for x in r["inferences"]]
-    pooled = len(r["continuations"]) < r["distinct"]
+    pooled = r["drawn"] > r["settings"]["n"]
     lines.append(f"continuations (best {len(r['continuations'])} of {r['drawn']} samples drawn, by fluency and the "
                  "judge; p = the judge's probability):" if pooled else "continuations (most plausible first):")
     for c in r["continuations"]:

@@ -13,17 +13,18 @@ from .common import (after_limit_check, cancellable, cancelled, guarded, highlig
 from .help import tab_guide
 from .session_files import result_downloads
 
-# Written for the studio (not from the benchmark): narratives that end in an idiom or a simile.
+# Written for the studio (not from the benchmark): narratives that end in an idiom or a simile; two in the default
+# (tuned) mode, one each in the knowledge modes.
 EXAMPLES = [
     ["Nora had rehearsed her speech for weeks, but when she stepped onto the stage her notes slipped from her hands "
      "and scattered across the floor. The audience went quiet. She took a deep breath and decided to "
-     "[wing it].", "literal"],
+     "[wing it].", "tuned"],
     ["The house had been empty since the winter. When Sam finally opened the door, the hallway was cold and silent, "
      "and the old clock on the wall stood still, [like a heart that had forgotten to beat].", "literal"],
     ["After three nights without sleep, the interns finally finished the report. Marco closed his laptop, lay down "
      "on the office sofa and slept like a log.", "context"],
     ["My brother promised he would fix the roof before the rain came, but he spent the whole weekend watching films. "
-     "When the storm arrived he was running around the house like a headless chicken.", "plain"],
+     "When the storm arrived he was running around the house like a headless chicken.", "tuned"],
 ]
 JUDGE_EXAMPLES = [
     ["After three nights without sleep, the interns finally finished the report. Marco closed his laptop, lay down "
@@ -87,12 +88,13 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, pool=
         pd.DataFrame({"inference used": [f"({r['mode']} mode: none)"]})
     notes = " ".join(r["notes"])
     drawn, distinct, shown = r["drawn"], r["distinct"], len(r["continuations"])
-    counted = f"{drawn} sample(s)" + (f", {distinct} distinct" if distinct < drawn else "") + \
-        (f", the best {shown} shown" if shown < distinct else "")
-    info = f"{_expression_note(r['expression'])}  \n{counted} in {r['seconds']} s" + \
-        (f"; ranked by fluency and the {r['judge']}" if r["judge"] and shown < distinct else
-         "; ranked by fluency (no judge)" if shown < distinct else
-         f"; ranked by the {r['judge']}" if r["judge"] else "") + (f"  \n⚠️ {notes}" if notes else "") + \
+    pooled = drawn > r["settings"]["n"]  # tuned mode: the best of a pool, by fluency and the judge
+    parts = ([f"{distinct} distinct"] if distinct < drawn else []) + ([f"the best {shown} shown"] if pooled else [])
+    counted = f"{drawn} sample(s) in {r['seconds']} s" + (f" ({', '.join(parts)})" if parts else "")
+    ranked = f"fluency and the {r['judge']}" if pooled and r["judge"] else "fluency (no judge)" if pooled else \
+        f"the {r['judge']}" if r["judge"] else ""
+    info = f"{_expression_note(r['expression'])}  \n{counted}" + (f"; ranked by {ranked}" if ranked else "") + \
+        (f"  \n⚠️ {notes}" if notes else "") + \
         "".join(f"  \n⚠️ {line}" for line in r["shortfall"])
     files = result_downloads(request, "continue", [{"rank": i + 1, **c, "text": c["text"] + (" …" if c["cut"] else "")}
                                                    for i, c in enumerate(r["continuations"])],
