@@ -62,9 +62,14 @@ def test_continue_stops_within_a_step():
 
 
 def test_continue_says_fewer_distinct_samples():
-    result = continue_narrative(NARRATIVE, Settings(n=6, temperature=0.0, max_new_tokens=8))  # greedy: all alike
-    assert len(result.continuations) == 1 and result.continuations[0].samples == 6
-    assert any("1 distinct continuation(s) from the 6 samples asked" in line for line in result.shortfall)
+    # greedy: all alike; tuned mode (the default) draws its pool of 16 for the 6 asked
+    result = continue_narrative(NARRATIVE, Settings(n=6, temperature=0.0, max_new_tokens=8))
+    assert len(result.continuations) == 1 and result.continuations[0].samples == result.drawn == 16
+    assert any("1 distinct continuation(s) from the 16 samples drawn for the 6 asked" in line
+               for line in result.shortfall)
+    plain = continue_narrative(NARRATIVE, Settings(mode="plain", n=6, temperature=0.0, max_new_tokens=8))
+    assert len(plain.continuations) == 1 and plain.continuations[0].samples == plain.drawn == 6
+    assert any("1 distinct continuation(s) from the 6 samples asked" in line for line in plain.shortfall)
 
 
 def test_continue_never_hides_a_cut_sentence():
