@@ -23,7 +23,8 @@ def run(args):
     def one(literal: str) -> dict:
         cands, report = polish_report(literal, n=args.n, strategies=args.strategies or None, seed=args.seed)
         out = {"literal": literal, "candidates": [c.to_dict() for c in cands], "asked": report["asked"],
-               "delivered": report["delivered"], "score": report["score"], "generator": report["generator"]}
+               "delivered": report["delivered"], "score": report["score"], "ranked_by": report["ranked_by"],
+               "generator": report["generator"]}
         if report["shortfall"]:
             out["shortfall"] = report["shortfall"]
         return out
@@ -35,7 +36,8 @@ def run(args):
 def render(result: dict) -> str:
     if "batch" in result:
         return f"{result['written']} lines written to {result['out']}, {result['failed']} failed"
-    lines = [f"{c['score']:6.3f} {'KB' if c.get('attested') else '  '} [{c['strategy']:<9}] {c['sentence']}"
+    keep = lambda c: "" if c.get("keep") is None else f"keep {c['keep']:.2f}  "  # noqa: E731
+    lines = [f"{keep(c)}{c['score']:6.3f} {'KB' if c.get('attested') else '  '} [{c['strategy']:<9}] {c['sentence']}"
              for c in result["candidates"]]
     if result.get("score") and lines:
         lines.append(f"({result['score']})")

@@ -14,7 +14,7 @@ import json
 from ..models.config import PROJECT_ROOT
 from .base import Evaluation, Figure
 
-POLISH_READ = "eval/polish_blind_read_13.json"
+POLISH_READ = "eval/polish_blind_read_14.json"
 POLISH_SERVED, POLISH_BEFORE = "new", "old"
 CONTINUATION_READ = "eval/continuation_blind_read_3.json"
 CONTINUATION_SERVED, CONTINUATION_BEFORE = "pool of 16, best 3", "before (3 drawn)"
@@ -37,7 +37,7 @@ def _share(pair: tuple[int, int]) -> float | None:
 class PolishReadEvaluation(Evaluation):
     name = "polish-read"
     title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
-    splits = {"blind read": f"{POLISH_READ}: eval/polish_literals_7.txt, written before the read and never used for "
+    splits = {"blind read": f"{POLISH_READ}: eval/polish_literals_8.txt, written before the read and never used for "
                             "a choice; the served code's and the code before's candidates pooled, shuffled, read "
                             "without rank, score, source or version"}
 
@@ -51,7 +51,8 @@ class PolishReadEvaluation(Evaluation):
             served, before = tally(rows, "variant", POLISH_SERVED, top), tally(rows, "variant", POLISH_BEFORE, top)
             details[metric] = {"served": served, "before": before, "asked": of}
             # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept; the code
-            # before (466ba73), read in the same read, goes in the details (the table's anchor column is the paper's)
+            # before (ranked by the score: ranker=False), read in the same read, goes in the details (the table's
+            # anchor column is the paper's)
             figures.append(Figure(metric, served[0] / of, "blind read", of))
         return figures, details
 

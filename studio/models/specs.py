@@ -34,6 +34,8 @@ CROSS_JUDGE = ASSETS / "continuation" / "judge-cross"
 
 #: the learned simile-component boundary (a linear reranker's weights; studio/similes/component_model.py)
 SIMILE_COMPONENTS = ASSETS / "similes" / "components.json"
+#: Polish's ranker: P(a writer keeps a candidate), a logistic model fitted on our blind reads (studio/similes/aptness.py)
+POLISH_RANKER = ASSETS / "similes" / "polish_ranker.json"
 
 HUB_EMBEDDER = "sentence-transformers/all-mpnet-base-v2"
 HUB_LM = "HuggingFaceTB/SmolLM2-360M-Instruct"
@@ -90,6 +92,10 @@ _JUDGE = _shipped("judge", "judge_head", JUDGE_HEAD, "pairwise scorers over the 
 _SIMILE_COMPONENTS = _shipped("simile_components", "simile_reranker", SIMILE_COMPONENTS,
                               "the simile extractor's learned vehicle boundary (the rules' boundary when absent)",
                               "python -m studio train simile-components", "learned component weights (components.json)")
+_POLISH_RANKER = _shipped("polish_ranker", "polish_ranker", POLISH_RANKER,
+                          "Polish's ranker: P(a writer keeps a candidate) from the polisher's score and the `embedder`'s "
+                          "cosines (fitted with one embedder, unused with another)", "python -m studio train polish-ranker",
+                          "ranker weights (polish_ranker.json)")
 _PROVERBS_ADAPTER = _shipped("proverbs_adapter", "proverbs_adapter", PROVERBS_ASSETS,
                              "the proverbs scorer's learned adapters (trained on the retrieval embedder's features)",
                              "python -m studio train proverbs", "learned adapter (scorer*.safetensors)", inside=True)
@@ -121,6 +127,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "judge": _JUDGE,
         "judge_cross": _CROSS_JUDGE,
         "simile_components": _SIMILE_COMPONENTS,
+        "polish_ranker": _POLISH_RANKER,
         "nli": ModelSpec("nli", "transformers_nli", HUB_NLI, "HAUSER's NLI model"),
         "sentiment": ModelSpec("sentiment", "transformers_sentiment", HUB_SENTIMENT, "HAUSER's sentiment model"),
         "clip": ModelSpec("clip", "open_clip", HUB_CLIP, "ImaginE's CLIP-ViT-B/32"),
@@ -141,6 +148,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "judge": _JUDGE,
         "judge_cross": _CROSS_JUDGE,
         "simile_components": _SIMILE_COMPONENTS,
+        "polish_ranker": _POLISH_RANKER,
         # a cross-encoder reading premise and hypothesis together (FLUTE test ~0.7); the older MLP head on two
         # separate sentence embeddings (near chance on FLUTE, 10x faster) stays selectable:
         # STUDIO_MODEL_NLI=assets/heads/nli
@@ -167,6 +175,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "judge": _JUDGE,
         "judge_cross": _CROSS_JUDGE,
         "simile_components": _SIMILE_COMPONENTS,
+        "polish_ranker": _POLISH_RANKER,
         "nli": ModelSpec("nli", "tiny_head", "tiny-nli-head", "random head on the tiny embedder"),
         "sentiment": ModelSpec("sentiment", "tiny_head", "tiny-sentiment-head", "random head on the tiny embedder"),
         "clip": ModelSpec("clip", "tiny_clip", "tiny-open-clip", "random, seeded"),

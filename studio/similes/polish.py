@@ -80,6 +80,10 @@ SCORE_MEANING = ("score = how readily the polisher (the language model fine-tune
 RANKING = ("Candidates are ranked by the score, best first; an \"as ADJ as\" simile whose vehicle the simile KB "
            "knows for that adjective (marked KB: \"as sweet as honey\") counts double; one whose vehicle the "
            "polisher finds likelier after the opposite adjective (\"as heavy as a feather\") is left out.")
+KEEP_MEANING = ("keep = how likely a writer is to keep the candidate (0..1): a logistic model fitted on our own blind "
+                "reads' labels, from the score, the source, KB attestation and how close the vehicle's meaning is to "
+                "\"something ADJ\" or \"something that VERB\", to the sentence, to its subject and to \"a person\". "
+                "Candidates are ranked by keep, best first.")
 _FEW_SHOT = ("Literal: The baby slept.\nSimile: The baby slept like a log.\n"
              "Literal: The old man was very stubborn.\nSimile: The old man was as stubborn as a mule.\n"
              "Literal: Her voice rang out across the hall.\nSimile: Her voice rang out across the hall like a bell.\n")
@@ -116,6 +120,9 @@ class Candidate:
     score: float       # see SCORE_MEANING: 0..1, higher reads more naturally for this literal
     vehicle: str
     attested: bool = False  # "as ADJ as V" with ADJ among V's typical properties in the simile KB
+    kind: str = ""     # the slot: "adjective" ("as ADJ as") or "verb" ("like" / "as if" after the verb's phrase)
+    cue: str = ""      # the slot's adjective, or its verb as the sentence has it
+    keep: float | None = None  # P(a writer keeps it), the `polish_ranker` role's (see KEEP_MEANING); None without it
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -133,6 +140,7 @@ class Slot:
     adjective: str = ""
     score: float = 0.0
     words: list = field(default_factory=list)  # lemmas around it (for retrieval)
+    verb: str = ""     # a verb slot's verb as the sentence has it ("rumbled")
 
     @property
     def offset(self) -> int:
@@ -153,10 +161,13 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
 
 
 def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progress=None,
-                  should_stop=None, min_score: float | None = None) -> tuple[list[Candidate], dict]:
+                  should_stop=None, min_score: float | None = None, ranker: bool = True,
+                  whole_pool: bool = False) -> tuple[list[Candidate], dict]:
     """`polish`, plus what was delivered and why: {"asked", "delivered", "proposed": {strategy: distinct vehicles},
-    "distinct": distinct candidates after merging, "merged", "rejected", "score", "generator", "shortfall"}.
-    `min_score` overrides the floor (MIN_SCORE) for the dev selection of the floor itself."""
+    "distinct": distinct candidates after merging, "merged", "rejected", "score", "ranked_by", "generator",
+    "shortfall"}. For evaluation and fitting only: `min_score` overrides the floor (MIN_SCORE); `ranker=False` ranks
+    by the score as without the `polish_ranker` role; `whole_pool` returns every distinct candidate, not the n best
+    (n still sets how many vehicles are sought)."""
     literal = require_text(literal, "literal sentence", MAX_CHARS)
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_N:
         raise InputError(f"The number of candidates must be between 1 and {MAX_N}.")
@@ -206,14 +217,16 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     candidates = [c for c in candidates if c.score >= floor]
     opposite = _opposite_images(polisher, candidates)
     candidates = [c for i, c in enumerate(candidates) if i not in opposite]
-    ranked, twins = _distinct_images(sorted(candidates, key=lambda c: (
-        -c.score * (1 + ATTESTED_BONUS * c.attested), c.sentence)), kb)
+    by_keep = ranker and _keep_probabilities(candidates, literal, doc)
+    ranked, twins = _distinct_images(sorted(candidates, key=(lambda c: (-c.keep, c.sentence)) if by_keep else (
+        lambda c: (-c.score * (1 + ATTESTED_BONUS * c.attested), c.sentence))), kb)
     merged += twins
     candidates = ranked
-    chosen = ranked[:n]
+    chosen = ranked if whole_pool else ranked[:n]
     report = {"asked": n, "delivered": len(chosen), "proposed": proposed, "distinct": len(candidates),
               "merged": merged, "rejected": rejected, "below_min_score": len(weak), "opposite": len(opposite),
-              "score": SCORE_MEANING + " " + RANKING,
+              "score": SCORE_MEANING + " " + (KEEP_MEANING if by_keep else RANKING), "ranked_by": (
+                  "keep" if by_keep else "score"),
               "generator": "trained polisher (LoRA delta)" if trained else "plain lm, few-shot (no delta fits)",
               "shortfall": ""}
     if len(chosen) < n:
@@ -299,7 +312,8 @@ def find_slots(literal: str, doc) -> list[Slot]:
         if (end, "verb") not in slots and end > 0:
             # the main verb's phrase first, then the others in sentence order
             rank = 1.0 if tok.dep_ == "ROOT" else 0.5 - 0.01 * tok.i
-            slots[(end, "verb")] = Slot(end, end, "verb", last.text, score=rank, words=_around(doc, last.i))
+            slots[(end, "verb")] = Slot(end, end, "verb", last.text, score=rank, words=_around(doc, last.i),
+                                        verb=tok.text)
     if not any(s.kind == "verb" for s in slots.values()) and not slots:
         for sent in doc.sents:  # a verbless fragment: the end of the clause
             last = sent[-1]
@@ -307,7 +321,7 @@ def find_slots(literal: str, doc) -> list[Slot]:
                 last = doc[last.i - 1]
             if not last.is_punct:
                 end = last.idx + len(last)
-                slots[(end, "verb")] = Slot(end, end, "verb", last.text, words=_around(doc, last.i))
+                slots[(end, "verb")] = Slot(end, end, "verb", last.text, words=_around(doc, last.i), verb=last.text)
     return list(slots.values())
 
 
@@ -553,6 +567,27 @@ def modifiers(vehicle: str, kb) -> set[str]:
     return out
 
 
+def _keep_probabilities(candidates: list[Candidate], literal: str, doc) -> bool:
+    """Sets each candidate's `keep` from the `polish_ranker` role (studio/similes/aptness.py); False, with nothing
+    set, when the role or the embedder it was fitted with is not served (tiny profile, no asset)."""
+    from ..models import ModelUnavailable, get_registry
+    from . import aptness
+
+    if not candidates:
+        return False
+    try:
+        ranker, embedder = get_registry().get("polish_ranker"), get_registry().get("embedder")
+    except ModelUnavailable:
+        return False
+    subject = next((t.text for t in doc if t.dep_ in ("nsubj", "nsubjpass") and t.pos_ in ("NOUN", "PROPN")), None)
+    items = [aptness.Item(c.vehicle, c.score, c.strategy, c.attested, c.kind, c.cue, is_clause(c.vehicle))
+             for c in candidates]
+    keep = aptness.p_keep(ranker.weights, aptness.features(items, literal, subject, embedder.encode))
+    for c, p in zip(candidates, keep):
+        c.keep = round(float(p), 4)
+    return True
+
+
 def _distinct_images(ranked: list[Candidate], kb) -> tuple[list[Candidate], int]:
     """Best first, a candidate is kept unless a better one already has its vehicle head or shares a modifier with
     it (near duplicates); returns (kept, merged)."""
@@ -596,7 +631,8 @@ def _score_all(lm, trained, literal, groups, step=None) -> list[Candidate]:
         best = max(members, key=lambda r: (r["score"], -len(r["sentence"])))
         out.append(Candidate(sentence=best["sentence"], phrase=best["phrase"], offset=best["offset"],
                              strategy=best["strategy"], score=round(best["score"], 4), vehicle=best["vehicle"],
-                             attested=best["attested"]))
+                             attested=best["attested"], kind=best["slot"].kind,
+                             cue=best["slot"].adjective if best["slot"].kind == "adjective" else best["slot"].verb))
     return out
 
 

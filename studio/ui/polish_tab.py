@@ -5,15 +5,17 @@ import gradio as gr
 import pandas as pd
 
 from ..similes.analysis import MAX_SENTENCE_CHARS
-from ..similes.polish import DEFAULT_STRATEGIES, MAX_CHARS, MAX_N, RANKING, SCORE_MEANING, STRATEGIES
+from ..similes.polish import DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, RANKING, SCORE_MEANING, STRATEGIES
 from .common import (after_limit_check, cancellable, cancelled, escape, guarded, highlight_pieces, limited_textbox,
                      refuse_over_limit, role_notice)
 from .help import tab_guide
 from .session_files import result_downloads
 
-COLUMNS = ["candidate", "simile phrase", "source", "KB", "score"]
+COLUMNS = ["candidate", "simile phrase", "source", "KB", "keep", "score"]
 #: what each number in the table means, shown under it
-SCORE_NOTE = "**" + SCORE_MEANING.replace(" = ", "**: ", 1) + " " + RANKING
+SCORE_NOTE = ("**" + KEEP_MEANING.replace(" = ", "**: ", 1) + " Without the ranker (the tiny profile, or another "
+              "embedder than it was fitted with) the column is empty and " + RANKING[0].lower() + RANKING[1:] +
+              "\n\n**" + SCORE_MEANING.replace(" = ", "**: ", 1))
 EXAMPLES_LITERAL = [
     # literal sentences of the HAUSER paper's examples
     ["He yelps and howls."],
@@ -51,17 +53,19 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, reque
     cands, report = polish_report(literal, n=int(n), strategies=list(strategies), seed=int(seed),
                                   progress=lambda fraction, what: progress(fraction, desc=what),
                                   should_stop=cancelled)
-    rows = [[_highlight(c.sentence, c.offset, c.phrase), c.phrase, c.strategy, "✓" if c.attested else "", c.score]
-            for c in cands]
+    rows = [[_highlight(c.sentence, c.offset, c.phrase), c.phrase, c.strategy, "✓" if c.attested else "", c.keep,
+             c.score] for c in cands]
     if not rows:
         gr.Warning("No candidate survived the filters; try other strategies or another seed.")
+    ranked = "ranked by keep" if report["ranked_by"] == "keep" else "ranked by score (no ranker served)"
     status = (f"⚠️ {report['shortfall']}" if report["shortfall"] else
-              f"{report['delivered']} of the {report['asked']} candidates asked ({report['generator']}).")
+              f"{report['delivered']} of the {report['asked']} candidates asked ({report['generator']}; {ranked}).")
     files = result_downloads(request, "polish", [
-        {"rank": i + 1, "candidate": c.sentence, "inserted phrase": c.phrase, "strategy": c.strategy, "score": c.score,
-         "vehicle": c.vehicle, "KB attests": c.attested} for i, c in enumerate(cands)],
+        {"rank": i + 1, "candidate": c.sentence, "inserted phrase": c.phrase, "strategy": c.strategy, "keep": c.keep,
+         "score": c.score, "vehicle": c.vehicle, "KB attests": c.attested} for i, c in enumerate(cands)],
         {"literal": literal, "strategies": list(strategies), "candidates asked": int(n), "seed": int(seed),
-         "score": SCORE_MEANING, "ranking": RANKING, "generator": report["generator"],
+         "score": SCORE_MEANING, "keep": KEEP_MEANING,
+         "ranking": "by keep" if report["ranked_by"] == "keep" else RANKING, "generator": report["generator"],
          "delivered": report["delivered"], "shortfall": report["shortfall"]})
     return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files, status
 
@@ -120,7 +124,7 @@ def build_polish_tab() -> dict:
             send = gr.Button("Send to Rerank", interactive=False)
         gr.Examples(EXAMPLES_LITERAL, inputs=[literal], label="Literal sentences")
         status = gr.Markdown(elem_id="polish-status")
-        table = gr.Dataframe(headers=COLUMNS, datatype=["markdown", "str", "str", "str", "number"], interactive=False,
+        table = gr.Dataframe(headers=COLUMNS, datatype=["markdown", "str", "str", "str", "number", "number"], interactive=False,
                              elem_classes=["studio-wide-table", "studio-text-1"],
                              wrap=True, label="Candidates (inserted phrase in bold; click a row to see its components)")
         gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])

@@ -1,0 +1,106 @@
+"""Polish's ranker (studio/similes/aptness.py, the `polish_ranker` role): its features, its weights' contract, where
+it serves and where it does not, and the fit's bookkeeping (studio/similes/aptness_train.py)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from studio.similes import aptness
+from studio.similes import aptness_train as at
+from studio.similes.polish import polish_report
+
+VECTORS = {  # a tiny world: "lime" goes with tangy things, "drum" with rumbling ones
+    "The cake was tangy.": [1.0, 0.0, 0.0, 0.2], "The cake": [0.0, 1.0, 0.0, 0.0], "cake": [0.0, 1.0, 0.0, 0.0],
+    "something tangy": [0.9, 0.0, 0.1, 0.0], "something that rumbled": [0.0, 0.0, 1.0, 0.0],
+    "a lime": [1.0, 0.0, 0.0, 0.0], "a drum": [0.0, 0.0, 1.0, 0.0], "a person": [0.0, 0.6, 0.0, 0.8],
+}
+
+
+def encode(texts):
+    return np.array([VECTORS[t] for t in texts])
+
+
+def item(vehicle, kind="adjective", cue="tangy", score=0.2, strategy="lm", attested=False):
+    return aptness.Item(vehicle, score, strategy, attested, kind, cue, clause=False)
+
+
+def test_features_put_each_cosine_in_its_column():
+    x = aptness.features([item("a lime"), item("a drum"), item("a drum", kind="verb", cue="rumbled")],
+                         "The cake was tangy.", "cake", encode)
+    col = {name: i for i, name in enumerate(aptness.FEATURES)}
+    assert x.shape == (3, len(aptness.FEATURES))
+    assert x[0, col["cue_cos_adjective"]] == pytest.approx(0.9 / np.sqrt(0.82))
+    assert x[0, col["cue_cos_adjective"]] > x[1, col["cue_cos_adjective"]]
+    assert x[0, col["cue_cos_verb"]] == 0 and x[2, col["cue_cos_adjective"]] == 0
+    assert x[2, col["cue_cos_verb"]] == pytest.approx(1.0)  # a drum and "something that rumbled"
+    assert x[0, col["log_score"]] == pytest.approx(np.log(0.2))
+    assert (x[:, col["subject_cos"]] == 0).all()  # the cake is no lime and no drum
+    assert x[0, col["adjective"]] == 1 and x[2, col["adjective"]] == 0
+    no_subject = aptness.features([item("a lime")], "The cake was tangy.", None, encode)
+    assert no_subject[0, col["subject_cos"]] == 0
+
+
+def _weights(coef):
+    n = len(aptness.FEATURES)
+    return {"features": list(aptness.FEATURES), "mean": [0.0] * n, "scale": [1.0] * n, "coef": coef,
+            "intercept": 0.0}
+
+
+def test_keep_follows_the_weights_and_refuses_other_features():
+    col = aptness.FEATURES.index("cue_cos_adjective")
+    coef = [0.0] * len(aptness.FEATURES)
+    coef[col] = 3.0
+    x = aptness.features([item("a lime"), item("a drum")], "The cake was tangy.", "cake", encode)
+    p = aptness.p_keep(_weights(coef), x)
+    assert 0.5 < p[1] < p[0] < 1
+    assert p == pytest.approx(1 / (1 + np.exp(-3.0 * x[:, col])))
+    stale = {**_weights(coef), "features": list(aptness.FEATURES[:-1])}
+    with pytest.raises(ValueError, match="train polish-ranker"):
+        aptness.p_keep(stale, x)
+
+
+def test_the_tiny_profile_ranks_by_the_score(tiny_registry):
+    """The shipped weights were fitted with the offline MiniLM: beside the tiny embedder they are not used."""
+    cands, report = polish_report("The soup was very bland.", n=5, seed=0)
+    assert report["ranked_by"] == "score" and cands
+    assert all(c.keep is None for c in cands)
+    assert all(c.kind in ("adjective", "verb") and c.cue for c in cands)
+
+
+@pytest.mark.offline
+def test_offline_polish_ranks_by_keep(offline):
+    cands, report = polish_report("The soup was very bland.", n=10, seed=0)
+    assert report["ranked_by"] == "keep" and "keep =" in report["score"]
+    keeps = [c.keep for c in cands]
+    assert all(0 < k < 1 for k in keeps) and keeps == sorted(keeps, reverse=True)
+    before, report_before = polish_report("The soup was very bland.", n=10, seed=0, ranker=False)
+    assert report_before["ranked_by"] == "score" and all(c.keep is None for c in before)
+
+
+def test_splits_are_by_literal_set():
+    assert [at.split_of(s) for s in (1, 2, 3, 4, 5, 6, 7, 8)] == ["train"] * 3 + ["dev"] * 2 + ["test"] * 3
+    sets = at.literal_sets()
+    assert sets["The violinist's bow was very steady."] == 7  # eval/polish_literals_7.txt
+    assert not any(literal.startswith("#") for literal in sets)
+
+
+def test_top3_compares_the_same_candidates_in_both_orders(tmp_path):
+    rows = [{"variant": "new", "literal": "L.", "rank": r, "candidate": f"L like {v}.", "usable": u}
+            for r, (v, u) in enumerate([("a", 0), ("b", 0), ("c", 1), ("d", 1), ("e", 1)], 1)]
+    path = tmp_path / "polish_blind_read_99.json"
+    path.write_text(json.dumps({"rows": rows}))
+    labels, lists = at.read_labels([path])
+    assert labels[("L.", "l like c")] == [1]
+    col = aptness.FEATURES.index("sentence_cos")
+    feature_rows = {}
+    for k, (v, _) in enumerate([("a", 0), ("b", 0), ("c", 1), ("d", 1), ("e", 1)]):
+        x = np.zeros(len(aptness.FEATURES))
+        x[col] = k  # the later shown, the likelier kept
+        feature_rows[("L.", f"l like {v}")] = x
+    coef = [0.0] * len(aptness.FEATURES)
+    coef[col] = 1.0
+    t = at.top3(lists, feature_rows, {"L.": 6}, "test", _weights(coef))
+    assert t == {"lists": 1, "slots": 3, "shown": 1, "ranked": 3}
+    assert at.top3(lists, feature_rows, {"L.": 6}, "dev", _weights(coef))["lists"] == 0
