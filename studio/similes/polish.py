@@ -75,8 +75,8 @@ PROMPT = "Literal: {literal}\nSimile:"  # the polisher's prompt, served here and
 #: shown by the UI, the CLI and the downloads
 SCORE_MEANING = ("score = how readily the polisher (the language model fine-tuned on literal → simile pairs) writes "
                  "this simile for this literal: the geometric mean of its per-token probabilities over the inserted "
-                 "phrase and the word after it, from 0 to 1 (higher reads more naturally; long sentences score low throughout). It ranks the "
-                 "candidates and drops none. It measures fluency and fit, not creativity (Rerank scores that).")
+                 "phrase and the word after it, from 0 to 1 (higher reads more naturally; long sentences score low throughout). No "
+                 "candidate is dropped for a low score. It measures fluency and fit, not creativity (Rerank scores that).")
 RANKING = ("Candidates are ranked by the score, best first; an \"as ADJ as\" simile whose vehicle the simile KB "
            "knows for that adjective (marked KB: \"as sweet as honey\") counts double; one whose vehicle the "
            "polisher finds likelier after the opposite adjective (\"as heavy as a feather\") is left out.")

@@ -22,13 +22,17 @@ HELP = {
 **Stop** ends a long run and keeps what was found.
 
 **What you see.** Each row is one candidate: the sentence with the inserted simile phrase in **bold**, the phrase, the
-strategy that proposed it, and a **score** (0–1): how readily the polisher writes this simile for this sentence (the
-geometric mean of its per-token probabilities over the phrase and the word after it; higher reads more fluently).
-A **KB** ✓ marks an "as ADJ as" simile whose vehicle the simile knowledge base knows for that adjective ("as sweet as
-honey"): in our blind reads such similes were kept far more often than the rest, so they count double in the ranking.
-An "as ADJ as" simile whose vehicle suits the opposite adjective better ("as heavy as a feather") is left out.
-Candidates are ranked by the score; none is dropped for a low score (on held-out sentences a floor withheld more good
-candidates than bad ones), and long sentences get low scores throughout. It says little about how apt or creative a
+strategy that proposed it, **keep** and a **score**. **keep** (0–1) is how likely a writer is to keep the candidate,
+learned from our blind reads (readers judged thousands of candidates usable or not): it weighs the score with how
+close the vehicle is to "something ADJ" or "something that VERB", to the sentence and to its subject. Read it as a
+chance: on a fresh read, candidates at 0.5 or more were kept three times in four, those under 0.2 about one time in
+fourteen. Candidates are ranked by keep. The **score** (0–1) is how readily the polisher writes this simile for this
+sentence (the geometric mean of its per-token probabilities over the phrase and the word after it; higher reads more
+fluently; long sentences get low scores throughout). A **KB** ✓ marks an "as ADJ as" simile whose vehicle the simile
+knowledge base knows for that adjective ("as sweet as honey"): such similes were kept far more often than the rest.
+An "as ADJ as" simile whose vehicle suits the opposite adjective better ("as heavy as a feather") is left out. None is
+dropped for a low keep or score (a list shorter than asked says why). Without the ranker (the hub and tiny profiles)
+keep is empty and candidates are ranked by the score, KB ✓ counting double. Neither number says how creative a
 simile is: **Send to Rerank** scores that. The line above the table says how many candidates came out of the number
 asked, and why any are missing (too few distinct vehicles from the chosen sources, near duplicates merged).
 

@@ -13,7 +13,7 @@ from .session_files import result_downloads
 
 COLUMNS = ["candidate", "simile phrase", "source", "KB", "keep", "score"]
 #: what each number in the table means, shown under it
-SCORE_NOTE = ("**" + KEEP_MEANING.replace(" = ", "**: ", 1) + " Without the ranker (the tiny profile, or another "
+SCORE_NOTE = ("**" + KEEP_MEANING.replace(" = ", "**: ", 1) + " Without the ranker (the hub and tiny profiles: another "
               "embedder than it was fitted with) the column is empty and " + RANKING[0].lower() + RANKING[1:] +
               "\n\n**" + SCORE_MEANING.replace(" = ", "**: ", 1))
 EXAMPLES_LITERAL = [
