@@ -36,11 +36,14 @@ def run(args):
 def render(result: dict) -> str:
     if "batch" in result:
         return f"{result['written']} lines written to {result['out']}, {result['failed']} failed"
-    keep = lambda c: "" if c.get("keep") is None else f"keep {c['keep']:.2f}  "  # noqa: E731
-    lines = [f"{keep(c)}{c['score']:6.3f} {'KB' if c.get('attested') else '  '} [{c['strategy']:<9}] {c['sentence']}"
+    lines = [f"{_keep(c)}{c['score']:6.3f} {'KB' if c.get('attested') else '  '} [{c['strategy']:<9}] {c['sentence']}"
              for c in result["candidates"]]
     if result.get("score") and lines:
         lines.append(f"({result['score']})")
     if result.get("shortfall"):
         lines.append(f"note: {result['shortfall']}")
     return "\n".join(lines) or "no candidates"
+
+
+def _keep(candidate: dict) -> str:
+    return "" if candidate.get("keep") is None else f"keep {candidate['keep']:.2f}  "

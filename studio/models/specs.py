@@ -34,7 +34,7 @@ CROSS_JUDGE = ASSETS / "continuation" / "judge-cross"
 
 #: the learned simile-component boundary (a linear reranker's weights; studio/similes/component_model.py)
 SIMILE_COMPONENTS = ASSETS / "similes" / "components.json"
-#: Polish's ranker: P(a writer keeps a candidate), a logistic model fitted on our blind reads (studio/similes/aptness.py)
+#: Polish's ranker: P(a writer keeps a candidate), a logistic model fitted on our blind reads (similes/aptness.py)
 POLISH_RANKER = ASSETS / "similes" / "polish_ranker.json"
 
 HUB_EMBEDDER = "sentence-transformers/all-mpnet-base-v2"
@@ -93,9 +93,9 @@ _SIMILE_COMPONENTS = _shipped("simile_components", "simile_reranker", SIMILE_COM
                               "the simile extractor's learned vehicle boundary (the rules' boundary when absent)",
                               "python -m studio train simile-components", "learned component weights (components.json)")
 _POLISH_RANKER = _shipped("polish_ranker", "polish_ranker", POLISH_RANKER,
-                          "Polish's ranker: P(a writer keeps a candidate) from the polisher's score and the `embedder`'s "
-                          "cosines (fitted with one embedder, unused with another)", "python -m studio train polish-ranker",
-                          "ranker weights (polish_ranker.json)")
+                          "Polish's ranker: P(a writer keeps a candidate) from the polisher's score and the "
+                          "`embedder`'s cosines (fitted with one embedder, unused with another)",
+                          "python -m studio train polish-ranker", "ranker weights (polish_ranker.json)")
 _PROVERBS_ADAPTER = _shipped("proverbs_adapter", "proverbs_adapter", PROVERBS_ASSETS,
                              "the proverbs scorer's learned adapters (trained on the retrieval embedder's features)",
                              "python -m studio train proverbs", "learned adapter (scorer*.safetensors)", inside=True)

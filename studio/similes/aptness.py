@@ -39,6 +39,11 @@ class Item:
     clause: bool        # an "as if" / "as though" clause rather than a noun phrase
 
 
+def subject_of(doc) -> str | None:
+    """The sentence's noun subject as written ("The old bridge groaned" → "bridge"), or None (a pronoun, none)."""
+    return next((t.text for t in doc if t.dep_ in ("nsubj", "nsubjpass") and t.pos_ in ("NOUN", "PROPN")), None)
+
+
 def cue_text(kind: str, cue: str) -> str:
     """The phrase the vehicle is compared with: "something loud", "something that rumbled"."""
     return f"something {cue}" if kind == "adjective" else f"something that {cue}"

@@ -60,9 +60,9 @@ def norm(sentence: str) -> str:
 
 
 def read_labels(paths=None, seen: dict | None = None) -> tuple[dict, list]:
-    """({(literal, normalised candidate): [usable, …]}, [lists]): a list is (read, variant, literal, [(rank, normalised
-    candidate, usable)]) as a reader saw it. `seen`, when given, gathers {literal: {normalised candidate: (sentence,
-    source)}}."""
+    """({(literal, normalised candidate): [usable, …]}, [lists]): a list is (read, variant, literal, [(rank,
+    normalised candidate, usable)]) as a reader saw it. `seen`, when given, gathers {literal: {normalised candidate:
+    (sentence, source)}}."""
     labels: dict[tuple[str, str], list[int]] = defaultdict(list)
     lists: dict[tuple, list] = defaultdict(list)
     for path in paths or sorted(EVAL_DIR.glob("polish_blind_read_*.json")):
@@ -85,7 +85,7 @@ def reconstruct(candidates: dict[str, dict[str, str]], progress=print) -> dict[s
     today's polisher exactly as Polish scores it; the others are left out."""
     from ..models import get_registry
     from .kb import load_kb
-    from .polish import _score_all, _prompt, attested, find_slots, is_clause, polisher_lm, realise
+    from .polish import _score_all, attested, find_slots, is_clause, polisher_lm, realise
 
     parser, kb = get_registry().get("parser"), load_kb()
     lm, trained = polisher_lm()
@@ -98,9 +98,7 @@ def reconstruct(candidates: dict[str, dict[str, str]], progress=print) -> dict[s
             if row is not None:
                 rows.append(row)
         cands = _score_all(lm, trained, literal, [[r] for r in rows]) if rows else []
-        subject = next((t.text for t in doc if t.dep_ in ("nsubj", "nsubjpass") and t.pos_ in ("NOUN", "PROPN")),
-                       None)
-        out[literal] = {"candidates": [c.to_dict() for c in cands], "subject": subject}
+        out[literal] = {"candidates": [c.to_dict() for c in cands], "subject": aptness.subject_of(doc)}
         if progress and (k + 1) % 20 == 0:
             progress(f"  scored the read candidates of {k + 1}/{len(candidates)} literals "
                      f"({time.perf_counter() - started:.0f} s)")

@@ -75,8 +75,9 @@ PROMPT = "Literal: {literal}\nSimile:"  # the polisher's prompt, served here and
 #: shown by the UI, the CLI and the downloads
 SCORE_MEANING = ("score = how readily the polisher (the language model fine-tuned on literal → simile pairs) writes "
                  "this simile for this literal: the geometric mean of its per-token probabilities over the inserted "
-                 "phrase and the word after it, from 0 to 1 (higher reads more naturally; long sentences score low throughout). No "
-                 "candidate is dropped for a low score. It measures fluency and fit, not creativity (Rerank scores that).")
+                 "phrase and the word after it, from 0 to 1 (higher reads more naturally; long sentences score low "
+                 "throughout). No candidate is dropped for a low score. It measures fluency and fit, not creativity "
+                 "(Rerank scores that).")
 RANKING = ("Candidates are ranked by the score, best first; an \"as ADJ as\" simile whose vehicle the simile KB "
            "knows for that adjective (marked KB: \"as sweet as honey\") counts double; one whose vehicle the "
            "polisher finds likelier after the opposite adjective (\"as heavy as a feather\") is left out.")
@@ -569,7 +570,7 @@ def modifiers(vehicle: str, kb) -> set[str]:
 
 def _keep_probabilities(candidates: list[Candidate], literal: str, doc) -> bool:
     """Sets each candidate's `keep` from the `polish_ranker` role (studio/similes/aptness.py); False, with nothing
-    set, when the role or the embedder it was fitted with is not served (tiny profile, no asset)."""
+    set, when the role or the embedder it was fitted with is not served (hub and tiny profiles, no asset)."""
     from ..models import ModelUnavailable, get_registry
     from . import aptness
 
@@ -579,10 +580,9 @@ def _keep_probabilities(candidates: list[Candidate], literal: str, doc) -> bool:
         ranker, embedder = get_registry().get("polish_ranker"), get_registry().get("embedder")
     except ModelUnavailable:
         return False
-    subject = next((t.text for t in doc if t.dep_ in ("nsubj", "nsubjpass") and t.pos_ in ("NOUN", "PROPN")), None)
     items = [aptness.Item(c.vehicle, c.score, c.strategy, c.attested, c.kind, c.cue, is_clause(c.vehicle))
              for c in candidates]
-    keep = aptness.p_keep(ranker.weights, aptness.features(items, literal, subject, embedder.encode))
+    keep = aptness.p_keep(ranker.weights, aptness.features(items, literal, aptness.subject_of(doc), embedder.encode))
     for c, p in zip(candidates, keep):
         c.keep = round(float(p), 4)
     return True
