@@ -28,12 +28,11 @@ class PolishRankerEvaluation(Evaluation):
         for split in ("dev", "test"):
             _, x, y = at.dataset(labels, rows, sets, split)
             t = at.top3(lists, rows, sets, split, ranker.weights)
-            details[split] = {**t, "auc": at.auc(ranker.weights, x, y), "auc_score_alone": at._auc_score(x, y),
+            details[split] = {**t, "auc": at.auc(ranker.weights, x, y), "auc_score_alone": at.auc_of_score(x, y),
                               "candidates": int(len(y)), "usable": int(y.sum())}
-            headline = split == "test"
             figures.append(Figure("top 3 usable, ordered by keep", t["ranked"] / t["slots"] if t["slots"] else None,
-                                  split, t["slots"], headline=headline))
+                                  split, t["slots"], headline=split == "test"))
+            # the order shown stands beside it in the results file (not a row of the README's table of its own)
             figures.append(Figure("top 3 usable, as shown (the same candidates)",
-                                  t["shown"] / t["slots"] if t["slots"] else None, split, t["slots"],
-                                  headline=headline))
+                                  t["shown"] / t["slots"] if t["slots"] else None, split, t["slots"], headline=False))
         return figures, details

@@ -244,7 +244,7 @@ def train(argv: list[str]) -> dict:
     for split in ("train", "dev", "test"):
         _, x, y = data[split]
         figures[split] = {**top3(lists, rows, sets, split, weights), "auc": auc(weights, x, y),
-                          "auc_score_alone": _auc_score(x, y)}
+                          "auc_score_alone": auc_of_score(x, y)}
     meta = {"embedder": embedder_id, "fitted_on": "train (literal sets 1-3)", "splits": {
                 "train": "eval/polish_literals.txt, _2, _3", "dev": "eval/polish_literals_4.txt, _5 (C chosen)",
                 "test": "eval/polish_literals_6.txt and later (reported only)"},
@@ -257,7 +257,7 @@ def train(argv: list[str]) -> dict:
     return {"weights": weights, "meta": meta}
 
 
-def _auc_score(x, y) -> float | None:
+def auc_of_score(x, y) -> float | None:
     from sklearn.metrics import roc_auc_score
 
     if len(set(y.tolist())) < 2:
