@@ -85,18 +85,16 @@ def reconstruct(candidates: dict[str, dict[str, str]], progress=print) -> dict[s
     today's polisher exactly as Polish scores it; the others are left out."""
     from ..models import get_registry
     from .kb import load_kb
-    from .polish import _score_all, attested, find_slots, is_clause, polisher_lm, realise
+    from .polish import _score_all, find_slots, polisher_lm
 
     parser, kb = get_registry().get("parser"), load_kb()
     lm, trained = polisher_lm()
     out, started = {}, time.perf_counter()
     for k, (literal, wanted) in enumerate(candidates.items()):
         doc = parser(literal)
-        rows = []
-        for key, (sentence, strategy) in wanted.items():
-            row = _at_a_slot(literal, find_slots(literal, doc), sentence, strategy, kb, realise, attested, is_clause)
-            if row is not None:
-                rows.append(row)
+        slots = find_slots(literal, doc)
+        rows = [row for sentence, strategy in wanted.values()
+                if (row := _at_a_slot(literal, slots, sentence, strategy, kb)) is not None]
         cands = _score_all(lm, trained, literal, [[r] for r in rows]) if rows else []
         out[literal] = {"candidates": [c.to_dict() for c in cands], "subject": aptness.subject_of(doc)}
         if progress and (k + 1) % 20 == 0:
@@ -105,8 +103,10 @@ def reconstruct(candidates: dict[str, dict[str, str]], progress=print) -> dict[s
     return out
 
 
-def _at_a_slot(literal, slots, sentence, strategy, kb, realise, attested, is_clause):
+def _at_a_slot(literal, slots, sentence, strategy, kb):
     """The row Polish would have made for `sentence` (a read candidate) at one of the slots, or None."""
+    from .polish import attested, is_clause, realise
+
     for slot in slots:
         before, after = literal[:slot.start].rstrip(), literal[slot.end:]
         lead = f"{before} " if before else ""
