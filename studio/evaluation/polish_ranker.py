@@ -28,8 +28,9 @@ class PolishRankerEvaluation(Evaluation):
         for split in ("dev", "test"):
             _, x, y = at.dataset(labels, rows, sets, split)
             t = at.top3(lists, rows, sets, split, ranker.weights)
-            details[split] = {**t, "auc": at.auc(ranker.weights, x, y), "auc_score_alone": at.auc_of_score(x, y),
-                              "candidates": int(len(y)), "usable": int(y.sum())}
+            details[split] = {**t, "auc": at.auc_of_keep(ranker.weights, x, y),
+                              "auc_score_alone": at.auc_of_score(x, y), "candidates": int(len(y)),
+                              "usable": int(y.sum())}
             shown = round(t["shown"] / t["slots"], 4) if t["slots"] else None
             # the order shown is the figure's anchor (the README's table has no row of its own for it)
             figures.append(Figure("top 3 usable, ordered by keep", t["ranked"] / t["slots"] if t["slots"] else None,

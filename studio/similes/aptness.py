@@ -39,9 +39,15 @@ class Item:
     clause: bool        # an "as if" / "as though" clause rather than a noun phrase
 
 
+def noun_subject(doc):
+    """The sentence's first noun subject token ("The old bridge groaned" → bridge), or None (a pronoun, none)."""
+    return next((t for t in doc if t.dep_ in ("nsubj", "nsubjpass") and t.pos_ in ("NOUN", "PROPN")), None)
+
+
 def subject_of(doc) -> str | None:
-    """The sentence's noun subject as written ("The old bridge groaned" → "bridge"), or None (a pronoun, none)."""
-    return next((t.text for t in doc if t.dep_ in ("nsubj", "nsubjpass") and t.pos_ in ("NOUN", "PROPN")), None)
+    """The noun subject as written, what `features` compares the vehicle with."""
+    token = noun_subject(doc)
+    return None if token is None else token.text
 
 
 def cue_text(kind: str, cue: str) -> str:

@@ -183,12 +183,22 @@ def fit(x, y, c: float) -> dict:
             "intercept": round(float(model.intercept_[0]), 6), "C": c}
 
 
-def auc(weights, x, y) -> float | None:
+def auc(y, scores) -> float | None:
+    """ROC AUC of `scores` for the labels (None with one class only)."""
     from sklearn.metrics import roc_auc_score
 
     if len(set(y.tolist())) < 2:
         return None
-    return round(float(roc_auc_score(y, aptness.p_keep(weights, x))), 4)
+    return round(float(roc_auc_score(y, scores)), 4)
+
+
+def auc_of_keep(weights, x, y) -> float | None:
+    return auc(y, aptness.p_keep(weights, x))
+
+
+def auc_of_score(x, y) -> float | None:
+    """The polisher's score alone, the baseline keep is compared with."""
+    return auc(y, x[:, aptness.FEATURES.index("log_score")])
 
 
 def prepare(progress=print, pool_file: Path | None = None):
@@ -236,14 +246,14 @@ def train(argv: list[str]) -> dict:
         w = fit(x_train, y_train, c)
         t = top3(lists, rows, sets, "dev", w)
         trials.append({"C": c, "dev_top3_ranked": t["ranked"], "dev_top3_shown": t["shown"], "slots": t["slots"],
-                       "dev_auc": auc(w, x_dev, y_dev)})
+                       "dev_auc": auc_of_keep(w, x_dev, y_dev)})
         say(f"  C={c}: dev top 3 {t['ranked']}/{t['slots']} (shown {t['shown']}), AUC {trials[-1]['dev_auc']}")
     best = max(trials, key=lambda t: (t["dev_top3_ranked"], t["dev_auc"] or 0, -t["C"]))
     weights = fit(x_train, y_train, best["C"])
     figures = {}
     for split in ("train", "dev", "test"):
         _, x, y = data[split]
-        figures[split] = {**top3(lists, rows, sets, split, weights), "auc": auc(weights, x, y),
+        figures[split] = {**top3(lists, rows, sets, split, weights), "auc": auc_of_keep(weights, x, y),
                           "auc_score_alone": auc_of_score(x, y)}
     meta = {"embedder": embedder_id, "fitted_on": "train (literal sets 1-3)", "splits": {
                 "train": "eval/polish_literals.txt, _2, _3", "dev": "eval/polish_literals_4.txt, _5 (C chosen)",
@@ -255,11 +265,3 @@ def train(argv: list[str]) -> dict:
         atomic_write(args.out, json.dumps({"weights": weights, "meta": meta}, indent=1) + "\n")
         say(f"wrote {args.out}")
     return {"weights": weights, "meta": meta}
-
-
-def auc_of_score(x, y) -> float | None:
-    from sklearn.metrics import roc_auc_score
-
-    if len(set(y.tolist())) < 2:
-        return None
-    return round(float(roc_auc_score(y, x[:, aptness.FEATURES.index("log_score")])), 4)

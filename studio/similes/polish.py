@@ -162,13 +162,12 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
 
 
 def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progress=None,
-                  should_stop=None, min_score: float | None = None, ranker: bool = True,
-                  whole_pool: bool = False) -> tuple[list[Candidate], dict]:
+                  should_stop=None, min_score: float | None = None,
+                  ranker: bool = True) -> tuple[list[Candidate], dict]:
     """`polish`, plus what was delivered and why: {"asked", "delivered", "proposed": {strategy: distinct vehicles},
     "distinct": distinct candidates after merging, "merged", "rejected", "score", "ranked_by", "generator",
     "shortfall"}. For evaluation and fitting only: `min_score` overrides the floor (MIN_SCORE); `ranker=False` ranks
-    by the score as without the `polish_ranker` role; `whole_pool` returns every distinct candidate, not the n best
-    (n still sets how many vehicles are sought)."""
+    by the score as without the `polish_ranker` role."""
     literal = require_text(literal, "literal sentence", MAX_CHARS)
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_N:
         raise InputError(f"The number of candidates must be between 1 and {MAX_N}.")
@@ -223,7 +222,7 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
         lambda c: (-c.score * (1 + ATTESTED_BONUS * c.attested), c.sentence))), kb)
     merged += twins
     candidates = ranked
-    chosen = ranked if whole_pool else ranked[:n]
+    chosen = ranked[:n]
     report = {"asked": n, "delivered": len(chosen), "proposed": proposed, "distinct": len(candidates),
               "merged": merged, "rejected": rejected, "below_min_score": len(weak), "opposite": len(opposite),
               "score": SCORE_MEANING + " " + (KEEP_MEANING if by_keep else RANKING), "ranked_by": (
@@ -461,7 +460,9 @@ def like_with_like_scores(rows, doc, kb) -> list[tuple[float, float] | None]:
 
     from ..models import ModelUnavailable, get_registry
 
-    subject = next((t for t in doc if t.dep_ in ("nsubj", "nsubjpass") and t.pos_ in ("NOUN", "PROPN")), None)
+    from .aptness import noun_subject
+
+    subject = noun_subject(doc)
     heads = [None if is_clause(r["vehicle"]) else
              (kb.head(r["vehicle"]) or r["vehicle"].split()[-1].lower()) for r in rows]
     words = sorted({h for h in heads if h})
