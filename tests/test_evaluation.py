@@ -79,7 +79,34 @@ def test_committed_results_have_the_contract():
         assert r["git"]["commit"] and r["date"] and set(r["cpu_flags"]) >= {"avx2", "avx512f", "amx_tile"}
         assert r["figures"] and all({"metric", "value", "split", "n"} <= set(f) for f in r["figures"])
         assert {f["split"] for f in r["figures"]} <= set(r["splits"])
+        for f in r["figures"]:  # an interval, where given, holds its figure
+            if "interval95" in f:
+                low, high = f["interval95"]
+                assert low <= f["value"] + 1e-4 and f["value"] <= high + 1e-4, (p.stem, f["metric"])
         assert r["sample"]["limit"] == SAMPLE_ROWS
+
+
+def test_intervals_of_shares_correlations_and_leads():
+    from studio.evaluation.base import Figure, paired_interval, pearson_interval, share_interval
+
+    low, high = share_interval(0.5, 100)  # Wilson: 50 of 100
+    assert low == pytest.approx(0.4038, abs=1e-3) and high == pytest.approx(0.5962, abs=1e-3)
+    assert share_interval(0.0, 20)[0] == 0.0 and share_interval(0.0, 20)[1] > 0.1  # none of 20 is no certainty
+    assert share_interval(None, 10) is None and share_interval(0.5, 0) is None
+    narrow, wide = pearson_interval(0.5, 400), pearson_interval(0.5, 44)
+    assert wide[0] < narrow[0] < 0.5 < narrow[1] < wide[1] and pearson_interval(0.5, 3) is None
+    lead = paired_interval([1] * 30 + [-1] * 10 + [0] * 160)  # right 20 more times in 200 paired items
+    assert lead[0] < 0.1 < lead[1] and lead[0] > 0
+    assert Figure("m", 0.5, "test", 100, interval=share_interval(0.5, 100)).to_json()["interval95"] == [0.4038, 0.5962]
+    assert "interval95" not in Figure("m", 0.5, "test", 100).to_json()
+
+
+def test_readme_table_shows_an_interval():
+    from studio.evaluation.readme import _with_interval
+
+    assert _with_interval({"value": 0.7945, "interval95": [0.741, 0.8402]}) == "0.794 [0.74, 0.84]"
+    assert _with_interval({"value": 18.89}) == "18.890"
+    assert _with_interval({"value": None, "interval95": [0, 1]}) == "—"
 
 
 def test_readme_table_is_the_results_files():

@@ -147,12 +147,19 @@ def score_differences(judge: CrossJudge, items) -> tuple[np.ndarray, np.ndarray]
             np.array([int(bool(it.label)) for it in items], dtype=int))
 
 
-def accuracy(judge: CrossJudge, items) -> float:
+def correct(judge: CrossJudge, items) -> np.ndarray:
+    """1 where the judge picks the plausible option of a benchmark item, else 0 (the expression as the data marks
+    it, no meaning)."""
     from .features import Case
 
     js = judge.pairs([Case(it.narrative, it.expression, "", it.kind) for it in items],
                      [it.option1 for it in items], [it.option2 for it in items])
-    return round(float(np.mean([(j.choice == "option2") == bool(it.label) for j, it in zip(js, items)])), 4)
+    return np.array([(j.choice == "option2") == bool(it.label) for j, it in zip(js, items)], dtype=float)
+
+
+def accuracy(judge: CrossJudge, items) -> float:
+    right = correct(judge, items)
+    return round(float(right.mean()), 4) if len(right) else 0.0
 
 
 def measure(judge: CrossJudge, parts=("dev", "test"), limit: int | None = None) -> dict:

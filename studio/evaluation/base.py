@@ -1,7 +1,7 @@
 """The evaluation contract: `Evaluation` subclasses declare their splits and compute figures; `run` records them.
 
 A result file (results/NAME.json) holds, besides per-capability details, a list of figures
-`{"metric", "value", "split", "n", "anchor"?}` and the provenance of the run: the command, the git commit (and whether
+`{"metric", "value", "split", "n", "anchor"?, "interval95"?}` and the provenance of the run: the command, the git commit (and whether
 the tree had uncommitted changes), the UTC date, the profile and the CPU's flags relevant to speed and numerics.
 """
 from __future__ import annotations
@@ -29,6 +29,39 @@ def hash_half(key: str, salt: str) -> str:
     return "dev" if int(digest[:8], 16) % 2 == 0 else "test"
 
 
+def share_interval(value: float | None, n: int) -> tuple[float, float] | None:
+    """95 % Wilson interval of a share (accuracy, recall, usable of n) of n independent trials."""
+    if value is None or n <= 0:
+        return None
+    from scipy.stats import binomtest
+
+    ci = binomtest(int(round(float(value) * n)), int(n)).proportion_ci(0.95, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def pearson_interval(r: float | None, n: int) -> tuple[float, float] | None:
+    """95 % interval of a Pearson correlation of n pairs by Fisher's z (normal in atanh r, standard error
+    1/sqrt(n − 3))."""
+    if r is None or n <= 3 or not -1.0 < float(r) < 1.0:
+        return None
+    import math
+
+    z, se = math.atanh(float(r)), 1.96 / math.sqrt(n - 3)
+    return math.tanh(z - se), math.tanh(z + se)
+
+
+def paired_interval(differences) -> tuple[float, float] | None:
+    """95 % interval of a mean of paired differences (e.g. 1/0/−1 per item: right by one system and not the other),
+    normal approximation: what the lead of one system over another on the same items can tell apart."""
+    import numpy as np
+
+    d = np.asarray(list(differences), dtype=float)
+    if d.size < 2:
+        return None
+    half = 1.96 * float(d.std(ddof=1)) / float(np.sqrt(d.size))
+    return float(d.mean()) - half, float(d.mean()) + half
+
+
 @dataclass
 class Figure:
     metric: str
@@ -37,12 +70,17 @@ class Figure:
     n: int
     anchor: dict | None = None  # {"value", "source"}: the paper's figure beside ours
     headline: bool = True  # shown in the README's table
+    #: a 95 % interval (share_interval, pearson_interval, paired_interval). It treats the n items as independent;
+    #: items that share a literal or an expression are not, so the true spread is somewhat wider
+    interval: tuple[float, float] | None = None
 
     def to_json(self) -> dict:
         out = {"metric": self.metric, "value": None if self.value is None else round(float(self.value), 4),
                "split": self.split, "n": int(self.n), "headline": self.headline}
         if self.anchor is not None:
             out["anchor"] = self.anchor
+        if self.interval is not None:
+            out["interval95"] = [round(float(x), 4) for x in self.interval]
         return out
 
 

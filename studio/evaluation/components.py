@@ -22,7 +22,7 @@ import re
 
 from ..similes.components import extract_similes_batch, strip_articles
 from ..similes.data import similes_dir
-from .base import Evaluation, Figure, hash_half
+from .base import Evaluation, Figure, hash_half, share_interval
 
 FILE = "component_extraction_dev.csv"
 
@@ -100,8 +100,10 @@ class ComponentsEvaluation(Evaluation):
             part = [r for r in rows if r["split"] == split][:limit or None]
             sc = component_scores(part)
             details[split] = sc
-            figures += [Figure("vehicle exact", sc["vehicle"], split, sc["n"], headline=split == "test"),
-                        Figure("topic exact", sc["topic"], split, sc["n"], headline=split == "test")]
+            figures += [Figure("vehicle exact", sc["vehicle"], split, sc["n"], headline=split == "test",
+                               interval=share_interval(sc["vehicle"], sc["n"])),
+                        Figure("topic exact", sc["topic"], split, sc["n"], headline=split == "test",
+                               interval=share_interval(sc["topic"], sc["n"]))]
             learned = component_scores(part, learned=True)  # the vehicle boundary HAUSER's scorer uses
             details[f"{split}_learned_boundary"] = learned
             figures.append(Figure("vehicle exact, learned boundary", learned["vehicle"], split, learned["n"],

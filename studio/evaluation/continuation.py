@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Evaluation, Figure
+from .base import Evaluation, Figure, paired_interval, share_interval
 
 #: the benchmark paper's supervised RoBERTa-large accuracy (Chakrabarty, Choi & Shwartz, TACL 2022), measured on its
 #: own test split, which is not in ../shared: an anchor of the task, not of these rows
@@ -26,6 +26,12 @@ GENERATION_NARRATIVES = 30  # per kind, from the test part of data.split3 (the g
 
 
 def product_accuracy(items, judge=None) -> tuple[float, dict]:
+    acc, found, _ = product_judgements(items, judge)
+    return acc, found
+
+
+def product_judgements(items, judge=None) -> tuple[float, dict, np.ndarray]:
+    """(accuracy, what was found, 1/0 per item: right or not) in the product setting."""
     from ..continuation.embedded_texts import encode_cached
     from ..continuation.expression import find_expression
     from ..continuation.judge import case_for, get_judge
@@ -37,10 +43,11 @@ def product_accuracy(items, judge=None) -> tuple[float, dict]:
             found[it.narrative] = find_expression(it.narrative)
     cases = [case_for(*found[it.narrative]) for it in items]
     js = judge.pairs(cases, [it.option1 for it in items], [it.option2 for it in items], encode_cached)
-    acc = float(np.mean([(j.choice == "option2") == bool(it.label) for j, it in zip(js, items)]))
+    right = np.array([(j.choice == "option2") == bool(it.label) for j, it in zip(js, items)], dtype=float)
     exprs = [found[it.narrative][1] for it in items]
-    return acc, {"expression_found": round(float(np.mean([e is not None for e in exprs])), 4),
-                 "with_meaning": round(float(np.mean([bool(e and e.meaning) for e in exprs])), 4)}
+    return float(right.mean()) if len(right) else 0.0, {
+        "expression_found": round(float(np.mean([e is not None for e in exprs])), 4),
+        "with_meaning": round(float(np.mean([bool(e and e.meaning) for e in exprs])), 4)}, right
 
 
 def given_accuracy(items, hidden: bool, judge=None) -> float:
@@ -130,7 +137,7 @@ class ContinuationEvaluation(Evaluation):
         ablation, old = _served_ablation(judge), get_legacy_judge()
         for kind in data.KINDS:
             test = list(data.split3(kind)["test"])[:limit or None]
-            acc, found = product_accuracy(test, judge)
+            acc, found, right = product_judgements(test, judge)
             details[kind] = {"product setting": round(acc, 4), **found, "n": len(test)}
             # the old judge reads the expression's meaning / property: how much that would give, on the same rows
             if old is not None:
@@ -139,14 +146,19 @@ class ContinuationEvaluation(Evaluation):
                     "expression given, meaning hidden": round(given_accuracy(test, True, old), 4),
                     "expression and gold meaning given (not the product)": round(given_accuracy(test, False, old), 4)}
             figures.append(Figure(f"judge accuracy, {kind}", acc, "test", len(test),
-                                  {"value": PAPER[kind], "source": PAPER_SOURCE}))
+                                  {"value": PAPER[kind], "source": PAPER_SOURCE},
+                                  interval=share_interval(acc, len(test))))
             if ablation is not None:
-                from ..continuation.crossjudge import accuracy
+                from ..continuation.crossjudge import correct
 
-                abl = accuracy(ablation, test)
+                abl_right = correct(ablation, test)
+                abl = round(float(abl_right.mean()), 4)
                 details[kind]["no-narrative ablation"] = abl
-                figures.append(Figure(f"no-narrative ablation, {kind} (the judge must lead it by 8 points)", abl,
-                                      "test", len(test)))
+                figures.append(Figure(f"no-narrative ablation, {kind}", abl, "test", len(test),
+                                      interval=share_interval(abl, len(test))))
+                # the target is the lead, so its own interval: paired, the same items judged by both
+                figures.append(Figure(f"judge's lead over the ablation, {kind} (target 0.08)", acc - abl, "test",
+                                      len(test), interval=paired_interval(right - abl_right)))
         from ..continuation.crossjudge import CrossJudge
 
         if isinstance(judge, CrossJudge):  # are the served judge's probabilities honest?
@@ -160,7 +172,8 @@ class ContinuationEvaluation(Evaluation):
         test = data.split3("idiom")["test"]
         rec = lexicon_recall(list(test)[:limit or None])
         details["idiom_lexicon_recall"] = rec
-        figures.append(Figure("idiom found by the served lexicon (recall)", rec["recall"], "test", rec["narratives"]))
+        figures.append(Figure("idiom found by the served lexicon (recall)", rec["recall"], "test", rec["narratives"],
+                              interval=share_interval(rec["recall"], rec["narratives"])))
         found = expression_found(list(test)[:limit or None])
         details["expression found in an unmarked idiom narrative"] = found
         figures.append(Figure("unmarked idiom narrative: the expression found is the idiom", found["right share"],

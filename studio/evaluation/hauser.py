@@ -18,7 +18,7 @@ from scipy.stats import pearsonr
 
 from ..hauser.paths import data_file
 from ..similes.data import detokenize
-from .base import Evaluation, Figure, hash_half
+from .base import Evaluation, Figure, hash_half, pearson_interval
 
 ASPECTS = {"quality": "q", "creativity": "c", "informativeness": "i"}
 #: the paper's Pearson with human ratings (its Table 3, 150 rated similes, MAPS-KB): shown beside ours where the
@@ -124,7 +124,7 @@ class HauserEvaluation(Evaluation):
                 else:
                     anchor = {"value": PAPER_REPORTED[aspect], "source": "paper, 150 rated similes (other rows)"}
                 figures.append(Figure(f"Pearson {aspect}", corr[aspect], split, len(part), anchor,
-                                      headline=split == "test"))
+                                      headline=split == "test", interval=pearson_interval(corr[aspect], len(part))))
             # the ablation: the paper's formulas (no LM back-off) on the same KB, NLI and components
             paper_only = correlations(part, score_rows(part, Settings(lm_relevance=0, lm_creativity=0, irony=False)))
             details[split]["pearson_without_lm"] = {k: None if paper_only[k] is None else round(paper_only[k], 4)

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..hauser.paths import data_file
 from ..models.roles import NLI_LABELS
-from .base import Evaluation, Figure, hash_half
+from .base import Evaluation, Figure, hash_half, share_interval
 
 GENERAL = {"mnli": "mnli_dev_matched.jsonl", "snli": "snli_dev.jsonl"}
 FLUTE_TYPES = ("simile", "metaphor", "idiom")
@@ -177,7 +177,8 @@ class NLIEvaluation(Evaluation):
                 label = {"flute": "FLUTE (simile, metaphor, idiom)"}.get(
                     name, name.replace("_", " ").replace("flute", "FLUTE").replace("mnli", "MNLI").replace("snli", "SNLI"))
                 headline = part == "test" and name in ("mnli", "flute", "flute_simile")
-                figures.append(Figure(f"accuracy, {label}", r["accuracy"], part, r["n"], headline=headline))
+                figures.append(Figure(f"accuracy, {label}", r["accuracy"], part, r["n"], headline=headline,
+                                      interval=share_interval(r["accuracy"], r["n"])))
         irony = measure_irony(limit=limit)
         figures.append(Figure("ironic check fires, KB similes (literal)", irony["kb_literal"]["fires"], "train",
                               irony["kb_literal"]["n"], headline=False))

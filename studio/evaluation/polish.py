@@ -5,7 +5,7 @@ the same literals, both scored together by the studio's own HAUSER scorer; no hu
 similes (the blind read is in docs/similes.md). Wraps `studio/similes/evaluate_polish.py`."""
 from __future__ import annotations
 
-from .base import Evaluation, Figure
+from .base import Evaluation, Figure, share_interval
 
 DEFAULT_LITERALS = 30  # test literals of a full run (~1–3 s each warm, plus the HAUSER scoring)
 DEV_LITERALS = 20
@@ -38,7 +38,8 @@ class PolishEvaluation(Evaluation):
             figures += [
                 Figure("candidates delivered per literal (of 10)", report["delivered_per_literal"], split,
                        report["literals"] - report["skipped"], headline=head),
-                Figure("candidates the detector accepts", report["detector_accepts"], split, cands, headline=head),
+                Figure("candidates the detector accepts", report["detector_accepts"], split, cands, headline=head,
+                       interval=share_interval(report["detector_accepts"], cands)),
                 Figure("HAUSER quality, ours (mean)", report.get("hauser_quality_ours"), split, cands,
                        {"value": report.get("hauser_quality_paper"),
                         "source": "the paper's BART candidates of the same literals, scored in the same groups"},

@@ -8,7 +8,7 @@ served lists (`eval polish-read`) is the figure that counts: this one reorders l
 """
 from __future__ import annotations
 
-from .base import Evaluation, Figure
+from .base import Evaluation, Figure, share_interval
 
 
 class PolishRankerEvaluation(Evaluation):
@@ -33,10 +33,11 @@ class PolishRankerEvaluation(Evaluation):
                               "usable": int(y.sum())}
             shown = round(t["shown"] / t["slots"], 4) if t["slots"] else None
             # the order shown is the figure's anchor (the README's table has no row of its own for it)
-            figures.append(Figure("top 3 usable, ordered by keep", t["ranked"] / t["slots"] if t["slots"] else None,
+            ranked = t["ranked"] / t["slots"] if t["slots"] else None
+            figures.append(Figure("top 3 usable, ordered by keep", ranked,
                                   split, t["slots"], anchor={"value": shown, "source": "the same lists in the order "
                                                                                         "they were shown"},
-                                  headline=split == "test"))
+                                  headline=split == "test", interval=share_interval(ranked, t["slots"])))
             figures.append(Figure("top 3 usable, as shown (the same candidates)", shown, split, t["slots"],
                                   headline=False))
         return figures, details

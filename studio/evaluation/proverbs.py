@@ -9,7 +9,7 @@ labelled `validation`, not `test`; motifs are not reported here for that reason.
 """
 from __future__ import annotations
 
-from .base import Evaluation, Figure
+from .base import Evaluation, Figure, share_interval
 
 #: ePiC (Ghosh & Srivastava, ACL 2022), its fine-tuned RoBERTa and best alignment, on its own seen-proverb test split
 #: (not in ../shared): an anchor of the task, not of these rows
@@ -38,10 +38,11 @@ class ProverbsEvaluation(Evaluation):
         align = alignment_report(rows)
         anchor = {k: {"value": v, "source": PAPER_SOURCE} for k, v in PAPER.items()}
         figures = [Figure("accuracy@1 among ePiC's 250", epic["accuracy@1"], "validation", epic["n"],
-                          anchor["accuracy@1"]),
+                          anchor["accuracy@1"], interval=share_interval(epic["accuracy@1"], epic["n"])),
                    Figure("MRR among ePiC's 250", epic["mrr"], "validation", epic["n"], anchor["mrr"]),
                    # the studio ranks its whole catalog (ePiC's 250 and its additions): what a user gets
-                   Figure("accuracy@1 over the whole catalog", catalog["accuracy@1"], "validation", catalog["n"]),
+                   Figure("accuracy@1 over the whole catalog", catalog["accuracy@1"], "validation", catalog["n"],
+                          interval=share_interval(catalog["accuracy@1"], catalog["n"])),
                    Figure("MRR over the whole catalog", catalog["mrr"], "validation", catalog["n"]),
                    Figure("span alignment F1", align["f1"], "validation", len(rows), anchor["alignment_f1"])]
         return figures, {"served": served, "ranking": ranking, "alignment": align}

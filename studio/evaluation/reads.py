@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from ..models.config import PROJECT_ROOT
-from .base import Evaluation, Figure
+from .base import Evaluation, Figure, share_interval
 
 POLISH_READ = "eval/polish_blind_read_14.json"
 POLISH_SERVED, POLISH_BEFORE = "new", "old"
@@ -53,7 +53,7 @@ class PolishReadEvaluation(Evaluation):
             # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept; the code
             # before (ranked by the score: ranker=False), read in the same read, goes in the details (the table's
             # anchor column is the paper's)
-            figures.append(Figure(metric, served[0] / of, "blind read", of))
+            figures.append(Figure(metric, served[0] / of, "blind read", of, interval=share_interval(served[0] / of, of)))
         return figures, details
 
 
@@ -71,7 +71,8 @@ class ContinuationReadEvaluation(Evaluation):
         rows = _record(CONTINUATION_READ)["rows"]
         served, before = tally(rows, "generator", CONTINUATION_SERVED), tally(rows, "generator", CONTINUATION_BEFORE)
         top1 = tally(rows, "generator", CONTINUATION_SERVED, top=1)
-        figures = [Figure("usable continuations (target 0.50)", _share(served), "blind read", served[1]),
+        figures = [Figure("usable continuations (target 0.50)", _share(served), "blind read", served[1],
+                          interval=share_interval(_share(served), served[1])),
                    Figure("the first continuation shown usable", _share(top1), "blind read", top1[1], headline=False)]
         details = {"served": served, "before": before, "first shown, served": top1,
                    "first shown, before": tally(rows, "generator", CONTINUATION_BEFORE, top=1)}

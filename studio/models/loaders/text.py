@@ -7,7 +7,8 @@ import numpy as np
 
 from .. import heads
 from ..roles import NLI_LABELS, Embedder, NLIModel, SentimentModel
-from .common import LoadError, device, fast_bfloat16, refuse_pickled_weights, resolve_model_path
+from .common import (LoadError, device, fast_bfloat16, quiet_transformers, refuse_pickled_weights,
+                     resolve_model_path)
 
 
 class SentenceTransformerEmbedder(Embedder):
@@ -30,9 +31,8 @@ class SentenceTransformerEmbedder(Embedder):
 def sentence_transformer(model_id: str):
     """A sentence-transformers model from a hub id, local path or packaged weights (safetensors only)."""
     from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()
+    quiet_transformers()
     path = resolve_model_path(model_id)
     refuse_pickled_weights(path)
     return SentenceTransformer(path, device=device(), trust_remote_code=False)
@@ -97,6 +97,7 @@ class TransformersClassifier:
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+        quiet_transformers()
         path = resolve_model_path(model_id)
         refuse_pickled_weights(path)
         self.device = device()
