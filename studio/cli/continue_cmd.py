@@ -51,8 +51,8 @@ def run_continue(args) -> dict:
 
 def render_continue(r: dict) -> str:
     e = r["expression"]
-    kb = {"kb": " (the KB's typical property of the vehicle, not stated)",
-          "model": " (not in the lexicon: the generator's own paraphrase, a guess)"}.get((e or {}).get("meaning_source"), "")
+    kb = {"model": " (not in the lexicon: the generator's own paraphrase, a guess)"}.get(
+        (e or {}).get("meaning_source"), "")
     lines = [f"expression: {e['text']!r} ({e['kind']}, {e['source']})"
              + (f" — {e['meaning']}{kb}" if e["meaning"] else "") if e else "expression: none found"]
     if r["inferences"]:

@@ -140,10 +140,12 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
 
         try:
             lm = get_registry().get("continuation_generator")
-            known = expr is not None and expr.meaning and expr.meaning_source != "kb"
+            known = expr is not None and bool(expr.meaning)
             prompts = [generator_prompt(text, expr.text, expr.meaning) if known else generator_prompt(text)]
             if expr is not None and not known:
-                unknown = f"no meaning of “{expr.text}” is known to the lexicon: the generator continues without one"
+                unknown = (f"no meaning of “{expr.text}” is known to the lexicon: the generator continues without one"
+                           if expr.kind == "idiom" else f"“{expr.text}” states no property: the generator continues "
+                                                        "without one")
                 if expr.kind == "idiom":
                     step(0.05, "paraphrasing the idiom")
                     guess = model_paraphrase(lm, text, expr.text)

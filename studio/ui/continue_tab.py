@@ -64,11 +64,9 @@ def _expression_note(expr: dict | None) -> str:
     if not expr:
         return "No idiom or simile was found: the continuation is plain. Mark one with `[ ]` to use it."
     what = "meaning" if expr["kind"] == "idiom" else "property"
-    if expr.get("meaning_source") == "kb":
-        what = f"property (not stated: the studio KB's most typical property of “{expr['vehicle']}”)"
     if expr.get("meaning_source") == "model":
         what = "meaning (not in the lexicon: the generator's own paraphrase, a guess)"
-    meaning = expr["meaning"] or "unknown"
+    meaning = expr["meaning"] or ("unknown" if expr["kind"] == "idiom" else "not stated in the text")
     source = {"marked": "marked by you"}.get(expr["source"], f"found by the {expr['source']}")
     return f"**{expr['kind']}** ({source}) — {what}: {meaning}"
 
