@@ -239,7 +239,6 @@ def _combined_logits(model, m: int, n: int, combine: str):
     return projected
 
 
-
 def _load_dir(path: str, model_id: str, backend: str) -> TransformersLM:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
