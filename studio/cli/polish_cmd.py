@@ -24,7 +24,7 @@ def run(args):
         cands, report = polish_report(literal, n=args.n, strategies=args.strategies or None, seed=args.seed)
         out = {"literal": literal, "candidates": [c.to_dict() for c in cands], "asked": report["asked"],
                "delivered": report["delivered"], "score": report["score"], "ranked_by": report["ranked_by"],
-               "generator": report["generator"]}
+               "generator": report["generator"], "expected_keepers": report.get("expected_keepers")}
         if report["shortfall"]:
             out["shortfall"] = report["shortfall"]
         return out
@@ -38,6 +38,8 @@ def render(result: dict) -> str:
         return f"{result['written']} lines written to {result['out']}, {result['failed']} failed"
     lines = [f"{_keep(c)}{c['score']:6.3f} {'KB' if c.get('attested') else '  '} [{c['strategy']:<9}] {c['sentence']}"
              for c in result["candidates"]]
+    if result.get("expected_keepers") is not None and lines:
+        lines.append(f"a writer would keep about {result['expected_keepers']:.0f} of these (their keeps summed)")
     if result.get("score") and lines:
         lines.append(f"({result['score']})")
     if result.get("shortfall"):

@@ -60,13 +60,18 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, reque
     ranked = "ranked by keep" if report["ranked_by"] == "keep" else "ranked by score (no ranker served)"
     status = (f"⚠️ {report['shortfall']}" if report["shortfall"] else
               f"{report['delivered']} of the {report['asked']} candidates asked ({report['generator']}; {ranked}).")
+    if report.get("expected_keepers") is not None and rows:
+        status += (f" A writer would keep about {report['expected_keepers']:.0f} of them (their keeps summed)"
+                   + ("; few apt images were found for this sentence: try rewording it." if
+                      report["expected_keepers"] < 2.5 else "."))
     files = result_downloads(request, "polish", [
         {"rank": i + 1, "candidate": c.sentence, "inserted phrase": c.phrase, "strategy": c.strategy, "keep": c.keep,
          "score": c.score, "vehicle": c.vehicle, "KB attests": c.attested} for i, c in enumerate(cands)],
         {"literal": literal, "strategies": list(strategies), "candidates asked": int(n), "seed": int(seed),
          "score": SCORE_MEANING, "keep": KEEP_MEANING,
          "ranking": "by keep" if report["ranked_by"] == "keep" else RANKING, "generator": report["generator"],
-         "delivered": report["delivered"], "shortfall": report["shortfall"]})
+         "delivered": report["delivered"], "expected keepers": report.get("expected_keepers"),
+         "shortfall": report["shortfall"]})
     return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files, status
 
 
