@@ -143,9 +143,8 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
             known = expr is not None and bool(expr.meaning)
             prompts = [generator_prompt(text, expr.text, expr.meaning) if known else generator_prompt(text)]
             if expr is not None and not known:
-                unknown = (f"no meaning of “{expr.text}” is known to the lexicon: the generator continues without one"
-                           if expr.kind == "idiom" else f"“{expr.text}” states no property: the generator continues "
-                                                        "without one")
+                unknown = (f"no meaning of “{expr.text}” is known to the lexicon" if expr.kind == "idiom"
+                           else f"“{expr.text}” states no property") + ": the generator continues without one"
                 if expr.kind == "idiom":
                     step(0.05, "paraphrasing the idiom")
                     guess = model_paraphrase(lm, text, expr.text)

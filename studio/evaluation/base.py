@@ -1,8 +1,9 @@
 """The evaluation contract: `Evaluation` subclasses declare their splits and compute figures; `run` records them.
 
 A result file (results/NAME.json) holds, besides per-capability details, a list of figures
-`{"metric", "value", "split", "n", "anchor"?, "interval95"?}` and the provenance of the run: the command, the git commit (and whether
-the tree had uncommitted changes), the UTC date, the profile and the CPU's flags relevant to speed and numerics.
+`{"metric", "value", "split", "n", "anchor"?, "interval95"?}` (interval95: a 95 % interval, see Figure) and the
+provenance of the run: the command, the git commit (and whether the tree had uncommitted changes), the UTC date, the
+profile and the CPU's flags relevant to speed and numerics.
 """
 from __future__ import annotations
 

@@ -50,8 +50,8 @@ def render_table(folder: Path) -> str:
                  f"{'' if dates[0] == dates[-1] else ' to ' + dates[-1]}, profile "
                  f"{', '.join(sorted({r['profile'] for r in results}))}); the splits and dev-half figures are in "
                  f"each file; [a, b] is a 95 % interval (Wilson for shares, Fisher's z for Pearson, paired for a "
-                 f"lead), which treats rows that share a literal or an expression as independent, so the true spread is "
-                 f"wider.")
+                 f"lead), which treats rows that share a literal or an expression as independent, so the true "
+                 f"spread is wider.")
     return "\n".join(lines)
 
 

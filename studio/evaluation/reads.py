@@ -53,7 +53,8 @@ class PolishReadEvaluation(Evaluation):
             # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept; the code
             # before (ranked by the score: ranker=False), read in the same read, goes in the details (the table's
             # anchor column is the paper's)
-            figures.append(Figure(metric, served[0] / of, "blind read", of, interval=share_interval(served[0] / of, of)))
+            share = served[0] / of
+            figures.append(Figure(metric, share, "blind read", of, interval=share_interval(share, of)))
         return figures, details
 
 

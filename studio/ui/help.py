@@ -28,9 +28,10 @@ close the vehicle is to "something ADJ" or "something that VERB", to the sentenc
 chance: on a fresh read, candidates at 0.5 or more were kept three times in four, those under 0.2 about one time in
 fourteen. Candidates are ranked by keep, and the line above the table sums their keeps: about how many of the
 list a writer would keep. Under 2.5 it says few apt images were found (on that read such lists held 8 usable
-candidates in 60, the others 54 in 140): rewording the sentence may help more than another seed. The **score** (0–1) is how readily the polisher writes this simile for this
-sentence (the geometric mean of its per-token probabilities over the phrase and the word after it; higher reads more
-fluently; long sentences get low scores throughout). A **KB** ✓ marks an "as ADJ as" simile whose vehicle the simile
+candidates in 60, the others 54 in 140): rewording the sentence may help more than another seed. The **score**
+(0–1) is how readily the polisher writes this simile for this sentence (the geometric mean of its per-token
+probabilities over the phrase and the word after it; higher reads more fluently; long sentences get low scores
+throughout). A **KB** ✓ marks an "as ADJ as" simile whose vehicle the simile
 knowledge base knows for that adjective ("as sweet as honey"): such similes were kept far more often than the rest.
 An "as ADJ as" simile whose vehicle suits the opposite adjective better ("as heavy as a feather") is left out. None is
 dropped for a low keep or score (a list shorter than asked says why). Without the ranker (the hub and tiny profiles)
