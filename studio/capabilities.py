@@ -53,9 +53,11 @@ CAPABILITIES: tuple[Capability, ...] = (
         commands=("studio.cli.score_cmd",),
         targets={"train": {"nli": "studio.hauser.train_heads:train_nli",
                            "nli-cross": "studio.hauser.train_nli_cross:train",
-                           "sentiment": "studio.hauser.train_heads:train_sentiment"},
+                           "sentiment": "studio.hauser.train_heads:train_sentiment",
+                           "sentiment-cross": "studio.hauser.train_sentiment_cross:train"},
                  "eval": {"hauser-report": "studio.hauser.evaluate:eval_hauser"}},
-        evaluations={"hauser": "studio.evaluation.hauser:HauserEvaluation", "nli": "studio.evaluation.nli:NLIEvaluation"},
+        evaluations={"hauser": "studio.evaluation.hauser:HauserEvaluation", "nli": "studio.evaluation.nli:NLIEvaluation",
+                     "sentiment": "studio.evaluation.sentiment:SentimentEvaluation"},
         roles=("nli", "sentiment", "embedder", "parser", "simile_components"),
         serving=("studio.hauser.scorer",)),
     Capability(

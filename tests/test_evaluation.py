@@ -145,7 +145,7 @@ def _assert_same_figures(recomputed: list[dict], committed: list[dict]):
 @needs_data
 @pytest.mark.offline
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["components", "hauser", "continuation", "proverbs", "nli"])
+@pytest.mark.parametrize("name", ["components", "hauser", "continuation", "proverbs", "nli", "sentiment"])
 def test_committed_sample_figures_are_recomputed_by_the_code(name, offline):
     """The first 40 rows of each split through the real scorers give the committed results' sample figures."""
     committed = json.loads((RESULTS_DIR / f"{name}.json").read_text())

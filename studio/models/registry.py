@@ -111,7 +111,7 @@ class Registry:
             return Path(spec.model_id).is_file()
         if spec.backend == "judge_head":
             return (Path(spec.model_id) / "judge.json").is_file()
-        if spec.backend in ("pair_nli", "pair_encoder_judge"):
+        if spec.backend in ("pair_nli", "pair_encoder_judge", "pair_sentiment"):
             from .pair_encoder import has_pair_encoder
 
             return has_pair_encoder(spec.model_id)
