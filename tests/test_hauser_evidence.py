@@ -69,3 +69,57 @@ def test_evidence_withholds_a_slur_from_the_kb_but_counts_it(monkeypatch):
     shown = [m for part in ev.values() for e in part for m in e["matched"]]
     assert {"vehicle": "[withheld] pocket", "n": 2} in shown or {"vehicle": "[withheld]'s pocket", "n": 2} in shown
     assert not any("nigg" in str(m) for m in shown)
+
+
+@pytest.fixture
+def property_kb(monkeypatch):
+    """"grave" is quiet in two pairs (2 + 1 instances), "mouse" in one; nobody compared a room with either."""
+    kb = SimileKB({"meta": {}, "lemmas": {}, "vehicles": {"grave": 3, "mouse": 4},
+                   "pairs": {"cellar\tgrave": 2, "night\tgrave": 1, "he\tmouse": 4},
+                   "triplets": {"cellar\tgrave": [["quiet", 2, 0.9], ["dark", 1, 0.5]],
+                                "night\tgrave": [["quiet", 1, 0.5]], "he\tmouse": [["quiet", 4, 0.99]]},
+                   "contexts": [],
+                   "sources": {"names": ["a.csv", "b.tsv"], "vehicles": {}, "pairs": {"cellar\tgrave": [[0, 2]],
+                                                                                     "night\tgrave": [[1, 1]]}}})
+    monkeypatch.setattr(kb_module, "load_kb", lambda: kb)
+    return kb
+
+
+def test_property_triplets_merge_every_topic_of_the_vehicle(property_kb):
+    hit = property_kb.property_triplets("quiet", "the grave")
+    assert hit.level == "exact" and hit.value == [("quiet", 3, pytest.approx(1 - 0.1 * 0.5))]  # n summed, noisy-or
+    assert property_kb.property_triplets("Quiet", "graves").value[0][1] == 3  # lemmatised like every KB phrase
+    assert property_kb.property_triplets("loud", "the grave") == ([], "none")
+    assert property_kb.property_triplets("quiet", "a whisper") == ([], "none")
+    ev = property_kb.property_evidence("quiet", "a grave")
+    assert ev["matched"] == [{"pair": "cellar ~ grave", "n": 2}, {"pair": "night ~ grave", "n": 1}]
+    assert ev["sources"] == {"a.csv": 2, "b.tsv": 1}
+
+
+def test_an_unseen_pair_backs_off_to_the_stated_property_with_eq2_only(property_kb):
+    from studio.hauser.kb_features import PROPERTY, KBFeatures
+    from studio.similes.components import extract_similes
+
+    feats = KBFeatures(property_kb)
+    grave = extract_similes("The room was as quiet as a grave.")
+    relevance, levels, *_ = feats.features(grave, "eq2")
+    assert levels == [PROPERTY] and relevance == pytest.approx(3 * (1 - 0.1 * 0.5))  # Eq. 2's Σ n·P
+    assert feats.features(grave, "eq3")[:2] == (0.0, ["none"])  # Eq. 3, the paper's approximation, unchanged
+    like = extract_similes("The room was silent like a grave.")  # a property the KB never gave the grave
+    assert feats.features(like, "eq2")[:2] == (0.0, ["none"])
+    seen = extract_similes("He was as quiet as a mouse.")  # a pair the KB saw keeps its own triplets
+    assert feats.features(seen, "eq2")[1] == ["exact"]
+
+
+def test_the_property_back_off_is_shown_as_evidence(property_kb):
+    group = score_groups([("The room was quiet.", ["The room was as quiet as a grave.",
+                                                   "The room was as quiet as a whisper."])], Settings())[0].to_dict()
+    grave, whisper = group["candidates"]
+    assert grave["relevance_levels"] == [PROPERTY_LEVEL] and whisper["relevance_levels"] == ["none"]
+    assert grave["relevance_kb"] > whisper["relevance_kb"] == 0
+    line = evidence_text(grave)
+    assert "relevance [property]: no KB pair for room ~ grave" in line and "cellar ~ grave ×2" in line
+    assert "a.csv 2" in line
+
+
+PROPERTY_LEVEL = "property"

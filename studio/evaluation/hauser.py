@@ -7,6 +7,9 @@ choices, the test half is reported. Each literal is scored with its whole candid
 five generator candidates from hauser/candidates.jsonl, as the paper normalised within a literal's candidates.
 The heads (NLI, sentiment) are trained on FLUTE / SST-2 train (`python -m studio train nli|sentiment`), the KB on the
 simile corpora (`python -m studio build kb`); none of them read these ratings.
+
+Beside the ratings, `polish_lists`: HAUSER's quality against writers' usable / not verdicts on Polish's own candidates
+(the blind reads, split by literal set as the keep ranker is), where most similes state their property.
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from scipy.stats import pearsonr
 
 from ..hauser.paths import data_file
 from ..similes.data import detokenize
-from .base import Evaluation, Figure, hash_half, pearson_interval
+from .base import Evaluation, Figure, hash_half, pearson_interval, share_interval
 
 ASPECTS = {"quality": "q", "creativity": "c", "informativeness": "i"}
 #: the paper's Pearson with human ratings (its Table 3, 150 rated similes, MAPS-KB): shown beside ours where the
@@ -91,7 +94,9 @@ class HauserEvaluation(Evaluation):
     title = "HAUSER simile scoring: Pearson with mean human rating"
     splits = {"train": "none of these ratings (heads: FLUTE / SST-2 train; KB: `build kb`; the LM weights λ, μ chosen on dev)",
               "dev": "human_ratings_dev.csv, literals with even sha1('hauser|literal')",
-              "test": "human_ratings_dev.csv, literals with odd sha1('hauser|literal')"}
+              "test": "human_ratings_dev.csv, literals with odd sha1('hauser|literal')",
+              "polish lists": "Polish's read lists (eval/polish_blind_read_*.json) by literal set, as the keep "
+                              "ranker: dev sets 4-5, test 6 on; their figures are under dev and test"}
 
     def _compute(self, limit):
         from ..hauser.scorer import Settings
@@ -132,4 +137,45 @@ class HauserEvaluation(Evaluation):
             for aspect in ("quality", "creativity"):
                 figures.append(Figure(f"Pearson {aspect}, without the LM back-off", paper_only[aspect], split,
                                       len(part), headline=False))
+            lists = polish_lists(split, limit)
+            details[split]["polish_lists"] = lists
+            figures.append(Figure("AUC of quality, usable vs not, Polish's read lists", lists["auc"], split,
+                                  lists["candidates"], headline=False))
+            figures.append(Figure("top 3 usable by quality, Polish's read lists", lists["top3"], split,
+                                  lists["slots"], headline=False, interval=share_interval(lists["top3"],
+                                                                                           lists["slots"])))
         return figures, details
+
+
+def polish_lists(split: str, limit: int | None = None) -> dict:
+    """HAUSER's quality against writers' verdicts on Polish's own candidates (mostly "as ADJ as V", which the rated
+    file lacks): each literal of the blind reads (eval/polish_blind_read_*.json) scored with all its labelled
+    candidates as one group; split by literal set as the keep ranker is (studio/similes/aptness_train.py: dev sets
+    4–5, test 6 on). AUC: how often a usable candidate's quality beats an unusable one's of the same literal (ties
+    half); top 3: usable among the three of highest quality, on literals with at least four labelled candidates."""
+    from ..hauser.scorer import score_groups
+    from ..similes import aptness_train as at
+
+    sets, seen = at.literal_sets(), {}
+    labels, _ = at.read_labels(seen=seen)
+    groups = []
+    for literal, candidates in seen.items():
+        if literal in sets and at.split_of(sets[literal]) == split:
+            keys = [k for k in candidates if (literal, k) in labels]
+            groups.append((literal, [candidates[k][0] for k in keys],
+                           [int(np.mean(labels[(literal, k)]) >= 0.5) for k in keys]))
+    groups = groups[:limit] if limit else groups
+    scored = score_groups([(literal, texts) for literal, texts, _ in groups])
+    pairs = wins = top3 = slots = 0.0
+    for (_, _, usable), group in zip(groups, scored):
+        quality = np.array([-1.0 if c.quality is None else c.quality for c in group.candidates])
+        usable = np.array(usable)
+        good, bad = quality[usable == 1], quality[usable == 0]
+        pairs += len(good) * len(bad)
+        wins += float((good[:, None] > bad[None, :]).sum() + 0.5 * (good[:, None] == bad[None, :]).sum())
+        if len(usable) >= 4:
+            top3 += int(usable[np.argsort(-quality, kind="stable")[:3]].sum())
+            slots += 3
+    return {"literals": len(groups), "candidates": sum(len(u) for _, _, u in groups),
+            "usable": sum(sum(u) for _, _, u in groups), "auc": round(wins / pairs, 4) if pairs else None,
+            "top3": round(top3 / slots, 4) if slots else None, "slots": int(slots)}

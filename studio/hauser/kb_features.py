@@ -1,11 +1,18 @@
 """The knowledge-base side of HAUSER: relevance (Eq. 2 or 3) and vehicle frequencies N_v, with the back-off level
-of every lookup. Lookups are memoised: 12k candidates share a few thousand topic-vehicle pairs."""
+of every lookup. Lookups are memoised: 12k candidates share a few thousand topic-vehicle pairs.
+
+A simile that states its property ("as quiet as a grave") and whose topic-vehicle pair the KB never saw (most topics:
+"room ~ grave") backs Eq. 2 off to the property: the triplets (·, p, v) of every topic the KB compared with the
+vehicle through that property, n summed and P their noisy-or, so that Σ n·P is on Eq. 2's own scale (level
+"property"). Chosen on dev (docs/hauser.md); Eq. 3, the paper's approximation, stays as it is."""
 from __future__ import annotations
 
 from ..offensive import masked
 from . import criteria as C
 
 NO_TOPIC = "no topic"
+#: the level of a pair backed off to the simile's property (`SimileKB.property_triplets`)
+PROPERTY = "property"
 
 
 class KBFeatures:
@@ -15,6 +22,7 @@ class KBFeatures:
         self.kb = kb or load_kb()
         self._pairs: dict[tuple, tuple] = {}
         self._freqs: dict[str, tuple[float, str]] = {}
+        self._properties: dict[tuple[str, str], tuple[list, str]] = {}
 
     @property
     def description(self) -> str:
@@ -37,6 +45,19 @@ class KBFeatures:
                 self._pairs[key] = (float(hit.value), hit.level)
         return self._pairs[key]
 
+    def relevance_lookup(self, simile, method: str) -> tuple[list | float, str]:
+        """`pair_lookup` of the simile's topic and vehicle; with Eq. 2, a pair the KB never saw (or no topic) backs
+        off to the simile's stated property (`property_triplets`), when the KB gave the vehicle that property."""
+        value, level = self.pair_lookup(simile.topic, simile.vehicle, method)
+        if method != "eq2" or level not in ("none", NO_TOPIC) or not simile.property:
+            return value, level
+        key = (simile.property.lower(), simile.vehicle.lower())
+        if key not in self._properties:
+            hit = self.kb.property_triplets(simile.property, simile.vehicle)
+            self._properties[key] = ([(p, float(n), float(q)) for p, n, q in hit.value], hit.level)
+        triplets, found = self._properties[key]
+        return (triplets, PROPERTY) if found != "none" else (value, level)
+
     def vehicle_freq(self, vehicle: str) -> tuple[float, str]:
         key = vehicle.lower()
         if key not in self._freqs:
@@ -50,20 +71,23 @@ class KBFeatures:
         with_vehicle = [s for s in similes if s.vehicle]
         if not with_vehicle:
             return None, [], [], [], []
-        pairs = [self.pair_lookup(s.topic, s.vehicle, method) for s in with_vehicle]
+        pairs = [self.relevance_lookup(s, method) for s in with_vehicle]
         values = [v for v, _ in pairs]
         relevance = C.relevance_eq2(values) if method == "eq2" else C.relevance_eq3(values)
         freqs = [self.vehicle_freq(s.vehicle) for s in with_vehicle]
         return (relevance, [lvl for _, lvl in pairs], [f for f, _ in freqs], [lvl for _, lvl in freqs],
                 [s.vehicle for s in with_vehicle])
 
-    def evidence(self, similes, k: int = 3) -> dict:
-        """The KB instances behind a candidate's relevance (per topic-vehicle pair) and creativity (per vehicle):
-        level, matched KB entries with counts, top-k triplets, sources."""
+    def evidence(self, similes, k: int = 3, method: str = "eq2") -> dict:
+        """The KB instances behind a candidate's relevance (per topic-vehicle pair, or the property it backed off
+        to) and creativity (per vehicle): level, matched KB entries with counts, top-k triplets, sources."""
         with_vehicle = [s for s in similes if s.vehicle]
         pairs = []
         for s in with_vehicle:
-            if not s.topic:
+            if self.relevance_lookup(s, method)[1] == PROPERTY:
+                pairs.append({"topic": self.kb.normalize(s.topic) if s.topic else None,
+                              **self.kb.property_evidence(s.property, s.vehicle, k), "level": PROPERTY})
+            elif not s.topic:
                 pairs.append({"topic": None, "vehicle": s.vehicle, "level": NO_TOPIC, "matched": [], "triplets": [],
                               "sources": {}})
             else:

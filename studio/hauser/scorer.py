@@ -8,7 +8,7 @@ from typing import Sequence
 
 from ..errors import InputError, require_text
 from . import criteria as C
-from .kb_features import NO_TOPIC
+from .kb_features import NO_TOPIC, PROPERTY
 
 MAX_CANDIDATES = 50
 MAX_CHARS = 2000  # the HAUSER data holds literal sentences of over 1,000 characters
@@ -192,7 +192,7 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
                 creativity_levels=freq_levels, lm=vlm.to_dict() if vlm is not None else {},
                 informativeness=C.informativeness(vehicles) if valid else None,
                 sentiment_texts=cut_pairs[k], nli=nli_verdict(nli_probs[k]),
-                evidence=kb.evidence(sims) if valid else {}, irony=ironies[k].to_dict() if ironies[k] else {}))
+                evidence=kb.evidence(sims, method=settings.relevance) if valid else {}, irony=ironies[k].to_dict() if ironies[k] else {}))
             k += 1
         _normalize_and_rank(rows, settings)
         results.append(GroupScore(literal, rows, _settings_dict(settings), backends))
@@ -214,6 +214,13 @@ def evidence_text(c: dict) -> str:
     for pair in ev.get("relevance", []):
         if pair["level"] in ("none", NO_TOPIC):
             parts.append(f"relevance: no KB pair for {pair.get('topic') or '(no topic)'} ~ {pair['vehicle']}")
+            continue
+        if pair["level"] == PROPERTY:
+            trip = ", ".join(f"n={t['n']}, P={t['P']:.2f}" for t in pair["triplets"])
+            matched = ", ".join(f"{m['pair']} ×{m['n']}" for m in pair["matched"])
+            parts.append(f"relevance [property]: no KB pair for {pair.get('topic') or '(no topic)'} ~ "
+                         f"{pair['vehicle']}; {pair['vehicle']} is “{pair['property']}” in {matched} ({trip})"
+                         + _sources_text(pair["sources"]))
             continue
         trip = ", ".join(f"{t['property']} (n={t['n']}, P={t['P']:.2f})" for t in pair["triplets"])
         matched = ", ".join(f"{m['pair']} ×{m['n']}" for m in pair["matched"])

@@ -179,6 +179,56 @@ class SimileKB:
                 return Lookup(_sorted_triplets(rows), "embedding")
         return Lookup([], "none")
 
+    def property_triplets(self, prop: str, vehicle: str) -> Lookup:
+        """value: [(property, n, P)], the KB's evidence that the vehicle is an image of this property whatever the
+        topic: n(·, p, v) summed over the topics it was compared with, P their noisy-or; "exact" for the vehicle
+        phrase, "head" for its head noun; [] and "none" when the KB never gave the vehicle this property."""
+        p = self._property_key(prop)
+        v = self.normalize(vehicle)
+        for keys, level in ((self._triplet_keys_of_vehicle().get(v, []), "exact"),
+                            (self._triplet_keys_of_vehicle_head().get(self._head(v), []), "head")):
+            rows = [row for key in keys for row in self._triplets[key] if row[0] == p]
+            if rows:
+                plausibility = 1.0 - float(np.prod([1.0 - q for _, _, q in rows]))
+                return Lookup([(p, int(sum(n for _, n, _ in rows)), round(plausibility, 4))], level)
+        return Lookup([], "none")
+
+    def property_evidence(self, prop: str, vehicle: str, k: int = 3) -> dict:
+        """What stands behind `property_triplets`: the topic-vehicle pairs that gave the vehicle this property (with
+        n(t, p, v)), the merged triplet and the sources of those pairs."""
+        p, v = self._property_key(prop), self.normalize(vehicle)
+        hit = self.property_triplets(prop, vehicle)
+        keys = (self._triplet_keys_of_vehicle().get(v, []) if hit.level == "exact" else
+                self._triplet_keys_of_vehicle_head().get(self._head(v), []) if hit.level == "head" else [])
+        counts = {key: sum(n for q, n, _ in self._triplets[key] if q == p) for key in keys}
+        keys = sorted((key for key in keys if counts[key]), key=lambda key: (-counts[key], key))
+        return {"property": p, "vehicle": v, "level": hit.level,
+                "matched": [{"pair": key.replace("\t", " ~ "), "n": counts[key]} for key in keys[:k]],
+                "triplets": [{"property": q, "n": n, "P": P} for q, n, P in hit.value],
+                "sources": self._sources(self._pair_sources, keys)}
+
+    def _property_key(self, prop: str) -> str:
+        """A property as the triplets store it (lemmatized when the lemma is a stored property)."""
+        raw = prop.strip().lower()
+        lemma = self.lemma(raw)
+        return lemma if lemma in self._by_property or raw not in self._by_property else raw
+
+    def _triplet_keys_of_vehicle(self) -> dict[str, list[str]]:
+        if not hasattr(self, "_triplet_vehicle_index"):
+            index: dict[str, list[str]] = defaultdict(list)
+            for key in self._triplets:
+                index[key.split("\t")[1]].append(key)
+            self._triplet_vehicle_index = dict(index)
+        return self._triplet_vehicle_index
+
+    def _triplet_keys_of_vehicle_head(self) -> dict[str, list[str]]:
+        if not hasattr(self, "_triplet_head_index"):
+            index: dict[str, list[str]] = defaultdict(list)
+            for key in self._triplets:
+                index[self._head(key.split("\t")[1])].append(key)
+            self._triplet_head_index = dict(index)
+        return self._triplet_head_index
+
     # ------------------------------------------------------------------ evidence
 
     def _sources(self, table: dict[str, list], keys) -> dict[str, int]:

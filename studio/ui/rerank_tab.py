@@ -36,7 +36,9 @@ SCORES_NOTE = (
     "**quality** Q = α·relevance + β·logic + γ·sentiment, the three shown normalized (0–1). "
     "**creativity** C = −log(mean KB frequency of the vehicle + 1) + 0.3 × the vehicle's surprisal under the "
     "language model after “Like”: high for a vehicle neither the KB nor the LM expects. **informativeness** I: the vehicle's length in words. **relevance**: how strongly the KB "
-    "links topic and vehicle (Eq. 2 or 3), as log(1 + that) + 0.1 × the LM's PMI of the vehicle — how much more "
+    "links topic and vehicle (Eq. 2 or 3; with Eq. 2, a pair it never saw but a simile that states its property, "
+    "“as quiet as a grave”, counts the KB's similes that give the vehicle that property), "
+    "as log(1 + that) + 0.1 × the LM's PMI of the vehicle — how much more "
     "likely the sentence's own words make it than “Like” alone does (the back-off for the many pairs the "
     "KB never saw; `python -m studio score --lm-relevance 0 --lm-creativity 0` gives the paper's formulas). **logic**: logical consistency, 1 − P(the simile contradicts the literal "
     "sentence); an ironic “as P as V” — the language model finds V at least 4 nats likelier after P's antonym "
@@ -44,7 +46,8 @@ SCORES_NOTE = (
     "polarity. These three are min-max normalized among these candidates (0–1; 0.5 when all are equal); their raw "
     "values (relevance ≥ 0, logic 0–1, sentiment −1…1), the topic and the event are in the CSV download, with every "
     "number unrounded (the table shows 2 decimals). **KB match**: how the KB lookup matched (exact, head, "
-    "embedding, none). **flag**: “no simile” when no simile with a vehicle was found in the candidate; it is "
+    "embedding, property, "
+    "none). **flag**: “no simile” when no simile with a vehicle was found in the candidate; it is "
     "ranked last.")
 EXAMPLES = [
     ["As for Paganel, he wept who does not think of hiding his emotion.",
@@ -117,7 +120,7 @@ def _backends_markdown(group: dict) -> str:
             f"components: {escape(b['parser'])}.  \n"
             f"α, β, γ = {s['alpha']:.3f}, {s['beta']:.3f}, {s['gamma']:.3f}; rank weights "
             f"{':'.join(f'{w:g}' for w in s['rank_weights'])}. *kb_level* says how each lookup matched the KB "
-            "(exact phrase, head noun, embedding neighbour, none).")
+            "(exact phrase, head noun, embedding neighbour, the stated property, none).")
 
 
 def _evidence_markdown(group: dict) -> str:
