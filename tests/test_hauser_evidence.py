@@ -120,6 +120,10 @@ def test_the_property_back_off_is_shown_as_evidence(property_kb):
     line = evidence_text(grave)
     assert "relevance [property]: no KB pair for room ~ grave" in line and "cellar ~ grave ×2" in line
     assert "a.csv 2" in line
+    paper = score_groups([("The room was quiet.", ["The room was as quiet as a grave."])],
+                         Settings(property_backoff=False))[0].to_dict()  # `score --no-property-backoff`
+    assert paper["candidates"][0]["relevance_levels"] == ["none"] and paper["candidates"][0]["relevance_kb"] == 0
+    assert paper["settings"]["property_backoff"] is False
 
 
 PROPERTY_LEVEL = "property"

@@ -31,6 +31,9 @@ def register(sub) -> None:
     p.add_argument("--no-irony", action="store_true",
                    help="judge an ironic \"as P as V\" by its words, not its literal reading (\"as loud as a whisper\" "
                         "→ \"very soft\")")
+    p.add_argument("--no-property-backoff", action="store_true",
+                   help="Eq. 2 as the paper has it: a topic-vehicle pair the KB never saw adds 0, even when the "
+                        "simile states its property (\"as quiet as a grave\")")
     add_json_flag(p)
     p.set_defaults(func=run, render=render)
 
@@ -44,7 +47,7 @@ def run(args):
     settings = Settings((args.alpha, args.beta, args.gamma), tuple(args.rank_weights), args.relevance,
                         DEFAULT_LM_RELEVANCE if args.lm_relevance is None else args.lm_relevance,
                         DEFAULT_LM_CREATIVITY if args.lm_creativity is None else args.lm_creativity,
-                        irony=not args.no_irony)
+                        irony=not args.no_irony, property_backoff=not args.no_property_backoff)
     if args.batch:
         if args.literal or args.candidate:
             raise InputError("use either --batch or --literal/--candidate, not both")

@@ -137,17 +137,19 @@ class HauserEvaluation(Evaluation):
             for aspect in ("quality", "creativity"):
                 figures.append(Figure(f"Pearson {aspect}, without the LM back-off", paper_only[aspect], split,
                                       len(part), headline=False))
-            lists = polish_lists(split, limit)
-            details[split]["polish_lists"] = lists
-            figures.append(Figure("AUC of quality, usable vs not, Polish's read lists", lists["auc"], split,
-                                  lists["candidates"], headline=False))
-            figures.append(Figure("top 3 usable by quality, Polish's read lists", lists["top3"], split,
-                                  lists["slots"], headline=False, interval=share_interval(lists["top3"],
-                                                                                           lists["slots"])))
+            for name, settings in (("", Settings()), (", without the property back-off",
+                                                          Settings(property_backoff=False))):
+                lists = polish_lists(split, limit, settings)
+                details[split]["polish_lists" + name.replace(", ", "; ")] = lists
+                figures.append(Figure("AUC of quality, usable vs not, Polish's read lists" + name, lists["auc"],
+                                      split, lists["candidates"], headline=False))
+                figures.append(Figure("top 3 usable by quality, Polish's read lists" + name, lists["top3"], split,
+                                      lists["slots"], headline=False,
+                                      interval=share_interval(lists["top3"], lists["slots"])))
         return figures, details
 
 
-def polish_lists(split: str, limit: int | None = None) -> dict:
+def polish_lists(split: str, limit: int | None = None, settings=None) -> dict:
     """HAUSER's quality against writers' verdicts on Polish's own candidates (mostly "as ADJ as V", which the rated
     file lacks): each literal of the blind reads (eval/polish_blind_read_*.json) scored with all its labelled
     candidates as one group; split by literal set as the keep ranker is (studio/similes/aptness_train.py: dev sets
@@ -165,7 +167,7 @@ def polish_lists(split: str, limit: int | None = None) -> dict:
             groups.append((literal, [candidates[k][0] for k in keys],
                            [int(np.mean(labels[(literal, k)]) >= 0.5) for k in keys]))
     groups = groups[:limit] if limit else groups
-    scored = score_groups([(literal, texts) for literal, texts, _ in groups])
+    scored = score_groups([(literal, texts) for literal, texts, _ in groups], settings)
     pairs = wins = top3 = slots = 0.0
     for (_, _, usable), group in zip(groups, scored):
         quality = np.array([-1.0 if c.quality is None else c.quality for c in group.candidates])

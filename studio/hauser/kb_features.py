@@ -45,11 +45,11 @@ class KBFeatures:
                 self._pairs[key] = (float(hit.value), hit.level)
         return self._pairs[key]
 
-    def relevance_lookup(self, simile, method: str) -> tuple[list | float, str]:
+    def relevance_lookup(self, simile, method: str, property_backoff: bool = True) -> tuple[list | float, str]:
         """`pair_lookup` of the simile's topic and vehicle; with Eq. 2, a pair the KB never saw (or no topic) backs
         off to the simile's stated property (`property_triplets`), when the KB gave the vehicle that property."""
         value, level = self.pair_lookup(simile.topic, simile.vehicle, method)
-        if method != "eq2" or level not in ("none", NO_TOPIC) or not simile.property:
+        if not property_backoff or method != "eq2" or level not in ("none", NO_TOPIC) or not simile.property:
             return value, level
         key = (simile.property.lower(), simile.vehicle.lower())
         if key not in self._properties:
@@ -65,26 +65,26 @@ class KBFeatures:
             self._freqs[key] = (float(hit.value), hit.level)
         return self._freqs[key]
 
-    def features(self, similes, method: str = "eq2"):
+    def features(self, similes, method: str = "eq2", property_backoff: bool = True):
         """(relevance, levels per pair, N_v per vehicle, levels per vehicle, vehicles) of one candidate's similes;
         relevance is None when the candidate has no vehicle."""
         with_vehicle = [s for s in similes if s.vehicle]
         if not with_vehicle:
             return None, [], [], [], []
-        pairs = [self.relevance_lookup(s, method) for s in with_vehicle]
+        pairs = [self.relevance_lookup(s, method, property_backoff) for s in with_vehicle]
         values = [v for v, _ in pairs]
         relevance = C.relevance_eq2(values) if method == "eq2" else C.relevance_eq3(values)
         freqs = [self.vehicle_freq(s.vehicle) for s in with_vehicle]
         return (relevance, [lvl for _, lvl in pairs], [f for f, _ in freqs], [lvl for _, lvl in freqs],
                 [s.vehicle for s in with_vehicle])
 
-    def evidence(self, similes, k: int = 3, method: str = "eq2") -> dict:
+    def evidence(self, similes, k: int = 3, method: str = "eq2", property_backoff: bool = True) -> dict:
         """The KB instances behind a candidate's relevance (per topic-vehicle pair, or the property it backed off
         to) and creativity (per vehicle): level, matched KB entries with counts, top-k triplets, sources."""
         with_vehicle = [s for s in similes if s.vehicle]
         pairs = []
         for s in with_vehicle:
-            if self.relevance_lookup(s, method)[1] == PROPERTY:
+            if self.relevance_lookup(s, method, property_backoff)[1] == PROPERTY:
                 pairs.append({"topic": self.kb.normalize(s.topic) if s.topic else None,
                               **self.kb.property_evidence(s.property, s.vehicle, k), "level": PROPERTY})
             elif not s.topic:

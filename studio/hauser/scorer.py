@@ -24,6 +24,8 @@ class Settings:
     lm_creativity: float = C.DEFAULT_LM_CREATIVITY  # μ of the LM back-off in creativity; 0: the paper's Eq. 8-9
     #: read an ironic "as P as V" literally before the NLI ("as loud as a whisper" → "very soft"; irony.py); needs the LM
     irony: bool = True
+    #: Eq. 2 backs a topic-vehicle pair the KB never saw off to the simile's stated property (kb_features.py)
+    property_backoff: bool = True
 
     def __post_init__(self):
         self.quality_weights = C.check_weights(self.quality_weights, "quality weights (α, β, γ)")
@@ -128,7 +130,7 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     kb = KBFeatures(kb)
     _step(progress, 0.3, "looking up the knowledge base")
     kb.kb.prefetch_unseen([s.vehicle for sims in similes for s in sims if s.vehicle])
-    kb_rows = [kb.features(sims, settings.relevance) for sims in similes]
+    kb_rows = [kb.features(sims, settings.relevance, settings.property_backoff) for sims in similes]
     lm_rows, lm_backend, lm_used = [None] * len(flat), None, False
     ironies = [None] * len(flat)
     back_off = bool(settings.lm_relevance or settings.lm_creativity)
@@ -192,7 +194,8 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
                 creativity_levels=freq_levels, lm=vlm.to_dict() if vlm is not None else {},
                 informativeness=C.informativeness(vehicles) if valid else None,
                 sentiment_texts=cut_pairs[k], nli=nli_verdict(nli_probs[k]),
-                evidence=kb.evidence(sims, method=settings.relevance) if valid else {}, irony=ironies[k].to_dict() if ironies[k] else {}))
+                evidence=kb.evidence(sims, method=settings.relevance, property_backoff=settings.property_backoff)
+                if valid else {}, irony=ironies[k].to_dict() if ironies[k] else {}))
             k += 1
         _normalize_and_rank(rows, settings)
         results.append(GroupScore(literal, rows, _settings_dict(settings), backends))
@@ -299,7 +302,8 @@ def _settings_dict(settings: Settings) -> dict:
     alpha, beta, gamma = settings.quality_weights
     return {"alpha": alpha, "beta": beta, "gamma": gamma, "rank_weights": list(settings.rank_weights),
             "relevance": settings.relevance, "lm_relevance": settings.lm_relevance,
-            "lm_creativity": settings.lm_creativity, "irony": settings.irony}
+            "lm_creativity": settings.lm_creativity, "irony": settings.irony,
+            "property_backoff": settings.property_backoff}
 
 
 def _step(progress, fraction: float, what: str) -> None:
