@@ -141,3 +141,20 @@ def test_train_nli_cross_refuses_bad_options_in_one_line(capsys, tmp_path):
     assert main(["train", "nli-cross", "--init", str(tmp_path / "none"), "--no-save"]) == 2
     assert "no stored cross-encoder" in capsys.readouterr().err
     assert main(["train", "nli-cross", "--batch", "0", "--no-save"]) == 2
+
+
+@pytest.mark.offline
+@pytest.mark.skipif(not HAVE_NLI, reason="MNLI (../shared/data/nli) is not available")
+def test_train_nli_cross_runs_its_steps_and_saves_a_servable_folder(offline, tmp_path):
+    """Two steps of the shared loop (studio.hauser.pair_training) from MiniLM; the folder loads as the NLI role's
+    model and keeps its recipe and dev-only metrics."""
+    from studio.hauser.train_nli_cross import train
+    from studio.models.pair_nli import load_cross_nli
+
+    out = tmp_path / "nli"
+    result = train(["--max-rows", "64", "--batch", "32", "--eval-limit", "8", "--out", str(out)])
+    assert result["recipe"]["steps"] == result["recipe"]["steps_planned"] == 2
+    assert all(key.endswith("/ dev") for key in result["metrics"])
+    nli = load_cross_nli(out)
+    probs = nli.predict(["A man plays a guitar."], ["Nobody plays."])
+    assert probs.shape == (1, 3) and probs.sum() == pytest.approx(1.0)

@@ -22,26 +22,13 @@ import numpy as np
 from ..errors import InputError, parse_options
 from ..models.roles import NLI_LABELS
 from ..models.specs import HEADS_DIR
+from .pair_training import add_training_options, fine_tune
 
 OUT = HEADS_DIR / "nli-cross"
 
 
 def _log(message: str) -> None:
     print(f"[train nli-cross] {message}", file=sys.stderr, flush=True)
-
-
-def _batches(rows, tok, batch: int, rng: random.Random):
-    """Length-bucketed batches: sort a shuffled pool by token count, cut into batches, shuffle the batches."""
-    order = list(range(len(rows)))
-    rng.shuffle(order)
-    lengths = [len(tok(rows[i][0], rows[i][1])["input_ids"]) for i in order]
-    out = []
-    pool = 50 * batch
-    for s in range(0, len(order), pool):
-        chunk = sorted(zip(lengths[s:s + pool], order[s:s + pool]))
-        out += [[i for _, i in chunk[k:k + batch]] for k in range(0, len(chunk), batch)]
-    rng.shuffle(out)
-    return out
 
 
 def _check(args) -> None:
@@ -61,28 +48,18 @@ def train(argv: list[str]) -> dict:
     import torch
 
     from ..evaluation.nli import measure, splits
-    from ..models.pair_encoder import BASE_MODEL, load_base, save_pair_encoder, train_step
+    from ..models.pair_encoder import BASE_MODEL, load_base, save_pair_encoder
     from ..models.pair_nli import CrossEncoderNLI
 
     p = argparse.ArgumentParser(prog="python -m studio train nli-cross")
-    p.add_argument("--max-length", type=int, default=96)
-    p.add_argument("--frozen-layers", type=int, default=1,
-                   help="bottom transformer layers kept frozen (of 6; 0 would store 21 MB, over the 20 MB budget)")
-    p.add_argument("--epochs", type=float, default=1.0)
-    p.add_argument("--max-rows", type=int, default=0, help="train on a seeded subsample of this many rows (0: all)")
+    add_training_options(p, max_length=96)
     p.add_argument("--flute-weight", type=int, default=1, help="FLUTE train rows repeated this many times")
     p.add_argument("--kb-pairs", type=int, default=0,
                    help="add this many template pairs from the simile KB and WordNet antonyms (studio.hauser.nli_augment)")
-    p.add_argument("--lr", type=float, default=1e-4)
-    p.add_argument("--head-lr", type=float, default=1e-3)
-    p.add_argument("--batch", type=int, default=32)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--time-budget", type=float, default=0, help="stop training after this many minutes (0: none)")
     p.add_argument("--eval-limit", type=int, default=0, help="dev rows per set measured at the end (0: all)")
     p.add_argument("--init", type=Path, default=None,
                    help="continue from a stored NLI cross-encoder (its frozen layers and length are kept)")
     p.add_argument("--out", type=Path, default=OUT)
-    p.add_argument("--no-save", action="store_true")
     args = parse_options(p, argv)
     _check(args)
     started = time.perf_counter()
@@ -113,35 +90,15 @@ def train(argv: list[str]) -> dict:
         tok, model = load_base(BASE_MODEL, outputs=len(NLI_LABELS), pool="all", truncation_side="right")
         earlier = []
     model.freeze_below(args.frozen_layers)
-    head = [q for n, q in model.named_parameters() if n.startswith("head.")]
-    body = [q for n, q in model.named_parameters() if q.requires_grad and not n.startswith("head.")]
-    opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.head_lr}],
-                            weight_decay=0.01)
-    steps_per_epoch = (len(rows) + args.batch - 1) // args.batch
-    total = max(1, int(round(steps_per_epoch * args.epochs)))
-    warm = max(1, total // 10)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
-    _log(f"{len(rows):,} training pairs, {total} steps of {args.batch}")
-    model.train()
-    losses, step, stopped_early = [], 0, False
-    while step < total and not stopped_early:
-        for idx in _batches(rows, tok, args.batch, rng):
-            if step >= total:
-                break
-            if args.time_budget and time.perf_counter() - started > 60 * args.time_budget:
-                stopped_early = True
-                break
-            b = [rows[i] for i in idx]
-            x = tok([r[0] for r in b], [r[1] for r in b], truncation="longest_first", max_length=args.max_length,
-                    padding=True, return_tensors="pt")
-            y = torch.tensor([NLI_LABELS.index(r[2]) for r in b])
-            losses.append(train_step(model, opt, sched, torch.nn.functional.cross_entropy(model(**x), y)))
-            step += 1
-            if step % 25 == 0 or step == total:
-                _log(f"step {step}/{total} loss(last 25) {np.mean(losses[-25:]):.4f} "
-                     f"{time.perf_counter() - started:.0f}s")
-    model.eval()
+
+    def make_batch(b):
+        x = tok([r[0] for r in b], [r[1] for r in b], truncation="longest_first", max_length=args.max_length,
+                padding=True, return_tensors="pt")
+        return x, torch.tensor([NLI_LABELS.index(r[2]) for r in b])
+
+    run = fine_tune(model, tok, rows, make_batch, epochs=args.epochs, batch=args.batch, lr=args.lr,
+                    head_lr=args.head_lr, rng=rng, started=started, time_budget=args.time_budget, log=_log)
+    losses, step, total = run["losses"], run["steps"], run["total"]
     train_seconds = round(time.perf_counter() - started, 1)
     config = {"base": BASE_MODEL, "kind": "nli", "labels": list(NLI_LABELS), "pool": "all",
               "truncation_side": "right", "max_length": args.max_length, "frozen_layers": args.frozen_layers,

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InputError, parse_options
 from ..models.pair_sentiment import SENTIMENT_LABELS
-from .train_nli_cross import _batches
+from .pair_training import add_training_options, fine_tune
 
 
 def _log(message: str) -> None:
@@ -33,23 +33,13 @@ def train(argv: list[str]) -> dict:
     import torch
 
     from ..evaluation.sentiment import accuracy, splits
-    from ..models.pair_encoder import BASE_MODEL, load_base, save_pair_encoder, train_step
+    from ..models.pair_encoder import BASE_MODEL, load_base, save_pair_encoder
     from ..models.pair_sentiment import CrossEncoderSentiment
 
     p = argparse.ArgumentParser(prog="python -m studio train sentiment-cross")
-    p.add_argument("--max-length", type=int, default=64)
-    p.add_argument("--frozen-layers", type=int, default=1,
-                   help="bottom transformer layers kept frozen (of 6; 0 would store 21 MB, over the 20 MB budget)")
-    p.add_argument("--epochs", type=float, default=1.0)
-    p.add_argument("--max-rows", type=int, default=0, help="train on a seeded subsample of this many rows (0: all)")
-    p.add_argument("--lr", type=float, default=1e-4)
-    p.add_argument("--head-lr", type=float, default=1e-3)
-    p.add_argument("--batch", type=int, default=32)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--time-budget", type=float, default=0, help="stop training after this many minutes (0: none)")
+    add_training_options(p, max_length=64)
     p.add_argument("--out", type=Path, required=True, help="the folder to write (not served unless "
                    "STUDIO_MODEL_SENTIMENT names it)")
-    p.add_argument("--no-save", action="store_true")
     args = parse_options(p, argv)
     if args.batch < 1 or args.epochs <= 0 or args.max_length < 8 or not 0 <= args.frozen_layers <= 6:
         raise InputError("--batch must be ≥ 1, --epochs > 0, --max-length ≥ 8 and --frozen-layers 0–6")
@@ -63,35 +53,14 @@ def train(argv: list[str]) -> dict:
         rows = rows[:args.max_rows]
     tok, model = load_base(BASE_MODEL, outputs=len(SENTIMENT_LABELS), pool="all", truncation_side="right")
     model.freeze_below(args.frozen_layers)
-    head = [q for n, q in model.named_parameters() if n.startswith("head.")]
-    body = [q for n, q in model.named_parameters() if q.requires_grad and not n.startswith("head.")]
-    opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.head_lr}],
-                            weight_decay=0.01)
-    steps_per_epoch = (len(rows) + args.batch - 1) // args.batch
-    total = max(1, int(round(steps_per_epoch * args.epochs)))
-    warm = max(1, total // 10)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
-    _log(f"{len(rows):,} training phrases, {total} steps of {args.batch}")
-    model.train()
-    losses, step, stopped_early = [], 0, False
-    while step < total and not stopped_early:
-        for idx in _batches(rows, tok, args.batch, rng):
-            if step >= total:
-                break
-            if args.time_budget and time.perf_counter() - started > 60 * args.time_budget:
-                stopped_early = True
-                break
-            b = [rows[i] for i in idx]
-            x = tok([r[0] for r in b], truncation=True, max_length=args.max_length, padding=True,
-                    return_tensors="pt")
-            y = torch.tensor([r[2] for r in b])  # SST-2: 0 negative, 1 positive, the order of SENTIMENT_LABELS
-            losses.append(train_step(model, opt, sched, torch.nn.functional.cross_entropy(model(**x), y)))
-            step += 1
-            if step % 50 == 0 or step == total:
-                _log(f"step {step}/{total} loss(last 50) {np.mean(losses[-50:]):.4f} "
-                     f"{time.perf_counter() - started:.0f}s")
-    model.eval()
+
+    def make_batch(b):
+        x = tok([r[0] for r in b], truncation=True, max_length=args.max_length, padding=True, return_tensors="pt")
+        return x, torch.tensor([r[2] for r in b])  # SST-2: 0 negative, 1 positive, the order of SENTIMENT_LABELS
+
+    run = fine_tune(model, tok, rows, make_batch, epochs=args.epochs, batch=args.batch, lr=args.lr,
+                    head_lr=args.head_lr, rng=rng, started=started, time_budget=args.time_budget, log=_log)
+    losses, step, total = run["losses"], run["steps"], run["total"]
     train_seconds = round(time.perf_counter() - started, 1)
     config = {"base": BASE_MODEL, "kind": "sentiment", "labels": list(SENTIMENT_LABELS), "pool": "all",
               "truncation_side": "right", "max_length": args.max_length, "frozen_layers": args.frozen_layers,
