@@ -103,6 +103,29 @@ def train_step(model, opt, sched, loss) -> float:
     return float(loss.detach())
 
 
+def class_probabilities(tok, model, first, second=None, max_length: int = 128, batch_size: int = 32):
+    """softmax(logits) of a stored pair classifier for each text (or (text, text pair)), float64 (n, classes) in the
+    input order; texts of similar length share a batch (less padding)."""
+    import numpy as np
+    import torch
+
+    first = list(first)
+    second = None if second is None else list(second)
+    size = (lambda i: len(first[i])) if second is None else (lambda i: len(first[i]) + len(second[i]))
+    order = sorted(range(len(first)), key=size)
+    out = None
+    with torch.inference_mode():
+        for s in range(0, len(order), batch_size):
+            idx = order[s:s + batch_size]
+            x = tok([first[i] for i in idx], None if second is None else [second[i] for i in idx],
+                    truncation="longest_first", max_length=max_length, padding=True, return_tensors="pt")
+            probs = torch.softmax(model(**x).float(), dim=-1).numpy()
+            if out is None:
+                out = np.zeros((len(first), probs.shape[1]))
+            out[idx] = probs
+    return out
+
+
 def save_pair_encoder(folder: Path, model, config: dict) -> None:
     from safetensors.torch import save
 

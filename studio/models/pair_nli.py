@@ -20,22 +20,14 @@ class CrossEncoderNLI(NLIModel):
         self.max_length = int(config["max_length"])
 
     def predict(self, premises: Sequence[str], hypotheses: Sequence[str], batch_size: int = 32) -> np.ndarray:
-        import torch
+        from .pair_encoder import class_probabilities
 
         if len(premises) != len(hypotheses):
             raise ValueError("premises and hypotheses differ in length")
         if not len(premises):
             return np.zeros((0, 3))
-        # similar lengths together: less padding; the answer comes back in the input order
-        order = sorted(range(len(premises)), key=lambda i: len(premises[i]) + len(hypotheses[i]))
-        out = np.zeros((len(premises), 3))
-        with torch.inference_mode():
-            for s in range(0, len(order), batch_size):
-                idx = order[s:s + batch_size]
-                x = self.tok([premises[i] for i in idx], [hypotheses[i] for i in idx], truncation="longest_first",
-                             max_length=self.max_length, padding=True, return_tensors="pt")
-                out[idx] = torch.softmax(self.model(**x).float(), dim=-1).numpy()[:, self._order]
-        return out
+        probs = class_probabilities(self.tok, self.model, premises, hypotheses, self.max_length, batch_size)
+        return probs[:, self._order]
 
 
 def load_cross_nli(folder) -> CrossEncoderNLI:

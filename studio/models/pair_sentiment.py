@@ -22,19 +22,12 @@ class CrossEncoderSentiment(SentimentModel):
         self.max_length = int(config["max_length"])
 
     def p_positive(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-        import torch
+        from .pair_encoder import class_probabilities
 
         texts = list(texts)
-        out = np.zeros(len(texts))
-        # similar lengths together: less padding; the answer comes back in the input order
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        with torch.inference_mode():
-            for s in range(0, len(order), batch_size):
-                idx = order[s:s + batch_size]
-                x = self.tok([texts[i] for i in idx], truncation=True, max_length=self.max_length, padding=True,
-                             return_tensors="pt")
-                out[idx] = torch.softmax(self.model(**x).float(), dim=-1).numpy()[:, self._pos]
-        return out
+        if not texts:
+            return np.zeros(0)
+        return class_probabilities(self.tok, self.model, texts, None, self.max_length, batch_size)[:, self._pos]
 
 
 def load_cross_sentiment(folder) -> CrossEncoderSentiment:
