@@ -20,18 +20,37 @@ fi
 # llama.cpp serves the offline language model (studio/models/loaders/llamacpp.py). PyPI has only its source, and
 # pip would compile it for this very CPU (-march=native), which could stop a copied environment with an illegal
 # instruction on another; so it is built here once per machine for plain AVX2 (+FMA, F16C): the same code on every
-# x86 CPU from Haswell on, AVX-512 or not. ~5 minutes on 2 cores; the wheel is kept in the studio cache. Without it
-# (no compiler, STUDIO_LLAMACPP=0) the language model runs on torch.
+# x86 CPU from Haswell on, AVX-512 or not. 5-20 minutes on 2 cores (a progress line every 30 s); the wheel is kept
+# in the studio cache. Without it (no compiler, STUDIO_LLAMACPP=0) the language model runs on torch.
 LLAMA_CPP=0.3.36
 LLAMA_CPP_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF"
 flags_id="$(echo "$LLAMA_CPP $LLAMA_CPP_FLAGS" | sha1sum | cut -c1-8)"
 if [ "${STUDIO_LLAMACPP:-1}" != 0 ] && [ ! -f ".venv/.llama-cpp-$flags_id" ]; then
   wheels="${STUDIO_CACHE_DIR:-${HOME:-/tmp}/.cache/figurative-studio}/wheels/llama-cpp-$flags_id"
   if ! ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1; then
-    echo "setup: building llama.cpp $LLAMA_CPP for AVX2 (once per machine, ~5 minutes on 2 cores)" >&2
-    CMAKE_ARGS="$LLAMA_CPP_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" .venv/bin/pip wheel -q --no-deps \
-      --no-binary llama-cpp-python --no-cache-dir -w "$wheels" "llama-cpp-python==$LLAMA_CPP" \
-      || echo "setup: llama.cpp could not be built; the language model will run on torch" >&2
+    echo "setup: building llama.cpp $LLAMA_CPP for AVX2 (once per machine, 5-20 minutes on 2 cores)" >&2
+    mkdir -p "$wheels"
+    log="$wheels/build.log"
+    CMAKE_ARGS="$LLAMA_CPP_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" .venv/bin/pip wheel -v --no-deps \
+      --no-binary llama-cpp-python --no-cache-dir -w "$wheels" "llama-cpp-python==$LLAMA_CPP" >"$log" 2>&1 &
+    build=$!
+    started=$(date +%s)
+    next=30
+    while kill -0 "$build" 2>/dev/null; do  # a line every 30 s: elapsed time and the compiler's step (ninja's [k/n])
+      sleep 1
+      elapsed=$(( $(date +%s) - started ))
+      if [ "$elapsed" -ge "$next" ]; then
+        step=$(grep -oE '^ *\[[0-9]+/[0-9]+\]' "$log" | tail -n 1 | tr -d ' ' || true)
+        echo "setup: building llama.cpp, $((elapsed / 60)) min $((elapsed % 60)) s${step:+, step $step}" >&2
+        next=$((next + 30))
+      fi
+    done
+    if wait "$build"; then
+      echo "setup: llama.cpp built in $(( ($(date +%s) - started) / 60 )) min" >&2
+    else
+      tail -n 20 "$log" >&2
+      echo "setup: llama.cpp could not be built (log: $log); the language model will run on torch" >&2
+    fi
   fi
   # this build replaces any other llama-cpp-python (a native build would not run on every CPU)
   if ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1 \

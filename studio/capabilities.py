@@ -46,7 +46,7 @@ CAPABILITIES: tuple[Capability, ...] = (
                      "polish": "studio.evaluation.polish:PolishEvaluation",
                      "polish-read": "studio.evaluation.reads:PolishReadEvaluation",
                      "polish-ranker": "studio.evaluation.polish_ranker:PolishRankerEvaluation"},
-        roles=("polisher", "lm", "parser", "embedder", "simile_components", "polish_ranker"),
+        roles=("writer", "polisher", "lm", "parser", "embedder", "simile_components", "polish_ranker"),
         serving=("studio.similes.polish",)),
     Capability(
         "hauser", "HAUSER scoring and reranking", "studio.ui.rerank_tab:build_rerank_tab",
@@ -84,7 +84,7 @@ CAPABILITIES: tuple[Capability, ...] = (
                  "eval": {"continuation-report": "studio.continuation.evaluate:evaluate"}},
         evaluations={"continuation": "studio.evaluation.continuation:ContinuationEvaluation",
                      "continuation-read": "studio.evaluation.reads:ContinuationReadEvaluation"},
-        roles=("continuation_generator", "lm", "judge", "judge_cross", "embedder", "parser"),
+        roles=("writer", "continuation_generator", "lm", "judge", "judge_cross", "embedder", "parser"),
         serving=("studio.continuation.generate", "studio.continuation.judge")),
 )
 

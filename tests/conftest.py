@@ -1,5 +1,6 @@
 """Test fixtures: the tiny profile by default, a session-scoped offline registry for tests marked
-`offline`, and a session-scoped running app driven through gradio_client."""
+`offline` (and its float32 reference twin for the recomputed evaluation samples), and a session-scoped running app
+driven through gradio_client."""
 from __future__ import annotations
 
 import os
@@ -12,7 +13,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import pytest  # noqa: E402
 
-from studio.models import Registry, Settings, get_registry, set_registry  # noqa: E402
+from studio.models import Registry, Settings, get_registry, using_registry  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -28,10 +29,16 @@ def _offline_registry() -> Registry:
 @pytest.fixture
 def offline(_offline_registry):
     """Swap in the offline profile's registry (models stay loaded across tests) for one test."""
-    previous = get_registry()
-    set_registry(_offline_registry)
-    yield _offline_registry
-    set_registry(previous)
+    with using_registry(_offline_registry) as registry:
+        yield registry
+
+
+@pytest.fixture
+def reference(_offline_registry):
+    """Swap in the offline registry's float32 reference twin (Registry.reference(): no int8, int4 or bfloat16; what
+    the committed evaluation samples are computed on) for one test; its models too stay loaded across tests."""
+    with using_registry(_offline_registry.reference()) as registry:
+        yield registry
 
 
 def free_port() -> int:

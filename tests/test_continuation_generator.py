@@ -21,7 +21,7 @@ def test_the_prompt_keeps_the_narratives_end_and_the_meaning():
 def test_without_the_generator_the_plain_lm_continues_and_says_so():
     from studio.continuation.generate import Settings, continue_narrative
 
-    result = continue_narrative(NARRATIVE, Settings(n=1, max_new_tokens=4, seed=1))
+    result = continue_narrative(NARRATIVE, Settings(mode="tuned", n=1, max_new_tokens=4, seed=1))
     assert result.mode == "tuned" and result.continuations
     assert any("fine-tuned generator is not available" in n for n in result.notes)
 
@@ -42,8 +42,8 @@ def test_a_trained_delta_serves_the_tuned_mode_through_the_registry(tmp_path, mo
     previous = get_registry()
     set_registry(Registry(ModelSettings.from_env("tiny")))
     try:
-        a = continue_narrative(NARRATIVE, Settings(n=2, max_new_tokens=5, seed=3))
-        b = continue_narrative(NARRATIVE, Settings(n=2, max_new_tokens=5, seed=3))
+        a = continue_narrative(NARRATIVE, Settings(mode="tuned", n=2, max_new_tokens=5, seed=3))
+        b = continue_narrative(NARRATIVE, Settings(mode="tuned", n=2, max_new_tokens=5, seed=3))
         assert not any("not available" in n for n in a.notes)
         assert [c.text for c in a.continuations] == [c.text for c in b.continuations]  # the seed is honoured
         status = {r["role"]: r for r in get_registry().status()}

@@ -1,5 +1,6 @@
 """The evaluation contract: fixed, disjoint splits; the README's table is the results files; the committed figures
-are recomputed from the code (a 40-row sample through the real scorers), not re-read."""
+are recomputed from the code (a 40-row sample through the real scorers, on the float32 reference forms that every
+CPU computes alike), not re-read."""
 from __future__ import annotations
 
 import json
@@ -132,24 +133,34 @@ def _committed_sample(name: str) -> list[dict]:
     return json.loads((RESULTS_DIR / f"{name}.json").read_text())["sample"]["figures"]
 
 
+#: how far a recomputed figure may lie from the committed one: figures are stored to 4 decimals, and the samples are
+#: computed on the float32 reference forms, whose scores move between CPU classes by float32 rounding only
+#: (measured: the recording AVX-512 machine and the same code held to AVX2 kernels, or emulated as an AVX2-only
+#: Haswell, give the same sample figures; docs/acceleration.md, "The committed samples"). One row's flip, 1/40,
+#: is a change of the code, not of the CPU.
+TOLERANCE = 2e-3
+
+
 def _assert_same_figures(recomputed: list[dict], committed: list[dict]):
-    """Equal up to one row's flip (int8 / threaded arithmetic may move a near-tie): a hand-edited figure fails."""
+    """The same metrics, splits and sizes, and values equal up to TOLERANCE: a hand-edited figure fails."""
     assert [(f["metric"], f["split"], f["n"]) for f in recomputed] == \
            [(f["metric"], f["split"], f["n"]) for f in committed]
     for a, b in zip(recomputed, committed):
         assert (a["value"] is None) == (b["value"] is None)
         if a["value"] is not None:
-            assert a["value"] == pytest.approx(b["value"], abs=max(2e-3, 1.01 / a["n"])), a["metric"]
+            assert a["value"] == pytest.approx(b["value"], abs=TOLERANCE), a["metric"]
 
 
 @needs_data
 @pytest.mark.offline
 @pytest.mark.slow
+@pytest.mark.portability
 @pytest.mark.parametrize("name", ["components", "hauser", "continuation", "proverbs", "nli", "sentiment"])
-def test_committed_sample_figures_are_recomputed_by_the_code(name, offline):
-    """The first 40 rows of each split through the real scorers give the committed results' sample figures."""
+def test_committed_sample_figures_are_recomputed_by_the_code(name, reference):
+    """The first 40 rows of each split through the real scorers, on the float32 reference forms (no int8, int4 or
+    bfloat16, whatever the CPU has), give the committed results' sample figures."""
     committed = json.loads((RESULTS_DIR / f"{name}.json").read_text())
-    if committed["profile"] != offline.profile:
+    if committed["profile"] != reference.profile:
         pytest.fail(f"results/{name}.json was measured on the {committed['profile']} profile")
     _assert_same_figures(evaluation(name).compute(SAMPLE_ROWS)["figures"], _committed_sample(name))
 

@@ -232,13 +232,15 @@ def test_embeddings_are_cached_apart_per_way_of_serving():
 
 
 @pytest.mark.offline
+@pytest.mark.portability
 def test_the_offline_retrieval_embedder_is_int8_and_close_to_float32(offline):
-    from studio.models.specs import OFFLINE_SBERT
-    from studio.models.variants import load_base_sentence_transformer
-
+    """Served int8 after its self-check on this CPU; the registry's reference twin (what the committed samples are
+    computed on) serves the same weights in float32 with torch."""
     embedder = offline.get("retrieval_embedder")
     assert isinstance(embedder, onnx_text.OnnxSentenceEmbedder), embedder.backend
     assert embedder.checks and embedder.checks[-1].passed
-    got = embedder.encode(TEXTS)
-    want = load_base_sentence_transformer(OFFLINE_SBERT).encode(TEXTS, normalize_embeddings=True)
+    reference = offline.reference().get("retrieval_embedder")
+    assert not isinstance(reference, onnx_text.OnnxSentenceEmbedder) and "sentence-transformers" in reference.backend
+    assert reference.model_id == embedder.model_id and reference.cache_key != embedder.cache_key
+    got, want = embedder.encode(TEXTS), reference.encode(TEXTS)
     assert (got * want).sum(1).min() > 0.97  # measured with 7-bit weights: 0.980-0.989

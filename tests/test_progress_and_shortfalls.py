@@ -30,7 +30,8 @@ def test_polish_progress_moves_per_strategy_and_batch():
 def test_polish_stops_when_told():
     calls, progress = _recorder()
     with pytest.raises(Stopped):
-        polish("He yelps and howls.", n=10, seed=0, progress=progress, should_stop=lambda: len(calls) >= 2)
+        polish("He yelps and howls.", n=10, seed=0, progress=progress, should_stop=lambda: len(calls) >= 2,
+               strategies=["lm", "retrieval", "property"])
     assert len(calls) == 2  # nothing ran after the stop was seen
 
 
@@ -39,13 +40,13 @@ def test_polish_says_why_it_delivers_fewer():
     assert report["asked"] == 50 and report["delivered"] == len(cands) < 50
     assert f"{len(cands)} of the 50 candidates asked" in report["shortfall"]
     assert "property" in report["shortfall"]
-    _, full = polish_report("He yelps and howls.", n=1, seed=0)
+    _, full = polish_report("He yelps and howls.", n=1, seed=0, strategies=["lm", "retrieval", "property"])
     assert full["delivered"] == 1 and full["shortfall"] == ""
 
 
 def test_continue_progress_follows_decoding_steps():
     calls, progress = _recorder()
-    result = continue_narrative(NARRATIVE, Settings(n=3, max_new_tokens=12, seed=1), progress=progress)
+    result = continue_narrative(NARRATIVE, Settings(mode="tuned", n=3, max_new_tokens=12, seed=1), progress=progress)
     steps = [what for _, what in calls if what.startswith("decoding token")]
     longest = max(c.tokens for c in result.continuations)
     assert len(steps) >= longest >= 1  # one report per decoding step
@@ -56,14 +57,14 @@ def test_continue_progress_follows_decoding_steps():
 def test_continue_stops_within_a_step():
     calls, progress = _recorder()
     with pytest.raises(Stopped):
-        continue_narrative(NARRATIVE, Settings(n=3, max_new_tokens=40, seed=1), progress=progress,
+        continue_narrative(NARRATIVE, Settings(mode="tuned", n=3, max_new_tokens=40, seed=1), progress=progress,
                            should_stop=lambda: sum(w.startswith("decoding token") for _, w in calls) >= 2)
     assert sum(w.startswith("decoding token") for _, w in calls) == 2
 
 
 def test_continue_says_fewer_distinct_samples():
-    # greedy: all alike; tuned mode (the default) draws its pool of 16 for the 6 asked
-    result = continue_narrative(NARRATIVE, Settings(n=6, temperature=0.0, max_new_tokens=8))
+    # greedy: all alike; tuned mode draws its pool of 16 for the 6 asked
+    result = continue_narrative(NARRATIVE, Settings(mode="tuned", n=6, temperature=0.0, max_new_tokens=8))
     assert len(result.continuations) == 1 and result.continuations[0].samples == result.drawn == 16
     assert any("1 distinct continuation(s) from the 16 samples drawn for the 6 asked" in line
                for line in result.shortfall)
@@ -73,12 +74,12 @@ def test_continue_says_fewer_distinct_samples():
 
 
 def test_continue_never_hides_a_cut_sentence():
-    result = continue_narrative(NARRATIVE, Settings(n=2, max_new_tokens=1, seed=0))
+    result = continue_narrative(NARRATIVE, Settings(mode="tuned", n=2, max_new_tokens=1, seed=0))
     for c in result.continuations:
         assert c.cut or c.text.rstrip("\"')]").endswith((".", "!", "?"))
     assert any(c.cut for c in result.continuations)  # one token ends no sentence of the tiny lm
     assert any("limit of 1 new tokens" in line for line in result.shortfall)
-    complete = continue_narrative(NARRATIVE, Settings(n=2, max_new_tokens=60, seed=0))
+    complete = continue_narrative(NARRATIVE, Settings(mode="tuned", n=2, max_new_tokens=60, seed=0))
     assert all(c.cut or c.text.rstrip("\"')]").endswith((".", "!", "?")) for c in complete.continuations)
 
 

@@ -61,6 +61,37 @@ def _counting_loader(counter, delay=0.2, fail_times=0):
     return loader_for
 
 
+def test_the_reference_twin_loads_with_every_accelerated_form_off(monkeypatch):
+    """Registry.reference(): the same settings, loads with int8, int4 and bfloat16 off whatever the CPU and the
+    environment say (the evaluations' samples are computed on it); the switch holds only inside its loads."""
+    from studio.models.loaders import common, fourbit
+
+    for switch in ("STUDIO_ONNX", "STUDIO_BF16", "STUDIO_LM_4BIT", "STUDIO_LM_INT8"):
+        monkeypatch.delenv(switch, raising=False)
+    seen = {}
+
+    def loader_for(backend):
+        def load(spec, registry):
+            seen[registry.settings.reference] = (common.accelerated("STUDIO_ONNX"), common.accelerated("STUDIO_BF16"),
+                                                 fourbit.int8_prompts_available())
+            return object()
+        return load
+
+    monkeypatch.setattr(registry_module, "loader_for", loader_for)
+    served = Registry(Settings.from_env("tiny"))
+    twin = served.reference()
+    assert twin is served.reference() and twin.reference() is twin and twin is not served
+    assert twin.settings.reference and not served.settings.reference and twin.profile == served.profile
+    served.get("embedder")
+    twin.get("embedder")
+    assert seen == {False: (True, True, True), True: (False, False, False)}
+    assert common.accelerated("STUDIO_ONNX") and fourbit.int8_prompts_available()  # nothing leaks out of a load
+    with common.reference_forms():
+        assert not common.accelerated("STUDIO_LM_4BIT") and not common.fast_bfloat16() and not fourbit.available()
+    monkeypatch.setenv("STUDIO_ONNX", "0")
+    assert not common.accelerated("STUDIO_ONNX")
+
+
 def test_concurrent_first_calls_load_once(monkeypatch):
     calls = []
     monkeypatch.setattr(registry_module, "loader_for", _counting_loader(calls))

@@ -13,7 +13,7 @@ from studio.similes.polish import STRATEGIES, find_slots, noun_phrase, polish, p
 
 
 def test_candidates_are_distinct_and_located():
-    cands = polish("He yelps and howls.", n=10, seed=0)
+    cands = polish("He yelps and howls.", n=10, seed=0, strategies=["lm", "retrieval", "property"])
     assert 1 <= len(cands) <= 10
     sentences = [c.sentence for c in cands]
     assert len(set(sentences)) == len(sentences)

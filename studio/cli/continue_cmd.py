@@ -13,17 +13,19 @@ def register(sub) -> None:
 
     p = sub.add_parser("continue", help="continue a narrative that ends in an idiom or a simile (mark it with [ ])")
     p.add_argument("narrative")
-    p.add_argument("--mode", default="tuned", choices=list(MODES),
-                   help="tuned: the generator fine-tuned on the benchmark (default); plain: the plain lm; "
-                        "literal / context: the plain lm ensembled over knowledge inferences")
+    p.add_argument("--mode", default="writer", choices=list(MODES),
+                   help="writer: the writer model told the figure's meaning (default); tuned: the small generator "
+                        "fine-tuned on the benchmark; plain: the plain lm; literal / context: the plain lm "
+                        "ensembled over knowledge inferences")
     p.add_argument("--n", type=int, default=3, help="continuations shown, best first")
     p.add_argument("--pool", type=int, default=None,
-                   help="tuned mode: samples drawn, of which the best n (by fluency and the judge) are shown "
-                        "(default 16); the other modes draw n and rank them with the judge")
+                   help="writer and tuned modes: samples drawn, of which the best n are shown (default: writer 6, "
+                        "by the judge; tuned 16, by fluency and the judge); the other modes draw n and rank them "
+                        "with the judge")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--top-k", type=int, default=5)
     p.add_argument("--temperature", type=float, default=0.7)
-    p.add_argument("--max-tokens", type=int, default=20)
+    p.add_argument("--max-tokens", type=int, default=None, help="default: writer 48, the other modes 20")
     p.add_argument("--combine", default="sum", choices=["sum", "mean"],
                    help="how the prompts' logits are combined at each step (the paper sums them)")
     add_json_flag(p)
@@ -42,10 +44,9 @@ def register(sub) -> None:
 
 def run_continue(args) -> dict:
     from ..continuation.generate import Settings, continue_narrative
-    from ..continuation.ranking import POOL
 
     s = Settings(mode=args.mode, n=args.n, seed=args.seed, top_k=args.top_k, temperature=args.temperature,
-                 max_new_tokens=args.max_tokens, combine=args.combine, pool=POOL if args.pool is None else args.pool)
+                 max_new_tokens=args.max_tokens, combine=args.combine, pool=args.pool)
     return continue_narrative(args.narrative, s).to_dict()
 
 

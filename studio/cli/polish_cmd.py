@@ -1,6 +1,7 @@
 """`python -m studio polish`: simile candidates for a literal sentence."""
 from __future__ import annotations
 
+from ..similes.writer_vehicles import DOMAINS, REGISTERS
 from . import add_json_flag
 
 
@@ -9,7 +10,12 @@ def register(sub) -> None:
     p.add_argument("literal", nargs="?", help="the literal sentence (omit with --batch)")
     p.add_argument("--n", type=int, default=10, help="number of candidates (1-50)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (same seed, same candidates)")
-    p.add_argument("--strategies", default="", help="comma-separated subset of the vehicle sources lm,retrieval,property,insertion")
+    p.add_argument("--strategies", default="",
+                   help="comma-separated subset of the vehicle sources writer,lm,retrieval,property,insertion "
+                        "(default writer,property)")
+    p.add_argument("--domain", default="any", choices=DOMAINS, metavar="DOMAIN",
+                   help="the writer's image domain: " + ", ".join(DOMAINS))
+    p.add_argument("--register", default="plain", choices=REGISTERS, help="the writer's register")
     p.add_argument("--batch", metavar="IN.jsonl", help='lines {"literal": ...}')
     p.add_argument("--out", metavar="OUT.jsonl", help="batch output")
     add_json_flag(p)
@@ -21,7 +27,8 @@ def run(args):
     from ..similes.polish import polish_report
 
     def one(literal: str) -> dict:
-        cands, report = polish_report(literal, n=args.n, strategies=args.strategies or None, seed=args.seed)
+        cands, report = polish_report(literal, n=args.n, strategies=args.strategies or None, seed=args.seed,
+                                      domain=args.domain, register=args.register)
         out = {"literal": literal, "candidates": [c.to_dict() for c in cands], "asked": report["asked"],
                "delivered": report["delivered"], "score": report["score"], "ranked_by": report["ranked_by"],
                "generator": report["generator"], "expected_keepers": report.get("expected_keepers")}

@@ -6,6 +6,7 @@ plain lm over the paper's knowledge inferences at decoding time. In tuned mode a
 best `n` are shown (ranking.py); the other modes draw `n` and order them by the judge."""
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -14,32 +15,41 @@ import numpy as np
 from ..errors import InputError, check_stop, require_text
 from ..models import get_registry
 from ..offensive import offensive_words
-from .decoding import ensemble_sample
+from .decoding import Sample, ensemble_sample
 from .expression import Expression, find_expression
 from .knowledge import context_inferences, literal_inferences
 from .prompting import generator_prompt, paraphrase_prompt
 from .ranking import POOL, fluency, order
+from .writing import slips
 
-MODES = ("tuned", "plain", "literal", "context")
+MODES = ("writer", "tuned", "plain", "literal", "context")
 MAX_NARRATIVE_CHARS = 4000
 LIMITS = {"n": (1, 10), "pool": (1, 32), "top_k": (1, 200), "temperature": (0.0, 2.0), "max_new_tokens": (1, 60)}
+#: writer mode: samples drawn for the best n shown, and the tokens a sentence may take (8-25 words)
+WRITER_POOL = 6
+WRITER_TOKENS = 48
 
 
 @dataclass
 class Settings:
-    mode: str = "tuned"
+    mode: str = "writer"
     n: int = 3  # continuations shown
-    pool: int = POOL  # tuned mode, ranked: samples drawn, of which the best n are shown
+    pool: int | None = None  # writer and tuned modes, ranked: samples drawn, of which the best n are shown
+    #   (None: the mode's own, WRITER_POOL or POOL)
     seed: int = 0
     top_k: int = 5
     temperature: float = 0.7
-    max_new_tokens: int = 20
+    max_new_tokens: int | None = None  # None: the mode's own (WRITER_TOKENS, else 20)
     combine: str = "sum"
     rank: bool = True
 
     def check(self) -> "Settings":
         if self.mode not in MODES:
-            raise InputError(f"Unknown mode {self.mode!r}: choose tuned, plain, literal or context.")
+            raise InputError(f"Unknown mode {self.mode!r}: choose {', '.join(MODES[:-1])} or {MODES[-1]}.")
+        if self.pool is None:
+            self.pool = WRITER_POOL if self.mode == "writer" else POOL
+        if self.max_new_tokens is None:
+            self.max_new_tokens = WRITER_TOKENS if self.mode == "writer" else 20
         for name, (lo, hi) in LIMITS.items():
             value = getattr(self, name)
             try:
@@ -57,8 +67,8 @@ class Settings:
 
     @property
     def draws(self) -> int:
-        """Samples to draw: a pool in tuned mode when ranking (at least n), else n."""
-        return max(self.n, self.pool) if self.mode == "tuned" and self.rank else self.n
+        """Samples to draw: a pool in writer and tuned modes when ranking (at least n), else n."""
+        return max(self.n, self.pool) if self.mode in ("writer", "tuned") and self.rank else self.n
 
 
 @dataclass
@@ -134,8 +144,13 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     step(0.01, "finding the idiom or simile")
     text, expr = find_expression(raw)
     notes = []
-    lm, prompts, used, guess = None, None, [], ""
-    if s.mode == "tuned":
+    lm, prompts, used, guess, samples = None, None, [], "", None
+    if s.mode == "writer":
+        step(0.1, "writing")
+        samples = write(text, expr, s, progress=progress, should_stop=should_stop)
+        if expr is not None and not expr.meaning:
+            notes.append(f"no meaning of “{expr.text}” is known to the lexicon: the writer reads it on its own.")
+    elif s.mode == "tuned":
         from ..models import ModelUnavailable
 
         try:
@@ -154,7 +169,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
                 notes.append(unknown + ".")
         except ModelUnavailable as exc:
             notes.append(f"the fine-tuned generator is not available ({exc.reason}); the plain lm continued instead")
-    if lm is None:
+    if lm is None and samples is None:
         lm = get_registry().get("lm")
         if s.mode not in ("plain", "tuned") and inferences is None:
             step(0.04, f"drawing {s.mode} inferences")
@@ -162,12 +177,14 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
         if s.mode not in ("plain", "tuned") and not used:
             raise InputError(f"No {s.mode} inferences could be drawn for this narrative; try the plain mode.")
         prompts = prompts_for(text, used)
-    step(0.1, "decoding")
-    samples = ensemble_sample(lm, prompts, n_samples=s.draws, max_new_tokens=s.max_new_tokens,
-                              top_k=s.top_k, temperature=s.temperature, no_repeat_ngram_size=3, seed=s.seed,
-                              stop_at_sentence_end=True, combine=s.combine, shared_text=text,
-                              progress=None if progress is None else (lambda f, what: progress(0.1 + 0.8 * f, what)),
-                              should_stop=should_stop)
+    if samples is None:
+        step(0.1, "decoding")
+        samples = ensemble_sample(lm, prompts, n_samples=s.draws, max_new_tokens=s.max_new_tokens,
+                                  top_k=s.top_k, temperature=s.temperature, no_repeat_ngram_size=3, seed=s.seed,
+                                  stop_at_sentence_end=True, combine=s.combine, shared_text=text,
+                                  progress=None if progress is None else (
+                                      lambda f, what: progress(0.1 + 0.8 * f, what)),
+                                  should_stop=should_stop)
     step(0.92, "ranking with the plausibility judge")
     ranked = merge_identical(samples)
     bad = [bool(offensive_words(r.text)) for r in ranked]  # the small models learned from old books too
@@ -183,7 +200,13 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
         else:
             probs = judge.rank(text, [r.text for r in ranked], expr)
             judge_name = judge.name
-        if s.draws > s.n:  # the pool: the best n by fluency and the judge (ranking.py)
+        if s.draws > s.n and s.mode == "writer" and probs is not None:  # the writer's pool: the judge's best n,
+            # whole sentences without a slip (writing.slips: the figure's own words, a new simile) first
+            slipped = [bool(slips(r.text, text, expr)) for r in ranked]
+            best = sorted(range(len(ranked)), key=lambda i: (ranked[i].cut, slipped[i], -probs[i], i))[: s.n]
+            ranked, probs = [ranked[i] for i in best], np.asarray(probs)[best]
+            probs = probs / probs.sum()
+        elif s.draws > s.n:  # the pool: the best n by fluency and the judge (ranking.py)
             step(0.96, "ranking by fluency")
             for r, f in zip(ranked, fluency(get_registry().get("lm"), text, [r.text for r in ranked])):
                 r.fluency = round(float(f), 4)
@@ -205,6 +228,33 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
                   continuations=ranked, settings=asdict(s), seconds=round(time.perf_counter() - started, 3),
                   judge=judge_name, notes=notes, shortfall=shortfall_lines(ranked, s, dropped, distinct),
                   drawn=s.draws, distinct=distinct)
+
+
+def write(narrative: str, expr: Expression | None, s: Settings, progress=None, should_stop=None) -> list[Sample]:
+    """s.draws samples of the registry's `writer`, told what the figure means (writing.py), each one sentence."""
+    from .writing import SYSTEM, user_message
+
+    writer = get_registry().get("writer")
+    tokens = [0] * s.draws
+
+    def grown(i: int, text: str) -> None:
+        check_stop(should_stop, "Continuing")
+        tokens[i] += 1
+        if progress is not None:
+            progress(0.1 + 0.8 * min(1.0, sum(tokens) / (s.draws * s.max_new_tokens * 0.6)),
+                     f"writing {s.draws} sentences")
+
+    gens = writer.reply(SYSTEM, user_message(narrative, expr), n=s.draws, max_new_tokens=s.max_new_tokens,
+                        top_k=s.top_k, temperature=s.temperature, seed=s.seed, stop_at_sentence_end=True,
+                        stop_at_newline=True, on_text=grown)
+    out = []
+    for g in gens:
+        text = g.text.strip().strip('"').strip()
+        if text.lower().startswith("next sentence:"):
+            text = text[len("next sentence:"):].strip()
+        if text:
+            out.append(Sample(text=text, tokens=g.new_tokens, complete=bool(re.search(r"[.!?][\"')\]]*$", text))))
+    return out
 
 
 #: tokens of an idiom paraphrase

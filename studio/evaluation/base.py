@@ -92,7 +92,6 @@ class Evaluation:
     name: str = ""
     title: str = ""
     splits: dict[str, str] = {}
-    max_rows: int | None = None  # rows per split of a full run when it is small (a sample that large is the run)
 
     def _compute(self, limit: int | None) -> tuple[list[Figure], dict]:
         raise NotImplementedError

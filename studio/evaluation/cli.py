@@ -3,6 +3,8 @@
   python -m studio eval all --json            every capability, each into results/NAME.json
   python -m studio eval hauser [--limit N]    one capability (--limit: at most N rows per split, for a quick try;
                                               a limited run is written to results/ only with --out)
+  python -m studio eval hauser --sample-only  only the file's `sample` block (what the tests recompute), the rest
+                                              of results/NAME.json kept as it is
   python -m studio eval table [--check]       the README's results table from results/*.json (--check: exit
                                               non-zero when the README differs)
 The full reports of the earlier evaluations stay available as `eval NAME-report`.
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 import time
 from pathlib import Path
@@ -19,6 +22,8 @@ from ..capabilities import evaluations
 from ..errors import InputError, StudioError, parse_options
 from .base import RESULTS_DIR, provenance, write_result
 
+#: a results file's `sample` block: the figures of the first SAMPLE_ROWS rows of each split, computed on the float32
+#: reference forms (Registry.reference()), which every x86 CPU computes alike; the tests recompute it from the code
 SAMPLE_ROWS = 40
 #: {name: "module:Class"}, declared by each capability in studio/capabilities.py
 EVALUATIONS = evaluations()
@@ -37,9 +42,14 @@ def _parse(prog: str, argv: list[str], quick_help: str) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help=quick_help)
     p.add_argument("--out", type=Path, default=None,
                    help=f"folder for NAME.json (default {RESULTS_DIR.name}/; a limited run writes only with --out)")
+    p.add_argument("--sample-only", action="store_true",
+                   help=f"recompute only the `sample` block of the folder's NAME.json (the first {SAMPLE_ROWS} rows on "
+                        "the float32 reference forms) and keep the rest of the file")
     args = parse_options(p, argv)
     if args.limit is not None and args.limit < 1:
         raise InputError(f"{prog}: --limit must be at least 1, not {args.limit}")
+    if args.sample_only and (args.limit is not None or args.quick):
+        raise InputError(f"{prog}: --sample-only has its own size ({SAMPLE_ROWS} rows); leave out --limit / --quick")
     if args.quick and args.limit is None:
         args.limit = 20
     return args
@@ -52,15 +62,33 @@ def _command(name: str, argv: list[str]) -> str:
     return " ".join(["python -m studio", *([f"--profile {profile}"] if profile else []), "eval", name, *argv])
 
 
+def sample(ev) -> dict:
+    """The `sample` block of `ev`'s results: its figures on the first SAMPLE_ROWS rows, computed with the current
+    registry's reference twin (float32, no int8, int4 or bfloat16; llama.cpp's portable build), so that a test on
+    any x86 CPU recomputes the same figures up to float32 rounding (docs/acceleration.md, "The committed samples")."""
+    from ..models import get_registry, using_registry
+
+    with using_registry(get_registry().reference()):
+        return {"limit": SAMPLE_ROWS, "figures": ev.compute(SAMPLE_ROWS)["figures"]}
+
+
 def run_one(name: str, argv: list[str], command: str | None = None) -> dict:
     args = _parse(f"python -m studio eval {name}", argv, "same as --limit 20")
     ev = evaluation(name)
+    command = command or _command(name, argv)
+    if args.sample_only:  # the headline figures stay as they were measured; the sample records its own run
+        path = (args.out or RESULTS_DIR) / f"{name}.json"
+        if not path.is_file():
+            raise InputError(f"--sample-only rewrites the sample of {path}, which does not exist: run the whole "
+                             f"`python -m studio eval {name}` first")
+        result = json.loads(path.read_text(encoding="utf-8"))
+        result["sample"] = {**sample(ev), "provenance": provenance(command)}
+        result["written"] = str(write_result(result, path.parent))
+        return result
     result = ev.compute(args.limit)
-    if args.limit is None:  # the same figures on the first SAMPLE_ROWS rows: what the tests recompute from the code
-        same = ev.max_rows is not None and ev.max_rows <= SAMPLE_ROWS
-        result["sample"] = {"limit": SAMPLE_ROWS,
-                            "figures": result["figures"] if same else ev.compute(SAMPLE_ROWS)["figures"]}
-    result.update(provenance(command or _command(name, argv)))
+    if args.limit is None:
+        result["sample"] = sample(ev)
+    result.update(provenance(command))
     out = args.out or (RESULTS_DIR if args.limit is None else None)
     if out is not None:
         result["written"] = str(write_result(result, out))
@@ -72,7 +100,8 @@ def run_all(argv: list[str]) -> dict:
     started = time.perf_counter()
     summary = {}
     for name in EVALUATIONS:
-        sub = (["--limit", str(args.limit)] if args.limit else []) + (["--out", str(args.out)] if args.out else [])
+        sub = (["--limit", str(args.limit)] if args.limit else []) + (["--out", str(args.out)] if args.out else []) \
+            + (["--sample-only"] if args.sample_only else [])
         t0 = time.perf_counter()
         print(f"[eval all] {name} …", file=sys.stderr, flush=True)
         result = run_one(name, sub, command=_command("all", argv))

@@ -16,7 +16,6 @@ BLIND_READ_FILES = ("eval/polish_literals.txt", "eval/polish_literals_2.txt", "e
 
 class PolishEvaluation(Evaluation):
     name = "polish"
-    max_rows = DEFAULT_LITERALS
     title = "Simile polishing against the HAUSER paper's BART candidates (studio's HAUSER scores; no human labels)"
     splits = {"train": "literals with sha1('polish|literal') % 10 >= 2 (the polisher's fine-tuning pairs)",
               "dev": f"sha1 % 10 == 1: the first {DEV_LITERALS} literals (every choice)",

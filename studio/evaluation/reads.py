@@ -3,9 +3,10 @@
 The generated text of a read is reproducible by the command in its record (`how`); the labels are a reader's, kept
 in the record row by row (eval/*_blind_read_*.json). These evaluations count them, so that the figure that counts
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
-from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9 and 11) and the earlier report reads
-(5, 7, 8, 10, 12), Continue's dev read (eval/continuation_dev_read_1.json, counted by `eval continuation-report --only
-ranking`) and its earlier report reads (1, 2) are recorded but not reported here.
+from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11 and 15) and the earlier report reads
+(5, 7, 8, 10, 12, 14), Continue's dev reads (eval/continuation_dev_read_1.json, counted by `eval continuation-report
+--only ranking`, and _2) and its earlier report reads (1-3) are recorded but not reported here. Reads 15-16 and
+Continue's 4 were made with `bench/writer_read.py`.
 """
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ import json
 from ..models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
-POLISH_READ = "eval/polish_blind_read_14.json"
-POLISH_SERVED, POLISH_BEFORE = "new", "old"
-CONTINUATION_READ = "eval/continuation_blind_read_3.json"
-CONTINUATION_SERVED, CONTINUATION_BEFORE = "pool of 16, best 3", "before (3 drawn)"
+POLISH_READ = "eval/polish_blind_read_16.json"
+POLISH_SERVED, POLISH_BEFORE = "default sources", "writer source"
+CONTINUATION_READ = "eval/continuation_blind_read_4.json"
+CONTINUATION_SERVED, CONTINUATION_BEFORE = "writer, best 3 of 6", "writer, not shown"
 
 
 def _record(path: str) -> dict:
@@ -37,9 +38,9 @@ def _share(pair: tuple[int, int]) -> float | None:
 class PolishReadEvaluation(Evaluation):
     name = "polish-read"
     title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
-    splits = {"blind read": f"{POLISH_READ}: eval/polish_literals_8.txt, written before the read and never used for "
-                            "a choice; the served code's and the code before's candidates pooled, shuffled, read "
-                            "without rank, score, source or version"}
+    splits = {"blind read": f"{POLISH_READ}: eval/polish_literals_9.txt, written for the read by a session that saw "
+                            "no output and never used for a choice; the served (default) sources' candidates and "
+                            "those of the writer source pooled, shuffled, read without rank, score, source or version"}
 
     def _compute(self, limit):
         record = _record(POLISH_READ)
@@ -49,10 +50,9 @@ class PolishReadEvaluation(Evaluation):
         for metric, top, of in (("usable of the 10 candidates (target 0.60)", None, asked),
                                 ("usable of the top 3 (target 0.80)", 3, 3 * literals)):
             served, before = tally(rows, "variant", POLISH_SERVED, top), tally(rows, "variant", POLISH_BEFORE, top)
-            details[metric] = {"served": served, "before": before, "asked": of}
-            # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept; the code
-            # before (ranked by the score: ranker=False), read in the same read, goes in the details (the table's
-            # anchor column is the paper's)
+            details[metric] = {"served": served, POLISH_BEFORE: before, "asked": of}
+            # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept; the
+            # writer source, read in the same read, goes in the details (the table's anchor column is the paper's)
             share = served[0] / of
             figures.append(Figure(metric, share, "blind read", of, interval=share_interval(share, of)))
         return figures, details
@@ -61,9 +61,9 @@ class PolishReadEvaluation(Evaluation):
 class ContinuationReadEvaluation(Evaluation):
     name = "continuation-read"
     title = "Continue: continuations fluent and true to the figure (blind read of 20 new narratives, 3 each)"
-    splits = {"blind read": f"{CONTINUATION_READ}: eval/continuation_narratives.txt (10 idioms, 10 similes); the "
-                            "served Continue's 3 (the best of 16 samples) and the 3 it showed before (3 samples) "
-                            "shuffled and read without source or rank"}
+    splits = {"blind read": f"{CONTINUATION_READ}: eval/continuation_narratives_2.txt (10 idioms, 10 similes), "
+                            "written for the read by a session that saw no output; the writer's 6 samples of each, "
+                            "the 3 shown and the 3 not, shuffled and read without source or rank"}
 
     def _compute(self, limit):
         from ..continuation.judge import get_judge, get_legacy_judge
@@ -72,11 +72,10 @@ class ContinuationReadEvaluation(Evaluation):
         rows = _record(CONTINUATION_READ)["rows"]
         served, before = tally(rows, "generator", CONTINUATION_SERVED), tally(rows, "generator", CONTINUATION_BEFORE)
         top1 = tally(rows, "generator", CONTINUATION_SERVED, top=1)
-        figures = [Figure("usable continuations (target 0.50)", _share(served), "blind read", served[1],
+        figures = [Figure("usable continuations (target 0.70)", _share(served), "blind read", served[1],
                           interval=share_interval(_share(served), served[1])),
                    Figure("the first continuation shown usable", _share(top1), "blind read", top1[1], headline=False)]
-        details = {"served": served, "before": before, "first shown, served": top1,
-                   "first shown, before": tally(rows, "generator", CONTINUATION_BEFORE, top=1)}
+        details = {"served": served, "not shown (the other 3 of the pool)": before, "first shown, served": top1}
         # which of a narrative's (up to) 3 read continuations each judge puts first: the labels are the reader's, the
         # ranking is recomputed, so a judge served after the read is measured on the same continuations
         if get_registry().profile == "tiny":  # random models: no ranking worth counting
@@ -106,7 +105,7 @@ def first_choice_usable(rows: list[dict], generator: str, judge) -> tuple[int, i
     lines of eval/continuation_narratives.txt, their expression found as the Continue tab finds it."""
     from ..continuation.expression import find_expression
 
-    path = PROJECT_ROOT / "eval" / "continuation_narratives.txt"
+    path = PROJECT_ROOT / _record(CONTINUATION_READ)["narratives"]
     lines = [x.strip() for x in path.read_text(encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
     usable = 0
     groups = _by_line(rows, generator)

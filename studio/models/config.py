@@ -15,7 +15,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
     import tomli as tomllib
 
 PROFILES = ("hub", "offline", "tiny")
-ROLES = ("embedder", "retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "lm", "polisher", "continuation_generator", "judge", "judge_cross", "simile_components", "polish_ranker", "nli", "sentiment", "clip", "diffusion", "parser")
+ROLES = ("embedder", "retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "lm", "writer", "polisher", "continuation_generator", "judge", "judge_cross", "simile_components", "polish_ranker", "nli", "sentiment", "clip", "diffusion", "parser")
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ASSETS = PROJECT_ROOT / "assets"
 
@@ -83,6 +83,9 @@ class Settings:
     profile_reason: str
     overrides: dict[str, str] = field(default_factory=dict)
     max_memory_gb: float | None = None
+    #: serve the float32 reference forms (no int8, int4 or bfloat16; loaders.common.reference_forms): numbers that
+    #: every x86 CPU computes alike up to float32 rounding; what the evaluations' committed samples are computed on
+    reference: bool = False
 
     @classmethod
     def from_env(cls, profile: str | None = None) -> "Settings":

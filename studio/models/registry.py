@@ -1,6 +1,8 @@
 """One lazily loaded registry: `get(role)` loads a role's model the first time a feature needs it."""
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import gc
 import threading
 import time
@@ -10,7 +12,7 @@ from pathlib import Path
 from .config import ROLES, Settings
 from .heads import has_head
 from .loaders import loader_for
-from .loaders.common import LoadError, configure_torch_threads
+from .loaders.common import LoadError, configure_torch_threads, reference_forms
 from .specs import ModelSpec, spec_for
 
 NOT_LOADED, LOADING, READY, UNAVAILABLE, FAILED = "not loaded", "loading", "ready", "unavailable", "failed"
@@ -93,6 +95,7 @@ class Registry:
     def __init__(self, settings: Settings | None = None):
         self.settings = settings or Settings.from_env()
         self._entries = {role: RoleEntry(self._spec(role)) for role in ROLES}
+        self._reference: Registry | None = None
         for entry in self._entries.values():
             if entry.spec.unavailable_reason and not self._present(entry.spec):
                 entry.state = UNAVAILABLE
@@ -120,6 +123,16 @@ class Registry:
     @property
     def profile(self) -> str:
         return self.settings.profile
+
+    def reference(self) -> "Registry":
+        """This registry's twin that serves the float32 reference forms (Settings.reference), made once: what the
+        evaluations' committed samples are computed on, so that every CPU recomputes them alike."""
+        if self.settings.reference:
+            return self
+        with _registry_lock:
+            if self._reference is None:
+                self._reference = Registry(dataclasses.replace(self.settings, reference=True))
+        return self._reference
 
     def _spec(self, role: str) -> ModelSpec:
         return spec_for(self.settings.profile, role, self.settings.overrides.get(role))
@@ -166,7 +179,8 @@ class Registry:
         try:
             if entry.spec.backend not in TORCH_FREE_BACKENDS:
                 configure_torch_threads()
-            model = loader_for(entry.spec.backend)(entry.spec, self)
+            with reference_forms() if self.settings.reference else contextlib.nullcontext():
+                model = loader_for(entry.spec.backend)(entry.spec, self)
         except ModelUnavailable as exc:  # a dependency (e.g. the embedder under a head) is missing
             self._fail(entry, ModelUnavailable(role, f"it needs the {exc.role} model, which is {exc.state} ({exc.reason})",
                                                exc.fix, FAILED))
@@ -275,6 +289,17 @@ def set_registry(registry: Registry | None) -> None:
     global _registry
     with _registry_lock:
         _registry = registry
+
+
+@contextlib.contextmanager
+def using_registry(registry: Registry):
+    """The process-wide registry is `registry` inside the block, the previous one again after it."""
+    previous = get_registry()
+    set_registry(registry)
+    try:
+        yield registry
+    finally:
+        set_registry(previous)
 
 
 def get(role: str):

@@ -100,6 +100,23 @@ class LanguageModel(Role):
         `max_new_tokens` steps."""
         raise NotImplementedError(f"{type(self).__name__} has no logit ensemble")
 
+    def reply(self, system: str, user: str, *, n: int = 1, max_new_tokens: int = 40, top_k: int = 40,
+              temperature: float = 0.8, seed: int = 0, stop_at_sentence_end: bool = False,
+              stop_at_newline: bool = False, on_text=None) -> list[Generation]:
+        """n seeded samples of the assistant's answer to a system + user message (the chat template applied).
+        `on_text(i, text)` is called as sample i grows; models that stream call it per token, others once."""
+        prompt = "".join(split_chat_prompt(self.tokenizer, system, user))
+        gens = self.generate([prompt], max_new_tokens=max_new_tokens, top_k=top_k, temperature=temperature,
+                             no_repeat_ngram_size=0, num_return_sequences=n, seed=seed,
+                             stop_at_sentence_end=stop_at_sentence_end)[0]
+        out = []
+        for i, g in enumerate(gens):
+            text = g.text.strip().split("\n", 1)[0].strip() if stop_at_newline else g.text.strip()
+            out.append(Generation(text=text, prompt=prompt, new_tokens=g.new_tokens))
+            if on_text is not None:
+                on_text(i, text)
+        return out
+
     def chat(self, user_message: str, system: str | None = None) -> str:
         """The model's chat template applied to one user turn, ready for generation."""
         tok = self.tokenizer
@@ -193,3 +210,17 @@ class Parser(Role):
 
     def _present(self, names: Sequence[str]) -> list[str]:
         return [n for n in names if n in self.nlp.pipe_names]
+
+
+def split_chat_prompt(tokenizer, system: str, user: str) -> tuple[str, str]:
+    """(prefix, rest): the chat template's text for a system and a user message, cut where the system part ends
+    (a fixed prefix a model may evaluate once and keep); ("", whole) when the template does not render the system
+    part first, and the plain "system\n\nuser\n" without a template."""
+    if not getattr(tokenizer, "chat_template", None):
+        return "", f"{system}\n\n{user}\n"
+    whole = tokenizer.apply_chat_template([{"role": "system", "content": system}, {"role": "user", "content": user}],
+                                          tokenize=False, add_generation_prompt=True)
+    alone = tokenizer.apply_chat_template([{"role": "system", "content": system}], tokenize=False)
+    if alone and whole.startswith(alone):
+        return alone, whole[len(alone):]
+    return "", whole

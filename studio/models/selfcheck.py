@@ -66,6 +66,10 @@ BF16_MIN_COSINE = 0.99
 #: its log-probability move by at most this much on average (measured for the 4-bit kernel: 99.3 % and 0.016)
 LM_MIN_TOP1_AGREEMENT = 0.9
 LM_MAX_MEAN_LOGPROB_SHIFT = 0.15
+#: a K-quant GGUF served with its own weights (the writer): llama.cpp rounds each activation to 8 bits before the
+#: 4- and 6-bit products, which the float32 reference of the same dequantized weights does not; measured for
+#: Qwen2.5-Coder-1.5B Q4_K_M here: 92.1 % and 0.201. A wrong kernel or a damaged file gives agreement near 0.
+LM_QUANTIZED_MAX_MEAN_LOGPROB_SHIFT = 0.3
 
 #: the instruction sets that decide which kernels the runtimes pick
 FLAG_NAMES = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_tile",
@@ -159,12 +163,13 @@ def lm_agreement(reference_logits: list, served_logits: list) -> tuple[float, fl
     return float(agree_all.mean()), float(shift_all.mean())
 
 
-def lm_verdict(form: str, reference_logits: list, served_logits: list, key: str, seconds: float) -> Verdict:
+def lm_verdict(form: str, reference_logits: list, served_logits: list, key: str, seconds: float,
+               max_shift: float = LM_MAX_MEAN_LOGPROB_SHIFT) -> Verdict:
     top1, shift = lm_agreement(reference_logits, served_logits)
-    passed = top1 >= LM_MIN_TOP1_AGREEMENT and shift <= LM_MAX_MEAN_LOGPROB_SHIFT
+    passed = top1 >= LM_MIN_TOP1_AGREEMENT and shift <= max_shift
     return Verdict(form, passed, f"top-token agreement with float32 {top1:.3f}, mean log-prob shift",
                    round(shift, 4) if np.isfinite(shift) else 99.0,
-                   f"agreement >= {LM_MIN_TOP1_AGREEMENT} and shift <= {LM_MAX_MEAN_LOGPROB_SHIFT}", key,
+                   f"agreement >= {LM_MIN_TOP1_AGREEMENT} and shift <= {max_shift}", key,
                    round(seconds, 2), now())
 
 

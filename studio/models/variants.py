@@ -35,14 +35,15 @@ def delta_base_id(delta_path: Path | str) -> str:
         return (fh.metadata() or {}).get(BASE_KEY, "")
 
 
-def load_embedder_variant(delta_path: Path | str, role: str = "embedder") -> Embedder:
-    """The registry's `role` embedder with `delta_path` applied, served like the base. Not memoised here: the
-    registry's `proverbs_encoder` role holds it (shown in the Models tab, counted in the memory budget).
-    Raises VariantMismatch when the delta is missing, was trained from another base, or does not fit it."""
+def load_embedder_variant(delta_path: Path | str, role: str = "embedder", registry=None) -> Embedder:
+    """The `role` embedder of `registry` (default: the process-wide one) with `delta_path` applied, served like the
+    base. Not memoised here: the registry's `proverbs_encoder` role holds it (shown in the Models tab, counted in
+    the memory budget). Raises VariantMismatch when the delta is missing, was trained from another base, or does
+    not fit it."""
     delta_path = Path(delta_path)
     if not delta_path.is_file():
         raise VariantMismatch(f"{delta_path.name} not found")
-    base = get_registry().get(role)
+    base = (registry or get_registry()).get(role)
     recorded = delta_base_id(delta_path)
     if canonical_model_id(recorded) != canonical_model_id(base.model_id):  # the hub's copy of the same weights fits
         raise VariantMismatch(f"{delta_path.name} was trained from {recorded or 'an unrecorded model'}, "
@@ -72,7 +73,7 @@ def load_variant_role(spec, registry) -> Embedder:
     from .loaders.common import LoadError
 
     try:
-        return load_embedder_variant(spec.model_id, "retrieval_embedder")
+        return load_embedder_variant(spec.model_id, "retrieval_embedder", registry)
     except VariantMismatch as exc:
         raise LoadError(str(exc), "train a delta from this profile's retrieval embedder "
                         "(`python -m studio train proverbs --what encoder`)", unavailable=True) from exc

@@ -32,9 +32,11 @@ from ..errors import InputError, check_stop, require_text
 from ..offensive import offensive_words
 from ..models.specs import POLISHER_DELTA as DELTA_PATH  # the registry's `polisher` role serves it
 
-STRATEGIES = ("lm", "retrieval", "property", "insertion")
+STRATEGIES = ("writer", "lm", "retrieval", "property", "insertion")
 #: the default sources: "insertion" (the KB's most frequent vehicles) put the same few vehicles ("a rock", "a mouse")
 #: into every literal's list in the first blind read (docs/similes.md), so it runs only when asked for
+#: the writer source (the `writer` role) is offered, not a default: on dev read 15 its lists were no better than these
+#: sources' (usable of the 10 asked 33 against 34 of 120, of the first three 13 against 16 of 36; docs/similes.md)
 DEFAULT_STRATEGIES = ("lm", "retrieval", "property")
 #: candidates the polisher scores below this are dropped (and counted in the shortfall). Chosen on the dev split by
 #: `python -m studio --profile offline eval polish-report --select-floor --split dev` (60 dev literals; criterion in
@@ -86,6 +88,14 @@ KEEP_MEANING = ("keep = how likely a writer is to keep the candidate (0..1): a l
                 "\"something ADJ\" or \"something that VERB\", to the sentence, to its subject and to \"a person\". "
                 "Candidates are ranked by keep, best first. Their keeps summed estimate how many of the list a writer "
                 "would keep (on a fresh blind read of 20 lists: 71 estimated, 62 kept).")
+#: with the writer, an adjective's best PROPERTY_FIRST KB vehicles come first, then the writer's images; and the
+#: property source leaves verb slots to the writer. Chosen on dev (polish read 15, 12 literals, docs/similes.md):
+#: usable KB vehicles for an adjective 12 of 17, the writer's 11 of 32 (adjective) and 8 of 22 (verb), the KB's for
+#: a verb's salient property 2 of 28
+PROPERTY_FIRST = 5
+WRITER_FIRST = ("For an adjective the knowledge base's best vehicles come first (source \"property\", by keep); then "
+                "the writer's images (source \"writer\"), in the order the writer proposed them; then the other "
+                "sources' candidates. ")
 _FEW_SHOT = ("Literal: The baby slept.\nSimile: The baby slept like a log.\n"
              "Literal: The old man was very stubborn.\nSimile: The old man was as stubborn as a mule.\n"
              "Literal: Her voice rang out across the hall.\nSimile: Her voice rang out across the hall like a bell.\n")
@@ -125,6 +135,7 @@ class Candidate:
     kind: str = ""     # the slot: "adjective" ("as ADJ as") or "verb" ("like" / "as if" after the verb's phrase)
     cue: str = ""      # the slot's adjective, or its verb as the sentence has it
     keep: float | None = None  # P(a writer keeps it), the `polish_ranker` role's (see KEEP_MEANING); None without it
+    rank: int | None = None  # the writer source's place for its image (0 = its first choice); None for other sources
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -155,16 +166,17 @@ class Slot:
 # ------------------------------------------------------------------------------------------ entry points
 
 def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progress=None,
-           should_stop=None) -> list[Candidate]:
+           should_stop=None, domain: str = "any", register: str = "plain") -> list[Candidate]:
     """The n best simile candidates for a literal sentence (fewer when fewer distinct ones exist; see
     `polish_report`). `progress(fraction, what)` follows the work; `should_stop()` is polled between steps and ends
     the job with `Stopped`. Plain callables, no UI."""
-    return polish_report(literal, n, strategies, seed, progress=progress, should_stop=should_stop)[0]
+    return polish_report(literal, n, strategies, seed, progress=progress, should_stop=should_stop, domain=domain,
+                         register=register)[0]
 
 
 def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progress=None,
                   should_stop=None, min_score: float | None = None,
-                  ranker: bool = True) -> tuple[list[Candidate], dict]:
+                  ranker: bool = True, domain: str = "any", register: str = "plain") -> tuple[list[Candidate], dict]:
     """`polish`, plus what was delivered and why: {"asked", "delivered", "proposed": {strategy: distinct vehicles},
     "distinct": distinct candidates after merging, "merged", "rejected", "score", "ranked_by", "generator",
     "shortfall"}. For evaluation and fitting only: `min_score` overrides the floor (MIN_SCORE); `ranker=False` ranks
@@ -175,6 +187,12 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise InputError("The seed must be a whole number.")
     strategies = _check_strategies(strategies)
+    from .writer_vehicles import DOMAINS, REGISTERS
+
+    if domain not in DOMAINS:
+        raise InputError(f"Unknown image domain {domain!r}: choose one of {', '.join(DOMAINS)}.")
+    if register not in REGISTERS:
+        raise InputError(f"Unknown register {register!r}: choose plain or literary.")
     from ..models import get_registry
 
     def step(fraction: float, what: str) -> None:
@@ -197,9 +215,12 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
 
     kb = load_kb()
     want = max(6, -(-3 * n // (2 * len(strategies))) + 2)  # vehicles per source: enough to survive merging
-    makers = {"lm": lambda: _by_lm(polisher, trained, literal, slots, seed, want),
+    makers = {"writer": lambda: _by_writer(literal, slots, seed, domain, register, step),
+              "lm": lambda: _by_lm(polisher, trained, literal, slots, seed, want),
               "retrieval": lambda: _by_retrieval(kb, slots, doc, want),
-              "property": lambda: _by_property(kb, polisher, literal, doc, slots, want),
+              # beside the writer, the KB's vehicles only for an adjective (WRITER_WITH_PROPERTY)
+              "property": lambda: _by_property(kb, polisher, literal, doc, slots, want,
+                                               adjectives_only="writer" in strategies),
               "insertion": lambda: _by_insertion(kb, slots, want)}
     proposals: list[tuple[str, Slot, str]] = []  # (strategy, slot, vehicle noun phrase or "as if" clause)
     for i, name in enumerate(strategies):
@@ -219,18 +240,30 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     opposite = _opposite_images(polisher, candidates)
     candidates = [c for i, c in enumerate(candidates) if i not in opposite]
     by_keep = ranker and _keep_probabilities(candidates, literal, doc)
-    ranked, twins = _distinct_images(sorted(candidates, key=(lambda c: (-c.keep, c.sentence)) if by_keep else (
-        lambda c: (-c.score * (1 + ATTESTED_BONUS * c.attested), c.sentence))), kb)
+    for c in candidates:  # the ranker was fitted on the other sources' reads: it says nothing of the writer's images
+        if c.rank is not None:
+            c.keep = None
+    by_other = (lambda c: (-c.keep, c.sentence)) if by_keep else (
+        lambda c: (-c.score * (1 + ATTESTED_BONUS * c.attested), c.sentence))
+    # the KB's best vehicles for an adjective first (PROPERTY_FIRST, by keep), then the writer's images in its own
+    # order, then the other sources' by keep (or score)
+    kb_first = set(map(id, sorted((c for c in candidates if c.strategy == "property" and c.kind == "adjective"),
+                                  key=by_other)[:PROPERTY_FIRST])) if "writer" in strategies else set()
+    ranked, twins = _distinct_images(sorted(candidates, key=lambda c: (
+        (0, 0, by_other(c)) if id(c) in kb_first else (1, c.rank, ()) if c.rank is not None else
+        (2, 0, by_other(c)))), kb)
     merged += twins
     candidates = ranked
     chosen = ranked[:n]
     report = {"asked": n, "delivered": len(chosen), "proposed": proposed, "distinct": len(candidates),
               "merged": merged, "rejected": rejected, "below_min_score": len(weak), "opposite": len(opposite),
-              "score": SCORE_MEANING + " " + (KEEP_MEANING if by_keep else RANKING), "ranked_by": (
-                  "keep" if by_keep else "score"),
+              "score": SCORE_MEANING + " " + WRITER_FIRST * ("writer" in strategies) + (
+                  KEEP_MEANING if by_keep else RANKING),
+              "ranked_by": ("KB for an adjective, writer, then " if "writer" in strategies else "") + ("keep" if by_keep else "score"),
               "generator": "trained polisher (LoRA delta)" if trained else "plain lm, few-shot (no delta fits)",
               # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
-              "expected_keepers": round(sum(c.keep for c in chosen), 1) if by_keep else None,
+              "expected_keepers": round(sum(c.keep for c in chosen), 1) if by_keep and all(
+                  c.keep is not None for c in chosen) else None,
               "shortfall": ""}
     if len(chosen) < n:
         each = ", ".join(f"{name} {count}" for name, count in proposed.items())
@@ -483,7 +516,7 @@ def like_with_like_scores(rows, doc, kb) -> list[tuple[float, float] | None]:
 
 def _realise_all(literal, proposals, context, kb):
     rows, rejected, seen = [], 0, set()
-    for strategy, slot, vehicle in proposals:
+    for rank, (strategy, slot, vehicle) in enumerate(proposals):
         np_ = vehicle if is_clause(vehicle) else noun_phrase(vehicle, kb)
         if not _acceptable(np_, context, kb):
             rejected += 1
@@ -494,7 +527,8 @@ def _realise_all(literal, proposals, context, kb):
             continue
         seen.add(key)
         rows.append({"strategy": strategy, "slot": slot, "vehicle": np_, "sentence": sentence, "phrase": phrase,
-                     "offset": offset, "attested": slot.kind == "adjective" and attested(kb, slot.anchor, np_)})
+                     "offset": offset, "attested": slot.kind == "adjective" and attested(kb, slot.anchor, np_),
+                     "rank": rank if strategy == "writer" else None})
     return rows, rejected
 
 
@@ -636,7 +670,8 @@ def _score_all(lm, trained, literal, groups, step=None) -> list[Candidate]:
         out.append(Candidate(sentence=best["sentence"], phrase=best["phrase"], offset=best["offset"],
                              strategy=best["strategy"], score=round(best["score"], 4), vehicle=best["vehicle"],
                              attested=best["attested"], kind=best["slot"].kind,
-                             cue=best["slot"].adjective if best["slot"].kind == "adjective" else best["slot"].verb))
+                             cue=best["slot"].adjective if best["slot"].kind == "adjective" else best["slot"].verb,
+                             rank=best["rank"]))
     return out
 
 
@@ -669,6 +704,24 @@ def _by_lm(lm, trained, literal, slots, seed, want) -> list[tuple[Slot, str]]:
     return out
 
 
+def _by_writer(literal, slots, seed, domain, register, step) -> list[tuple[Slot, str]]:
+    """The writer's images for the best slot (writer_vehicles.py), best first."""
+    from ..models import get_registry
+    from .writer_vehicles import LISTS, PER_LIST, propose
+
+    slot = slots[0]
+    writer = get_registry().get("writer")
+    completion = literal[:slot.start].rstrip() + " " + slot.opener()
+    grown = [0]
+
+    def on_text(i, text):
+        grown[0] += 1
+        step(0.12 + 0.3 * min(1.0, grown[0] / (LISTS * PER_LIST * 5)), "the writer proposes images")
+
+    return [(slot, v) for v in propose(writer, literal, completion, seed=seed, domain=domain, register=register,
+                                       on_text=on_text)]
+
+
 def _by_retrieval(kb, slots, doc, want) -> list[tuple[Slot, str]]:
     from .retrieval import search
 
@@ -685,12 +738,15 @@ def _by_retrieval(kb, slots, doc, want) -> list[tuple[Slot, str]]:
     return out
 
 
-def _by_property(kb, lm, literal, doc, slots, want) -> list[tuple[Slot, str]]:
-    """The adjective slot's own adjective, else the event's salient property → the KB's vehicles for it."""
+def _by_property(kb, lm, literal, doc, slots, want, adjectives_only=False) -> list[tuple[Slot, str]]:
+    """The adjective slot's own adjective, else (unless `adjectives_only`) the event's salient property → the KB's
+    vehicles for it."""
     out = []
     adjective = next((s for s in slots if s.kind == "adjective"), None)
     if adjective is not None:
         props, slot = [(adjective.anchor.lower(), 0.0)], adjective
+    elif adjectives_only:
+        return []
     else:
         props, slot = salient_properties(kb, lm, literal, doc), slots[0]
     pool = 30

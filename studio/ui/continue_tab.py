@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, Settings, continue_narrative
+from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, WRITER_POOL, Settings, continue_narrative
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
 from ..continuation.ranking import POOL
 from .common import (after_limit_check, cancellable, cancelled, guarded, highlight_pieces, limited_textbox,
@@ -14,17 +14,17 @@ from .help import tab_guide
 from .session_files import result_downloads
 
 # Written for the studio (not from the benchmark): narratives that end in an idiom or a simile; two in the default
-# (tuned) mode, one each in the knowledge modes.
+# (writer) mode, one each in the knowledge modes.
 EXAMPLES = [
     ["Nora had rehearsed her speech for weeks, but when she stepped onto the stage her notes slipped from her hands "
      "and scattered across the floor. The audience went quiet. She took a deep breath and decided to "
-     "[wing it].", "tuned"],
+     "[wing it].", "writer"],
     ["The house had been empty since the winter. When Sam finally opened the door, the hallway was cold and silent, "
      "and the old clock on the wall stood still, [like a heart that had forgotten to beat].", "literal"],
     ["After three nights without sleep, the interns finally finished the report. Marco closed his laptop, lay down "
      "on the office sofa and slept like a log.", "context"],
     ["My brother promised he would fix the roof before the rain came, but he spent the whole weekend watching films. "
-     "When the storm arrived he was running around the house like a headless chicken.", "tuned"],
+     "When the storm arrived he was running around the house like a headless chicken.", "writer"],
 ]
 JUDGE_EXAMPLES = [
     ["After three nights without sleep, the interns finally finished the report. Marco closed his laptop, lay down "
@@ -72,11 +72,12 @@ def _expression_note(expr: dict | None) -> str:
 
 
 @guarded
-def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, pool=POOL, request: gr.Request = None,
+def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, pool=0, request: gr.Request = None,
                  progress=gr.Progress()):
     refuse_over_limit((narrative, "narrative", MAX_NARRATIVE_CHARS))
+    # 0 (the sliders' default): the mode's own pool and token limit
     s = Settings(mode=mode, n=int(n), seed=int(seed), top_k=int(top_k), temperature=float(temperature),
-                 max_new_tokens=int(max_tokens), pool=int(POOL if pool is None else pool))
+                 max_new_tokens=int(max_tokens) or None, pool=int(pool or 0) or None)
     r = continue_narrative(narrative, s, progress=lambda fraction, what: progress(fraction, desc=what),
                            should_stop=cancelled).to_dict()
     rows = [[i + 1, c["text"] + (" …" if c["cut"] else ""), None if c["fluency"] is None else round(c["fluency"], 2),
@@ -86,11 +87,11 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens, pool=
         pd.DataFrame({"inference used": [f"({r['mode']} mode: none)"]})
     notes = " ".join(r["notes"])
     drawn, distinct, shown = r["drawn"], r["distinct"], len(r["continuations"])
-    pooled = drawn > r["settings"]["n"]  # tuned mode: the best of a pool, by fluency and the judge
+    pooled = drawn > r["settings"]["n"]  # writer and tuned modes: the best of a pool
     parts = ([f"{distinct} distinct"] if distinct < drawn else []) + ([f"the best {shown} shown"] if pooled else [])
     counted = f"{drawn} sample(s) in {r['seconds']} s" + (f" ({', '.join(parts)})" if parts else "")
-    ranked = f"fluency and the {r['judge']}" if pooled and r["judge"] else "fluency (no judge)" if pooled else \
-        f"the {r['judge']}" if r["judge"] else ""
+    ranked = f"the {r['judge']}" if r["judge"] and (r["mode"] == "writer" or not pooled) else \
+        f"fluency and the {r['judge']}" if pooled and r["judge"] else "fluency (no judge)" if pooled else ""
     info = f"{_expression_note(r['expression'])}  \n{counted}" + (f"; ranked by {ranked}" if ranked else "") + \
         (f"  \n⚠️ {notes}" if notes else "") + \
         "".join(f"  \n⚠️ {line}" for line in r["shortfall"])
@@ -111,13 +112,14 @@ def run_judge(narrative, option1, option2):
 def build_continue_tab() -> None:
     with gr.Tab("Continue", id="continue"):
         gr.Markdown("### Figurative continuation\nA narrative that ends in an idiom or a simile, continued with one "
-                    "sentence — by the generator fine-tuned on the benchmark (*tuned*, the default: it is told the "
-                    "figure's meaning when the lexicon knows it), plainly, or with *literal* knowledge about the expression or *context* inferences "
+                    "sentence — by the writer model (*writer*, the default: Qwen2.5-Coder-1.5B-Instruct, told the "
+                    "figure's meaning when the lexicon knows it), by the small generator fine-tuned on the benchmark "
+                    "(*tuned*), plainly, or with *literal* knowledge about the expression or *context* inferences "
                     "about the narrator ensembled at every decoding step — and the samples ranked by a plausibility "
                     "judge (tuned mode: the best of a pool of samples, by fluency and the judge). Mark the expression with `[ ]` or `<b> </b>`, or let the studio find it. "
                     "(Chakrabarty, Choi & Shwartz, TACL 2022)", elem_classes="studio-note")
         tab_guide("continue")
-        notice = role_notice("lm", "embedder", "parser")
+        notice = role_notice("writer", "lm", "embedder", "parser")
         if notice:
             gr.Markdown(notice)
         with gr.Row():
@@ -126,7 +128,7 @@ def build_continue_tab() -> None:
                                             info=f"up to {MAX_NARRATIVE_CHARS:,} characters",
                                        placeholder="… and he was smiling [to beat the band].")
                 with gr.Row():
-                    mode = gr.Radio(list(MODES), value="tuned", label="Mode")
+                    mode = gr.Radio(list(MODES), value="writer", label="Mode")
                     n = gr.Slider(1, 10, value=3, step=1, label="Continuations shown")
                     seed = gr.Number(0, precision=0, label="Seed")
                 with gr.Accordion("Sampling", open=False):
@@ -134,9 +136,11 @@ def build_continue_tab() -> None:
                         top_k = gr.Slider(1, 50, value=5, step=1, label="top-k")
                         temperature = gr.Slider(0.0, 1.5, value=0.7, step=0.05, precision=2,
                                                 label="Temperature (0 = greedy)")
-                        max_tokens = gr.Slider(5, 60, value=20, step=1, label="Max new tokens")
-                        pool = gr.Slider(1, 32, value=POOL, step=1, label="Samples drawn (tuned mode)",
-                                         info="the best of them are shown; the other modes draw as many as "
+                        max_tokens = gr.Slider(0, 60, value=0, step=1, label="Max new tokens",
+                                               info="0: the mode's own (writer 48, the others 20)")
+                        pool = gr.Slider(0, 32, value=0, step=1, label="Samples drawn (writer and tuned modes)",
+                                         info=f"the best of them are shown; 0: the mode's own (writer "
+                                              f"{WRITER_POOL}, tuned {POOL}); the other modes draw as many as "
                                               "they show")
                 with gr.Row():
                     go = gr.Button("Continue", variant="primary")

@@ -6,6 +6,7 @@ import pandas as pd
 
 from ..similes.analysis import MAX_SENTENCE_CHARS
 from ..similes.polish import DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, RANKING, SCORE_MEANING, STRATEGIES
+from ..similes.writer_vehicles import DOMAINS, REGISTERS
 from .common import (after_limit_check, cancellable, cancelled, escape, guarded, highlight_pieces, limited_textbox,
                      refuse_over_limit, role_notice)
 from .help import tab_guide
@@ -13,7 +14,9 @@ from .session_files import result_downloads
 
 COLUMNS = ["candidate", "simile phrase", "source", "KB", "keep", "score"]
 #: what each number in the table means, shown under it
-SCORE_NOTE = ("**" + KEEP_MEANING.replace(" = ", "**: ", 1) + " Without the ranker (the hub and tiny profiles: another "
+SCORE_NOTE = ("With the *writer* source ticked: for an adjective the knowledge base's five best vehicles (source "
+              "*property*, by keep) come first; then the writer's images in the writer's own order, without a keep (the "
+              "ranker was fitted on the other sources); then the other sources' candidates, by keep.\n\n**" + KEEP_MEANING.replace(" = ", "**: ", 1) + " Without the ranker (the hub and tiny profiles: another "
               "embedder than it was fitted with) the column is empty and " + RANKING[0].lower() + RANKING[1:] +
               "\n\n**" + SCORE_MEANING.replace(" = ", "**: ", 1))
 EXAMPLES_LITERAL = [
@@ -42,8 +45,8 @@ def _highlight(sentence: str, offset: int, phrase: str) -> str:
 
 
 @guarded
-def run_polish(literal: str, strategies: list[str], n: float, seed: float, request: gr.Request = None,
-               progress=gr.Progress()):
+def run_polish(literal: str, strategies: list[str], n: float, seed: float, domain: str = "any",
+               register: str = "plain", request: gr.Request = None, progress=gr.Progress()):
     from ..errors import InputError
     from ..similes.polish import polish_report
 
@@ -52,12 +55,13 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, reque
         raise InputError("Choose at least one strategy.")
     cands, report = polish_report(literal, n=int(n), strategies=list(strategies), seed=int(seed),
                                   progress=lambda fraction, what: progress(fraction, desc=what),
-                                  should_stop=cancelled)
+                                  should_stop=cancelled, domain=domain or "any", register=register or "plain")
     rows = [[_highlight(c.sentence, c.offset, c.phrase), c.phrase, c.strategy, "✓" if c.attested else "", c.keep,
              c.score] for c in cands]
     if not rows:
         gr.Warning("No candidate survived the filters; try other strategies or another seed.")
-    ranked = "ranked by keep" if report["ranked_by"] == "keep" else "ranked by score (no ranker served)"
+    ranked = {"keep": "ranked by keep", "score": "ranked by score (no ranker served)"}.get(
+        report["ranked_by"], f"ranked by {report['ranked_by']}")
     status = (f"⚠️ {report['shortfall']}" if report["shortfall"] else
               f"{report['delivered']} of the {report['asked']} candidates asked ({report['generator']}; {ranked}).")
     if report.get("expected_keepers") is not None and rows:
@@ -68,8 +72,9 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, reque
         {"rank": i + 1, "candidate": c.sentence, "inserted phrase": c.phrase, "strategy": c.strategy, "keep": c.keep,
          "score": c.score, "vehicle": c.vehicle, "KB attests": c.attested} for i, c in enumerate(cands)],
         {"literal": literal, "strategies": list(strategies), "candidates asked": int(n), "seed": int(seed),
+         "image domain": domain, "register": register,
          "score": SCORE_MEANING, "keep": KEEP_MEANING,
-         "ranking": "by keep" if report["ranked_by"] == "keep" else RANKING, "generator": report["generator"],
+         "ranking": report["ranked_by"], "generator": report["generator"],
          "delivered": report["delivered"], "expected keepers": report.get("expected_keepers"),
          "shortfall": report["shortfall"]})
     return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files, status
@@ -104,15 +109,16 @@ def build_polish_tab() -> dict:
     with gr.Tab("Polish", id="polish"):
         gr.Markdown("Turn a **literal sentence** into simile candidates. The comparison goes where English puts "
                     "it — *as ADJ as …* for a predicated adjective (\"was very loud\" → \"was as loud as "
-                    "thunder\"), *like …* at the end of a verb's phrase — and four sources propose the vehicles: "
-                    "*lm* (the polisher, a language model fine-tuned on literal → simile pairs), *retrieval* "
+                    "thunder\"), *like …* at the end of a verb's phrase — and the sources propose the vehicles: "
+                    "*writer* (off by default: the writer model, Qwen2.5-Coder-1.5B-Instruct, asked for images "
+                    "famous for the quality compared; steer it with *Image domain* and *Register*), *lm* (the polisher, a language model fine-tuned on literal → simile pairs), *retrieval* "
                     "(BM25 over the knowledge base's simile contexts), *property* (vehicles typical of the "
                     "adjective or of the event's salient property) and *insertion* (the knowledge base's most "
                     "frequent vehicles; off by default). One vehicle appears once; near duplicates (the same vehicle "
                     "head, or one modifier: *a mournful sigh* / *a mournful cry*) are merged; when fewer distinct "
                     "candidates than asked exist, the line above the table says how many and why.")
         tab_guide("polish")
-        notice = role_notice("lm", "parser")
+        notice = role_notice("writer", "lm", "parser")
         if notice:
             gr.Markdown(notice)
         with gr.Row():
@@ -123,6 +129,10 @@ def build_polish_tab() -> dict:
                 with gr.Row():
                     n = gr.Slider(1, MAX_N, value=10, step=1, label="Candidates")
                     seed = gr.Number(value=0, precision=0, label="Seed")
+                with gr.Row():
+                    domain = gr.Dropdown(list(DOMAINS), value="any", label="Image domain (writer)",
+                                         info="where the writer's images come from")
+                    register = gr.Radio(list(REGISTERS), value="plain", label="Register (writer)")
         with gr.Row():
             go = gr.Button("Polish", variant="primary")
             stop = gr.Button("Stop", variant="stop")
@@ -147,11 +157,11 @@ def build_polish_tab() -> dict:
         literal_limit = (literal, "literal sentence", MAX_CHARS)
         polish_outputs = [table, candidates, downloads, status]
         runs = [after_limit_check(go.click, literal_limit).success(
-                    cancellable(run_polish), inputs=[literal, strategies, n, seed], outputs=polish_outputs,
-                    api_name="polish"),
+                    cancellable(run_polish), inputs=[literal, strategies, n, seed, domain, register],
+                    outputs=polish_outputs, api_name="polish"),
                 after_limit_check(literal.submit, literal_limit).success(
-                    cancellable(run_polish), inputs=[literal, strategies, n, seed], outputs=polish_outputs,
-                    api_name=False)]
+                    cancellable(run_polish), inputs=[literal, strategies, n, seed, domain, register],
+                    outputs=polish_outputs, api_name=False)]
         # Stop cancels the run: the worker sees `cancelled()` at its next strategy or batch and ends
         stop.click(None, cancels=runs, api_name=False, queue=False)
         after_limit_check(show.click, (sentence, "sentence", MAX_SENTENCE_CHARS)).success(

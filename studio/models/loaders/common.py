@@ -1,6 +1,8 @@
 """Helpers shared by the backends: device choice, package and path resolution, pickle refusal."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import importlib.util
 import os
@@ -45,12 +47,37 @@ def quiet_transformers() -> None:
     hf_logging.set_verbosity_error()
 
 
+#: True while a registry with Settings.reference loads a role (Registry._load_locked): see reference_forms()
+_REFERENCE_FORMS = contextvars.ContextVar("studio_reference_forms", default=False)
+
+
+@contextlib.contextmanager
+def reference_forms():
+    """Loads inside serve the float32 reference forms: no int8 (ONNX Runtime, int8 prompts), no int4, no bfloat16,
+    whatever the CPU. Their numbers are the same on every x86 CPU up to float32 rounding, while an int8 or bf16
+    form computes slightly different ones on another class of CPU (docs/acceleration.md). llama.cpp stays: its
+    portable AVX2 build runs the same code on every CPU. Per thread (a context variable), so that a server's
+    other requests are not affected."""
+    token = _REFERENCE_FORMS.set(True)
+    try:
+        yield
+    finally:
+        _REFERENCE_FORMS.reset(token)
+
+
+def accelerated(switch: str) -> bool:
+    """Whether an accelerated form may be tried: not while reference forms load (reference_forms()), nor when its
+    switch (STUDIO_ONNX, STUDIO_BF16, STUDIO_LM_4BIT, STUDIO_LM_INT8) is 0."""
+    return not _REFERENCE_FORMS.get() and os.environ.get(switch, "1") != "0"
+
+
 def fast_bfloat16() -> bool:
     """Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX), where bf16 matrix products run about
-    twice as fast as float32; elsewhere they are emulated and slower. STUDIO_BF16=0 turns bf16 compute off."""
+    twice as fast as float32; elsewhere they are emulated and slower. STUDIO_BF16=0 (or reference forms) turns
+    bf16 compute off."""
     import torch
 
-    if os.environ.get("STUDIO_BF16", "1") == "0":
+    if not accelerated("STUDIO_BF16"):
         return False
     cpu = getattr(torch, "cpu", None)
     checks = [getattr(cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
@@ -86,11 +113,16 @@ def package_dir(name: str) -> Path:
 
 def resolve_model_path(model_id: str) -> str:
     """`package:NAME/sub/path` -> a path inside an installed package; `split-package:…` -> the folder unpacked
-    from a zip split across packages (split_package.py); anything else unchanged."""
+    from a zip split across packages, `joined-package:…` -> a file joined from raw parts across packages
+    (split_package.py); anything else unchanged."""
     if model_id.startswith("split-package:"):
         from .split_package import resolve_split_package
 
         return str(resolve_split_package(model_id))
+    if model_id.startswith("joined-package:"):
+        from .split_package import resolve_joined_package
+
+        return str(resolve_joined_package(model_id))
     if model_id.startswith("package:"):
         name, _, sub = model_id[len("package:"):].partition("/")
         root = package_dir(name)

@@ -21,10 +21,9 @@ probe texts must agree with the float32 model's, else the next form is served (i
 float32 alone). Why and what was measured: docs/acceleration.md."""
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 
-from .common import fast_bfloat16
+from .common import accelerated, fast_bfloat16
 
 GROUP = 32  # Q4_0 / Q4_1 block size
 #: at most this many rows go through the int4 kernel (decoding); more rows use the dense copy (prompts)
@@ -36,7 +35,7 @@ _INNER_K_TILES = 2
 def available() -> bool:
     import torch
 
-    return hasattr(torch.ops.aten, "_weight_int4pack_mm_for_cpu") and os.environ.get("STUDIO_LM_4BIT", "1") != "0"
+    return hasattr(torch.ops.aten, "_weight_int4pack_mm_for_cpu") and accelerated("STUDIO_LM_4BIT")
 
 
 def recover_groups(weight, group: int = GROUP):
@@ -322,8 +321,9 @@ def probe_logits(model, tokenizer) -> list:
 
 
 def int8_prompts_available() -> bool:
-    """The int8 prompt form is tried where the CPU has no native bf16 (STUDIO_LM_INT8=0 turns it off)."""
-    return os.environ.get("STUDIO_LM_INT8", "1") != "0"
+    """The int8 prompt form is tried where the CPU has no native bf16 (STUDIO_LM_INT8=0, or reference forms, turn it
+    off)."""
+    return accelerated("STUDIO_LM_INT8")
 
 
 def prompt_forms() -> list[tuple[str, str]]:

@@ -29,7 +29,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..roles import Generation, LanguageModel, scored_tails
+from ..roles import Generation, LanguageModel, scored_tails, split_chat_prompt
 from .common import LoadError, quiet_transformers
 
 #: llama_print_system_info's names → /proc/cpuinfo flags: a build that uses one the CPU lacks is not loaded
@@ -44,6 +44,9 @@ SERVED_FILE = "llamacpp.f16.gguf"
 N_CTX = 4096
 MAX_CTX = 32768  # a larger request (e.g. 25 prompts × a 4,000-character story × 10 samples) is refused
 N_SEQ = 256  # llama.cpp's most sequences in one context
+#: the last sequence ids hold cached prompt prefixes (a chat's fixed system message): `reply` evaluates one once and
+#: copies its cells into each call's sequences, so a request pays only for its own text
+PREFIX_SEQS = 4
 N_BATCH = 1024
 #: the HF names of a Llama block's linears → GGUF tensor names
 GGUF_NAMES = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
@@ -250,6 +253,7 @@ class LlamaCppLM(LanguageModel):
         self.checks: tuple = ()
         self._lock, self._owner = threading.Lock(), None
         self._threads, self._adapter, self._ctx, self._mem, self._batch = max(1, int(threads)), None, None, None, None
+        self._prefixes: dict[tuple[int, ...], int] = {}  # cached prefix ids -> its reserved sequence, oldest first
         self._model = llama_cpp.llama_model_load_from_file(str(gguf).encode(), llama_cpp.llama_model_default_params())
         if not self._model:
             raise LoadError(f"llama.cpp could not load {gguf.name}")
@@ -286,10 +290,11 @@ class LlamaCppLM(LanguageModel):
         return ctx, L.llama_get_memory(ctx)
 
     @contextlib.contextmanager
-    def _call(self, cells: int, seqs: int):
+    def _call(self, cells: int, seqs: int, keep_prefixes: bool = False):
         """The model for one call that needs `cells` KV cells over `seqs` sequences: exclusive, from an empty
         cache, in a larger context for this call when the usual one is too small. A call made from inside another
-        on the same thread (which would wipe its cache) is refused."""
+        on the same thread (which would wipe its cache) is refused. `keep_prefixes`: the cached prompt prefixes stay
+        (their cells counted in) when they fit beside the call; otherwise every call forgets them."""
         from ...errors import InputError
 
         if self._owner == threading.get_ident():
@@ -304,10 +309,16 @@ class LlamaCppLM(LanguageModel):
             self._owner = threading.get_ident()
             usual = None
             try:
-                if cells > self._n_ctx:
-                    usual = (self._ctx, self._mem)
-                    self._ctx, self._mem = self._new_context(-(-cells // 1024) * 1024)
-                self._L.llama_memory_clear(self._mem, False)  # the cells' bookkeeping; stale data is never read
+                cached = sum(len(p) for p in self._prefixes)
+                if keep_prefixes and cells + cached + 64 <= self._n_ctx and seqs <= N_SEQ - PREFIX_SEQS:
+                    for seq in range(N_SEQ - PREFIX_SEQS):  # the previous call's sequences; the prefixes stay
+                        self._L.llama_memory_seq_rm(self._mem, seq, -1, -1)
+                else:
+                    self._prefixes.clear()
+                    if cells > self._n_ctx:
+                        usual = (self._ctx, self._mem)
+                        self._ctx, self._mem = self._new_context(-(-cells // 1024) * 1024)
+                    self._L.llama_memory_clear(self._mem, False)  # the cells' bookkeeping; stale data is never read
                 yield
             finally:
                 if usual is not None:
@@ -411,6 +422,86 @@ class LlamaCppLM(LanguageModel):
                     text = cut_at_sentence_end(text.strip())
                 row_out.append(Generation(text=text, prompt=prompt, new_tokens=len(out[s])))
             results.append(row_out)
+        return results
+
+    def _prefix_seq(self, ids: list[int]) -> int:
+        """The reserved sequence holding `ids` at positions 0…len-1, evaluated now unless cached (inside `_call`
+        with keep_prefixes; the least recently used prefix makes room)."""
+        key = tuple(ids)
+        if key in self._prefixes:
+            self._prefixes[key] = self._prefixes.pop(key)  # most recently used last
+            return self._prefixes[key]
+        free = set(range(N_SEQ - PREFIX_SEQS, N_SEQ)) - set(self._prefixes.values())
+        if not free:
+            oldest = next(iter(self._prefixes))
+            free = {self._prefixes.pop(oldest)}
+            self._L.llama_memory_seq_rm(self._mem, next(iter(free)), -1, -1)
+        seq = min(free)
+        self._run([(t, p, seq, False) for p, t in enumerate(ids)])
+        self._prefixes[key] = seq
+        return seq
+
+    def reply(self, system, user, *, n=1, max_new_tokens=40, top_k=40, temperature=0.8, seed=0,
+              stop_at_sentence_end=False, stop_at_newline=False, on_text=None):
+        """n samples of the assistant's answer to one system + user message, drawn together (each its own
+        sequence, sharing the prompt's cells); the chat template's system part is evaluated once per model and
+        kept (PREFIX_SEQS). `on_text(i, text)` is called as sample i grows (streaming)."""
+        import torch
+
+        from ..sampling import draw_rows
+        from .lm import cut_at_sentence_end_outside_quotes as cut_at_sentence_end
+
+        prefix, rest = split_chat_prompt(self.tokenizer, system, user)
+        p_ids = self._ids(prefix, special=False) if prefix else []
+        r_ids = self._ids(rest, special=False)
+        stops = stop_ids(self.tokenizer)
+        n, steps = max(1, int(n)), int(max_new_tokens)
+        gen = torch.Generator().manual_seed(int(seed) % (2**63))
+        out: list[list[int]] = [[] for _ in range(n)]
+        texts = [""] * n
+        with self._call(len(p_ids) + len(r_ids) + n * steps, n, keep_prefixes=bool(p_ids)):
+            start = 0
+            if p_ids and len(self._prefixes) <= PREFIX_SEQS:
+                seq = self._prefix_seq(p_ids)
+                for s in range(n):
+                    self._L.llama_memory_seq_cp(self._mem, seq, s, 0, len(p_ids))
+                start, ids = len(p_ids), r_ids
+            else:
+                ids = p_ids + r_ids
+            every = tuple(range(n))
+            last = self._run([(t, start + i, every, i == len(ids) - 1) for i, t in enumerate(ids)])
+            logits = torch.from_numpy(np.repeat(last, n, axis=0))
+            pos, alive = start + len(ids), [True] * n
+            for step in range(steps):
+                nxt = draw_rows(logits, top_k, temperature, gen) if temperature > 0 else logits.argmax(-1)
+                for i in range(n):
+                    if not alive[i]:
+                        continue
+                    tok = int(nxt[i])
+                    if tok in stops:
+                        alive[i] = False
+                        continue
+                    out[i].append(tok)
+                    texts[i] = self.tokenizer.decode(out[i], skip_special_tokens=True)
+                    done = (stop_at_newline and "\n" in texts[i].strip()) or (
+                        stop_at_sentence_end and cut_at_sentence_end(texts[i].strip()) != texts[i].strip())
+                    if done:
+                        alive[i] = False
+                    if on_text is not None:
+                        on_text(i, texts[i])
+                if not any(alive) or step == steps - 1:
+                    break
+                live = [i for i in range(n) if alive[i]]
+                rows = self._run([(out[i][-1], pos + step, i, True) for i in live])
+                logits[live] = torch.from_numpy(rows)
+        results = []
+        for i in range(n):
+            text = texts[i].strip()
+            if stop_at_newline:
+                text = text.split("\n", 1)[0].strip()
+            if stop_at_sentence_end:
+                text = cut_at_sentence_end(text)
+            results.append(Generation(text=text, prompt=prefix + rest, new_tokens=len(out[i])))
         return results
 
     def loglik(self, contexts, continuations, batch_size: int = 16):
@@ -616,11 +707,12 @@ ADAPTER_FILE = "llamacpp-adapter-v1.gguf"  # the version changes with write_adap
 
 
 def serve(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str, model_id: str,
-          delta: tuple[dict, float] | None = None):
+          delta: tuple[dict, float] | None = None, quantized: bool = False):
     """(LlamaCppLM or None, verdict or None): the llama.cpp form if it passes its check here. `base_dir`: the
     converted float32 folder (tokenizer, config; the float16 file is written there once); `folder`: where the
     verdict (and a variant's adapter) is kept; `float32_load()` gives the float32 torch reference, loaded only
-    when no verdict is cached; `delta` (factors, scale) makes an adapter. (None, None): the form cannot be tried
+    when no verdict is cached; `delta` (factors, scale) makes an adapter; `quantized` serves the GGUF file as it is
+    (a 1.5 B model decodes at memory speed: float16 would read four times the bytes a token). (None, None): the form cannot be tried
     here (`unavailable_reason`). Whatever goes wrong on the way (a conversion, a damaged file, the library) is a
     failed verdict, and the caller's torch forms serve; a file that does not load is removed, to be made again."""
     from .. import selfcheck
@@ -630,18 +722,21 @@ def serve(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str, mod
     files, lm = [], None
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        files.append(served_gguf(gguf, base_dir))
+        files.append(gguf if quantized else served_gguf(gguf, base_dir))
         if delta is not None:
             import json
 
             config = json.loads((base_dir / "config.json").read_text())
             files.append(write_adapter(delta[0], delta[1], folder / ADAPTER_FILE, int(config["num_attention_heads"]),
                                        int(config.get("num_key_value_heads") or config["num_attention_heads"])))
-        key = selfcheck.cpu_key(f"{runtime()} | probes {selfcheck.LM_PROBE_DIGEST} | files {files_digest(*files)}")
-        verdict = selfcheck.cached_verdict(folder, FORM, key)
+        max_shift = selfcheck.LM_QUANTIZED_MAX_MEAN_LOGPROB_SHIFT if quantized else selfcheck.LM_MAX_MEAN_LOGPROB_SHIFT
+        key = selfcheck.cpu_key(f"{runtime()} | probes {selfcheck.LM_PROBE_DIGEST} | files {files_digest(*files)}"
+                                + (f" | shift <= {max_shift}" if quantized else ""))
+        form = f"llama.cpp, the file's own {gguf_file_type(gguf)} weights (portable AVX2 build)" if quantized else FORM
+        verdict = selfcheck.cached_verdict(folder, form, key)
         if verdict is not None and not verdict.passed:
             return None, verdict
-        lm = _open(files, base_dir, model_id, f"{name} (GGUF on {FORM})")
+        lm = _open(files, base_dir, model_id, f"{name} (GGUF on {form})")
         if verdict is None:
             started = time.perf_counter()
             reference = float32_load()
@@ -651,9 +746,9 @@ def serve(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str, mod
                 want = probe_logits(reference.model, reference.tokenizer)
             finally:
                 reference.close()
-            verdict = selfcheck.lm_verdict(FORM, want, lm.probe_logits(selfcheck.LM_PROBE_TEXTS), key,
-                                           time.perf_counter() - started)
-            selfcheck.store_verdict(folder, verdict, FORM)
+            verdict = selfcheck.lm_verdict(form, want, lm.probe_logits(selfcheck.LM_PROBE_TEXTS), key,
+                                           time.perf_counter() - started, max_shift)
+            selfcheck.store_verdict(folder, verdict, form)
     except Exception as exc:  # noqa: BLE001 - any failure of this form leaves the torch forms to serve
         if lm is not None:
             lm.close()
@@ -664,6 +759,31 @@ def serve(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str, mod
         return None, verdict
     lm.checks = (verdict,)
     return lm, verdict
+
+
+def stop_ids(tokenizer) -> set[int]:
+    """The tokens that end an assistant's turn: the eos and the chat template's end-of-turn markers."""
+    ids = {tokenizer.eos_token_id}
+    for marker in ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>"):
+        tid = tokenizer.convert_tokens_to_ids(marker)
+        if isinstance(tid, int) and tid != tokenizer.unk_token_id and tid >= 0:
+            ids.add(tid)
+    return {i for i in ids if i is not None}
+
+
+def gguf_file_type(gguf: Path) -> str:
+    """The quantisation a GGUF file names (general.file_type), e.g. "Q4_K_M"."""
+    import gguf as G
+
+    reader = G.GGUFReader(str(gguf))
+    field = reader.fields.get("general.file_type")
+    if field is None:
+        return "quantized"
+    value = int(field.parts[field.data[0]][0])
+    try:
+        return G.LlamaFileType(value).name.removeprefix("MOSTLY_")
+    except ValueError:
+        return f"type {value}"
 
 
 def _open(files: list[Path], base_dir: Path, model_id: str, backend: str) -> LlamaCppLM:

@@ -23,6 +23,14 @@ def cut_at_sentence_end(text: str) -> str:
     return text[: m.end()] if m else text
 
 
+def cut_at_sentence_end_outside_quotes(text: str) -> str:
+    """`cut_at_sentence_end`, but an end inside an open double quote ("I can't believe it! …) does not count."""
+    for m in _SENTENCE_END.finditer(text):
+        if text[: m.end()].count('"') % 2 == 0:
+            return text[: m.end()]
+    return text
+
+
 class TransformersLM(LanguageModel):
     def __init__(self, model, tokenizer, model_id: str, backend: str):
         import torch
@@ -301,8 +309,22 @@ def load_gguf_lm(spec, registry) -> LanguageModel:
                       target, gguf, target, name, spec.model_id)
 
 
+def load_gguf_writer(spec, registry) -> LanguageModel:
+    """The writer: a GGUF model served on llama.cpp with the file's own quantized weights (checked against the
+    same weights dequantized to float32); the torch forms when llama.cpp cannot serve it here."""
+    gguf = Path(resolve_model_path(spec.model_id))
+    if not gguf.is_file():
+        raise LoadError(f"no GGUF file at {gguf}", "check STUDIO_MODEL_WRITER")
+    target = converted_dir(gguf)
+    if not (target / "config.json").is_file():
+        convert_gguf(gguf, target)
+    name = spec.note or gguf.stem
+    return serve_gguf(lambda: _load_dir(str(target), spec.model_id, f"{name} (GGUF, converted to safetensors)"),
+                      target, gguf, target, name, spec.model_id, quantized=True)
+
+
 def serve_gguf(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str, model_id: str, delta=None,
-               int4_cache: Path | None = None) -> LanguageModel:
+               int4_cache: Path | None = None, quantized: bool = False) -> LanguageModel:
     """A GGUF language model (or a LoRA variant of one: `delta` = (factors, scale)) in the first form that passes
     its self-check on this CPU: llama.cpp (studio/models/loaders/llamacpp.py), else the torch forms of
     studio/models/loaders/fourbit.py from `float32_load()`. Every verdict of this load is in `lm.checks`."""
@@ -311,7 +333,7 @@ def serve_gguf(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str
 
     if device() == "cuda":  # torch on the GPU beats llama.cpp on the CPU
         return serve_checked(float32_load, folder, name, int4_cache=int4_cache or base_dir)
-    lm, verdict = llamacpp.serve(float32_load, base_dir, gguf, folder, name, model_id, delta)
+    lm, verdict = llamacpp.serve(float32_load, base_dir, gguf, folder, name, model_id, delta, quantized)
     if lm is not None:
         return lm
     served = serve_checked(float32_load, folder, name, int4_cache=int4_cache or base_dir)

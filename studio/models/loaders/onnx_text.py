@@ -37,7 +37,7 @@ from ...atomic import build_dir_atomically
 from .. import selfcheck
 from ..config import ASSETS, cache_dir
 from ..roles import Embedder
-from .common import LoadError, file_fingerprint, refuse_pickled_weights, resolve_model_path
+from .common import LoadError, accelerated, file_fingerprint, refuse_pickled_weights, resolve_model_path
 
 #: bumped whenever the export changes what it writes, so that old caches are not reused
 EXPORT_VERSION = 2
@@ -297,7 +297,7 @@ class OnnxSentenceEmbedder(Embedder):
 def load_onnx_int8(spec, registry) -> Embedder:
     from .text import float32_sentence_transformer, load_sentence_transformer
 
-    if os.environ.get("STUDIO_ONNX", "1") == "0":
+    if not accelerated("STUDIO_ONNX"):  # STUDIO_ONNX=0: torch (bfloat16 where the CPU has it); reference: float32
         return load_sentence_transformer(spec, registry)
     try:
         import onnxruntime  # noqa: F401

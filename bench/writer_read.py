@@ -1,0 +1,148 @@
+"""A blind read of the writer model's output (docs/similes.md, docs/continuation.md; the rubric: ../shared/blind-read.md).
+
+    .venv/bin/python bench/writer_read.py generate --literals eval/polish_literals_9.txt \
+        --narratives eval/continuation_narratives_2.txt --out read.json      # what each system writes
+    .venv/bin/python bench/writer_read.py pool read.json --reader reader.json --key key.json
+    # a reader who sees neither system nor rank labels reader.json → labels.json {id: 0|1}
+    .venv/bin/python bench/writer_read.py record read.json key.json labels.json --polish eval/polish_blind_read_N.json \
+        --continuation eval/continuation_blind_read_N.json --how "…"      # the committed records `eval *-read` counts
+
+Polish: each literal through `polish_report(literal, n=10, seed=0)` as served ("writer") and with the sources before
+the writer (lm, retrieval, property: "old"). Continue: each narrative through the writer mode with its pool of 6
+drawn in order (rank=False), then ordered as the served mode orders them (whole sentences, no slip, the judge's
+probability), so that the 3 shown and the 3 not shown are read alike.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("STUDIO_PROFILE", "offline")
+
+
+def _lines(path: str) -> list[str]:
+    return [x.strip() for x in Path(path).read_text(encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
+
+
+def generate(args) -> None:
+    from studio.continuation.expression import find_expression
+    from studio.continuation.generate import Settings, continue_narrative
+    from studio.continuation.judge import get_judge
+    from studio.continuation.writing import slips
+    from studio.similes.polish import polish_report
+
+    out = {"polish": [], "continue": []}
+    for lit in _lines(args.literals) if args.literals else []:
+        for variant, strategies in (("old", ["lm", "retrieval", "property"]), ("writer", None)):
+            t = time.perf_counter()
+            cands, _ = polish_report(lit, n=10, seed=0, strategies=strategies)
+            out["polish"].append({"literal": lit, "variant": variant, "seconds": round(time.perf_counter() - t, 2),
+                                  "cands": [{"sentence": c.sentence, "rank": i + 1, "strategy": c.strategy}
+                                            for i, c in enumerate(cands)]})
+            print(variant, lit, file=sys.stderr, flush=True)
+    judge = get_judge()
+    for story in _lines(args.narratives) if args.narratives else []:
+        t = time.perf_counter()
+        r = continue_narrative(story, Settings(mode="writer", n=6, seed=0, rank=False))
+        text, expr = find_expression(story)
+        texts = [c.text for c in r.continuations]
+        probs = [float(p) for p in judge.rank(text, texts, expr)] if texts else []
+        order = sorted(range(len(texts)), key=lambda i: (r.continuations[i].cut, bool(slips(texts[i], text, expr)),
+                                                         -probs[i], i))
+        out["continue"].append({"story": story, "variant": "writer", "seconds": round(time.perf_counter() - t, 2),
+                                "conts": [{"text": x, "rank": order.index(i) + 1, "drawn": i + 1, "p": probs[i]}
+                                          for i, x in enumerate(texts)]})
+        print("continue", story[:40], file=sys.stderr, flush=True)
+    Path(args.out).write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+def _id(kind: str, source: str, line: str) -> str:
+    return hashlib.sha1(f"{kind}|{source}|{line}".encode()).hexdigest()[:8]
+
+
+def pool(args) -> None:
+    """Each input's lines of every system pooled (a line written by two systems read once), shuffled, without rank
+    or system: reader.json for the reader, key.json kept apart."""
+    d = json.loads(Path(args.read).read_text(encoding="utf-8"))
+    rnd, reader, key = random.Random(7), {"polish": [], "continue": []}, {}
+    for part, src, field, lines_field in (("polish", "literal", "cands", "sentence"),
+                                          ("continue", "story", "conts", "text")):
+        inputs = list(dict.fromkeys(row[src] for row in d[part]))
+        for row in d[part]:
+            for c in row[field]:
+                i = _id(part, row[src], c[lines_field].strip())
+                key.setdefault(i, {"kind": part, "input": row[src], "line": c[lines_field].strip(), "owners": []})
+                key[i]["owners"].append([row["variant"], c["rank"]])
+        for inp in inputs:
+            items = [(i, v["line"]) for i, v in key.items() if v["kind"] == part and v["input"] == inp]
+            rnd.shuffle(items)
+            reader[part].append({"input": inp, "lines": [{"id": i, "text": t} for i, t in items]})
+    Path(args.reader).write_text(json.dumps(reader, indent=1, ensure_ascii=False), encoding="utf-8")
+    Path(args.key).write_text(json.dumps(key, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+def record(args) -> None:
+    """The committed records (eval/*_blind_read_*.json): every line with its system, rank and label."""
+    d = json.loads(Path(args.read).read_text(encoding="utf-8"))
+    labels = {k: int(v) for k, v in json.loads(Path(args.labels).read_text(encoding="utf-8")).items()}
+    if args.polish:
+        literals = list(dict.fromkeys(row["literal"] for row in d["polish"]))
+        rows = [{"id": _id("polish", row["literal"], c["sentence"].strip()), "variant": row["variant"],
+                 "line": literals.index(row["literal"]) + 1, "literal": row["literal"], "rank": c["rank"],
+                 "strategy": c["strategy"], "candidate": c["sentence"],
+                 "usable": labels[_id("polish", row["literal"], c["sentence"].strip())]}
+                for row in d["polish"] for c in row["cands"]]
+        variants = {v: {"usable": sum(r["usable"] for r in rows if r["variant"] == v),
+                        "candidates": sum(1 for r in rows if r["variant"] == v), "asked": 10 * len(literals),
+                        "top3_usable": sum(r["usable"] for r in rows if r["variant"] == v and r["rank"] <= 3),
+                        "top3": sum(1 for r in rows if r["variant"] == v and r["rank"] <= 3)}
+                    for v in dict.fromkeys(r["variant"] for r in rows)}
+        Path(args.polish).write_text(json.dumps({"how": args.how, "literals": args.literals_file,
+                                                 "read_once": len({r["id"] for r in rows}), "variants": variants,
+                                                 "rows": rows}, indent=1, ensure_ascii=False), encoding="utf-8")
+    if args.continuation:
+        stories = list(dict.fromkeys(row["story"] for row in d["continue"]))
+        rows = [{"id": _id("continue", row["story"], c["text"].strip()), "line": stories.index(row["story"]) + 1,
+                 "generator": row["variant"] if row["variant"] != "writer" else
+                 "writer, best 3 of 6" if c["rank"] <= 3 else "writer, not shown",
+                 "rank": c["rank"] if c["rank"] <= 3 or row["variant"] != "writer" else c["rank"] - 3, "drawn": c.get("drawn"),
+                 "p_plausible": c.get("p"), "continuation": c["text"],
+                 "usable": labels[_id("continue", row["story"], c["text"].strip())]}
+                for row in d["continue"] for c in row["conts"]]
+        Path(args.continuation).write_text(json.dumps({"how": args.how, "narratives": args.narratives_file,
+                                                       "rows": rows}, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("generate")
+    g.add_argument("--literals")
+    g.add_argument("--narratives")
+    g.add_argument("--out", required=True)
+    q = sub.add_parser("pool")
+    q.add_argument("read")
+    q.add_argument("--reader", required=True)
+    q.add_argument("--key", required=True)
+    r = sub.add_parser("record")
+    r.add_argument("read")
+    r.add_argument("key")
+    r.add_argument("labels")
+    r.add_argument("--polish")
+    r.add_argument("--continuation")
+    r.add_argument("--literals-file", default="")
+    r.add_argument("--narratives-file", default="")
+    r.add_argument("--how", default="")
+    args = p.parse_args()
+    {"generate": generate, "pool": pool, "record": record}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""The writer's prompt for Continue: the registry's `writer` (the largest offline instruction-tuned LM) is told what
+the figure of speech means in the story and asked for the next sentence. The instructions are the blind reader's
+failure patterns turned around (docs/continuation.md): follow the meaning, not the words; keep the story's facts;
+do not restate the figure, explain it or stack another; be specific. They sit in the system message, which the
+llama.cpp form evaluates once and keeps, so a request pays only for its story."""
+from __future__ import annotations
+
+import re
+
+from .expression import Expression
+from .prompting import narrative_tail
+
+SYSTEM = (
+    "You continue short stories. Each story ends with an idiom or a simile, and you are told what it means there. "
+    "Write the one sentence that comes next in the story.\n"
+    "Rules:\n"
+    "- Follow from what the idiom or simile means in the story, never from its literal words.\n"
+    "- Stay true to the story: the same characters (by name or pronoun), facts, place and mood.\n"
+    "- Do not repeat, explain or paraphrase the idiom or simile, and use no other idiom or simile.\n"
+    "- Say something concrete that moves the story on: an action, a consequence or a reaction, not a remark "
+    "that would fit any story.\n"
+    "- One plain sentence of 8 to 25 words. Answer with the sentence only.\n\n"
+    "Example.\n"
+    "Story: Maya had waited all summer for the scholarship letter. When it finally came and she read the first "
+    "line, she was as happy as a clam.\n"
+    "Meaning: she was very happy.\n"
+    "Next sentence: She ran next door to show her grandmother, waving the letter over her head.\n\n"
+    "Example.\n"
+    "Story: The twins had promised to clean the garage before dinner, but when their father came home they had "
+    "bitten off more than they could chew.\n"
+    "Meaning: they had taken on more than they could manage.\n"
+    "Next sentence: Half the boxes were still stacked by the door, and Leo was asleep on a pile of old coats."
+)
+
+
+def meaning_line(expr: Expression | None) -> str:
+    """What the figure means, as the writer is told it ("" when the lexicon does not know)."""
+    if expr is None or not expr.meaning:
+        return ""
+    meaning = expr.meaning.strip().rstrip(".")
+    if expr.kind == "simile":  # the simile's meaning is its property
+        who = expr.topic.strip() or "it"
+        return f"{who} was very {meaning}"
+    return meaning
+
+
+def user_message(narrative: str, expr: Expression | None) -> str:
+    lines = [f"Story: {narrative_tail(narrative)}"]
+    meaning = meaning_line(expr)
+    if meaning:
+        lines.append(f"Meaning: {meaning}.")
+    lines.append("Next sentence:")
+    return "\n".join(lines)
+
+
+_WORD = re.compile(r"[a-z']+")
+_NEW_FIGURE = re.compile(r"\b(?:like (?:a|an|the)|as \w+ as|felt like)\b", re.I)
+#: words of a figure that say nothing of its image ("as red as a beetroot": as, a)
+_FUNCTION = {"a", "an", "the", "as", "like", "of", "to", "in", "on", "at", "out", "up", "off", "and", "or", "his",
+             "her", "their", "its", "my", "your", "our", "one", "with", "for", "into", "from", "by", "be", "is", "was",
+             "were", "been", "get", "got", "make", "made", "take", "took", "give", "gave", "have", "had", "all", "let",
+             "put", "keep", "kept", "go", "went", "come", "came", "turn", "see", "know", "back", "down", "over",
+             "it", "he", "she", "they", "you", "we", "him", "them", "own", "very", "so", "too", "just", "than"}
+
+
+def _stem(word: str) -> str:
+    return word[:5] if len(word) > 5 else word.rstrip("s")
+
+
+def slips(sentence: str, narrative: str, expr: Expression | None) -> list[str]:
+    """The blind reader's failure patterns a continuation shows, as cheap checks: it reuses the figure's image words
+    that the story has nowhere else (a literal reading, or the figure restated: "The cat ran out of the bag"), or
+    it stacks a new simile ("like a fish out of water")."""
+    found = []
+    if expr is not None:
+        image = expr.vehicle if expr.kind == "simile" and expr.vehicle else expr.text
+        rest = narrative[:expr.start] + " " + narrative[expr.end:]
+        elsewhere = {_stem(w) for w in _WORD.findall(rest.lower())}
+        words = {_stem(w) for w in _WORD.findall(image.lower()) if w not in _FUNCTION and len(w) > 2} - elsewhere
+        if words & {_stem(w) for w in _WORD.findall(sentence.lower())}:
+            found.append("reuses the figure's own words")
+    if _NEW_FIGURE.search(sentence):
+        found.append("stacks a new simile")
+    return found
