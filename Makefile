@@ -1,5 +1,5 @@
 # Two commands for a fresh machine: `make demo` (set up and start the app) and `make test` (set up and run all tests).
-.PHONY: setup setup-dev demo test test-fast bench kb
+.PHONY: setup setup-dev demo test test-fast test-avx2 bench kb
 
 setup:
 	bash scripts/setup.sh
@@ -16,6 +16,10 @@ test: setup-dev
 
 test-fast: setup-dev
 	.venv/bin/python -m pytest -m "not offline and not browser"
+
+# the tests marked `portability` as a CPU with AVX2 but no AVX-512 runs them: held to AVX2 kernels, then under QEMU
+test-avx2: setup-dev
+	bash scripts/test_avx2.sh
 
 bench: setup
 	.venv/bin/python bench/foundation.py

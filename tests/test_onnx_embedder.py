@@ -62,6 +62,7 @@ def reference(path, texts):
     return SentenceTransformer(str(path), device="cpu").encode(texts, normalize_embeddings=True)
 
 
+@pytest.mark.portability
 def test_int8_export_embeds_like_the_float32_model(served, tiny_st):
     got, want = served.encode(TEXTS), reference(tiny_st, TEXTS)
     assert got.shape == want.shape and got.dtype == np.float32
@@ -69,6 +70,7 @@ def test_int8_export_embeds_like_the_float32_model(served, tiny_st):
     assert (got * want).sum(1).min() > 0.98
 
 
+@pytest.mark.portability
 def test_a_text_embeds_alike_alone_and_in_a_padded_batch(served):
     alone = np.stack([served.encode([t])[0] for t in TEXTS])
     batched = served.encode(TEXTS)
@@ -233,12 +235,22 @@ def test_embeddings_are_cached_apart_per_way_of_serving():
 
 @pytest.mark.offline
 @pytest.mark.portability
+def test_both_offline_encoders_serve_7bit_int8_after_their_self_check_here(offline):
+    """ONNX Runtime picks its int8 kernel by the CPU (VNNI, or AVX2's 16-bit pair sums that saturate): on any x86 CPU
+    the 7-bit form of both Proverbs encoders must agree with the float32 embeddings stored with its export. Torch is
+    not needed, so `make test-avx2` runs this under QEMU as an AVX2-only CPU, every check made again there."""
+    for role in ("retrieval_embedder", "proverbs_encoder"):
+        embedder = offline.get(role)
+        assert isinstance(embedder, onnx_text.OnnxSentenceEmbedder), embedder.backend
+        assert embedder.recipe.name == "u8s8-7bit" and embedder.checks[-1].passed, [v.summary() for v in embedder.checks]
+
+
+@pytest.mark.offline
 def test_the_offline_retrieval_embedder_is_int8_and_close_to_float32(offline):
-    """Served int8 after its self-check on this CPU; the registry's reference twin (what the committed samples are
-    computed on) serves the same weights in float32 with torch."""
+    """Served int8; the registry's reference twin (what the committed samples are computed on) serves the same
+    weights in float32 with torch, and the two agree on other texts than the self-check's."""
     embedder = offline.get("retrieval_embedder")
     assert isinstance(embedder, onnx_text.OnnxSentenceEmbedder), embedder.backend
-    assert embedder.checks and embedder.checks[-1].passed
     reference = offline.reference().get("retrieval_embedder")
     assert not isinstance(reference, onnx_text.OnnxSentenceEmbedder) and "sentence-transformers" in reference.backend
     assert reference.model_id == embedder.model_id and reference.cache_key != embedder.cache_key

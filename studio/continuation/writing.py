@@ -14,11 +14,11 @@ SYSTEM = (
     "You continue short stories. Each story ends with an idiom or a simile, and you are told what it means there. "
     "Write the one sentence that comes next in the story.\n"
     "Rules:\n"
-    "- Follow from what the idiom or simile means in the story, never from its literal words.\n"
-    "- Stay true to the story: the same characters (by name or pronoun), facts, place and mood.\n"
+    "- The idiom or simile is figurative: never take its words literally (no real cats, beans or logs).\n"
+    "- Show what happens next as a direct result of what it means: an action, an event or something a character "
+    "says or does, with the story's own characters (by name or pronoun), facts, place and mood.\n"
     "- Do not repeat, explain or paraphrase the idiom or simile, and use no other idiom or simile.\n"
-    "- Say something concrete that moves the story on: an action, a consequence or a reaction, not a remark "
-    "that would fit any story.\n"
+    "- No sentence that would fit any story, such as 'He felt a sense of pride.'\n"
     "- One plain sentence of 8 to 25 words. Answer with the sentence only.\n\n"
     "Example.\n"
     "Story: Maya had waited all summer for the scholarship letter. When it finally came and she read the first "
@@ -29,7 +29,11 @@ SYSTEM = (
     "Story: The twins had promised to clean the garage before dinner, but when their father came home they had "
     "bitten off more than they could chew.\n"
     "Meaning: they had taken on more than they could manage.\n"
-    "Next sentence: Half the boxes were still stacked by the door, and Leo was asleep on a pile of old coats."
+    "Next sentence: Half the boxes were still stacked by the door, and Leo was asleep on a pile of old coats.\n\n"
+    "Example.\n"
+    "Story: Tom had hidden his bad report card for a week. At dinner his little sister spilled the beans.\n"
+    "Meaning: she revealed the secret.\n"
+    "Next sentence: Their mother put down her fork and asked Tom to bring her the report card at once."
 )
 
 

@@ -17,7 +17,7 @@ from .base import Evaluation, Figure, share_interval
 
 POLISH_READ = "eval/polish_blind_read_16.json"
 POLISH_SERVED, POLISH_BEFORE = "default sources", "writer source"
-CONTINUATION_READ = "eval/continuation_blind_read_4.json"
+CONTINUATION_READ = "eval/continuation_blind_read_5.json"
 CONTINUATION_SERVED, CONTINUATION_BEFORE = "writer, best 3 of 6", "writer, not shown"
 
 
@@ -62,8 +62,9 @@ class ContinuationReadEvaluation(Evaluation):
     name = "continuation-read"
     title = "Continue: continuations fluent and true to the figure (blind read of 20 new narratives, 3 each)"
     splits = {"blind read": f"{CONTINUATION_READ}: eval/continuation_narratives_2.txt (10 idioms, 10 similes), "
-                            "written for the read by a session that saw no output; the writer's 6 samples of each, "
-                            "the 3 shown and the 3 not, shuffled and read without source or rank"}
+                            "written for the read by a session that saw no output; the served writer's 6 samples of "
+                            "each (the 3 shown and the 3 not) and the first prompt's 6, shuffled and read without "
+                            "source or rank"}
 
     def _compute(self, limit):
         from ..continuation.judge import get_judge, get_legacy_judge
@@ -76,6 +77,10 @@ class ContinuationReadEvaluation(Evaluation):
                           interval=share_interval(_share(served), served[1])),
                    Figure("the first continuation shown usable", _share(top1), "blind read", top1[1], headline=False)]
         details = {"served": served, "not shown (the other 3 of the pool)": before, "first shown, served": top1}
+        others = sorted({r["generator"] for r in rows} - {CONTINUATION_SERVED, CONTINUATION_BEFORE})
+        for generator in others:  # an earlier prompt read in the same read: its 3 shown and all it drew
+            details[f"{generator}: its best 3"] = tally(rows, "generator", generator, top=3)
+            details[f"{generator}: all drawn"] = tally(rows, "generator", generator)
         # which of a narrative's (up to) 3 read continuations each judge puts first: the labels are the reader's, the
         # ranking is recomputed, so a judge served after the read is measured on the same continuations
         if get_registry().profile == "tiny":  # random models: no ranking worth counting
