@@ -7,8 +7,8 @@
     .venv/bin/python bench/writer_read.py record read.json key.json labels.json --polish eval/polish_blind_read_N.json \
         --continuation eval/continuation_blind_read_N.json --how "…"      # the committed records `eval *-read` counts
 
-Polish: each literal through `polish_report(literal, n=10, seed=0)` as served ("writer") and with the sources before
-the writer (lm, retrieval, property: "old"). Continue: each narrative through the writer mode with its pool of 6
+Polish: each literal through `polish_report(literal, n=10, seed=0)` with the default sources ("default sources": lm,
+retrieval, property) and with the writer source ("writer source": writer, property). Continue: each narrative through the writer mode with its pool of 6
 drawn in order (rank=False), then ordered as the served mode orders them (whole sentences, no slip, the judge's
 probability), so that the 3 shown and the 3 not shown are read alike.
 """
@@ -40,7 +40,7 @@ def generate(args) -> None:
 
     out = {"polish": [], "continue": []}
     for lit in _lines(args.literals) if args.literals else []:
-        for variant, strategies in (("old", ["lm", "retrieval", "property"]), ("writer", None)):
+        for variant, strategies in (("default sources", None), ("writer source", ["writer", "property"])):
             t = time.perf_counter()
             cands, _ = polish_report(lit, n=10, seed=0, strategies=strategies)
             out["polish"].append({"literal": lit, "variant": variant, "seconds": round(time.perf_counter() - t, 2),

@@ -30,8 +30,12 @@ mkdir -p "$run_cache"
 if [ -d "$cache" ]; then
   for item in "$cache"/*; do
     [ -e "$item" ] || continue
-    case "$(basename "$item")" in embeddings | proverbs | imagine | wheels) continue ;; esac
-    cp -al "$item" "$run_cache"/ 2>/dev/null || cp -a "$item" "$run_cache"/
+    case "$(basename "$item")" in
+      embeddings | proverbs | imagine | wheels) ;;
+      # only read, and the int8 exports are keyed by the real path of the weights unpacked here: the same folder
+      unpacked) ln -s "$item" "$run_cache/unpacked" ;;
+      *) cp -al "$item" "$run_cache"/ 2>/dev/null || cp -a "$item" "$run_cache"/ ;;
+    esac
   done
 fi
 find "$run_cache" -name 'int4-*.safetensors' -delete

@@ -66,8 +66,31 @@ def test_continue_writer_mode_is_the_default_and_ranks_its_pool():
     s = Settings().check()
     assert (s.mode, s.pool, s.max_new_tokens, s.draws) == ("writer", WRITER_POOL, WRITER_TOKENS, WRITER_POOL)
     assert Settings(mode="tuned").check().max_new_tokens == 20
+    assert (Settings(mode="writer", pool=0, max_new_tokens=0).check().pool, Settings(pool=0).check().max_new_tokens) \
+        == (WRITER_POOL, WRITER_TOKENS)  # 0, the tab's default, is the mode's own
     r = continue_narrative("After the long hike the children slept like logs.", Settings(n=2, max_new_tokens=8))
-    assert r.mode == "writer" and r.drawn == WRITER_POOL and len(r.continuations) <= 2
+    assert r.mode == "writer" and r.drawn == WRITER_POOL and 1 <= len(r.continuations) <= 2
+
+
+def test_without_the_writer_the_tuned_generator_continues_and_says_so(monkeypatch):
+    from studio.continuation import generate
+    from studio.models import ModelUnavailable
+
+    def unavailable(*a, **k):
+        raise ModelUnavailable("writer", "its packages are not installed", "make setup")
+
+    monkeypatch.setattr(generate, "write", unavailable)
+    r = generate.continue_narrative("After the hike the children slept like logs.", generate.Settings(n=1))
+    assert r.mode == "tuned" and r.continuations and any("writer model is not available" in n for n in r.notes)
+
+
+def test_sentences_are_cut_outside_quotes_and_titles():
+    from studio.models.roles import cut_sentence_outside_quotes as cut
+
+    assert cut('He said, "Go! Now." Then he left.') == 'He said, "Go! Now."'
+    assert cut('"Run!" she shouted. And ran.') == '"Run!" she shouted.'
+    assert cut("Mrs. Lee smiled. Then") == "Mrs. Lee smiled."
+    assert cut("no end here") == "no end here"
 
 
 def test_writer_prompt_carries_the_meaning():
@@ -136,20 +159,37 @@ def test_the_writer_is_served_on_llamacpp_with_its_own_weights_after_its_self_ch
 
 @pytest.mark.offline
 def test_the_cached_prefix_changes_no_answer(offline):
-    """The system message's cells kept between calls give the same greedy answer as evaluating it afresh, also
-    after another kind of call has cleared the cache."""
+    """The system message's cells kept between calls give the greedy answer of the whole prompt evaluated afresh,
+    also after another system message, a call in a larger temporary context and a stopped call."""
+    from studio.errors import Stopped
+    from studio.models.roles import LanguageModel
+
     writer = offline.get("writer")
+    sky, cat = ("You answer in one short sentence.", "What colour is the sky?"), ("Answer briefly.", "How many legs "
+                                                                                 "has a cat?")
 
-    def ask():
-        return [g.text for g in writer.reply("You answer in one short sentence.", "What colour is the sky?", n=2,
-                                             max_new_tokens=12, temperature=0)]
+    def ask(system, user, n=2):
+        return [g.text for g in writer.reply(system, user, n=n, max_new_tokens=12, temperature=0)]
 
-    first = ask()  # the prefix is evaluated and kept
-    assert writer._prefixes
-    assert ask() == first  # from the cached prefix
-    writer.loglik(["The sky is"], [" blue"])  # any other call forgets the prefixes
-    assert not writer._prefixes and ask() == first
-    assert first[0] == first[1] and first[0]
+    afresh = LanguageModel.reply(writer, *sky, n=1, max_new_tokens=12, temperature=0)[0].text  # no prefix cache
+    first = ask(*sky)  # the prefix is evaluated and kept
+    assert first == [afresh, afresh] and writer._prefixes
+    assert ask(*sky) == first  # from the cached prefix
+    other = ask(*cat)
+    assert len(writer._prefixes) == 2 and ask(*sky) == first and ask(*cat) == other
+    usual, writer._n_ctx = writer._n_ctx, 64  # a call larger than the context gets a temporary one
+    try:
+        writer.loglik(["The sky is"], [" blue and wide, and the clouds drift slowly over the hills."])
+    finally:
+        writer._n_ctx = usual
+    assert not writer._prefixes and ask(*cat) == other and ask(*sky) == first
+
+    def stop(i, text):
+        raise Stopped("stopped")
+
+    with pytest.raises(Stopped):
+        writer.reply(*cat, n=2, max_new_tokens=12, temperature=0, on_text=stop)
+    assert not writer._prefixes and ask(*sky) == first and ask(*cat) == other
 
 
 @pytest.mark.offline

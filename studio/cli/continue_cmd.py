@@ -25,7 +25,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--top-k", type=int, default=5)
     p.add_argument("--temperature", type=float, default=0.7)
-    p.add_argument("--max-tokens", type=int, default=None, help="default: writer 48, the other modes 20")
+    p.add_argument("--max-tokens", type=int, default=None, help="default (or 0): writer 48, the other modes 20")
     p.add_argument("--combine", default="sum", choices=["sum", "mean"],
                    help="how the prompts' logits are combined at each step (the paper sums them)")
     add_json_flag(p)
@@ -60,8 +60,9 @@ def render_continue(r: dict) -> str:
         lines.append(f"{r['mode']} inferences:")
         lines += [f"  - {x}" for x in r["inferences"]]
     pooled = r["drawn"] > r["settings"]["n"]
-    lines.append(f"continuations (best {len(r['continuations'])} of {r['drawn']} samples drawn, by fluency and the "
-                 "judge; p = the judge's probability):" if pooled else "continuations (most plausible first):")
+    by = "whole sentences without a slip first, then the judge" if r["mode"] == "writer" else "fluency and the judge"
+    lines.append(f"continuations (best {len(r['continuations'])} of {r['drawn']} samples drawn, by {by}; p = the "
+                 "judge's probability):" if pooled else "continuations (most plausible first):")
     for c in r["continuations"]:
         p = f"{c['p_plausible']:.2f}" if c["p_plausible"] is not None else "  - "
         lines.append(f"  {p}  {c['text']}" + (f"  (×{c['samples']} samples)" if c["samples"] > 1 else ""))

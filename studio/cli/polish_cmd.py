@@ -12,7 +12,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="sampling seed (same seed, same candidates)")
     p.add_argument("--strategies", default="",
                    help="comma-separated subset of the vehicle sources writer,lm,retrieval,property,insertion "
-                        "(default writer,property)")
+                        "(default lm,retrieval,property)")
     p.add_argument("--domain", default="any", choices=DOMAINS, metavar="DOMAIN",
                    help="the writer's image domain: " + ", ".join(DOMAINS))
     p.add_argument("--register", default="plain", choices=REGISTERS, help="the writer's register")

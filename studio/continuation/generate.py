@@ -46,9 +46,9 @@ class Settings:
     def check(self) -> "Settings":
         if self.mode not in MODES:
             raise InputError(f"Unknown mode {self.mode!r}: choose {', '.join(MODES[:-1])} or {MODES[-1]}.")
-        if self.pool is None:
+        if self.pool in (None, 0):  # None or 0: the mode's own
             self.pool = WRITER_POOL if self.mode == "writer" else POOL
-        if self.max_new_tokens is None:
+        if self.max_new_tokens in (None, 0):
             self.max_new_tokens = WRITER_TOKENS if self.mode == "writer" else 20
         for name, (lo, hi) in LIMITS.items():
             value = getattr(self, name)
@@ -146,11 +146,18 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     notes = []
     lm, prompts, used, guess, samples = None, None, [], "", None
     if s.mode == "writer":
-        step(0.1, "writing")
-        samples = write(text, expr, s, progress=progress, should_stop=should_stop)
-        if expr is not None and not expr.meaning:
-            notes.append(f"no meaning of “{expr.text}” is known to the lexicon: the writer reads it on its own.")
-    elif s.mode == "tuned":
+        from ..models import ModelUnavailable
+
+        try:
+            step(0.1, "writing")
+            samples = write(text, expr, s, progress=progress, should_stop=should_stop)
+            if expr is not None and not expr.meaning:
+                notes.append((f"no meaning of “{expr.text}” is known to the lexicon" if expr.kind == "idiom" else
+                              f"“{expr.text}” states no property") + ": the writer reads it on its own.")
+        except ModelUnavailable as exc:
+            notes.append(f"the writer model is not available ({exc.reason}); the tuned generator continued instead")
+            s.mode, s.pool, s.max_new_tokens = "tuned", POOL, 20
+    if s.mode == "tuned":
         from ..models import ModelUnavailable
 
         try:
@@ -249,7 +256,9 @@ def write(narrative: str, expr: Expression | None, s: Settings, progress=None, s
                         stop_at_newline=True, on_text=grown)
     out = []
     for g in gens:
-        text = g.text.strip().strip('"').strip()
+        text = g.text.strip()
+        if len(text) > 1 and text[0] == text[-1] == '"' and text.count('"') == 2:  # the whole answer quoted
+            text = text[1:-1].strip()
         if text.lower().startswith("next sentence:"):
             text = text[len("next sentence:"):].strip()
         if text:

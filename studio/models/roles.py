@@ -2,6 +2,7 @@
 (except `LanguageModel.tokenizer`, whose token ids custom decoding such as the logit ensemble works with)."""
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -106,12 +107,14 @@ class LanguageModel(Role):
         """n seeded samples of the assistant's answer to a system + user message (the chat template applied).
         `on_text(i, text)` is called as sample i grows; models that stream call it per token, others once."""
         prompt = "".join(split_chat_prompt(self.tokenizer, system, user))
+        greedy = not temperature or temperature <= 0  # one greedy answer, the same for every sample
         gens = self.generate([prompt], max_new_tokens=max_new_tokens, top_k=top_k, temperature=temperature,
-                             no_repeat_ngram_size=0, num_return_sequences=n, seed=seed,
-                             stop_at_sentence_end=stop_at_sentence_end)[0]
+                             no_repeat_ngram_size=0, num_return_sequences=1 if greedy else n, seed=seed)[0]
+        gens = gens * n if greedy else gens
         out = []
         for i, g in enumerate(gens):
             text = g.text.strip().split("\n", 1)[0].strip() if stop_at_newline else g.text.strip()
+            text = cut_sentence_outside_quotes(text) if stop_at_sentence_end else text
             out.append(Generation(text=text, prompt=prompt, new_tokens=g.new_tokens))
             if on_text is not None:
                 on_text(i, text)
@@ -218,9 +221,31 @@ def split_chat_prompt(tokenizer, system: str, user: str) -> tuple[str, str]:
     part first, and the plain "system\n\nuser\n" without a template."""
     if not getattr(tokenizer, "chat_template", None):
         return "", f"{system}\n\n{user}\n"
-    whole = tokenizer.apply_chat_template([{"role": "system", "content": system}, {"role": "user", "content": user}],
-                                          tokenize=False, add_generation_prompt=True)
-    alone = tokenizer.apply_chat_template([{"role": "system", "content": system}], tokenize=False)
+    try:
+        whole = tokenizer.apply_chat_template([{"role": "system", "content": system},
+                                               {"role": "user", "content": user}],
+                                              tokenize=False, add_generation_prompt=True)
+        alone = tokenizer.apply_chat_template([{"role": "system", "content": system}], tokenize=False)
+    except Exception:  # noqa: BLE001 - a template that refuses a system turn (Gemma's): one user turn
+        return "", tokenizer.apply_chat_template([{"role": "user", "content": f"{system}\n\n{user}"}],
+                                                 tokenize=False, add_generation_prompt=True)
     if alone and whole.startswith(alone):
         return alone, whole[len(alone):]
     return "", whole
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*(?=\s|$)")
+
+
+def cut_sentence_outside_quotes(text: str) -> str:
+    """The text up to its first sentence end that is not inside an open double quote ("I can't believe it! …" goes
+    on to the quote's end) nor a title's full stop ("Mrs."); the whole text when none."""
+    for m in _SENTENCE_END.finditer(text):
+        head, after = text[: m.end()], text[m.end():].lstrip()[:1]
+        if head.count('"') % 2 == 0 and not _ABBREVIATION.search(head) and not after.islower():
+            return head  # ('"Run!" she shouted.' goes on: a lower-case word continues the sentence)
+    return text
+
+
+#: a full stop that ends a title, not a sentence ("Mrs. Lee")
+_ABBREVIATION = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|St|Mt|Prof|Jr|Sr)\.$")

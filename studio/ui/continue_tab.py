@@ -77,7 +77,7 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
     refuse_over_limit((narrative, "narrative", MAX_NARRATIVE_CHARS))
     # 0 (the sliders' default): the mode's own pool and token limit
     s = Settings(mode=mode, n=int(n), seed=int(seed), top_k=int(top_k), temperature=float(temperature),
-                 max_new_tokens=int(max_tokens) or None, pool=int(pool or 0) or None)
+                 max_new_tokens=int(max_tokens or 0), pool=int(pool or 0))
     r = continue_narrative(narrative, s, progress=lambda fraction, what: progress(fraction, desc=what),
                            should_stop=cancelled).to_dict()
     rows = [[i + 1, c["text"] + (" …" if c["cut"] else ""), None if c["fluency"] is None else round(c["fluency"], 2),

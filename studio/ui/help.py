@@ -77,17 +77,20 @@ proverb with the part of your story it matches; **similarity** is how close they
 """,
     "continue": """
 **What to do.** Type a story that ends in an idiom or a simile (mark it with `[ ]` if you like, e.g.
-`… she decided to [wing it].`) or click an example. Choose a **mode**: *tuned* (the default: a generator trained on
-the benchmark's stories, told the idiom's meaning when it is known), *plain*, *literal* (uses the expression's
-meaning) or *context* (uses guesses about the narrator). Press **Continue**; **Stop** ends it early.
+`… she decided to [wing it].`) or click an example. Choose a **mode**: *writer* (the default: the writer model, a
+1.5 B instruction-tuned model, told the idiom's meaning when it is known), *tuned* (a small generator trained on the
+benchmark's stories), *plain*, *literal* (uses the expression's meaning) or *context* (uses guesses about the
+narrator). Press **Continue**; **Stop** ends it early.
 
 **What you see.** The expression found (highlighted) and its meaning, then one-sentence continuations, best first.
-In tuned mode the generator draws a pool of samples (*Samples drawn*, under Sampling) and the best are shown, ranked
-by **fluency** (how naturally the sentence follows the story: the language model's mean log-probability per token,
+In writer mode the writer draws 6 sentences at once and 3 are shown: whole sentences first, then those that do not
+reuse the idiom's own words or add a new simile, then by **p(plausible)**, the judge's probability (0–1) that it is a
+plausible next sentence. In tuned mode the generator draws a pool of samples (*Samples drawn*, under Sampling) and the
+best are shown, ranked by **fluency** (how naturally the sentence follows the story: the language model's mean log-probability per token,
 closer to 0 is better) plus a little of **p(plausible)**, the judge's probability (0–1) that it is a plausible next
 sentence; the other modes are ranked by p(plausible). **samples** says how many of the samples drawn gave that same
 sentence; the line above says when fewer distinct sentences came than asked. Expect to pick: in a blind read of 20
-new stories, a strict reader would have kept 9 of the 60 sentences shown.
+new stories, a strict reader kept 12 of the 60 sentences the writer mode showed.
 *Judge* compares two continuations you write for the same story.
 """,
     "models": """

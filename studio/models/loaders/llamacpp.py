@@ -29,7 +29,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..roles import Generation, LanguageModel, scored_tails, split_chat_prompt
+from ..roles import Generation, LanguageModel, cut_sentence_outside_quotes, scored_tails, split_chat_prompt
 from .common import LoadError, quiet_transformers
 
 #: llama_print_system_info's names → /proc/cpuinfo flags: a build that uses one the CPU lacks is not loaded
@@ -310,21 +310,32 @@ class LlamaCppLM(LanguageModel):
             usual = None
             try:
                 cached = sum(len(p) for p in self._prefixes)
-                if keep_prefixes and cells + cached + 64 <= self._n_ctx and seqs <= N_SEQ - PREFIX_SEQS:
+                usable = keep_prefixes and cells + cached + 64 <= self._n_ctx and seqs <= N_SEQ - PREFIX_SEQS
+                if usable:
                     for seq in range(N_SEQ - PREFIX_SEQS):  # the previous call's sequences; the prefixes stay
                         self._L.llama_memory_seq_rm(self._mem, seq, -1, -1)
                 else:
-                    self._prefixes.clear()
+                    self._forget_prefixes()
                     if cells > self._n_ctx:
                         usual = (self._ctx, self._mem)
                         self._ctx, self._mem = self._new_context(-(-cells // 1024) * 1024)
-                    self._L.llama_memory_clear(self._mem, False)  # the cells' bookkeeping; stale data is never read
-                yield
+                        self._L.llama_memory_clear(self._mem, False)
+                yield usable
+            except BaseException:
+                self._forget_prefixes()  # a call stopped half way may leave cells of a prefix being evaluated
+                raise
             finally:
                 if usual is not None:
                     self._L.llama_free(self._ctx)
                     self._ctx, self._mem = usual
                 self._owner = None
+
+    def _forget_prefixes(self) -> None:
+        """Every cached prefix dropped and the usual context's cells freed (its bookkeeping; stale data is never
+        read): the state every call without kept prefixes starts from."""
+        self._prefixes.clear()
+        if self._mem is not None:
+            self._L.llama_memory_clear(self._mem, False)
 
     def _run(self, items: list[tuple[int, int, int | tuple[int, ...], bool]], on_rows=None) -> np.ndarray | None:
         """Decode (token, position, sequence, wants logits) items in order, N_BATCH at a time; a token given a tuple
@@ -437,6 +448,7 @@ class LlamaCppLM(LanguageModel):
             free = {self._prefixes.pop(oldest)}
             self._L.llama_memory_seq_rm(self._mem, next(iter(free)), -1, -1)
         seq = min(free)
+        self._L.llama_memory_seq_rm(self._mem, seq, -1, -1)
         self._run([(t, p, seq, False) for p, t in enumerate(ids)])
         self._prefixes[key] = seq
         return seq
@@ -449,7 +461,6 @@ class LlamaCppLM(LanguageModel):
         import torch
 
         from ..sampling import draw_rows
-        from .lm import cut_at_sentence_end_outside_quotes as cut_at_sentence_end
 
         prefix, rest = split_chat_prompt(self.tokenizer, system, user)
         p_ids = self._ids(prefix, special=False) if prefix else []
@@ -459,9 +470,9 @@ class LlamaCppLM(LanguageModel):
         gen = torch.Generator().manual_seed(int(seed) % (2**63))
         out: list[list[int]] = [[] for _ in range(n)]
         texts = [""] * n
-        with self._call(len(p_ids) + len(r_ids) + n * steps, n, keep_prefixes=bool(p_ids)):
+        with self._call(len(p_ids) + len(r_ids) + n * steps, n, keep_prefixes=bool(p_ids)) as prefixes_usable:
             start = 0
-            if p_ids and len(self._prefixes) <= PREFIX_SEQS:
+            if p_ids and prefixes_usable:
                 seq = self._prefix_seq(p_ids)
                 for s in range(n):
                     self._L.llama_memory_seq_cp(self._mem, seq, s, 0, len(p_ids))
@@ -484,7 +495,7 @@ class LlamaCppLM(LanguageModel):
                     out[i].append(tok)
                     texts[i] = self.tokenizer.decode(out[i], skip_special_tokens=True)
                     done = (stop_at_newline and "\n" in texts[i].strip()) or (
-                        stop_at_sentence_end and cut_at_sentence_end(texts[i].strip()) != texts[i].strip())
+                        stop_at_sentence_end and cut_sentence_outside_quotes(texts[i].strip()) != texts[i].strip())
                     if done:
                         alive[i] = False
                     if on_text is not None:
@@ -500,7 +511,7 @@ class LlamaCppLM(LanguageModel):
             if stop_at_newline:
                 text = text.split("\n", 1)[0].strip()
             if stop_at_sentence_end:
-                text = cut_at_sentence_end(text)
+                text = cut_sentence_outside_quotes(text)
             results.append(Generation(text=text, prompt=prefix + rest, new_tokens=len(out[i])))
         return results
 
@@ -736,7 +747,7 @@ def serve(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str, mod
         verdict = selfcheck.cached_verdict(folder, form, key)
         if verdict is not None and not verdict.passed:
             return None, verdict
-        lm = _open(files, base_dir, model_id, f"{name} (GGUF on {form})")
+        lm = _open(files, base_dir, model_id, f"{name} (GGUF on {form})", made=1 if quantized else 0)
         if verdict is None:
             started = time.perf_counter()
             reference = float32_load()
@@ -752,7 +763,8 @@ def serve(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str, mod
     except Exception as exc:  # noqa: BLE001 - any failure of this form leaves the torch forms to serve
         if lm is not None:
             lm.close()
-        return None, selfcheck.Verdict(FORM, False, f"could not be used ({type(exc).__name__}: {exc})"[:240], 99.0,
+        return None, selfcheck.Verdict(FORM if not quantized else "llama.cpp, the file's own weights", False,
+                                       f"could not be used ({type(exc).__name__}: {exc})"[:240], 99.0,
                                        "loads and runs", selfcheck.cpu_key("llama.cpp"), 0.0, selfcheck.now())
     if not verdict.passed:
         lm.close()
@@ -786,9 +798,10 @@ def gguf_file_type(gguf: Path) -> str:
         return f"type {value}"
 
 
-def _open(files: list[Path], base_dir: Path, model_id: str, backend: str) -> LlamaCppLM:
-    """The LlamaCppLM of the float16 file (and adapter); files that llama.cpp cannot load are removed (a damaged
-    cache), so the next load makes them again."""
+def _open(files: list[Path], base_dir: Path, model_id: str, backend: str, made: int = 0) -> LlamaCppLM:
+    """The LlamaCppLM of the served file (and adapter); of them, the files this module made (`files[made:]`) that
+    llama.cpp cannot load are removed (a damaged cache), so the next load makes them again; a file it was given (the
+    writer's own GGUF) is never removed."""
     from transformers import AutoTokenizer
 
     quiet_transformers()
@@ -796,6 +809,6 @@ def _open(files: list[Path], base_dir: Path, model_id: str, backend: str) -> Lla
     try:
         return LlamaCppLM(files[0], tokenizer, model_id, backend, files[1] if len(files) > 1 else None, threads())
     except LoadError:
-        for path in files:
+        for path in files[made:]:
             path.unlink(missing_ok=True)
         raise

@@ -23,12 +23,6 @@ def cut_at_sentence_end(text: str) -> str:
     return text[: m.end()] if m else text
 
 
-def cut_at_sentence_end_outside_quotes(text: str) -> str:
-    """`cut_at_sentence_end`, but an end inside an open double quote ("I can't believe it! …) does not count."""
-    for m in _SENTENCE_END.finditer(text):
-        if text[: m.end()].count('"') % 2 == 0:
-            return text[: m.end()]
-    return text
 
 
 class TransformersLM(LanguageModel):

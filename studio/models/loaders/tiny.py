@@ -99,7 +99,7 @@ def load_tiny_writer(spec, registry):
     tok = tiny_tokenizer()
     torch.manual_seed(SEED + 1)
     cfg = Qwen2Config(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                      num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=1024,
+                      num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=2048,
                       bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
                       tie_word_embeddings=True)
     return TransformersLM(Qwen2ForCausalLM(cfg).eval(), tok, "tiny-qwen2", "tiny random Qwen2")
