@@ -135,7 +135,7 @@ class Candidate:
     kind: str = ""     # the slot: "adjective" ("as ADJ as") or "verb" ("like" / "as if" after the verb's phrase)
     cue: str = ""      # the slot's adjective, or its verb as the sentence has it
     keep: float | None = None  # P(a writer keeps it), the `polish_ranker` role's (see KEEP_MEANING); None without it
-    rank: int | None = None  # the writer source's place for its image (0 = its first choice); None for other sources
+    rank: int | None = None  # the writer source's order for its images (lower first); None for other sources
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -5,7 +5,8 @@ import gradio as gr
 import pandas as pd
 
 from ..similes.analysis import MAX_SENTENCE_CHARS
-from ..similes.polish import DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, RANKING, SCORE_MEANING, STRATEGIES
+from ..similes.polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
+                              STRATEGIES)
 from ..similes.writer_vehicles import DOMAINS, REGISTERS
 from .common import (after_limit_check, cancellable, cancelled, escape, guarded, highlight_pieces, limited_textbox,
                      refuse_over_limit, role_notice)
@@ -14,8 +15,8 @@ from .session_files import result_downloads
 
 COLUMNS = ["candidate", "simile phrase", "source", "KB", "keep", "score"]
 #: what each number in the table means, shown under it
-SCORE_NOTE = ("With the *writer* source ticked: for an adjective the knowledge base's five best vehicles (source "
-              "*property*, by keep) come first; then the writer's images in the writer's own order, without a keep (the "
+SCORE_NOTE = (f"With the *writer* source ticked: for an adjective the knowledge base's {PROPERTY_FIRST} best vehicles "
+              "(source *property*, by keep, or by score without the ranker) come first; then the writer's images in the writer's own order, without a keep (the "
               "ranker was fitted on the other sources); then the other sources' candidates, by keep.\n\n**" + KEEP_MEANING.replace(" = ", "**: ", 1) + " Without the ranker (the hub and tiny profiles: another "
               "embedder than it was fitted with) the column is empty and " + RANKING[0].lower() + RANKING[1:] +
               "\n\n**" + SCORE_MEANING.replace(" = ", "**: ", 1))
