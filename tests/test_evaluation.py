@@ -85,6 +85,8 @@ def test_committed_results_have_the_contract():
                 low, high = f["interval95"]
                 assert low <= f["value"] + 1e-4 and f["value"] <= high + 1e-4, (p.stem, f["metric"])
         assert r["sample"]["limit"] == SAMPLE_ROWS
+        if "provenance" in r["sample"]:  # a sample recomputed alone (`eval NAME --sample-only`) records its own run
+            assert "--sample-only" in r["sample"]["provenance"]["command"] and r["sample"]["provenance"]["git"]["commit"]
 
 
 def test_intervals_of_shares_correlations_and_leads():
@@ -163,6 +165,23 @@ def test_committed_sample_figures_are_recomputed_by_the_code(name, reference):
     if committed["profile"] != reference.profile:
         pytest.fail(f"results/{name}.json was measured on the {committed['profile']} profile")
     _assert_same_figures(evaluation(name).compute(SAMPLE_ROWS)["figures"], _committed_sample(name))
+
+
+@needs_data
+def test_sample_only_rewrites_the_sample_block_and_keeps_the_rest(tmp_path, capsys):
+    """`eval NAME --sample-only` recomputes a file's sample (with the registry's reference twin) and keeps every
+    other field as it was measured; it needs the file, and takes no --limit."""
+    shutil.copy(RESULTS_DIR / "sentiment.json", tmp_path / "sentiment.json")
+    before = json.loads((tmp_path / "sentiment.json").read_text())
+    assert main(["eval", "sentiment", "--sample-only", "--out", str(tmp_path)]) == 0
+    after = json.loads((tmp_path / "sentiment.json").read_text())
+    assert {k: v for k, v in after.items() if k != "sample"} == {k: v for k, v in before.items() if k != "sample"}
+    sample = after["sample"]
+    assert sample["limit"] == SAMPLE_ROWS and [f["n"] for f in sample["figures"]] == [SAMPLE_ROWS, SAMPLE_ROWS]
+    assert "--sample-only" in sample["provenance"]["command"] and sample["provenance"]["date"]
+    assert main(["eval", "sentiment", "--sample-only", "--out", str(tmp_path / "none")]) == 2
+    assert main(["eval", "sentiment", "--sample-only", "--limit", "3"]) == 2
+    assert "--sample-only" in capsys.readouterr().err
 
 
 @needs_data
