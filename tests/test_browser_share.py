@@ -60,6 +60,8 @@ def _run(page, tab: str):
 
 
 def _copied_link(page, tab: str) -> str:
+    # the context's clipboard still holds the previous test's link: emptied first, so that a slow copy is waited for
+    page.evaluate("navigator.clipboard.writeText('')")
     page.locator(f"#{tab}-share").click()
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
