@@ -34,16 +34,33 @@ def test_cpu_flags_read_from_cpuinfo(tmp_path):
     assert set(cpu_flags(str(tmp_path / "missing"))) == set(cpu_flags())
 
 
-@needs_data
-def test_hauser_split_keeps_a_literals_candidates_together():
-    from studio.evaluation.hauser import load_rows
+def test_hauser_cross_validation_never_chooses_with_the_held_out_literal():
+    """Leave one literal out: a literal's held-out qualities come from settings chosen on the other literals, so
+    changing its own ratings changes nothing of its own row (and does change what is chosen on all rows)."""
+    from types import SimpleNamespace
 
-    rows = load_rows()
-    split_of: dict[str, set] = {}
-    for r in rows:
-        split_of.setdefault(r["literal_sentences"], set()).add(r["split"])
-    assert all(len(s) == 1 for s in split_of.values())
-    assert {r["split"] for r in rows} == {"dev", "test"} and len(rows) == 81
+    import numpy as np
+
+    from studio.evaluation import hauser as H
+
+    rng = np.random.default_rng(1)
+    full, rows = {}, []
+    for g in range(6):
+        cands = [SimpleNamespace(candidate=f"s{g}-{k}", has_simile=True, relevance_kb=float(rng.random()),
+                                 lm={"pmi": float(rng.normal())}, logical_consistency=float(rng.random()),
+                                 sentiment_consistency=float(rng.random())) for k in range(4)]
+        full[f"literal {g}"] = cands
+        rows += [{"literal_sentences": f"literal {g}", "similes": c.candidate,
+                  "human_quality": 1 + 4 * c.relevance_kb if g else float(rng.random())} for c in cands]
+    first = H.cross_validated_quality(rows, full)
+    flipped = [dict(r, human_quality=6 - r["human_quality"]) if r["literal_sentences"] == "literal 0" else r
+               for r in rows]
+    second = H.cross_validated_quality(flipped, full)
+    own = [i for i, r in enumerate(rows) if r["literal_sentences"] == "literal 0"]
+    assert np.allclose(first["held_out"][own], second["held_out"][own])
+    assert np.isfinite(first["held_out"]).all()
+    # relevance is what the five other literals' ratings follow: chosen with all weight on it, the paper's λ grid
+    assert "weights 6/0/0" in first["chosen_on_all"]
 
 
 @needs_data
@@ -89,17 +106,23 @@ def test_committed_results_have_the_contract():
             assert "--sample-only" in r["sample"]["provenance"]["command"] and r["sample"]["provenance"]["git"]["commit"]
 
 
-def test_intervals_of_shares_correlations_and_leads():
-    from studio.evaluation.base import Figure, paired_interval, pearson_interval, share_interval
+def test_intervals_of_shares_and_of_grouped_rows():
+    import numpy as np
+
+    from studio.evaluation.base import Figure, group_bootstrap_interval, share_interval
 
     low, high = share_interval(0.5, 100)  # Wilson: 50 of 100
     assert low == pytest.approx(0.4038, abs=1e-3) and high == pytest.approx(0.5962, abs=1e-3)
     assert share_interval(0.0, 20)[0] == 0.0 and share_interval(0.0, 20)[1] > 0.1  # none of 20 is no certainty
     assert share_interval(None, 10) is None and share_interval(0.5, 0) is None
-    narrow, wide = pearson_interval(0.5, 400), pearson_interval(0.5, 44)
-    assert wide[0] < narrow[0] < 0.5 < narrow[1] < wide[1] and pearson_interval(0.5, 3) is None
-    lead = paired_interval([1] * 30 + [-1] * 10 + [0] * 160)  # right 20 more times in 200 paired items
-    assert lead[0] < 0.1 < lead[1] and lead[0] > 0
+    # 40 groups of 10 rows, right in whole groups: the rows are 40 observations, not 400
+    right = np.repeat([1.0] * 24 + [0.0] * 16, 10)
+    groups = np.repeat(np.arange(40), 10)
+    low, high = group_bootstrap_interval(lambda idx: right[idx].mean(), groups)
+    row_low, row_high = share_interval(0.6, 400)
+    assert low < 0.6 < high and high - low > 2 * (row_high - row_low) and high - low > 0.25
+    assert group_bootstrap_interval(lambda idx: right[idx].mean(), groups) == (low, high)  # seeded
+    assert group_bootstrap_interval(lambda idx: right[idx].mean(), [0, 0, 1, 1]) is None  # too few groups
     assert Figure("m", 0.5, "test", 100, interval=share_interval(0.5, 100)).to_json()["interval95"] == [0.4038, 0.5962]
     assert "interval95" not in Figure("m", 0.5, "test", 100).to_json()
 
@@ -187,13 +210,13 @@ def test_sample_only_rewrites_the_sample_block_and_keeps_the_rest(tmp_path, caps
 @needs_data
 @pytest.mark.offline
 def test_hauser_correlation_is_computed_from_the_scores(offline):
-    """Pearson of the paper's own quality with the humans on the test half, recomputed here with scipy."""
+    """Pearson of the paper's own quality with the humans on the rated rows, recomputed here with scipy."""
     import numpy as np
     from scipy.stats import pearsonr
 
     from studio.evaluation.hauser import correlations, load_rows
 
-    rows = [r for r in load_rows() if r["split"] == "test"]
+    rows = load_rows()
     paper = [0.5 * float(r["relevance_KB"]) + float(r["consistency_mnli"]) / 3 + float(r["consistency_emo"]) / 6
              for r in rows]
     human = [np.mean([float(r[f"label{a}_q"]) for a in (1, 2, 3)]) for r in rows]

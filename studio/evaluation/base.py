@@ -40,27 +40,30 @@ def share_interval(value: float | None, n: int) -> tuple[float, float] | None:
     return float(ci.low), float(ci.high)
 
 
-def pearson_interval(r: float | None, n: int) -> tuple[float, float] | None:
-    """95 % interval of a Pearson correlation of n pairs by Fisher's z (normal in atanh r, standard error
-    1/sqrt(n − 3))."""
-    if r is None or n <= 3 or not -1.0 < float(r) < 1.0:
-        return None
-    import math
-
-    z, se = math.atanh(float(r)), 1.96 / math.sqrt(n - 3)
-    return math.tanh(z - se), math.tanh(z + se)
-
-
-def paired_interval(differences) -> tuple[float, float] | None:
-    """95 % interval of a mean of paired differences (e.g. 1/0/−1 per item: right by one system and not the other),
-    normal approximation: what the lead of one system over another on the same items can tell apart."""
+def group_bootstrap_interval(statistic, groups, draws: int = 2000, seed: int = 0) -> tuple[float, float] | None:
+    """95 % percentile interval of `statistic(indices)` over `draws` resamples of whole groups (a literal's candidates,
+    a narrative's option pairs): rows that share a group are not independent, so resampling rows would understate the
+    spread. None with fewer than three groups."""
     import numpy as np
 
-    d = np.asarray(list(differences), dtype=float)
-    if d.size < 2:
+    groups = list(groups)
+    names = list(dict.fromkeys(groups))
+    if len(names) < 3:
         return None
-    half = 1.96 * float(d.std(ddof=1)) / float(np.sqrt(d.size))
-    return float(d.mean()) - half, float(d.mean()) + half
+    members = {g: [] for g in names}
+    for i, g in enumerate(groups):
+        members[g].append(i)
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(draws):
+        idx = [i for k in rng.integers(0, len(names), len(names)) for i in members[names[k]]]
+        value = statistic(np.asarray(idx))
+        if value is not None and np.isfinite(value):
+            values.append(value)
+    if len(values) < draws // 2:
+        return None
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return float(lo), float(hi)
 
 
 @dataclass
@@ -71,8 +74,8 @@ class Figure:
     n: int
     anchor: dict | None = None  # {"value", "source"}: the paper's figure beside ours
     headline: bool = True  # shown in the README's table
-    #: a 95 % interval (share_interval, pearson_interval, paired_interval). It treats the n items as independent;
-    #: items that share a literal or an expression are not, so the true spread is somewhat wider
+    #: a 95 % interval (share_interval treats the n items as independent;
+    #: group_bootstrap_interval resamples whole groups, for items that share a literal or a narrative)
     interval: tuple[float, float] | None = None
 
     def to_json(self) -> dict:

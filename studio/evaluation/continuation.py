@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Evaluation, Figure, paired_interval, share_interval
+from .base import Evaluation, Figure, group_bootstrap_interval, share_interval
 
 #: the benchmark paper's supervised RoBERTa-large accuracy (Chakrabarty, Choi & Shwartz, TACL 2022), measured on its
 #: own test split, which is not in ../shared: an anchor of the task, not of these rows
@@ -138,7 +138,11 @@ class ContinuationEvaluation(Evaluation):
         for kind in data.KINDS:
             test = list(data.split3(kind)["test"])[:limit or None]
             acc, found, right = product_judgements(test, judge)
-            details[kind] = {"product setting": round(acc, 4), **found, "n": len(test)}
+            # a narrative's option pairs (about ten for a simile) share its text and options: intervals resample
+            # whole narratives, so they say how far another set of narratives may land
+            narratives = [it.narrative for it in test]
+            details[kind] = {"product setting": round(acc, 4), **found, "n": len(test),
+                             "narratives": len(set(narratives))}
             # the old judge reads the expression's meaning / property: how much that would give, on the same rows
             if old is not None:
                 details[kind]["old judge (frozen features; STUDIO_JUDGE=legacy)"] = {
@@ -147,7 +151,7 @@ class ContinuationEvaluation(Evaluation):
                     "expression and gold meaning given (not the product)": round(given_accuracy(test, False, old), 4)}
             figures.append(Figure(f"judge accuracy, {kind}", acc, "test", len(test),
                                   {"value": PAPER[kind], "source": PAPER_SOURCE},
-                                  interval=share_interval(acc, len(test))))
+                                  interval=group_bootstrap_interval(lambda idx: right[idx].mean(), narratives)))
             if ablation is not None:
                 from ..continuation.crossjudge import correct
 
@@ -155,10 +159,12 @@ class ContinuationEvaluation(Evaluation):
                 abl = round(float(abl_right.mean()), 4)
                 details[kind]["no-narrative ablation"] = abl
                 figures.append(Figure(f"no-narrative ablation, {kind}", abl, "test", len(test),
-                                      interval=share_interval(abl, len(test))))
+                                      interval=group_bootstrap_interval(lambda idx: abl_right[idx].mean(),
+                                                                        narratives)))
                 # the target is the lead, so its own interval: paired, the same items judged by both
                 figures.append(Figure(f"judge's lead over the ablation, {kind} (target 0.08)", acc - abl, "test",
-                                      len(test), interval=paired_interval(right - abl_right)))
+                                      len(test), interval=group_bootstrap_interval(
+                                          lambda idx: (right - abl_right)[idx].mean(), narratives)))
         from ..continuation.crossjudge import CrossJudge
 
         if isinstance(judge, CrossJudge):  # are the served judge's probabilities honest?
