@@ -180,6 +180,20 @@ def test_cli_single_and_batch(tmp_path, capsys):
     assert main(["proverbs", NARRATIVE, "--k", "0"]) == 2
 
 
+def test_a_narrative_too_short_for_a_proverb_is_refused(capsys):
+    """"Hello." is no story: refused with the reason (not given five proverbs), in the API and the CLI alike."""
+    from studio.cli import main
+    from studio.proverbs import ranking
+
+    for short in ("Hello.", "Good morning!"):
+        with pytest.raises(InputError, match="too short to carry a proverb"):
+            ranking(short)
+    assert len(ranking("He lost everything.", 2)) == 2  # three words carry one
+    assert main(["proverbs", "Hello."]) == 2
+    err = capsys.readouterr().err
+    assert "too short to carry a proverb" in err and err.strip().count("\n") == 0
+
+
 def test_catalog_lookup_normalizes():
     assert normalize("Don't  Shoot, the Messenger!") == "don t shoot the messenger"
 

@@ -83,6 +83,37 @@ def test_bad_input(bad, kwargs):
         polish(bad, **kwargs)
 
 
+CANNOT_POLISH = [("Hello.", "Nothing to polish"), ("Yes!", "Nothing to polish"),
+                 ("Her eyes were as blue as the sea.", "already holds a simile"),
+                 ("He wept like a child.", "already holds a simile"),
+                 ("הנהר היה איטי מאוד.", "works in English: this sentence is written mostly in Hebrew")]
+
+
+@pytest.mark.parametrize("text,message", CANNOT_POLISH)
+def test_refuses_what_it_cannot_polish(text, message):
+    """A greeting ("Hello like a dog."), a simile ("as as blue as a sapphire as the sea") and another language
+    ("…מאוד like a lion's roar") are refused at Polish's front door, with the reason."""
+    with pytest.raises(InputError, match=message):
+        polish_report(text, n=3, seed=0)
+
+
+def test_still_polishes_short_literals():
+    for literal in ("The lake was calm.", "He moved.", "It was empty.", "I like tea."):
+        assert polish(literal, n=2, strategies=["property", "insertion"], seed=0), literal
+
+
+def test_cli_and_api_refuse_alike(client):
+    """The same refusal in the CLI (exit 2, one line, no traceback) and through the API."""
+    from gradio_client.exceptions import AppError
+
+    proc = subprocess.run([sys.executable, "-m", "studio", "polish", "Hello."], capture_output=True, text=True,
+                          env={"STUDIO_PROFILE": "tiny", "STUDIO_LM_THREADS": "1", "PATH": ""}, timeout=300)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().count("\n") == 0 and "Nothing to polish" in proc.stderr
+    with pytest.raises(AppError, match="already holds a simile"):
+        client.predict("Her eyes were as blue as the sea.", ["lm"], 3, 0, api_name="/polish")
+
+
 def test_cli_components_batch(tmp_path):
     src = tmp_path / "in.jsonl"
     src.write_text('{"sentence": "He wept like a child."}\nnot json\n{"sentence": "I like tea."}\n{"x": 1}\n')

@@ -3,6 +3,7 @@ narratives with similar motifs. Embeddings come from the registry's embedder."""
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from dataclasses import dataclass
 
@@ -19,6 +20,8 @@ from .scorer import FineTunedPart, Scorer, adapters
 MAX_NARRATIVE_CHARS = 4000
 log = logging.getLogger(__name__)
 MAX_POOL = 200  # narratives compared in one "similar" request
+#: a proverb sums up a story: a narrative of fewer words ("Hello.") is refused rather than given five proverbs
+MIN_NARRATIVE_WORDS = 3
 
 
 @dataclass
@@ -129,6 +132,11 @@ def rank_texts(narratives: list[str]) -> np.ndarray:
 def ranking(narrative: str, k: int | None = None) -> list[Ranked]:
     """All catalog proverbs (or the top k) for one narrative, best first."""
     narrative = clean_narrative(narrative)
+    words = len(re.findall(r"\w+", narrative))
+    if words < MIN_NARRATIVE_WORDS:
+        raise InputError(f"The narrative is too short to carry a proverb ({words} word{'s' if words != 1 else ''}): "
+                         f"a proverb sums up a story, so tell what happened in a sentence or more (at least "
+                         f"{MIN_NARRATIVE_WORDS} words).")
     if k is not None and (not isinstance(k, int) or k < 1):
         raise InputError("k must be a whole number of at least 1.")
     scores = rank_texts([narrative])[0]

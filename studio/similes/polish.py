@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -200,10 +201,12 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
         if progress is not None:
             progress(fraction, what)
 
+    refuse_other_script(literal)
     registry = get_registry()
     step(0.02, "parsing the sentence")
     parser = registry.get("parser")
     doc = parser(literal)
+    refuse_unpolishable(doc)
     slots = find_slots(literal, doc)
     if not slots:
         raise InputError("No place for a simile was found: the sentence needs a verb or a predicated adjective.")
@@ -277,6 +280,41 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
             + "). Add sources (insertion is off by default) or try another seed (it changes the lm source) or "
             "sentence.")
     return chosen, report
+
+
+#: the share of a sentence's letters that must be Latin for Polish to take it as English (a script check only)
+MIN_LATIN_SHARE = 0.5
+#: parts of speech a simile can attach to ("there", "so" and the other stop-word adverbs do not count): a sentence
+#: with none of them ("Hello.", "Yes.", "I am.") has nothing to compare
+CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "ADV"}
+
+
+def refuse_other_script(literal: str) -> None:
+    """An InputError when most of the sentence's letters are not Latin: the studio's models and knowledge base are
+    English ("…מאוד like a lion's roar" is no simile in any language)."""
+    letters = [ch for ch in literal if ch.isalpha()]
+    other = [ch for ch in letters if not unicodedata.name(ch, "").startswith("LATIN")]
+    if letters and len(other) > (1 - MIN_LATIN_SHARE) * len(letters):
+        script = unicodedata.name(other[0], "OTHER").split()[0]
+        script = script if len(script) <= 3 else script.capitalize()  # "Hebrew", "CJK"
+        raise InputError(f"The studio works in English: this sentence is written mostly in {script} letters. "
+                         "Type an English sentence.")
+
+
+def refuse_unpolishable(doc) -> None:
+    """An InputError for a parsed sentence Polish cannot work with: no content word a simile could attach to (a
+    greeting, "Hello."), or a sentence that already holds a simile (a second comparison would be inserted into the
+    first: "as as blue as a sapphire as the sea")."""
+    if not any(t.is_alpha and t.pos_ in CONTENT_POS and not (t.pos_ == "ADV" and t.is_stop) for t in doc):
+        raise InputError("Nothing to polish: the sentence has no word a simile could attach to (a thing, an action "
+                         "or a quality), as in a greeting. Type a sentence that describes something (e.g. "
+                         "\"The lake was calm.\") instead.")
+    from .components import extract_similes
+    from .detector import simile_probability, threshold
+
+    if any(simile_probability(s, doc) >= threshold() for s in extract_similes("", doc=doc)):
+        raise InputError("This sentence already holds a simile; Polish adds one to a literal sentence. Remove its "
+                         "comparison to polish it, or see its parts under \"Components of a simile\".")
 
 
 def _check_strategies(strategies) -> tuple[str, ...]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextvars
 import functools
 import html
@@ -11,7 +12,7 @@ import threading
 
 import gradio as gr
 
-from ..errors import StudioError, check_length, clean_length
+from ..errors import Stopped, StudioError, check_length, clean_length
 from ..models import ModelUnavailable, get_registry
 from ..textspans import next_word_start, snap_span
 
@@ -26,18 +27,86 @@ def guarded(fn):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except gr.Error:
+        except gr.Error as exc:
+            _remember_failure(args, kwargs, exc.message)
             raise
         except StudioError as exc:
+            _remember_failure(args, kwargs, str(exc), stopped=isinstance(exc, Stopped))
             raise gr.Error(str(exc), title="Please check the input") from None
         except ModelUnavailable as exc:
+            _remember_failure(args, kwargs, exc.message)
             raise gr.Error(exc.message, title=f"{exc.role} model unavailable") from None
         except Exception as exc:  # the server keeps running; the log keeps the traceback
             log.exception("unexpected error in %s", fn.__name__)
-            raise gr.Error(f"Something went wrong ({type(exc).__name__}). The error was logged; please try other input.",
-                           title="Unexpected error") from None
+            message = f"Something went wrong ({type(exc).__name__}). The error was logged; please try other input."
+            _remember_failure(args, kwargs, message)
+            raise gr.Error(message, title="Unexpected error") from None
 
     return wrapper
+
+
+# ---- a long run's status line: what runs, that it was stopped, or why it gave nothing
+
+RUNNING = "⏳"
+#: each browser session's last error message and whether it was a Stop, for its status line (`failed_run`);
+#: bounded, read once
+_FAILURES: collections.OrderedDict[str, tuple[str, bool]] = collections.OrderedDict()
+_FAILURES_KEPT = 256
+_failures_lock = threading.Lock()
+
+
+def _session(request) -> str | None:
+    return getattr(request, "session_hash", None) or None
+
+
+def _remember_failure(args, kwargs, message: str, stopped: bool = False) -> None:
+    """Keep the message of a handler that failed for its session (found among the handler's gr.Request arguments)."""
+    session = next((_session(a) for a in (*args, *kwargs.values()) if isinstance(a, gr.Request)), None)
+    if session:
+        with _failures_lock:
+            _FAILURES[session] = (str(message), stopped)
+            _FAILURES.move_to_end(session)
+            while len(_FAILURES) > _FAILURES_KEPT:
+                _FAILURES.popitem(last=False)
+
+
+def start_run(busy: str, *cleared):
+    """The first step of a long run (chain the handler after it): the outputs the run replaces get `cleared` (so a
+    refusal, an error or a Stop leaves no earlier input's result on screen) and the status line, the last output,
+    says what runs."""
+
+    def start(request: gr.Request = None):
+        with _failures_lock:
+            _FAILURES.pop(_session(request) or "", None)
+        return (*cleared, f"{RUNNING} {busy}")
+
+    return start
+
+
+def failed_run(*cleared):
+    """A run's `.failure` step: `cleared` again (which also lifts the error's mark from those outputs) and the status
+    line, the last output, says why: the handler's message, escaped (it may quote the input), on one line."""
+
+    def failed(request: gr.Request = None):
+        with _failures_lock:
+            message, stopped = _FAILURES.pop(_session(request) or "", ("", False))
+        text = escape_markdown(" ".join(message.split()))
+        line = f"⏹ {text}" if stopped else f"⚠️ No result: {text}" if text else \
+            "⚠️ No result: the run ended with an error."
+        return (*cleared, line)
+
+    return failed
+
+
+def stopped_line(what: str):
+    """Stop's own handler: a status line still saying the run is under way becomes a note that it was stopped."""
+
+    def stopped(status: str | None):
+        if not str(status or "").startswith(RUNNING):
+            return gr.update()  # nothing was running: the line (a result's) stays
+        return f"⏹ Stopped before it finished: {what}"
+
+    return stopped
 
 
 _cancel_flag: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar("studio_cancel", default=None)

@@ -8,8 +8,8 @@ import pandas as pd
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, WRITER_POOL, Settings, continue_narrative
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
 from ..continuation.ranking import POOL
-from .common import (after_limit_check, cancellable, cancelled, guarded, highlight_pieces, limited_textbox,
-                     refuse_over_limit, role_notice)
+from .common import (after_limit_check, cancellable, cancelled, failed_run, guarded, highlight_pieces,
+                     limited_textbox, refuse_over_limit, role_notice, start_run, stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -156,11 +156,17 @@ def build_continue_tab() -> None:
         downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)
         gr.Examples(EXAMPLES, inputs=[narrative, mode], label="Example narratives")
+        # the earlier result goes first (an error or a Stop leaves none of it on screen); the progress and an error's
+        # mark sit on the table, and a failed run's line (#continue-info) says why
         run = after_limit_check(go.click, (narrative, "narrative", MAX_NARRATIVE_CHARS)).success(
+            start_run("Continuing…", None, None, None, None), [], [highlighted, table, inferences, downloads, info],
+            api_name=False, queue=False, show_progress="hidden").success(
             cancellable(run_continue), [narrative, mode, n, seed, top_k, temperature, max_tokens, pool],
-            [highlighted, info, table, inferences, downloads], api_name="continue")
+            [highlighted, info, table, inferences, downloads], api_name="continue", show_progress_on=table)
+        run.failure(failed_run(None), outputs=[table, info], api_name=False, queue=False)
         # Stop cancels the run: the decoder sees `cancelled()` before its next token and ends
-        stop.click(None, cancels=[run], api_name=False, queue=False)
+        stop.click(stopped_line("no continuation for this narrative; press Continue to run it again."), inputs=info,
+                   outputs=info, cancels=[run], api_name=False, queue=False)
         with gr.Accordion("Judge: which continuation is plausible?", open=True):
             with gr.Row():
                 option1 = limited_textbox(MAX_OPTION_CHARS, label="Continuation 1", lines=2,

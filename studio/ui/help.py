@@ -18,8 +18,9 @@ INTRO = ("# Figurative Language Studio\n"
 
 HELP = {
     "polish": """
-**What to do.** Type a plain (literal) sentence or click an example, keep the four strategies, press **Polish**.
-**Stop** ends a long run and keeps what was found.
+**What to do.** Type a plain (literal) sentence in English or click an example, keep the four strategies, press
+**Polish**. **Stop** ends a long run; the line above the table then says it stopped. A greeting ("Hello."), a
+sentence that already holds a simile, or one in another language is refused with the reason.
 
 **What you see.** Each row is one candidate: the sentence with the inserted simile phrase in **bold**, the phrase, the
 strategy that proposed it, **keep** and a **score**. **keep** (0–1) is how likely a writer is to keep the candidate,
@@ -36,8 +37,9 @@ knowledge base knows for that adjective ("as sweet as honey"): such similes were
 An "as ADJ as" simile whose vehicle suits the opposite adjective better ("as heavy as a feather") is left out. None is
 dropped for a low keep or score (a list shorter than asked says why). Without the ranker (the hub and tiny profiles)
 keep is empty and candidates are ranked by the score, KB ✓ counting double. Neither number says how creative a
-simile is: **Send to Rerank** scores that. The line above the table says how many candidates came out of the number
-asked, and why any are missing (too few distinct vehicles from the chosen sources, near duplicates merged).
+simile is: **Send to Rerank** scores that (it waits for a Polish of the sentence in the box: candidates made for
+another sentence are never scored against this one). The line above the table says how many candidates came out of
+the number asked, and why any are missing (too few distinct vehicles from the chosen sources, near duplicates merged).
 
 **Click a row** to see its simile's parts below (topic, vehicle, event, property); or type any simile in
 *Components of a simile*. The CSV and JSON downloads hold every candidate with its numbers.
@@ -67,7 +69,8 @@ hypothesis. Press **Imagine**; more seeds = more pictures per text and a steadie
 shown as computed. The text-metric table adds ImaginE to BLEU, ROUGE-L and an embedding cosine (all 0–1).
 """,
     "proverbs": """
-**What to do.** Type a short story (a few sentences) or click an example, press **Recommend proverbs**.
+**What to do.** Type a short story (a few sentences; at least 3 words, since a proverb sums up a story) or click an
+example, press **Recommend proverbs**.
 
 **What you see.** The proverbs that fit best, ranked. **probability** is each proverb's share among *all* the
 catalog's proverbs (they sum to 1), so with hundreds of proverbs 0.05 can be a clear winner; **score** is the raw

@@ -8,8 +8,8 @@ from ..similes.analysis import MAX_SENTENCE_CHARS
 from ..similes.polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
                               STRATEGIES)
 from ..similes.writer_vehicles import DOMAINS, REGISTERS
-from .common import (after_limit_check, cancellable, cancelled, escape, guarded, highlight_pieces, limited_textbox,
-                     refuse_over_limit, role_notice)
+from .common import (after_limit_check, cancellable, cancelled, escape, failed_run, guarded, highlight_pieces,
+                     limited_textbox, refuse_over_limit, role_notice, start_run, stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -78,7 +78,7 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, domai
          "ranking": report["ranked_by"], "generator": report["generator"],
          "delivered": report["delivered"], "expected keepers": report.get("expected_keepers"),
          "shortfall": report["shortfall"]})
-    return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files, status
+    return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files, status, literal
 
 
 @guarded
@@ -97,6 +97,17 @@ def run_components(sentence: str):
     return highlight_pieces(text, marks), result
 
 
+#: the note beside the buttons when the box no longer holds the sentence the candidates were made for
+STALE_NOTE = ("⚠️ The candidates below were made for the previous sentence: press **Polish** for this one "
+              "(*Send to Rerank* waits until then).")
+
+
+def send_state(candidates: list[str], literal: str | None, polished: str | None):
+    """Send to Rerank is usable only while the box holds the sentence its candidates were made for; else a note."""
+    fresh = bool(candidates) and (literal or "") == (polished or "")
+    return gr.Button(interactive=fresh), (STALE_NOTE if candidates and not fresh else "")
+
+
 def candidate_selected(state: list[str], evt: gr.SelectData):
     if not state or evt.index is None:
         return gr.update()
@@ -105,8 +116,9 @@ def candidate_selected(state: list[str], evt: gr.SelectData):
 
 
 def build_polish_tab() -> dict:
-    """Returns the components other tabs wire to: {"literal", "candidates_table", "candidates", "send_button"}.
-    `candidates` is a gr.State holding the list of candidate sentences (best first)."""
+    """Returns the components other tabs wire to: {"literal", "candidates_table", "candidates", "polished",
+    "send_button"}. `candidates` is a gr.State holding the list of candidate sentences (best first), `polished` the
+    sentence they were made for."""
     with gr.Tab("Polish", id="polish"):
         gr.Markdown("Turn a **literal sentence** into simile candidates. The comparison goes where English puts "
                     "it — *as ADJ as …* for a predicated adjective (\"was very loud\" → \"was as loud as "
@@ -137,7 +149,8 @@ def build_polish_tab() -> dict:
         with gr.Row():
             go = gr.Button("Polish", variant="primary")
             stop = gr.Button("Stop", variant="stop")
-            send = gr.Button("Send to Rerank", interactive=False)
+            send = gr.Button("Send to Rerank", interactive=False, elem_id="polish-send")
+        stale = gr.Markdown(elem_id="polish-stale")
         gr.Examples(EXAMPLES_LITERAL, inputs=[literal], label="Literal sentences")
         status = gr.Markdown(elem_id="polish-status")
         table = gr.Dataframe(headers=COLUMNS, datatype=["markdown", "str", "str", "str", "number", "number"], interactive=False,
@@ -146,6 +159,7 @@ def build_polish_tab() -> dict:
         gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Candidates (CSV and JSON)", file_count="multiple")
         candidates = gr.State([])
+        polished = gr.State("")  # the sentence (as typed) the candidates were made for
         gr.Markdown("### Components of a simile")
         with gr.Row():
             sentence = limited_textbox(MAX_SENTENCE_CHARS, label="Simile sentence", value=EXAMPLES_SIMILE[0][0],
@@ -156,17 +170,28 @@ def build_polish_tab() -> dict:
                                          show_legend=True, combine_adjacent=False)
         details = gr.JSON(label="Components")
         literal_limit = (literal, "literal sentence", MAX_CHARS)
-        polish_outputs = [table, candidates, downloads, status]
-        runs = [after_limit_check(go.click, literal_limit).success(
+        polish_outputs = [table, candidates, downloads, status, polished]
+        # the earlier result goes first (an error or a Stop leaves none of it on screen); the progress and an error's
+        # mark sit on the table, and a failed run's status line says why
+        start = start_run("Polishing…", None, [], None, "", gr.Button(interactive=False), "")
+        send_args = dict(fn=send_state, inputs=[candidates, literal, polished], outputs=[send, stale], api_name=False,
+                         queue=False, show_progress="hidden")
+        runs = [after_limit_check(trigger, literal_limit).success(
+                    start, outputs=[table, candidates, downloads, polished, send, stale, status], api_name=False,
+                    queue=False, show_progress="hidden").success(
                     cancellable(run_polish), inputs=[literal, strategies, n, seed, domain, register],
-                    outputs=polish_outputs, api_name="polish"),
-                after_limit_check(literal.submit, literal_limit).success(
-                    cancellable(run_polish), inputs=[literal, strategies, n, seed, domain, register],
-                    outputs=polish_outputs, api_name=False)]
+                    outputs=polish_outputs, api_name=api_name, show_progress_on=table)
+                for trigger, api_name in ((go.click, "polish"), (literal.submit, False))]
+        for run in runs:
+            run.success(**send_args)
+            run.failure(failed_run(None), outputs=[table, status], api_name=False, queue=False)
         # Stop cancels the run: the worker sees `cancelled()` at its next strategy or batch and ends
-        stop.click(None, cancels=runs, api_name=False, queue=False)
+        stop.click(stopped_line("no candidates for this sentence; press Polish to run it again."), inputs=status,
+                   outputs=status, cancels=runs, api_name=False, queue=False)
+        literal.change(**send_args)
         after_limit_check(show.click, (sentence, "sentence", MAX_SENTENCE_CHARS)).success(
             run_components, inputs=sentence, outputs=[highlighted, details], api_name="components")
         table.select(candidate_selected, inputs=candidates, outputs=sentence, api_name=False).then(
             run_components, inputs=sentence, outputs=[highlighted, details], api_name=False)
-    return {"literal": literal, "candidates_table": table, "candidates": candidates, "send_button": send}
+    return {"literal": literal, "candidates_table": table, "candidates": candidates, "polished": polished,
+            "send_button": send}

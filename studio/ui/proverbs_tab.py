@@ -9,7 +9,8 @@ from ..proverbs import align, get_scorer, ranking, similar
 from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL
-from .common import after_limit_check, guarded, highlight_pieces, limited_textbox, refuse_over_limit, role_notice
+from .common import (after_limit_check, failed_run, guarded, highlight_pieces, limited_textbox, refuse_over_limit,
+                     role_notice, start_run)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -157,12 +158,23 @@ def build_proverbs_tab() -> None:
         gr.Markdown(SIMILAR_NOTE, elem_classes=["studio-note"])
 
         narrative_limit = (narrative, "narrative", MAX_NARRATIVE_CHARS)
-        after_limit_check(go_button.click, narrative_limit).success(
-            recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status, downloads], api_name="proverbs"
-        ).success(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
-                  api_name=False)
-        after_limit_check(narrative.submit, narrative_limit).success(
-            recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status, downloads], api_name=False)
+        # the earlier narrative's results go first (a refusal leaves none of them on screen); an error's mark sits
+        # on the table and the status line says why
+        start = start_run("Ranking the proverbs…", None, None, gr.update(choices=[], value=None), None, None, None,
+                          None)
+        cleared = [table, chart, proverb, downloads, proverb_hl, narrative_hl, pairs, status]
+        ranked = after_limit_check(go_button.click, narrative_limit).success(
+            start, outputs=cleared, api_name=False, queue=False, show_progress="hidden").success(
+            recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status, downloads], api_name="proverbs",
+            show_progress_on=table)
+        ranked.success(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
+                       api_name=False)
+        ranked.failure(failed_run(None), outputs=[table, status], api_name=False, queue=False)
+        submitted = after_limit_check(narrative.submit, narrative_limit).success(
+            start, outputs=cleared, api_name=False, queue=False, show_progress="hidden").success(
+            recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status, downloads], api_name=False,
+            show_progress_on=table)
+        submitted.failure(failed_run(None), outputs=[table, status], api_name=False, queue=False)
         after_limit_check(align_button.click, narrative_limit).success(
             show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs], api_name="align")
         proverb.select(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],

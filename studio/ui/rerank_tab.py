@@ -10,8 +10,8 @@ from ..hauser.criteria import DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, relat
 from ..hauser.inputs import MAX_CSV_BYTES, MAX_CSV_ROWS
 from ..hauser.scorer import MAX_CANDIDATES, MAX_CHARS
 from .imagine_tab import build_imagine_topk
-from .common import (after_limit_check, escape, escape_markdown, guarded, highlight_pieces, limited_textbox,
-                     refuse_over_limit, role_notice)
+from .common import (after_limit_check, escape, escape_markdown, failed_run, guarded, highlight_pieces,
+                     limited_textbox, refuse_over_limit, role_notice, start_run)
 from .help import tab_guide
 from .session_files import new_download, track
 
@@ -246,9 +246,33 @@ def pick_group(groups: list[dict], label: str | None):
     return table, winner, chart, backends, group["literal"], "\n".join(c["candidate"] for c in group["candidates"])
 
 
-def fill_from_polish(literal: str, candidates: list[str]):
-    """What the Polish tab's "Send to Rerank" button puts here."""
-    return literal or "", "\n".join(candidates or [])
+def fill_from_polish(literal: str, candidates: list[str], polished: str | None = None):
+    """What the Polish tab's "Send to Rerank" button puts here: the candidates and the sentence they were made for.
+    A box that no longer holds that sentence is refused (its candidates would be scored against another one)."""
+    if not candidates:
+        raise gr.Error("There are no candidates to send: press Polish first.", title="Nothing to send")
+    if polished is not None and (literal or "") != polished:
+        raise gr.Error("The candidates were made for the previous sentence: press Polish for this one first.",
+                       title="Candidates out of date")
+    return literal or "", "\n".join(candidates)
+
+
+def scoring(after, inputs: list, outputs: list, status, api_name):
+    """Chain a scoring run after `after` (a listener such as `button.click` or `dependency.success`): the results it
+    replaces are cleared first, the progress and an error's mark sit on the table (never on the input boxes), and
+    the status line says it runs, then nothing (done) or why it gave no result. Returns the run's dependency."""
+    table = outputs[0]
+    start = start_run("Scoring…", None, None, None, None, "", gr.update(choices=[], value=None, visible=False), [])
+    run = after(start, outputs=[*outputs, status], api_name=False, queue=False, show_progress="hidden").success(
+        run_rerank, inputs=inputs, outputs=outputs, api_name=api_name, show_progress_on=table)
+    finish(run, table, status)
+    return run
+
+
+def finish(run, table, status) -> None:
+    """After a scoring run: an empty status line when it succeeded, the reason (and no table) when it failed."""
+    run.success(lambda: "", outputs=status, api_name=False, queue=False, show_progress="hidden")
+    run.failure(failed_run(None), outputs=[table, status], api_name=False, queue=False)
 
 
 def build_rerank_tab() -> dict:
@@ -289,6 +313,7 @@ def build_rerank_tab() -> dict:
         run = gr.Button("Rerank", variant="primary")
         gr.Examples(EXAMPLES, inputs=[literal, candidates], label="Examples (from the HAUSER paper)")
         groups = gr.State([])
+        status = gr.Markdown(elem_id="rerank-status")
         group_choice = gr.Dropdown(choices=[], label="Literal sentence shown", visible=False, interactive=True,
                                    elem_id="rerank-group")
         winner = gr.HighlightedText(label="Winner: topic / vehicle / event", color_map=COLOURS, show_legend=True,
@@ -303,29 +328,31 @@ def build_rerank_tab() -> dict:
             backends = gr.Markdown()
         inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance]
         outputs = [table, winner, chart, download, backends, group_choice, groups]
-        after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS)).success(
-            run_rerank, inputs=inputs, outputs=outputs, api_name="rerank")
-        upload.upload(clear_results, outputs=outputs, api_name=False, queue=False).then(
-            run_csv, inputs=[upload, *inputs[2:]], outputs=[*outputs, literal, candidates], api_name="rerank_csv")
+        scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS)).success, inputs, outputs, status,
+                "rerank")
+        # the CSV's run fills the input boxes too; a bad file's error marks the table, not them
+        csv_run = upload.upload(start_run("Scoring the CSV…", *clear_results()), outputs=[*outputs, status],
+                                api_name=False, queue=False).then(
+            run_csv, inputs=[upload, *inputs[2:]], outputs=[*outputs, literal, candidates], api_name="rerank_csv",
+            show_progress_on=table)
+        finish(csv_run, table, status)
         group_choice.input(pick_group, inputs=[groups, group_choice],
                            outputs=[table, winner, chart, backends, literal, candidates], api_name=False)
         build_imagine_topk(literal, table)
     return {"literal": literal, "candidates": candidates, "rerank_inputs": inputs, "rerank_outputs": outputs,
-            "run": run_rerank}
+            "status": status, "run": run_rerank}
 
 
 def wire_from_polish(polish: dict, rerank: dict, tabs: gr.Tabs) -> None:
     """The Polish tab's "Send to Rerank" button: fill this tab, switch to it and score (generate → rerank in two
     clicks)."""
 
-    def send(literal, candidates):
-        text_literal, text_candidates = fill_from_polish(literal, candidates)
+    def send(literal, candidates, polished):
+        text_literal, text_candidates = fill_from_polish(literal, candidates, polished)
         return text_literal, text_candidates, gr.Tabs(selected="rerank")
 
-    # the button starts disabled; it becomes usable once the Polish tab holds candidates
-    polish["candidates"].change(lambda cands: gr.Button(interactive=bool(cands)), inputs=polish["candidates"],
-                                outputs=polish["send_button"], api_name=False)
-    polish["send_button"].click(
-        send, inputs=[polish["literal"], polish["candidates"]], outputs=[rerank["literal"], rerank["candidates"], tabs],
-        api_name=False,
-    ).then(rerank["run"], inputs=rerank["rerank_inputs"], outputs=rerank["rerank_outputs"], api_name=False)
+    # the button is usable only while the Polish tab holds candidates for the sentence in its box (polish_tab.py)
+    sent = polish["send_button"].click(
+        send, inputs=[polish["literal"], polish["candidates"], polish["polished"]],
+        outputs=[rerank["literal"], rerank["candidates"], tabs], api_name=False)
+    scoring(sent.success, rerank["rerank_inputs"], rerank["rerank_outputs"], rerank["status"], False)

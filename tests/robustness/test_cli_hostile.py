@@ -13,6 +13,7 @@ from .corpus import HOSTILE_TEXTS
 OK_CODES = {0, 1, 2, 3}
 MAX_LINE_CHARS = 400  # batch mode writes one line per bad input line
 GOOD = "Her smile was as bright as the sun."
+LITERAL = "Her smile was very bright."  # Polish refuses a sentence that already holds a simile, as GOOD does
 
 # one argv per text-taking command; "{t}" is the hostile text
 TEXT_COMMANDS = {
@@ -37,16 +38,16 @@ BATCH_COMMANDS = {
 
 # LM seeds are any integer (reduced modulo 2**63, still deterministic); --k beyond the catalog shows all of it
 ACCEPTED = [
-    ["polish", GOOD, "--seed", "-5"],
-    ["polish", GOOD, "--seed", str(2**70)],
+    ["polish", LITERAL, "--seed", "-5"],
+    ["polish", LITERAL, "--seed", str(2**70)],
     ["continue", "He ran [like the wind].", "--seed", "-5", "--n", "1", "--max-tokens", "4"],
     ["continue", "He ran [like the wind].", "--seed", str(2**70), "--n", "1", "--max-tokens", "4"],
     ["proverbs", GOOD, "--k", str(2**70)],
 ]
 REFUSED = [
-    ["polish", GOOD, "--n", "0"],
-    ["polish", GOOD, "--n", "100000"],
-    ["polish", GOOD, "--n", "-3"],
+    ["polish", LITERAL, "--n", "0"],
+    ["polish", LITERAL, "--n", "100000"],
+    ["polish", LITERAL, "--n", "-3"],
     ["continue", "He ran [like the wind].", "--n", "100000"],
     ["continue", "He ran [like the wind].", "--top-k", "-1"],
     ["continue", "He ran [like the wind].", "--temperature", "-1"],

@@ -1,0 +1,186 @@
+"""In headless Chromium, issue "What a visitor still hits" items 1, 2, 4 and 5: no result is shown for another input
+than the one that made it — Send to Rerank waits for a Polish of the sentence in the box, an error or a Stop clears
+the results it replaces and says why on the status line —, and Polish and Proverbs refuse, in one line, what they
+cannot work with. One app server (the tiny profile) and one browser for the module."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from conftest import needs_chromium, open_page, select_tab
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+RESULT_TIMEOUT_MS = 120_000
+RIVER, COFFEE = "The river was very slow.", "The coffee was very bitter."
+
+
+@pytest.fixture
+def fresh(browser, app_url, shots, request):
+    page = open_page(browser, app_url)
+    yield page
+    page.screenshot(path=str(shots / f"stale-{request.node.name}.png"), full_page=True)
+    page.close()
+
+
+def _box(page, label: str):
+    return page.get_by_label(label).filter(visible=True).first
+
+
+def _polish(page, text: str):
+    _box(page, "Literal sentence").fill(text)
+    page.get_by_role("button", name="Polish", exact=True).click()
+
+
+def _status(page) -> str:
+    return page.locator("#polish-status").inner_text()
+
+
+def _wait_status(page, selector: str, text: str, timeout: int = RESULT_TIMEOUT_MS):
+    page.locator(selector).get_by_text(text, exact=False).first.wait_for(timeout=timeout)
+
+
+def _close_toasts(page):
+    for close in page.locator(".toast-close").all():
+        close.click()
+    page.wait_for_timeout(1_000)  # the toast fades out
+
+
+def _error_marks(page) -> int:
+    """Gradio's "Error" mark on an output (it covered the status line, or Rerank's input boxes)."""
+    return page.get_by_text("Error", exact=True).filter(visible=True).count()
+
+
+def test_send_to_rerank_waits_for_the_sentence_in_the_box(fresh):
+    """Item 1: river similes are never sent to be scored against a coffee sentence (nor after an error)."""
+    page = fresh
+    select_tab(page, "Polish")
+    _polish(page, RIVER)
+    _wait_status(page, "#polish-status", "candidates asked")
+    send = page.locator("#polish-send")
+    page.wait_for_function("() => !document.querySelector('#polish-send').disabled", timeout=10_000)
+    _box(page, "Literal sentence").fill(COFFEE)
+    page.wait_for_function("() => document.querySelector('#polish-send').disabled", timeout=10_000)
+    assert "made for the previous sentence" in page.locator("#polish-stale").inner_text()
+    _box(page, "Literal sentence").fill(RIVER)  # the sentence they were made for: sendable again
+    page.wait_for_function("() => !document.querySelector('#polish-send').disabled", timeout=10_000)
+    assert "previous sentence" not in page.locator("#polish-stale").inner_text()
+    send.click()
+    page.locator("#rerank-table").get_by_text("river", exact=False).filter(visible=True).first.wait_for(
+        timeout=RESULT_TIMEOUT_MS)
+    assert _box(page, "Literal sentence").input_value() == RIVER
+
+    select_tab(page, "Polish")
+    _polish(page, "")  # an error: nothing to send afterwards
+    _wait_status(page, "#polish-status", "No result")
+    page.wait_for_function("() => document.querySelector('#polish-send').disabled", timeout=10_000)
+    assert "previous sentence" not in page.locator("#polish-stale").inner_text()  # no candidates are shown at all
+
+
+def test_send_refuses_a_sentence_its_candidates_were_not_made_for():
+    """Item 1 on the server: the Send handler itself refuses a box that changed (a click racing the button's state)."""
+    import gradio as gr
+
+    from studio.ui.rerank_tab import fill_from_polish
+
+    assert fill_from_polish(RIVER, ["The river was as slow as a snail."], RIVER) == (
+        RIVER, "The river was as slow as a snail.")
+    with pytest.raises(gr.Error, match="previous sentence"):
+        fill_from_polish(COFFEE, ["The river was as slow as a snail."], RIVER)
+    with pytest.raises(gr.Error, match="no candidates"):
+        fill_from_polish(RIVER, [], RIVER)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("Hello.", "Nothing to polish"),
+    ("Her eyes were as blue as the sea.", "already holds a simile"),
+    ("הנהר היה איטי מאוד.", "works in English"),
+])
+def test_polish_refuses_what_it_cannot_work_with(fresh, text, message):
+    """Item 2: a one-line refusal on the status line, and no candidate (no "Hello like a dog.")."""
+    page = fresh
+    select_tab(page, "Polish")
+    _polish(page, text)
+    _wait_status(page, "#polish-status", message)
+    assert _status(page).count("\n") == 0
+    assert page.get_by_role("cell").filter(has_text=text.split()[0]).filter(visible=True).count() == 0
+    assert " as as " not in page.content()
+
+
+def test_proverbs_refuses_a_narrative_too_short(fresh):
+    """Item 2: "Hello." gets a refusal on the status line, not five proverbs."""
+    page = fresh
+    select_tab(page, "Proverbs")
+    _box(page, "Narrative").fill("Hello.")
+    page.get_by_role("button", name="Recommend proverbs", exact=True).click()
+    page.get_by_text("too short to carry a proverb").filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+    assert page.get_by_text("Scoring:").filter(visible=True).count() == 0
+
+
+def test_an_error_clears_the_results_it_replaces(fresh, tmp_path):
+    """Item 4: after a good run, a refused input leaves no earlier result on screen, and no "Error" mark over the
+    status line or the input boxes; the status line says why."""
+    page = fresh
+    select_tab(page, "Polish")
+    _polish(page, "He yelps and howls.")
+    _wait_status(page, "#polish-status", "candidates asked")
+    assert "howls" in page.locator(".table-wrap, table").filter(visible=True).first.inner_text()
+    _polish(page, "")
+    _wait_status(page, "#polish-status", "No result: Please enter a literal sentence")
+    page.wait_for_timeout(1_000)
+    assert page.get_by_role("cell", name="howls", exact=False).filter(visible=True).count() == 0
+    assert page.get_by_text("candidates asked").filter(visible=True).count() == 0
+    _close_toasts(page)
+    assert _error_marks(page) == 0
+
+    select_tab(page, "Rerank")
+    page.get_by_role("button", name="Rerank", exact=True).click()
+    page.locator("#rerank-table").get_by_text("like a child").filter(visible=True).first.wait_for(
+        timeout=RESULT_TIMEOUT_MS)
+    bad = tmp_path / "foo.csv"
+    bad.write_text("foo,bar\na,b\n")
+    page.locator("#rerank-upload input[type=file]").set_input_files(str(bad))
+    _wait_status(page, "#rerank-status", "No result")
+    page.wait_for_timeout(1_000)
+    assert "like a child" not in page.locator("#rerank-table").inner_text()
+    _close_toasts(page)
+    assert _error_marks(page) == 0  # neither over the table nor over the literal and candidate boxes
+
+    select_tab(page, "Continue")
+    _box(page, "Narrative").fill("After three nights without sleep, Marco lay down on the sofa and slept like a log.")
+    page.get_by_role("button", name="Continue", exact=True).click()
+    _wait_status(page, "#continue-info", "sample(s) in")
+    _box(page, "Narrative").fill("")
+    page.get_by_role("button", name="Continue", exact=True).click()
+    _wait_status(page, "#continue-info", "No result")
+    page.wait_for_timeout(1_000)
+    assert page.get_by_text("sample(s) in").filter(visible=True).count() == 0
+    assert page.get_by_text("slept like a log").filter(visible=True).count() == 0  # the old narrative's highlight
+    _close_toasts(page)
+    assert _error_marks(page) == 0
+
+
+def test_stop_clears_and_says_stopped(fresh, monkeypatch):
+    """Item 5: Stop during a run leaves no earlier sentence's candidates and says it stopped."""
+    page = fresh
+    from studio.similes import polish as P
+
+    select_tab(page, "Polish")
+    _polish(page, RIVER)
+    _wait_status(page, "#polish-status", "candidates asked")
+    real = P._by_retrieval
+
+    def slow_retrieval(*args, **kwargs):
+        time.sleep(8)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(P, "_by_retrieval", slow_retrieval)
+    _polish(page, COFFEE)
+    _wait_status(page, "#polish-status", "Polishing", 10_000)
+    page.wait_for_timeout(4_000)
+    page.get_by_role("button", name="Stop", exact=True).filter(visible=True).first.click()
+    _wait_status(page, "#polish-status", "Stopped", 10_000)
+    assert page.get_by_role("cell", name="river", exact=False).filter(visible=True).count() == 0
+    page.wait_for_timeout(6_000)  # the worker ends at its next step; nothing arrives after Stop
+    assert "Stopped" in _status(page) or "stopped" in _status(page)
+    assert page.get_by_text("candidates asked").filter(visible=True).count() == 0
