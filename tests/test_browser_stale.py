@@ -184,3 +184,31 @@ def test_stop_clears_and_says_stopped(fresh, monkeypatch):
     page.wait_for_timeout(6_000)  # the worker ends at its next step; nothing arrives after Stop
     assert "Stopped" in _status(page) or "stopped" in _status(page)
     assert page.get_by_text("candidates asked").filter(visible=True).count() == 0
+
+
+def test_continue_stop_clears_and_says_stopped(fresh, monkeypatch):
+    """Item 5 in Continue: Stop leaves no earlier narrative's continuations and says it stopped."""
+    from studio.continuation import decoding
+
+    page = fresh
+    select_tab(page, "Continue")
+    page.get_by_label("plain", exact=True).filter(visible=True).first.check()
+    _box(page, "Narrative").fill("After three nights without sleep, Marco lay down on the sofa and slept like a log.")
+    page.get_by_role("button", name="Continue", exact=True).click()
+    _wait_status(page, "#continue-info", "sample(s) in")
+    real = decoding._draw
+
+    def slow_draw(*args, **kwargs):
+        time.sleep(0.5)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(decoding, "_draw", slow_draw)
+    _box(page, "Narrative").fill("The night was dark and the wind howled like a wolf.")
+    page.get_by_role("button", name="Continue", exact=True).click()
+    _wait_status(page, "#continue-info", "Continuing", 10_000)
+    page.wait_for_timeout(3_000)
+    page.get_by_role("button", name="Stop", exact=True).filter(visible=True).first.click()
+    _wait_status(page, "#continue-info", "stopped", 10_000)
+    page.wait_for_timeout(2_000)
+    assert page.get_by_text("sample(s) in").filter(visible=True).count() == 0
+    assert page.get_by_text("slept like a log").filter(visible=True).count() == 0

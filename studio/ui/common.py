@@ -47,7 +47,8 @@ def guarded(fn):
 
 # ---- a long run's status line: what runs, that it was stopped, or why it gave nothing
 
-RUNNING = "⏳"
+#: the status line while a run is under way is "*Polishing…*" (no emoji: headless Chromium's fonts lack ⏳ and ⏹)
+RUNNING = "*{}*"
 #: each browser session's last error message and whether it was a Stop, for its status line (`failed_run`);
 #: bounded, read once
 _FAILURES: collections.OrderedDict[str, tuple[str, bool]] = collections.OrderedDict()
@@ -78,7 +79,7 @@ def start_run(busy: str, *cleared):
     def start(request: gr.Request = None):
         with _failures_lock:
             _FAILURES.pop(_session(request) or "", None)
-        return (*cleared, f"{RUNNING} {busy}")
+        return (*cleared, RUNNING.format(busy))
 
     return start
 
@@ -91,7 +92,7 @@ def failed_run(*cleared):
         with _failures_lock:
             message, stopped = _FAILURES.pop(_session(request) or "", ("", False))
         text = escape_markdown(" ".join(message.split()))
-        line = f"⏹ {text}" if stopped else f"⚠️ No result: {text}" if text else \
+        line = f"⚠️ {text}" if stopped else f"⚠️ No result: {text}" if text else \
             "⚠️ No result: the run ended with an error."
         return (*cleared, line)
 
@@ -102,9 +103,10 @@ def stopped_line(what: str):
     """Stop's own handler: a status line still saying the run is under way becomes a note that it was stopped."""
 
     def stopped(status: str | None):
-        if not str(status or "").startswith(RUNNING):
+        status = str(status or "").strip()
+        if not (status.startswith("*") and status.endswith("…*")):
             return gr.update()  # nothing was running: the line (a result's) stays
-        return f"⏹ Stopped before it finished: {what}"
+        return f"⚠️ Stopped before it finished: {what}"
 
     return stopped
 
