@@ -212,3 +212,23 @@ def test_continue_stop_clears_and_says_stopped(fresh, monkeypatch):
     page.wait_for_timeout(2_000)
     assert page.get_by_text("sample(s) in").filter(visible=True).count() == 0
     assert page.get_by_text("slept like a log").filter(visible=True).count() == 0
+
+
+def test_the_failure_line_shows_a_message_as_text():
+    """A message may quote the input (Rerank's CSV errors do): the status line escapes it, on one line."""
+    import gradio as gr
+
+    from studio.ui.common import failed_run, guarded
+
+    request = gr.Request(session_hash="stale-test")
+
+    @guarded
+    def refuse(text, request: gr.Request = None):
+        raise gr.Error(f"The literal sentence “{text}”\nhas too many candidates.")
+
+    with pytest.raises(gr.Error):
+        refuse("<img src=x onerror=alert(1)> [link](http://x)", request)
+    table, line = failed_run(None)(request)
+    assert table is None and "\n" not in line and line.startswith("⚠️ No result: ")
+    assert "<img" not in line and "&lt;img" in line and "\\[link\\]" in line
+    assert failed_run(None)(request)[1] == "⚠️ No result: the run ended with an error."  # read once
