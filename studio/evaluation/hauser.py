@@ -173,8 +173,8 @@ class HauserEvaluation(Evaluation):
               "grouped": "all 81 rated rows of human_ratings_dev.csv (23 literals), each literal scored with its "
                          "whole candidate group; intervals resample whole literals (2,000 draws); the settings' "
                          "choice measured by leave-one-literal-out cross-validation",
-              "polish lists": "Polish's read lists (eval/polish_blind_read_*.json) by literal set, as the keep "
-                              "ranker: dev sets 4-5, test 6 on; their figures are under dev and test"}
+              "dev": "Polish's read lists (eval/polish_blind_read_*.json) of literal sets 4-5, as the keep ranker's",
+              "test": "Polish's read lists of literal sets 6 on"}
 
     def _compute(self, limit):
         from ..similes.kb import load_kb

@@ -1,0 +1,1 @@
+"""The lab: experiments, training and asset builds that the served studio never imports."""
