@@ -88,10 +88,13 @@ class LanguageModel(Role):
         return [self.loglik_shared(context, conts, score_last=last) for context, conts, last in asks]
 
     def sample_shared(self, context: str, n: int, *, max_new_tokens: int = 8, top_k: int = 30,
-                      temperature: float = 0.8, seed: int = 0, stop: str = "\n") -> list[str]:
-        """n seeded samples continuing one context, each cut at `stop`."""
+                      temperature: float = 0.8, seed: int = 0, stop: str = "\n", on_step=None) -> list[str]:
+        """n seeded samples continuing one context, each cut at `stop`; `on_step(done, steps)` after each decoding
+        step (here, where generate() decodes in one call, once at the end)."""
         gens = self.generate([context], max_new_tokens=max_new_tokens, top_k=top_k, temperature=temperature,
                              no_repeat_ngram_size=0, num_return_sequences=n, seed=seed)[0]
+        if on_step is not None:
+            on_step(int(max_new_tokens), int(max_new_tokens))
         return [g.text.split(stop, 1)[0] if stop else g.text for g in gens]
 
     def ensemble(self, prompt_ids: list[list[int]], n: int, combine: str, max_new_tokens: int = 64):

@@ -210,8 +210,8 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     slots = find_slots(literal, doc)
     if not slots:
         raise InputError("No place for a simile was found: the sentence needs a verb or a predicated adjective.")
-    polisher, trained = polisher_lm()
     step(0.08, "loading the polisher")
+    polisher, trained = polisher_lm()
     slots = sorted(slots, key=lambda s: -s.score)[:3]
     context = {t.lemma_.lower() for t in doc if t.is_alpha and not t.is_stop} | {t.lower_ for t in doc if t.is_alpha}
     from .kb import load_kb
@@ -219,7 +219,7 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     kb = load_kb()
     want = max(6, -(-3 * n // (2 * len(strategies))) + 2)  # vehicles per source: enough to survive merging
     makers = {"writer": lambda: _by_writer(literal, slots, seed, domain, register, step),
-              "lm": lambda: _by_lm(polisher, trained, literal, slots, seed, want),
+              "lm": lambda: _by_lm(polisher, trained, literal, slots, seed, want, tick=lambda f, what: within(f, what)),
               "retrieval": lambda: _by_retrieval(kb, slots, doc, want),
               # beside the writer, the KB's vehicles only for an adjective (WRITER_WITH_PROPERTY)
               "property": lambda: _by_property(kb, polisher, literal, doc, slots, want,
@@ -227,7 +227,13 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
               "insertion": lambda: _by_insertion(kb, slots, want)}
     proposals: list[tuple[str, Slot, str]] = []  # (strategy, slot, vehicle noun phrase or "as if" clause)
     for i, name in enumerate(strategies):
-        step(0.12 + 0.4 * i / len(strategies), f"strategy {i + 1}/{len(strategies)}: {name}")
+        label, start, width = f"strategy {i + 1}/{len(strategies)}: {name}", 0.12 + 0.4 * i / len(strategies), \
+            0.4 / len(strategies)
+        step(start, label)
+
+        def within(fraction, what, label=label, start=start, width=width):  # a strategy's own steps
+            step(start + width * min(1.0, fraction), f"{label} – {what}")
+
         proposals += [(name, slot, v) for slot, v in makers[name]()]
     proposed = {name: len({(p[1].start, p[2].lower()) for p in proposals if p[0] == name}) for name in strategies}
     rows, rejected = _realise_all(literal, proposals, context, kb)
@@ -718,9 +724,10 @@ def _score_all(lm, trained, literal, groups, step=None) -> list[Candidate]:
 _CUT = re.compile(r"[.,;:!?\"\n()]|\s(?:and|but|who|which|that|when|because|while|so|then|until)\b")
 
 
-def _by_lm(lm, trained, literal, slots, seed, want) -> list[tuple[Slot, str]]:
+def _by_lm(lm, trained, literal, slots, seed, want, tick=None) -> list[tuple[Slot, str]]:
     """The polisher continues "Literal: …\\nSimile: <sentence up to the slot> like" (or "as ADJ as") with a
-    vehicle; sampled with the seed, cut where the literal's own text resumes."""
+    vehicle; sampled with the seed, cut where the literal's own text resumes. `tick(fraction, what)` after each
+    decoding step, so that progress follows the sampling."""
     chosen = slots[:1] if want <= 8 else slots[:2]  # one slot for 10 candidates: half the decoding
     base = _prompt(literal, trained) + " "
     per = min(LM_MAX_SAMPLES, (-(-want // len(chosen)) + 6) * LM_OVERSAMPLE)  # the best source: more samples
@@ -728,7 +735,13 @@ def _by_lm(lm, trained, literal, slots, seed, want) -> list[tuple[Slot, str]]:
     for k, slot in enumerate(chosen):
         context = base + literal[:slot.start].rstrip() + " " + slot.opener()
         rest = literal[slot.end:].strip()
-        for text in lm.sample_shared(context, per, max_new_tokens=8, top_k=30, temperature=0.8, seed=seed + k):
+        def on_step(done, steps, k=k):
+            if tick is not None:
+                tick((k + done / steps) / len(chosen), f"drawing {per} images, step {done}/{steps}"
+                     + (f" (slot {k + 1}/{len(chosen)})" if len(chosen) > 1 else ""))
+
+        for text in lm.sample_shared(context, per, max_new_tokens=8, top_k=30, temperature=0.8, seed=seed + k,
+                                     on_step=on_step):
             if rest:
                 lead = rest.split()[0]
                 i = text.find(" " + lead) if lead[0].isalnum() else text.find(lead[0])

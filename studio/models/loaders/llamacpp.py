@@ -623,7 +623,7 @@ class LlamaCppLM(LanguageModel):
         return out
 
     def sample_shared(self, context: str, n: int, *, max_new_tokens: int = 8, top_k: int = 30,
-                      temperature: float = 0.8, seed: int = 0, stop: str = "\n"):
+                      temperature: float = 0.8, seed: int = 0, stop: str = "\n", on_step=None):
         import torch
 
         from ..sampling import draw_rows, extend_samples
@@ -641,6 +641,8 @@ class LlamaCppLM(LanguageModel):
             for step in range(steps):
                 nxt = draw_rows(logits, top_k, temperature, gen)
                 extend_samples(nxt, out, alive, eos, stop, self.tokenizer.decode)
+                if on_step is not None:
+                    on_step(step + 1, steps)
                 if not any(alive) or step == steps - 1:
                     break
                 live = [i for i in range(n) if alive[i]]
