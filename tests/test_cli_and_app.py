@@ -51,3 +51,46 @@ def test_models_api(client, admin_client):
     column = table["headers"].index("state")
     state = {row[0]: row[column] for row in table["data"]}
     assert state["sentiment"] == "ready"
+
+
+def _documented_endpoints() -> dict[str, list[str]]:
+    """docs/cli.md's API table: endpoint -> its inputs (an empty list for '–')."""
+    import re
+
+    section = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split("\n## API\n", 1)[1]
+    rows = re.findall(r"^\| `(/\w+)` \| ([^|]*) \|", section, flags=re.M)
+    return {name: [] if inputs.strip() == "–" else [i.strip() for i in inputs.split(",")] for name, inputs in rows}
+
+
+def test_every_api_endpoint_has_a_chosen_name_and_is_documented():
+    import re
+
+    from studio.ui import build_demo
+
+    api = build_demo(admin=True).get_api_info()
+    named = api["named_endpoints"]
+    assert not api.get("unnamed_endpoints")
+    for name, endpoint in named.items():
+        assert not re.search(r"lambda|value_|_\d+$", name), name  # Gradio's names for unnamed events
+        for output in endpoint["returns"]:
+            assert not re.fullmatch(r"value_\d+", output["label"]), (name, output)  # an output with no label
+    documented = _documented_endpoints()
+    assert documented == {name: [p["parameter_name"] for p in endpoint["parameters"]]
+                          for name, endpoint in named.items()}
+
+
+def test_a_refused_input_logs_one_line_and_no_traceback(client, caplog, capfd):
+    import logging
+
+    import pytest
+    from gradio_client.exceptions import AppError
+
+    from studio.ui.polish_tab import MAX_SENTENCE_CHARS
+
+    capfd.readouterr()
+    with caplog.at_level(logging.INFO, logger="studio.ui"), pytest.raises(AppError, match="characters"):
+        client.predict("word " * MAX_SENTENCE_CHARS, api_name="/components")
+    refusals = [r for r in caplog.records if r.name == "studio.ui"]
+    assert len(refusals) == 1 and "refused" in refusals[0].getMessage() and not refusals[0].exc_info
+    assert "\n" not in refusals[0].getMessage()
+    assert "Traceback" not in capfd.readouterr().err

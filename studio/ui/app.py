@@ -82,6 +82,11 @@ def build_demo(admin: bool | None = None) -> gr.Blocks:
         # a shared link (?deep_link=…&tab=…) opens on the tab it was copied from
         demo.load(select_tab_from_link, outputs=tabs, api_name=False, queue=False, show_progress="hidden")
         demo.unload(end_session)  # a closed browser tab takes its uploads and downloads with it
+    # a component whose value is a function (the profile lines, the Models table, a tab's notice) is refreshed by a
+    # load event Gradio names after the function ("/lambda_4", "/status_table"): page plumbing, not an endpoint
+    for dep in demo.fns.values():
+        if dep.api_visibility == "public" and any(event == "load" for _, event in dep.targets):
+            dep.api_visibility = "private"
     demo.queue(max_size=queue_max_size(), default_concurrency_limit=DEFAULT_CONCURRENCY)
     return demo
 

@@ -21,28 +21,40 @@ log = logging.getLogger("studio.ui")
 
 def guarded(fn):
     """Run an event handler so that bad input and unavailable models become a gr.Error with a clear message,
-    and anything unexpected becomes a short apology instead of a traceback."""
+    and anything unexpected becomes a short apology instead of a traceback. The server log gets one line for a
+    refused input or an unavailable model (Gradio's own traceback of the gr.Error is turned off) and the full
+    traceback only for the unexpected."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except gr.Error as exc:
+            _log_refusal(fn, exc.message)
+            exc.print_exception = False
             _remember_failure(args, kwargs, exc.message)
             raise
         except StudioError as exc:
+            _log_refusal(fn, str(exc))
             _remember_failure(args, kwargs, str(exc), stopped=isinstance(exc, Stopped))
-            raise gr.Error(str(exc), title="Please check the input") from None
+            raise gr.Error(str(exc), title="Please check the input", print_exception=False) from None
         except ModelUnavailable as exc:
+            _log_refusal(fn, exc.message)
             _remember_failure(args, kwargs, exc.message)
-            raise gr.Error(exc.message, title=f"{exc.role} model unavailable") from None
+            raise gr.Error(exc.message, title=f"{exc.role} model unavailable", print_exception=False) from None
         except Exception as exc:  # the server keeps running; the log keeps the traceback
             log.exception("unexpected error in %s", fn.__name__)
             message = f"Something went wrong ({type(exc).__name__}). The error was logged; please try other input."
             _remember_failure(args, kwargs, message)
-            raise gr.Error(message, title="Unexpected error") from None
+            raise gr.Error(message, title="Unexpected error", print_exception=False) from None
 
     return wrapper
+
+
+def _log_refusal(fn, message) -> None:
+    """One log line for an ordinary refusal (the message on one line, cut at 300 characters), never a traceback."""
+    text = " ".join(str(message).split())
+    log.warning("%s refused: %s", fn.__name__, text if len(text) <= 300 else text[:299] + "…")
 
 
 # ---- a long run's status line: what runs, that it was stopped, or why it gave nothing

@@ -149,7 +149,7 @@ def build_continue_tab() -> None:
                 highlighted = gr.HighlightedText(label="Narrative and expression", combine_adjacent=True,
                                                  elem_id="continue-highlight",
                                                  color_map={"idiom": "#f4a261", "simile": "#2a9d8f"})
-                info = gr.Markdown(elem_id="continue-info")
+                info = gr.Markdown(elem_id="continue-info", label="Status")
         table = gr.Dataframe(headers=COLUMNS, label="Continuations, best first", wrap=True,
                              elem_classes=["studio-wide-table", "studio-text-2"])
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])

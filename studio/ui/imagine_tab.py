@@ -239,7 +239,7 @@ def build_imagine_tab() -> None:
                 gallery = gr.Gallery(label="Imaginations: A and B side by side, one row per seed", columns=2,
                                      format="png", object_fit="contain", height=640, scale=2, elem_id="imagine-gallery")
                 with gr.Column(scale=3):
-                    summary = gr.Markdown()
+                    summary = gr.Markdown(label="Summary")
                     metrics_table = gr.Dataframe(label="Text metrics (0–1) and their ImaginE-augmented sums (Eq. 4)",
                                                  interactive=False)
             seeds_table = gr.Dataframe(label="Per seed (raw cosines and rescaled scores)", interactive=False)

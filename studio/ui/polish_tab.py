@@ -152,7 +152,7 @@ def build_polish_tab() -> dict:
             send = gr.Button("Send to Rerank", interactive=False, elem_id="polish-send")
         stale = gr.Markdown(elem_id="polish-stale")
         gr.Examples(EXAMPLES_LITERAL, inputs=[literal], label="Literal sentences")
-        status = gr.Markdown(elem_id="polish-status")
+        status = gr.Markdown(elem_id="polish-status", label="Status")
         table = gr.Dataframe(headers=COLUMNS, datatype=["markdown", "str", "str", "str", "number", "number"], interactive=False,
                              elem_classes=["studio-wide-table", "studio-text-1"],
                              wrap=True, label="Candidates (inserted phrase in bold; click a row to see its components)")

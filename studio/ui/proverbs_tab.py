@@ -130,7 +130,7 @@ def build_proverbs_tab() -> None:
                 go_button = gr.Button("Recommend proverbs", variant="primary")
         gr.Examples([[e] for e in EXAMPLES], inputs=[narrative], label="Example narratives (click one)",
                     api_name=False)
-        status = gr.Markdown(elem_classes="studio-note")
+        status = gr.Markdown(elem_classes="studio-note", label="Status")
         table = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, label="Top proverbs",
                              elem_classes=["studio-wide-table", "studio-text-2"])
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])

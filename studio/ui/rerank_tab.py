@@ -313,7 +313,7 @@ def build_rerank_tab() -> dict:
         run = gr.Button("Rerank", variant="primary")
         gr.Examples(EXAMPLES, inputs=[literal, candidates], label="Examples (from the HAUSER paper)")
         groups = gr.State([])
-        status = gr.Markdown(elem_id="rerank-status")
+        status = gr.Markdown(elem_id="rerank-status", label="Status")
         group_choice = gr.Dropdown(choices=[], label="Literal sentence shown", visible=False, interactive=True,
                                    elem_id="rerank-group")
         winner = gr.HighlightedText(label="Winner: topic / vehicle / event", color_map=COLOURS, show_legend=True,
@@ -325,7 +325,7 @@ def build_rerank_tab() -> dict:
         chart = gr.Plot(label="Criteria per candidate")
         with gr.Row():
             download = gr.File(label="Scored table (CSV)")
-            backends = gr.Markdown()
+            backends = gr.Markdown(label="Backends")
         inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance]
         outputs = [table, winner, chart, download, backends, group_choice, groups]
         scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS)).success, inputs, outputs, status,
