@@ -8,7 +8,7 @@ import time
 import pytest
 
 from conftest import needs_chromium
-from studio.ui.help import HELP, SHARE_LABEL
+from studio.ui.help import HELP, SHARE_LABEL, UNKNOWN_TAB_NOTE
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 RESULT_TIMEOUT_MS = 120_000
@@ -98,6 +98,17 @@ def test_a_link_to_no_result_or_a_bad_tab_opens_the_plain_studio(context, app_ur
     try:
         assert page.get_by_role("tab", selected=True).inner_text().strip() == "Polish"
         assert page.locator("b", has_text="x").count() == 0
+        _visible(page, UNKNOWN_TAB_NOTE.split(",")[0].removeprefix("⚠️ "), 10_000)
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("query,tab", [("Proverbs", "Proverbs"), ("continue", "Continue"), ("ABOUT", "About")])
+def test_a_link_naming_a_tab_by_label_or_id_opens_it(context, app_url, query, tab):
+    page = _open(context, f"{app_url}?tab={query}")
+    try:
+        page.get_by_role("tab", name=tab, exact=True, selected=True).wait_for(timeout=10_000)
+        assert page.get_by_text(UNKNOWN_TAB_NOTE.split(",")[0].removeprefix("⚠️ ")).count() == 0
     finally:
         page.close()
 

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from studio.ui.help import HELP, INTRO, TAB_PARAM, select_tab_from_link, share_link_js
+from studio.ui.help import HELP, INTRO, TAB_PARAM, UNKNOWN_TAB_NOTE, select_tab_from_link, share_link_js
 
 
 def test_intro_is_two_lines_and_every_tab_but_about_has_help():
@@ -36,9 +36,18 @@ def _request(**params):
     return SimpleNamespace(query_params=params)
 
 
-def test_a_link_selects_only_a_known_tab():
-    assert select_tab_from_link(_request(tab="continue")).selected == "continue"
-    for bad in ("", "about<script>", "../models", "Polish"):
-        update = select_tab_from_link(_request(tab=bad))
-        assert not isinstance(update, gr.Tabs), bad
-    assert not isinstance(select_tab_from_link(_request()), gr.Tabs)
+TABS = {"polish": "polish", "proverbs": "proverbs", "about": "about"}
+
+
+def test_a_link_selects_a_tab_by_id_or_label_and_a_bad_one_the_first_with_a_note():
+    select = select_tab_from_link(TABS)
+    for name, tab in (("proverbs", "proverbs"), ("Proverbs", "proverbs"), (" ABOUT ", "about")):
+        update, note = select(_request(tab=name))
+        assert update.selected == tab and note == "", name
+    for bad in ("about<script>", "../models", "bogus", "continue", "<b>x</b>"):
+        update, note = select(_request(tab=bad))
+        assert update.selected == "polish" and note == UNKNOWN_TAB_NOTE, bad
+        assert "<" not in note
+    for empty in (_request(), _request(tab=""), None):
+        update, note = select(empty)
+        assert not isinstance(update, gr.Tabs) and note == ""

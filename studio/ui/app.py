@@ -72,6 +72,7 @@ def build_demo(admin: bool | None = None) -> gr.Blocks:
     options = {} if admin is None else {"build_models_tab": {"admin": admin}}
     with gr.Blocks(title="Figurative Language Studio", delete_cache=(UPLOAD_SWEEP_S, UPLOAD_SWEEP_S)) as demo:
         gr.Markdown(INTRO, elem_id="studio-intro")
+        link_note = gr.Markdown(elem_id="studio-link-note", elem_classes=["studio-note"])
         with gr.Tabs() as tabs:
             built = {builder: getattr(importlib.import_module(module), builder)(**options.get(builder, {}))
                      for module, builder in TABS}
@@ -79,8 +80,13 @@ def build_demo(admin: bool | None = None) -> gr.Blocks:
             from .rerank_tab import wire_from_polish
 
             wire_from_polish(built["build_polish_tab"], built["build_rerank_tab"], tabs)
-        # a shared link (?deep_link=…&tab=…) opens on the tab it was copied from
-        demo.load(select_tab_from_link, outputs=tabs, api_name=False, queue=False, show_progress="hidden")
+        # a shared link (?deep_link=…&tab=…) opens on the tab it was copied from; ?tab= takes a tab's id or label
+        names = {}
+        for tab in tabs.children:
+            names.setdefault(str(tab.id).lower(), tab.id)
+            names.setdefault(str(tab.label).lower(), tab.id)
+        demo.load(select_tab_from_link(names), outputs=[tabs, link_note], api_name=False, queue=False,
+                  show_progress="hidden")
         demo.unload(end_session)  # a closed browser tab takes its uploads and downloads with it
     # a component whose value is a function (the profile lines, the Models table, a tab's notice) is refreshed by a
     # load event Gradio names after the function ("/lambda_4", "/status_table"): page plumbing, not an endpoint

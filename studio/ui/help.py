@@ -140,7 +140,21 @@ def tab_guide(tab_id: str, share: bool = True) -> None:
             share_button(tab_id, scale=1, min_width=200)
 
 
-def select_tab_from_link(request: gr.Request):
-    """A page opened from a shared link (`?tab=…`) shows that tab; any other value is ignored."""
-    tab = (request.query_params.get(TAB_PARAM) or "").strip() if request else ""
-    return gr.Tabs(selected=tab) if tab in HELP else gr.update()
+#: the note above the tabs when a link names a tab the studio does not have (the link's value is not shown)
+UNKNOWN_TAB_NOTE = "⚠️ The link names a tab this studio does not have, so the first tab is shown."
+
+
+def select_tab_from_link(tabs: dict[str, str]):
+    """The page-load handler of a shared link (`?tab=…`): `tabs` maps each tab's id and label, in lower case, to its
+    id (the first tab first). A tab named by its id or label, in any case, opens; any other value opens the first tab
+    with UNKNOWN_TAB_NOTE; no value changes nothing. Returns (the Tabs' update, the note)."""
+
+    def select(request: gr.Request = None):
+        tab = (request.query_params.get(TAB_PARAM) or "").strip() if request else ""
+        if not tab:
+            return gr.update(), ""
+        if tab.lower() in tabs:
+            return gr.Tabs(selected=tabs[tab.lower()]), ""
+        return gr.Tabs(selected=next(iter(tabs.values()))), UNKNOWN_TAB_NOTE
+
+    return select
