@@ -94,3 +94,11 @@ def test_a_refused_input_logs_one_line_and_no_traceback(client, caplog, capfd):
     assert len(refusals) == 1 and "refused" in refusals[0].getMessage() and not refusals[0].exc_info
     assert "\n" not in refusals[0].getMessage()
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_the_models_tab_shows_shipped_models_by_their_path_in_the_project(offline):
+    from studio.ui.models_tab import status_table
+
+    cells = [str(value) for value in status_table().to_numpy().ravel()]
+    assert not [cell for cell in cells if str(ROOT) in cell]
+    assert "assets/heads/sentiment" in cells

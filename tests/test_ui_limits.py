@@ -49,3 +49,17 @@ def test_markdown_escape_keeps_apostrophes_readable_and_html_inert():
     assert escape_markdown("a lion's roar") == "a lion's roar"
     assert escape_markdown('<b>"x"</b> [a](b) *c*') == '&lt;b&gt;"x"&lt;/b&gt; \\[a\\]\\(b\\) \\*c\\*'
     assert "&#" not in escape_markdown("it's & <it's>")
+
+
+@pytest.mark.parametrize("what,empty,long", [
+    ("option 1", "Please enter option 1: it is empty.", "Option 1 is 6 characters long"),
+    ("option", "Please enter an option: it is empty.", "The option is 6 characters long"),
+    ("narrative", "Please enter a narrative: it is empty.", "The narrative is 6 characters long"),
+    ("candidate 3", "Please enter candidate 3: it is empty.", "Candidate 3 is 6 characters long")])
+def test_refusals_name_the_input_in_english(what, empty, long):
+    with pytest.raises(InputError, match=f"^{empty}$"):
+        require_text("  ", what)
+    with pytest.raises(InputError, match=f"^{long};"):
+        require_text("abcdef", what, max_chars=5)
+    with pytest.raises(InputError, match=f"^{empty[:-len(': it is empty.')]}\\.$"):
+        require_text(None, what)

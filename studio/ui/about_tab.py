@@ -19,6 +19,8 @@ Explore similes, proverbs and idioms with methods from four research papers:
 | **Continue** a narrative that ends in an idiom or simile | *It's not Rocket Science: Interpreting Figurative Language in Narratives*, Chakrabarty, Choi & Shwartz, TACL 2022 |
 
 Every model comes from one lazily loaded registry (see the **Models** tab): nothing loads until a feature needs it.
+**Imagine** (and Rerank's *Imagine top k*) needs a text-to-image and a CLIP model, which the *offline* profile does
+not have: there it is off, and its tab says what the operator sets to turn it on.
 """
 
 

@@ -3,6 +3,7 @@ Load and Unload buttons (and their API endpoints) exist only when the operator s
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import gradio as gr
 import pandas as pd
@@ -42,10 +43,19 @@ def _self_check(checks: list[dict]) -> str:
                      for v in checks)
 
 
+#: the project's folder: a model shipped in it is shown by its path inside it ("assets/heads/nli-cross"), never
+#: by where the server keeps it
+PROJECT = str(Path(__file__).resolve().parents[2]) + os.sep
+
+
+def _project_relative(value):
+    return value.replace(PROJECT, "") if isinstance(value, str) else value
+
+
 def status_table() -> pd.DataFrame:
     rows = [{**row, "used_by": ", ".join(users_of(row["role"])), "self_check": _self_check(row.get("self_check") or [])}
             for row in get_registry().status()]
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return pd.DataFrame(rows, columns=COLUMNS).map(_project_relative)
 
 
 def profile_markdown() -> str:
