@@ -160,6 +160,17 @@ def test_an_error_clears_the_results_it_replaces(fresh, tmp_path):
     assert _error_marks(page) == 0
 
 
+def _slow_down(monkeypatch, module, name: str, seconds: float) -> None:
+    """The server's `module.name` waits `seconds` before each call, so that a run is still going when Stop comes."""
+    real = getattr(module, name)
+
+    def slow(*args, **kwargs):
+        time.sleep(seconds)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, slow)
+
+
 def test_stop_clears_and_says_stopped(fresh, monkeypatch):
     """Item 5: Stop during a run leaves no earlier sentence's candidates and says it stopped."""
     page = fresh
@@ -168,13 +179,7 @@ def test_stop_clears_and_says_stopped(fresh, monkeypatch):
     select_tab(page, "Polish")
     _polish(page, RIVER)
     _wait_status(page, "#polish-status", "candidates asked")
-    real = P._by_retrieval
-
-    def slow_retrieval(*args, **kwargs):
-        time.sleep(8)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(P, "_by_retrieval", slow_retrieval)
+    _slow_down(monkeypatch, P, "_by_retrieval", 8)
     _polish(page, COFFEE)
     _wait_status(page, "#polish-status", "Polishing", 10_000)
     page.wait_for_timeout(4_000)
@@ -196,13 +201,7 @@ def test_continue_stop_clears_and_says_stopped(fresh, monkeypatch):
     _box(page, "Narrative").fill("After three nights without sleep, Marco lay down on the sofa and slept like a log.")
     page.get_by_role("button", name="Continue", exact=True).click()
     _wait_status(page, "#continue-info", "sample(s) in")
-    real = decoding._draw
-
-    def slow_draw(*args, **kwargs):
-        time.sleep(0.5)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(decoding, "_draw", slow_draw)
+    _slow_down(monkeypatch, decoding, "_draw", 0.5)
     _box(page, "Narrative").fill("The night was dark and the wind howled like a wolf.")
     page.get_by_role("button", name="Continue", exact=True).click()
     _wait_status(page, "#continue-info", "Continuing", 10_000)

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import csv
 import json
+from collections import Counter
 
 import numpy as np
 from scipy.stats import pearsonr
 
+from ..hauser import criteria as C
 from ..hauser.paths import data_file
 from ..similes.data import detokenize
-from ..hauser.criteria import DEFAULT_LM_RELEVANCE as C_LM, DEFAULT_QUALITY_WEIGHTS as DEFAULT_W
 from .base import Evaluation, Figure, group_bootstrap_interval, share_interval
 
 ASPECTS = {"quality": "q", "creativity": "c", "informativeness": "i"}
@@ -64,21 +65,6 @@ def pearson(x, y) -> float | None:
     return float(pearsonr(a, b).statistic)
 
 
-def score_rows(rows: list[dict], settings=None) -> list:
-    """The studio's CandidateScore of each rated row, its literal scored with the whole candidate group."""
-    from ..hauser.scorer import score_groups
-
-    pool = candidate_groups()
-    literals = list(dict.fromkeys(r["literal_sentences"] for r in rows))
-    groups = []
-    for lit in literals:
-        rated = [r["similes"].strip() for r in rows if r["literal_sentences"] == lit]
-        groups.append(list(dict.fromkeys(rated + [c.strip() for c in pool.get(lit, [])])))
-    scored = score_groups([(detokenize(lit), g) for lit, g in zip(literals, groups)], settings)
-    by_text = {(lit, c.candidate): c for lit, res in zip(literals, scored) for c in res.candidates}
-    return [by_text[(r["literal_sentences"], r["similes"].strip())] for r in rows]
-
-
 def correlations(rows: list[dict], scores: list) -> dict:
     out = {aspect: pearson([getattr(s, aspect) for s in scores], [r[f"human_{aspect}"] for r in rows])
            for aspect in ASPECTS}
@@ -87,8 +73,6 @@ def correlations(rows: list[dict], scores: list) -> dict:
 
 
 def _levels(levels: list[str]) -> dict[str, int]:
-    from collections import Counter
-
     return dict(sorted(Counter(levels).items()))
 
 
@@ -115,11 +99,15 @@ def score_full_groups(rows: list[dict], settings=None) -> dict[str, list]:
     return {lit: res.candidates for lit, res in zip(literals, scored)}
 
 
+def rated_scores(rows: list[dict], full: dict[str, list]) -> list:
+    """The CandidateScore of each rated row, from its literal's scored group."""
+    by_text = {(lit, c.candidate): c for lit, cands in full.items() for c in cands}
+    return [by_text[(r["literal_sentences"], r["similes"].strip())] for r in rows]
+
+
 def requality(candidates: list, lm_relevance: float, weights) -> dict[str, float]:
     """{candidate: quality} of one scored group, recomputed with another λ and other weights (Eq. 2 + back-off,
     Eq. 6-7) from the raw parts the scorer kept; what the cross-validation varies."""
-    from ..hauser import criteria as C
-
     valid = [c for c in candidates if c.has_simile and c.relevance_kb is not None]
     if not valid:
         return {}
@@ -153,13 +141,13 @@ def cross_validated_quality(rows: list[dict], full: dict[str, list]) -> dict:
         chosen.append(k)
         held_out[group == g] = table[k][group == g]
     every = fit(np.ones(len(rows), bool))
-    from collections import Counter
 
     def name(k):
         lam, w = configs[k]
         return f"λ {lam}, weights {'/'.join(str(round(6 * x)) for x in w)} (sixths)"
 
-    served = configs.index((C_LM, tuple(DEFAULT_W))) if (C_LM, tuple(DEFAULT_W)) in configs else None
+    default = (C.DEFAULT_LM_RELEVANCE, tuple(C.DEFAULT_QUALITY_WEIGHTS))
+    served = configs.index(default) if default in configs else None
     return {"held_out": held_out, "chosen_per_fold": dict(Counter(name(k) for k in chosen).most_common(5)),
             "chosen_on_all": name(every), "pearson_of_choice_on_all_rows (optimistic)": pearson(table[every], human),
             "served": None if served is None else name(served),
@@ -188,8 +176,7 @@ class HauserEvaluation(Evaluation):
                    "kb": {k: meta.get(k) for k in ("instances", "triplets", "pairs", "vehicles", "per_source",
                                                    "count_weights")}}
         full = score_full_groups(rows)
-        by_text = {(lit, c.candidate): c for lit, cands in full.items() for c in cands}
-        scores = [by_text[(r["literal_sentences"], r["similes"].strip())] for r in rows]
+        scores = rated_scores(rows, full)
         groups = [r["literal_sentences"] for r in rows]
         human = np.array([r["human_quality"] for r in rows])
 
