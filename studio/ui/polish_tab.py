@@ -13,13 +13,50 @@ from .common import (after_limit_check, cancellable, cancelled, escape, failed_r
 from .help import tab_guide
 from .session_files import result_downloads
 
+#: the plain table (the /polish API's candidates, the page's "Details" table and the downloads): every number
 COLUMNS = ["candidate", "simile phrase", "source", "KB", "keep", "score"]
+#: the table on screen: the candidate with its inserted phrase in bold, where it came from, and the one number that
+#: ranks it (keep; the polisher's fluency when no ranker is served)
+SCREEN_COLUMNS = ["candidate", "source", "keep (0–1)"]
+FLUENCY_COLUMN = "fluency (0–1)"
 #: what each number in the table means, shown under it
-SCORE_NOTE = (f"With the *writer* source ticked: for an adjective the knowledge base's {PROPERTY_FIRST} best vehicles "
-              "(source *property*, by keep, or by score without the ranker) come first; then the writer's images in the writer's own order, without a keep (the "
-              "ranker was fitted on the other sources); then the other sources' candidates, by keep.\n\n**" + KEEP_MEANING.replace(" = ", "**: ", 1) + " Without the ranker (the hub and tiny profiles: another "
-              "embedder than it was fitted with) the column is empty and " + RANKING[0].lower() + RANKING[1:] +
-              "\n\n**" + SCORE_MEANING.replace(" = ", "**: ", 1))
+SCORE_NOTE = ("**keep (0–1)**: how likely a writer is to keep the candidate, from a model fitted on our own blind "
+              "reads (0.5 = one in two); the candidates are ranked by it, best first. Summed over the list it "
+              "estimates how many a writer would keep (the line above the table). **fluency (0–1)** (shown instead "
+              "when no keep model is served, and in *Details*): how readily the polisher writes this simile for "
+              "this sentence, higher reads more naturally; it says nothing about creativity (*Send to Rerank* "
+              f"scores that). **KB ✓** after the source: the knowledge base knows this image for this adjective "
+              "(\"as sweet as honey\"). With the *writer* source ticked the order differs: for an adjective the "
+              f"knowledge base's {PROPERTY_FIRST} best images (source *property*) come first, then the writer's "
+              "images in the writer's own order (they have no keep: the keep model was fitted on the other "
+              "sources), then the other sources' candidates.")
+#: what the details table's columns mean (the paper-level definitions)
+DETAILS_NOTE = ("**" + KEEP_MEANING.replace(" = ", "**: ", 1) + " Without the ranker (the hub and tiny profiles: "
+                "another embedder than it was fitted with) the column is empty and " + RANKING[0].lower() +
+                RANKING[1:] + "\n\n**" + SCORE_MEANING.replace(" = ", "**: ", 1))
+#: the sources of vehicles, in plain words (the technical names in the details under them)
+SOURCE_WORDS = {
+    "images": "images English typically compares the quality or the action to, from a table the studio distilled "
+              "from the writing model and checked against the knowledge base",
+    "writer": "a larger writing model asked for images famous for the quality compared, steered by *Image domain* "
+              "and *Register*",
+    "lm": "a small language model trained on pairs of literal sentences and their similes",
+    "retrieval": "similes in the knowledge base whose words around the comparison resemble your sentence's",
+    "property": "images typical of the adjective, or of what the action is known for",
+    "insertion": "the knowledge base's most frequent images",
+}
+SOURCES_NOTE = " ".join(
+    f"*{name}*{'' if name in DEFAULT_STRATEGIES else ' (off by default)'}: {SOURCE_WORDS[name]}."
+    for name in STRATEGIES if name in SOURCE_WORDS) + (
+    " One image appears once; near duplicates (*a mournful sigh* / *a mournful cry*) are merged.")
+SOURCES_DETAILS = ("<details><summary>Details: the models behind the sources</summary>\n\n*writer*: "
+                   "Qwen2.5-Coder-1.5B-Instruct. *lm*: the polisher, SmolLM2 with a LoRA delta fine-tuned on literal → "
+                   "simile pairs. *retrieval*: BM25 over the knowledge base's simile contexts (the HAUSER paper's "
+                   "baseline). *property*: the knowledge base's (topic, property, vehicle) triplets.\n\n</details>")
+#: the generator named on the status line, in plain words
+GENERATORS = {"trained polisher (LoRA delta)": "the trained polisher",
+              "plain lm, few-shot (no delta fits)": "the plain language model, shown examples (its training does not "
+                                                    "fit this model)"}
 EXAMPLES_LITERAL = [
     # literal sentences of the HAUSER paper's examples
     ["He yelps and howls."],
@@ -41,13 +78,36 @@ COLOURS = {"topic": "#7cb5ec", "vehicle": "#f7a35c", "event": "#90ed7d", "proper
 
 def _highlight(sentence: str, offset: int, phrase: str) -> str:
     """Markdown with the inserted phrase in bold; the text itself is escaped."""
+    if offset < 0 or not phrase:
+        return escape(sentence)
     before, after = sentence[:offset], sentence[offset + len(phrase):]
     return f"{escape(before)}**{escape(phrase)}**{escape(after)}"
+
+
+def _status(report: dict, shown: bool, strategies: list[str]) -> str:
+    """The line above the table, in plain text (the API's status too): how many came, from what, in which order."""
+    if report["shortfall"]:
+        return f"⚠️ {report['shortfall']}"
+    by = {"keep": "keep", "score": "fluency (no keep model here)"}
+    last = report["ranked_by"].split()[-1]
+    ranked = f"best first by {by[last]}" if report["ranked_by"] in by else \
+        f"the knowledge base's images for an adjective first, then the writer's, then the rest by {by[last]}" \
+        if last in by else f"ranked by {report['ranked_by']}"
+    status = f"{report['delivered']} of the {report['asked']} candidates asked; {ranked}."
+    if report.get("expected_keepers") is not None and shown:
+        status += (f" A writer would keep about {report['expected_keepers']:.0f} of them (their keeps summed)"
+                   + ("; few apt images were found for this sentence: try rewording it." if
+                      report["expected_keepers"] < 2.5 else "."))
+    if "lm" in strategies:
+        status += f" The lm source used {GENERATORS.get(report['generator'], report['generator'])}."
+    return status
 
 
 @guarded
 def run_polish(literal: str, strategies: list[str], n: float, seed: float, domain: str = "any",
                register: str = "plain", request: gr.Request = None, progress=gr.Progress()):
+    """The /polish endpoint: the candidates as plain text with every number (`COLUMNS`), the downloads and a plain
+    status line. The page shows the table through `screen_table`."""
     from ..errors import InputError
     from ..similes.polish import polish_report
 
@@ -57,18 +117,9 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, domai
     cands, report = polish_report(literal, n=int(n), strategies=list(strategies), seed=int(seed),
                                   progress=lambda fraction, what: progress(fraction, desc=what),
                                   should_stop=cancelled, domain=domain or "any", register=register or "plain")
-    rows = [[_highlight(c.sentence, c.offset, c.phrase), c.phrase, c.strategy, "✓" if c.attested else "", c.keep,
-             c.score] for c in cands]
+    rows = [[c.sentence, c.phrase, c.strategy, "✓" if c.attested else "", c.keep, c.score] for c in cands]
     if not rows:
         gr.Warning("No candidate survived the filters; try other strategies or another seed.")
-    ranked = {"keep": "ranked by keep", "score": "ranked by score (no ranker served)"}.get(
-        report["ranked_by"], f"ranked by {report['ranked_by']}")
-    status = (f"⚠️ {report['shortfall']}" if report["shortfall"] else
-              f"{report['delivered']} of the {report['asked']} candidates asked ({report['generator']}; {ranked}).")
-    if report.get("expected_keepers") is not None and rows:
-        status += (f" A writer would keep about {report['expected_keepers']:.0f} of them (their keeps summed)"
-                   + ("; few apt images were found for this sentence: try rewording it." if
-                      report["expected_keepers"] < 2.5 else "."))
     files = result_downloads(request, "polish", [
         {"rank": i + 1, "candidate": c.sentence, "inserted phrase": c.phrase, "strategy": c.strategy, "keep": c.keep,
          "score": c.score, "vehicle": c.vehicle, "KB attests": c.attested} for i, c in enumerate(cands)],
@@ -78,7 +129,34 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, domai
          "ranking": report["ranked_by"], "generator": report["generator"],
          "delivered": report["delivered"], "expected keepers": report.get("expected_keepers"),
          "shortfall": report["shortfall"]})
-    return pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files, status, literal
+    return (pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files,
+            _status(report, bool(rows), list(strategies)), literal, [c.offset for c in cands])
+
+
+def _plain_rows(table) -> list[list]:
+    if table is None:
+        return []
+    if isinstance(table, pd.DataFrame):
+        return table.values.tolist()
+    return list(table.get("data") or []) if isinstance(table, dict) else []
+
+
+def screen_table(table, offsets: list[int] | None = None) -> pd.DataFrame:
+    """The page's table from the plain one: the inserted phrase in bold at its offset (the text escaped), the source
+    with KB ✓, and keep, or the polisher's fluency when no keep model is served."""
+    rows = [row for row in _plain_rows(table) if row and row[0]]
+    offsets = list(offsets or [])
+    with_keep = any(row[4] is not None and row[4] == row[4] for row in rows)  # NaN: no keep
+    number = SCREEN_COLUMNS[2] if with_keep or not rows else FLUENCY_COLUMN
+    shown = []
+    for i, (sentence, phrase, source, kb, keep, score) in enumerate(rows):
+        value = keep if with_keep else score
+        offset = offsets[i] if i < len(offsets) and str(sentence)[offsets[i]:].startswith(str(phrase)) else \
+            str(sentence).find(str(phrase))
+        shown.append([_highlight(str(sentence), offset, str(phrase or "")),
+                      f"{source}, KB ✓" if kb else source,
+                      None if value is None or value != value else round(float(value), 2 if with_keep else 3)])
+    return pd.DataFrame(shown, columns=[*SCREEN_COLUMNS[:2], number])
 
 
 @guarded
@@ -120,25 +198,24 @@ def build_polish_tab() -> dict:
     "send_button"}. `candidates` is a gr.State holding the list of candidate sentences (best first), `polished` the
     sentence they were made for."""
     with gr.Tab("Polish", id="polish"):
-        gr.Markdown("Turn a **literal sentence** into simile candidates. The comparison goes where English puts "
-                    "it — *as ADJ as …* for a predicated adjective (\"was very loud\" → \"was as loud as "
-                    "thunder\"), *like …* at the end of a verb's phrase — and the sources propose the vehicles: "
-                    "*writer* (off by default: the writer model, Qwen2.5-Coder-1.5B-Instruct, asked for images "
-                    "famous for the quality compared; steer it with *Image domain* and *Register*), *lm* (the polisher, a language model fine-tuned on literal → simile pairs), *retrieval* "
-                    "(BM25 over the knowledge base's simile contexts), *property* (vehicles typical of the "
-                    "adjective or of the event's salient property) and *insertion* (the knowledge base's most "
-                    "frequent vehicles; off by default). One vehicle appears once; near duplicates (the same vehicle "
-                    "head, or one modifier: *a mournful sigh* / *a mournful cry*) are merged; when fewer distinct "
-                    "candidates than asked exist, the line above the table says how many and why.")
+        gr.Markdown("Turn a **literal sentence** into similes: \"was very loud\" → \"was as loud as thunder\".")
         tab_guide("polish")
         notice = role_notice("writer", "lm", "parser")
         if notice:
             gr.Markdown(notice)
         with gr.Row():
-            literal = limited_textbox(MAX_CHARS, label="Literal sentence", value="He yelps and howls.", scale=3,
-                                      max_lines=3, info=f"up to {MAX_CHARS} characters")
+            # the sentence and the buttons first: on a phone the options come after them, not before
+            with gr.Column(scale=3):
+                literal = limited_textbox(MAX_CHARS, label="Literal sentence", value="He yelps and howls.",
+                                          max_lines=3, info=f"up to {MAX_CHARS} characters")
+                with gr.Row(elem_id="polish-buttons"):
+                    go = gr.Button("Polish", variant="primary", min_width=90)
+                    stop = gr.Button("Stop", variant="stop", min_width=70)
+                    send = gr.Button("Send to Rerank", interactive=False, elem_id="polish-send", min_width=130)
+                stale = gr.Markdown(elem_id="polish-stale")
             with gr.Column(scale=2):
-                strategies = gr.CheckboxGroup(list(STRATEGIES), value=list(DEFAULT_STRATEGIES), label="Sources of vehicles")
+                strategies = gr.CheckboxGroup(list(STRATEGIES), value=list(DEFAULT_STRATEGIES),
+                                              label="Sources of vehicles")
                 with gr.Row():
                     n = gr.Slider(1, MAX_N, value=10, step=1, label="Candidates")
                     seed = gr.Number(value=0, precision=0, label="Seed")
@@ -146,20 +223,23 @@ def build_polish_tab() -> dict:
                     domain = gr.Dropdown(list(DOMAINS), value="any", label="Image domain (writer)",
                                          info="where the writer's images come from")
                     register = gr.Radio(list(REGISTERS), value="plain", label="Register (writer)")
-        with gr.Row():
-            go = gr.Button("Polish", variant="primary")
-            stop = gr.Button("Stop", variant="stop")
-            send = gr.Button("Send to Rerank", interactive=False, elem_id="polish-send")
-        stale = gr.Markdown(elem_id="polish-stale")
+                gr.Markdown(SOURCES_NOTE + "\n\n" + SOURCES_DETAILS, elem_classes=["studio-note"])
         gr.Examples(EXAMPLES_LITERAL, inputs=[literal], label="Literal sentences")
         status = gr.Markdown(elem_id="polish-status", label="Status")
-        table = gr.Dataframe(headers=COLUMNS, datatype=["markdown", "str", "str", "str", "number", "number"], interactive=False,
-                             elem_classes=["studio-wide-table", "studio-text-1"],
-                             wrap=True, label="Candidates (inserted phrase in bold; click a row to see its components)")
+        table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["markdown", "str", "number"], interactive=False,
+                             elem_id="polish-table", elem_classes=["studio-fit-table"], column_widths=["62%", "22%", "16%"], max_height=1400,
+                             wrap=True, label="Candidates, best first (inserted phrase in bold; click a row to see its "
+                                              "components)")
         gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Candidates (CSV and JSON)", file_count="multiple")
+        with gr.Accordion("Details: every number, as the API returns it", open=False):
+            plain = gr.Dataframe(headers=COLUMNS, datatype=["str", "str", "str", "str", "number", "number"],
+                                 interactive=False, wrap=True, elem_classes=["studio-wide-table", "studio-text-1"],
+                                 label="Candidates (plain text)")
+            gr.Markdown(DETAILS_NOTE, elem_classes=["studio-note"])
         candidates = gr.State([])
         polished = gr.State("")  # the sentence (as typed) the candidates were made for
+        offsets = gr.State([])  # where each candidate's inserted phrase starts (its bold on screen)
         gr.Markdown("### Components of a simile")
         with gr.Row():
             sentence = limited_textbox(MAX_SENTENCE_CHARS, label="Simile sentence", value=EXAMPLES_SIMILE[0][0],
@@ -170,21 +250,23 @@ def build_polish_tab() -> dict:
                                          show_legend=True, combine_adjacent=False)
         details = gr.JSON(label="Components")
         literal_limit = (literal, "literal sentence", MAX_CHARS)
-        polish_outputs = [table, candidates, downloads, status, polished]
+        polish_outputs = [plain, candidates, downloads, status, polished, offsets]
         # the earlier result goes first (an error or a Stop leaves none of it on screen); the progress and an error's
         # mark sit on the table, and a failed run's status line says why
-        start = start_run("Polishing…", None, [], None, "", gr.Button(interactive=False), "")
+        start = start_run("Polishing…", None, None, [], None, "", gr.Button(interactive=False), "")
         send_args = dict(fn=send_state, inputs=[candidates, literal, polished], outputs=[send, stale], api_name=False,
                          queue=False, show_progress="hidden")
         runs = [after_limit_check(trigger, literal_limit).success(
-                    start, outputs=[table, candidates, downloads, polished, send, stale, status], api_name=False,
+                    start, outputs=[table, plain, candidates, downloads, polished, send, stale, status], api_name=False,
                     queue=False, show_progress="hidden").success(
                     cancellable(run_polish), inputs=[literal, strategies, n, seed, domain, register],
                     outputs=polish_outputs, api_name=api_name, show_progress_on=table)
                 for trigger, api_name in ((go.click, "polish"), (literal.submit, False))]
         for run in runs:
+            run.success(screen_table, inputs=[plain, offsets], outputs=table, api_name=False, queue=False,
+                        show_progress="hidden")
             run.success(**send_args)
-            run.failure(failed_run(None), outputs=[table, status], api_name=False, queue=False)
+            run.failure(failed_run(None, None), outputs=[table, plain, status], api_name=False, queue=False)
         # Stop cancels the run: the worker sees `cancelled()` at its next strategy or batch and ends
         stop.click(stopped_line("no candidates for this sentence; press Polish to run it again."), inputs=status,
                    outputs=status, cancels=runs, api_name=False, queue=False)
