@@ -53,8 +53,11 @@ several literal sentences are scored separately and picked from the list above t
 **relevance** (how strongly the knowledge base links topic and vehicle), **logic** (1 − the chance the simile
 contradicts the literal sentence; an ironic “as loud as a whisper” is judged as what it means, “very soft”, and the
 evidence says so) and **sentiment** (whether the simile keeps the sentence's tone). **creativity**: higher for a
-vehicle neither the knowledge base nor the language model expects, lower for common ones. **informativeness**: the
-vehicle's length in words. *no simile* marks a candidate without one (ranked last).
+vehicle neither the knowledge base nor the language model expects, lower for common ones, also compared within the
+list (0–1 on screen; the raw value, unbounded, is in the details and the CSV). **image words** (informativeness): the
+vehicle's length in words. *no simile* marks a candidate without one (ranked last), *no words* an image without a
+letter (an emoji). With a single candidate there is nothing to compare, so the 0–1 columns stay empty. *Why these
+scores* says in words what the knowledge base and the models found; its *Details* hold the raw evidence.
 
 The sliders weigh quality's parts (α : β : γ) and the three rankings. Click a column title to sort. The CSV holds every
 raw number, unrounded. *Imagine top k* pictures the best similes (when the studio has an image model).
@@ -72,9 +75,9 @@ shown as computed. The text-metric table adds ImaginE to BLEU, ROUGE-L and an em
 **What to do.** Type a short story (a few sentences; at least 3 words, since a proverb sums up a story) or click an
 example, press **Recommend proverbs**.
 
-**What you see.** The proverbs that fit best, ranked. **probability** is each proverb's share among *all* the
-catalog's proverbs (they sum to 1), so with hundreds of proverbs 0.05 can be a clear winner; **score** is the raw
-number behind it. **Choose a proverb** under *Aligned spans* (or press **Align**): each colour pairs a phrase of the
+**What you see.** The proverbs that fit best, ranked. **fit (%)** is each proverb's share among *all* the
+catalog's proverbs (they add up to 100 %), so with hundreds of proverbs 5 % can be a clear winner; the themes, the raw
+score behind it and the ids are under *Details*. A dated or offensive proverb carries a note. **Choose a proverb** under *Aligned spans* (or press **Align**): each colour pairs a phrase of the
 proverb with the part of your story it matches; **similarity** is how close they are in meaning (up to 1).
 *Similar narratives* ranks other stories (one per line, or the examples) by how alike their proverbs are.
 """,

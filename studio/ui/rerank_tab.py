@@ -19,36 +19,39 @@ from .session_files import new_download, track
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
            "logical_consistency", "logical_consistency_norm", "sentiment_consistency", "sentiment_consistency_norm",
            "topic", "vehicle", "event", "kb_level", "nli_verdict", "evidence", "flag"]
-#: what the page shows: (title on screen, row key, decimals or None for text) — short titles, numbers rounded, the
-#: normalized criteria that make up quality (raw criteria, topic and event only in the download)
+#: what the page shows: (title on screen, row key, decimals or None for text) — short titles, numbers rounded. The 0–1
+#: columns are relative within the list ("…_rel": creativity min-max scaled here for the screen only, as the paper
+#: scales the quality criteria); the raw criteria, topic, event and KB match are in the details and the download
 SCREEN = [("rank", "rank", 0), ("candidate", "candidate", None), ("quality", "quality", 2),
-          ("creativity", "creativity", 2), ("informativeness", "informativeness", 0),
-          ("relevance", "relevance_norm", 2), ("logic", "logical_consistency_norm", 2),
-          ("sentiment", "sentiment_consistency_norm", 2), ("vehicle", "vehicle", None), ("KB match", "kb_level", None),
-          ("flag", "flag_short", None)]
+          ("creativity", "creativity_rel", 2), ("relevance", "relevance_norm", 2),
+          ("logic", "logical_consistency_norm", 2), ("sentiment", "sentiment_consistency_norm", 2),
+          ("image words", "informativeness", 0), ("flag", "flag_short", None)]
 SCREEN_COLUMNS = [title for title, _, _ in SCREEN]
 DATATYPES = ["number" if digits is not None else "str" for _, _, digits in SCREEN]
-COLUMN_WIDTHS = ["5%", "25%", "7%", "8%", "10%", "8%", "6%", "8%", "8%", "7%", "8%"]
+COLUMN_WIDTHS = ["6%", "34%", "8%", "9%", "9%", "7%", "9%", "8%", "10%"]
+#: the columns that compare the candidates with each other (empty for a single candidate)
+RELATIVE = ("quality", "creativity_rel", "relevance_norm", "logical_consistency_norm", "sentiment_consistency_norm")
+#: the table's title: how to read its 0–1 columns
+TABLE_LABEL = ("Scores, best first. The 0–1 columns compare these candidates with each other: 1 = the best of this "
+               "list, 0 = the weakest of it, not a grade on a fixed scale (raw values in the details and the CSV)")
+#: under the table when only one candidate was scored
+SINGLE_NOTE = ("One candidate: the 0–1 columns compare candidates with each other, so with nothing to compare they "
+               "are left empty. Add other candidates to rank it; its raw scores are in *Details* below and in the CSV.")
 COLOURS = {"topic": "#7cb5ec", "vehicle": "#f7a35c", "event": "#90ed7d"}
-#: what each number in the table means, shown under it
+#: what each number in the table means, shown under it (the formulas are in the "How to read this" guide and
+#: docs/hauser.md)
 SCORES_NOTE = (
-    "**rank**: the combined rank, 1 = best (rank weights × the ranks by quality, creativity and informativeness). "
-    "**quality** Q = α·relevance + β·logic + γ·sentiment, the three shown normalized (0–1). "
-    "**creativity** C = −log(mean KB frequency of the vehicle + 1) + 0.3 × the vehicle's surprisal under the "
-    "language model after “Like”: high for a vehicle neither the KB nor the LM expects. **informativeness** I: the vehicle's length in words. **relevance**: how strongly the KB "
-    "links topic and vehicle (Eq. 2 or 3; with Eq. 2, a pair it never saw but a simile that states its property, "
-    "“as quiet as a grave”, counts the KB's similes that give the vehicle that property), "
-    "as log(1 + that) + 0.1 × the LM's PMI of the vehicle — how much more "
-    "likely the sentence's own words make it than “Like” alone does (the back-off for the many pairs the "
-    "KB never saw; `python -m studio score --lm-relevance 0 --lm-creativity 0` gives the paper's formulas). **logic**: logical consistency, 1 − P(the simile contradicts the literal "
-    "sentence); an ironic “as P as V” — the language model finds V at least 4 nats likelier after P's antonym "
-    "(“as loud as a whisper”) — is judged by its literal reading (“very soft”), named in the evidence. **sentiment**: sentiment consistency, the change in the probability of the literal sentence's "
-    "polarity. These three are min-max normalized among these candidates (0–1; 0.5 when all are equal); their raw "
-    "values (relevance ≥ 0, logic 0–1, sentiment −1…1), the topic and the event are in the CSV download, with every "
-    "number unrounded (the table shows 2 decimals). **KB match**: how the KB lookup matched (exact, head, "
-    "embedding, property, "
-    "none). **flag**: “no simile” when no simile with a vehicle was found in the candidate; it is "
-    "ranked last.")
+    "**rank**: 1 = best, the three rankings (by quality, creativity and image words) combined 2 : 2 : 1. "
+    "Each 0–1 column compares the candidates of *this list* (1 = the best here, 0 = the weakest here; 0.5 when "
+    "they all tie): **quality** mixes relevance, logic and sentiment by the weights α : β : γ. **creativity**: how "
+    "unexpected the image is — rarely used in the knowledge base's similes and unexpected for a language "
+    "model. **relevance**: how often similes link this subject with this image (or give the image the "
+    "quality the sentence names). **logic**: how sure a meaning check is that the simile does not contradict the "
+    "literal sentence (an ironic “as loud as a whisper” is checked as “very soft”). **sentiment**: whether the "
+    "simile keeps the sentence's tone. **image words**: how many words the image (the vehicle) has; longer "
+    "images carry more detail. **flag**: “no simile” when the line holds no comparison (ranked last), “no words” "
+    "when its image has no letters (an emoji or a symbol, which the knowledge base cannot know). *Why these "
+    "scores* under the chart says it in words for each candidate.")
 EXAMPLES = [
     ["As for Paganel, he wept who does not think of hiding his emotion.",
      "As for Paganel, he wept like a child who does not think of hiding his emotion.\n"
@@ -78,19 +81,44 @@ def highlight_winner(group: dict) -> list[tuple[str, str | None]]:
     return highlight_pieces(text, [(a, b, part) for part, (a, b) in first["spans"].items() if part in COLOURS])
 
 
+def screen_rows(rows: list[dict]) -> list[dict]:
+    """The rows as the screen reads them: `creativity_rel`, creativity min-max scaled among the candidates that hold
+    a simile (for the screen only: the ranking and the CSV use the raw value, and the order is the same), and, for a
+    single candidate, no relative value at all (there is nothing to compare it with; the raw values stay in the
+    details and the CSV)."""
+    from ..hauser.criteria import minmax
+
+    scored = [r for r in rows if not r["flag"] and r["creativity"] is not None]
+    scaled = dict(zip((id(r) for r in scored), minmax([r["creativity"] for r in scored]))) if scored else {}
+    out = []
+    for r in rows:
+        row = {**r, "creativity_rel": None if id(r) not in scaled else round(float(scaled[id(r)]), 4)}
+        if len(rows) == 1:
+            row.update({key: None for key in RELATIVE})
+        out.append(row)
+    return out
+
+
+def wordless(vehicle: str | None) -> bool:
+    """A found image (vehicle) with no letter in it: an emoji or a symbol."""
+    return bool(vehicle) and not any(ch.isalpha() for ch in vehicle)
+
+
 def criteria_chart(rows: list[dict]):
-    """Normalized quality criteria and Q per candidate (top), raw creativity and informativeness (bottom)."""
+    """The 0–1 columns per candidate (relative within the list: top), the image's words (bottom)."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
+    rows = screen_rows(rows)
     labels = [f"#{r['rank']} {(r['vehicle'] or r['candidate'])[:28]}" for r in rows]
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        subplot_titles=("quality and its normalized criteria (0–1)", "creativity and informativeness"))
-    for key, name in (("relevance_norm", "relevance r′"), ("logical_consistency_norm", "logical c_l′"),
-                      ("sentiment_consistency_norm", "sentiment c_s′"), ("quality", "quality Q")):
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1, row_heights=[0.7, 0.3],
+                        subplot_titles=("compared within this list (1 = the best here, 0 = the weakest here)",
+                                        "words in the image"))
+    for key, name in (("quality", "quality"), ("creativity_rel", "creativity"), ("relevance_norm", "relevance"),
+                      ("logical_consistency_norm", "logic"), ("sentiment_consistency_norm", "sentiment")):
         fig.add_trace(go.Bar(name=name, x=labels, y=[r[key] for r in rows]), row=1, col=1)
-    for key, name in (("creativity", "creativity C"), ("informativeness", "informativeness I")):
-        fig.add_trace(go.Bar(name=name, x=labels, y=[r[key] for r in rows]), row=2, col=1)
+    fig.add_trace(go.Bar(name="image words", x=labels, y=[r["informativeness"] for r in rows]), row=2, col=1)
+    fig.update_yaxes(range=[0, 1.05], row=1, col=1)
     fig.update_layout(barmode="group", height=560, margin=dict(l=40, r=20, t=50, b=40), legend_orientation="h")
     return fig
 
@@ -123,20 +151,102 @@ def _backends_markdown(group: dict) -> str:
             "(exact phrase, head noun, embedding neighbour, the stated property, none).")
 
 
-def _evidence_markdown(group: dict) -> str:
-    """Per candidate, best first: the KB instances behind relevance and creativity (top 3, with counts and the
-    source files), the LM's view of the vehicle and the NLI verdict. Every piece of text escaped (candidates are
-    typed by the user)."""
-    from ..hauser.scorer import evidence_text
+def _raw_evidence_markdown(group: dict) -> str:
+    """Per candidate, best first: the scorer's own evidence line (KB pairs with counts and source files, the LM's
+    log-probabilities, the NLI verdict) and its raw criteria. Every piece of text escaped (candidates are typed)."""
+    from ..hauser.scorer import evidence_text, table_rows
 
-    lines = ["**Evidence** (the KB pairs, properties and vehicles behind relevance and creativity — top 3 with counts "
-             "and the source files they were found in —, the language model's log-probability of the vehicle in the "
-             "sentence and after “Like”, and the NLI verdict on literal → candidate):"]
+    raw = {row["rank"]: row for row in table_rows(group)}
+    lines = ["**Raw evidence and scores** (the KB pairs, properties and vehicles behind relevance and creativity — "
+             "top 3 with counts and the source files —, the language model's log-probability of the vehicle in the "
+             "sentence and after “Like”, the NLI verdict on literal → candidate; then the raw criteria: relevance ≥ 0, "
+             "logical consistency 0–1, sentiment consistency −1…1, creativity unbounded):"]
     for c in sorted(group["candidates"], key=lambda c: c["rank"]):
         text = c["candidate"] if len(c["candidate"]) <= 90 else c["candidate"][:88] + "…"
+        row = raw[c["rank"]]
+        numbers = ", ".join(f"{name} {row[key]:.3f}" for name, key in (
+            ("relevance", "relevance"), ("logical consistency", "logical_consistency"),
+            ("sentiment consistency", "sentiment_consistency"), ("creativity", "creativity"),
+            ("informativeness", "informativeness")) if row[key] is not None)
         lines.append(f"- #{c['rank']} {escape_markdown(text)}: "
-                     f"{escape_markdown(evidence_text(c) or c['flag'] or '—')}")
+                     f"{escape_markdown(evidence_text(c) or c['flag'] or '—')}"
+                     + (f" · {escape_markdown(numbers)}" if numbers else "")
+                     + (f" · KB match: {escape_markdown(row['kb_level'])}" if row["kb_level"] else ""))
     return "\n".join(lines)
+
+
+def _quote(text: str | None) -> str:
+    return f"“{escape_markdown(text or '')}”"
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else "twice" if n == 2 else f"{n:,} times"
+
+
+def explain_candidate(c: dict) -> str:
+    """A scored candidate's evidence as sentences a writer reads (no counts of files, no log-probabilities): what
+    the knowledge base and the language model know of its image, and whether it keeps the literal meaning."""
+    if c["flag"]:
+        return "No comparison was found in this line, so it is ranked last."
+    ev, said = c.get("evidence") or {}, []
+    for pair in ev.get("relevance", []):
+        topic, vehicle = pair.get("topic"), pair.get("vehicle")
+        if not vehicle:
+            continue
+        if pair["level"] == "none" or not topic:
+            said.append(f"No simile in the knowledge base compares {_quote(topic) if topic else 'the subject'} with "
+                        f"{_quote(vehicle)}.")
+        elif pair["level"] == "property":
+            n = sum(m["n"] for m in pair["matched"])
+            said.append(f"No simile in the knowledge base compares {_quote(topic)} with {_quote(vehicle)}, but "
+                        f"similes call {_quote(vehicle)} {_quote(pair['property'])} {_times(n)}.")
+        else:
+            n = sum(m["n"] for m in pair["matched"])
+            qualities = [t["property"] for t in pair["triplets"]]
+            how = {"exact": "", "head": " (by its main word)", "embedding": " (by a word of close meaning)"}.get(
+                pair["level"], "")
+            said.append(f"Similes compare {_quote(topic)} with {_quote(vehicle)}{how} {_times(n)} in the knowledge "
+                        "base" + (f", for being {', '.join(_quote(q) for q in qualities)}." if qualities else "."))
+    for veh in ev.get("creativity", []):
+        if not veh["vehicle"]:
+            continue
+        if veh["level"] == "none":
+            said.append(f"{_quote(veh['vehicle'])} is never an image in the knowledge base: an unusual choice.")
+        else:
+            n = sum(m["n"] for m in veh["matched"])
+            said.append(f"{_quote(veh['vehicle'])} is the image of {n:,} simile{'s' if n != 1 else ''} there"
+                        + (": a familiar image." if n >= 20 else "." if n >= 5 else ": a rare image."))
+    first = next((s for s in c.get("similes", []) if s.get("vehicle")), {})
+    if wordless(first.get("vehicle")):
+        said.append(f"Its image, {_quote(first['vehicle'])}, has no words: the knowledge base cannot know it, so "
+                    "its creativity says little.")
+    lm = c.get("lm") or {}
+    if lm:
+        fit = "more" if lm["pmi"] > 0.5 else "less" if lm["pmi"] < -0.5 else "about as"
+        said.append(f"A language model finds {_quote(lm['vehicle'])} {fit} expected after this sentence "
+                    f"{'as' if fit == 'about as' else 'than'} after a bare “Like”.")
+    irony = c.get("irony") or {}
+    if irony:
+        said.append(f"It reads as ironic (the image suits {_quote(irony['antonym'])} better than "
+                    f"{_quote(irony['property'])}), so it was checked as meaning {_quote(irony['reading'])}.")
+    nli = c.get("nli") or {}
+    if nli:
+        said.append({"entailment": "A meaning check finds that it says what the literal sentence says.",
+                     "neutral": "A meaning check finds that it neither contradicts nor repeats the literal sentence.",
+                     "contradiction": "A meaning check finds that it may contradict the literal sentence "
+                                      f"(about {nli['contradiction']:.0%} sure)."}.get(nli["verdict"], ""))
+    return " ".join(s for s in said if s) or "—"
+
+
+def _explanation_markdown(group: dict) -> str:
+    """What the page shows under the chart: the candidates' scores in words, best first, then the raw evidence, the
+    backends and the settings in a collapsed details block."""
+    lines = ["**Why these scores**, best first:"]
+    for c in sorted(group["candidates"], key=lambda c: c["rank"]):
+        text = c["candidate"] if len(c["candidate"]) <= 90 else c["candidate"][:88] + "…"
+        lines.append(f"- #{c['rank']} *{escape_markdown(text)}* — {explain_candidate(c)}")
+    return ("\n".join(lines) + "\n\n<details><summary>Details: raw evidence, backends and settings</summary>\n\n"
+            + _raw_evidence_markdown(group) + "\n\n" + _backends_markdown(group) + "\n\n</details>")
 
 
 def _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance):
@@ -163,25 +273,32 @@ def group_label(number: int, group: dict) -> str:
 
 
 def show_group(group: dict):
-    """What the page shows for one scored group: table, winner, chart, backends."""
+    """What the page shows for one scored group: table, winner, chart, explanation (with the details)."""
     from ..hauser.scorer import table_rows
 
     rows = table_rows(group)
-    return (screen_table(rows), highlight_winner(group), criteria_chart(rows),
-            _backends_markdown(group) + "\n\n" + _evidence_markdown(group))
+    return screen_table(rows), highlight_winner(group), criteria_chart(rows), _explanation_markdown(group)
 
 
 def screen_table(rows: list[dict]) -> pd.DataFrame:
-    """The rows as the page shows them: SCREEN's titles and columns, numbers rounded."""
+    """The rows as the page shows them: SCREEN's titles and columns, numbers rounded, relative columns empty for a
+    single candidate."""
     def cell(row, key, digits):
         if key == "flag_short":  # the reason is in the note and the CSV
-            return "no simile" if row["flag"] else ""
+            return "no simile" if row["flag"] else "no words" if wordless(row["vehicle"]) else ""
         value = row[key]
         if digits is None or value is None:
             return value
         return int(value) if digits == 0 else round(float(value), digits)
 
-    return pd.DataFrame([[cell(r, key, digits) for _, key, digits in SCREEN] for r in rows], columns=SCREEN_COLUMNS)
+    return pd.DataFrame([[cell(r, key, digits) for _, key, digits in SCREEN] for r in screen_rows(rows)],
+                        columns=SCREEN_COLUMNS)
+
+
+def scale_note(table) -> str:
+    """The status line after a scoring: why the 0–1 columns are empty for a single candidate, else nothing."""
+    rows = table.get("data") if isinstance(table, dict) else None if table is None else table.values.tolist()
+    return SINGLE_NOTE if rows is not None and len(rows) == 1 else ""
 
 
 @guarded
@@ -271,7 +388,7 @@ def scoring(after, inputs: list, outputs: list, status, api_name):
 
 def finish(run, table, status) -> None:
     """After a scoring run: an empty status line when it succeeded, the reason (and no table) when it failed."""
-    run.success(lambda: "", outputs=status, api_name=False, queue=False, show_progress="hidden")
+    run.success(scale_note, inputs=table, outputs=status, api_name=False, queue=False, show_progress="hidden")
     run.failure(failed_run(None), outputs=[table, status], api_name=False, queue=False)
 
 
@@ -279,9 +396,10 @@ def build_rerank_tab() -> dict:
     """Returns {"literal", "candidates", "rerank_inputs", "rerank_outputs", "run"} for wiring from other tabs."""
     with gr.Tab("Rerank", id="rerank"):
         gr.Markdown("Score simile candidates for a literal sentence with **HAUSER** (He et al., ACL 2023): quality = "
-                    "α·relevance + β·logical consistency + γ·sentiment consistency (each min-max normalized among the "
-                    "candidates), creativity (rare vehicles) and informativeness (vehicle length); the candidates are "
-                    "ranked by each and the three rankings are combined 2:2:1.")
+                    "α·relevance + β·logical consistency + γ·sentiment consistency (each scaled from 0, the weakest of "
+                    "the candidates, to 1, the best of them), creativity (rare images) and informativeness (the "
+                    "image's length in words); the candidates are ranked by each and the three rankings are combined "
+                    "2:2:1.")
         tab_guide("rerank")
         notice = role_notice("nli", "sentiment", "parser", "embedder", "lm")
         if notice:
@@ -320,12 +438,11 @@ def build_rerank_tab() -> dict:
                                     elem_id="rerank-winner")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=DATATYPES, interactive=False, wrap=True,
                              column_widths=COLUMN_WIDTHS, elem_id="rerank-table", elem_classes=["studio-wide-table"],
-                             label="Scores, 2 decimals (click a column header to sort; every raw value in the CSV)")
+                             label=TABLE_LABEL)
         gr.Markdown(SCORES_NOTE, elem_classes=["studio-note"])
         chart = gr.Plot(label="Criteria per candidate")
-        with gr.Row():
-            download = gr.File(label="Scored table (CSV)")
-            backends = gr.Markdown(label="Backends")
+        backends = gr.Markdown(label="Why these scores", elem_id="rerank-why")
+        download = gr.File(label="Scored table (CSV, every raw value)")
         inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance]
         outputs = [table, winner, chart, download, backends, group_choice, groups]
         scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS)).success, inputs, outputs, status,
@@ -337,7 +454,8 @@ def build_rerank_tab() -> dict:
             show_progress_on=table)
         finish(csv_run, table, status)
         group_choice.input(pick_group, inputs=[groups, group_choice],
-                           outputs=[table, winner, chart, backends, literal, candidates], api_name=False)
+                           outputs=[table, winner, chart, backends, literal, candidates], api_name=False).then(
+            scale_note, inputs=table, outputs=status, api_name=False, queue=False, show_progress="hidden")
         build_imagine_topk(literal, table)
     return {"literal": literal, "candidates": candidates, "rerank_inputs": inputs, "rerank_outputs": outputs,
             "status": status, "run": run_rerank}
