@@ -10,23 +10,25 @@ from studio.hauser.criteria import DEFAULT_QUALITY_PARTS, DEFAULT_QUALITY_WEIGHT
 def _notes_and_columns():
     from studio.ui import continue_tab, imagine_tab, models_tab, polish_tab, proverbs_tab, rerank_tab
 
-    rerank_numbers = [c for c, t in zip(rerank_tab.SCREEN_COLUMNS, rerank_tab.DATATYPES) if t == "number"] + \
-        ["KB match", "flag"]
+    rerank_numbers = [c for c, t in zip(rerank_tab.SCREEN_COLUMNS, rerank_tab.DATATYPES) if t == "number"] + ["flag"]
     return [
-        (polish_tab.SCORE_NOTE, ["score"]),
+        (polish_tab.SCORE_NOTE, ["keep (0–1)", "fluency (0–1)"]),
+        (polish_tab.DETAILS_NOTE, ["keep", "score"]),
         (rerank_tab.SCORES_NOTE, rerank_numbers),
-        (proverbs_tab.TABLE_NOTE, ["probability", "score"]),
+        (proverbs_tab.TABLE_NOTE, ["fit (%)"]),
+        (proverbs_tab.DETAILS_NOTE, ["probability", "score"]),
         (proverbs_tab.PAIRS_NOTE, ["similarity"]),
         (proverbs_tab.SIMILAR_NOTE, ["similarity"]),
-        (continue_tab.TABLE_NOTE, ["p(plausible)", "tokens", "samples"]),
+        (continue_tab.TABLE_NOTE, ["plausible (%)", "why here"]),
         (continue_tab.JUDGE_NOTE, ["P(plausible)"]),
         (imagine_tab.PER_SEED_NOTE, ["image_cosine", "text_image_cosine", "t1_v2", "imagine_image",
                                      "imagine_text_image", "value"]),
+        (models_tab.SCREEN_NOTE, ["used by", "state", "load (s)", "memory (MB)"]),
         (models_tab.COLUMNS_NOTE, ["state", "load_seconds", "memory_mb"]),
     ]
 
 
-@pytest.mark.parametrize("index", range(9))
+@pytest.mark.parametrize("index", range(12))
 def test_each_score_column_is_explained(index):
     note, columns = _notes_and_columns()[index]
     for column in columns:

@@ -29,6 +29,11 @@ _RERANK_2 = ("#rerank-table .header-cell:nth-child(2), #rerank-table .body-cell:
              "#rerank-table td:nth-child(2)")
 
 
+#: .studio-fit-table (Polish's, Proverbs', Continue's and the Models tables on screen): few columns that all fit the
+#: screen, a phone's too; cells wrap between words, and on a phone a smaller font and padding keep the numbers legible
+_FIT = ".studio-fit-table .header-cell, .studio-fit-table .body-cell, .studio-fit-table td, .studio-fit-table th"
+
+
 def _text_column(n: int) -> str:
     """A table marked studio-text-N keeps its Nth column (the text) 240 px wide on a phone."""
     return ", ".join(f".studio-text-{n} {cell}:nth-child({n})" for cell in (".header-cell", ".body-cell", "td"))
@@ -46,7 +51,9 @@ CSS = f"""
 .studio-note {{font-size: 0.9em; opacity: 0.8}}
 {_HIGHLIGHT_TEXT} {{word-break: normal !important; overflow-wrap: break-word !important}}
 .studio-wide-table table {{min-width: 900px}}
+{_FIT} {{word-break: normal !important; overflow-wrap: break-word !important; hyphens: auto}}
 @media (max-width: 700px) {{
+  {_FIT} {{font-size: 13px !important; padding: 6px 4px !important}}
   {_CELLS} {{{_fixed(110)}; flex: none !important}}
   {_RERANK} {{{_fixed(84)}}}
   {_RERANK_2} {{{_fixed(240)}}}

@@ -39,17 +39,41 @@ JUDGE_NOTE = ("**P(plausible)**: which of the two continuations the judge finds 
               "are calibrated on held-out narratives: where it says 70 %, it was right about 7 times in 10 there. "
               "It is often wrong: it tends to prefer a continuation that repeats the narrative's own words over one "
               "that follows the idiom's meaning.")
-COLUMNS = ["rank", "continuation", "fluency", "p(plausible)", "tokens", "samples"]
+COLUMNS = ["rank", "continuation", "plausible (%)", "why here"]
 #: what each number in the table means, shown under it
-TABLE_NOTE = ("**fluency** (tuned mode): the plain language model's mean log-probability per token of the sentence "
-              "after the narrative's end (closer to 0 reads more naturally). **p(plausible)**: the judge's "
-              "probability that the continuation is a plausible next sentence for the narrative (0–1, calibrated on "
-              "held-out narratives; empty when no judge ran), shared among the continuations shown. In tuned mode "
-              "the generator draws a pool of samples (*Samples drawn*) and the table shows the best, ranked by "
-              "fluency + 0.1 × log p(plausible) over the pool (chosen on a read of held-out narratives: it put "
-              "usable sentences first more often than the judge alone); the other modes are ranked by "
-              "p(plausible). **tokens**: the new tokens generated. **samples**: how many of the samples drawn "
-              "produced this same continuation.")
+TABLE_NOTE = ("**plausible (%)**: the judge's share of plausibility among the continuations shown (they add up to "
+              "100 %; calibrated on held-out narratives; empty when no judge ran). The order is the judge's, except "
+              "where **why here** says otherwise: in *writer* mode a sentence cut short by the token limit, or one "
+              "that repeats the figure's own words or adds a new simile, is placed after the whole, fresh ones; in "
+              "*tuned* mode the best of the pool are ordered by how naturally they read (the plain language model's "
+              "fluency) together with the judge (chosen on a read of held-out narratives: it put usable sentences "
+              "first more often than the judge alone). Fluency, tokens and how many samples gave each sentence are "
+              "in the downloads.")
+
+
+def why_here(rows: list[dict], mode: str) -> list[str]:
+    """Per continuation (best first), why it sits above one the judge finds more plausible, or below one it finds
+    less plausible ("" where the order is the judge's)."""
+    ps = [c["p_plausible"] for c in rows]
+    notes = []
+    for i, c in enumerate(rows):
+        if ps[i] is None:
+            notes.append("")
+            continue
+        below_better = any(p is not None and p > ps[i] for p in ps[i + 1:])
+        above_worse = any(p is not None and p < ps[i] for p in ps[:i])
+        if not (below_better or above_worse):
+            notes.append("")
+        elif mode == "tuned":
+            notes.append("placed by fluency and plausibility together" + (
+                f" (fluency {c['fluency']:.2f} per token)" if c.get("fluency") is not None else ""))
+        elif above_worse and c["cut"]:
+            notes.append("placed lower: cut short by the token limit")
+        elif above_worse:
+            notes.append("placed lower: it repeats the figure's own words or adds a new simile")
+        else:
+            notes.append("placed higher: a whole sentence that keeps to the figure")
+    return notes
 
 
 def _highlight(result: dict) -> list[tuple[str, str | None]]:
@@ -80,9 +104,9 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
                  max_new_tokens=int(max_tokens or 0), pool=int(pool or 0))
     r = continue_narrative(narrative, s, progress=lambda fraction, what: progress(fraction, desc=what),
                            should_stop=cancelled).to_dict()
-    rows = [[i + 1, c["text"] + (" …" if c["cut"] else ""), None if c["fluency"] is None else round(c["fluency"], 2),
-             None if c["p_plausible"] is None else round(c["p_plausible"], 3), c["tokens"],
-             c["samples"]] for i, c in enumerate(r["continuations"])]
+    rows = [[i + 1, c["text"] + (" …" if c["cut"] else ""),
+             None if c["p_plausible"] is None else round(100 * c["p_plausible"], 1), note]
+            for i, (c, note) in enumerate(zip(r["continuations"], why_here(r["continuations"], r["mode"])))]
     inferences = pd.DataFrame({"inference used": r["inferences"]}) if r["inferences"] else \
         pd.DataFrame({"inference used": [f"({r['mode']} mode: none)"]})
     notes = " ".join(r["notes"])
@@ -150,8 +174,9 @@ def build_continue_tab() -> None:
                                                  elem_id="continue-highlight",
                                                  color_map={"idiom": "#f4a261", "simile": "#2a9d8f"})
                 info = gr.Markdown(elem_id="continue-info", label="Status")
-        table = gr.Dataframe(headers=COLUMNS, label="Continuations, best first", wrap=True,
-                             elem_classes=["studio-wide-table", "studio-text-2"])
+        table = gr.Dataframe(headers=COLUMNS, datatype=["number", "str", "number", "str"], interactive=False,
+                             label="Continuations, best first", wrap=True, elem_id="continue-table",
+                             elem_classes=["studio-fit-table"], column_widths=["7%", "58%", "13%", "22%"])
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)

@@ -11,15 +11,24 @@ import pandas as pd
 from ..capabilities import users_of
 from ..models import ROLES, ModelUnavailable, get_registry
 from ..models.config import ConfigError
-from .common import guarded
+from .common import escape, guarded
 from .help import tab_guide
 
 COLUMNS = ["role", "used_by", "model", "backend", "state", "self_check", "load_seconds", "memory_mb", "reason", "fix"]
-#: every column on screen at 1400 px, headers unbroken; long model paths, reasons and fixes wrap
+#: every column at 1400 px, headers unbroken; long model paths, reasons and fixes wrap (the details table)
 COLUMN_WIDTHS = ["9%", "8%", "12%", "11%", "7%", "16%", "7%", "7%", "11%", "12%"]
+#: the table on screen: five narrow columns that fit a phone; the rest is under *Details*
+SCREEN_COLUMNS = ["role", "used by", "state", "load (s)", "memory (MB)"]
+SCREEN_KEYS = ["role", "used_by", "state", "load_seconds", "memory_mb"]
 ADMIN_ENV = "STUDIO_ADMIN"
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
-#: what each column means, shown under the table
+#: what each column on screen means, shown under the table
+SCREEN_NOTE = ("*used by*: the tabs that ask for the model; *state*: not loaded (it loads the first time a tab needs "
+               "it) / loading / ready / unavailable (this setup cannot serve it) / failed; *load (s)*: how long its "
+               "last load took, in seconds; *memory (MB)*: the memory it holds while loaded. Which model each role "
+               "is, how it was checked on this computer's processor, and what would make an unavailable one "
+               "available are under *Details*.")
+#: what each column of the details table means
 COLUMNS_NOTE = ("*used_by*: the capabilities that ask for the role (studio/capabilities.py); *state*: not loaded / loading / ready / unavailable (this profile cannot serve the role) / failed; "
                 "*self_check*: each accelerated form (int8, int4, bf16) tried on this CPU and whether it agreed with "
                 "float32 (the served form last); *load_seconds*: how long the last load took; "
@@ -58,6 +67,26 @@ def status_table() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS).map(_project_relative)
 
 
+def screen_table(full: pd.DataFrame | dict | None = None) -> pd.DataFrame:
+    """The screen's five columns of the status table (`full`, or the registry's now)."""
+    if isinstance(full, dict):
+        full = pd.DataFrame(full.get("data") or [], columns=full.get("headers") or COLUMNS)
+    full = status_table() if full is None else full
+    table = full[SCREEN_KEYS].copy()
+    table.columns = SCREEN_COLUMNS
+    return table
+
+
+def unavailable_markdown() -> str:
+    """The roles this setup cannot serve, each with its reason, under the table (plain text)."""
+    rows = [row for row in get_registry().status() if not row["available"]]
+    if not rows:
+        return ""
+    return "**Unavailable here:** " + "; ".join(
+        f"*{row['role']}* ({', '.join(users_of(row['role']))}): {escape(_project_relative(row['reason']))}"
+        for row in rows) + "."
+
+
 def profile_markdown() -> str:
     registry = get_registry()
     budget = registry.settings.max_memory_gb
@@ -92,10 +121,16 @@ def build_models_tab(admin: bool | None = None) -> None:
     with gr.Tab("Models", id="models"):
         tab_guide("models", share=False)
         gr.Markdown(profile_markdown)
-        table = gr.Dataframe(value=status_table, headers=COLUMNS, interactive=False, wrap=True, label="Model roles",
-                             column_widths=COLUMN_WIDTHS, max_height=1200,
-                             elem_classes=["studio-wide-table"])
-        gr.Markdown(COLUMNS_NOTE, elem_classes=["studio-note"])
+        table = gr.Dataframe(value=screen_table, headers=SCREEN_COLUMNS, interactive=False, wrap=True,
+                             label="Model roles", elem_id="models-table", elem_classes=["studio-fit-table"],
+                             column_widths=["26%", "26%", "18%", "14%", "16%"], max_height=1200)
+        gr.Markdown(SCREEN_NOTE, elem_classes=["studio-note"])
+        gr.Markdown(unavailable_markdown, elem_classes=["studio-note"])
+        with gr.Accordion("Details: models, self-checks, reasons and fixes", open=False):
+            full = gr.Dataframe(value=status_table, headers=COLUMNS, interactive=False, wrap=True,
+                                label="Model roles, every column", column_widths=COLUMN_WIDTHS, max_height=1200,
+                                elem_classes=["studio-wide-table"])
+            gr.Markdown(COLUMNS_NOTE, elem_classes=["studio-note"])
         with gr.Row():
             if admin:
                 role = gr.Dropdown(choices=list(ROLES), value="embedder", label="Role")
@@ -106,12 +141,16 @@ def build_models_tab(admin: bool | None = None) -> None:
             gr.Markdown("**Operator mode** (`STUDIO_ADMIN=1`): Load and Unload change the models for every user. "
                         "Models load on first use; loading here only warms them up. Profiles and per-role overrides "
                         "are set with `STUDIO_PROFILE` and `STUDIO_MODEL_<ROLE>` (see the README).")
-            load.click(load_role, inputs=role, outputs=table, api_name="load_model", concurrency_id="models",
-                       concurrency_limit=1)
-            unload.click(unload_role, inputs=role, outputs=table, api_name="unload_model", concurrency_id="models",
-                         concurrency_limit=1)
+            load.click(load_role, inputs=role, outputs=full, api_name="load_model", concurrency_id="models",
+                       concurrency_limit=1).then(screen_table, inputs=full, outputs=table, api_name=False,
+                                                 queue=False)
+            unload.click(unload_role, inputs=role, outputs=full, api_name="unload_model", concurrency_id="models",
+                         concurrency_limit=1).then(screen_table, inputs=full, outputs=table, api_name=False,
+                                                   queue=False)
         else:
             gr.Markdown("A read-only status: each model loads the first time a feature needs it and is shared by "
                         "every visitor. The operator chooses profiles and models (`STUDIO_PROFILE`, "
                         "`STUDIO_MODEL_<ROLE>`) and can enable Load/Unload with `STUDIO_ADMIN=1` (see the README).")
-        refresh.click(status_table, outputs=table, api_name="models")
+        # the API's /models is the full table; the screen's is drawn from it
+        refresh.click(status_table, outputs=full, api_name="models").then(
+            screen_table, inputs=full, outputs=table, api_name=False, queue=False)

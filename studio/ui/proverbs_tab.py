@@ -9,8 +9,8 @@ from ..proverbs import align, get_scorer, ranking, similar
 from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL
-from .common import (after_limit_check, failed_run, guarded, highlight_pieces, limited_textbox, refuse_over_limit,
-                     role_notice, start_run)
+from .common import (after_limit_check, escape, failed_run, guarded, highlight_pieces, limited_textbox,
+                     refuse_over_limit, role_notice, start_run)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -34,11 +34,18 @@ PALETTE = ["#f4a261", "#2a9d8f", "#e9c46a", "#8ab17d", "#e76f51", "#6d9dc5", "#b
            "#90be6d", "#f9c74f", "#577590", "#ff99c8"]
 #: pair number -> colour; proverbs have far fewer phrases than colours, so each pair keeps its own colour
 COLOURS = {str(i + 1): c for i, c in enumerate(PALETTE)}
+#: the full table: the /proverbs API's "top proverbs", shown under *Details* (and in the downloads)
 TABLE_COLUMNS = ["rank", "proverb", "meaning", "themes", "probability", "score", "id"]
-#: what each number in the tables means, shown under them
-TABLE_NOTE = ("**probability**: this proverb's share of a softmax over the whole catalog (calibrated; all proverbs "
-              "sum to 1, so with hundreds of proverbs 0.05 can be a clear winner). **score**: the scorer's raw logit "
-              "behind it; only differences between proverbs matter.")
+#: the table on screen: four columns that fit a phone
+SCREEN_COLUMNS = ["rank", "proverb", "meaning", "fit (%)"]
+#: what the screen's numbers mean, shown under the table
+TABLE_NOTE = ("**fit (%)**: how likely the scorer finds it that this is the story's proverb, as a share of the whole "
+              "catalog (all its proverbs add up to 100 %, so with hundreds of them 5 % can still lead; the scale was "
+              "fitted on held-out stories so that the percentages follow how often it is right). Its themes, raw "
+              "score and id are under *Details*.")
+#: what the details table's numbers mean
+DETAILS_NOTE = ("**probability**: the fit as a share of 1 (a softmax over the whole catalog). **score**: the scorer's "
+                "raw logit behind it; only differences between proverbs matter.")
 PAIRS_NOTE = ("**similarity**: cosine between the embeddings of the proverb phrase and the narrative span (up to 1; "
               "higher = closer in meaning).")
 SIMILAR_NOTE = ("**similarity** depends on the method: *proverb-distribution-cosine*, the cosine of the two "
@@ -50,13 +57,43 @@ def _chart(rows: list[dict]):
     import plotly.graph_objects as go
 
     labels = [r["proverb"] if len(r["proverb"]) <= 48 else r["proverb"][:46] + "…" for r in rows][::-1]
-    fig = go.Figure(go.Bar(x=[r["probability"] for r in rows][::-1], y=labels, orientation="h",
-                           text=[f"{r['probability']:.2f}" for r in rows][::-1], textposition="auto",
+    fig = go.Figure(go.Bar(x=[100 * r["probability"] for r in rows][::-1], y=labels, orientation="h",
+                           text=[f"{100 * r['probability']:.0f} %" for r in rows][::-1], textposition="auto",
                            hovertext=[r["meaning"] for r in rows][::-1]))
     fig.update_layout(height=120 + 32 * len(rows), margin=dict(l=10, r=10, t=30, b=30),
-                      title="How well each proverb fits (softmax over the whole catalog)",
-                      xaxis_title="probability", yaxis=dict(automargin=True))
+                      title="How well each proverb fits (its share of the whole catalog, %)",
+                      xaxis_title="fit (%)", yaxis=dict(automargin=True))
     return fig
+
+
+def _meaning(row: dict) -> str:
+    """The meaning, and the note on a dated or offensive proverb."""
+    from ..proverbs.catalog import usage_note
+
+    note = usage_note(row["proverb"])
+    return row["meaning"] + (f" ⚠️ {note}" if note else "")
+
+
+def screen_table(table) -> pd.DataFrame:
+    """The page's four columns from the full table: the proverb, its meaning (with a note on a dated or offensive
+    one) and its fit in %."""
+    if isinstance(table, dict):
+        table = pd.DataFrame(table.get("data") or [], columns=table.get("headers") or TABLE_COLUMNS)
+    if table is None or not len(table):
+        return pd.DataFrame([], columns=SCREEN_COLUMNS)
+    rows = table.to_dict("records")
+    return pd.DataFrame([[r["rank"], r["proverb"], _meaning(r), round(100 * float(r["probability"]), 1)]
+                         for r in rows], columns=SCREEN_COLUMNS)
+
+
+def scoring_in_words(scorer) -> str:
+    """What ranked the proverbs, in plain words (the scorer's own description goes under *Details*)."""
+    if scorer.finetuned is not None:
+        return ("an encoder fine-tuned on ePiC's stories" +
+                ("" if scorer.trained is not None else ", without its learned adapter (a weaker ranking)"))
+    if scorer.trained is not None:
+        return "a small model trained on ePiC's stories over a general sentence encoder"
+    return "plain sentence similarity, untrained (no trained part fits this encoder: a weaker ranking)"
 
 
 FIRST_LOAD = ("Loading the proverb encoders. On a machine's first use they are exported to int8 and checked "
@@ -77,10 +114,21 @@ def recommend(narrative: str, k: float, request: gr.Request = None, progress=gr.
     ranked = [r.to_json() for r in ranking(narrative, int(k))]
     table = pd.DataFrame([{**r, "themes": ", ".join(r["themes"])} for r in ranked], columns=TABLE_COLUMNS)
     choices = [r["proverb"] for r in ranked]
-    status = f"Scoring: {get_scorer().description}."
+    scorer = get_scorer()
+    status = f"Scoring: {scoring_in_words(scorer)} ranked the whole catalog."
+    notes = [f"“{r['proverb']}”: {note}" for r in ranked if (note := _usage_note(r["proverb"]))]
+    if notes:
+        status += "  \n⚠️ " + "  \n⚠️ ".join(notes)
+    status += f"\n\n<details><summary>Details: the scorer</summary>\n\n{escape(scorer.description)}\n\n</details>"
     files = result_downloads(request, "proverbs", ranked, {"narrative": narrative.strip(), "k": int(k),
-                                                           "scoring": get_scorer().description})
+                                                           "scoring": scorer.description})
     return table, _chart(ranked), gr.update(choices=choices, value=choices[0]), status, files
+
+
+def _usage_note(text: str) -> str:
+    from ..proverbs.catalog import usage_note
+
+    return usage_note(text)
 
 
 def _highlight(text: str, spans: list[tuple[int, int, str]]):
@@ -131,10 +179,15 @@ def build_proverbs_tab() -> None:
         gr.Examples([[e] for e in EXAMPLES], inputs=[narrative], label="Example narratives (click one)",
                     api_name=False)
         status = gr.Markdown(elem_classes="studio-note", label="Status")
-        table = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, label="Top proverbs",
-                             elem_classes=["studio-wide-table", "studio-text-2"])
+        table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["number", "str", "str", "number"], interactive=False,
+                             wrap=True, label="Top proverbs, best first", elem_id="proverbs-table",
+                             elem_classes=["studio-fit-table"], column_widths=["7%", "33%", "48%", "12%"])
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Top proverbs (CSV and JSON)", file_count="multiple")
+        with gr.Accordion("Details: themes, raw scores and ids", open=False):
+            full = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, label="Top proverbs",
+                                elem_classes=["studio-wide-table", "studio-text-2"])
+            gr.Markdown(DETAILS_NOTE, elem_classes=["studio-note"])
         chart = gr.Plot(label="Scores")
         gr.Markdown("### Aligned spans\nChoose a proverb (or type any proverb): each colour marks a phrase of the "
                     "proverb and the part of the narrative matched to it.")
@@ -160,21 +213,19 @@ def build_proverbs_tab() -> None:
         narrative_limit = (narrative, "narrative", MAX_NARRATIVE_CHARS)
         # the earlier narrative's results go first (a refusal leaves none of them on screen); an error's mark sits
         # on the table and the status line says why
-        start = start_run("Ranking the proverbs…", None, None, gr.update(choices=[], value=None), None, None, None,
-                          None)
-        cleared = [table, chart, proverb, downloads, proverb_hl, narrative_hl, pairs, status]
-        ranked = after_limit_check(go_button.click, narrative_limit).success(
-            start, outputs=cleared, api_name=False, queue=False, show_progress="hidden").success(
-            recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status, downloads], api_name="proverbs",
-            show_progress_on=table)
-        ranked.success(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
-                       api_name=False)
-        ranked.failure(failed_run(None), outputs=[table, status], api_name=False, queue=False)
-        submitted = after_limit_check(narrative.submit, narrative_limit).success(
-            start, outputs=cleared, api_name=False, queue=False, show_progress="hidden").success(
-            recommend, inputs=[narrative, k], outputs=[table, chart, proverb, status, downloads], api_name=False,
-            show_progress_on=table)
-        submitted.failure(failed_run(None), outputs=[table, status], api_name=False, queue=False)
+        start = start_run("Ranking the proverbs…", None, None, None, gr.update(choices=[], value=None), None, None,
+                          None, None)
+        cleared = [table, full, chart, proverb, downloads, proverb_hl, narrative_hl, pairs, status]
+        for trigger, api_name in ((go_button.click, "proverbs"), (narrative.submit, False)):
+            ranked = after_limit_check(trigger, narrative_limit).success(
+                start, outputs=cleared, api_name=False, queue=False, show_progress="hidden").success(
+                recommend, inputs=[narrative, k], outputs=[full, chart, proverb, status, downloads],
+                api_name=api_name, show_progress_on=table)
+            ranked.success(screen_table, inputs=full, outputs=table, api_name=False, queue=False,
+                           show_progress="hidden")
+            ranked.success(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
+                           api_name=False)
+            ranked.failure(failed_run(None, None), outputs=[table, full, status], api_name=False, queue=False)
         after_limit_check(align_button.click, narrative_limit).success(
             show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs], api_name="align")
         proverb.select(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
