@@ -88,6 +88,20 @@ def normalize(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", str(text).lower()).strip()
 
 
+#: proverbs that are still said but hurt someone, by their text (normalized): the note shown wherever one is offered.
+#: The catalog keeps them (ePiC's narratives and the evaluation refer to them); the studio says what they are.
+USAGE_NOTES = {
+    normalize("Too many chiefs and not enough Indians"):
+        "Dated and offensive: it uses Native Americans as a stereotype of people who only follow. "
+        "\"Too many cooks spoil the broth\" says much the same.",
+}
+
+
+def usage_note(text: str) -> str:
+    """The note on a dated or offensive proverb ('' for the others)."""
+    return USAGE_NOTES.get(normalize(text or ""), "")
+
+
 @lru_cache(maxsize=1)
 def load_catalog(path: Path = CATALOG_PATH) -> Catalog:
     if not Path(path).is_file():

@@ -129,14 +129,21 @@ def rank_texts(narratives: list[str]) -> np.ndarray:
     return scorer.score(docs, sents, tuned_embeddings(scorer, narratives))
 
 
-def ranking(narrative: str, k: int | None = None) -> list[Ranked]:
-    """All catalog proverbs (or the top k) for one narrative, best first."""
+def story(narrative: str) -> str:
+    """The cleaned narrative, or an InputError when it is too short to carry a proverb ("Hello."): the check of
+    every Proverbs mode (recommend, align, similar)."""
     narrative = clean_narrative(narrative)
     words = len(re.findall(r"\w+", narrative))
     if words < MIN_NARRATIVE_WORDS:
         raise InputError(f"The narrative is too short to carry a proverb ({words} word{'s' if words != 1 else ''}): "
                          f"a proverb sums up a story, so tell what happened in a sentence or more (at least "
                          f"{MIN_NARRATIVE_WORDS} words).")
+    return narrative
+
+
+def ranking(narrative: str, k: int | None = None) -> list[Ranked]:
+    """All catalog proverbs (or the top k) for one narrative, best first."""
+    narrative = story(narrative)
     if k is not None and (not isinstance(k, int) or k < 1):
         raise InputError("k must be a whole number of at least 1.")
     scores = rank_texts([narrative])[0]
@@ -157,7 +164,7 @@ def resolve_proverb(key: str) -> tuple[str, Proverb | None]:
 
 
 def align(narrative: str, proverb: str, threshold: float = alignment.DEFAULT_THRESHOLD) -> list[alignment.AlignedPair]:
-    narrative = clean_narrative(narrative)
+    narrative = story(narrative)
     text, _ = resolve_proverb(proverb)
     parser = get_registry().get("parser")
     phrases = alignment.proverb_phrases(text, parser)
@@ -171,7 +178,7 @@ def align(narrative: str, proverb: str, threshold: float = alignment.DEFAULT_THR
 
 def similar(query: str, pool: list[str], method: str = DEFAULT_METHOD) -> list[tuple[str, float]]:
     """The pool's narratives ordered by motif similarity to the query, best first."""
-    query = clean_narrative(query)
+    query = story(query)
     if method not in METHODS:
         raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
     pool = [p.strip() for p in pool if p and p.strip() and p.strip() != query]

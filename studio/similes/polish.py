@@ -305,6 +305,41 @@ def refuse_other_script(literal: str) -> None:
         script = script if len(script) <= 3 else script.capitalize()  # "Hebrew", "CJK"
         raise InputError(f"The studio works in English: this sentence is written mostly in {script} letters. "
                          "Type an English sentence.")
+    refuse_other_language(literal)
+
+
+#: the commonest function words of the Latin-script languages a visitor is likeliest to type, without those that are
+#: also English words ("in", "a", "so", "was", "die", "also", "an"); and English's own, to weigh them against
+FUNCTION_WORDS = {
+    "German": {"der", "das", "und", "ist", "nicht", "ich", "sie", "mit", "auf", "ein", "eine", "einen", "einem",
+               "dem", "des", "sehr", "war", "wir", "ihr", "ihre", "sein", "seine", "zu", "von", "für", "auch",
+               "aber", "wie", "schon", "noch", "nach", "bei", "immer", "wurde", "sich", "er", "es"},
+    "French": {"le", "la", "les", "et", "est", "une", "des", "du", "dans", "pour", "pas", "que", "qui", "avec", "sur",
+               "très", "était", "il", "elle", "nous", "vous", "je", "ce", "cette", "mais", "au", "aux", "sont"},
+    "Spanish": {"el", "los", "las", "y", "es", "una", "muy", "pero", "con", "por", "para", "del", "que", "está",
+                "estaba", "fue", "era", "su", "sus", "yo", "ella", "lo"},
+    "Italian": {"il", "lo", "gli", "di", "che", "è", "sono", "una", "molto", "era", "per", "con", "non", "della",
+                "nel", "si", "anche"},
+    "Dutch": {"de", "het", "een", "en", "niet", "van", "zeer", "heel", "met", "op", "ik", "zij", "wij", "ook",
+              "naar", "maar", "werd"},
+    "Portuguese": {"o", "os", "um", "uma", "muito", "não", "com", "para", "era", "está", "estava", "foi", "ele",
+                   "ela", "mas", "da", "em"},
+}
+ENGLISH_WORDS = {"the", "a", "an", "is", "was", "were", "are", "be", "been", "and", "of", "to", "in", "on", "with",
+                 "he", "she", "it", "they", "i", "you", "we", "his", "her", "their", "very", "not", "but", "as", "at",
+                 "by", "for", "from", "had", "has", "have", "that", "this", "my", "our", "its", "so", "like"}
+
+
+def refuse_other_language(literal: str) -> None:
+    """An InputError when a Latin-script sentence reads as another language than English: at least two of that
+    language's function words and more of them than English ones ("Der Fluss war sehr langsam." is German)."""
+    words = re.findall(r"[^\W\d_]+", literal.lower())
+    english = sum(w in ENGLISH_WORDS for w in words)
+    hits = {language: sum(w in vocabulary for w in words) for language, vocabulary in FUNCTION_WORDS.items()}
+    language, count = max(hits.items(), key=lambda item: item[1])
+    if count >= 2 and count > english:
+        raise InputError(f"The studio works in English: this sentence reads as {language}, and its models and "
+                         "knowledge base know English similes only. Type an English sentence.")
 
 
 def refuse_unpolishable(doc) -> None:
@@ -318,9 +353,29 @@ def refuse_unpolishable(doc) -> None:
     from .components import extract_similes
     from .detector import simile_probability, threshold
 
-    if any(simile_probability(s, doc) >= threshold() for s in extract_similes("", doc=doc)):
+    found = [s for s in extract_similes("", doc=doc) if simile_probability(s, doc) >= threshold()]
+    literal_ones = [s for s in found if literal_comparison(s)]
+    if found and len(literal_ones) == len(found):
+        first = literal_ones[0]
+        said = f"as {first.property} as {first.vehicle}" if first.property else f"{first.comparator} {first.vehicle}"
+        raise InputError(f"This sentence already makes a comparison (\"{said}\", a literal one: like with like), "
+                         "and a simile added beside it "
+                         "would clash with it. Polish adds a simile to a sentence without a comparison: leave it out "
+                         "(\"He looked tired.\") to polish the sentence.")
+    if found:
         raise InputError("This sentence already holds a simile; Polish adds one to a literal sentence. Remove its "
                          "comparison to polish it, or see its parts under \"Components of a simile\".")
+
+
+#: a comparison whose second term belongs to someone ("like his father", "like yours") compares like with like: a
+#: literal comparison, not a simile, even when the detector leans the other way
+POSSESSIVE_WORDS = {"my", "your", "his", "her", "its", "our", "their", "mine", "yours", "hers", "ours", "theirs"}
+
+
+def literal_comparison(simile) -> bool:
+    """True for a found comparison whose vehicle is someone's (a possessive determiner or pronoun first)."""
+    first = (simile.vehicle or "").split()[:1]
+    return bool(first) and first[0].lower() in POSSESSIVE_WORDS
 
 
 def _check_strategies(strategies) -> tuple[str, ...]:

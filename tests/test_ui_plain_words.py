@@ -1,0 +1,141 @@
+"""Issue 41 ("What a visitor still hits"), items 3, 4 and 6 without a browser: every number on screen on a stated
+scale (the 0–1 columns relative within the list, none for a single candidate), evidence in sentences (the log-like
+form only under Details), plain text from the /polish API, the order of Continue's table explained, and the
+refusals and notes of item 4."""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+LITERAL = "He was happy."
+THREE = "He was as happy as a clam.\nHe was happy like 🎉.\nHe was as quiet as a grave."
+
+
+def _rerank(client, candidates: str):
+    return client.predict(LITERAL, candidates, 3, 2, 1, 2, 2, 1, "eq2", api_name="/rerank")
+
+
+def _visible(markdown: str) -> str:
+    """The part of a Markdown value shown without opening its <details>."""
+    return re.sub(r"<details>.*?</details>", "", markdown, flags=re.S)
+
+
+def test_rerank_columns_are_relative_and_said_so(client):
+    from studio.ui import rerank_tab
+
+    table, _winner, _chart, _csv, why, *_ = _rerank(client, THREE)
+    headers = table["headers"]
+    for title in ("quality", "creativity", "relevance", "logic", "sentiment"):
+        column = [row[headers.index(title)] for row in table["data"]]
+        assert all(0 <= value <= 1 for value in column), (title, column)
+    assert "compare these candidates with each other" in rerank_tab.TABLE_LABEL
+    flags = {row[headers.index("candidate")]: row[headers.index("flag")] for row in table["data"]}
+    assert flags["He was happy like 🎉."] == "no words"  # an emoji's "creativity" is said to mean little
+    shown = _visible(why)
+    assert "Why these scores" in shown and "has no words" in shown
+    for log_like in (".tsv", ".csv", ".json", "log P", "PMI", "NLI", "×"):
+        assert log_like not in shown, log_like
+    assert "<details><summary>Details" in why and "spgc_triplets" in why.replace("\\", "")  # the raw form kept
+
+
+def test_a_single_candidate_gets_no_relative_score_and_a_reason(client):
+    from studio.ui.rerank_tab import SINGLE_NOTE, scale_note
+
+    table, *_ = _rerank(client, "He was as happy as a clam.")
+    row = dict(zip(table["headers"], table["data"][0]))
+    assert [row[t] for t in ("quality", "creativity", "relevance", "logic", "sentiment")] == [None] * 5
+    assert row["image words"] == 2
+    assert scale_note(table) == SINGLE_NOTE and "nothing to compare" in SINGLE_NOTE
+    assert scale_note({"headers": [], "data": [[1], [2]]}) == ""
+
+
+def test_polish_api_is_plain_text_and_the_page_bolds_the_phrase(client):
+    from studio.ui.polish_tab import COLUMNS, screen_table
+
+    table, _files, status = client.predict("He yelps and howls.", ["insertion", "retrieval"], 5, 0,
+                                           api_name="/polish")
+    assert table["headers"] == COLUMNS
+    assert table["data"] and all("**" not in str(cell) for row in table["data"] for cell in row)
+    assert "of the 5 candidates asked" in status and not re.search(r"[*_`\\]", status)
+    shown = screen_table(table)
+    sentence, phrase = table["data"][0][0], table["data"][0][1]
+    assert shown.iloc[0, 0] == sentence.replace(phrase, f"**{phrase}**", 1)
+    assert list(shown.columns) == ["candidate", "source", "fluency (0–1)"]  # no keep model in the tiny profile
+
+
+def test_polish_screen_table_keeps_the_typed_text_inert():
+    from studio.ui.polish_tab import screen_table
+
+    plain = pd.DataFrame([["<b>It</b> ran like a fox.", "like a fox", "lm", "✓", 0.62, 0.2]])
+    shown = screen_table(plain, [14])
+    assert shown.iloc[0].tolist() == ["&lt;b&gt;It&lt;/b&gt; ran **like a fox**.", "lm, KB ✓", 0.62]
+    assert list(shown.columns)[-1] == "keep (0–1)"
+
+
+def test_continue_says_why_a_less_plausible_sentence_leads():
+    from studio.ui.continue_tab import why_here
+
+    rows = [{"p_plausible": 0.016, "cut": False, "fluency": None}, {"p_plausible": 0.974, "cut": True,
+                                                                     "fluency": None},
+            {"p_plausible": 0.01, "cut": False, "fluency": None}]
+    notes = why_here(rows, "writer")
+    assert notes[0].startswith("placed higher") and "cut short" in notes[1]
+    assert why_here(rows[2:], "writer") == [""]
+    assert "fluency" in why_here(rows, "tuned")[0]
+
+
+def test_proverbs_screen_table_fits_and_notes_an_offensive_proverb():
+    from studio.proverbs.catalog import usage_note
+    from studio.ui.proverbs_tab import SCREEN_COLUMNS, TABLE_COLUMNS, screen_table
+
+    full = pd.DataFrame([[1, "Too many chiefs and not enough Indians", "A group with too many leaders.", "teamwork",
+                          0.4567, 3.2, "S25"]], columns=TABLE_COLUMNS)
+    shown = screen_table(full)
+    assert list(shown.columns) == SCREEN_COLUMNS and shown.iloc[0, 3] == 45.7
+    assert "Dated and offensive" in shown.iloc[0, 2] and usage_note("too many chiefs, and not enough indians!")
+    assert usage_note("Too many cooks spoil the broth") == ""
+
+
+def test_proverbs_align_and_similar_refuse_a_narrative_too_short(client):
+    from gradio_client.exceptions import AppError
+
+    with pytest.raises(AppError, match="too short to carry a proverb"):
+        client.predict("Hello.", "Haste makes waste", api_name="/align")
+    with pytest.raises(AppError, match="too short to carry a proverb"):
+        client.predict("Hello there.", "", "embedding-cosine", api_name="/similar")
+
+
+@pytest.mark.parametrize("text,language", [("Der Fluss war sehr langsam.", "German"),
+                                           ("La rivière était très lente.", "French"),
+                                           ("El río era muy lento.", "Spanish")])
+def test_polish_refuses_another_latin_script_language(text, language):
+    from studio.errors import InputError
+    from studio.similes.polish import refuse_other_script
+
+    with pytest.raises(InputError, match=f"reads as {language}"):
+        refuse_other_script(text)
+
+
+@pytest.mark.parametrize("text", ["The river was very slow.", "He is in the den with the dog.",
+                                  "The war was long and the die was cast.", "Do you know what I mean?"])
+def test_english_sentences_pass_the_language_check(text):
+    from studio.similes.polish import refuse_other_script
+
+    refuse_other_script(text)
+
+
+def test_a_literal_comparison_is_not_called_a_simile(tiny_registry):
+    from studio.errors import InputError
+    from studio.similes.polish import literal_comparison, refuse_unpolishable
+    from studio.similes.components import extract_similes
+
+    doc = tiny_registry.get("parser")("He looked like his father.")
+    assert all(literal_comparison(s) for s in extract_similes("", doc=doc))
+    try:
+        refuse_unpolishable(doc)
+    except InputError as exc:  # refused (when the detector finds a comparison): never as "a simile"
+        assert "literal one" in str(exc) and "simile;" not in str(exc)
+    with pytest.raises(InputError, match="already holds a simile"):
+        refuse_unpolishable(tiny_registry.get("parser")("Her eyes were as blue as the sea."))
