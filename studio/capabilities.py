@@ -78,13 +78,13 @@ CAPABILITIES: tuple[Capability, ...] = (
         "continuation", "Figurative narratives: continue and judge", "studio.ui.continue_tab:build_continue_tab",
         commands=("studio.cli.continue_cmd",),
         targets={"build": {"idiom-lexicon": "studio.continuation.lexicon:build_asset"},
-                 "train": {"judge": "studio.continuation.train:train_judge",
+                 "train": {"judge": "studio.continuation.crossjudge:train",
                            "judge-temperature": "studio.continuation.calibrate:train",
                            "continuation": "studio.continuation.generator_train:train"},
                  "eval": {"continuation-report": "studio.continuation.evaluate:evaluate"}},
         evaluations={"continuation": "studio.evaluation.continuation:ContinuationEvaluation",
                      "continuation-read": "studio.evaluation.reads:ContinuationReadEvaluation"},
-        roles=("writer", "continuation_generator", "lm", "judge", "judge_cross", "embedder", "parser"),
+        roles=("writer", "continuation_generator", "lm", "judge_cross", "embedder", "parser"),
         serving=("studio.continuation.generate", "studio.continuation.judge")),
 )
 

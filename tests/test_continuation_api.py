@@ -56,16 +56,15 @@ def test_cli_continue_bad_mode(capsys):
                     reason="the figurative narratives (../shared/data/figurative) are not available")
 def test_offline_judge_batch_and_accuracy(offline, tmp_path, capsys, studio_lexicon):
     from studio.continuation import data
-    from studio.continuation.embedded_texts import encode_cached
     from studio.continuation.features import Case
     from studio.continuation.judge import get_judge
 
     judge = get_judge()
-    assert judge is not None, "assets/continuation/judge is missing: python -m studio train judge"
+    assert judge is not None, "assets/continuation/judge-cross is missing: python -m studio train judge"
     _, val = data.split("simile")
     rows = val[::8][:40]
     js = judge.pairs([Case(it.narrative, it.expression, it.knowledge, it.kind) for it in rows],
-                     [it.option1 for it in rows], [it.option2 for it in rows], encode_cached)
+                     [it.option1 for it in rows], [it.option2 for it in rows])
     acc = sum((j.choice == "option2") == bool(it.label) for j, it in zip(js, rows)) / len(rows)
     assert acc >= 0.6
     src = tmp_path / "in.jsonl"

@@ -35,7 +35,7 @@ def test_no_group_crosses_parts():
 
 @pytest.mark.offline
 @pytest.mark.skipif(not HAS_DATA, reason="the figurative narratives (../shared/data/figurative) are not available")
-def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline, monkeypatch):
+def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline):
     from studio.continuation.crossjudge import ABLATION_DIR, CROSS_DIR, CrossJudge, accuracy, get_cross_judge
     from studio.continuation.judge import get_judge
     from studio.models.pair_encoder import has_pair_encoder
@@ -43,12 +43,7 @@ def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline, monkey
     assert has_pair_encoder(CROSS_DIR), "python -m studio train judge"
     assert has_pair_encoder(ABLATION_DIR), "python -m studio train judge --inputs option"
     judge, ablation = get_cross_judge(CROSS_DIR), get_cross_judge(ABLATION_DIR)
-    monkeypatch.delenv("STUDIO_JUDGE", raising=False)
-    assert isinstance(get_judge(), CrossJudge) and get_judge() is judge  # served by default
-    monkeypatch.setenv("STUDIO_JUDGE", "legacy")
-    assert not isinstance(get_judge(), CrossJudge)  # the old judge on request
-    monkeypatch.setenv("STUDIO_JUDGE", "cross")
-    assert get_judge() is judge
+    assert isinstance(get_judge(), CrossJudge) and get_judge() is judge  # the served judge
     assert judge.reads_narrative and not ablation.reads_narrative
     rows = data.split3("idiom")["test"][::7][:20] + data.split3("simile")["test"][::7][:20]
     assert len(rows) == 40
@@ -65,7 +60,7 @@ def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline, monkey
     mean = sum(j.scores(rows[:1], options)[0] for j in one) / 3
     assert abs(judge.scores(rows[:1], options)[0] - mean).max() < 1e-5
     assert abs(one[0].scores(rows[:1], options)[0] - one[1].scores(rows[:1], options)[0]).max() > 1e-3
-    # the same public surface as the old judge: a pair's probabilities sum to one, ranks are a distribution
+    # a pair's probabilities sum to one, ranks are a distribution
     p = judge.rank(rows[0].narrative, [rows[0].option1, rows[0].option2, "The sky is blue."])
     assert p.shape == (3,) and abs(p.sum() - 1) < 1e-5
     # the served probabilities carry the temperature fitted on dev (calibration.json beside the weights): the

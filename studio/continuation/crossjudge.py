@@ -7,7 +7,7 @@ Input: the narrative truncated from the LEFT (its end, with the expression, is k
 `max_length` tokens; no meaning, no inferences (the product setting: a user has no gold meaning).
 The no-narrative ablation is the same model and recipe on the option alone (`--inputs option`).
 
-The served pair (DEFAULT_JUDGE in judge.py) starts from the NLI cross-encoder (assets/heads/nli-cross: MiniLM
+The served pair (judge.get_judge) starts from the NLI cross-encoder (assets/heads/nli-cross: MiniLM
 fine-tuned on MNLI / SNLI / FLUTE pairs) with a fresh scorer, all 5,140 training pairs, 3 epochs, 128 tokens:
 
     python -m studio train judge                   # the judge   -> assets/continuation/judge-cross/
@@ -23,7 +23,7 @@ probabilities are calibrated; its choices do not depend on it.
 The defaults are the recipe (`--init assets/heads/nli-cross --frozen-layers 1 --max-length 128 --epochs 3 --lr 1e-4
 --head-lr 1e-3`; about 35 and 8 minutes on 2 idle cores); `--no-init` starts from the MiniLM package, as the earlier
 runs did. Dev figures are stored in each folder's pair_encoder.json; test figures come from `python -m studio
---profile offline eval continuation`. The judge leads the old judge on dev; it leads its own ablation by 10 / 5 points
+--profile offline eval continuation`. The judge leads its own ablation by 10 / 5 points
 (idiom / simile) on test but only 1 / 5 on dev (docs/continuation.md, docs/experiments.md).
 """
 from __future__ import annotations
@@ -66,7 +66,7 @@ def raw_scores(model, tok, narratives, options, max_length: int, batch: int = 32
 
 
 class CrossJudge:
-    """The same public methods as judge.Judge (scores / pairs / rank); Case.meaning is not read."""
+    """The served judge: scores / pairs / rank of continuations; Case.knowledge (the meaning) is not read."""
 
     def __init__(self, members: list[tuple], temperature: float = 1.0):
         """`members`: [(config, tokenizer, model)] of one recipe's runs (seeds); their scores are averaged, then
@@ -77,12 +77,11 @@ class CrossJudge:
         config = self.config = self.members[0][0]
         self.name = config.get("notes", "cross-encoder judge") + (
             f", {len(self.members)} seeds averaged" if len(self.members) > 1 else "")
-        self.cfg = self  # evaluate.py reads judge.cfg.metrics
         self.metrics = (config.get("metrics", {}) if len(self.members) == 1
                         else {"members (dev, at training)": [c.get("metrics", {}) for c, _, _ in self.members]})
         self.reads_narrative = config.get("inputs", "narrative") == "narrative"
 
-    def scores(self, cases, options: list[list[str]], encode=None) -> list[np.ndarray]:
+    def scores(self, cases, options: list[list[str]]) -> list[np.ndarray]:
         narr, opts, owner = [], [], []
         for i, (case, os_) in enumerate(zip(cases, options)):
             for o in os_:
@@ -96,7 +95,7 @@ class CrossJudge:
         owner = np.array(owner)
         return [s[owner == i] for i in range(len(cases))]
 
-    def pairs(self, cases, option1, option2, encode=None):
+    def pairs(self, cases, option1, option2):
         from .judge import Judgement
 
         out = []

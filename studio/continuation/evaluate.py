@@ -1,5 +1,5 @@
 """`python -m studio eval continuation`: on the validation part of ../shared/data/figurative (split by idiom /
-by simile, never trained on) — the judge's accuracy per type for every scoring tried, idiom detection recall,
+by simile, never trained on) — the judge's accuracy per type and its ablation's, idiom detection recall,
 and for generation the ROUGE-L and embedding similarity of the best-ranked continuation against the gold
 plausible option, per mode, on a subsample of narratives (generation on two CPU cores is slow)."""
 from __future__ import annotations
@@ -13,7 +13,6 @@ import numpy as np
 
 from ..models import get_registry
 from . import data
-from .features import Case
 
 
 def cross_judge_accuracy() -> dict:
@@ -30,67 +29,10 @@ def cross_judge_accuracy() -> dict:
                                   + (" --inputs option" if folder == ABLATION_DIR else "")}
             continue
         out[name] = {**measure(judge), "model": judge.name, "recipe": judge.config.get("recipe", {})}
-    old = old_judge_by_part()
-    if old:
-        out["old judge (frozen MiniLM features; the fallback)"] = old
     if all("error" not in out[k] for k in ("judge", "no-narrative ablation")):
         out["judge minus ablation (points)"] = {
             k: round(100 * (out["judge"][k]["accuracy"] - out["no-narrative ablation"][k]["accuracy"]), 1)
             for k in out["judge"] if " / " in k}
-    return out
-
-
-def old_judge_by_part() -> dict:
-    """The old judge on the same dev / test parts: as served (the expression and its meaning found by the studio),
-    with no meaning, and with the gold one."""
-    from ..evaluation.continuation import given_accuracy, product_accuracy
-    from .judge import get_legacy_judge
-
-    judge = get_legacy_judge()
-    if judge is None:
-        return {}
-    out = {}
-    for kind in data.KINDS:
-        split = data.split3(kind)
-        for part in ("dev", "test"):
-            items = split[part]
-            # as served: the expression found and its meaning looked up by the studio
-            out[f"{kind} / {part} (product setting)"] = {"accuracy": round(product_accuracy(items, judge)[0], 4),
-                                                        "n": len(items)}
-            for label, hidden in (("no meaning", True), ("gold meaning/property", False)):
-                acc = given_accuracy(items, hidden, judge)
-                out[f"{kind} / {part} ({label})"] = {"accuracy": round(acc, 4), "n": len(items)}
-    return out
-
-
-def judge_accuracy() -> dict:
-    from .embedded_texts import encode_cached
-    from .train import cosine_baseline, featurize
-
-    from .judge import get_legacy_judge
-
-    judge = get_legacy_judge()
-    out = {}
-    if judge is None:
-        return {"error": "the judge is not trained: run `python -m studio train judge`"}
-    for kind in data.KINDS:
-        _, val = data.split(kind)
-        rows = {}
-        for hidden in (False, True):
-            cases = [Case(it.narrative, it.expression, "" if hidden else it.knowledge, it.kind) for it in val]
-            js = judge.pairs(cases, [it.option1 for it in val], [it.option2 for it in val], encode_cached)
-            acc = float(np.mean([(j.choice == "option2") == bool(it.label) for j, it in zip(js, val)]))
-            rows["judge" + (" (meaning/property hidden)" if hidden else "")] = round(acc, 4)
-        f1, f2, y = featurize(val)
-        rows["baseline: option closer to the meaning/property"] = cosine_baseline(f1, f2, y, 2)
-        rows["baseline: option closer to the narrative"] = cosine_baseline(f1, f2, y, 0)
-        rows["baseline: option closer to the literalized last sentence"] = cosine_baseline(f1, f2, y, 4)
-        rows["majority option"] = round(float(max(y.mean(), 1 - y.mean())), 4)
-        rows["n"] = len(val)
-        out[kind] = rows
-    out["scorings compared at training time"] = judge.cfg.metrics.get("all_scorings", {})
-    out["scorer selection (training part only)"] = judge.cfg.metrics.get("inner_selection", {})
-    out["judge"] = judge.name
     return out
 
 
@@ -228,7 +170,6 @@ def evaluate(argv: list[str]) -> dict:
     p.add_argument("--samples", type=int, default=3, help="continuations sampled per narrative, then ranked")
     p.add_argument("--modes", default="plain,literal,context")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--legacy", action="store_true", help="also measure the old judge over frozen embedder features")
     p.add_argument("--only", choices=["judge", "detection", "generation", "ranking"], action="append",
                    help="ranking: the rankings of the tuned generator's pool on the dev read (eval/"
                         "continuation_dev_read_1.json); not run unless asked")
@@ -242,8 +183,6 @@ def evaluate(argv: list[str]) -> dict:
     result: dict = {"profile": get_registry().profile}
     if "judge" in parts:
         result["cross_judge_accuracy"] = cross_judge_accuracy()
-        if args.legacy:
-            result["judge_accuracy (old judge, validation = dev + test)"] = judge_accuracy()
     if "detection" in parts:
         result["idiom_detection"] = idiom_recall()
     if "ranking" in parts:

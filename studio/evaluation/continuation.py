@@ -1,8 +1,6 @@
 """Continuation judge (FigurativeNarrativeBenchmark, ../shared/data/figurative): accuracy of choosing the plausible
 continuation of the two, per type, in the product setting — the judge reads only the narrative (no mark) and the two
-options; the old judge also gets the expression found and its meaning / property looked up by the studio itself
-(idiom lexicon, simile extractor + KB), exactly as `judge_pair` serves it. Also: the served judge's no-narrative
-ablation (the same model and recipe trained on the options alone) on the same rows, and the recall of the served
+options, exactly as `judge_pair` serves it. Also: the served judge's no-narrative ablation (the same model and recipe trained on the options alone) on the same rows, and the recall of the served
 idiom lexicon on the test idioms.
 
 Split (studio/continuation/data.py, split3): by expression — an idiom, or a simile narrative. `sha1(kind|group) % 5
@@ -25,14 +23,8 @@ PAPER_ROUGE = {"idiom": 12.8, "simile": 23.1}
 GENERATION_NARRATIVES = 30  # per kind, from the test part of data.split3 (the generator's training never reads it)
 
 
-def product_accuracy(items, judge=None) -> tuple[float, dict]:
-    acc, found, _ = product_judgements(items, judge)
-    return acc, found
-
-
 def product_judgements(items, judge=None) -> tuple[float, dict, np.ndarray]:
     """(accuracy, what was found, 1/0 per item: right or not) in the product setting."""
-    from ..continuation.embedded_texts import encode_cached
     from ..continuation.expression import find_expression
     from ..continuation.judge import case_for, get_judge
 
@@ -42,29 +34,12 @@ def product_judgements(items, judge=None) -> tuple[float, dict, np.ndarray]:
         if it.narrative not in found:
             found[it.narrative] = find_expression(it.narrative)
     cases = [case_for(*found[it.narrative]) for it in items]
-    js = judge.pairs(cases, [it.option1 for it in items], [it.option2 for it in items], encode_cached)
+    js = judge.pairs(cases, [it.option1 for it in items], [it.option2 for it in items])
     right = np.array([(j.choice == "option2") == bool(it.label) for j, it in zip(js, items)], dtype=float)
     exprs = [found[it.narrative][1] for it in items]
     return float(right.mean()) if len(right) else 0.0, {
         "expression_found": round(float(np.mean([e is not None for e in exprs])), 4),
         "with_meaning": round(float(np.mean([bool(e and e.meaning) for e in exprs])), 4)}, right
-
-
-def given_accuracy(items, hidden: bool, judge=None) -> float:
-    from ..continuation.embedded_texts import encode_cached
-    from ..continuation.features import Case
-    from ..continuation.judge import get_judge
-
-    cases = [Case(it.narrative, it.expression, "" if hidden else it.knowledge, it.kind) for it in items]
-    js = (judge or get_judge()).pairs(cases, [it.option1 for it in items], [it.option2 for it in items], encode_cached)
-    return float(np.mean([(j.choice == "option2") == bool(it.label) for j, it in zip(js, items)]))
-
-
-def _served_ablation(judge):
-    """The no-narrative ablation of the served judge when that is the cross-encoder (None for the old judge)."""
-    from ..continuation.crossjudge import ABLATION_DIR, CrossJudge, get_cross_judge
-
-    return get_cross_judge(ABLATION_DIR) if isinstance(judge, CrossJudge) else None
 
 
 def marked_narratives(items) -> dict[str, tuple[int, int]]:
@@ -127,14 +102,15 @@ class ContinuationEvaluation(Evaluation):
 
     def _compute(self, limit):
         from ..continuation import data
-        from ..continuation.judge import get_judge, get_legacy_judge
+        from ..continuation.crossjudge import ABLATION_DIR, get_cross_judge
+        from ..continuation.judge import get_judge
         from ..errors import StudioError
 
         judge = get_judge()
         if judge is None:
             raise StudioError("the judge is not trained: run `python -m studio train judge`")
         figures, details = [], {"judge": judge.name}
-        ablation, old = _served_ablation(judge), get_legacy_judge()
+        ablation = get_cross_judge(ABLATION_DIR)  # the served judge's no-narrative ablation
         for kind in data.KINDS:
             test = list(data.split3(kind)["test"])[:limit or None]
             acc, found, right = product_judgements(test, judge)
@@ -143,12 +119,6 @@ class ContinuationEvaluation(Evaluation):
             narratives = [it.narrative for it in test]
             details[kind] = {"product setting": round(acc, 4), **found, "n": len(test),
                              "narratives": len(set(narratives))}
-            # the old judge reads the expression's meaning / property: how much that would give, on the same rows
-            if old is not None:
-                details[kind]["old judge (frozen features; STUDIO_JUDGE=legacy)"] = {
-                    "product setting": round(product_accuracy(test, old)[0], 4),
-                    "expression given, meaning hidden": round(given_accuracy(test, True, old), 4),
-                    "expression and gold meaning given (not the product)": round(given_accuracy(test, False, old), 4)}
             figures.append(Figure(f"judge accuracy, {kind}", acc, "test", len(test),
                                   {"value": PAPER[kind], "source": PAPER_SOURCE},
                                   interval=group_bootstrap_interval(lambda idx: right[idx].mean(), narratives)))
@@ -165,16 +135,14 @@ class ContinuationEvaluation(Evaluation):
                 figures.append(Figure(f"judge's lead over the ablation, {kind} (target 0.08)", acc - abl, "test",
                                       len(test), interval=group_bootstrap_interval(
                                           lambda idx: (right - abl_right)[idx].mean(), narratives)))
-        from ..continuation.crossjudge import CrossJudge
-
-        if isinstance(judge, CrossJudge):  # are the served judge's probabilities honest?
-            test = [it for kind in data.KINDS for it in list(data.split3(kind)["test"])[:limit or None]]
-            cal = judge_calibration(judge, test)
-            details["judge calibration (test, idioms and similes)"] = cal
-            figures.append(Figure("judge's probability: calibration error (ECE, 10 bins), as served",
-                                  cal["served"]["ece"], "test", len(test), headline=False))
-            figures.append(Figure("judge's probability: calibration error (ECE), uncalibrated (temperature 1)",
-                                  cal["temperature 1"]["ece"], "test", len(test), headline=False))
+        # are the served judge's probabilities honest?
+        test = [it for kind in data.KINDS for it in list(data.split3(kind)["test"])[:limit or None]]
+        cal = judge_calibration(judge, test)
+        details["judge calibration (test, idioms and similes)"] = cal
+        figures.append(Figure("judge's probability: calibration error (ECE, 10 bins), as served",
+                              cal["served"]["ece"], "test", len(test), headline=False))
+        figures.append(Figure("judge's probability: calibration error (ECE), uncalibrated (temperature 1)",
+                              cal["temperature 1"]["ece"], "test", len(test), headline=False))
         test = data.split3("idiom")["test"]
         rec = lexicon_recall(list(test)[:limit or None])
         details["idiom_lexicon_recall"] = rec
@@ -198,10 +166,8 @@ class ContinuationEvaluation(Evaluation):
                                       headline=False))
                 figures.append(Figure(f"no-narrative ablation, {kind}", accuracy(ablation, dev), "dev", len(dev),
                                       headline=False))
-        elif judge.cfg.metrics.get("inner_selection"):
-            details["scorer selection (train part)"] = judge.cfg.metrics["inner_selection"]
         else:
-            details["judge's dev figures (chosen on)"] = judge.cfg.metrics
+            details["judge's dev figures (chosen on)"] = judge.metrics
         from ..continuation.evaluate import generation_scores
 
         # a limited run (the committed sample among them) generates for a few narratives, in the served mode only:

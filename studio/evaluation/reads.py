@@ -67,7 +67,7 @@ class ContinuationReadEvaluation(Evaluation):
                             "source or rank"}
 
     def _compute(self, limit):
-        from ..continuation.judge import get_judge, get_legacy_judge
+        from ..continuation.judge import get_judge
         from ..models import get_registry
 
         rows = _record(CONTINUATION_READ)["rows"]
@@ -81,19 +81,16 @@ class ContinuationReadEvaluation(Evaluation):
         for generator in others:  # an earlier prompt read in the same read: its 3 shown and all it drew
             details[f"{generator}: its best 3"] = tally(rows, "generator", generator, top=3)
             details[f"{generator}: all drawn"] = tally(rows, "generator", generator)
-        # which of a narrative's (up to) 3 read continuations each judge puts first: the labels are the reader's, the
+        # which of a narrative's (up to) 3 read continuations the judge puts first: the labels are the reader's, the
         # ranking is recomputed, so a judge served after the read is measured on the same continuations
         if get_registry().profile == "tiny":  # random models: no ranking worth counting
             return figures, details
-        judge, old = get_judge(), get_legacy_judge()
+        judge = get_judge()
         if judge is not None:
             first = first_choice_usable(rows, CONTINUATION_SERVED, judge)
             details["first choice usable"] = {"served judge (" + judge.name + ")": first,
                                               "any of the narrative's continuations": any_usable(rows,
                                                                                                  CONTINUATION_SERVED)}
-            if old is not None and old is not judge:
-                details["first choice usable"]["old judge (" + old.name + ")"] = first_choice_usable(
-                    rows, CONTINUATION_SERVED, old)
         return figures, details
 
 

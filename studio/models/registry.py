@@ -112,8 +112,6 @@ class Registry:
             return any(Path(spec.model_id).glob("scorer*.safetensors"))
         if spec.backend == "simile_reranker":
             return Path(spec.model_id).is_file()
-        if spec.backend == "judge_head":
-            return (Path(spec.model_id) / "judge.json").is_file()
         if spec.backend in ("pair_nli", "pair_encoder_judge", "pair_sentiment"):
             from .pair_encoder import has_pair_encoder
 

@@ -27,9 +27,7 @@ PROVERBS_DELTA = PROVERBS_ASSETS / "encoder_delta.safetensors"
 #: LoRA deltas of the offline `lm` (studio/models/lm_delta.py): Polish's polisher and Continue's generator
 POLISHER_DELTA = ASSETS / "similes" / "polish_lora.safetensors"
 CONTINUATION_GENERATOR = ASSETS / "continuation" / "generator_lora.safetensors"
-#: the continuation judge's head, trained on the offline `embedder`'s features (studio/models/judge_head.py)
-JUDGE_HEAD = ASSETS / "continuation" / "judge"
-#: the Continue judge that reads the narrative (a MiniLM cross-encoder; the default, STUDIO_JUDGE=legacy: the old)
+#: the Continue judge that reads the narrative (a MiniLM cross-encoder)
 CROSS_JUDGE = ASSETS / "continuation" / "judge-cross"
 
 #: the learned simile-component boundary (a linear reranker's weights; studio/similes/component_model.py)
@@ -91,8 +89,6 @@ def _proverbs_encoder(base: str) -> ModelSpec:
 _CROSS_JUDGE = _shipped("judge_cross", "pair_encoder_judge", CROSS_JUDGE,
                         "the Continue judge that reads the narrative (the default judge)",
                         "python -m studio train judge", "cross-encoder judge (judge-cross)")
-_JUDGE = _shipped("judge", "judge_head", JUDGE_HEAD, "pairwise scorers over the embedder's features (the Continue "
-                  "tab's judge)", "python -m studio train judge --legacy", "judge (judge.json)")
 _SIMILE_COMPONENTS = _shipped("simile_components", "simile_reranker", SIMILE_COMPONENTS,
                               "the simile extractor's learned vehicle boundary (the rules' boundary when absent)",
                               "python -m studio train simile-components", "learned component weights (components.json)")
@@ -129,7 +125,6 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "lm": ModelSpec("lm", "transformers_lm", HUB_LM),
         "writer": ModelSpec("writer", "transformers_lm", HUB_WRITER, "Qwen2.5-Coder-1.5B-Instruct (Apache-2.0)"),
         **_VARIANTS,
-        "judge": _JUDGE,
         "judge_cross": _CROSS_JUDGE,
         "simile_components": _SIMILE_COMPONENTS,
         "polish_ranker": _POLISH_RANKER,
@@ -152,7 +147,6 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "writer": ModelSpec("writer", "gguf_writer", OFFLINE_WRITER,
                             "Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M (Apache-2.0)"),
         **_VARIANTS,
-        "judge": _JUDGE,
         "judge_cross": _CROSS_JUDGE,
         "simile_components": _SIMILE_COMPONENTS,
         "polish_ranker": _POLISH_RANKER,
@@ -183,7 +177,6 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "lm": ModelSpec("lm", "tiny_lm", "tiny-llama", "random, seeded"),
         "writer": ModelSpec("writer", "tiny_writer", "tiny-qwen2", "random Qwen2, seeded"),
         **_VARIANTS,
-        "judge": _JUDGE,
         "judge_cross": _CROSS_JUDGE,
         "simile_components": _SIMILE_COMPONENTS,
         "polish_ranker": _POLISH_RANKER,

@@ -99,15 +99,3 @@ def test_text_embedding_cache_is_rebuilt(cache, tiny_registry):
     _damage(embeddings.cache_file("robustness", embedder.cache_key))
     embeddings.forget()  # a fresh process
     np.testing.assert_allclose(embeddings.embed_cached(embedder, texts, "robustness"), first, atol=1e-6)
-
-
-def test_continuation_embeddings_use_the_one_cache(cache, tiny_registry):
-    from studio import embeddings
-    from studio.continuation.embedded_texts import encode_cached
-
-    embeddings.forget()
-    first = encode_cached(["like a statue", "cold as ice"])
-    [path] = list((cache / "embeddings").glob("continuation-*.npz"))
-    _damage(path)
-    embeddings.forget()  # a fresh process
-    np.testing.assert_allclose(encode_cached(["like a statue", "cold as ice"]), first, atol=1e-6)

@@ -26,7 +26,6 @@ LOADERS = {
     "embedder_variant": ("..variants", "load_variant_role"),
     "simile_reranker": ("simile_reranker", "load_simile_reranker"),
     "polish_ranker": ("simile_reranker", "load_polish_ranker"),
-    "judge_head": ("..judge_head", "load_judge_role"),
     "lm_variant": ("..lm_delta", "load_lm_variant_role"),
     "pair_encoder_judge": ("..pair_encoder", "load_pair_encoder_role"),
     "proverbs_adapter": ("..proverbs_head", "load_adapter_role"),
