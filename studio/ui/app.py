@@ -51,9 +51,11 @@ CSS = f"""
 .studio-note {{font-size: 0.9em; opacity: 0.8}}
 {_HIGHLIGHT_TEXT} {{word-break: normal !important; overflow-wrap: break-word !important}}
 .studio-wide-table table {{min-width: 900px}}
-{_FIT} {{word-break: normal !important; overflow-wrap: break-word !important; hyphens: auto}}
+{_FIT}, .studio-fit-table .cell-wrap {{word-break: normal !important; overflow-wrap: break-word !important;
+  font-family: var(--font) !important}}
 @media (max-width: 700px) {{
-  {_FIT} {{font-size: 13px !important; padding: 6px 4px !important}}
+  {_FIT} {{font-size: 13px !important; padding: 4px 2px !important}}
+  .studio-fit-table .cell-wrap {{padding: 2px !important}}
   {_CELLS} {{{_fixed(110)}; flex: none !important}}
   {_RERANK} {{{_fixed(84)}}}
   {_RERANK_2} {{{_fixed(240)}}}

@@ -39,7 +39,7 @@ JUDGE_NOTE = ("**P(plausible)**: which of the two continuations the judge finds 
               "are calibrated on held-out narratives: where it says 70 %, it was right about 7 times in 10 there. "
               "It is often wrong: it tends to prefer a continuation that repeats the narrative's own words over one "
               "that follows the idiom's meaning.")
-COLUMNS = ["rank", "continuation", "plausible (%)", "why here"]
+COLUMNS = ["#", "continuation", "plausible (%)", "why here"]
 #: what each number in the table means, shown under it
 TABLE_NOTE = ("**plausible (%)**: the judge's share of plausibility among the continuations shown (they add up to "
               "100 %; calibrated on held-out narratives; empty when no judge ran). The order is the judge's, except "
@@ -176,7 +176,7 @@ def build_continue_tab() -> None:
                 info = gr.Markdown(elem_id="continue-info", label="Status")
         table = gr.Dataframe(headers=COLUMNS, datatype=["number", "str", "number", "str"], interactive=False,
                              label="Continuations, best first", wrap=True, elem_id="continue-table",
-                             elem_classes=["studio-fit-table"], column_widths=["7%", "58%", "13%", "22%"])
+                             elem_classes=["studio-fit-table"], column_widths=["9%", "53%", "16%", "22%"], max_height=1400)
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)

@@ -73,6 +73,9 @@ def screen_table(full: pd.DataFrame | dict | None = None) -> pd.DataFrame:
         full = pd.DataFrame(full.get("data") or [], columns=full.get("headers") or COLUMNS)
     full = status_table() if full is None else full
     table = full[SCREEN_KEYS].copy()
+    table["role"] = table["role"].str.replace("_", " ")  # "continuation generator" wraps between its words
+    table["load_seconds"] = pd.to_numeric(table["load_seconds"], errors="coerce").round(1)
+    table["memory_mb"] = pd.to_numeric(table["memory_mb"], errors="coerce").round(0)
     table.columns = SCREEN_COLUMNS
     return table
 

@@ -37,7 +37,7 @@ COLOURS = {str(i + 1): c for i, c in enumerate(PALETTE)}
 #: the full table: the /proverbs API's "top proverbs", shown under *Details* (and in the downloads)
 TABLE_COLUMNS = ["rank", "proverb", "meaning", "themes", "probability", "score", "id"]
 #: the table on screen: four columns that fit a phone
-SCREEN_COLUMNS = ["rank", "proverb", "meaning", "fit (%)"]
+SCREEN_COLUMNS = ["#", "proverb", "meaning", "fit (%)"]
 #: what the screen's numbers mean, shown under the table
 TABLE_NOTE = ("**fit (%)**: how likely the scorer finds it that this is the story's proverb, as a share of the whole "
               "catalog (all its proverbs add up to 100 %, so with hundreds of them 5 % can still lead; the scale was "
@@ -181,7 +181,7 @@ def build_proverbs_tab() -> None:
         status = gr.Markdown(elem_classes="studio-note", label="Status")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["number", "str", "str", "number"], interactive=False,
                              wrap=True, label="Top proverbs, best first", elem_id="proverbs-table",
-                             elem_classes=["studio-fit-table"], column_widths=["7%", "33%", "48%", "12%"])
+                             elem_classes=["studio-fit-table"], column_widths=["9%", "31%", "44%", "16%"], max_height=1400)
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Top proverbs (CSV and JSON)", file_count="multiple")
         with gr.Accordion("Details: themes, raw scores and ids", open=False):

@@ -1,0 +1,108 @@
+"""In headless Chromium, issue "What a visitor still hits" item 7: with a result on screen, every column of the
+tables a visitor reads (Polish, Rerank, Proverbs, Continue, Models) lies inside its table's box and the window, at
+1400 px and on a phone (no column hidden behind a scrollbar nobody sees), and on a phone the Polish button is on the
+first screen. The tiny profile's app, one browser for the module."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import SIZE_IDS, SIZES, needs_chromium, open_page, select_tab
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+RESULT_TIMEOUT_MS = 120_000
+STORY = "Maya kept putting off her thesis all spring, and then she had to write day and night [like a machine]."
+
+#: every visible table's box and its header cells' edges (px)
+COLUMNS_JS = """(selector) => [...document.querySelectorAll(selector)].filter(e => e.offsetParent).map(root => {
+  const table = root.querySelector('table');
+  const wrap = (table && (table.closest('.table-wrap') || table.parentElement)) || root;
+  const box = wrap.getBoundingClientRect();
+  const heads = [...root.querySelectorAll('thead th')].filter(h => h.offsetParent);
+  return {box: [box.left, box.right], window: window.innerWidth,
+          heads: heads.map(h => { const r = h.getBoundingClientRect();
+                                  return [h.innerText.trim(), r.left, r.right, r.width]; })};
+})"""
+
+
+def _columns_inside(page, selector: str, expected: int):
+    tables = page.evaluate(COLUMNS_JS, selector)
+    assert tables, f"no table {selector} on screen"
+    for table in tables:
+        left, right = table["box"]
+        heads = table["heads"]
+        assert len(heads) == expected, (selector, [h[0] for h in heads])
+        assert right <= table["window"] + 1, (selector, "the table runs past the window", table)
+        for title, a, b, width in heads:
+            assert a >= left - 1 and b <= right + 1, (selector, title, "outside the table's box", table)
+            assert width >= 24, (selector, title, "too narrow to read", width)
+
+
+def _narrative(page, text: str):
+    page.get_by_label("Narrative").filter(visible=True).first.fill(text)
+
+
+@pytest.fixture(scope="module")
+def pages(browser, app_url):
+    opened = {}
+    yield lambda width, height: opened.setdefault((width, height), open_page(browser, app_url, width, height))
+    for page in opened.values():
+        page.close()
+
+
+@pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
+def test_polish_button_on_the_first_screen_and_every_column_shown(pages, shots, width, height):
+    page = pages(width, height)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    select_tab(page, "Polish")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    button = page.get_by_role("button", name="Polish", exact=True).bounding_box()
+    assert button["y"] + button["height"] <= height, f"the Polish button ends {button['y'] + button['height']:.0f} px down"
+    page.get_by_role("button", name="Polish", exact=True).click()
+    page.locator("#polish-status").get_by_text("candidates asked").wait_for(timeout=RESULT_TIMEOUT_MS)
+    page.wait_for_timeout(800)
+    _columns_inside(page, "#polish-table", 3)
+    page.screenshot(path=str(shots / f"layout-polish-{width}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
+def test_proverbs_columns_all_shown(pages, shots, width, height):
+    page = pages(width, height)
+    select_tab(page, "Proverbs")
+    _narrative(page, STORY)
+    page.get_by_role("button", name="Recommend proverbs", exact=True).click()
+    page.get_by_text("Scoring:").filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+    page.wait_for_timeout(800)
+    _columns_inside(page, "#proverbs-table", 4)
+    page.screenshot(path=str(shots / f"layout-proverbs-{width}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
+def test_continue_columns_all_shown(pages, shots, width, height):
+    page = pages(width, height)
+    select_tab(page, "Continue")
+    _narrative(page, STORY)
+    page.get_by_label("plain", exact=True).filter(visible=True).first.check()
+    page.get_by_role("button", name="Continue", exact=True).click()
+    page.locator("#continue-info").get_by_text("sample(s) in", exact=False).wait_for(timeout=RESULT_TIMEOUT_MS)
+    page.wait_for_timeout(800)
+    _columns_inside(page, "#continue-table", 4)
+
+
+@pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
+def test_models_columns_all_shown(pages, shots, width, height):
+    page = pages(width, height)
+    select_tab(page, "Models")
+    page.wait_for_timeout(800)
+    _columns_inside(page, "#models-table", 5)
+    page.screenshot(path=str(shots / f"layout-models-{width}.png"), full_page=True)
+
+
+def test_rerank_columns_all_shown_at_1400(pages):
+    """At 1400 px every Rerank column is in view (on a phone its nine columns scroll inside their own box)."""
+    page = pages(1400, 1000)
+    select_tab(page, "Rerank")
+    page.get_by_role("button", name="Rerank", exact=True).click()
+    page.locator("#rerank-table").get_by_text("like a child").filter(visible=True).first.wait_for(
+        timeout=RESULT_TIMEOUT_MS)
+    page.wait_for_timeout(800)
+    _columns_inside(page, "#rerank-table", 9)
