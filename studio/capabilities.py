@@ -51,8 +51,7 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability(
         "hauser", "HAUSER scoring and reranking", "studio.ui.rerank_tab:build_rerank_tab",
         commands=("studio.cli.score_cmd",),
-        targets={"train": {"nli": "studio.hauser.train_heads:train_nli",
-                           "nli-cross": "studio.hauser.train_nli_cross:train",
+        targets={"train": {"nli-cross": "studio.hauser.train_nli_cross:train",
                            "sentiment": "studio.hauser.train_heads:train_sentiment",
                            "sentiment-cross": "studio.hauser.train_sentiment_cross:train"},
                  "eval": {"hauser-report": "studio.hauser.evaluate:eval_hauser"}},

@@ -65,7 +65,7 @@ def test_an_override_folder_with_a_pair_encoder_is_served_as_one(tmp_path):
     (tmp_path / WEIGHTS).write_bytes(b"")
     assert spec_for("offline", "nli", str(tmp_path)).backend == "pair_nli"
     assert spec_for("offline", "nli").backend == "pair_nli"
-    assert spec_for("offline", "nli", str(HEADS_DIR / "nli")).backend == "embedding_head"  # the older head
+    assert spec_for("offline", "nli", str(HEADS_DIR / "sentiment")).backend == "transformers_nli"  # no NLI head
 
 
 @pytest.mark.skipif(not HAVE_NLI, reason="../shared/data/nli is not available")

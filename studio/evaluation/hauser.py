@@ -8,7 +8,8 @@ of 37 and 44 rows could not measure a correlation (a half said 0.51 where unseen
 pool every row, their intervals resample whole literals, and the one choice made on these ratings (λ of the LM
 back-off and the quality weights) is measured by leave-one-literal-out cross-validation. Each quality part stands
 beside the paper's own part on the same rows (the file holds them).
-The heads (NLI, sentiment) are trained on FLUTE / SST-2 train (`python -m studio train nli|sentiment`), the KB on the
+The NLI and sentiment models are trained on MNLI / SNLI / FLUTE and SST-2 train (`python -m studio train
+nli-cross|sentiment`), the KB on the
 simile corpora (`python -m studio build kb`); none of them read these ratings.
 
 Beside the ratings, `polish_lists`: HAUSER's quality against writers' usable / not verdicts on Polish's own candidates

@@ -1,4 +1,4 @@
-"""`python -m studio train nli|sentiment`: the offline profile's classifier heads on frozen embedder features.
+"""`python -m studio train sentiment`: the offline profile's sentiment head on frozen embedder features.
 
 Deterministic for a given seed: the data split, the initialisation and the batch order all derive from it.
 Embeddings are cached on disk (studio/embeddings.py), so a re-run only pays for the (seconds-long) training.
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 import time
 from pathlib import Path
@@ -15,30 +14,18 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, parse_options
-from ..models import NLI_LABELS, get_registry
-from ..models.heads import HeadConfig, build_module, pair_features, save_head
+from ..models import get_registry
+from ..models.heads import HeadConfig, build_module, save_head
 from ..models.specs import HEADS_DIR
 from ..embeddings import embed_cached
 from .paths import data_file
 
-FLUTE_TYPES = ("simile", "metaphor", "idiom")
 SENTIMENT_LABELS = ["negative", "positive"]
 MAX_HEAD_BYTES = 5 * 2**20
 
 
 def _log(message: str) -> None:
     print(f"[train] {message}", file=sys.stderr, flush=True)
-
-
-def _read_jsonl(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
-def _nli_rows(name: str) -> list[tuple[str, str, str]]:
-    rows = _read_jsonl(data_file("nli", name))
-    # FLUTE says Entailment/Contradiction; the general sets are lower case; "-" (no gold label) is dropped
-    return [(r["premise"], r["hypothesis"], r["label"].lower()) for r in rows if r["label"].lower() in NLI_LABELS]
 
 
 def _split(n: int, held_out: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -113,56 +100,6 @@ def _save(args, cfg: HeadConfig, module) -> dict:
     if size > MAX_HEAD_BYTES:
         raise InputError(f"the head is {size / 2**20:.1f} MB, over the 5 MB budget: lower --hidden")
     return {"head": str(args.out), "bytes": size, "embedder": cfg.embedder, "metrics": cfg.metrics}
-
-
-def train_nli(argv: list[str]) -> dict:
-    p = _common_args("nli", HEADS_DIR / "nli", hidden=512)
-    p.add_argument("--held-out", type=float, default=0.15, help="fraction of MNLI and SNLI kept out of training")
-    args = parse_options(p, argv)
-    start = time.perf_counter()
-    embedder = _embedder()
-    rng = np.random.default_rng(args.seed)
-    train, held_out, tests = [], {}, {}
-    for name, tag in (("mnli_dev_matched.jsonl", "mnli"), ("snli_dev.jsonl", "snli")):
-        rows = _nli_rows(name)
-        keep, hold = _split(len(rows), args.held_out, rng)
-        train += [rows[i] for i in keep]
-        held_out[tag] = [rows[i] for i in hold]
-    for kind in FLUTE_TYPES:
-        train += _nli_rows(f"flute_{kind}_train.jsonl")
-        tests[f"flute_{kind}_test"] = _nli_rows(f"flute_{kind}_test.jsonl")
-    evals = {f"{k}_held_out": v for k, v in held_out.items()} | tests
-
-    def featurise(rows):
-        u = _encode(embedder, [r[0] for r in rows])
-        v = _encode(embedder, [r[1] for r in rows])
-        return pair_features(u, v), np.array([NLI_LABELS.index(r[2]) for r in rows], dtype=np.int64)
-
-    x, y = featurise(train)
-    cfg = HeadConfig("pair", embedder.dim, args.hidden, list(NLI_LABELS), embedder=embedder.model_id)
-    _log(f"training the NLI head on {len(x):,} pairs")
-    module, fit = _fit(x, y, cfg, args.seed, args.epochs, args.lr, weight_decay=1e-2)
-    metrics = {}
-    for name, rows in evals.items():
-        xe, ye = featurise(rows)
-        if name.startswith("flute"):
-            # FLUTE has no neutral class: a pair counts as right when the gold label beats the other gold label
-            import torch
-
-            with torch.inference_mode():
-                logits = module(torch.from_numpy(xe)).numpy()
-            pred = np.where(logits[:, 0] >= logits[:, 2], 0, 2)
-            metrics[f"{name}_accuracy"] = round(float((pred == ye).mean()), 4)
-            metrics[f"{name}_3way_accuracy"] = _accuracy(module, xe, ye)
-        else:
-            metrics[f"{name}_accuracy"] = _accuracy(module, xe, ye)
-        metrics[f"{name}_n"] = len(rows)
-    metrics |= fit | {"train_pairs": len(x), "seed": args.seed, "seconds": round(time.perf_counter() - start, 1)}
-    cfg.metrics = metrics
-    cfg.notes = (f"features [u, v, |u-v|, u*v] of {embedder.model_id}; trained by `python -m studio train nli` on MNLI "
-                 f"dev-matched + SNLI dev (minus a seeded {args.held_out:.0%} held out) + FLUTE train "
-                 "(simile, metaphor, idiom; Entailment/Contradiction)")
-    return _save(args, cfg, module)
 
 
 def _sst2(name: str) -> tuple[list[str], np.ndarray]:

@@ -1,4 +1,5 @@
-"""Small classifier heads on frozen embedder features: the offline profile's `nli` and `sentiment`.
+"""Small classifier heads on frozen embedder features: the offline profile's `sentiment` (assets/heads/sentiment) and
+the tiny profile's random `nli` and `sentiment`.
 
 A head folder holds `head.safetensors` (weights) and `head.json` (architecture, labels, the embedder it
 was trained on, and the metrics its training script measured).

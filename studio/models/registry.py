@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import ROLES, Settings
-from .heads import has_head
 from .loaders import loader_for
 from .loaders.common import LoadError, configure_torch_threads, reference_forms
 from .specs import ModelSpec, spec_for
@@ -104,8 +103,6 @@ class Registry:
     @staticmethod
     def _present(spec: ModelSpec) -> bool:
         """Cheap check (no load) that a spec which may be unavailable has something to load."""
-        if spec.backend == "embedding_head":
-            return has_head(spec.model_id)
         if spec.backend in ("embedder_variant", "lm_variant"):
             return Path(spec.model_id).is_file()
         if spec.backend == "proverbs_adapter":

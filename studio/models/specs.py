@@ -150,9 +150,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "judge_cross": _CROSS_JUDGE,
         "simile_components": _SIMILE_COMPONENTS,
         "polish_ranker": _POLISH_RANKER,
-        # a cross-encoder reading premise and hypothesis together (FLUTE test ~0.7); the older MLP head on two
-        # separate sentence embeddings (near chance on FLUTE, 10x faster) stays selectable:
-        # STUDIO_MODEL_NLI=assets/heads/nli
+        # a cross-encoder reading premise and hypothesis together (FLUTE test ~0.7)
         "nli": ModelSpec(
             "nli", "pair_nli", str(HEADS_DIR / "nli-cross"), "MiniLM cross-encoder, top layers fine-tuned on NLI",
             unavailable_reason="the offline NLI cross-encoder has not been trained yet",
@@ -241,8 +239,7 @@ def spec_for(profile: str, role: str, override: str | None = None) -> ModelSpec:
         "retrieval_embedder": "sentence_transformers",
         "lm": "gguf_lm" if override.endswith(".gguf") else "transformers_lm",
         "writer": "gguf_writer" if override.endswith(".gguf") else "transformers_lm",
-        "nli": ("embedding_head" if (Path(override) / "head.json").is_file() else
-                "pair_nli" if (Path(override) / "pair_encoder.json").is_file() else "transformers_nli"),
+        "nli": "pair_nli" if (Path(override) / "pair_encoder.json").is_file() else "transformers_nli",
         "sentiment": ("vader" if override.lower() == "vader" else
                       "embedding_head_sentiment" if (Path(override) / "head.json").is_file() else
                       "pair_sentiment" if (Path(override) / "pair_encoder.json").is_file() else

@@ -186,10 +186,6 @@ def _head(spec, registry, cls, unavailable_reason: str):
     return cls(registry.get("embedder"), cfg, module, spec.model_id)
 
 
-def load_head_nli(spec, registry) -> NLIModel:
-    return _head(spec, registry, heads.HeadNLI, f"no NLI head at {spec.model_id}")
-
-
 def load_pair_nli(spec, registry) -> NLIModel:
     from ..pair_encoder import has_pair_encoder
     from ..pair_nli import load_cross_nli
