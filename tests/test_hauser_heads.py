@@ -49,32 +49,11 @@ def test_offline_heads_on_obvious_inputs(offline):
 
 
 def test_a_sentiment_override_folder_picks_its_backend():
-    """The served offline sentiment is the linear head; a folder of `train sentiment-cross` is selectable."""
+    """The served offline sentiment is the linear head; a head folder or `vader` is selectable, any other folder is
+    read as a transformers classifier."""
     from studio.models.specs import PROFILE_SPECS, spec_for
 
     assert PROFILE_SPECS["offline"]["sentiment"].backend == "embedding_head_or_vader"
     assert spec_for("offline", "sentiment", str(HEADS_DIR / "sentiment")).backend == "embedding_head_sentiment"
-    assert spec_for("offline", "sentiment", str(HEADS_DIR / "nli-cross")).backend == "pair_sentiment"
+    assert spec_for("offline", "sentiment", str(HEADS_DIR / "nli-cross")).backend == "transformers_sentiment"
     assert spec_for("offline", "sentiment", "vader").backend == "vader"
-
-
-@pytest.mark.offline
-@pytest.mark.skipif(not SST2_DEV.is_file(), reason="SST-2 (../shared/data/sentiment) is not available")
-def test_sentiment_classifier_trains_saves_and_serves_through_an_override(offline, tmp_path, monkeypatch):
-    """A few steps of `train sentiment-cross` give a folder that the registry serves as `sentiment`; an NLI
-    cross-encoder's folder is refused as a sentiment model."""
-    from studio.models.config import Settings
-    from studio.models.registry import Registry
-    from studio.hauser.train_sentiment_cross import train
-
-    out = tmp_path / "sentiment-cross"
-    result = train(["--max-rows", "64", "--batch", "32", "--out", str(out)])
-    assert result["recipe"]["steps"] == 2 and list(result["metrics"]) == ["sst2 / dev"]
-    monkeypatch.setenv("STUDIO_MODEL_SENTIMENT", str(out))
-    served = Registry(Settings.from_env("offline")).get("sentiment")
-    assert "fine-tuned on SST-2" in served.backend
-    p = served.p_positive(["one", "two words", "three words here"])
-    assert p.shape == (3,) and ((p > 0) & (p < 1)).all()
-    monkeypatch.setenv("STUDIO_MODEL_SENTIMENT", str(HEADS_DIR / "nli-cross"))
-    with pytest.raises(Exception, match="no sentiment classifier|kind 'nli'"):
-        Registry(Settings.from_env("offline")).get("sentiment")

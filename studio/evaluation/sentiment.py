@@ -5,8 +5,7 @@ Splits, by the harness's `hash_half` rule (a sentence's SHA-1 parity, so the par
 - dev / test: `sst2_dev.tsv` (872 sentences, none of them in train) halved by `hash_half(sentence, "sst2")`.
 `train` fits the model, `dev` makes every choice, `test` is reported. The served head (`python -m studio train
 sentiment`) chose its form (linear against an MLP) on the whole of `sst2_dev.tsv` before these halves existed, so its
-test figure is somewhat flattered. `STUDIO_MODEL_SENTIMENT=<folder>` measures another model, e.g. MiniLM fine-tuned
-by `python -m studio train sentiment-cross` (not served: docs/hauser.md).
+test figure is somewhat flattered. `STUDIO_MODEL_SENTIMENT=<folder or hub id>` measures another model.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The training loop the offline MiniLM classifiers share (`train nli-cross`, `train sentiment-cross`): AdamW with
-one learning rate for the fine-tuned layers and one for the head, linear warm-up over a tenth of the steps then linear
-decay, length-bucketed batches in a seeded order, an optional time budget."""
+"""The training loop of the offline MiniLM NLI classifier (`train nli-cross`): AdamW with one learning rate for the
+fine-tuned layers and one for the head, linear warm-up over a tenth of the steps then linear decay, length-bucketed
+batches in a seeded order, an optional time budget."""
 from __future__ import annotations
 
 import random

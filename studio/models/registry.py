@@ -109,7 +109,7 @@ class Registry:
             return any(Path(spec.model_id).glob("scorer*.safetensors"))
         if spec.backend == "simile_reranker":
             return Path(spec.model_id).is_file()
-        if spec.backend in ("pair_nli", "pair_encoder_judge", "pair_sentiment"):
+        if spec.backend in ("pair_nli", "pair_encoder_judge"):
             from .pair_encoder import has_pair_encoder
 
             return has_pair_encoder(spec.model_id)

@@ -156,9 +156,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
             unavailable_reason="the offline NLI cross-encoder has not been trained yet",
             fix="run `python -m studio train nli-cross` (or use STUDIO_PROFILE=hub)",
         ),
-        # a linear head on frozen MiniLM sentence features (SST-2 0.81). MiniLM fine-tuned on SST-2 (`python -m studio
-        # train sentiment-cross`, 0.89) agreed less with people's quality ratings on dev and is not served; a folder
-        # of it is selectable: STUDIO_MODEL_SENTIMENT=<folder> (docs/hauser.md)
+        # a linear head on frozen MiniLM sentence features (SST-2 0.81)
         "sentiment": ModelSpec("sentiment", "embedding_head_or_vader", str(HEADS_DIR / "sentiment"),
                                "head on frozen embedder features; VADER when the head is absent"),
         "clip": ModelSpec("clip", "open_clip", "", unavailable_reason=_NO_OFFLINE_CLIP[0], fix=_NO_OFFLINE_CLIP[1]),
@@ -242,7 +240,6 @@ def spec_for(profile: str, role: str, override: str | None = None) -> ModelSpec:
         "nli": "pair_nli" if (Path(override) / "pair_encoder.json").is_file() else "transformers_nli",
         "sentiment": ("vader" if override.lower() == "vader" else
                       "embedding_head_sentiment" if (Path(override) / "head.json").is_file() else
-                      "pair_sentiment" if (Path(override) / "pair_encoder.json").is_file() else
                       "transformers_sentiment"),
         "clip": "open_clip",
         "diffusion": "diffusers",

@@ -13,7 +13,6 @@ LOADERS = {
     "transformers_sentiment": ("text", "load_transformers_sentiment"),
     "pair_nli": ("text", "load_pair_nli"),
     "embedding_head_or_vader": ("text", "load_head_sentiment_or_vader"),
-    "pair_sentiment": ("text", "load_pair_sentiment"),
     "embedding_head_sentiment": ("text", "load_head_sentiment"),
     "vader": ("text", "load_vader"),
     "transformers_lm": ("lm", "load_transformers_lm"),

@@ -205,13 +205,3 @@ def load_head_sentiment_or_vader(spec, registry) -> SentimentModel:
         return load_head_sentiment(spec, registry)
     return VaderSentiment()
 
-
-def load_pair_sentiment(spec, registry) -> SentimentModel:
-    from ..pair_encoder import has_pair_encoder
-    from ..pair_sentiment import load_cross_sentiment
-
-    if not has_pair_encoder(spec.model_id):
-        raise LoadError(spec.unavailable_reason or f"no sentiment classifier at {spec.model_id}", spec.fix,
-                        unavailable=True)
-    return load_cross_sentiment(spec.model_id)
-
