@@ -139,3 +139,15 @@ def test_a_literal_comparison_is_not_called_a_simile(tiny_registry):
         assert "literal one" in str(exc) and "simile;" not in str(exc)
     with pytest.raises(InputError, match="already holds a simile"):
         refuse_unpolishable(tiny_registry.get("parser")("Her eyes were as blue as the sea."))
+
+
+def test_weighted_kb_counts_read_as_whole_numbers():
+    from studio.ui.rerank_tab import explain_candidate
+
+    c = {"flag": "", "similes": [{"vehicle": "a child"}], "evidence": {
+        "relevance": [{"topic": "he", "vehicle": "child", "level": "head", "matched": [{"pair": "he ~ child", "n": 18.6}],
+                       "triplets": [{"property": "weak", "n": 4, "P": 1.0}], "sources": {}}],
+        "creativity": [{"vehicle": "child", "level": "exact", "matched": [{"vehicle": "child", "n": 76.8}],
+                        "sources": {}}]}}
+    text = explain_candidate(c)
+    assert "about 19 times" in text and "about 77 similes" in text and "18.6" not in text and "“weak”" in text

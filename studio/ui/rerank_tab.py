@@ -179,8 +179,16 @@ def _quote(text: str | None) -> str:
     return f"“{escape_markdown(text or '')}”"
 
 
-def _times(n: int) -> str:
-    return "once" if n == 1 else "twice" if n == 2 else f"{n:,} times"
+def _count(n: float) -> tuple[int, str]:
+    """A KB count as a writer reads it: whole, and "about" when the KB weighs its matches (a near match counts less
+    than an exact one)."""
+    whole = max(1, round(n))
+    return whole, ("" if abs(n - round(n)) < 1e-9 else "about ")
+
+
+def _times(n: float) -> str:
+    whole, about = _count(n)
+    return about + ("once" if whole == 1 else "twice" if whole == 2 else f"{whole:,} times")
 
 
 def explain_candidate(c: dict) -> str:
@@ -214,8 +222,9 @@ def explain_candidate(c: dict) -> str:
             said.append(f"{_quote(veh['vehicle'])} is never an image in the knowledge base: an unusual choice.")
         else:
             n = sum(m["n"] for m in veh["matched"])
-            said.append(f"{_quote(veh['vehicle'])} is the image of {n:,} simile{'s' if n != 1 else ''} there"
-                        + (": a familiar image." if n >= 20 else "." if n >= 5 else ": a rare image."))
+            whole, about = _count(n)
+            said.append(f"{_quote(veh['vehicle'])} is the image of {about}{whole:,} simile{'s' if whole != 1 else ''} "
+                        "there" + (": a familiar image." if n >= 20 else "." if n >= 5 else ": a rare image."))
     first = next((s for s in c.get("similes", []) if s.get("vehicle")), {})
     if wordless(first.get("vehicle")):
         said.append(f"Its image, {_quote(first['vehicle'])}, has no words: the knowledge base cannot know it, so "
