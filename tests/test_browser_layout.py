@@ -106,3 +106,30 @@ def test_rerank_columns_all_shown_at_1400(pages):
         timeout=RESULT_TIMEOUT_MS)
     page.wait_for_timeout(800)
     _columns_inside(page, "#rerank-table", 9)
+
+
+SCROLLBAR_JS = """() => { const v = document.querySelector('#rerank-table .virtual-table-viewport');
+  const heads = [...v.querySelectorAll('thead th')].filter(h => h.offsetParent);
+  const right = v.getBoundingClientRect().right;
+  return {wider: v.scrollWidth - v.clientWidth, scrollbar: getComputedStyle(v).scrollbarWidth,
+          inView: heads.filter(h => h.getBoundingClientRect().right <= right + 1).map(h => h.innerText.trim())}; }"""
+
+
+def test_rerank_on_a_phone_says_to_swipe_and_shows_its_scrollbar(pages, shots):
+    """On a phone Rerank's nine columns do not fit: a note above the table says to swipe it (a phone's scrollbar shows
+    only while scrolling), its scrollbar is not hidden, and the first screen holds the candidate and its quality;
+    at 1400 px the note is not shown."""
+    page = pages(390, 844)
+    select_tab(page, "Rerank")
+    page.get_by_role("button", name="Rerank", exact=True).click()
+    page.locator("#rerank-table").get_by_text("like a child").filter(visible=True).first.wait_for(
+        timeout=RESULT_TIMEOUT_MS)
+    page.wait_for_timeout(800)
+    geometry = page.evaluate(SCROLLBAR_JS)
+    assert geometry["wider"] > 0 and geometry["scrollbar"] != "none", geometry
+    assert {"rank", "candidate", "quality"} <= set(geometry["inView"]), geometry
+    assert page.locator("#rerank-swipe").is_visible()
+    page.screenshot(path=str(shots / "layout-rerank-390.png"), full_page=True)
+    wide = pages(1400, 1000)
+    select_tab(wide, "Rerank")
+    assert not wide.locator("#rerank-swipe").is_visible()

@@ -25,10 +25,14 @@ UPLOAD_SWEEP_S = MAX_AGE_S  # uploaded and generated files older than this are d
 #: into 330 px (a studio-text-N class widens the Nth, text column). No CSS comments in CSS: Gradio's CSS scoping drops the rule after one.
 _CELLS = ".studio-wide-table .header-cell, .studio-wide-table .body-cell, .studio-wide-table td"
 _RERANK = "#rerank-table .header-cell, #rerank-table .body-cell, #rerank-table td"
+_RERANK_1 = ("#rerank-table .header-cell:nth-child(1), #rerank-table .body-cell:nth-child(1), "
+             "#rerank-table td:nth-child(1)")
 _RERANK_2 = ("#rerank-table .header-cell:nth-child(2), #rerank-table .body-cell:nth-child(2), "
              "#rerank-table td:nth-child(2)")
 
 
+#: a wide table's own sideways scrollbar is always drawn (Gradio hides it), and on a phone a .studio-phone-only note
+#: above it says to swipe: its columns are never out of sight without a sign.
 #: .studio-fit-table (Polish's, Proverbs', Continue's and the Models tables on screen): few columns that all fit the
 #: screen, a phone's too; cells wrap between words, and on a phone a smaller font and padding keep the numbers legible
 _FIT = ".studio-fit-table .header-cell, .studio-fit-table .body-cell, .studio-fit-table td, .studio-fit-table th"
@@ -51,14 +55,23 @@ CSS = f"""
 .studio-note {{font-size: 0.9em; opacity: 0.8}}
 {_HIGHLIGHT_TEXT} {{word-break: normal !important; overflow-wrap: break-word !important}}
 .studio-wide-table table {{min-width: 900px}}
+.studio-wide-table .virtual-table-viewport {{overflow-x: auto !important; scrollbar-width: thin !important;
+  scrollbar-color: var(--color-accent) var(--background-fill-secondary) !important}}
+.studio-phone-only {{display: none}}
 {_FIT}, .studio-fit-table .cell-wrap {{word-break: normal !important; overflow-wrap: break-word !important;
   font-family: var(--font) !important}}
 @media (max-width: 700px) {{
+  .studio-phone-only {{display: block}}
+  .studio-wide-table .virtual-table-viewport {{overflow-x: scroll !important}}
   {_FIT} {{font-size: 13px !important; padding: 4px 2px !important}}
   .studio-fit-table .cell-wrap {{padding: 2px !important}}
   {_CELLS} {{{_fixed(110)}; flex: none !important}}
-  {_RERANK} {{{_fixed(84)}}}
-  {_RERANK_2} {{{_fixed(240)}}}
+  #rerank-table table {{min-width: 0 !important}}
+  {_RERANK} {{{_fixed(60)}}}
+  {_RERANK_1} {{{_fixed(36)}}}
+  {_RERANK}, #rerank-table .cell-wrap {{font-family: var(--font) !important; font-size: 13px !important;
+    word-break: normal !important; overflow-wrap: break-word !important; padding: 4px 2px !important}}
+  {_RERANK_2} {{{_fixed(120)}}}
   {_text_column(1)}, {_text_column(2)}, {_text_column(3)} {{{_fixed(240)}}}
 }}
 .studio-panel {{border: 1px solid var(--border-color-accent); border-radius: var(--radius-lg); padding: 4px 16px;

@@ -8,7 +8,7 @@ import pandas as pd
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, WRITER_POOL, Settings, continue_narrative
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
 from ..continuation.ranking import POOL
-from .common import (after_limit_check, cancellable, cancelled, failed_run, guarded, highlight_pieces,
+from .common import (after_limit_check, cancellable, cancelled, escape, failed_run, guarded, highlight_pieces,
                      limited_textbox, refuse_over_limit, role_notice, start_run, stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
@@ -113,12 +113,15 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
     drawn, distinct, shown = r["drawn"], r["distinct"], len(r["continuations"])
     pooled = drawn > r["settings"]["n"]  # writer and tuned modes: the best of a pool
     parts = ([f"{distinct} distinct"] if distinct < drawn else []) + ([f"the best {shown} shown"] if pooled else [])
-    counted = f"{drawn} sample(s) in {r['seconds']} s" + (f" ({', '.join(parts)})" if parts else "")
-    ranked = f"the {r['judge']}" if r["judge"] and (r["mode"] == "writer" or not pooled) else \
-        f"fluency and the {r['judge']}" if pooled and r["judge"] else "fluency (no judge)" if pooled else ""
+    counted = f"{drawn} sample(s) in {r['seconds']:.0f} s" + (f" ({', '.join(parts)})" if parts else "")
+    # the judge in plain words on the line; which model it is, under Details
+    ranked = "the plausibility judge" if r["judge"] and (r["mode"] == "writer" or not pooled) else \
+        "fluency and the plausibility judge" if pooled and r["judge"] else "fluency (no judge)" if pooled else ""
     info = f"{_expression_note(r['expression'])}  \n{counted}" + (f"; ranked by {ranked}" if ranked else "") + \
         (f"  \n⚠️ {notes}" if notes else "") + \
-        "".join(f"  \n⚠️ {line}" for line in r["shortfall"])
+        "".join(f"  \n⚠️ {line}" for line in r["shortfall"]) + \
+        (f"\n\n<details><summary>Details: the judge</summary>\n\n{escape(r['judge'])}\n\n</details>"
+         if r["judge"] else "")
     files = result_downloads(request, "continue", [{"rank": i + 1, **c, "text": c["text"] + (" …" if c["cut"] else "")}
                                                    for i, c in enumerate(r["continuations"])],
                              {**{k: v for k, v in r.items() if k != "continuations"},
@@ -176,7 +179,7 @@ def build_continue_tab() -> None:
                 info = gr.Markdown(elem_id="continue-info", label="Status")
         table = gr.Dataframe(headers=COLUMNS, datatype=["number", "str", "number", "str"], interactive=False,
                              label="Continuations, best first", wrap=True, elem_id="continue-table",
-                             elem_classes=["studio-fit-table"], column_widths=["9%", "53%", "16%", "22%"], max_height=1400)
+                             elem_classes=["studio-fit-table"], column_widths=["8%", "50%", "19%", "23%"], max_height=1400)
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)

@@ -112,7 +112,7 @@ def criteria_chart(rows: list[dict]):
     rows = screen_rows(rows)
     labels = [f"#{r['rank']} {(r['vehicle'] or r['candidate'])[:28]}" for r in rows]
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1, row_heights=[0.7, 0.3],
-                        subplot_titles=("compared within this list (1 = the best here, 0 = the weakest here)",
+                        subplot_titles=("within this list: 1 = best here, 0 = weakest",
                                         "words in the image"))
     for key, name in (("quality", "quality"), ("creativity_rel", "creativity"), ("relevance_norm", "relevance"),
                       ("logical_consistency_norm", "logic"), ("sentiment_consistency_norm", "sentiment")):
@@ -445,6 +445,9 @@ def build_rerank_tab() -> dict:
                                    elem_id="rerank-group")
         winner = gr.HighlightedText(label="Winner: topic / vehicle / event", color_map=COLOURS, show_legend=True,
                                     elem_id="rerank-winner")
+        gr.Markdown("↔ The table is wider than the screen: swipe it sideways for the scores (a scrollbar under it "
+                    "shows where you are).", elem_classes=["studio-note", "studio-phone-only"],
+                    elem_id="rerank-swipe")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=DATATYPES, interactive=False, wrap=True,
                              column_widths=COLUMN_WIDTHS, elem_id="rerank-table", elem_classes=["studio-wide-table"],
                              label=TABLE_LABEL)
