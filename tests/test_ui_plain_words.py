@@ -151,3 +151,12 @@ def test_weighted_kb_counts_read_as_whole_numbers():
                         "sources": {}}]}}
     text = explain_candidate(c)
     assert "about 19 times" in text and "about 77 similes" in text and "18.6" not in text and "“weak”" in text
+
+
+def test_cli_proverbs_shows_the_fit_not_the_raw_score_and_the_note():
+    from studio.cli.proverbs_cmd import render
+
+    text = render({"scorer": "s", "ranking": [{"rank": 1, "proverb": "Too many chiefs and not enough Indians",
+                                               "meaning": "m", "score": 14.8, "probability": 0.457}],
+                   "aligned_proverb": "x", "alignment": []})
+    assert "fit 45.7 %" in text and "14.8" not in text and "note: Dated and offensive" in text

@@ -84,10 +84,15 @@ def _batch(args) -> dict:
 def render(result: dict) -> str:
     if "processed" in result:
         return f"{result['processed']} narratives written to {result['output']}; {result['failed']} lines failed"
-    lines = [f"scorer: {result['scorer']}", ""]
+    from ..proverbs.catalog import usage_note
+
+    lines = [f"scorer: {result['scorer']}",
+             "fit: the proverb's share of the whole catalog, in % (all add up to 100; raw scores with --json)", ""]
     for r in result["ranking"]:
-        lines.append(f"{r['rank']:>3}. {r['proverb']}  (score {r['score']:.2f}, p={r['probability']:.3f})")
+        lines.append(f"{r['rank']:>3}. {r['proverb']}  (fit {100 * r['probability']:.1f} %)")
         lines.append(f"     {r['meaning']}")
+        if usage_note(r["proverb"]):
+            lines.append(f"     note: {usage_note(r['proverb'])}")
     lines += ["", f"alignment with: {result['aligned_proverb']}"]
     lines += [f"  {p!r:<40} <-> {n!r}" for p, n in result["alignment"]] or ["  (no span above the threshold)"]
     return "\n".join(lines)
