@@ -73,6 +73,11 @@ def test_proverbs_columns_all_shown(pages, shots, width, height):
     page.get_by_text("Scoring:").filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
     page.wait_for_timeout(800)
     _columns_inside(page, "#proverbs-table", 4)
+    page.wait_for_timeout(3_000)  # the alignment of the first proverb follows the ranking
+    _columns_inside(page, "#proverbs-pairs", 4)
+    page.get_by_role("button", name="Find similar narratives", exact=True).click()
+    page.locator("#proverbs-similar").get_by_text("neighbour", exact=False).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+    _columns_inside(page, "#proverbs-similar", 3)
     page.screenshot(path=str(shots / f"layout-proverbs-{width}.png"), full_page=True)
 
 

@@ -74,6 +74,7 @@ CSS = f"""
   {_RERANK_2} {{{_fixed(120)}}}
   {_text_column(1)}, {_text_column(2)}, {_text_column(3)} {{{_fixed(240)}}}
 }}
+.studio-panel code {{white-space: normal; overflow-wrap: anywhere}}
 .studio-panel {{border: 1px solid var(--border-color-accent); border-radius: var(--radius-lg); padding: 4px 16px;
                background: var(--background-fill-secondary)}}
 """

@@ -121,7 +121,7 @@ def build_models_tab(admin: bool | None = None) -> None:
     """`admin` None reads STUDIO_ADMIN. Without admin the Load/Unload events are never created: they are neither
     in the page nor in the API."""
     admin = admin_enabled() if admin is None else admin
-    with gr.Tab("Models", id="models"):
+    with gr.Tab("Models", id="models") as tab:
         tab_guide("models", share=False)
         gr.Markdown(profile_markdown)
         table = gr.Dataframe(value=screen_table, headers=SCREEN_COLUMNS, interactive=False, wrap=True,
@@ -157,3 +157,6 @@ def build_models_tab(admin: bool | None = None) -> None:
         # the API's /models is the full table; the screen's is drawn from it
         refresh.click(status_table, outputs=full, api_name="models").then(
             screen_table, inputs=full, outputs=table, api_name=False, queue=False)
+        # opening the tab shows the states as they are now (the models other tabs loaded since the page opened)
+        tab.select(status_table, outputs=full, api_name=False, queue=False, show_progress="hidden").then(
+            screen_table, inputs=full, outputs=table, api_name=False, queue=False, show_progress="hidden")

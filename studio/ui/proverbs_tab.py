@@ -46,11 +46,16 @@ TABLE_NOTE = ("**fit (%)**: how likely the scorer finds it that this is the stor
 #: what the details table's numbers mean
 DETAILS_NOTE = ("**probability**: the fit as a share of 1 (a softmax over the whole catalog). **score**: the scorer's "
                 "raw logit behind it; only differences between proverbs matter.")
+PAIR_COLUMNS = ["#", "proverb span", "narrative span", "similarity"]
+#: the Similar narratives methods in words (the API takes their names)
+METHOD_WORDS = {"proverb-distribution-cosine": "they fit the same proverbs",
+                "proverb-distribution-js": "they fit the same proverbs (Jensen-Shannon)",
+                "embedding-cosine": "their words mean alike"}
 PAIRS_NOTE = ("**similarity**: cosine between the embeddings of the proverb phrase and the narrative span (up to 1; "
               "higher = closer in meaning).")
-SIMILAR_NOTE = ("**similarity** depends on the method: *proverb-distribution-cosine*, the cosine of the two "
-                "narratives' distributions over the proverbs (0–1); *proverb-distribution-js*, 1 − their "
-                "Jensen-Shannon distance (0–1); *embedding-cosine*, the cosine of the narratives' embeddings.")
+SIMILAR_NOTE = ("**similarity** (up to 1, higher = more alike) depends on the choice: *they fit the same proverbs*, how "
+                "alike the two narratives' fits over the whole catalog are (cosine; *Jensen-Shannon*: 1 − their "
+                "Jensen-Shannon distance); *their words mean alike*, the cosine of the narratives' embeddings.")
 
 
 def _chart(rows: list[dict]):
@@ -147,9 +152,8 @@ def show_alignment(narrative: str, proverb: str):
     proverb_hl = _highlight(text, [(p.proverb_span.start, p.proverb_span.end, str(i + 1)) for i, p in enumerate(pairs)])
     narrative_hl = _highlight(narrative, [(p.narrative_span.start, p.narrative_span.end, str(i + 1))
                                           for i, p in enumerate(pairs)])
-    table = pd.DataFrame([{"pair": i + 1, "proverb span": p.proverb_span.text, "narrative span": p.narrative_span.text,
-                           "similarity": round(p.similarity, 3)} for i, p in enumerate(pairs)],
-                         columns=["pair", "proverb span", "narrative span", "similarity"])
+    table = pd.DataFrame([{"#": i + 1, "proverb span": p.proverb_span.text, "narrative span": p.narrative_span.text,
+                           "similarity": round(p.similarity, 2)} for i, p in enumerate(pairs)], columns=PAIR_COLUMNS)
     return proverb_hl, narrative_hl, table
 
 
@@ -157,8 +161,8 @@ def show_alignment(narrative: str, proverb: str):
 def find_similar(narrative: str, pool_text: str, method: str):
     pool = [line for line in (pool_text or "").splitlines() if line.strip()] or EXAMPLES
     ranked = similar(narrative, pool, method)
-    return pd.DataFrame([{"rank": i + 1, "similarity": round(s, 4), "narrative": t} for i, (t, s) in enumerate(ranked)],
-                        columns=["rank", "similarity", "narrative"])
+    return pd.DataFrame([{"#": i + 1, "similarity": round(s, 2), "narrative": t} for i, (t, s) in enumerate(ranked)],
+                        columns=["#", "similarity", "narrative"])
 
 
 def build_proverbs_tab() -> None:
@@ -196,18 +200,22 @@ def build_proverbs_tab() -> None:
             align_button = gr.Button("Align", scale=1)
         proverb_hl = gr.HighlightedText(label="Proverb", color_map=COLOURS, show_legend=False)
         narrative_hl = gr.HighlightedText(label="Narrative", color_map=COLOURS, show_legend=False)
-        pairs = gr.Dataframe(headers=["pair", "proverb span", "narrative span", "similarity"], interactive=False,
-                             wrap=True, label="Aligned pairs")
+        pairs = gr.Dataframe(headers=PAIR_COLUMNS, datatype=["number", "str", "str", "number"], interactive=False,
+                             wrap=True, label="Aligned pairs", elem_id="proverbs-pairs",
+                             elem_classes=["studio-fit-table"], column_widths=["8%", "32%", "40%", "20%"])
         gr.Markdown(PAIRS_NOTE, elem_classes=["studio-note"])
         gr.Markdown("### Similar narratives\nOther narratives ranked by how alike their proverb distributions are "
                     "(leave the box empty to compare with the example narratives).")
         with gr.Row():
             pool = gr.Textbox(label="Narratives to compare (one per line)", lines=4, scale=3,
                               info=f"at most {MAX_POOL} narratives of up to {MAX_NARRATIVE_CHARS:,} characters each")
-            method = gr.Radio(list(METHODS), value=DEFAULT_METHOD, label="Similarity", scale=1)
+            method = gr.Radio([(METHOD_WORDS.get(m, m), m) for m in METHODS], value=DEFAULT_METHOD,
+                              label="Similarity", scale=1)
         similar_button = gr.Button("Find similar narratives")
-        similar_table = gr.Dataframe(headers=["rank", "similarity", "narrative"], interactive=False, wrap=True,
-                                     label="Similar narratives")
+        similar_table = gr.Dataframe(headers=["#", "similarity", "narrative"], datatype=["number", "number", "str"],
+                                     interactive=False, wrap=True, label="Similar narratives",
+                                     elem_id="proverbs-similar", elem_classes=["studio-fit-table"],
+                                     column_widths=["8%", "20%", "72%"])
         gr.Markdown(SIMILAR_NOTE, elem_classes=["studio-note"])
 
         narrative_limit = (narrative, "narrative", MAX_NARRATIVE_CHARS)

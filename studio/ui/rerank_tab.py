@@ -223,8 +223,15 @@ def explain_candidate(c: dict) -> str:
         else:
             n = sum(m["n"] for m in veh["matched"])
             whole, about = _count(n)
-            said.append(f"{_quote(veh['vehicle'])} is the image of {about}{whole:,} simile{'s' if whole != 1 else ''} "
-                        "there" + (": a familiar image." if n >= 20 else "." if n >= 5 else ": a rare image."))
+            similes = f"{about}{whole:,} simile{'s' if whole != 1 else ''} there"
+            kind = ": a familiar image." if n >= 20 else "." if n >= 5 else ": a rare image."
+            found = [m["vehicle"] for m in veh["matched"]][:3]
+            if veh["level"] == "exact" or found == [veh["vehicle"]]:
+                said.append(f"{_quote(veh['vehicle'])} is the image of {similes}{kind}")
+            else:  # matched by its main word or by a word of close meaning
+                said.append(f"{_quote(veh['vehicle'])} itself is no image in the knowledge base, but "
+                            f"{', '.join(_quote(v) for v in found)} {'is' if len(found) == 1 else 'are'} the image of "
+                            f"{similes}{kind}")
     first = next((s for s in c.get("similes", []) if s.get("vehicle")), {})
     if wordless(first.get("vehicle")):
         said.append(f"Its image, {_quote(first['vehicle'])}, has no words: the knowledge base cannot know it, so "
