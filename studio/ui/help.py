@@ -18,12 +18,13 @@ INTRO = ("# Figurative Language Studio\n"
 
 HELP = {
     "polish": """
-**What to do.** Type a plain (literal) sentence in English or click an example, keep the four strategies, press
+**What to do.** Type a plain (literal) sentence in English or click an example, keep the sources ticked, press
 **Polish**. **Stop** ends a long run; the line above the table then says it stopped. A greeting ("Hello."), a
 sentence that already holds a simile, or one in another language is refused with the reason.
 
-**What you see.** Each row is one candidate: the sentence with the inserted simile phrase in **bold**, the phrase, the
-strategy that proposed it, **keep** and a **score**. **keep** (0–1) is how likely a writer is to keep the candidate,
+**What you see.** Each row is one candidate: the sentence with the inserted simile phrase in **bold**, the source
+that proposed it (with **KB ✓**, below) and **keep**; the phrase and the **score** (shown as *fluency* when no keep
+model is served) are under *Details*. **keep** (0–1) is how likely a writer is to keep the candidate,
 learned from our blind reads (readers judged thousands of candidates usable or not): it weighs the score with how
 close the vehicle is to "something ADJ" or "something that VERB", to the sentence and to its subject. Read it as a
 chance: on a fresh read, candidates at 0.5 or more were kept three times in four, those under 0.2 about one time in
@@ -32,7 +33,7 @@ list a writer would keep. Under 2.5 it says few apt images were found (on that r
 candidates in 60, the others 54 in 140): rewording the sentence may help more than another seed. The **score**
 (0–1) is how readily the polisher writes this simile for this sentence (the geometric mean of its per-token
 probabilities over the phrase and the word after it; higher reads more fluently; long sentences get low scores
-throughout). A **KB** ✓ marks an "as ADJ as" simile whose vehicle the simile
+throughout). **KB ✓** after the source marks an "as ADJ as" simile whose vehicle the simile
 knowledge base knows for that adjective ("as sweet as honey"): such similes were kept far more often than the rest.
 An "as ADJ as" simile whose vehicle suits the opposite adjective better ("as heavy as a feather") is left out. None is
 dropped for a low keep or score (a list shorter than asked says why). Without the ranker (the hub and tiny profiles)
