@@ -160,3 +160,13 @@ def test_cli_proverbs_shows_the_fit_not_the_raw_score_and_the_note():
                                                "meaning": "m", "score": 14.8, "probability": 0.457}],
                    "aligned_proverb": "x", "alignment": []})
     assert "fit 45.7 %" in text and "14.8" not in text and "note: Dated and offensive" in text
+
+
+def test_no_stray_component_from_an_update_made_at_build_time():
+    """A `gr.Button(interactive=False)` written as a start value at build time drew an unlabelled "Run" button under
+    Polish's components (seen on the screenshots); every button has its own label."""
+    from studio.ui import build_demo
+
+    config = build_demo(admin=False).get_config_file()
+    labels = [c["props"].get("value") for c in config["components"] if c["type"] == "button"]
+    assert "Run" not in labels, labels

@@ -253,7 +253,7 @@ def build_polish_tab() -> dict:
         polish_outputs = [plain, candidates, downloads, status, polished, offsets]
         # the earlier result goes first (an error or a Stop leaves none of it on screen); the progress and an error's
         # mark sit on the table, and a failed run's status line says why
-        start = start_run("Polishing…", None, None, [], None, "", gr.Button(interactive=False), "")
+        start = start_run("Polishing…", None, None, [], None, "", gr.update(interactive=False), "")
         send_args = dict(fn=send_state, inputs=[candidates, literal, polished], outputs=[send, stale], api_name=False,
                          queue=False, show_progress="hidden")
         runs = [after_limit_check(trigger, literal_limit).success(
