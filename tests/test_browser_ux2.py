@@ -148,7 +148,7 @@ def test_polish_shortfall_line_and_stop_buttons(browser, app_url, shots, width, 
         assert "⚠️" in status.inner_text() and "property" in status.inner_text()
         assert page.get_by_role("button", name="Stop", exact=True).filter(visible=True).count() == 1
         _downloads_shown(page, "polish")
-        page.get_by_text("geometric mean of its per-token probabilities").filter(visible=True).first.wait_for(timeout=5_000)
+        page.get_by_text("how readily the polisher writes this simile").filter(visible=True).first.wait_for(timeout=5_000)
         page.screenshot(path=str(shots / f"polish-shortfall-{size}.png"), full_page=True)
 
         select_tab(page, "Proverbs")
@@ -156,7 +156,7 @@ def test_polish_shortfall_line_and_stop_buttons(browser, app_url, shots, width, 
         page.get_by_role("button", name="Recommend proverbs", exact=True).click()
         page.get_by_text("Scoring:").filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
         _downloads_shown(page, "proverbs")
-        page.get_by_text("share of a softmax over the whole catalog").filter(visible=True).first.wait_for(timeout=5_000)
+        page.get_by_text("as a share of the whole catalog").filter(visible=True).first.wait_for(timeout=5_000)
 
         select_tab(page, "Continue")
         assert page.get_by_role("button", name="Stop", exact=True).filter(visible=True).count() == 1
@@ -164,7 +164,7 @@ def test_polish_shortfall_line_and_stop_buttons(browser, app_url, shots, width, 
         page.get_by_role("button", name="Continue", exact=True).click()
         page.locator("#continue-info").get_by_text("sample(s) in").wait_for(timeout=RESULT_TIMEOUT_MS)
         _downloads_shown(page, "continue")
-        page.get_by_text("the judge's probability that the continuation").filter(visible=True).first.wait_for(
+        page.get_by_text("the judge's share of plausibility").filter(visible=True).first.wait_for(
             timeout=5_000)
         page.get_by_text("Sampling", exact=True).first.click()  # open the accordion
         temperature = page.get_by_label("number input for Temperature (0 = greedy)")
