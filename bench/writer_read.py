@@ -27,6 +27,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("STUDIO_PROFILE", "offline")
 
 
+#: the systems a Polish read compares: (variant, sources)
+POLISH_VARIANTS = {"writer": (("default sources", None), ("writer source", ["writer", "property"])),
+                   "images": (("before images", ["lm", "retrieval", "property"]),
+                              ("images first", ["images", "lm", "retrieval", "property"]))}
+
+
 def _lines(path: str) -> list[str]:
     return [x.strip() for x in Path(path).read_text(encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
 
@@ -40,7 +46,7 @@ def generate(args) -> None:
 
     out = {"polish": [], "continue": []}
     for lit in _lines(args.literals) if args.literals else []:
-        for variant, strategies in (("default sources", None), ("writer source", ["writer", "property"])):
+        for variant, strategies in POLISH_VARIANTS[args.polish_variants]:
             t = time.perf_counter()
             cands, _ = polish_report(lit, n=10, seed=0, strategies=strategies)
             out["polish"].append({"literal": lit, "variant": variant, "seconds": round(time.perf_counter() - t, 2),
@@ -110,9 +116,10 @@ def record(args) -> None:
     if args.continuation:
         stories = list(dict.fromkeys(row["story"] for row in d["continue"]))
         rows = [{"id": _id("continue", row["story"], c["text"].strip()), "line": stories.index(row["story"]) + 1,
-                 "generator": row["variant"] if row["variant"] != "writer" else
-                 "writer, best 3 of 6" if c["rank"] <= 3 else "writer, not shown",
-                 "rank": c["rank"] if c["rank"] <= 3 or row["variant"] != "writer" else c["rank"] - 3, "drawn": c.get("drawn"),
+                 "generator": row["variant"] if not row["variant"].startswith("writer") else
+                 f"{row['variant']}, best 3 of 6" if c["rank"] <= 3 else f"{row['variant']}, not shown",
+                 "rank": c["rank"] if c["rank"] <= 3 or not row["variant"].startswith("writer") else c["rank"] - 3,
+                 "drawn": c.get("drawn"),
                  "p_plausible": c.get("p"), "continuation": c["text"],
                  "usable": labels[_id("continue", row["story"], c["text"].strip())]}
                 for row in d["continue"] for c in row["conts"]]
@@ -127,6 +134,7 @@ def main() -> None:
     g.add_argument("--literals")
     g.add_argument("--narratives")
     g.add_argument("--out", required=True)
+    g.add_argument("--polish-variants", choices=sorted(POLISH_VARIANTS), default="writer")
     q = sub.add_parser("pool")
     q.add_argument("read")
     q.add_argument("--reader", required=True)

@@ -35,7 +35,8 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability(
         "similes", "Simile polishing and components", "studio.ui.polish_tab:build_polish_tab",
         commands=("studio.cli.components_cmd", "studio.cli.polish_cmd"),
-        targets={"build": {"kb": "studio.similes.kb_build:build", "antonyms": "studio.similes.antonyms:build"},
+        targets={"build": {"kb": "studio.similes.kb_build:build", "antonyms": "studio.similes.antonyms:build",
+                           "images": "studio.lab.similes.image_table:build"},
                  "train": {"simile-detector": "studio.similes.train_detector:train",
                            "simile-components": "studio.similes.components_train:train",
                            "polish": "studio.similes.polish_train:train",

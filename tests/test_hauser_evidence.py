@@ -54,7 +54,9 @@ def test_rerank_tab_shows_evidence_escaped(sourced_kb):
 
     group = score_groups([(LITERAL, CANDIDATES)], Settings())[0].to_dict()
     text = show_group(group)[3]
-    assert "**Evidence**" in text and "he \\~ child ×3" in text
+    # in words first, the raw lines under Details
+    assert "**Why these scores**" in text and "compare “he” with “child” 3 times" in text
+    assert "he \\~ child ×3" in text.split("<details>", 1)[1]
     assert "[link](http://x)" not in text and "\\[link\\]\\(http://x\\)" in text and "\\*rock\\*" in text
 
 

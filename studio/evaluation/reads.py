@@ -3,10 +3,10 @@
 The generated text of a read is reproducible by the command in its record (`how`); the labels are a reader's, kept
 in the record row by row (eval/*_blind_read_*.json). These evaluations count them, so that the figure that counts
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
-from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11 and 15) and the earlier report reads
-(5, 7, 8, 10, 12, 14), Continue's dev reads (eval/continuation_dev_read_1.json, counted by `eval continuation-report
---only ranking`, and _2) and its earlier report reads (1-3) are recorded but not reported here. Reads 15-16 and
-Continue's 4 were made with `bench/writer_read.py`.
+from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15 and 17) and the earlier
+report reads (5, 7, 8, 10, 12, 14, 16, 18), Continue's dev reads (eval/continuation_dev_read_1.json, counted by `eval
+continuation-report --only ranking`, and _2 to _4) and its earlier report reads (1-5) are recorded but not reported
+here. Reads 15-19 and Continue's 4-6 were made with `bench/writer_read.py`.
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import json
 from ..models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
-POLISH_READ = "eval/polish_blind_read_16.json"
-POLISH_SERVED, POLISH_BEFORE = "default sources", "writer source"
-CONTINUATION_READ = "eval/continuation_blind_read_5.json"
+POLISH_READ = "eval/polish_blind_read_19.json"
+POLISH_SERVED, POLISH_BEFORE = "images first", "before images"
+CONTINUATION_READ = "eval/continuation_blind_read_6.json"
 CONTINUATION_SERVED, CONTINUATION_BEFORE = "writer, best 3 of 6", "writer, not shown"
 
 
@@ -38,9 +38,10 @@ def _share(pair: tuple[int, int]) -> float | None:
 class PolishReadEvaluation(Evaluation):
     name = "polish-read"
     title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
-    splits = {"blind read": f"{POLISH_READ}: eval/polish_literals_9.txt, written for the read by a session that saw "
-                            "no output and never used for a choice; the served (default) sources' candidates and "
-                            "those of the writer source pooled, shuffled, read without rank, score, source or version"}
+    splits = {"blind read": f"{POLISH_READ}: eval/polish_literals_report_13.txt, written for the read by a session "
+                            "that saw no output and never used for a choice; the served (default) sources' candidates "
+                            "and those of the sources before the image table pooled, shuffled, read without rank, "
+                            "score, source or version"}
 
     def _compute(self, limit):
         record = _record(POLISH_READ)
@@ -52,7 +53,7 @@ class PolishReadEvaluation(Evaluation):
             served, before = tally(rows, "variant", POLISH_SERVED, top), tally(rows, "variant", POLISH_BEFORE, top)
             details[metric] = {"served": served, POLISH_BEFORE: before, "asked": of}
             # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept; the
-            # writer source, read in the same read, goes in the details (the table's anchor column is the paper's)
+            # sources before the image table, read in the same read, go in the details (the table's anchor column is the paper's)
             share = served[0] / of
             figures.append(Figure(metric, share, "blind read", of, interval=share_interval(share, of)))
         return figures, details
@@ -61,10 +62,9 @@ class PolishReadEvaluation(Evaluation):
 class ContinuationReadEvaluation(Evaluation):
     name = "continuation-read"
     title = "Continue: continuations fluent and true to the figure (blind read of 20 new narratives, 3 each)"
-    splits = {"blind read": f"{CONTINUATION_READ}: eval/continuation_narratives_2.txt (10 idioms, 10 similes), "
-                            "written for the read by a session that saw no output; the served writer's 6 samples of "
-                            "each (the 3 shown and the 3 not) and the first prompt's 6, shuffled and read without "
-                            "source or rank"}
+    splits = {"blind read": f"{CONTINUATION_READ}: eval/continuation_narratives_report_4.txt (10 idioms, 10 "
+                            "similes), written for the read by a session that saw no output; the served writer's 6 "
+                            "samples of each (the 3 shown and the 3 not), shuffled and read without source or rank"}
 
     def _compute(self, limit):
         from ..continuation.judge import get_judge

@@ -33,12 +33,14 @@ from ..errors import InputError, check_stop, require_text
 from ..offensive import offensive_words
 from ..models.specs import POLISHER_DELTA as DELTA_PATH  # the registry's `polisher` role serves it
 
-STRATEGIES = ("writer", "lm", "retrieval", "property", "insertion")
+STRATEGIES = ("images", "writer", "lm", "retrieval", "property", "insertion")
 #: the default sources: "insertion" (the KB's most frequent vehicles) put the same few vehicles ("a rock", "a mouse")
 #: into every literal's list in the first blind read (docs/similes.md), so it runs only when asked for
 #: the writer source (the `writer` role) is offered, not a default: on dev read 15 its lists were no better than these
 #: sources' (usable of the 10 asked 33 against 34 of 120, of the first three 13 against 16 of 36; docs/similes.md)
-DEFAULT_STRATEGIES = ("lm", "retrieval", "property")
+#: the image table ("images", first) joined the defaults on dev read 17 (20 literals, docs/similes.md): usable of the
+#: first three 19 against 13 of 60, of the ten 40 against 41 of 200; its own images 10 of 25
+DEFAULT_STRATEGIES = ("images", "lm", "retrieval", "property")
 #: candidates the polisher scores below this are dropped (and counted in the shortfall). Chosen on the dev split by
 #: `python -m studio --profile offline eval polish-report --select-floor --split dev` (60 dev literals; criterion in
 #: studio/similes/evaluate_polish.py:select_floor): every floor tried (0.005–0.3) withheld more candidates the
@@ -94,14 +96,22 @@ KEEP_MEANING = ("keep = how likely a writer is to keep the candidate (0..1): a l
 #: usable KB vehicles for an adjective 12 of 17, the writer's 11 of 32 (adjective) and 8 of 22 (verb), the KB's for
 #: a verb's salient property 2 of 28
 PROPERTY_FIRST = 5
+#: sources whose own order ranks their candidates (the keep ranker was fitted on the others' reads)
+RANKED_SOURCES = ("images", "writer")
 WRITER_FIRST = ("For an adjective the knowledge base's best vehicles come first (source \"property\", by keep); then "
                 "the writer's images (source \"writer\"), in the order the writer proposed them; then the other "
                 "sources' candidates. ")
+IMAGES_FIRST = (" The image table's images (source \"images\": the images English typically compares the "
+                "adjective to, or the adjective of the verb's manner adverb, \"slowly\" → slow) come first, in the "
+                "table's order, without keep.")
 _FEW_SHOT = ("Literal: The baby slept.\nSimile: The baby slept like a log.\n"
              "Literal: The old man was very stubborn.\nSimile: The old man was as stubborn as a mule.\n"
              "Literal: Her voice rang out across the hall.\nSimile: Her voice rang out across the hall like a bell.\n")
 _INTENSIFIERS = {"very", "so", "really", "extremely", "quite", "too", "rather", "pretty", "incredibly", "awfully",
-                 "terribly", "truly", "utterly", "totally", "completely", "remarkably", "exceptionally", "super"}
+                 "terribly", "truly", "utterly", "totally", "completely", "remarkably", "exceptionally", "super",
+                 # degree, not manner: "as surprisingly difficult as a riddle" is not English
+                 "surprisingly", "unusually", "particularly", "especially", "amazingly", "strangely", "oddly",
+                 "fairly", "absolutely", "unbelievably", "ridiculously", "painfully", "wonderfully", "horribly"}
 _LINKING = {"be", "feel", "look", "seem", "sound", "become", "grow", "get", "turn", "remain", "stay", "appear",
             "smell", "taste", "go", "keep", "come", "prove"}
 #: "-ly" words before an adjective that are no manner of it ("only slightly cold" keeps "only" outside)
@@ -136,7 +146,7 @@ class Candidate:
     kind: str = ""     # the slot: "adjective" ("as ADJ as") or "verb" ("like" / "as if" after the verb's phrase)
     cue: str = ""      # the slot's adjective, or its verb as the sentence has it
     keep: float | None = None  # P(a writer keeps it), the `polish_ranker` role's (see KEEP_MEANING); None without it
-    rank: int | None = None  # the writer source's order for its images (lower first); None for other sources
+    rank: int | None = None  # the order of a RANKED_SOURCES source (lower first); None for other sources
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -217,14 +227,18 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     from .kb import load_kb
 
     kb = load_kb()
-    want = max(6, -(-3 * n // (2 * len(strategies))) + 2)  # vehicles per source: enough to survive merging
-    makers = {"writer": lambda: _by_writer(literal, slots, seed, domain, register, step),
+    # vehicles per source: enough to survive merging, shared by the sources that fill the list (the image table's
+    # few images come on top and take no share: adding them leaves the other sources' draws as they were)
+    fillers = [name for name in strategies if name != "images"] or list(strategies)
+    want = max(6, -(-3 * n // (2 * len(fillers))) + 2)
+    makers = {"writer": lambda: _by_writer(literal, slots, seed, domain, register, lambda f, what: within(f, what)),
               "lm": lambda: _by_lm(polisher, trained, literal, slots, seed, want, tick=lambda f, what: within(f, what)),
               "retrieval": lambda: _by_retrieval(kb, slots, doc, want),
               # beside the writer, the KB's vehicles only for an adjective (WRITER_WITH_PROPERTY)
               "property": lambda: _by_property(kb, polisher, literal, doc, slots, want,
                                                adjectives_only="writer" in strategies),
-              "insertion": lambda: _by_insertion(kb, slots, want)}
+              "insertion": lambda: _by_insertion(kb, slots, want),
+              "images": lambda: _by_images(slots, doc)}
     proposals: list[tuple[str, Slot, str]] = []  # (strategy, slot, vehicle noun phrase or "as if" clause)
     for i, name in enumerate(strategies):
         label, start, width = f"strategy {i + 1}/{len(strategies)}: {name}", 0.12 + 0.4 * i / len(strategies), \
@@ -254,8 +268,9 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
             c.keep = None
     by_other = (lambda c: (-c.keep, c.sentence)) if by_keep else (
         lambda c: (-c.score * (1 + ATTESTED_BONUS * c.attested), c.sentence))
-    # the KB's best vehicles for an adjective first (PROPERTY_FIRST, by keep), then the writer's images in its own
-    # order, then the other sources' by keep (or score)
+    # with the writer, the KB's best vehicles for an adjective first (PROPERTY_FIRST, by keep); then the candidates of
+    # the sources that rank their own (RANKED_SOURCES: the image table's, the writer's), in the order the sources ran
+    # and each in its own order; then the other sources' by keep (or score)
     kb_first = set(map(id, sorted((c for c in candidates if c.strategy == "property" and c.kind == "adjective"),
                                   key=by_other)[:PROPERTY_FIRST])) if "writer" in strategies else set()
     ranked, twins = _distinct_images(sorted(candidates, key=lambda c: (
@@ -267,8 +282,10 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     report = {"asked": n, "delivered": len(chosen), "proposed": proposed, "distinct": len(candidates),
               "merged": merged, "rejected": rejected, "below_min_score": len(weak), "opposite": len(opposite),
               "score": SCORE_MEANING + " " + WRITER_FIRST * ("writer" in strategies) + (
-                  KEEP_MEANING if by_keep else RANKING),
-              "ranked_by": ("KB for an adjective, writer, then " if "writer" in strategies else "") + ("keep" if by_keep else "score"),
+                  KEEP_MEANING if by_keep else RANKING) + IMAGES_FIRST * ("images" in strategies),
+              "ranked_by": ("images, " if "images" in strategies else "") + (
+                  "KB for an adjective, writer, " if "writer" in strategies else "") + (
+                  "then " if {"images", "writer"} & set(strategies) else "") + ("keep" if by_keep else "score"),
               "generator": "trained polisher (LoRA delta)" if trained else "plain lm, few-shot (no delta fits)",
               # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
               "expected_keepers": round(sum(c.keep for c in chosen), 1) if by_keep and all(
@@ -412,8 +429,11 @@ def find_slots(literal: str, doc) -> list[Slot]:
     """Adjective slots (predicated adjectives) and verb slots (the end of each verb's phrase)."""
     slots: dict[tuple[int, str], Slot] = {}
     for tok in doc:
-        predicated = tok.pos_ == "ADJ" and tok.tag_ == "JJ" and tok.dep_ in ("acomp", "oprd") \
-            and tok.head.lemma_.lower() in _LINKING
+        # "tasted bitter" (the parser may call it advmod), "was dim" (or the adjective as the root, "was" its aux)
+        predicated = tok.pos_ == "ADJ" and tok.tag_ == "JJ" and (
+            (tok.dep_ in ("acomp", "oprd", "advmod") and tok.head.lemma_.lower() in _LINKING and tok.head.i < tok.i)
+            or (tok.dep_ == "ROOT" and any(c.dep_ in ("aux", "auxpass", "cop") and c.lemma_ == "be"
+                                           for c in tok.children)))
         # "The students were bored": a passive participle of the main clause, with no agent or object, reads as a
         # state; in a subordinate clause it is an event ("… when the goal was scored", not "as scored as")
         participle = tok.tag_ == "VBN" and tok.dep_ == "ROOT" and any(c.dep_ == "auxpass" for c in tok.children) \
@@ -627,7 +647,7 @@ def _realise_all(literal, proposals, context, kb):
         seen.add(key)
         rows.append({"strategy": strategy, "slot": slot, "vehicle": np_, "sentence": sentence, "phrase": phrase,
                      "offset": offset, "attested": slot.kind == "adjective" and attested(kb, slot.anchor, np_),
-                     "rank": rank if strategy == "writer" else None})
+                     "rank": rank if strategy in RANKED_SOURCES else None})
     return rows, rejected
 
 
@@ -765,7 +785,8 @@ def _score_all(lm, trained, literal, groups, step=None) -> list[Candidate]:
             r["score"] = math.exp(lp / max(n_tok, 1))
     out = []
     for members in groups:
-        best = max(members, key=lambda r: (r["score"], -len(r["sentence"])))
+        # a member of a source that ranks its own (RANKED_SOURCES) stands for the group, at its place
+        best = max(members, key=lambda r: (r["rank"] is not None, r["score"], -len(r["sentence"])))
         out.append(Candidate(sentence=best["sentence"], phrase=best["phrase"], offset=best["offset"],
                              strategy=best["strategy"], score=round(best["score"], 4), vehicle=best["vehicle"],
                              attested=best["attested"], kind=best["slot"].kind,
@@ -810,8 +831,8 @@ def _by_lm(lm, trained, literal, slots, seed, want, tick=None) -> list[tuple[Slo
     return out
 
 
-def _by_writer(literal, slots, seed, domain, register, step) -> list[tuple[Slot, str]]:
-    """The writer's images for the best slot (writer_vehicles.py), best first."""
+def _by_writer(literal, slots, seed, domain, register, tick) -> list[tuple[Slot, str]]:
+    """The writer's images for the best slot (writer_vehicles.py), best first; `tick(fraction, what)` as they grow."""
     from ..models import get_registry
     from .writer_vehicles import LISTS, PER_LIST, propose
 
@@ -822,10 +843,38 @@ def _by_writer(literal, slots, seed, domain, register, step) -> list[tuple[Slot,
 
     def on_text(i, text):
         grown[0] += 1
-        step(0.12 + 0.3 * min(1.0, grown[0] / (LISTS * PER_LIST * 5)), "the writer proposes images")
+        tick(min(1.0, grown[0] / (LISTS * PER_LIST * 5)), "the writer proposes images")
 
     return [(slot, v) for v in propose(writer, literal, completion, seed=seed, domain=domain, register=register,
                                        on_text=on_text)]
+
+
+def _manner_adjectives(verb) -> list[str]:
+    """The adjectives a verb's manner adverbs may come from, likeliest first: "limped slowly" → slow, "laughed
+    happily" → happy, "spoke gently" → gentle, "waved frantically" → frantic (the table knows which exist)."""
+    out = []
+    for child in verb.children:
+        word = child.lower_
+        if child.dep_ == "advmod" and word.endswith("ly") and word not in _NOT_MANNER and len(word) > 4:
+            out += [word[:-2], word[:-3] + "y", word[:-2] + "le", word[:-4]]
+    return list(dict.fromkeys(out))
+
+
+def _by_images(slots, doc) -> list[tuple[Slot, str]]:
+    """The image table's images (images.py) for the best slot's adjective, or for the adjective of its verb's manner
+    adverb ("limped slowly" → slow), in the table's order."""
+    from .images import images
+
+    slot = slots[0]
+    if slot.kind == "adjective":
+        words = [slot.anchor.lower(), slot.adjective.split()[-1].lower()]
+    else:
+        verb = next((t for t in doc if t.text == slot.verb and t.pos_ in ("VERB", "AUX")), None)
+        words = _manner_adjectives(verb) if verb is not None else []
+    for word in dict.fromkeys(words):
+        if found := images(word):
+            return [(slot, image) for image, *_ in found]
+    return []
 
 
 def _by_retrieval(kb, slots, doc, want) -> list[tuple[Slot, str]]:

@@ -29,15 +29,17 @@ SCORE_NOTE = ("**keep (0–1)**: how likely a writer is to keep the candidate, f
               "(\"as sweet as honey\"). With the *writer* source ticked the order differs: for an adjective the "
               f"knowledge base's {PROPERTY_FIRST} best images (source *property*) come first, then the writer's "
               "images in the writer's own order (they have no keep: the keep model was fitted on the other "
-              "sources), then the other sources' candidates.")
+              "sources), then the other sources' candidates. The *images* source's candidates come first of all, "
+              "in the table's order, also without keep.")
 #: what the details table's columns mean (the paper-level definitions)
 DETAILS_NOTE = ("**" + KEEP_MEANING.replace(" = ", "**: ", 1) + " Without the ranker (the hub and tiny profiles: "
                 "another embedder than it was fitted with) the column is empty and " + RANKING[0].lower() +
                 RANKING[1:] + "\n\n**" + SCORE_MEANING.replace(" = ", "**: ", 1))
 #: the sources of vehicles, in plain words (the technical names in the details under them)
 SOURCE_WORDS = {
-    "images": "images English typically compares the quality or the action to, from a table the studio distilled "
-              "from the writing model and checked against the knowledge base",
+    "images": "images English typically compares the quality to (for an action, the quality of its manner: "
+              "*slowly* → slow), from a table the studio distilled from the writing model and checked against the "
+              "knowledge base",
     "writer": "a larger writing model asked for images famous for the quality compared, steered by *Image domain* "
               "and *Register*",
     "lm": "a small language model trained on pairs of literal sentences and their similes",
@@ -90,9 +92,11 @@ def _status(report: dict, shown: bool, strategies: list[str]) -> str:
         return f"⚠️ {report['shortfall']}"
     by = {"keep": "keep", "score": "fluency (no keep model here)"}
     last = report["ranked_by"].split()[-1]
-    ranked = f"best first by {by[last]}" if report["ranked_by"] in by else \
-        f"the knowledge base's images for an adjective first, then the writer's, then the rest by {by[last]}" \
-        if last in by else f"ranked by {report['ranked_by']}"
+    first = (["the images typical of the quality (source images)"] if report["ranked_by"].startswith("images")
+             else []) + (["the knowledge base's images for an adjective, then the writer's"]
+                         if "writer" in report["ranked_by"] else [])
+    ranked = f"ranked by {report['ranked_by']}" if last not in by else f"best first by {by[last]}" if not first \
+        else f"{', then '.join(first)} first, then the rest by {by[last]}"
     status = f"{report['delivered']} of the {report['asked']} candidates asked; {ranked}."
     if report.get("expected_keepers") is not None and shown:
         status += (f" A writer would keep about {report['expected_keepers']:.0f} of them (their keeps summed)"

@@ -1,0 +1,197 @@
+"""Build the image table (assets/similes/images.json): for a quality (an adjective) the images English compares it
+to ("as cold as" → ice, snow, …), distilled from the registry's `writer` (the largest offline LM) and checked
+against the simile KB.
+
+How. For each adjective the writer completes a few-shot list of well-known similes ("as cold as ice", … "as <adj>
+as") SAMPLES times (seeded); an image's *votes* are the samples that name it. Its *specificity* is its votes for
+this adjective against its mean votes over all adjectives (images offered for everything, "a dog", "a tree", get
+little), and the KB says whether the pair is attested in a corpus. An image is kept when it has at least MIN_VOTES
+votes and a specificity of at least MIN_SPECIFICITY, or the KB attests it.
+
+Adjectives: those of the training texts (the HAUSER generator's literals, except the 23 rated ones; the narratives
+of the figurative-narrative train splits), counted with their weight as KB properties; the most frequent LIMIT.
+Nothing of a blind read's inputs. (Verbs were tried the same way, "slept like a log", … "<past> like": the lists
+restated the verb, "read like a book", "closed like a door"; docs/experiments.md.)
+
+    python -m studio build images [--limit 600] [--samples FILE] [--out assets/similes/images.json]
+
+It samples (resumable: one JSON line per adjective in the cache, FILE; ~4 s an adjective on 2 idle cores), then
+writes the table. The steps apart: `python -m studio.lab.similes.image_table sample --out FILE` and `… table
+--samples FILE`.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+from ...atomic import atomic_write
+from ...shared_data import shared_file
+from ...similes.images import ASSET, normal
+
+LIMIT = 600
+SAMPLES = 16
+MAX_NEW_TOKENS = 7
+TOP_K = 40
+TEMPERATURE = 0.8
+MIN_VOTES = 3
+MIN_SPECIFICITY = 3.0
+MAX_IMAGES = 12
+
+CONTEXT = ("English similes, the best-known image for each quality:\n"
+           "as cold as ice\nas quiet as a mouse\nas busy as a bee\nas light as a feather\n"
+           "as stubborn as a mule\nas sharp as a razor\nas dark as night\nas proud as a peacock\n")
+_IMAGE = re.compile(r"^(?:(?:a|an|the)\s)?[a-z][a-z' -]{1,40}$")
+#: adjectives that name no quality an image could have
+_BLOCK = {"other", "own", "last", "first", "few", "many", "same", "much", "only", "next", "such", "several", "sure",
+          "whole", "certain", "various", "able", "main", "possible", "different", "second", "third", "previous",
+          "entire", "former", "latter", "less", "more", "most", "least", "enough", "final", "particular", "total",
+          "usual", "actual", "likely", "unable", "overall", "additional", "local"}
+
+
+def _texts() -> list[str]:
+    with shared_file("hauser", "human_ratings_dev.csv").open(newline="") as f:
+        rated = {r["literal_sentences"].strip() for r in csv.DictReader(f)}
+    texts = []
+    for line in shared_file("hauser", "candidates.jsonl").read_text().splitlines():
+        if line.strip() and (literal := json.loads(line)["literal"].strip()) not in rated:
+            texts.append(literal)
+    for kind in ("idiom", "simile"):
+        for line in shared_file("figurative", f"{kind}_train.jsonl").read_text().splitlines():
+            if line.strip():
+                texts.append(re.sub(r"</?b>", "", json.loads(line)["narrative"]))
+    return texts
+
+
+def adjectives(limit: int = LIMIT) -> list[tuple[str, int]]:
+    """[(adjective, count)] of the training texts, with the KB's weight for those that are KB properties, most
+    frequent first."""
+    from ...models import get_registry
+    from ...similes.kb import load_kb
+
+    nlp = get_registry().get("parser").nlp
+    counts = Counter()
+    for doc in nlp.pipe(_texts(), batch_size=256, disable=["ner"]):
+        for tok in doc:
+            lemma = tok.lemma_.lower()
+            if tok.pos_ == "ADJ" and tok.tag_ == "JJ" and lemma.isalpha() and len(lemma) > 2 and lemma not in _BLOCK:
+                counts[lemma] += 1
+    for prop, weight in load_kb().property_counts().items():
+        if prop in counts:
+            counts[prop] += int(weight)
+    ranked = sorted(((a, c) for a, c in counts.items() if c >= 3), key=lambda x: (-x[1], x[0]))
+    return ranked[:limit]
+
+
+def clean(text: str) -> str | None:
+    """The image of one sample ("a rope", "the sky"), or None."""
+    image = re.split(r"\n|\.|,|;| as | A\. ", " " + text.strip() + " ")[0].strip().lower().strip(" \"'")
+    return image if _IMAGE.match(image) and len(image.split()) <= 5 else None
+
+
+def sample(out: Path, limit: int = LIMIT, seed: int = 0) -> None:
+    from ...models import get_registry
+
+    done = set()
+    if out.is_file():
+        done = {r["word"] for r in map(json.loads, out.read_text().splitlines()) if r and r["kind"] == "adjective"}
+    todo = [(a, c) for a, c in adjectives(limit) if a not in done]
+    print(f"{len(done)} adjectives done, {len(todo)} to sample", flush=True)
+    writer = get_registry().get("writer")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a") as f:
+        for i, (word, count) in enumerate(todo):
+            texts = writer.sample_shared(CONTEXT + f"as {word} as", n=SAMPLES, max_new_tokens=MAX_NEW_TOKENS,
+                                         top_k=TOP_K, temperature=TEMPERATURE, seed=seed, stop="")
+            f.write(json.dumps({"word": word, "kind": "adjective", "count": count, "samples": texts}) + "\n")
+            f.flush()
+            if i % 25 == 0:
+                print(f"{i + 1}/{len(todo)} {word}: {Counter(filter(None, map(clean, texts))).most_common(4)}",
+                      flush=True)
+
+
+def _surface(kb, image: str, found: Counter) -> str:
+    """The KB's usual surface of an image ("the sun"), else the writer's likeliest one."""
+    key = kb.normalize(image)
+    if kb.has_vehicle(key):
+        return kb.surface(key)
+    return max((s for s in found if normal(s) == image), key=lambda s: (found[s], s))
+
+
+def table(samples: Path, out: Path) -> dict:
+    from ...similes.kb import load_kb
+
+    kb = load_kb()
+    rows = [r for r in map(json.loads, samples.read_text().splitlines()) if r and r["kind"] == "adjective"]
+    votes = {}
+    for r in rows:  # "a sun", "the sun" and "sun" are one image, written as the KB writes it ("the sun")
+        found = Counter(filter(None, map(clean, r["samples"])))
+        merged = Counter()
+        for image, n in found.items():
+            merged[normal(image)] += n
+        votes[r["word"]] = Counter({_surface(kb, image, found): n for image, n in merged.items()})
+    mean = Counter()
+    for v in votes.values():
+        for image, n in v.items():
+            mean[normal(image)] += n / len(votes)
+    result = {}
+    for word, v in sorted(votes.items()):
+        kept = []
+        for image, n in v.most_common():
+            specificity = n / mean[normal(image)]
+            attested = kb.property_triplets(word, image).level == "exact"
+            if (n >= MIN_VOTES and specificity >= MIN_SPECIFICITY) or attested:
+                kept.append([image, n, round(specificity, 2), int(attested)])
+        if kept:
+            result[word] = kept[:MAX_IMAGES]
+    data = {"meta": {"built_with": "python -m studio build images", "model": "writer",
+                     "samples": SAMPLES, "min_votes": MIN_VOTES, "min_specificity": MIN_SPECIFICITY,
+                     "columns": ["image", "votes", "specificity", "attested in the KB"],
+                     "adjectives_sampled": len(votes), "adjectives": len(result),
+                     "images": sum(map(len, result.values()))},
+            "adjective": result}
+    atomic_write(out, json.dumps(data, indent=0, sort_keys=True))
+    return data
+
+
+def default_samples() -> Path:
+    from ...models.config import cache_dir
+
+    return cache_dir() / "lab" / "image_samples.jsonl"
+
+
+def build(argv: list[str]) -> dict:
+    """`python -m studio build images`: sample what is missing, then write the table; returns its meta."""
+    from ...errors import parse_options
+
+    ap = argparse.ArgumentParser(prog="python -m studio build images", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--limit", type=int, default=LIMIT, help="the most frequent adjectives only")
+    ap.add_argument("--samples", type=Path, default=None, help="the samples file (default: in the cache)")
+    ap.add_argument("--out", type=Path, default=ASSET)
+    args = parse_options(ap, argv)
+    samples = args.samples or default_samples()
+    sample(samples, args.limit)
+    return table(samples, args.out)["meta"]
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="step", required=True)
+    s = sub.add_parser("sample", help="the writer's samples for each adjective (resumable)")
+    s.add_argument("--out", type=Path, required=True)
+    s.add_argument("--limit", type=int, default=LIMIT, help="the most frequent adjectives only")
+    t = sub.add_parser("table", help="the table from the samples")
+    t.add_argument("--samples", type=Path, required=True)
+    t.add_argument("--out", type=Path, default=ASSET)
+    args = ap.parse_args(argv)
+    if args.step == "sample":
+        sample(args.out, args.limit)
+    else:
+        print(json.dumps(table(args.samples, args.out)["meta"], indent=1))
+
+
+if __name__ == "__main__":
+    main()

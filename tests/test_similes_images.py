@@ -1,0 +1,80 @@
+"""The image table (studio/similes/images.py, built by studio/lab/similes/image_table.py) and Polish's `images`
+source: images typical of an adjective, first in the list, for an adjective slot and for a verb's manner adverb."""
+import json
+
+import pytest
+
+from studio.lab.similes import image_table
+from studio.similes import images as images_mod
+from studio.similes.images import images, normal
+from studio.similes.polish import DEFAULT_STRATEGIES, _manner_adjectives, polish_report
+
+
+def test_the_shipped_table_holds_the_common_qualities():
+    meta = json.loads(images_mod.ASSET.read_text())["meta"]
+    assert meta["adjectives"] >= 150 and meta["built_with"] == "python -m studio build images"
+    slow = [image for image, *_ in images("slow")]
+    assert {"a snail", "a tortoise", "a turtle"} & set(slow)
+    assert images("Slow ") == images("slow") and images("no-such-quality") == []
+    for rows in json.loads(images_mod.ASSET.read_text())["adjective"].values():
+        for image, votes, specificity, attested in rows:
+            assert attested or (votes >= image_table.MIN_VOTES and specificity >= image_table.MIN_SPECIFICITY)
+
+
+def test_normal_drops_the_article():
+    assert normal("A mouse") == "mouse" and normal("the sky") == "sky" and normal("an owl") == "owl"
+    assert normal("grain of sand") == "grain of sand"
+
+
+def test_the_table_keeps_specific_or_attested_images(tmp_path):
+    """'a dog' named for every quality is dropped; 'ice' for cold is kept (votes, specific); one vote stays only
+    when the KB attests the pair; 'a sun' and 'the sun' are one image."""
+    samples = tmp_path / "samples.jsonl"
+    rows = [{"word": "cold", "kind": "adjective", "count": 9,
+             "samples": [" ice\n"] * 6 + [" a dog\n"] * 3 + [" stone\n"] + [" a teapot\n"] + [" 12345"]},
+            {"word": "warm", "kind": "adjective", "count": 8,
+             "samples": [" a sun\n"] * 2 + [" the sun\n"] * 2 + [" a dog\n"] * 4},
+            {"word": "brown", "kind": "adjective", "count": 7, "samples": [" a dog\n"] * 5}]
+    samples.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    out = tmp_path / "images.json"
+    table = image_table.table(samples, out)["adjective"]
+    cold = {image: (votes, attested) for image, votes, _spec, attested in table["cold"]}
+    assert cold["ice"][0] == 6 and "a dog" not in cold and "a teapot" not in cold
+    assert "stone" in cold and cold["stone"] == (1, 1)  # one vote, but the KB knows "as cold as stone"
+    assert [image for image, *_ in table["warm"]] == ["the sun"]  # merged (4 votes), the KB's surface
+    assert "brown" not in table  # only an image offered for everything
+    assert json.loads(out.read_text())["adjective"] == table
+
+
+def test_manner_adverbs_give_their_adjectives(tiny_registry):
+    doc = tiny_registry.get("parser")("The train moved slowly and the girl laughed happily.")
+    verbs = {t.text: t for t in doc if t.pos_ == "VERB"}
+    assert "slow" in _manner_adjectives(verbs["moved"])
+    assert "happy" in _manner_adjectives(verbs["laughed"])
+
+
+def test_polish_puts_the_table_images_first(tiny_registry):
+    assert DEFAULT_STRATEGIES[0] == "images"
+    cands, report = polish_report("The train moved slowly through the valley.", n=6, seed=0)
+    table = [image for image, *_ in images("slow")]
+    first = [c for c in cands if c.strategy == "images"]
+    assert first and cands[:len(first)] == first  # first, in the table's order
+    assert [c.rank for c in first] == sorted(c.rank for c in first)
+    assert all(c.keep is None and c.phrase.startswith("like ") and c.kind == "verb" for c in first)
+    assert all(any(image.split()[-1] in c.vehicle for image in table) for c in first)
+    assert report["ranked_by"].startswith("images, then") and report["proposed"]["images"] >= 1
+    cands, _ = polish_report("The bread was very hard.", n=4, seed=0)
+    assert cands[0].strategy == "images" and cands[0].phrase.startswith("as hard as ")
+    # without the source the list has none of its candidates
+    cands, report = polish_report("The bread was very hard.", n=4, seed=0, strategies=["lm", "retrieval"])
+    assert all(c.strategy != "images" for c in cands) and not report["ranked_by"].startswith("images")
+
+
+def test_the_table_leaves_the_other_sources_draws_alone(tiny_registry):
+    """Its few images come on top: the other sources propose what they proposed without it."""
+    _, without = polish_report("The train moved slowly through the valley.", n=10, seed=0,
+                               strategies=["lm", "retrieval", "property"])
+    _, with_images = polish_report("The train moved slowly through the valley.", n=10, seed=0,
+                                   strategies=["images", "lm", "retrieval", "property"])
+    assert with_images["proposed"]["images"] >= 1
+    assert {k: v for k, v in with_images["proposed"].items() if k != "images"} == without["proposed"]
