@@ -109,7 +109,8 @@ def test_proverbs_align_and_similar_refuse_a_narrative_too_short(client):
 
 @pytest.mark.parametrize("text,language", [("Der Fluss war sehr langsam.", "German"),
                                            ("La rivière était très lente.", "French"),
-                                           ("El río era muy lento.", "Spanish")])
+                                           ("El río era muy lento.", "Spanish"),
+                                           ("Die Katze schläft.", "another language")])  # no English word; ä
 def test_polish_refuses_another_latin_script_language(text, language):
     from studio.errors import InputError
     from studio.similes.polish import refuse_other_script
@@ -119,7 +120,8 @@ def test_polish_refuses_another_latin_script_language(text, language):
 
 
 @pytest.mark.parametrize("text", ["The river was very slow.", "He is in the den with the dog.",
-                                  "The war was long and the die was cast.", "Do you know what I mean?"])
+                                  "The war was long and the die was cast.", "Do you know what I mean?",
+                                  "The café was full and the crème brûlée was gone."])
 def test_english_sentences_pass_the_language_check(text):
     from studio.similes.polish import refuse_other_script
 

@@ -347,14 +347,23 @@ ENGLISH_WORDS = {"the", "a", "an", "is", "was", "were", "are", "be", "been", "an
                  "by", "for", "from", "had", "has", "have", "that", "this", "my", "our", "its", "so", "like"}
 
 
+_FOREIGN_LETTERS = re.compile(r"[äöüßñçãõåøæœ]")
+
+
 def refuse_other_language(literal: str) -> None:
-    """An InputError when a Latin-script sentence reads as another language than English: at least two of that
-    language's function words and more of them than English ones ("Der Fluss war sehr langsam." is German)."""
+    """An InputError when a Latin-script sentence reads as another language than English: more of that language's
+    function words than English ones, at least two, or one beside a letter English does not use ("Der Fluss war
+    sehr langsam." is German); or no English word at all beside such a letter ("Die Katze schläft.")."""
     words = re.findall(r"[^\W\d_]+", literal.lower())
     english = sum(w in ENGLISH_WORDS for w in words)
     hits = {language: sum(w in vocabulary for w in words) for language, vocabulary in FUNCTION_WORDS.items()}
     language, count = max(hits.items(), key=lambda item: item[1])
-    if count >= 2 and count > english:
+    foreign_letter = bool(_FOREIGN_LETTERS.search(literal.lower()))
+    if english == 0 and count == 0 and foreign_letter and len(words) >= 2:  # "Die Katze schläft."
+        raise InputError("The studio works in English: this sentence reads as another language (no English word, "
+                         "letters English does not use), and its models and knowledge base know English similes "
+                         "only. Type an English sentence.")
+    if (count >= 2 or (count == 1 and foreign_letter)) and count > english:
         raise InputError(f"The studio works in English: this sentence reads as {language}, and its models and "
                          "knowledge base know English similes only. Type an English sentence.")
 
