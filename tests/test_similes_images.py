@@ -35,9 +35,9 @@ def test_the_table_keeps_specific_or_attested_images(tmp_path):
             {"word": "warm", "kind": "adjective", "count": 8,
              "samples": [" a sun\n"] * 2 + [" the sun\n"] * 2 + [" a dog\n"] * 4},
             {"word": "brown", "kind": "adjective", "count": 7, "samples": [" a dog\n"] * 5}]
-    samples.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    samples.write_text("\n".join(json.dumps(r) for r in rows) + "\n" + '{"word": "half-writ')  # a killed run
     out = tmp_path / "images.json"
-    table = image_table.table(samples, out)["adjective"]
+    table = image_table.table(samples, out, allowed={"cold", "warm", "brown"})["adjective"]
     cold = {image: (votes, attested) for image, votes, _spec, attested in table["cold"]}
     assert cold["ice"][0] == 6 and "a dog" not in cold and "a teapot" not in cold
     assert "stone" in cold and cold["stone"] == (1, 1)  # one vote, but the KB knows "as cold as stone"

@@ -1,6 +1,7 @@
 """`python -m studio polish`: simile candidates for a literal sentence."""
 from __future__ import annotations
 
+from ..similes.polish import DEFAULT_STRATEGIES, STRATEGIES
 from ..similes.writer_vehicles import DOMAINS, REGISTERS
 from . import add_json_flag
 
@@ -11,8 +12,8 @@ def register(sub) -> None:
     p.add_argument("--n", type=int, default=10, help="number of candidates (1-50)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (same seed, same candidates)")
     p.add_argument("--strategies", default="",
-                   help="comma-separated subset of the vehicle sources writer,lm,retrieval,property,insertion "
-                        "(default lm,retrieval,property)")
+                   help=f"comma-separated subset of the vehicle sources {','.join(STRATEGIES)} "
+                        f"(default {','.join(DEFAULT_STRATEGIES)})")
     p.add_argument("--domain", default="any", choices=DOMAINS, metavar="DOMAIN",
                    help="the writer's image domain: " + ", ".join(DOMAINS))
     p.add_argument("--register", default="plain", choices=REGISTERS, help="the writer's register")

@@ -8,7 +8,7 @@ from ..similes.analysis import MAX_SENTENCE_CHARS
 from ..similes.polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
                               STRATEGIES)
 from ..similes.writer_vehicles import DOMAINS, REGISTERS
-from .common import (after_limit_check, cancellable, cancelled, escape, failed_run, guarded, highlight_pieces,
+from .common import (after_limit_check, cancellable, cancelled, escape_markdown, failed_run, guarded, highlight_pieces,
                      limited_textbox, refuse_over_limit, role_notice, start_run, stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
@@ -79,11 +79,12 @@ COLOURS = {"topic": "#7cb5ec", "vehicle": "#f7a35c", "event": "#90ed7d", "proper
 
 
 def _highlight(sentence: str, offset: int, phrase: str) -> str:
-    """Markdown with the inserted phrase in bold; the text itself is escaped."""
+    """Markdown with the inserted phrase in bold; the text itself is escaped as HTML and as Markdown (a typed
+    "[x](https://…)" or "*x*" stays plain text)."""
     if offset < 0 or not phrase:
-        return escape(sentence)
+        return escape_markdown(sentence)
     before, after = sentence[:offset], sentence[offset + len(phrase):]
-    return f"{escape(before)}**{escape(phrase)}**{escape(after)}"
+    return f"{escape_markdown(before)}**{escape_markdown(phrase)}**{escape_markdown(after)}"
 
 
 def _status(report: dict, shown: bool, strategies: list[str]) -> str:

@@ -8,8 +8,9 @@ this adjective against its mean votes over all adjectives (images offered for ev
 little), and the KB says whether the pair is attested in a corpus. An image is kept when it has at least MIN_VOTES
 votes and a specificity of at least MIN_SPECIFICITY, or the KB attests it.
 
-Adjectives: those of the training texts (the HAUSER generator's literals, except the 23 rated ones; the narratives
-of the figurative-narrative train splits), counted with their weight as KB properties; the most frequent LIMIT.
+Adjectives: those of the training texts (the HAUSER generator's literals of Polish's train part, except the 23 rated
+ones; the narratives of the figurative-narrative train part, not Continue's dev or test), counted with their weight
+as KB properties; the most frequent LIMIT.
 Nothing of a blind read's inputs. (Verbs were tried the same way, "slept like a log", … "<past> like": the lists
 restated the verb, "read like a book", "closed like a door"; docs/experiments.md.)
 
@@ -53,16 +54,21 @@ _BLOCK = {"other", "own", "last", "first", "few", "many", "same", "much", "only"
 
 
 def _texts() -> list[str]:
+    """The training texts: the HAUSER generator's literals of Polish's train part (polish_data.split_of), except the
+    23 rated ones, and the narratives of the figurative-narrative train part (not Continue's dev or test)."""
+    from ...similes.kb_build import _train_part
+    from ...similes.polish_data import split_of
+
     with shared_file("hauser", "human_ratings_dev.csv").open(newline="") as f:
         rated = {r["literal_sentences"].strip() for r in csv.DictReader(f)}
     texts = []
     for line in shared_file("hauser", "candidates.jsonl").read_text().splitlines():
-        if line.strip() and (literal := json.loads(line)["literal"].strip()) not in rated:
+        if line.strip() and (literal := json.loads(line)["literal"].strip()) not in rated \
+                and split_of(literal) == "train":
             texts.append(literal)
+    root = shared_file("figurative", "idiom_train.jsonl").parent.parent
     for kind in ("idiom", "simile"):
-        for line in shared_file("figurative", f"{kind}_train.jsonl").read_text().splitlines():
-            if line.strip():
-                texts.append(re.sub(r"</?b>", "", json.loads(line)["narrative"]))
+        texts += [re.sub(r"</?b>", "", r["narrative"]) for r in _train_part(root, kind)]
     return texts
 
 
@@ -95,9 +101,7 @@ def clean(text: str) -> str | None:
 def sample(out: Path, limit: int = LIMIT, seed: int = 0) -> None:
     from ...models import get_registry
 
-    done = set()
-    if out.is_file():
-        done = {r["word"] for r in map(json.loads, out.read_text().splitlines()) if r and r["kind"] == "adjective"}
+    done = {r["word"] for r in _rows(out)} if out.is_file() else set()
     todo = [(a, c) for a, c in adjectives(limit) if a not in done]
     print(f"{len(done)} adjectives done, {len(todo)} to sample", flush=True)
     writer = get_registry().get("writer")
@@ -113,6 +117,19 @@ def sample(out: Path, limit: int = LIMIT, seed: int = 0) -> None:
                       flush=True)
 
 
+def _rows(samples: Path) -> list[dict]:
+    """The adjectives' sample rows; a line a killed run left half-written is skipped (and sampled again)."""
+    rows = []
+    for line in samples.read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if row.get("kind") == "adjective":
+            rows.append(row)
+    return rows
+
+
 def _surface(kb, image: str, found: Counter) -> str:
     """The KB's usual surface of an image ("the sun"), else the writer's likeliest one."""
     key = kb.normalize(image)
@@ -121,18 +138,23 @@ def _surface(kb, image: str, found: Counter) -> str:
     return max((s for s in found if normal(s) == image), key=lambda s: (found[s], s))
 
 
-def table(samples: Path, out: Path) -> dict:
+def table(samples: Path, out: Path, limit: int = LIMIT, allowed: set[str] | None = None) -> dict:
+    """The table from the samples of the `limit` most frequent adjectives of the training texts, or of `allowed`
+    (samples of other words are left out)."""
     from ...similes.kb import load_kb
 
     kb = load_kb()
-    rows = [r for r in map(json.loads, samples.read_text().splitlines()) if r and r["kind"] == "adjective"]
+    allowed = {word for word, _ in adjectives(limit)} if allowed is None else allowed
+    rows = [r for r in _rows(samples) if r["word"] in allowed]
     votes = {}
     for r in rows:  # "a sun", "the sun" and "sun" are one image, written as the KB writes it ("the sun")
         found = Counter(filter(None, map(clean, r["samples"])))
         merged = Counter()
         for image, n in found.items():
             merged[normal(image)] += n
-        votes[r["word"]] = Counter({_surface(kb, image, found): n for image, n in merged.items()})
+        votes[r["word"]] = Counter()
+        for image, n in merged.items():  # two spellings of one KB vehicle ("mice", "a mouse") add up
+            votes[r["word"]][_surface(kb, image, found)] += n
     mean = Counter()
     for v in votes.values():
         for image, n in v.items():
@@ -149,6 +171,7 @@ def table(samples: Path, out: Path) -> dict:
             result[word] = kept[:MAX_IMAGES]
     data = {"meta": {"built_with": "python -m studio build images", "model": "writer",
                      "samples": SAMPLES, "min_votes": MIN_VOTES, "min_specificity": MIN_SPECIFICITY,
+                     "limit": limit,
                      "columns": ["image", "votes", "specificity", "attested in the KB"],
                      "adjectives_sampled": len(votes), "adjectives": len(result),
                      "images": sum(map(len, result.values()))},
@@ -174,7 +197,7 @@ def build(argv: list[str]) -> dict:
     args = parse_options(ap, argv)
     samples = args.samples or default_samples()
     sample(samples, args.limit)
-    return table(samples, args.out)["meta"]
+    return table(samples, args.out, args.limit)["meta"]
 
 
 def main(argv=None) -> None:
@@ -186,11 +209,12 @@ def main(argv=None) -> None:
     t = sub.add_parser("table", help="the table from the samples")
     t.add_argument("--samples", type=Path, required=True)
     t.add_argument("--out", type=Path, default=ASSET)
+    t.add_argument("--limit", type=int, default=LIMIT, help="the most frequent adjectives only")
     args = ap.parse_args(argv)
     if args.step == "sample":
         sample(args.out, args.limit)
     else:
-        print(json.dumps(table(args.samples, args.out)["meta"], indent=1))
+        print(json.dumps(table(args.samples, args.out, args.limit)["meta"], indent=1))
 
 
 if __name__ == "__main__":
