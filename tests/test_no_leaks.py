@@ -67,3 +67,21 @@ def test_polisher_trains_on_no_dev_or_test_literal():
     from studio.continuation import data
 
     assert not any(s in it.narrative for it in data.split("simile")[1] for s in list(narratives)[:50])
+
+
+@needs_figurative
+def test_image_table_words_come_from_train_texts_only():
+    """The image table's adjectives are counted on Polish's train literals and Continue's train narratives."""
+    from studio.continuation import data
+    from studio.lab.similes.image_table import _texts
+    from studio.similes.polish_data import split_of
+
+    texts = set(_texts())
+    held_out = {it.narrative for kind in data.KINDS for part in ("dev", "test") for it in data.split3(kind)[part]}
+    assert texts and not texts & held_out
+    from studio.shared_data import shared_file
+
+    literals = [json.loads(line)["literal"].strip()
+                for line in shared_file("hauser", "candidates.jsonl").read_text().splitlines() if line.strip()]
+    held_out_literals = {lit for lit in literals if split_of(lit) != "train"}
+    assert held_out_literals and not texts & held_out_literals
