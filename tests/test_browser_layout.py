@@ -37,8 +37,16 @@ def _columns_inside(page, selector: str, expected: int):
             assert width >= 24, (selector, title, "too narrow to read", width)
 
 
-def _narrative(page, text: str):
-    page.get_by_label("Narrative").filter(visible=True).first.fill(text)
+def _run_on_story(page, tab: str, button: str, ready, pick=None):
+    """The tab opened, the story typed (`pick(page)` before running, e.g. a mode), the button pressed, and the
+    locator `ready(page)` waited for."""
+    select_tab(page, tab)
+    page.get_by_label("Narrative").filter(visible=True).first.fill(STORY)
+    if pick is not None:
+        pick(page)
+    page.get_by_role("button", name=button, exact=True).click()
+    ready(page).wait_for(timeout=RESULT_TIMEOUT_MS)
+    page.wait_for_timeout(800)
 
 
 @pytest.fixture(scope="module")
@@ -67,11 +75,8 @@ def test_polish_button_on_the_first_screen_and_every_column_shown(pages, shots, 
 @pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
 def test_proverbs_columns_all_shown(pages, shots, width, height):
     page = pages(width, height)
-    select_tab(page, "Proverbs")
-    _narrative(page, STORY)
-    page.get_by_role("button", name="Recommend proverbs", exact=True).click()
-    page.get_by_text("Scoring:").filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
-    page.wait_for_timeout(800)
+    _run_on_story(page, "Proverbs", "Recommend proverbs",
+                  lambda page: page.get_by_text("Scoring:").filter(visible=True).first)
     _columns_inside(page, "#proverbs-table", 4)
     page.wait_for_timeout(3_000)  # the alignment of the first proverb follows the ranking
     _columns_inside(page, "#proverbs-pairs", 4)
@@ -84,12 +89,9 @@ def test_proverbs_columns_all_shown(pages, shots, width, height):
 @pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
 def test_continue_columns_all_shown(pages, shots, width, height):
     page = pages(width, height)
-    select_tab(page, "Continue")
-    _narrative(page, STORY)
-    page.get_by_label("plain", exact=True).filter(visible=True).first.check()
-    page.get_by_role("button", name="Continue", exact=True).click()
-    page.locator("#continue-info").get_by_text("sample(s) in", exact=False).wait_for(timeout=RESULT_TIMEOUT_MS)
-    page.wait_for_timeout(800)
+    _run_on_story(page, "Continue", "Continue",
+                  lambda page: page.locator("#continue-info").get_by_text("sample(s) in", exact=False),
+                  pick=lambda page: page.get_by_label("plain", exact=True).filter(visible=True).first.check())
     _columns_inside(page, "#continue-table", 4)
 
 
