@@ -30,7 +30,36 @@ os.environ.setdefault("STUDIO_PROFILE", "offline")
 #: the systems a Polish read compares: (variant, sources)
 POLISH_VARIANTS = {"writer": (("default sources", None), ("writer source", ["writer", "property"])),
                    "images": (("before images", ["lm", "retrieval", "property"]),
-                              ("images first", ["images", "lm", "retrieval", "property"]))}
+                              ("images first", ["images", "lm", "retrieval", "property"])),
+                   "reread": ()}  # the default sources, before and after the writer's reread (_reread_pairs)
+
+
+def _reread_pairs(args, out) -> None:
+    """Each literal polished once (default sources); the list as ranked before the writer rereads it ("before
+    reread") and after ("writer reread"), both cut to 10: the same candidates, two orders (and the reread may bring
+    some of places 11-20 into the 10)."""
+    from studio.similes import polish as P
+
+    served, seen = P._writer_order, {}
+
+    def recording(ranked, n):
+        seen["before"] = list(ranked)
+        after, done = served(ranked, n)
+        seen["after"] = list(after)
+        return after, done
+
+    P._writer_order = recording
+    try:
+        for lit in _lines(args.literals):
+            t = time.perf_counter()
+            P.polish_report(lit, n=10, seed=0)
+            for variant, key in (("before reread", "before"), ("writer reread", "after")):
+                out["polish"].append({"literal": lit, "variant": variant, "seconds": round(time.perf_counter() - t, 2),
+                                      "cands": [{"sentence": c.sentence, "rank": i + 1, "strategy": c.strategy}
+                                                for i, c in enumerate(seen[key][:10])]})
+            print(lit, file=sys.stderr, flush=True)
+    finally:
+        P._writer_order = served
 
 
 def _lines(path: str) -> list[str]:
@@ -45,7 +74,9 @@ def generate(args) -> None:
     from studio.similes.polish import polish_report
 
     out = {"polish": [], "continue": []}
-    for lit in _lines(args.literals) if args.literals else []:
+    if args.polish_variants == "reread":  # one run per literal: the list before and after the writer's reread
+        _reread_pairs(args, out)
+    for lit in _lines(args.literals) if args.literals and args.polish_variants != "reread" else []:
         for variant, strategies in POLISH_VARIANTS[args.polish_variants]:
             t = time.perf_counter()
             cands, _ = polish_report(lit, n=10, seed=0, strategies=strategies)

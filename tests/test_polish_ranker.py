@@ -63,7 +63,7 @@ def test_keep_follows_the_weights_and_refuses_other_features():
 
 def test_the_tiny_profile_ranks_by_the_score(tiny_registry):
     """The shipped weights were fitted with the offline MiniLM: beside the tiny embedder they are not used."""
-    cands, report = polish_report("The soup was very bland.", n=5, seed=0)
+    cands, report = polish_report("The soup was very bland.", n=5, seed=0, reread=False)
     assert report["ranked_by"] == "images, then score" and cands and report["expected_keepers"] is None
     assert all(c.keep is None for c in cands)
     assert all(c.kind in ("adjective", "verb") and c.cue for c in cands)
@@ -71,12 +71,12 @@ def test_the_tiny_profile_ranks_by_the_score(tiny_registry):
 
 @pytest.mark.offline
 def test_offline_polish_ranks_by_keep(offline):
-    cands, report = polish_report("The soup was very bland.", n=10, seed=0)
+    cands, report = polish_report("The soup was very bland.", n=10, seed=0, reread=False)
     assert report["ranked_by"] == "images, then keep" and "keep =" in report["score"]
     keeps = [c.keep for c in cands]
     assert all(0 < k < 1 for k in keeps) and keeps == sorted(keeps, reverse=True)
     assert report["expected_keepers"] == pytest.approx(sum(keeps), abs=0.051)  # keep is calibrated: its sum
-    before, report_before = polish_report("The soup was very bland.", n=10, seed=0, ranker=False)
+    before, report_before = polish_report("The soup was very bland.", n=10, seed=0, ranker=False, reread=False)
     assert report_before["ranked_by"] == "images, then score" and all(c.keep is None for c in before)
 
 

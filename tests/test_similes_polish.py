@@ -114,27 +114,35 @@ def test_cli_and_api_refuse_alike(client):
         client.predict("Her eyes were as blue as the sea.", ["lm"], 3, 0, api_name="/polish")
 
 
-def test_cli_components_batch(tmp_path):
+def _cli(capsys, *args) -> tuple[int, str, str]:
+    """`python -m studio ARGS` in this process (the CLI's own main, the session's tiny registry): the exit code,
+    stdout and stderr. A real `python -m studio` run is kept in test_cli_and_api_refuse_alike."""
+    from studio.cli import main
+
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_components_batch(tmp_path, capsys):
     src = tmp_path / "in.jsonl"
     src.write_text('{"sentence": "He wept like a child."}\nnot json\n{"sentence": "I like tea."}\n{"x": 1}\n')
     out = tmp_path / "out.jsonl"
-    proc = subprocess.run([sys.executable, "-m", "studio", "components", "--batch", str(src), "--out", str(out)],
-                          capture_output=True, text=True, env={"STUDIO_PROFILE": "tiny", "PATH": ""}, timeout=120)
-    assert proc.returncode == 1
-    assert "line 2" in proc.stderr and "line 4" in proc.stderr
+    code, _, err = _cli(capsys, "components", "--batch", str(src), "--out", str(out))
+    assert code == 1
+    assert "line 2" in err and "line 4" in err
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [len(r["similes"]) for r in rows] == [1, 0]
     assert rows[0]["similes"][0]["vehicle"] == "a child"
 
 
-def test_cli_components_single_and_bad_input():
-    ok = subprocess.run([sys.executable, "-m", "studio", "components", "She left, cold as ice.", "--json"],
-                        capture_output=True, text=True, env={"STUDIO_PROFILE": "tiny", "PATH": ""}, timeout=120)
-    assert ok.returncode == 0
-    assert json.loads(ok.stdout)["similes"][0]["comparator"] == "ADJ as"
-    bad = subprocess.run([sys.executable, "-m", "studio", "components", "   "], capture_output=True, text=True,
-                         env={"STUDIO_PROFILE": "tiny", "PATH": ""}, timeout=120)
-    assert bad.returncode == 2 and "empty" in bad.stderr and "Traceback" not in bad.stderr
+def test_cli_components_single_and_bad_input(capsys):
+    code, out, _ = _cli(capsys, "components", "She left, cold as ice.", "--json")
+    assert code == 0
+    assert json.loads(out)["similes"][0]["comparator"] == "ADJ as"
+    code, _, err = _cli(capsys, "components", "   ")
+    assert code == 2 and "empty" in err and "Traceback" not in err
 
 
 def test_ui_components_and_polish(client):
@@ -361,11 +369,11 @@ def test_kb_attested_similes_are_marked_and_rank_first(tiny_registry, monkeypatc
     cands = polish(literal, n=5, strategies=["property"], seed=0)
     assert cands and all(c.attested and c.phrase.startswith("as sweet as ") for c in cands)
     # the bonus orders the list: without it the order is by score alone
-    both = polish(literal, n=10, strategies=["property", "insertion"], seed=0)
+    both = polish_module.polish_report(literal, n=10, strategies=["property", "insertion"], seed=0, reread=False)[0]
     key = [c.score * (1 + polish_module.ATTESTED_BONUS * c.attested) for c in both]
     assert key == sorted(key, reverse=True) and any(c.attested for c in both)
     monkeypatch.setattr(polish_module, "ATTESTED_BONUS", 0.0)
-    plain = polish(literal, n=10, strategies=["property", "insertion"], seed=0)
+    plain = polish_module.polish_report(literal, n=10, strategies=["property", "insertion"], seed=0, reread=False)[0]
     assert [c.score for c in plain] == sorted((c.score for c in plain), reverse=True)
 
 

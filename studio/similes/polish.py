@@ -98,6 +98,15 @@ KEEP_MEANING = ("keep = how likely a writer is to keep the candidate (0..1): a l
 #: a verb's salient property 2 of 28
 PROPERTY_FIRST = 5
 #: sources whose own order ranks their candidates (the keep ranker was fitted on the others' reads)
+#: the writer (the largest offline LM) rereads the list: a candidate's place becomes its place in the list plus
+#: WRITER_WEIGHT times its place by the writer's log-likelihood of the simile in the sentence. On the blind reads'
+#: labels (docs/experiments.md, dev literal sets) a usable line outranked an unusable one of the same literal 0.62
+#: of the time in the list's order, 0.77 by the writer's likelihood alone, 0.77 with this weight.
+WRITER_WEIGHT = 2.0
+WRITER_READS_TOP = 20
+WRITER_ORDER = ", reread by the writer"
+WRITER_READS = (" The writer (the largest offline language model) then rereads the best candidates: each moves by "
+                "how likely the writer finds the simile in the sentence.")
 RANKED_SOURCES = ("images", "writer")
 WRITER_FIRST = ("For an adjective the knowledge base's best vehicles come first (source \"property\", by keep); then "
                 "the writer's images (source \"writer\"), in the order the writer proposed them; then the other "
@@ -187,12 +196,12 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
 
 
 def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progress=None,
-                  should_stop=None, min_score: float | None = None,
-                  ranker: bool = True, domain: str = "any", register: str = "plain") -> tuple[list[Candidate], dict]:
+                  should_stop=None, min_score: float | None = None, ranker: bool = True, reread: bool = True,
+                  domain: str = "any", register: str = "plain") -> tuple[list[Candidate], dict]:
     """`polish`, plus what was delivered and why: {"asked", "delivered", "proposed": {strategy: distinct vehicles},
     "distinct": distinct candidates after merging, "merged", "rejected", "score", "ranked_by", "generator",
-    "shortfall"}. For evaluation and fitting only: `min_score` overrides the floor (MIN_SCORE); `ranker=False` ranks
-    by the score as without the `polish_ranker` role."""
+    "shortfall", "reread"}. For evaluation and fitting only: `min_score` overrides the floor (MIN_SCORE); `ranker=False`
+    ranks by the score as without the `polish_ranker` role; `reread=False` leaves out the writer's reread."""
     literal = require_text(literal, "literal sentence", MAX_CHARS)
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_N:
         raise InputError(f"The number of candidates must be between 1 and {MAX_N}.")
@@ -277,20 +286,24 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
         (-1, c.rank, ()) if c.strategy == "images" else (0, 0, by_other(c)) if id(c) in kb_first else
         (1, c.rank, ()) if c.rank is not None else (2, 0, by_other(c)))), kb)
     merged += twins
+    step(0.99, "the writer reads the best candidates")
+    ranked, by_writer = _writer_order(ranked, n) if reread else (ranked, False)
     candidates = ranked
     chosen = ranked[:n]
     report = {"asked": n, "delivered": len(chosen), "proposed": proposed, "distinct": len(candidates),
               "merged": merged, "rejected": rejected, "below_min_score": len(weak), "opposite": len(opposite),
               "score": SCORE_MEANING + " " + WRITER_FIRST * ("writer" in strategies) + (
-                  KEEP_MEANING if by_keep else RANKING) + IMAGES_FIRST * ("images" in strategies),
+                  KEEP_MEANING if by_keep else RANKING) + IMAGES_FIRST * ("images" in strategies) + (
+                  WRITER_READS if by_writer else ""),
               "ranked_by": ("images, " if "images" in strategies else "") + (
                   "KB for an adjective, writer, " if "writer" in strategies else "") + (
-                  "then " if {"images", "writer"} & set(strategies) else "") + ("keep" if by_keep else "score"),
+                  "then " if {"images", "writer"} & set(strategies) else "") + ("keep" if by_keep else "score") + (
+                  WRITER_ORDER if by_writer else ""),
               "generator": "trained polisher (LoRA delta)" if trained else "plain lm, few-shot (no delta fits)",
               # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
               "expected_keepers": round(sum(c.keep for c in chosen), 1) if by_keep and all(
                   c.keep is not None for c in chosen) else None,
-              "shortfall": ""}
+              "shortfall": "", "reread": by_writer}
     if len(chosen) < n:
         each = ", ".join(f"{name} {count}" for name, count in proposed.items())
         report["shortfall"] = (
@@ -763,6 +776,48 @@ def _distinct_images(ranked: list[Candidate], kb) -> tuple[list[Candidate], int]
         heads.add(head)
         mods |= own
     return kept, merged
+
+
+def simile_tail(c: Candidate) -> tuple[str, str] | None:
+    """(the sentence up to the comparison word of the simile, the rest of the phrase): ("The boy ate his soup noisily
+    like", " a pig"), ("The suitcase was as", " heavy as lead"); None when the phrase has no comparison word."""
+    m = _TAIL.match(c.phrase)
+    if not m:
+        return None
+    return (c.sentence[:c.offset] + m.group(1)).strip(), " " + m.group(2).rstrip(".,;:!? ")
+
+
+_TAIL = re.compile(r"^(.*?\b(?:as|like|than)\b)\s+(.+)$", re.I | re.S)
+
+
+def _writer_order(ranked: list[Candidate], n: int) -> tuple[list[Candidate], bool]:
+    """The first WRITER_READS_TOP (at least 2n) candidates reordered by their place in the list plus WRITER_WEIGHT
+    times their place by the writer's log-likelihood of the simile in the sentence (`simile_tail`; ties keep the
+    list's order); the rest follow as they were. (list, False) when the writer role cannot serve."""
+    from ..models import ModelUnavailable, get_registry
+
+    top = ranked[:max(WRITER_READS_TOP, 2 * n)]
+    tails = [simile_tail(c) for c in top]
+    asks: dict[str, list[str]] = {}
+    for tail in tails:
+        if tail is not None:
+            asks.setdefault(tail[0], [])
+            if tail[1] not in asks[tail[0]]:
+                asks[tail[0]].append(tail[1])
+    if len(top) < 2 or not asks:
+        return ranked, False
+    try:
+        writer = get_registry().get("writer")
+    except ModelUnavailable:
+        return ranked, False
+    contexts = list(asks)
+    scores = {(ctx, cont): total for ctx, result in zip(contexts, writer.loglik_many(
+        [(ctx, asks[ctx], None) for ctx in contexts])) for cont, (total, _) in zip(asks[ctx], result)}
+    loglik = [scores[tail] if tail is not None else float("-inf") for tail in tails]
+    by_writer = sorted(range(len(top)), key=lambda i: (-loglik[i], i))
+    place = {i: p for p, i in enumerate(by_writer)}
+    order = sorted(range(len(top)), key=lambda i: (i + WRITER_WEIGHT * place[i], i))
+    return [top[i] for i in order] + ranked[len(top):], True
 
 
 def _score_all(lm, trained, literal, groups, step=None) -> list[Candidate]:

@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..similes.analysis import MAX_SENTENCE_CHARS
 from ..similes.polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
-                              STRATEGIES)
+                              STRATEGIES, WRITER_ORDER)
 from ..similes.writer_vehicles import DOMAINS, REGISTERS
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, failed_run, guarded, highlight_pieces,
                      limited_textbox, refuse_over_limit, role_notice, start_run, stopped_line)
@@ -92,12 +92,15 @@ def _status(report: dict, shown: bool, strategies: list[str]) -> str:
     if report["shortfall"]:
         return f"⚠️ {report['shortfall']}"
     by = {"keep": "keep", "score": "fluency (no keep model here)"}
-    last = report["ranked_by"].split()[-1]
-    first = (["the images typical of the quality (source images)"] if report["ranked_by"].startswith("images")
+    base = report["ranked_by"].removesuffix(WRITER_ORDER)
+    last = base.split()[-1]
+    first = (["the images typical of the quality (source images)"] if base.startswith("images")
              else []) + (["the knowledge base's images for an adjective, then the writer's"]
-                         if "writer" in report["ranked_by"] else [])
-    ranked = f"ranked by {report['ranked_by']}" if last not in by else f"best first by {by[last]}" if not first \
+                         if "writer" in base else [])
+    ranked = f"ranked by {base}" if last not in by else f"best first by {by[last]}" if not first \
         else f"{', then '.join(first)} first, then the rest by {by[last]}"
+    if report.get("reread"):
+        ranked += "; then reread by the writer model (each moves by how likely it finds the simile in the sentence)"
     status = f"{report['delivered']} of the {report['asked']} candidates asked; {ranked}."
     if report.get("expected_keepers") is not None and shown:
         status += (f" A writer would keep about {report['expected_keepers']:.0f} of them (their keeps summed)"

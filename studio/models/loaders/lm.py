@@ -113,6 +113,11 @@ class TransformersLM(LanguageModel):
         cache.batch_repeat_interleave(rows)
         return cache, torch.log_softmax(out.logits[0, -1].float(), dim=-1), len(c_ids)
 
+    def loglik_many(self, asks):
+        """`loglik_shared` of several (context, continuations, score_last) asks, one after the other (the llama.cpp
+        form packs them into fewer decodes; the numbers are the same)."""
+        return [self.loglik_shared(context, continuations, last) for context, continuations, last in asks]
+
     def loglik_shared(self, context: str, continuations, score_last=None):
         """loglik for one context and many continuations: the context runs once and its cache serves them all
         (the same numbers as `loglik`, computed on a fraction of the tokens). `score_last[i]`: sum the log-probs of
