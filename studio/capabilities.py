@@ -35,7 +35,7 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability(
         "similes", "Simile polishing and components", "studio.ui.polish_tab:build_polish_tab",
         commands=("studio.cli.components_cmd", "studio.cli.polish_cmd"),
-        targets={"build": {"kb": "studio.similes.kb_build:build", "antonyms": "studio.similes.antonyms:build",
+        targets={"build": {"kb": "studio.similes.kb_build:build", "antonyms": "studio.similes.antonyms_build:build",
                            "images": "studio.lab.similes.image_table:build"},
                  "train": {"simile-detector": "studio.similes.train_detector:train",
                            "simile-components": "studio.similes.components_train:train",
@@ -67,7 +67,7 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability(
         "proverbs", "Proverbs for a narrative (ePiC)", "studio.ui.proverbs_tab:build_proverbs_tab",
         commands=("studio.cli.proverbs_cmd",),
-        targets={"build": {"proverbs": "studio.proverbs.catalog:build_catalog"},
+        targets={"build": {"proverbs": "studio.proverbs.catalog_build:build_catalog"},
                  "train": {"proverbs": "studio.proverbs.train:train"},
                  "eval": {"proverbs-report": "studio.proverbs.evaluate:evaluate"}},
         evaluations={"proverbs": "studio.evaluation.proverbs:ProverbsEvaluation"},
@@ -76,8 +76,8 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability(
         "continuation", "Figurative narratives: continue and judge", "studio.ui.continue_tab:build_continue_tab",
         commands=("studio.cli.continue_cmd",),
-        targets={"build": {"idiom-lexicon": "studio.continuation.lexicon:build_asset"},
-                 "train": {"judge": "studio.continuation.crossjudge:train",
+        targets={"build": {"idiom-lexicon": "studio.continuation.lexicon_build:build_asset"},
+                 "train": {"judge": "studio.continuation.judge_train:train",
                            "judge-temperature": "studio.continuation.calibrate:train",
                            "continuation": "studio.continuation.generator_train:train"},
                  "eval": {"continuation-report": "studio.continuation.evaluate:evaluate"}},

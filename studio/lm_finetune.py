@@ -77,7 +77,7 @@ def train_delta(args, train_rows: list[dict], dev_rows: list[dict], command: str
     dev loss) to args.out; the run's record (options, losses, timing) is returned."""
     import torch
 
-    from .models.lm_delta import attach_lora, save_delta, trainable_base
+    from .models.lm_delta_train import attach_lora, save_delta, trainable_base
     from .models.loaders.common import fast_bfloat16
 
     torch.set_num_threads(args.threads)

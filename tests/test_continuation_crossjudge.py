@@ -36,7 +36,8 @@ def test_no_group_crosses_parts():
 @pytest.mark.offline
 @pytest.mark.skipif(not HAS_DATA, reason="the figurative narratives (../shared/data/figurative) are not available")
 def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline):
-    from studio.continuation.crossjudge import ABLATION_DIR, CROSS_DIR, CrossJudge, accuracy, get_cross_judge
+    from studio.continuation.crossjudge import ABLATION_DIR, CROSS_DIR, CrossJudge, get_cross_judge
+    from studio.continuation.judge_train import accuracy
     from studio.continuation.judge import get_judge
     from studio.models.pair_encoder import has_pair_encoder
 

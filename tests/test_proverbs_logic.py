@@ -9,7 +9,8 @@ import pytest
 from studio.errors import InputError
 from studio.proverbs import alignment as A
 from studio.proverbs.index import EMBEDDER_ROLE
-from studio.proverbs.catalog import CATALOG_PATH, EPIC_DIR, build_catalog, load_catalog, normalize
+from studio.proverbs.catalog import CATALOG_PATH, EPIC_DIR, load_catalog, normalize
+from studio.proverbs.catalog_build import build_catalog
 
 NARRATIVE = ("Tom put all his savings into one company's shares. He ignored advice to spread the money around. "
              "When the company failed, he lost everything, and he wished he had been careful.")

@@ -14,7 +14,8 @@ from ..atomic import atomic_write
 from ..evaluation.calibration import fit_temperature, summary
 from ..models.pair_encoder import CALIBRATION, has_pair_encoder, load_pair_encoder_members, weights_fingerprint
 from . import data
-from .crossjudge import CROSS_DIR, CrossJudge, score_differences
+from .crossjudge import CROSS_DIR, CrossJudge
+from .judge_train import score_differences
 
 
 def train(argv: list[str]) -> dict:

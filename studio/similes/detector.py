@@ -87,22 +87,6 @@ def _vocab() -> dict[str, int]:
     return json.loads(ASSET.read_text()).get("vehicle_vocab", {})
 
 
-def annotated_vehicle_vocab() -> dict[str, int]:
-    """Vehicle words of the annotated simile corpora (not the detection data, so no label leaks)."""
-    import csv
-    from collections import Counter
-
-    from .data import similes_dir
-
-    counts: Counter = Counter()
-    for name in ("general_corpus.csv", "quizzes.csv"):
-        with open(similes_dir() / name, newline="", encoding="utf-8") as fh:
-            counts.update(r["vehicle"].lower() for r in csv.DictReader(fh))
-    with open(similes_dir() / "spgc_triplets.tsv", encoding="utf-8") as fh:
-        counts.update(line.rstrip("\n").split("\t")[-1].lower() for line in fh if line.count("\t") == 3)
-    return dict(sorted(counts.items()))
-
-
 @functools.lru_cache(maxsize=1)
 def _weights() -> tuple[dict[str, float], float]:
     if not ASSET.is_file():

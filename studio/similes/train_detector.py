@@ -2,12 +2,25 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+from collections import Counter
 from pathlib import Path
 
 from .components import extract_similes
-from .data import read_csv
-from .detector import ASSET, _vocab, _weights, annotated_vehicle_vocab, features
+from .data import read_csv, similes_dir
+from .detector import ASSET, _vocab, _weights, features
+
+
+def annotated_vehicle_vocab() -> dict[str, int]:
+    """Vehicle words of the annotated simile corpora (not the detection data, so no label leaks)."""
+    counts: Counter = Counter()
+    for name in ("general_corpus.csv", "quizzes.csv"):
+        with open(similes_dir() / name, newline="", encoding="utf-8") as fh:
+            counts.update(r["vehicle"].lower() for r in csv.DictReader(fh))
+    with open(similes_dir() / "spgc_triplets.tsv", encoding="utf-8") as fh:
+        counts.update(line.rstrip("\n").split("\t")[-1].lower() for line in fh if line.count("\t") == 3)
+    return dict(sorted(counts.items()))
 
 
 def train(argv: list[str]) -> dict:

@@ -61,7 +61,8 @@ def evaluate(features: dict) -> dict:
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold
 
-    from ...continuation.crossjudge import get_cross_judge, score_differences
+    from ...continuation.crossjudge import get_cross_judge
+    from ...continuation.judge_train import score_differences
 
     items = [it for it in validation_items() if narrative_key(it.kind, it.narrative) in features]
     judge, labels = score_differences(get_cross_judge(), items)
