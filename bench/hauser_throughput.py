@@ -29,7 +29,7 @@ def main() -> None:
                    help="the paper's formulas: no LM back-off (λ = μ = 0) and no ironic-simile check")
     args = p.parse_args()
 
-    from studio.hauser.paths import data_file
+    from studio.lab.hauser.paths import data_file
     from studio.hauser.scorer import Settings, score_groups
     from studio.models import get_registry
 

@@ -7,7 +7,7 @@ import pytest
 
 from studio.cli import main
 from studio.continuation import lexicon
-from studio.continuation.data import data_dir
+from studio.lab.continuation.data import data_dir
 
 
 @pytest.fixture

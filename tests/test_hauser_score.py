@@ -8,7 +8,7 @@ import math
 import pytest
 
 from studio.cli import main
-from studio.hauser.evaluate import _ranking_metrics, fill_slot
+from studio.lab.hauser.evaluate import _ranking_metrics, fill_slot
 from studio.hauser.inputs import candidates_from_lines, groups_from_csv
 from studio.hauser.scorer import NO_SIMILE, Settings, score_groups, table_rows
 from studio.similes import kb as kb_module

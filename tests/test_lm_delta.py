@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from studio.models.lm_delta import VariantMismatch, delta_metadata, load_lm_variant
-from studio.models.lm_delta_train import attach_lora, lora_state, save_delta, trainable_base
+from studio.lab.training.lm_delta_train import attach_lora, lora_state, save_delta, trainable_base
 
 CONTEXT = "Literal: Her voice was very loud.\nSimile: Her voice was"
 CONTINUATIONS = [" as loud as thunder.", " like a bell", " as loud as a lion's roar."]

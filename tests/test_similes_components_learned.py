@@ -69,7 +69,7 @@ def test_counted_images_are_similes_but_measures_are_not():
 
 
 def test_training_alignment_finds_the_inserted_vehicle():
-    from studio.similes.components_train import inserted_vehicle
+    from studio.lab.similes.components_train import inserted_vehicle
 
     cand = "The cat darted like lightning into the bushes."
     comp, a, b = inserted_vehicle("The cat darted into the bushes .", cand)

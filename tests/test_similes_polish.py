@@ -212,7 +212,7 @@ def test_no_slur_and_no_people_is_a_vehicle(offline):
 
 
 def test_the_inserted_vehicle_of_a_read_candidate():
-    from studio.similes.evaluate_polish import inserted_vehicle
+    from studio.lab.similes.evaluate_polish import inserted_vehicle
 
     assert inserted_vehicle("Her laugh was very loud.", "Her laugh was as loud as thunder.") == "thunder"
     assert inserted_vehicle("He walked slowly down the empty road.",

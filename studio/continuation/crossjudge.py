@@ -3,7 +3,7 @@ all-MiniLM-L6-v2 with its top layers fine-tuned and a linear scorer), trained pa
 s(option1), s(option2) against the gold `correctanswer` — on the train part of ../shared/data/figurative (idioms
 and similes together; data.split3: split by expression into train / dev / test).
 
-Its training and the measures on the benchmark are studio/continuation/judge_train.py.
+Its training and the measures on the benchmark are studio/lab/continuation/judge_train.py.
 """
 from __future__ import annotations
 

@@ -10,8 +10,8 @@ next-token distributions on the probe texts must agree with the float32 base + d
 the next form serves, finally float32. A delta trained from another base is refused (VariantMismatch): callers then
 use the plain `lm`.
 
-Training a delta (`trainable_base`, `attach_lora`, `lora_state`, `save_delta`) is studio/models/lm_delta_train.py;
-the training loop itself is studio/lm_finetune.py."""
+Training a delta (`trainable_base`, `attach_lora`, `lora_state`, `save_delta`) is studio/lab/training/lm_delta_train.py;
+the training loop itself is studio/lab/training/lm_finetune.py."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,6 +1,6 @@
 """The studio's simile knowledge base: (topic, property, vehicle) triplets with counts and plausibility.
 
-Built by `python -m studio build kb` (studio/similes/kb_build.py) into assets/similes/kb.json.gz. Phrases are
+Built by `python -m studio build kb` (studio/lab/similes/kb_build.py) into assets/similes/kb.json.gz. Phrases are
 normalized (lowercase, no leading articles/possessives, lemmatized head). Every lookup backs off from the full
 phrase to its head noun, and from an unseen head to the nearest known vehicle heads by embedding; the level
 used is reported in `Lookup.level`.

@@ -44,7 +44,7 @@ STRATEGIES = ("images", "writer", "lm", "retrieval", "property", "insertion")
 DEFAULT_STRATEGIES = ("images", "lm", "retrieval", "property")
 #: candidates the polisher scores below this are dropped (and counted in the shortfall). Chosen on the dev split by
 #: `python -m studio --profile offline eval polish-report --select-floor --split dev` (60 dev literals; criterion in
-#: studio/similes/evaluate_polish.py:select_floor): every floor tried (0.005–0.3) withheld more candidates the
+#: studio/lab/similes/evaluate_polish.py:select_floor): every floor tried (0.005–0.3) withheld more candidates the
 #: studio's HAUSER rates at least as high as the paper's weakest BART candidate than it removed weak ones (0.1, set
 #: earlier on a blind read, withheld 166 such and 73 others), so there is none: the score ranks, it does not filter.
 MIN_SCORE = 0.0

@@ -25,7 +25,7 @@ def narrative_key(kind: str, narrative: str) -> str:
 
 
 def validation_items(kinds=None):
-    from ...continuation import data
+    from . import data
 
     return [it for kind in kinds or data.KINDS for part in ("dev", "test") for it in data.split3(kind)[part]]
 
@@ -62,7 +62,7 @@ def evaluate(features: dict) -> dict:
     from sklearn.model_selection import GroupKFold
 
     from ...continuation.crossjudge import get_cross_judge
-    from ...continuation.judge_train import score_differences
+    from .judge_train import score_differences
 
     items = [it for it in validation_items() if narrative_key(it.kind, it.narrative) in features]
     judge, labels = score_differences(get_cross_judge(), items)

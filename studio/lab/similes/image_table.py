@@ -56,8 +56,8 @@ _BLOCK = {"other", "own", "last", "first", "few", "many", "same", "much", "only"
 def _texts() -> list[str]:
     """The training texts: the HAUSER generator's literals of Polish's train part (polish_data.split_of), except the
     23 rated ones, and the narratives of the figurative-narrative train part (not Continue's dev or test)."""
-    from ...similes.kb_build import _train_part
-    from ...similes.polish_data import split_of
+    from .kb_build import _train_part
+    from .polish_data import split_of
 
     with shared_file("hauser", "human_ratings_dev.csv").open(newline="") as f:
         rated = {r["literal_sentences"].strip() for r in csv.DictReader(f)}
