@@ -43,7 +43,7 @@ def main() -> None:
     start = time.perf_counter()
     for role in ("parser", "embedder", "nli", "sentiment") + (() if args.no_lm else ("lm",)):
         registry.get(role)
-    from studio.similes.kb import load_kb
+    from studio.figures.kb import load_kb
 
     load_kb()
     load_seconds = time.perf_counter() - start

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from studio.continuation import data
+from studio.lab.continuation import data
 from studio.lab.continuation.data import Item, data_dir
 
 HAS_DATA = (data_dir() / "simile_train.jsonl").is_file()

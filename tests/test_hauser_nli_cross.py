@@ -110,7 +110,7 @@ def test_wordnet_antonyms_and_kb_template_pairs(tmp_path):
     """The training-only augmentation: WordNet's direct antonym pointers, and pairs whose label follows the vehicle's
     typical property (as loud as thunder: entailment; as loud as a whisper: contradiction)."""
     from studio.lab.hauser.nli_augment import kb_pairs, wordnet_antonyms
-    from studio.similes.kb import SimileKB
+    from studio.figures.kb import SimileKB
 
     adj = tmp_path / "data.adj"
     adj.write_text(

@@ -15,8 +15,8 @@ needs_figurative = pytest.mark.skipif(not (data_dir() / "idiom_train.jsonl").is_
 
 @needs_figurative
 def test_committed_idiom_lexicon_holds_no_test_idiom():
-    from studio.continuation import data
-    from studio.continuation.lexicon import LEXICON_PATH
+    from studio.lab.continuation import data
+    from studio.figures.idioms import LEXICON_PATH
 
     shipped = {row["idiom"].strip().lower() for row in json.loads(LEXICON_PATH.read_text(encoding="utf-8"))}
     train, test = data.split("idiom")
@@ -27,7 +27,7 @@ def test_committed_idiom_lexicon_holds_no_test_idiom():
 
 @needs_figurative
 def test_kb_sources_hold_no_test_narrative():
-    from studio.continuation import data
+    from studio.lab.continuation import data
     from studio.lab.proverbs.epic import load_seen_train, split
     from studio.lab.similes.data import shared_data_dir
     from studio.lab.similes.kb_build import _curated_items, _epic_train_part, _train_part
@@ -64,7 +64,7 @@ def test_polisher_trains_on_no_dev_or_test_literal():
     assert train and held and not train & held
     assert not train & rated_literals()  # the HAUSER evaluation's rated literals never train it
     narratives = {r["simile"] for r in parts["train"] if r["source"] == "figurative"}
-    from studio.continuation import data
+    from studio.lab.continuation import data
 
     assert not any(s in it.narrative for it in data.split("simile")[1] for s in list(narratives)[:50])
 
@@ -72,7 +72,7 @@ def test_polisher_trains_on_no_dev_or_test_literal():
 @needs_figurative
 def test_image_table_words_come_from_train_texts_only():
     """The image table's adjectives are counted on Polish's train literals and Continue's train narratives."""
-    from studio.continuation import data
+    from studio.lab.continuation import data
     from studio.lab.similes.image_table import _texts
     from studio.lab.similes.polish_data import split_of
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from studio.similes import aptness
-from studio.similes import aptness_train as at
+from studio.lab.similes import aptness_train as at
 from studio.similes.polish import polish_report
 
 VECTORS = {  # a tiny world: "lime" goes with tangy things, "drum" with rumbling ones

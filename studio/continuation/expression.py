@@ -67,7 +67,7 @@ def _shift(position: int, m: re.Match) -> int:
 
 def _similes(text: str, doc=None):
     try:
-        from ..similes.components import extract_similes
+        from ..figures.components import extract_similes
     except ImportError:  # the similes capability is not in this checkout
         return []
     return extract_similes(text, doc=doc)
@@ -85,7 +85,7 @@ def _simile_expression(sim, text: str, source: str) -> Expression:
 
 
 def _lexicon():
-    from .lexicon import get_lexicon
+    from ..figures.idioms import get_lexicon
 
     return get_lexicon()
 

@@ -64,7 +64,7 @@ def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | 
         kind = kind if kind in ("idiom", "simile") else (expr.kind if expr else "idiom")
         expr = Expression(kind, expression, 0, 0, meaning=meaning or (expr.meaning if expr else ""), source="given")
         if not expr.meaning and kind == "idiom":
-            from .lexicon import get_lexicon
+            from ..figures.idioms import get_lexicon
 
             expr.meaning = get_lexicon().meaning(expression) or ""
     elif expr is not None and meaning:

@@ -7,8 +7,8 @@ MAX_SENTENCE_CHARS = 2000
 
 def analyse(sentence: str) -> dict:
     from ..errors import require_text
-    from .components import extract_similes
-    from .detector import detect, threshold
+    from ..figures.components import extract_similes
+    from ..figures.detector import detect, threshold
 
     text = require_text(sentence, "sentence", max_chars=MAX_SENTENCE_CHARS)
     similes = extract_similes(text)

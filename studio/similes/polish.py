@@ -70,7 +70,7 @@ ATTESTED_BONUS = 1.0
 ATTESTED_TOP = 30
 #: an "as ADJ as V" candidate is dropped when the polisher finds V at least this many nats likelier after one of ADJ's
 #: antonyms than after ADJ ("as heavy as a feather", "as cold as a furnace": HAUSER's ironic-simile margin,
-#: studio/hauser/irony.py). Chosen on dev (the labels of reads 6, 9 and 11 of eval/polish_literals.txt, and the
+#: studio/figures/irony.py). Chosen on dev (the labels of reads 6, 9 and 11 of eval/polish_literals.txt, and the
 #: dev lists' pools, docs/experiments.md): of the labelled candidates at ≥ 2.5 nats none was usable (3), at 0 … 2.5
 #: 1 of 8, against 167 of 483 overall; but below 2.5 the pools hold classics ("as heavy as lead" 2.1)
 OPPOSITE_MARGIN = 2.5
@@ -225,7 +225,7 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     polisher, trained = polisher_lm()
     slots = sorted(slots, key=lambda s: -s.score)[:3]
     context = {t.lemma_.lower() for t in doc if t.is_alpha and not t.is_stop} | {t.lower_ for t in doc if t.is_alpha}
-    from .kb import load_kb
+    from ..figures.kb import load_kb
 
     kb = load_kb()
     # vehicles per source: enough to survive merging, shared by the sources that fill the list (the image table's
@@ -372,8 +372,8 @@ def refuse_unpolishable(doc) -> None:
         raise InputError("Nothing to polish: the sentence has no word a simile could attach to (a thing, an action "
                          "or a quality), as in a greeting. Type a sentence that describes something (e.g. "
                          "\"The lake was calm.\") instead.")
-    from .components import extract_similes
-    from .detector import simile_probability, threshold
+    from ..figures.components import extract_similes
+    from ..figures.detector import simile_probability, threshold
 
     found = [s for s in extract_similes("", doc=doc) if simile_probability(s, doc) >= threshold()]
     literal_ones = [s for s in found if literal_comparison(s)]
@@ -662,10 +662,10 @@ _AS_ADJ_AS = re.compile(r"as (\w+) as ")
 def _opposite_images(lm, candidates) -> set[int]:
     """Indices of the "as ADJ as V" candidates whose vehicle the lm finds at least OPPOSITE_MARGIN nats likelier after
     an antonym of ADJ than after ADJ: "His backpack was as heavy as a feather." (HAUSER's ironic-simile margin)."""
-    from ..hauser.irony import find_ironies
-    from ..hauser.lm_features import shared
-    from .antonyms import load_antonyms
-    from .components import Simile
+    from ..figures.irony import find_ironies
+    from ..figures.lm_features import shared
+    from ..figures.antonyms import load_antonyms
+    from ..figures.components import Simile
 
     antonyms, items = load_antonyms(), []
     for i, c in enumerate(candidates):

@@ -49,7 +49,7 @@ def idiom_recall() -> dict:
     """Share of the benchmark's marked idioms that the matcher finds (a match overlapping the marked span):
     idiomatch alone on every narrative; the studio's own lexicon built from the training idioms only and the
     two combined on the validation narratives, whose idioms that lexicon never saw."""
-    from ...continuation.lexicon import build_lexicon
+    from ...figures.idioms import build_lexicon
     from .lexicon_build import entries_from_items
 
     train, val = data.split("idiom")

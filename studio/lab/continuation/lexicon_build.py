@@ -1,4 +1,4 @@
-"""`python -m studio build idiom-lexicon`: the studio's own idioms of lexicon.py (assets/continuation/idioms.json)."""
+"""`python -m studio build idiom-lexicon`: the studio's own idioms of studio/figures/idioms.py (assets/continuation/idioms.json)."""
 from __future__ import annotations
 
 import argparse
@@ -7,7 +7,7 @@ import json
 from ...atomic import atomic_write
 from ...models.config import ASSETS
 from . import data
-from ...continuation.lexicon import LEXICON_PATH, Entry, tokenize_phrases
+from ...figures.idioms import LEXICON_PATH, Entry, tokenize_phrases
 
 
 def entries_from_items(items) -> list[Entry]:

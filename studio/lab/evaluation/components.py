@@ -20,7 +20,7 @@ from __future__ import annotations
 import csv
 import re
 
-from ...similes.components import extract_similes_batch, strip_articles
+from ...figures.components import extract_similes_batch, strip_articles
 from ..similes.data import similes_dir
 from .base import Evaluation, Figure, hash_half, share_interval
 

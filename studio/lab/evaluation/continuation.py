@@ -55,7 +55,7 @@ def marked_narratives(items) -> dict[str, tuple[int, int]]:
 
 
 def lexicon_recall(items) -> dict:
-    from ...continuation.lexicon import get_lexicon
+    from ...figures.idioms import get_lexicon
     from ...models import get_registry
 
     spans = marked_narratives(items)

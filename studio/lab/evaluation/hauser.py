@@ -166,7 +166,7 @@ class HauserEvaluation(Evaluation):
               "test": "Polish's read lists of literal sets 6 on"}
 
     def _compute(self, limit):
-        from ...similes.kb import load_kb
+        from ...figures.kb import load_kb
 
         rows = load_rows()
         if limit:  # a quick run: the first literals' rows, whole groups

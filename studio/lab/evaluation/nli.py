@@ -9,7 +9,7 @@ Splits, by the harness's `hash_half` rule (a key's SHA-1 parity, so the parts ne
   sentence's entailed and contradicted premises stay together) into dev and test.
 `train` fits the cross-encoder (`python -m studio train nli-cross`), `dev` makes every choice, `test` is reported.
 
-The ironic-simile check of HAUSER's logical consistency (`studio/hauser/irony.py`) is measured beside it: how often it
+The ironic-simile check of HAUSER's logical consistency (`studio/figures/irony.py`) is measured beside it: how often it
 fires on the simile KB's attested "as P as V" similes (literal; train sources) and on FLUTE train's ironic ones (its
 margin was fitted on both), and FLUTE simile accuracy when a simile it fires on is judged by its literal reading.
 """
@@ -88,17 +88,17 @@ _NEGATION = re.compile(r"\b(not|n't|never|no)\b")
 
 
 def _similes_of(texts: list[str]) -> list[list]:
-    from ...similes.components import extract_similes_batch
+    from ...figures.components import extract_similes_batch
 
     return extract_similes_batch(texts, learned=True)
 
 
 def ironies_of(texts: list[str]) -> list:
     """The ironic-simile check as HAUSER's scorer runs it, over single sentences: an Irony or None per text."""
-    from ...hauser.irony import find_ironies
-    from ...hauser.lm_features import shared
+    from ...figures.irony import find_ironies
+    from ...figures.lm_features import shared
     from ...models import get_registry
-    from ...similes.antonyms import load_antonyms
+    from ...figures.antonyms import load_antonyms
 
     items = [(k, text, sims) for k, (text, sims) in enumerate(zip(texts, _similes_of(texts)))]
     return find_ironies(shared(get_registry().get("lm")), items, load_antonyms())
@@ -107,7 +107,7 @@ def ironies_of(texts: list[str]) -> list:
 def flute_ironic_train() -> list[str]:
     """FLUTE train's "as P as V" similes that are ironic by their own premises: the contradicted premise states P
     ("The dancer was graceful." against "The dancer was as graceful as a honking goose.")."""
-    from ...similes.antonyms import load_antonyms
+    from ...figures.antonyms import load_antonyms
 
     antonyms, premises = load_antonyms(), {}
     for premise, hypothesis, label in _read("flute_simile_train.jsonl"):
@@ -125,8 +125,8 @@ def flute_ironic_train() -> list[str]:
 def kb_literal_similes(min_score: float = 1.9) -> list[str]:
     """"It was as P as V." for every KB vehicle whose summed plausibility for a property P with antonyms is at least
     `min_score` (about two instances)."""
-    from ...similes.antonyms import load_antonyms
-    from ...similes.kb import load_kb
+    from ...figures.antonyms import load_antonyms
+    from ...figures.kb import load_kb
 
     kb, antonyms = load_kb(), load_antonyms()
     return [f"It was as {p} as {kb.surface(v)}." for p in sorted(kb.properties()) if p in antonyms and p.isalpha()

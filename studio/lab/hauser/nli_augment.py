@@ -22,7 +22,7 @@ from ..similes.antonyms_build import WORDNET_ADJ, wordnet_antonyms  # noqa: F401
 
 def kb_pairs(n: int, seed: int = 0, kb=None, antonyms: dict[str, set[str]] | None = None):
     """About n (premise, hypothesis, label) rows, balanced between entailment and contradiction."""
-    from ...similes.kb import load_kb
+    from ...figures.kb import load_kb
 
     kb = kb or load_kb()
     antonyms = antonyms if antonyms is not None else wordnet_antonyms()

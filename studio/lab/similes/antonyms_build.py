@@ -10,7 +10,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from ...errors import InputError, parse_options
-from ...similes.antonyms import ASSET
+from ...figures.antonyms import ASSET
 
 WORDNET_ADJ = Path("/usr/share/wordnet/data.adj")
 
@@ -46,7 +46,7 @@ def wordnet_antonyms(path: Path = WORDNET_ADJ) -> dict[str, set[str]]:
 
 def build(argv: list[str]) -> dict:
     from ...atomic import atomic_write
-    from ...similes.kb import load_kb
+    from ...figures.kb import load_kb
 
     ap = argparse.ArgumentParser(prog="python -m studio build antonyms", description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=ASSET)

@@ -84,7 +84,7 @@ def reconstruct(candidates: dict[str, dict[str, str]], progress=print) -> dict[s
     candidate: (sentence, strategy)}}) that today's realiser makes at one of the literal's slots, each scored by
     today's polisher exactly as Polish scores it; the others are left out."""
     from ...models import get_registry
-    from ...similes.kb import load_kb
+    from ...figures.kb import load_kb
     from ...similes.polish import _score_all, find_slots, polisher_lm
 
     parser, kb = get_registry().get("parser"), load_kb()

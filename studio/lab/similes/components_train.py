@@ -24,8 +24,8 @@ from pathlib import Path
 
 from ...models.specs import SIMILE_COMPONENTS
 from ...shared_data import shared_data_dir
-from ...similes import components
-from ...similes.component_model import vehicle_end_candidates, vehicle_end_features
+from ...figures import components
+from ...figures.component_model import vehicle_end_candidates, vehicle_end_features
 
 MARGIN = 0.0
 _WORD = re.compile(r"\w+|[^\w\s]")

@@ -5,7 +5,7 @@ import argparse
 import re
 import time
 
-from ...similes.components import Simile, extract_similes_batch, strip_articles
+from ...figures.components import Simile, extract_similes_batch, strip_articles
 from .data import detokenize, read_csv
 
 PARTS = ("topic", "vehicle", "event")
@@ -82,7 +82,7 @@ def component_scores(rows: list[dict]) -> dict:
 
 
 def detection_scores(rows: list[dict], predict=None) -> dict:
-    from ...similes.detector import predict_batch
+    from ...figures.detector import predict_batch
 
     predict = predict or predict_batch
     gold = [int(r["label"]) for r in rows]

@@ -126,8 +126,8 @@ def split_literals(split: str, limit: int) -> list[tuple[str, list[str]]]:
 
 def evaluate(items: list[tuple[str, list[str]]], n: int = 10, seed: int = 0) -> dict:
     from ...errors import StudioError
-    from ...similes.detector import detect, threshold
-    from ...similes.kb import load_kb
+    from ...figures.detector import detect, threshold
+    from ...figures.kb import load_kb
     from ...similes.polish import polish_report
 
     kb = load_kb()
@@ -171,7 +171,7 @@ TOP = 5
 
 def _against_paper(rows, kb) -> dict:
     from ...hauser.scorer import score_groups
-    from ...similes.components import extract_similes
+    from ...figures.components import extract_similes
 
     groups = [(r["literal"], [c.sentence for c in r["ours"]] + list(r["paper"])) for r in rows]
     scored = score_groups(groups)
@@ -237,7 +237,7 @@ def like_with_like_curve(path: str) -> dict:
 
     from ...models import get_registry
     from ...similes import polish as P
-    from ...similes.kb import load_kb
+    from ...figures.kb import load_kb
 
     record = json.loads(Path(path).read_text(encoding="utf-8"))
     labels: dict[str, dict[str, int]] = {}

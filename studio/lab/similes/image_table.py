@@ -76,7 +76,7 @@ def adjectives(limit: int = LIMIT) -> list[tuple[str, int]]:
     """[(adjective, count)] of the training texts, with the KB's weight for those that are KB properties, most
     frequent first."""
     from ...models import get_registry
-    from ...similes.kb import load_kb
+    from ...figures.kb import load_kb
 
     nlp = get_registry().get("parser").nlp
     counts = Counter()
@@ -141,7 +141,7 @@ def _surface(kb, image: str, found: Counter) -> str:
 def table(samples: Path, out: Path, limit: int = LIMIT, allowed: set[str] | None = None) -> dict:
     """The table from the samples of the `limit` most frequent adjectives of the training texts, or of `allowed`
     (samples of other words are left out)."""
-    from ...similes.kb import load_kb
+    from ...figures.kb import load_kb
 
     kb = load_kb()
     allowed = {word for word, _ in adjectives(limit)} if allowed is None else allowed

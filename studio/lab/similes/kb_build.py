@@ -41,9 +41,9 @@ from pathlib import Path
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from ...errors import InputError, parse_options
-from ...similes.components import _NON_SIMILE_VEHICLES, extract_similes
+from ...figures.components import _NON_SIMILE_VEHICLES, extract_similes
 from .data import detokenize, shared_data_dir
-from ...similes.kb import ASSET
+from ...figures.kb import ASSET
 
 CONF_ANNOTATED, CONF_CURATED, MIN_MINED_CONF = 0.95, 0.9, 0.5
 #: what one simile of the HAUSER generator's candidates counts in n(t, p, v), n(t, v) and N_v (a text instance: 1)
@@ -198,8 +198,8 @@ def _context_lemmas(doc, simile) -> list[str]:
 
 
 def build(argv: list[str]) -> dict:
-    from ...similes.detector import simile_probability
-    from ...similes.kb import SimileKB
+    from ...figures.detector import simile_probability
+    from ...figures.kb import SimileKB
     from ...models import get_registry
 
     ap = argparse.ArgumentParser(prog="python -m studio build kb", description=__doc__.split("\n")[0])
@@ -341,7 +341,7 @@ def build(argv: list[str]) -> dict:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with gzip.GzipFile(args.out, "wb", mtime=0) as fh:  # mtime=0: the same data gives the same bytes
         fh.write(blob.encode("utf-8"))
-    from ...similes.kb import load_kb
+    from ...figures.kb import load_kb
 
     load_kb.cache_clear()
     return {"out": str(args.out), "bytes": args.out.stat().st_size, "instances": len(instances),

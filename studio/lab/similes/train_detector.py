@@ -7,9 +7,9 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from ...similes.components import extract_similes
+from ...figures.components import extract_similes
 from .data import read_csv, similes_dir
-from ...similes.detector import ASSET, _vocab, _weights, features
+from ...figures.detector import ASSET, _vocab, _weights, features
 
 
 def annotated_vehicle_vocab() -> dict[str, int]:
@@ -30,7 +30,7 @@ def train(argv: list[str]) -> dict:
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import cross_val_predict
 
-    from ...similes.components import _parser
+    from ...figures.components import _parser
 
     ap = argparse.ArgumentParser(prog="python -m studio train simile-detector")
     ap.add_argument("--out", type=Path, default=ASSET)

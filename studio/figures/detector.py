@@ -4,7 +4,7 @@ A sentence without an extracted simile is literal. When the extractor finds one,
 over the extraction (comparator, governing verb, kind of topic and vehicle, words around the comparator)
 decides between a figurative comparison and the many literal readings a parse cannot tell apart
 ("it looked like the right time", "is like an elder brother"). The weights are trained on
-detection_train.csv by `python -m studio train simile-detector` (train_detector.py, never imported here) and
+detection_train.csv by `python -m studio train simile-detector` (studio/lab/similes/train_detector.py, never imported here) and
 committed as assets/similes/detector.json (a few kB of feature weights).
 """
 from __future__ import annotations

@@ -137,7 +137,7 @@ def extract_similes_batch(texts: list[str], batch_size: int = 64, learned: bool 
 
 def is_simile(text: str) -> bool:
     """The detector: does the sentence hold a figurative comparison? (the extractor finds a candidate and the
-    trained detector of studio.similes.detector accepts it)"""
+    trained detector of studio.figures.detector accepts it)"""
     from .detector import detect, threshold
 
     return detect(text) >= threshold()

@@ -2,7 +2,7 @@
 
 An NLI model reads the words "as loud as" and calls the simile an entailment of "Her voice was very loud."; what makes
 it ironic is the vehicle, which the words alone do not say. The language model knows it: for an "as P as V" (or
-"P as V") simile and P's antonyms A (WordNet, `studio/similes/antonyms.py`), the margin
+"P as V") simile and P's antonyms A (WordNet, `studio/figures/antonyms.py`), the margin
 
     m = max_A  log P(V | the words before it, with A for P)  −  log P(V | the words before it)
 
