@@ -12,7 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..models import ModelUnavailable, get_registry
 from ..models.config import ASSETS
+from ..models.pair_encoder import has_pair_encoder, load_pair_encoder_members, read_calibration
 from ..models.specs import CROSS_JUDGE as CROSS_DIR  # the registry's `judge_cross` role serves it
 
 ABLATION_DIR = ASSETS / "continuation" / "judge-ablation"
@@ -89,9 +91,6 @@ class CrossJudge:
 def get_cross_judge(folder: Path = CROSS_DIR) -> CrossJudge | None:
     """The served cross-encoder judge (the registry's `judge_cross` role), or, for another folder (the ablation,
     evaluation only), that folder's model."""
-    from ..models import ModelUnavailable, get_registry
-    from ..models.pair_encoder import has_pair_encoder, load_pair_encoder_members, read_calibration
-
     if Path(folder) == CROSS_DIR:
         try:
             role = get_registry().get("judge_cross")

@@ -8,6 +8,7 @@ import re
 from dataclasses import asdict, dataclass
 
 from ..errors import InputError
+from ..models import get_registry
 
 _MARKS = (re.compile(r"<b>(.*?)</b>", re.I | re.S), re.compile(r"\[([^\[\]]+)\]"))
 _SIMILE_START = re.compile(r"^\s*(like|as)\b", re.I)
@@ -122,7 +123,6 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     text, span = strip_marks(narrative)
     if span is not None:
         return text, _from_mark(text, span)
-    from ..models import get_registry
 
     doc = get_registry().get("parser")(text)  # one parse serves the simile extractor and the idiom matcher
     candidates = []

@@ -17,6 +17,8 @@ import contextvars
 from dataclasses import asdict, dataclass, field
 
 from ..errors import InputError
+from ..models import get_registry
+from ..models.registry import ModelUnavailable
 
 COMPARATORS = ("like", "as ... as", "ADJ as", "as if", "as though")
 
@@ -78,8 +80,6 @@ UNREAD_PIPES = ("ner",)
 
 
 def _parser():
-    from ..models import get_registry
-
     return get_registry().get("parser")
 
 
@@ -96,8 +96,6 @@ def _vehicle_weights() -> tuple[dict, float] | None:
     """The learned reranker's (weights, margin), or None (no asset, or not asked for): the rules' boundary."""
     if not _LEARNED.get():
         return None
-    from ..models import get_registry
-    from ..models.registry import ModelUnavailable
 
     try:
         model = get_registry().get("simile_components")

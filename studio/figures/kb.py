@@ -20,6 +20,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..embeddings import embed_cached
+from ..errors import StudioError
+from ..models import ModelUnavailable, get_registry
 from ..models.config import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "kb.json.gz"
@@ -338,8 +341,6 @@ class SimileKB:
 
     def prefetch_neighbours(self, heads) -> None:
         """Embed every not-yet-seen head in one embedder call (12k candidates would otherwise make thousands)."""
-        from ..models import ModelUnavailable
-
         try:
             names, matrix, embedder = self._heads_matrix()
         except ModelUnavailable:
@@ -361,8 +362,6 @@ class SimileKB:
         self.prefetch_neighbours([h for h in heads if h and h not in self._head_vehicles])
 
     def _heads_matrix(self):
-        from ..models import get_registry
-
         embedder = get_registry().get("embedder")
         key = embedder.model_id
         if self._head_index is None or self._head_index[0] != key:
@@ -379,16 +378,12 @@ def _sorted_triplets(rows) -> list[tuple[str, int, float]]:
 
 def _cached_embeddings(embedder, names: list[str]) -> np.ndarray:
     """Vehicle-head embeddings through the one embedding cache (each head embedded once per embedder)."""
-    from ..embeddings import embed_cached
-
     return embed_cached(embedder, names, "similes-kb-heads")
 
 
 @functools.lru_cache(maxsize=1)
 def load_kb() -> SimileKB:
     """The committed knowledge base (memoised)."""
-    from ..errors import StudioError
-
     if not ASSET.is_file():
         raise StudioError(f"the simile knowledge base {ASSET.relative_to(PROJECT_ROOT)} is missing; "
                           "build it with `python -m studio build kb`")

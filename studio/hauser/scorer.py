@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
 from ..errors import InputError, require_text
+from ..figures.components import extract_similes_batch
+from ..models import NLI_LABELS, get_registry
 from . import criteria as C
 from .kb_features import NO_TOPIC, PROPERTY
 
@@ -116,8 +118,6 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
                  progress=None, kb=None) -> list[GroupScore]:
     """Score many (literal, candidates) groups; each model role is called once over all candidates.
     `kb` defaults to the committed simile knowledge base."""
-    from ..models import get_registry
-    from ..figures.components import extract_similes_batch
     from .kb_features import KBFeatures
 
     settings = settings or Settings()
@@ -203,8 +203,6 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
 
 
 def nli_verdict(probs) -> dict:
-    from ..models import NLI_LABELS
-
     out = {label: round(float(p), 4) for label, p in zip(NLI_LABELS, probs)}
     return {"verdict": NLI_LABELS[int(max(range(len(NLI_LABELS)), key=lambda i: probs[i]))], **out}
 

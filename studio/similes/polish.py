@@ -30,6 +30,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, check_stop, require_text
+from ..figures.antonyms import load_antonyms
+from ..figures.components import Simile, extract_similes
+from ..figures.detector import simile_probability, threshold
+from ..figures.irony import find_ironies
+from ..figures.lm_features import shared
+from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
 from ..models.specs import POLISHER_DELTA as DELTA_PATH  # the registry's `polisher` role serves it
 
@@ -205,7 +211,6 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
         raise InputError(f"Unknown image domain {domain!r}: choose one of {', '.join(DOMAINS)}.")
     if register not in REGISTERS:
         raise InputError(f"Unknown register {register!r}: choose plain or literary.")
-    from ..models import get_registry
 
     def step(fraction: float, what: str) -> None:
         check_stop(should_stop, "Polishing")
@@ -372,8 +377,6 @@ def refuse_unpolishable(doc) -> None:
         raise InputError("Nothing to polish: the sentence has no word a simile could attach to (a thing, an action "
                          "or a quality), as in a greeting. Type a sentence that describes something (e.g. "
                          "\"The lake was calm.\") instead.")
-    from ..figures.components import extract_similes
-    from ..figures.detector import simile_probability, threshold
 
     found = [s for s in extract_similes("", doc=doc) if simile_probability(s, doc) >= threshold()]
     literal_ones = [s for s in found if literal_comparison(s)]
@@ -416,8 +419,6 @@ def _check_strategies(strategies) -> tuple[str, ...]:
 def polisher_lm():
     """(language model, trained): the offline lm with the polisher delta when the delta fits the current lm,
     else the plain lm (prompted few-shot)."""
-    from ..models import ModelUnavailable, get_registry
-
     try:
         return get_registry().get("polisher"), True
     except ModelUnavailable:
@@ -618,8 +619,6 @@ def like_with_like_scores(rows, doc, kb) -> list[tuple[float, float] | None]:
     over the rows' distinct heads), or None (an "as if" clause, no noun subject, fewer than 3 heads, no embedder)."""
     import numpy as np
 
-    from ..models import ModelUnavailable, get_registry
-
     from .aptness import noun_subject
 
     subject = noun_subject(doc)
@@ -662,11 +661,6 @@ _AS_ADJ_AS = re.compile(r"as (\w+) as ")
 def _opposite_images(lm, candidates) -> set[int]:
     """Indices of the "as ADJ as V" candidates whose vehicle the lm finds at least OPPOSITE_MARGIN nats likelier after
     an antonym of ADJ than after ADJ: "His backpack was as heavy as a feather." (HAUSER's ironic-simile margin)."""
-    from ..figures.irony import find_ironies
-    from ..figures.lm_features import shared
-    from ..figures.antonyms import load_antonyms
-    from ..figures.components import Simile
-
     antonyms, items = load_antonyms(), []
     for i, c in enumerate(candidates):
         m = _AS_ADJ_AS.match(c.phrase)
@@ -733,7 +727,6 @@ def modifiers(vehicle: str, kb) -> set[str]:
 def _keep_probabilities(candidates: list[Candidate], literal: str, doc) -> bool:
     """Sets each candidate's `keep` from the `polish_ranker` role (studio/similes/aptness.py); False, with nothing
     set, when the role or the embedder it was fitted with is not served (hub and tiny profiles, no asset)."""
-    from ..models import ModelUnavailable, get_registry
     from . import aptness
 
     if not candidates:
@@ -838,7 +831,6 @@ def _by_lm(lm, trained, literal, slots, seed, want, tick=None) -> list[tuple[Slo
 
 def _by_writer(literal, slots, seed, domain, register, tick) -> list[tuple[Slot, str]]:
     """The writer's images for the best slot (writer_vehicles.py), best first; `tick(fraction, what)` as they grow."""
-    from ..models import get_registry
     from .writer_vehicles import LISTS, PER_LIST, propose
 
     slot = slots[0]
@@ -946,7 +938,6 @@ def salient_properties(kb, lm, literal: str, doc, k: int = 5) -> list[tuple[str,
     properties nearest to the event and topic words by the embedder, re-ranked by the lm in context."""
     import numpy as np
 
-    from ..models import ModelUnavailable, get_registry
     from .retrieval import word_matrix
 
     explicit = [t.lower_ for t in doc if t.pos_ == "ADJ" and t.dep_ in ("acomp", "oprd")]

@@ -15,12 +15,11 @@ from ..evaluation.calibration import fit_temperature, summary
 from ...models.pair_encoder import CALIBRATION, has_pair_encoder, load_pair_encoder_members, weights_fingerprint
 from . import data
 from ...continuation.crossjudge import CROSS_DIR, CrossJudge
+from ...errors import InputError
 from .judge_train import score_differences
 
 
 def train(argv: list[str]) -> dict:
-    from ...errors import InputError
-
     p = argparse.ArgumentParser(prog="python -m studio train judge-temperature")
     p.add_argument("--folder", type=Path, default=CROSS_DIR, help="the stored judge (default: the served one)")
     p.add_argument("--no-save", action="store_true", help="print the fit, do not write calibration.json")

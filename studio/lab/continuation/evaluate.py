@@ -11,14 +11,20 @@ import time
 
 import numpy as np
 
+from ...continuation.crossjudge import ABLATION_DIR, CROSS_DIR, get_cross_judge
+from ...continuation.expression import find_expression
+from ...continuation.generate import Settings, continue_narrative
+from ...continuation.judge import get_judge
+from ...continuation.ranking import fluency, order
+from ...figures.idioms import build_lexicon
 from ...models import get_registry
+from ...models.config import PROJECT_ROOT
 from . import data
 
 
 def cross_judge_accuracy() -> dict:
     """The served cross-encoder judge and its no-narrative ablation on the dev and test parts (data.split3), per
     type, no meaning given (the product setting): recomputed here, not read from the training report."""
-    from ...continuation.crossjudge import ABLATION_DIR, CROSS_DIR, get_cross_judge
     from .judge_train import measure
 
     out = {"split": "data.split3: by expression; validation = sha1(kind|group) % 5 == 0, halved into dev / test by "
@@ -49,7 +55,6 @@ def idiom_recall() -> dict:
     """Share of the benchmark's marked idioms that the matcher finds (a match overlapping the marked span):
     idiomatch alone on every narrative; the studio's own lexicon built from the training idioms only and the
     two combined on the validation narratives, whose idioms that lexicon never saw."""
-    from ...figures.idioms import build_lexicon
     from .lexicon_build import entries_from_items
 
     train, val = data.split("idiom")
@@ -83,8 +88,6 @@ def generation_scores(per_type: int, n_samples: int, modes: list[str], seed: int
     option, over `per_type` narratives of each kind of `part` ("validation": data.split's, or "dev" / "test" of
     data.split3)."""
     from rouge_score import rouge_scorer
-
-    from ...continuation.generate import Settings, continue_narrative
 
     scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
     embedder = get_registry().get("embedder")
@@ -127,11 +130,6 @@ def ranking_on_read(path: str = DEV_READ, shown: int = 3) -> dict:
     JUDGE_WEIGHTS (w = 0: fluency alone), samples as drawn (the pool's usable share times `shown`) and the best
     any ranking could do. The narratives are read from ../shared/data by the record's (kind, row)."""
     import json
-
-    from ...models.config import PROJECT_ROOT
-    from ...continuation.expression import find_expression
-    from ...continuation.judge import get_judge
-    from ...continuation.ranking import fluency, order
 
     record = json.loads((PROJECT_ROOT / path).read_text(encoding="utf-8"))
     groups: dict[tuple[str, int], list[dict]] = {}

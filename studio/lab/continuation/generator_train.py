@@ -14,14 +14,13 @@ import random
 from pathlib import Path
 
 from ...atomic import atomic_write
+from ...continuation.prompting import generator_prompt
 from ...models.specs import CONTINUATION_GENERATOR as DELTA_PATH
 
 RUN_PATH = DELTA_PATH.with_suffix(".json")
 
 
 def examples(items, seed: int, no_meaning_share: float) -> list[dict]:
-    from ...continuation.prompting import generator_prompt
-
     rng = random.Random(seed)
     out = []
     for it in items:

@@ -35,6 +35,8 @@ import numpy as np
 from ...models.config import ASSETS
 from . import data
 from ...continuation.crossjudge import ABLATION_DIR, CROSS_DIR, CrossJudge, _encode, _loaded, _lock
+from ...continuation.features import Case
+from ...models.pair_encoder import BASE_MODEL, load_base
 
 NLI_INIT = ASSETS / "heads" / "nli-cross"
 
@@ -42,8 +44,6 @@ NLI_INIT = ASSETS / "heads" / "nli-cross"
 def score_differences(judge: CrossJudge, items) -> tuple[np.ndarray, np.ndarray]:
     """Raw score differences s(option2) − s(option1) (before the temperature) of benchmark items, and their labels
     (1: option 2 is the plausible one): what the temperature is fitted on and calibration is measured on."""
-    from ...continuation.features import Case
-
     scores = judge.scores([Case(it.narrative, it.expression, "", it.kind) for it in items],
                           [[it.option1, it.option2] for it in items])
     return (np.array([s[1] - s[0] for s in scores], dtype=np.float64),
@@ -53,8 +53,6 @@ def score_differences(judge: CrossJudge, items) -> tuple[np.ndarray, np.ndarray]
 def correct(judge: CrossJudge, items) -> np.ndarray:
     """1 where the judge picks the plausible option of a benchmark item, else 0 (the expression as the data marks
     it, no meaning)."""
-    from ...continuation.features import Case
-
     js = judge.pairs([Case(it.narrative, it.expression, "", it.kind) for it in items],
                      [it.option1 for it in items], [it.option2 for it in items])
     return np.array([(j.choice == "option2") == bool(it.label) for j, it in zip(js, items)], dtype=float)
@@ -78,7 +76,6 @@ def measure(judge: CrossJudge, parts=("dev", "test"), limit: int | None = None) 
 def train(argv: list[str]) -> dict:
     import torch
 
-    from ...models.pair_encoder import BASE_MODEL, load_base
     from ..training.pair_encoder_train import save_pair_encoder, train_step
 
     p = argparse.ArgumentParser(prog="python -m studio train judge")

@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ...atomic import atomic_write_bytes, jsonable
+from ...models import get_registry
 from ...models.config import PROJECT_ROOT
 
 RESULTS_DIR = PROJECT_ROOT / "results"
@@ -99,8 +100,6 @@ class Evaluation:
         raise NotImplementedError
 
     def compute(self, limit: int | None = None) -> dict:
-        from ...models import get_registry
-
         started = time.perf_counter()
         figures, details = self._compute(limit)
         return {

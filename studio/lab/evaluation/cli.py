@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ...capabilities import evaluations
 from ...errors import InputError, StudioError, parse_options
+from ...models import get_registry, using_registry
 from .base import RESULTS_DIR, provenance, write_result
 
 #: a results file's `sample` block: the figures of the first SAMPLE_ROWS rows of each split, computed on the float32
@@ -66,8 +67,6 @@ def sample(ev) -> dict:
     """The `sample` block of `ev`'s results: its figures on the first SAMPLE_ROWS rows, computed with the current
     registry's reference twin (float32, no int8, int4 or bfloat16; llama.cpp's portable build), so that a test on
     any x86 CPU recomputes the same figures up to float32 rounding (docs/acceleration.md, "The committed samples")."""
-    from ...models import get_registry, using_registry
-
     with using_registry(get_registry().reference()):
         return {"limit": SAMPLE_ROWS, "figures": ev.compute(SAMPLE_ROWS)["figures"]}
 

@@ -21,6 +21,7 @@ import csv
 import re
 
 from ...figures.components import extract_similes_batch, strip_articles
+from ...shared_data import shared_data_dir
 from ..similes.data import similes_dir
 from .base import Evaluation, Figure, hash_half, share_interval
 
@@ -71,8 +72,6 @@ def rated_vehicle_agreement(limit: int | None = None, learned: bool = False) -> 
     """HAUSER's human-rated candidates (hauser/human_ratings_dev.csv): how often one of a candidate's extracted
     vehicles equals the gold vehicle of its `components` (rows whose gold lists no simile are left out)."""
     import ast
-
-    from ...shared_data import shared_data_dir
 
     path = shared_data_dir(must_exist=True) / "hauser" / "human_ratings_dev.csv"
     with open(path, newline="", encoding="utf-8") as fh:

@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...continuation.crossjudge import ABLATION_DIR, get_cross_judge
+from ...continuation.expression import find_expression
+from ...continuation.judge import case_for, get_judge
+from ...errors import StudioError
+from ...models import get_registry
 from .base import Evaluation, Figure, group_bootstrap_interval, share_interval
 
 #: the benchmark paper's supervised RoBERTa-large accuracy (Chakrabarty, Choi & Shwartz, TACL 2022), measured on its
@@ -25,9 +30,6 @@ GENERATION_NARRATIVES = 30  # per kind, from the test part of data.split3 (the g
 
 def product_judgements(items, judge=None) -> tuple[float, dict, np.ndarray]:
     """(accuracy, what was found, 1/0 per item: right or not) in the product setting."""
-    from ...continuation.expression import find_expression
-    from ...continuation.judge import case_for, get_judge
-
     judge = judge or get_judge()
     found: dict[str, tuple] = {}
     for it in items:
@@ -56,7 +58,6 @@ def marked_narratives(items) -> dict[str, tuple[int, int]]:
 
 def lexicon_recall(items) -> dict:
     from ...figures.idioms import get_lexicon
-    from ...models import get_registry
 
     spans = marked_narratives(items)
     nlp = get_registry().get("parser").nlp
@@ -82,8 +83,6 @@ def expression_found(items) -> dict:
     """What the studio finds in an idiom narrative with nothing marked (find_expression, as Continue and the judge
     serve it), against the benchmark's marked idiom, once per narrative: the right one (it overlaps the mark), a
     wrong one (another idiom or simile, whose meaning the tab would show), or none."""
-    from ...continuation.expression import find_expression
-
     spans = marked_narratives(items)
     counts = {"right": 0, "wrong": 0, "none": 0}
     for text, (a, b) in spans.items():
@@ -102,9 +101,6 @@ class ContinuationEvaluation(Evaluation):
 
     def _compute(self, limit):
         from ..continuation import data
-        from ...continuation.crossjudge import ABLATION_DIR, get_cross_judge
-        from ...continuation.judge import get_judge
-        from ...errors import StudioError
 
         judge = get_judge()
         if judge is None:

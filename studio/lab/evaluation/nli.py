@@ -20,6 +20,11 @@ import re
 
 import numpy as np
 
+from ...figures.antonyms import load_antonyms
+from ...figures.components import extract_similes_batch
+from ...figures.irony import find_ironies
+from ...figures.lm_features import shared
+from ...models import get_registry
 from ..hauser.paths import data_file
 from ...models.roles import NLI_LABELS
 from .base import Evaluation, Figure, hash_half, share_interval
@@ -88,18 +93,11 @@ _NEGATION = re.compile(r"\b(not|n't|never|no)\b")
 
 
 def _similes_of(texts: list[str]) -> list[list]:
-    from ...figures.components import extract_similes_batch
-
     return extract_similes_batch(texts, learned=True)
 
 
 def ironies_of(texts: list[str]) -> list:
     """The ironic-simile check as HAUSER's scorer runs it, over single sentences: an Irony or None per text."""
-    from ...figures.irony import find_ironies
-    from ...figures.lm_features import shared
-    from ...models import get_registry
-    from ...figures.antonyms import load_antonyms
-
     items = [(k, text, sims) for k, (text, sims) in enumerate(zip(texts, _similes_of(texts)))]
     return find_ironies(shared(get_registry().get("lm")), items, load_antonyms())
 
@@ -107,8 +105,6 @@ def ironies_of(texts: list[str]) -> list:
 def flute_ironic_train() -> list[str]:
     """FLUTE train's "as P as V" similes that are ironic by their own premises: the contradicted premise states P
     ("The dancer was graceful." against "The dancer was as graceful as a honking goose.")."""
-    from ...figures.antonyms import load_antonyms
-
     antonyms, premises = load_antonyms(), {}
     for premise, hypothesis, label in _read("flute_simile_train.jsonl"):
         premises.setdefault(hypothesis, {})[label] = premise.lower()
@@ -125,7 +121,6 @@ def flute_ironic_train() -> list[str]:
 def kb_literal_similes(min_score: float = 1.9) -> list[str]:
     """"It was as P as V." for every KB vehicle whose summed plausibility for a property P with antonyms is at least
     `min_score` (about two instances)."""
-    from ...figures.antonyms import load_antonyms
     from ...figures.kb import load_kb
 
     kb, antonyms = load_kb(), load_antonyms()
@@ -135,8 +130,6 @@ def kb_literal_similes(min_score: float = 1.9) -> list[str]:
 
 def measure_irony(parts=("dev", "test"), limit: int | None = None) -> dict:
     """The ironic-simile check: its firing rates on train data, and FLUTE simile accuracy with the literal reading."""
-    from ...models import get_registry
-
     out = {}
     for name, texts in (("kb_literal", kb_literal_similes()), ("flute_ironic_train", flute_ironic_train())):
         texts = texts[:limit] if limit else texts
@@ -161,8 +154,6 @@ class NLIEvaluation(Evaluation):
               "test": "the other halves (reported)"}
 
     def _compute(self, limit):
-        from ...models import get_registry
-
         nli = get_registry().get("nli")
         result = measure(nli, parts=("dev", "test"), limit=limit)
         for part in ("dev", "test"):  # FLUTE's three parts pooled (the issue's target is on FLUTE test)

@@ -5,6 +5,7 @@ the same literals, both scored together by the studio's own HAUSER scorer; no hu
 similes (the blind read is in docs/similes.md). Wraps `studio/lab/similes/evaluate_polish.py`."""
 from __future__ import annotations
 
+from ...models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
 DEFAULT_LITERALS = 30  # test literals of a full run (~1–3 s each warm, plus the HAUSER scoring)
@@ -59,8 +60,6 @@ class PolishEvaluation(Evaluation):
                        report["literals"] - report["skipped"], headline=False),
             ]
         from pathlib import Path
-
-        from ...models.config import PROJECT_ROOT
 
         lines = [ln.strip() for f in BLIND_READ_FILES
                  for ln in (Path(PROJECT_ROOT) / f).read_text(encoding="utf-8").splitlines()]

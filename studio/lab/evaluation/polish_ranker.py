@@ -8,6 +8,7 @@ served lists (`eval polish-read`) is the figure that counts: this one reorders l
 """
 from __future__ import annotations
 
+from ...models import get_registry
 from .base import Evaluation, Figure, share_interval
 
 
@@ -19,7 +20,6 @@ class PolishRankerEvaluation(Evaluation):
               "test": "literal sets 6 and later: reported, never chosen on"}
 
     def _compute(self, limit):
-        from ...models import get_registry
         from ..similes import aptness_train as at
 
         ranker = get_registry().get("polish_ranker")

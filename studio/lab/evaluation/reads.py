@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import json
 
+from ...continuation.expression import find_expression
+from ...continuation.judge import get_judge
+from ...models import get_registry
 from ...models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
@@ -67,9 +70,6 @@ class ContinuationReadEvaluation(Evaluation):
                             "samples of each (the 3 shown and the 3 not), shuffled and read without source or rank"}
 
     def _compute(self, limit):
-        from ...continuation.judge import get_judge
-        from ...models import get_registry
-
         rows = _record(CONTINUATION_READ)["rows"]
         served, before = tally(rows, "generator", CONTINUATION_SERVED), tally(rows, "generator", CONTINUATION_BEFORE)
         top1 = tally(rows, "generator", CONTINUATION_SERVED, top=1)
@@ -105,8 +105,6 @@ def _by_line(rows: list[dict], generator: str) -> dict[int, list[dict]]:
 def first_choice_usable(rows: list[dict], generator: str, judge) -> tuple[int, int]:
     """(narratives whose continuation ranked first by `judge` was read usable, narratives): the narratives are the
     lines of eval/continuation_narratives.txt, their expression found as the Continue tab finds it."""
-    from ...continuation.expression import find_expression
-
     path = PROJECT_ROOT / _record(CONTINUATION_READ)["narratives"]
     lines = [x.strip() for x in path.read_text(encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
     usable = 0

@@ -14,6 +14,7 @@ import csv
 import numpy as np
 
 from ...errors import InputError
+from ...models import get_registry
 from ..hauser.paths import data_file
 from .base import Evaluation, Figure, hash_half, share_interval
 
@@ -51,8 +52,6 @@ class SentimentEvaluation(Evaluation):
               "test": "sst2_dev.tsv, sentences with odd sha1('sst2|sentence') (reported)"}
 
     def _compute(self, limit):
-        from ...models import get_registry
-
         served = get_registry().get("sentiment")
         data = splits()
         figures = []

@@ -21,6 +21,7 @@ from sklearn.metrics import ndcg_score
 from ...errors import parse_options
 from .paths import data_file
 from ...hauser.scorer import Settings, score_groups
+from ...models import get_registry
 
 PAPER_PEARSON = {"quality": 0.320, "creativity": 0.592, "informativeness": 0.798}
 SLOT = "[insert]"
@@ -119,7 +120,6 @@ def eval_hauser(argv: list[str]) -> dict:
     p = argparse.ArgumentParser(prog="python -m studio eval hauser")
     p.add_argument("--relevance", choices=["eq2", "eq3"], default="eq2")
     args = parse_options(p, argv)
-    from ...models import get_registry
 
     start = time.perf_counter()
     settings = Settings(relevance=args.relevance)

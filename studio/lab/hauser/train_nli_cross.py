@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import InputError, parse_options
+from ...models.pair_encoder import BASE_MODEL, has_pair_encoder, load_base
+from ...models.pair_nli import CrossEncoderNLI
 from ...models.roles import NLI_LABELS
 from ...models.specs import HEADS_DIR
 from .pair_training import add_training_options, fine_tune
@@ -33,7 +35,6 @@ def _log(message: str) -> None:
 
 def _check(args) -> None:
     """Bad options are refused before any data or model is read."""
-    from ...models.pair_encoder import has_pair_encoder
     from .nli_augment import WORDNET_ADJ
 
     if args.init and not has_pair_encoder(args.init):
@@ -48,9 +49,7 @@ def train(argv: list[str]) -> dict:
     import torch
 
     from ..evaluation.nli import measure, splits
-    from ...models.pair_encoder import BASE_MODEL, load_base
     from ..training.pair_encoder_train import save_pair_encoder
-    from ...models.pair_nli import CrossEncoderNLI
 
     p = argparse.ArgumentParser(prog="python -m studio train nli-cross")
     add_training_options(p, max_length=96)

@@ -8,8 +8,14 @@ import time
 
 import numpy as np
 
+from ...embeddings import embed_cached
+from ...models import get_registry
+from ...proverbs import alignment as A
 from .epic import SEEN_TRAIN, load_seen_train, split
-from ...proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
+from ...proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE, get_index
+from ...proverbs.motifs import METHODS, similarity_matrix
+from ...proverbs.scorer import Scorer, UNTRAINED_WEIGHTS, load_trained
+from ...proverbs.service import finetuned_part, get_scorer
 
 
 def ranking_metrics(scores: np.ndarray, labels: np.ndarray, columns: list[int] | None = None) -> dict:
@@ -24,8 +30,6 @@ def ranking_metrics(scores: np.ndarray, labels: np.ndarray, columns: list[int] |
 
 def tuned_rows(scorer, rows) -> np.ndarray | None:
     """The fine-tuned encoder's embeddings of the rows' narratives (cached on disk), or None without one."""
-    from ...embeddings import embed_cached
-
     if scorer.finetuned is None:
         return None
     return embed_cached(scorer.finetuned.embedder, [r.text for r in rows], "epic-tuned")
@@ -50,9 +54,6 @@ def _channel_scores(scorer, rows, weights) -> np.ndarray:
 
 
 def ranking_report(rows) -> dict:
-    from ...proverbs.index import get_index
-    from ...proverbs.scorer import Scorer, UNTRAINED_WEIGHTS, load_trained
-    from ...proverbs.service import finetuned_part, get_scorer
     from .train import labels_of
 
     index = get_index()
@@ -85,10 +86,6 @@ def ranking_report(rows) -> dict:
 
 
 def alignment_report(rows, threshold=None, order_weight=None) -> dict:
-    from ...models import get_registry
-    from ...proverbs import alignment as A
-    from ...embeddings import embed_cached
-
     threshold = A.DEFAULT_THRESHOLD if threshold is None else threshold
     order_weight = A.DEFAULT_ORDER_WEIGHT if order_weight is None else order_weight
     parser, embedder = get_registry().get("parser"), get_registry().get(ALIGNMENT_ROLE)
@@ -110,8 +107,6 @@ def alignment_report(rows, threshold=None, order_weight=None) -> dict:
 
 def motif_report(rows) -> dict:
     """For each narrative, the others ranked by each method; positives are the narratives of the same proverb."""
-    from ...proverbs.motifs import METHODS, similarity_matrix
-    from ...proverbs.service import get_scorer
     from .train import embedded_rows
 
     _, docs, sents = embedded_rows(rows)
@@ -142,7 +137,6 @@ def evaluate(argv: list[str] | None = None) -> dict:
     parser.add_argument("--part", choices=["validation", "train"], default="validation")
     parser.add_argument("--skip", nargs="*", default=[], choices=["ranking", "alignment", "motifs"])
     args = parser.parse_args(argv or [])
-    from ...models import get_registry
 
     start = time.perf_counter()
     train_rows, val_rows = split(load_seen_train(args.data))

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ...atomic import atomic_write as write_atomic
+from ...models.loaders.common import fast_bfloat16
+from ...models.variants import BASE_KEY, load_base_sentence_transformer
 from ...proverbs.delta import DELTA_PATH, class_text
 
 FINETUNE_DEFAULTS = dict(rank=8, epochs=1, lr=3e-4, scale=20.0, batch_size=16, seed=0, max_length=256)
@@ -65,8 +68,6 @@ def _encode(net, tokenizer, texts: list[str], max_length: int, grad: bool):
 
 
 def _bf16() -> bool:
-    from ...models.loaders.common import fast_bfloat16
-
     return fast_bfloat16()
 
 
@@ -117,9 +118,6 @@ def finetune(model, narratives: list[str], labels: np.ndarray, class_texts: list
 def save_delta(tensors: dict, base_model_id: str, path: Path = DELTA_PATH) -> None:
     from safetensors.torch import save
 
-    from ...models.variants import BASE_KEY
-    from ...atomic import atomic_write as write_atomic
-
     write_atomic(path, save(tensors, metadata={BASE_KEY: base_model_id}))
 
 
@@ -156,7 +154,6 @@ def calibrated_temperature(scores: np.ndarray, labels: np.ndarray) -> float:
 
 def fit_encoder(rows, catalog, model_id: str, hyper: dict, log=None):
     """The base sentence-transformers model with trained low-rank factors in place (not merged)."""
-    from ...models.variants import load_base_sentence_transformer
     from .train import labels_of
 
     model = load_base_sentence_transformer(model_id)

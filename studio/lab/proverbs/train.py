@@ -13,22 +13,22 @@ import numpy as np
 
 from ...errors import InputError
 from ...atomic import atomic_write as write_atomic
+from ...embeddings import embed_cached
+from ...models import get_registry
 from ...models.config import PROJECT_ROOT
 from .epic import SEEN_TRAIN, load_seen_train, split
-from ...proverbs.index import EMBEDDER_ROLE
+from ...proverbs.index import EMBEDDER_ROLE, get_index
 from ...models.proverbs_head import ONE_PASS_CONFIG, ONE_PASS_WEIGHTS, SCORER_CONFIG, SCORER_WEIGHTS, TrainedParts
-from ...proverbs.scorer import UNTRAINED_WEIGHTS, load_trained
+from ...proverbs.alignment import sentence_spans
+from ...proverbs.delta import DELTA_CONFIG, DELTA_PATH, class_text
+from ...proverbs.scorer import Scorer, UNTRAINED_WEIGHTS, load_trained
+from ...proverbs.service import finetuned_part
 
 DEFAULTS = dict(epochs=150, lr=2e-3, adapter_decay=1e-3, offset_decay=1e-1, seed=0)
 
 
 def embedded_rows(rows, progress=None):
     """(index, doc embeddings, per-row sentence embeddings) for ePiC rows, cached on disk."""
-    from ...models import get_registry
-    from ...proverbs.alignment import sentence_spans
-    from ...embeddings import embed_cached
-    from ...proverbs.index import get_index
-
     index = get_index()
     embedder = get_registry().get(EMBEDDER_ROLE)
     sentences = [[s.text for s in sentence_spans(r.text)] or [r.text] for r in rows]
@@ -113,7 +113,6 @@ def save(tensors: dict, config: dict, weights_path: Path = SCORER_WEIGHTS, confi
 
     write_atomic(weights_path, save({k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}))
     write_atomic(config_path, json.dumps(config, indent=1) + "\n")
-    from ...models import get_registry
 
     get_registry().unload("proverbs_adapter")  # read again on next use
 
@@ -121,9 +120,6 @@ def save(tensors: dict, config: dict, weights_path: Path = SCORER_WEIGHTS, confi
 def scores_without_encoder(fit_rows, rows, catalog, adapter: bool, seed: int, epochs: int) -> np.ndarray:
     """What the scorer gives `rows` before the fine-tuned channel is added: the adapter fitted on `fit_rows`
     (or the untrained channels)."""
-    from ...proverbs.index import get_index
-    from ...proverbs.scorer import Scorer
-
     index = get_index()
     trained = None
     if adapter:
@@ -138,13 +134,9 @@ def scores_without_encoder(fit_rows, rows, catalog, adapter: bool, seed: int, ep
 def train_encoder(train_rows, val_rows, catalog, args, log) -> dict:
     """Fine-tune the embedder with low-rank factors (finetune.py); with --select, first choose the weight of the
     fine-tuned channel on an inner split of the training part (encoder and adapter refitted on the rest)."""
-    from ...models import get_registry
     from .evaluate import ranking_metrics
-    from ...proverbs.index import get_index
-    from ...proverbs.delta import DELTA_CONFIG, DELTA_PATH
     from .finetune import (FINETUNE_DEFAULTS, TUNED_TEMPERATURE, TUNED_WEIGHT, WEIGHT_GRID, calibrated_temperature,
                            fit_encoder, inner_split, low_rank_state, save_delta, tuned_scores)
-    from ...proverbs.scorer import Scorer
 
     start = time.perf_counter()
     model_id = get_registry().get(EMBEDDER_ROLE).model_id
@@ -241,13 +233,9 @@ def select_one_pass(train_rows, catalog, args, log) -> dict:
     adapter on its own embeddings of them, and choose the fine-tuned channel's weight (by MRR) and the
     temperature (by log-loss) on the held-out inner narratives. The three-pass scorer of the same inner fit is
     reported beside it."""
-    from ...models import get_registry
     from .evaluate import ranking_metrics
     from .finetune import (FINETUNE_DEFAULTS, WEIGHT_GRID, calibrated_temperature, encode_all, fit_encoder,
                            inner_split)
-    from ...proverbs.index import get_index
-    from ...proverbs.delta import class_text
-    from ...proverbs.scorer import Scorer
 
     index = get_index()
     inner_train, inner_dev = inner_split(train_rows)
@@ -286,9 +274,6 @@ def train_one_pass(train_rows, val_rows, args, log) -> dict:
     query), with the weight and temperature chosen by `select_one_pass` (--select) or the recorded defaults."""
     from .evaluate import ranking_metrics, tuned_rows
     from ...proverbs.delta import delta_digest
-    from ...proverbs.index import get_index
-    from ...proverbs.scorer import Scorer
-    from ...proverbs.service import finetuned_part
 
     start = time.perf_counter()
     index = get_index()
@@ -328,7 +313,6 @@ def train_one_pass(train_rows, val_rows, args, log) -> dict:
 
 
 def train_adapter(train_rows, val_rows, args, log) -> dict:
-    from ...models import get_registry
     from .evaluate import ranking_metrics, score_rows
 
     start = time.perf_counter()
@@ -345,7 +329,6 @@ def train_adapter(train_rows, val_rows, args, log) -> dict:
         "trained_on": f"{len(train_rows)} narratives of ePiC seen_train (validation part of {len(val_rows)} held out)",
         "hyperparameters": hyper,
     }
-    from ...proverbs.scorer import Scorer
 
     trained = TrainedParts(config["model_id"], config["quote_ids"], tensors["adapter"], tensors["prototypes"],
                            tensors["offsets"], tensors["mix"], tensors["weights"], float(tensors["scale"][0]), config)

@@ -9,6 +9,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from ...atomic import atomic_write
 from ...errors import InputError, parse_options
 from ...figures.antonyms import ASSET
 
@@ -45,7 +46,6 @@ def wordnet_antonyms(path: Path = WORDNET_ADJ) -> dict[str, set[str]]:
 
 
 def build(argv: list[str]) -> dict:
-    from ...atomic import atomic_write
     from ...figures.kb import load_kb
 
     ap = argparse.ArgumentParser(prog="python -m studio build antonyms", description=__doc__.split("\n")[0])

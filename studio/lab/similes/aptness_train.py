@@ -28,9 +28,11 @@ from pathlib import Path
 import numpy as np
 
 from ...atomic import atomic_write
+from ...models import get_registry
 from ...models.config import PROJECT_ROOT
 from ...models.specs import POLISH_RANKER
 from ...similes import aptness
+from ...similes.polish import _score_all, attested, find_slots, is_clause, polisher_lm, realise
 
 EVAL_DIR = PROJECT_ROOT / "eval"
 SPLITS = {"train": (1, 2, 3), "dev": (4, 5)}  # every later set is test
@@ -83,9 +85,7 @@ def reconstruct(candidates: dict[str, dict[str, str]], progress=print) -> dict[s
     """literal → {"candidates": [Candidate dicts], "subject"} for the read candidates ({literal: {normalised
     candidate: (sentence, strategy)}}) that today's realiser makes at one of the literal's slots, each scored by
     today's polisher exactly as Polish scores it; the others are left out."""
-    from ...models import get_registry
     from ...figures.kb import load_kb
-    from ...similes.polish import _score_all, find_slots, polisher_lm
 
     parser, kb = get_registry().get("parser"), load_kb()
     lm, trained = polisher_lm()
@@ -105,8 +105,6 @@ def reconstruct(candidates: dict[str, dict[str, str]], progress=print) -> dict[s
 
 def _at_a_slot(literal, slots, sentence, strategy, kb):
     """The row Polish would have made for `sentence` (a read candidate) at one of the slots, or None."""
-    from ...similes.polish import attested, is_clause, realise
-
     for slot in slots:
         before, after = literal[:slot.start].rstrip(), literal[slot.end:]
         lead = f"{before} " if before else ""
@@ -130,8 +128,6 @@ def _at_a_slot(literal, slots, sentence, strategy, kb):
 
 def featurise(pool: dict[str, dict], encode) -> dict[tuple[str, str], np.ndarray]:
     """(literal, normalised candidate) → its feature row, for every scored read candidate."""
-    from ...similes.polish import is_clause
-
     out = {}
     for literal, entry in pool.items():
         cands = entry["candidates"]
@@ -204,8 +200,6 @@ def auc_of_score(x, y) -> float | None:
 def prepare(progress=print, pool_file: Path | None = None):
     """(labels, lists, sets, feature rows, embedder id): everything the fit and the evaluation read. `pool_file`
     keeps the scored read candidates between runs (read when it exists, else written): the same code only."""
-    from ...models import get_registry
-
     sets, seen = literal_sets(), {}
     labels, lists = read_labels(seen=seen)
     seen = {lit: seen[lit] for lit in sorted(seen, key=lambda lit: (sets.get(lit, 0), lit)) if lit in sets}

@@ -22,6 +22,7 @@ import re
 import time
 from pathlib import Path
 
+from ...atomic import atomic_write_bytes
 from ...models.specs import SIMILE_COMPONENTS
 from ...shared_data import shared_data_dir
 from ...figures import components
@@ -180,7 +181,6 @@ def train(argv: list[str]) -> dict:
     C = max(picks, key=picks.get) if not any(a.startswith("--C") for a in argv) else args.C
     held, rule_held = accuracy(fit_model(fit, C), val)
     weights = fit_model(groups, C)
-    from ...atomic import atomic_write_bytes
 
     meta = {"what": "vehicle-end reranker (logistic regression over boundary features of the spaCy parse)",
             "trained_on": "hauser/candidates.jsonl aligned with their literals (human_ratings_dev literals left out)",

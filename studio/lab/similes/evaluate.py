@@ -6,6 +6,7 @@ import re
 import time
 
 from ...figures.components import Simile, extract_similes_batch, strip_articles
+from ...figures.detector import predict_batch
 from .data import detokenize, read_csv
 
 PARTS = ("topic", "vehicle", "event")
@@ -82,8 +83,6 @@ def component_scores(rows: list[dict]) -> dict:
 
 
 def detection_scores(rows: list[dict], predict=None) -> dict:
-    from ...figures.detector import predict_batch
-
     predict = predict or predict_batch
     gold = [int(r["label"]) for r in rows]
     pred = [int(p) for p in predict([r["sentence"] for r in rows])]

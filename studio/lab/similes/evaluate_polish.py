@@ -14,6 +14,10 @@ import time
 from collections import Counter
 
 from ...errors import StudioError
+from ...figures.components import extract_similes
+from ...figures.detector import detect, threshold
+from ...models import get_registry
+from ...similes import polish as P
 
 
 def run(argv: list[str]) -> dict:
@@ -125,8 +129,6 @@ def split_literals(split: str, limit: int) -> list[tuple[str, list[str]]]:
 
 
 def evaluate(items: list[tuple[str, list[str]]], n: int = 10, seed: int = 0) -> dict:
-    from ...errors import StudioError
-    from ...figures.detector import detect, threshold
     from ...figures.kb import load_kb
     from ...similes.polish import polish_report
 
@@ -171,7 +173,6 @@ TOP = 5
 
 def _against_paper(rows, kb) -> dict:
     from ...hauser.scorer import score_groups
-    from ...figures.components import extract_similes
 
     groups = [(r["literal"], [c.sentence for c in r["ours"]] + list(r["paper"])) for r in rows]
     scored = score_groups(groups)
@@ -235,8 +236,6 @@ def like_with_like_curve(path: str) -> dict:
     import json
     from pathlib import Path
 
-    from ...models import get_registry
-    from ...similes import polish as P
     from ...figures.kb import load_kb
 
     record = json.loads(Path(path).read_text(encoding="utf-8"))

@@ -42,8 +42,10 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from ...errors import InputError, parse_options
 from ...figures.components import _NON_SIMILE_VEHICLES, extract_similes
+from ...figures.detector import simile_probability
 from .data import detokenize, shared_data_dir
-from ...figures.kb import ASSET
+from ...figures.kb import ASSET, SimileKB
+from ...models import get_registry
 
 CONF_ANNOTATED, CONF_CURATED, MIN_MINED_CONF = 0.95, 0.9, 0.5
 #: what one simile of the HAUSER generator's candidates counts in n(t, p, v), n(t, v) and N_v (a text instance: 1)
@@ -198,10 +200,6 @@ def _context_lemmas(doc, simile) -> list[str]:
 
 
 def build(argv: list[str]) -> dict:
-    from ...figures.detector import simile_probability
-    from ...figures.kb import SimileKB
-    from ...models import get_registry
-
     ap = argparse.ArgumentParser(prog="python -m studio build kb", description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=ASSET)
     ap.add_argument("--limit", type=int, default=0, help="use only the first N texts of each group (for a quick try)")

@@ -14,7 +14,7 @@ import random
 from pathlib import Path
 
 from ...atomic import atomic_write
-from ...models.config import ASSETS
+from ...models.config import ASSETS, PROJECT_ROOT
 from ...models.specs import POLISHER_DELTA
 
 DELTA_PATH = POLISHER_DELTA
@@ -23,8 +23,6 @@ SOURCE_SHARE = {"hauser": 0.6, "spgc": 0.2, "quizzes": 0.05, "general_corpus": 0
 
 
 def _relative(path: str) -> str:
-    from ...models.config import PROJECT_ROOT
-
     try:
         return str(Path(path).resolve().relative_to(PROJECT_ROOT))
     except ValueError:

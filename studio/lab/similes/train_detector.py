@@ -7,7 +7,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from ...figures.components import extract_similes
+from ...atomic import atomic_write_bytes
+from ...figures.components import _parser, extract_similes
 from .data import read_csv, similes_dir
 from ...figures.detector import ASSET, _vocab, _weights, features
 
@@ -29,8 +30,6 @@ def train(argv: list[str]) -> dict:
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import cross_val_predict
-
-    from ...figures.components import _parser
 
     ap = argparse.ArgumentParser(prog="python -m studio train simile-detector")
     ap.add_argument("--out", type=Path, default=ASSET)
@@ -61,7 +60,6 @@ def train(argv: list[str]) -> dict:
     model = LogisticRegression(C=C, max_iter=2000).fit(Xm, y_arr)
     weights = {name: float(w) for name, w in zip(vec.get_feature_names_out(), model.coef_[0]) if abs(w) > 1e-4}
     weights["bias"] = weights.get("bias", 0.0) + float(model.intercept_[0])
-    from ...atomic import atomic_write_bytes
 
     atomic_write_bytes(args.out, json.dumps({"weights": weights, "threshold": round(thr, 3), "C": C,
                                              "trained_on": "detection_train.csv", "vehicle_vocab": vocab},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...atomic import atomic_write
 from ...models.lm_delta import BASE_KEY, SCALE_KEY, TARGETS, _base_folder, _fresh, lora_linear_class
 from ...models.registry import get_registry
 
@@ -57,8 +58,6 @@ def lora_state(model) -> dict:
 
 def save_delta(model, path: Path, base_model_id: str, scale: float, extra: dict | None = None) -> None:
     from safetensors.torch import save as save_bytes
-
-    from ...atomic import atomic_write
 
     meta = {BASE_KEY: base_model_id, SCALE_KEY: repr(float(scale)), **{k: str(v) for k, v in (extra or {}).items()}}
     atomic_write(Path(path), save_bytes(lora_state(model), metadata=meta))

@@ -10,6 +10,8 @@ import random
 import time
 from pathlib import Path
 
+from ...models.loaders.common import fast_bfloat16
+
 
 def add_arguments(ap, *, examples: int, dev_examples: int, batch_size: int, out: Path) -> None:
     ap.add_argument("--examples", type=int, default=examples, help="training examples drawn from the train part")
@@ -78,7 +80,6 @@ def train_delta(args, train_rows: list[dict], dev_rows: list[dict], command: str
     import torch
 
     from .lm_delta_train import attach_lora, save_delta, trainable_base
-    from ...models.loaders.common import fast_bfloat16
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ...atomic import atomic_write_bytes
 from ...models.pair_encoder import CONFIG, WEIGHTS
 
 
@@ -21,8 +22,6 @@ def train_step(model, opt, sched, loss) -> float:
 
 def save_pair_encoder(folder: Path, model, config: dict) -> None:
     from safetensors.torch import save
-
-    from ...atomic import atomic_write_bytes
 
     state = {k: v.detach().to("cpu").half().contiguous() for k, v in model.trained_state(config["frozen_layers"]).items()}
     atomic_write_bytes(Path(folder) / WEIGHTS, save(state), mode=0o644)
