@@ -88,8 +88,6 @@ def run_judge(args) -> dict | None:
     if not args.batch:
         if not (args.narrative and args.option1 and args.option2):
             raise InputError("give a narrative and two options, or --batch in.jsonl")
-        from ..continuation.judge import judge_pair
-
         return judge_pair(args.narrative, args.option1, args.option2)
     try:
         with open(args.batch, encoding="utf-8", errors="replace") as fh:  # bad bytes fail their own line only

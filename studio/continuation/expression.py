@@ -8,6 +8,7 @@ import re
 from dataclasses import asdict, dataclass
 
 from ..errors import InputError
+from ..figures.components import extract_similes
 from ..models import get_registry
 
 _MARKS = (re.compile(r"<b>(.*?)</b>", re.I | re.S), re.compile(r"\[([^\[\]]+)\]"))
@@ -67,10 +68,6 @@ def _shift(position: int, m: re.Match) -> int:
 
 
 def _similes(text: str, doc=None):
-    try:
-        from ..figures.components import extract_similes
-    except ImportError:  # the similes capability is not in this checkout
-        return []
     return extract_similes(text, doc=doc)
 
 

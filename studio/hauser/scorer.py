@@ -8,7 +8,8 @@ from typing import Sequence
 
 from ..errors import InputError, require_text
 from ..figures.components import extract_similes_batch
-from ..models import NLI_LABELS, get_registry
+from ..figures.lm_features import shared
+from ..models import NLI_LABELS, ModelUnavailable, get_registry
 from . import criteria as C
 from .kb_features import NO_TOPIC, PROPERTY
 
@@ -135,9 +136,6 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     ironies = [None] * len(flat)
     back_off = bool(settings.lm_relevance or settings.lm_creativity)
     if back_off or settings.irony:
-        from ..models import ModelUnavailable
-        from ..figures.lm_features import shared
-
         _step(progress, 0.35, "the language model's view of each vehicle")
         try:
             lm = shared(registry.get("lm"))

@@ -16,6 +16,7 @@ from ...continuation.expression import find_expression
 from ...continuation.generate import Settings, continue_narrative
 from ...continuation.judge import get_judge
 from ...continuation.ranking import fluency, order
+from ...errors import InputError
 from ...figures.idioms import build_lexicon
 from ...models import get_registry
 from ...models.config import PROJECT_ROOT
@@ -175,8 +176,6 @@ def evaluate(argv: list[str]) -> dict:
                         "continuation_dev_read_1.json); not run unless asked")
     args = p.parse_args(argv)
     if args.per_type < 1 or args.samples < 1:
-        from ...errors import InputError
-
         raise InputError("--gen-n/--per-type and --samples must be at least 1.")
     started = time.perf_counter()
     parts = args.only or ["judge", "detection", "generation"]

@@ -36,7 +36,8 @@ from ...models.config import ASSETS
 from . import data
 from ...continuation.crossjudge import ABLATION_DIR, CROSS_DIR, CrossJudge, _encode, _loaded, _lock
 from ...continuation.features import Case
-from ...models.pair_encoder import BASE_MODEL, load_base
+from ...errors import InputError
+from ...models.pair_encoder import BASE_MODEL, has_pair_encoder, load_base, load_pair_encoder
 
 NLI_INIT = ASSETS / "heads" / "nli-cross"
 
@@ -112,9 +113,6 @@ def train(argv: list[str]) -> dict:
     if not args.init:
         tok, model = load_base(BASE_MODEL)
     else:
-        from ...models.pair_encoder import has_pair_encoder, load_pair_encoder
-        from ...errors import InputError
-
         if not has_pair_encoder(args.init):
             raise InputError(f"--init {args.init}: no stored cross-encoder there (pair_encoder.json and .safetensors)")
         init_config, tok, model = load_pair_encoder(args.init)

@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from ...atomic import atomic_write_bytes
 from ...capabilities import evaluations
 from ...errors import InputError, StudioError, parse_options
 from ...models import get_registry, using_registry
@@ -140,7 +141,5 @@ def table(argv: list[str]) -> dict:
                               "run `python -m studio eval table`")
         return {"readme": str(args.readme), "up_to_date": True}
     if new != text:
-        from ...atomic import atomic_write_bytes
-
         atomic_write_bytes(args.readme, new.encode("utf-8"), mode=0o644)
     return {"readme": str(args.readme), "changed": new != text}

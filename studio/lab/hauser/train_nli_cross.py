@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import InputError, parse_options
-from ...models.pair_encoder import BASE_MODEL, has_pair_encoder, load_base
+from ...models.pair_encoder import BASE_MODEL, has_pair_encoder, load_base, load_pair_encoder
 from ...models.pair_nli import CrossEncoderNLI
 from ...models.roles import NLI_LABELS
 from ...models.specs import HEADS_DIR
@@ -78,8 +78,6 @@ def train(argv: list[str]) -> dict:
     if args.max_rows:
         rows = rows[:args.max_rows]
     if args.init:
-        from ...models.pair_encoder import load_pair_encoder
-
 
         init_config, tok, model = load_pair_encoder(args.init)
         if init_config.get("labels") != list(NLI_LABELS):

@@ -208,8 +208,6 @@ def train(argv: list[str] | None = None) -> dict:
     if args.what in ("adapter", "both"):  # first: the encoder's channel is added to the adapter's score
         out["adapter"] = train_adapter(train_rows, val_rows, args, log)
     if args.what in ("encoder", "both"):
-        from ...proverbs.index import get_index
-
         out["encoder"] = train_encoder(train_rows, val_rows, get_index().catalog, args, log)
     if args.what == "one-pass":
         out["one-pass"] = train_one_pass(train_rows, val_rows, args, log)
