@@ -1,6 +1,9 @@
-"""`python -m studio build antonyms`: the table of antonyms.py (assets/similes/antonyms.json) from WordNet's direct
-adjective antonyms (Debian `wordnet-base`, /usr/share/wordnet/data.adj), kept only where the antonym is a property
-of the simile KB."""
+"""Adjective antonyms for reading an ironic simile ("as loud as a whisper" means "very soft").
+
+`python -m studio build antonyms`: the table of studio/figures/antonyms.py (assets/similes/antonyms.json) from
+WordNet's direct adjective antonyms (Debian `wordnet-base`, /usr/share/wordnet/data.adj), kept only where the
+antonym is a property of the simile KB.
+"""
 from __future__ import annotations
 
 import argparse
