@@ -35,7 +35,8 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability(
         "similes", "Simile polishing and components", "studio.ui.polish_tab:build_polish_tab",
         commands=("studio.cli.components_cmd", "studio.cli.polish_cmd"),
-        targets={"build": {"kb": "studio.lab.similes.kb_build:build", "antonyms": "studio.lab.similes.antonyms_build:build",
+        targets={"build": {"kb": "studio.lab.similes.kb_build:build",
+                           "antonyms": "studio.lab.similes.antonyms_build:build",
                            "images": "studio.lab.similes.image_table:build"},
                  "train": {"simile-detector": "studio.lab.similes.train_detector:train",
                            "simile-components": "studio.lab.similes.components_train:train",
@@ -55,7 +56,8 @@ CAPABILITIES: tuple[Capability, ...] = (
         targets={"train": {"nli-cross": "studio.lab.hauser.train_nli_cross:train",
                            "sentiment": "studio.lab.hauser.train_heads:train_sentiment"},
                  "eval": {"hauser-report": "studio.lab.hauser.evaluate:eval_hauser"}},
-        evaluations={"hauser": "studio.lab.evaluation.hauser:HauserEvaluation", "nli": "studio.lab.evaluation.nli:NLIEvaluation",
+        evaluations={"hauser": "studio.lab.evaluation.hauser:HauserEvaluation",
+                     "nli": "studio.lab.evaluation.nli:NLIEvaluation",
                      "sentiment": "studio.lab.evaluation.sentiment:SentimentEvaluation"},
         roles=("nli", "sentiment", "embedder", "parser", "simile_components"),
         serving=("studio.hauser.scorer",)),
@@ -107,7 +109,8 @@ def targets() -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {"build": {}, "train": {}, "eval": dict(STUDIO_TARGETS["eval"])}
     for c in CAPABILITIES:
         named_targets = dict(c.targets)
-        named_targets["eval"] = {**{n: f"studio.lab.evaluation.cli:{n}" for n in c.evaluations}, **c.targets.get("eval", {})}
+        named_targets["eval"] = {**{n: f"studio.lab.evaluation.cli:{n}" for n in c.evaluations},
+                                 **c.targets.get("eval", {})}
         for group, named in named_targets.items():
             for target, where in named.items():
                 if target in out[group]:
