@@ -70,7 +70,7 @@ def test_find_ironies_fires_only_past_the_margin():
 
 
 def test_build_antonyms_keeps_antonyms_that_are_kb_properties(tmp_path, monkeypatch):
-    from studio.figures import antonyms as module
+    from studio.lab.similes import antonyms_build as module
     from studio.figures.kb import SimileKB
 
     adj = tmp_path / "data.adj"
