@@ -29,7 +29,7 @@ def main() -> None:
                    help="the paper's formulas: no LM back-off (λ = μ = 0) and no ironic-simile check")
     args = p.parse_args()
 
-    from studio.hauser.paths import data_file
+    from studio.lab.hauser.paths import data_file
     from studio.hauser.scorer import Settings, score_groups
     from studio.models import get_registry
 
@@ -43,7 +43,7 @@ def main() -> None:
     start = time.perf_counter()
     for role in ("parser", "embedder", "nli", "sentiment") + (() if args.no_lm else ("lm",)):
         registry.get(role)
-    from studio.similes.kb import load_kb
+    from studio.figures.kb import load_kb
 
     load_kb()
     load_seconds = time.perf_counter() - start

@@ -26,7 +26,7 @@ os.environ.setdefault("STUDIO_PROFILE", "offline")
 
 def vectors(n: int, proverbs: int | None) -> dict[str, np.ndarray]:
     from studio.models import get_registry
-    from studio.proverbs.epic import load_seen_train, split
+    from studio.lab.proverbs.epic import load_seen_train, split
     from studio.proverbs.index import get_index
     from studio.proverbs.service import finetuned_part
 

@@ -46,7 +46,7 @@ def main() -> dict:
     args = p.parse_args()
     import torch
 
-    from studio.continuation import data
+    from studio.lab.continuation import data
     from studio.models import get_registry
     from studio.models.loaders.common import resolve_model_path
     from studio.models.loaders.lm import _load_dir, converted_dir

@@ -30,7 +30,7 @@ def main() -> dict:
     import torch
 
     from continuation import INFERENCES, NARRATIVE
-    from studio.continuation.data import KINDS, split3
+    from studio.lab.continuation.data import KINDS, split3
     from studio.continuation.generate import prompts_for
     from studio.models import get_registry
     from studio.models.loaders import fourbit

@@ -25,7 +25,7 @@ SENTENCES = ["He yelps and howls.", "She ran down the stairs.", "The old house c
 
 def main() -> dict:
     from studio.models import get_registry
-    from studio.similes import kb as kb_module
+    from studio.figures import kb as kb_module
     from studio.similes.polish import polish
 
     started = time.perf_counter()

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def worker() -> None:
     import torch
 
-    from studio.hauser.paths import data_file
+    from studio.lab.hauser.paths import data_file
     from studio.models import get_registry
 
     with open(data_file("hauser", "candidates.jsonl"), encoding="utf-8") as fh:

@@ -90,3 +90,17 @@ def load_npy_or_none(path: str | Path, rows: int | None = None) -> np.ndarray | 
     if rows is not None and (array.ndim < 1 or array.shape[0] != rows):
         return None
     return array
+
+
+def jsonable(obj):
+    """The `default=` of json.dumps for the studio's results: numpy values as Python ones, anything else as text."""
+    try:
+        import numpy as np
+
+        if isinstance(obj, np.generic):
+            return obj.item()
+        if isinstance(obj, np.ndarray):
+            return obj.tolist()
+    except ImportError:
+        pass
+    return str(obj)

@@ -23,7 +23,7 @@ class Capability:
     commands: tuple[str, ...] = ()
     #: {"build"|"train"|"eval": {target: "module:function"}}; a function takes its argv and returns a JSON-able dict
     targets: dict[str, dict[str, str]] = field(default_factory=dict)
-    #: {name: "module:Class"} of its studio.evaluation contracts; each is also the `eval NAME` target
+    #: {name: "module:Class"} of its studio.lab.evaluation contracts; each is also the `eval NAME` target
     evaluations: dict[str, str] = field(default_factory=dict)
     #: the registry roles (studio.models.specs) its serving code asks for
     roles: tuple[str, ...] = ()
@@ -35,28 +35,30 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability(
         "similes", "Simile polishing and components", "studio.ui.polish_tab:build_polish_tab",
         commands=("studio.cli.components_cmd", "studio.cli.polish_cmd"),
-        targets={"build": {"kb": "studio.similes.kb_build:build", "antonyms": "studio.similes.antonyms:build",
+        targets={"build": {"kb": "studio.lab.similes.kb_build:build",
+                           "antonyms": "studio.lab.similes.antonyms_build:build",
                            "images": "studio.lab.similes.image_table:build"},
-                 "train": {"simile-detector": "studio.similes.train_detector:train",
-                           "simile-components": "studio.similes.components_train:train",
-                           "polish": "studio.similes.polish_train:train",
-                           "polish-ranker": "studio.similes.aptness_train:train"},
-                 "eval": {"components-report": "studio.similes.evaluate:run",
-                          "polish-report": "studio.similes.evaluate_polish:run"}},
-        evaluations={"components": "studio.evaluation.components:ComponentsEvaluation",
-                     "polish": "studio.evaluation.polish:PolishEvaluation",
-                     "polish-read": "studio.evaluation.reads:PolishReadEvaluation",
-                     "polish-ranker": "studio.evaluation.polish_ranker:PolishRankerEvaluation"},
+                 "train": {"simile-detector": "studio.lab.similes.train_detector:train",
+                           "simile-components": "studio.lab.similes.components_train:train",
+                           "polish": "studio.lab.similes.polish_train:train",
+                           "polish-ranker": "studio.lab.similes.aptness_train:train"},
+                 "eval": {"components-report": "studio.lab.similes.evaluate:run",
+                          "polish-report": "studio.lab.similes.evaluate_polish:run"}},
+        evaluations={"components": "studio.lab.evaluation.components:ComponentsEvaluation",
+                     "polish": "studio.lab.evaluation.polish:PolishEvaluation",
+                     "polish-read": "studio.lab.evaluation.reads:PolishReadEvaluation",
+                     "polish-ranker": "studio.lab.evaluation.polish_ranker:PolishRankerEvaluation"},
         roles=("writer", "polisher", "lm", "parser", "embedder", "simile_components", "polish_ranker"),
         serving=("studio.similes.polish",)),
     Capability(
         "hauser", "HAUSER scoring and reranking", "studio.ui.rerank_tab:build_rerank_tab",
         commands=("studio.cli.score_cmd",),
-        targets={"train": {"nli-cross": "studio.hauser.train_nli_cross:train",
-                           "sentiment": "studio.hauser.train_heads:train_sentiment"},
-                 "eval": {"hauser-report": "studio.hauser.evaluate:eval_hauser"}},
-        evaluations={"hauser": "studio.evaluation.hauser:HauserEvaluation", "nli": "studio.evaluation.nli:NLIEvaluation",
-                     "sentiment": "studio.evaluation.sentiment:SentimentEvaluation"},
+        targets={"train": {"nli-cross": "studio.lab.hauser.train_nli_cross:train",
+                           "sentiment": "studio.lab.hauser.train_heads:train_sentiment"},
+                 "eval": {"hauser-report": "studio.lab.hauser.evaluate:eval_hauser"}},
+        evaluations={"hauser": "studio.lab.evaluation.hauser:HauserEvaluation",
+                     "nli": "studio.lab.evaluation.nli:NLIEvaluation",
+                     "sentiment": "studio.lab.evaluation.sentiment:SentimentEvaluation"},
         roles=("nli", "sentiment", "embedder", "parser", "simile_components"),
         serving=("studio.hauser.scorer",)),
     Capability(
@@ -67,22 +69,22 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability(
         "proverbs", "Proverbs for a narrative (ePiC)", "studio.ui.proverbs_tab:build_proverbs_tab",
         commands=("studio.cli.proverbs_cmd",),
-        targets={"build": {"proverbs": "studio.proverbs.catalog:build_catalog"},
-                 "train": {"proverbs": "studio.proverbs.train:train"},
-                 "eval": {"proverbs-report": "studio.proverbs.evaluate:evaluate"}},
-        evaluations={"proverbs": "studio.evaluation.proverbs:ProverbsEvaluation"},
+        targets={"build": {"proverbs": "studio.lab.proverbs.catalog_build:build_catalog"},
+                 "train": {"proverbs": "studio.lab.proverbs.train:train"},
+                 "eval": {"proverbs-report": "studio.lab.proverbs.evaluate:evaluate"}},
+        evaluations={"proverbs": "studio.lab.evaluation.proverbs:ProverbsEvaluation"},
         roles=("retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "embedder", "parser"),
         serving=("studio.proverbs.service",)),
     Capability(
         "continuation", "Figurative narratives: continue and judge", "studio.ui.continue_tab:build_continue_tab",
         commands=("studio.cli.continue_cmd",),
-        targets={"build": {"idiom-lexicon": "studio.continuation.lexicon:build_asset"},
-                 "train": {"judge": "studio.continuation.crossjudge:train",
-                           "judge-temperature": "studio.continuation.calibrate:train",
-                           "continuation": "studio.continuation.generator_train:train"},
-                 "eval": {"continuation-report": "studio.continuation.evaluate:evaluate"}},
-        evaluations={"continuation": "studio.evaluation.continuation:ContinuationEvaluation",
-                     "continuation-read": "studio.evaluation.reads:ContinuationReadEvaluation"},
+        targets={"build": {"idiom-lexicon": "studio.lab.continuation.lexicon_build:build_asset"},
+                 "train": {"judge": "studio.lab.continuation.judge_train:train",
+                           "judge-temperature": "studio.lab.continuation.calibrate:train",
+                           "continuation": "studio.lab.continuation.generator_train:train"},
+                 "eval": {"continuation-report": "studio.lab.continuation.evaluate:evaluate"}},
+        evaluations={"continuation": "studio.lab.evaluation.continuation:ContinuationEvaluation",
+                     "continuation-read": "studio.lab.evaluation.reads:ContinuationReadEvaluation"},
         roles=("writer", "continuation_generator", "lm", "judge_cross", "embedder", "parser"),
         serving=("studio.continuation.generate", "studio.continuation.judge")),
 )
@@ -90,7 +92,7 @@ CAPABILITIES: tuple[Capability, ...] = (
 #: what belongs to the studio as a whole rather than to one capability
 STUDIO_TABS = ("studio.ui.models_tab:build_models_tab", "studio.ui.about_tab:build_about_tab")
 STUDIO_COMMANDS = ("studio.cli.models_cmd", "studio.cli.groups")
-STUDIO_TARGETS = {"eval": {"all": "studio.evaluation.cli:run_all", "table": "studio.evaluation.cli:table"}}
+STUDIO_TARGETS = {"eval": {"all": "studio.lab.evaluation.cli:run_all", "table": "studio.lab.evaluation.cli:table"}}
 
 
 def tabs() -> list[str]:
@@ -107,7 +109,8 @@ def targets() -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {"build": {}, "train": {}, "eval": dict(STUDIO_TARGETS["eval"])}
     for c in CAPABILITIES:
         named_targets = dict(c.targets)
-        named_targets["eval"] = {**{n: f"studio.evaluation.cli:{n}" for n in c.evaluations}, **c.targets.get("eval", {})}
+        named_targets["eval"] = {**{n: f"studio.lab.evaluation.cli:{n}" for n in c.evaluations},
+                                 **c.targets.get("eval", {})}
         for group, named in named_targets.items():
             for target, where in named.items():
                 if target in out[group]:

@@ -26,7 +26,7 @@ def test_every_declared_name_resolves():
 def test_the_app_the_cli_and_the_evaluations_read_the_declarations():
     from studio.cli import COMMAND_MODULES
     from studio.cli.groups import TARGETS
-    from studio.evaluation.cli import EVALUATIONS
+    from studio.lab.evaluation.cli import EVALUATIONS
 
     assert COMMAND_MODULES == caps.command_modules()
     assert TARGETS == caps.targets()

@@ -6,8 +6,8 @@ import json
 import pytest
 
 from studio.cli import main
-from studio.continuation import lexicon
-from studio.continuation.data import data_dir
+from studio.figures import idioms as lexicon
+from studio.lab.continuation.data import data_dir
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ def test_cli_continue_bad_mode(capsys):
 @pytest.mark.skipif(not (data_dir() / "simile_train.jsonl").is_file(),
                     reason="the figurative narratives (../shared/data/figurative) are not available")
 def test_offline_judge_batch_and_accuracy(offline, tmp_path, capsys, studio_lexicon):
-    from studio.continuation import data
+    from studio.lab.continuation import data
     from studio.continuation.features import Case
     from studio.continuation.judge import get_judge
 

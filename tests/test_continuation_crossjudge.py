@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from studio.continuation import data
-from studio.continuation.data import Item, data_dir
+from studio.lab.continuation import data
+from studio.lab.continuation.data import Item, data_dir
 
 HAS_DATA = (data_dir() / "simile_train.jsonl").is_file()
 
@@ -36,7 +36,8 @@ def test_no_group_crosses_parts():
 @pytest.mark.offline
 @pytest.mark.skipif(not HAS_DATA, reason="the figurative narratives (../shared/data/figurative) are not available")
 def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline):
-    from studio.continuation.crossjudge import ABLATION_DIR, CROSS_DIR, CrossJudge, accuracy, get_cross_judge
+    from studio.continuation.crossjudge import ABLATION_DIR, CROSS_DIR, CrossJudge, get_cross_judge
+    from studio.lab.continuation.judge_train import accuracy
     from studio.continuation.judge import get_judge
     from studio.models.pair_encoder import has_pair_encoder
 

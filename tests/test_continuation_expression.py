@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from studio.continuation import expression, lexicon
+from studio.continuation import expression
+from studio.figures import idioms as lexicon
 from studio.continuation.judge import case_for
 from studio.errors import InputError
 

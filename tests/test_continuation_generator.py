@@ -27,12 +27,12 @@ def test_without_the_generator_the_plain_lm_continues_and_says_so():
 
 
 def test_a_trained_delta_serves_the_tuned_mode_through_the_registry(tmp_path, monkeypatch):
-    from studio.continuation.data import data_dir
+    from studio.lab.continuation.data import data_dir
 
     if not (data_dir() / "idiom_train.jsonl").is_file():  # the training rows
         pytest.skip("../shared/data/figurative is not here")
     from studio.continuation.generate import Settings, continue_narrative
-    from studio.continuation.generator_train import train
+    from studio.lab.continuation.generator_train import train
     from studio.models import Registry, Settings as ModelSettings, get_registry, set_registry
 
     delta = tmp_path / "generator.safetensors"

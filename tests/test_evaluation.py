@@ -9,9 +9,9 @@ import shutil
 import pytest
 
 from studio.cli import main
-from studio.evaluation.base import RESULTS_DIR, cpu_flags, hash_half
-from studio.evaluation.cli import EVALUATIONS, SAMPLE_ROWS, evaluation
-from studio.evaluation.readme import END, README, START, render_table, replace_table
+from studio.lab.evaluation.base import RESULTS_DIR, cpu_flags, hash_half
+from studio.lab.evaluation.cli import EVALUATIONS, SAMPLE_ROWS, evaluation
+from studio.lab.evaluation.readme import END, README, START, render_table, replace_table
 from studio.shared_data import shared_data_dir
 
 HAVE_DATA = (shared_data_dir() / "hauser" / "human_ratings_dev.csv").is_file()
@@ -41,7 +41,7 @@ def test_hauser_cross_validation_never_chooses_with_the_held_out_literal():
 
     import numpy as np
 
-    from studio.evaluation import hauser as H
+    from studio.lab.evaluation import hauser as H
 
     rng = np.random.default_rng(1)
     full, rows = {}, []
@@ -65,7 +65,7 @@ def test_hauser_cross_validation_never_chooses_with_the_held_out_literal():
 
 @needs_data
 def test_components_halves_are_disjoint_and_cover_the_file():
-    from studio.evaluation.components import load_rows
+    from studio.lab.evaluation.components import load_rows
 
     rows = load_rows()
     dev = {r["sentence"] for r in rows if r["split"] == "dev"}
@@ -109,7 +109,7 @@ def test_committed_results_have_the_contract():
 def test_intervals_of_shares_and_of_grouped_rows():
     import numpy as np
 
-    from studio.evaluation.base import Figure, group_bootstrap_interval, share_interval
+    from studio.lab.evaluation.base import Figure, group_bootstrap_interval, share_interval
 
     low, high = share_interval(0.5, 100)  # Wilson: 50 of 100
     assert low == pytest.approx(0.4038, abs=1e-3) and high == pytest.approx(0.5962, abs=1e-3)
@@ -128,7 +128,7 @@ def test_intervals_of_shares_and_of_grouped_rows():
 
 
 def test_readme_table_shows_an_interval():
-    from studio.evaluation.readme import _with_interval
+    from studio.lab.evaluation.readme import _with_interval
 
     assert _with_interval({"value": 0.7945, "interval95": [0.741, 0.8402]}) == "0.794 [0.74, 0.84]"
     assert _with_interval({"value": 18.89}) == "18.890"
@@ -214,7 +214,7 @@ def test_hauser_correlation_is_computed_from_the_scores(offline):
     import numpy as np
     from scipy.stats import pearsonr
 
-    from studio.evaluation.hauser import correlations, load_rows
+    from studio.lab.evaluation.hauser import correlations, load_rows
 
     rows = load_rows()
     paper = [0.5 * float(r["relevance_KB"]) + float(r["consistency_mnli"]) / 3 + float(r["consistency_emo"]) / 6
@@ -234,7 +234,7 @@ def test_blind_read_figures_are_tallied_from_the_committed_records(name):
 
 
 def test_blind_read_tally_counts_labels_not_rows():
-    from studio.evaluation.reads import tally
+    from studio.lab.evaluation.reads import tally
 
     rows = [{"variant": "new", "rank": 1, "usable": 1}, {"variant": "new", "rank": 4, "usable": 1},
             {"variant": "new", "rank": 2, "usable": 0}, {"variant": "old", "rank": 1, "usable": 1}]
@@ -253,7 +253,7 @@ def test_blind_read_tally_counts_labels_not_rows():
 def test_first_choice_of_a_read_follows_the_judges_ranking():
     import numpy as np
 
-    from studio.evaluation.reads import any_usable, first_choice_usable
+    from studio.lab.evaluation.reads import any_usable, first_choice_usable
 
     rows = [{"generator": "g", "line": 1, "continuation": "They made peace at last.", "usable": 1},
             {"generator": "g", "line": 1, "continuation": "They fought again.", "usable": 0},

@@ -10,8 +10,8 @@ from studio.errors import InputError
 from studio.hauser import criteria as C
 from studio.hauser.kb_features import NO_TOPIC, KBFeatures
 from studio.hauser.scorer import NO_SIMILE, CandidateScore, Settings, _normalize_and_rank, sentiment_cut
-from studio.similes.components import Simile
-from studio.similes.kb import SimileKB
+from studio.figures.components import Simile
+from studio.figures.kb import SimileKB
 
 
 def test_minmax_spreads_to_unit_interval():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from studio.hauser.scorer import Settings, evidence_text, score_groups, table_rows
-from studio.similes import kb as kb_module
-from studio.similes.kb import SimileKB
+from studio.figures import kb as kb_module
+from studio.figures.kb import SimileKB
 
 LITERAL = "He wept."
 CANDIDATES = ["He wept like a child.", "He wept like a little boy.", "He wept like a [link](http://x) *rock*."]
@@ -62,7 +62,7 @@ def test_rerank_tab_shows_evidence_escaped(sourced_kb):
 
 def test_evidence_withholds_a_slur_from_the_kb_but_counts_it(monkeypatch):
     from studio.hauser.kb_features import KBFeatures
-    from studio.similes.components import extract_similes
+    from studio.figures.components import extract_similes
 
     slur = "nigg" + "er's pocket"  # the KB mined 19th-century books: this is one of its vehicles
     kb = SimileKB({"meta": {}, "lemmas": {}, "vehicles": {slur: 2, "pocket": 1}, "pairs": {"night\t" + slur: 2},
@@ -100,7 +100,7 @@ def test_property_triplets_merge_every_topic_of_the_vehicle(property_kb):
 
 def test_an_unseen_pair_backs_off_to_the_stated_property_with_eq2_only(property_kb):
     from studio.hauser.kb_features import PROPERTY, KBFeatures
-    from studio.similes.components import extract_similes
+    from studio.figures.components import extract_similes
 
     feats = KBFeatures(property_kb)
     grave = extract_similes("The room was as quiet as a grave.")

@@ -1,5 +1,5 @@
-"""Ironic similes read literally before the NLI (studio/hauser/irony.py), the antonym table they use
-(studio/similes/antonyms.py), and, on the offline profile, the issue's probe: "Her voice was very loud." →
+"""Ironic similes read literally before the NLI (studio/figures/irony.py), the antonym table they use
+(studio/figures/antonyms.py), and, on the offline profile, the issue's probe: "Her voice was very loud." →
 "Her voice was as loud as a whisper." is a contradiction."""
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from studio.hauser.irony import IRONY_MARGIN, contrast_contexts, find_ironies, literal_reading
-from studio.hauser.lm_features import LMFeatures
+from studio.figures.irony import IRONY_MARGIN, contrast_contexts, find_ironies, literal_reading
+from studio.figures.lm_features import LMFeatures
 from studio.models.roles import LanguageModel
-from studio.similes.antonyms import load_antonyms
-from studio.similes.components import Simile
+from studio.figures.antonyms import load_antonyms
+from studio.figures.components import Simile
 
 TEXT = "Her voice was as loud as a whisper."
 
@@ -70,8 +70,8 @@ def test_find_ironies_fires_only_past_the_margin():
 
 
 def test_build_antonyms_keeps_antonyms_that_are_kb_properties(tmp_path, monkeypatch):
-    from studio.similes import antonyms as module
-    from studio.similes.kb import SimileKB
+    from studio.lab.similes import antonyms_build as module
+    from studio.figures.kb import SimileKB
 
     adj = tmp_path / "data.adj"
     adj.write_text(
@@ -84,7 +84,7 @@ def test_build_antonyms_keeps_antonyms_that_are_kb_properties(tmp_path, monkeypa
                    "pairs": {"voice\twhisper": 1, "voice\tthunder": 1},
                    "triplets": {"voice\twhisper": [["soft", 1, 0.9]], "voice\tthunder": [["loud", 1, 0.9]]},
                    "contexts": []})
-    monkeypatch.setattr("studio.similes.kb.load_kb", lambda: kb)
+    monkeypatch.setattr("studio.figures.kb.load_kb", lambda: kb)
     out = tmp_path / "antonyms.json"
     module.build(["--out", str(out), "--wordnet", str(adj)])
     table = json.loads(out.read_text())["antonyms"]

@@ -1,13 +1,13 @@
-"""The LM's view of a vehicle (studio/hauser/lm_features.py): which words it is conditioned on, how a group's shared
+"""The LM's view of a vehicle (studio/figures/lm_features.py): which words it is conditioned on, how a group's shared
 words are split off, PMI and surprisal, and memoisation — with a recording stand-in for the language model's
 `loglik_shared` (the real LMs are covered by the scorer's tests on the tiny profile and by the offline tests)."""
 from __future__ import annotations
 
 import pytest
 
-from studio.hauser.lm_features import LMFeatures, common_words, contexts
+from studio.figures.lm_features import LMFeatures, common_words, contexts
 from studio.models.roles import LanguageModel
-from studio.similes.components import Simile
+from studio.figures.components import Simile
 
 
 class WordTokenizer:

@@ -70,7 +70,7 @@ def test_an_override_folder_with_a_pair_encoder_is_served_as_one(tmp_path):
 
 @pytest.mark.skipif(not HAVE_NLI, reason="../shared/data/nli is not available")
 def test_nli_splits_share_no_premise_and_no_flute_sentence():
-    from studio.evaluation.nli import splits
+    from studio.lab.evaluation.nli import splits
 
     data = splits()
     for name in ("mnli", "snli"):
@@ -109,8 +109,8 @@ def test_cross_encoder_sees_a_stated_contradiction(offline):
 def test_wordnet_antonyms_and_kb_template_pairs(tmp_path):
     """The training-only augmentation: WordNet's direct antonym pointers, and pairs whose label follows the vehicle's
     typical property (as loud as thunder: entailment; as loud as a whisper: contradiction)."""
-    from studio.hauser.nli_augment import kb_pairs, wordnet_antonyms
-    from studio.similes.kb import SimileKB
+    from studio.lab.hauser.nli_augment import kb_pairs, wordnet_antonyms
+    from studio.figures.kb import SimileKB
 
     adj = tmp_path / "data.adj"
     adj.write_text(
@@ -146,9 +146,9 @@ def test_train_nli_cross_refuses_bad_options_in_one_line(capsys, tmp_path):
 @pytest.mark.offline
 @pytest.mark.skipif(not HAVE_NLI, reason="MNLI (../shared/data/nli) is not available")
 def test_train_nli_cross_runs_its_steps_and_saves_a_servable_folder(offline, tmp_path):
-    """Two steps of the shared loop (studio.hauser.pair_training) from MiniLM; the folder loads as the NLI role's
+    """Two steps of the shared loop (studio.lab.hauser.pair_training) from MiniLM; the folder loads as the NLI role's
     model and keeps its recipe and dev-only metrics."""
-    from studio.hauser.train_nli_cross import train
+    from studio.lab.hauser.train_nli_cross import train
     from studio.models.pair_nli import load_cross_nli
 
     out = tmp_path / "nli"

@@ -8,11 +8,11 @@ import math
 import pytest
 
 from studio.cli import main
-from studio.hauser.evaluate import _ranking_metrics, fill_slot
+from studio.lab.hauser.evaluate import _ranking_metrics, fill_slot
 from studio.hauser.inputs import candidates_from_lines, groups_from_csv
 from studio.hauser.scorer import NO_SIMILE, Settings, score_groups, table_rows
-from studio.similes import kb as kb_module
-from studio.similes.kb import SimileKB
+from studio.figures import kb as kb_module
+from studio.figures.kb import SimileKB
 
 LITERAL = "As for Paganel, he wept who does not think of hiding his emotion."
 CANDIDATES = [

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from studio.evaluation.calibration import ece, fit_temperature, nll, probabilities, summary
+from studio.lab.evaluation.calibration import ece, fit_temperature, nll, probabilities, summary
 from studio.models.pair_encoder import CALIBRATION, CONFIG, WEIGHTS, read_calibration, weights_fingerprint
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from studio.models.lm_delta import (VariantMismatch, attach_lora, delta_metadata, load_lm_variant, lora_state,
-                                    save_delta, trainable_base)
+from studio.models.lm_delta import VariantMismatch, delta_metadata, load_lm_variant
+from studio.lab.training.lm_delta_train import attach_lora, lora_state, save_delta, trainable_base
 
 CONTEXT = "Literal: Her voice was very loud.\nSimile: Her voice was"
 CONTINUATIONS = [" as loud as thunder.", " like a bell", " as loud as a lion's roar."]

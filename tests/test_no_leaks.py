@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from studio.continuation.data import data_dir
+from studio.lab.continuation.data import data_dir
 
 needs_figurative = pytest.mark.skipif(not (data_dir() / "idiom_train.jsonl").is_file(),
                                       reason="the figurative narratives (../shared/data/figurative) are not available")
@@ -15,8 +15,8 @@ needs_figurative = pytest.mark.skipif(not (data_dir() / "idiom_train.jsonl").is_
 
 @needs_figurative
 def test_committed_idiom_lexicon_holds_no_test_idiom():
-    from studio.continuation import data
-    from studio.continuation.lexicon import LEXICON_PATH
+    from studio.lab.continuation import data
+    from studio.figures.idioms import LEXICON_PATH
 
     shipped = {row["idiom"].strip().lower() for row in json.loads(LEXICON_PATH.read_text(encoding="utf-8"))}
     train, test = data.split("idiom")
@@ -27,10 +27,10 @@ def test_committed_idiom_lexicon_holds_no_test_idiom():
 
 @needs_figurative
 def test_kb_sources_hold_no_test_narrative():
-    from studio.continuation import data
-    from studio.proverbs.epic import load_seen_train, split
-    from studio.similes.data import shared_data_dir
-    from studio.similes.kb_build import _curated_items, _epic_train_part, _train_part
+    from studio.lab.continuation import data
+    from studio.lab.proverbs.epic import load_seen_train, split
+    from studio.lab.similes.data import shared_data_dir
+    from studio.lab.similes.kb_build import _curated_items, _epic_train_part, _train_part
 
     root = shared_data_dir()
     test_similes = {it.narrative for it in data.split("simile")[1]}
@@ -45,7 +45,7 @@ def test_kb_sources_hold_no_test_narrative():
 
 def test_serving_code_does_not_import_evaluation():
     code = ("import sys, studio.ui, studio.proverbs, studio.hauser.scorer, studio.continuation.judge, "
-            "studio.similes.polish; print([m for m in sys.modules if m.startswith('studio.evaluation') "
+            "studio.similes.polish; print([m for m in sys.modules if m.startswith('studio.lab') "
             "or m.endswith('.evaluate')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                          env={"STUDIO_PROFILE": "tiny", "PATH": "/usr/bin:/bin"})
@@ -55,8 +55,8 @@ def test_serving_code_does_not_import_evaluation():
 
 @needs_figurative
 def test_polisher_trains_on_no_dev_or_test_literal():
-    from studio.similes.polish_data import all_pairs, norm, rated_literals
-    from studio.similes.polish_train import build_examples
+    from studio.lab.similes.polish_data import all_pairs, norm, rated_literals
+    from studio.lab.similes.polish_train import build_examples
 
     parts = all_pairs()
     train = {norm(r["literal"]) for r in build_examples(parts["train"], 3200, 0)}
@@ -64,7 +64,7 @@ def test_polisher_trains_on_no_dev_or_test_literal():
     assert train and held and not train & held
     assert not train & rated_literals()  # the HAUSER evaluation's rated literals never train it
     narratives = {r["simile"] for r in parts["train"] if r["source"] == "figurative"}
-    from studio.continuation import data
+    from studio.lab.continuation import data
 
     assert not any(s in it.narrative for it in data.split("simile")[1] for s in list(narratives)[:50])
 
@@ -72,9 +72,9 @@ def test_polisher_trains_on_no_dev_or_test_literal():
 @needs_figurative
 def test_image_table_words_come_from_train_texts_only():
     """The image table's adjectives are counted on Polish's train literals and Continue's train narratives."""
-    from studio.continuation import data
+    from studio.lab.continuation import data
     from studio.lab.similes.image_table import _texts
-    from studio.similes.polish_data import split_of
+    from studio.lab.similes.polish_data import split_of
 
     texts = set(_texts())
     held_out = {it.narrative for kind in data.KINDS for part in ("dev", "test") for it in data.split3(kind)[part]}

@@ -1,5 +1,5 @@
 """Polish's ranker (studio/similes/aptness.py, the `polish_ranker` role): its features, its weights' contract, where
-it serves and where it does not, and the fit's bookkeeping (studio/similes/aptness_train.py)."""
+it serves and where it does not, and the fit's bookkeeping (studio/lab/similes/aptness_train.py)."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from studio.similes import aptness
-from studio.similes import aptness_train as at
+from studio.lab.similes import aptness_train as at
 from studio.similes.polish import polish_report
 
 VECTORS = {  # a tiny world: "lime" goes with tangy things, "drum" with rumbling ones

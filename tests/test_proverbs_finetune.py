@@ -32,7 +32,7 @@ def _train_and_merge(model_dir):
     import torch
 
     from studio.models.variants import _apply, load_base_sentence_transformer
-    from studio.proverbs.finetune import finetune, low_rank_state
+    from studio.lab.proverbs.finetune import finetune, low_rank_state
 
     model = load_base_sentence_transformer(model_dir)
     before = model.encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True)
@@ -79,7 +79,7 @@ def test_a_delta_from_another_base_is_refused_and_the_scorer_falls_back(tmp_path
 
     from studio.models.variants import VariantMismatch, delta_base_id, load_embedder_variant
     from studio.proverbs import get_scorer
-    from studio.proverbs.finetune import save_delta
+    from studio.lab.proverbs.finetune import save_delta
 
     path = tmp_path / "delta.safetensors"
     save_delta({"encoder.layer.0.output.dense.bias": torch.zeros(4, dtype=torch.float16)}, "some-other-model", path)
@@ -112,7 +112,7 @@ def test_low_rank_factors_cover_mpnet_and_merge(tmp_path):
 
 
 def test_the_calibrated_temperature_undoes_an_overconfident_scale():
-    from studio.proverbs.finetune import calibrated_temperature
+    from studio.lab.proverbs.finetune import calibrated_temperature
 
     rng = np.random.default_rng(0)
     logits = rng.normal(size=(4000, 6))

@@ -9,7 +9,8 @@ import pytest
 from studio.errors import InputError
 from studio.proverbs import alignment as A
 from studio.proverbs.index import EMBEDDER_ROLE
-from studio.proverbs.catalog import CATALOG_PATH, EPIC_DIR, build_catalog, load_catalog, normalize
+from studio.proverbs.catalog import CATALOG_PATH, EPIC_DIR, load_catalog, normalize
+from studio.lab.proverbs.catalog_build import build_catalog
 
 NARRATIVE = ("Tom put all his savings into one company's shares. He ignored advice to spread the money around. "
              "When the company failed, he lost everything, and he wished he had been careful.")
@@ -140,7 +141,7 @@ def test_motif_distributions_and_methods():
 
 
 def test_ranking_metrics():
-    from studio.proverbs.evaluate import ranking_metrics
+    from studio.lab.proverbs.evaluate import ranking_metrics
 
     scores = np.array([[0.9, 0.1, 0.0], [0.2, 0.1, 0.7], [0.5, 0.6, 0.1]])
     m = ranking_metrics(scores, np.array([0, 1, 2]))
@@ -149,7 +150,7 @@ def test_ranking_metrics():
 
 
 def test_split_holds_out_two_per_proverb_deterministically():
-    from studio.proverbs.epic import Narrative, split
+    from studio.lab.proverbs.epic import Narrative, split
 
     rows = [Narrative(f"Q{q}N{n}", f"Q{q}", "p", f"text {q} {n}", ()) for q in range(5) for n in range(6)]
     train, val = split(rows)

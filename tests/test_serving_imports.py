@@ -10,8 +10,8 @@ import pytest
 from studio.capabilities import CAPABILITIES
 
 #: module names that belong to training or evaluation, never to serving
-NOT_SERVING = (".train", "_train", ".finetune", "lm_finetune", ".evaluate", "studio.evaluation", ".train_heads", ".kb_build",
-               "studio.cli", "nli_augment", "studio.lab")
+NOT_SERVING = (".train", "_train", ".finetune", "lm_finetune", ".evaluate", ".train_heads", ".kb_build", "studio.cli",
+               "nli_augment", "studio.lab")
 
 #: a request to make after the import, where one runs without models beyond the tiny profile's
 REQUESTS = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from studio.errors import InputError
-from studio.similes.components import COMPARATORS, extract_similes, extract_similes_batch, strip_articles
+from studio.figures.components import COMPARATORS, extract_similes, extract_similes_batch, strip_articles
 
 
 def one(text):
@@ -137,7 +137,7 @@ def test_topic_phrase_and_vehicle_trims():
 def test_the_extractor_reads_no_entities_so_skipping_them_changes_nothing(monkeypatch):
     """The extractor parses without the entity recogniser (UNREAD_PIPES, for speed); if it ever read entities, the
     similes found would differ from those of the full pipeline."""
-    from studio.similes import components
+    from studio.figures import components
 
     texts = ["Paris glittered like a jewel at night.", "John ran like the wind past the Eiffel Tower.",
              "The Thames was as grey as slate in January.", "She sang like Adele in the shower."]

@@ -1,4 +1,4 @@
-"""The learned vehicle boundary (studio/similes/component_model.py, served as the `simile_components` role): it cuts
+"""The learned vehicle boundary (studio/figures/component_model.py, served as the `simile_components` role): it cuts
 the prepositional phrases the rules swallow in similes made by inserting a comparison into a literal sentence, keeps
 what belongs to the image, and the rules' boundary serves whenever it is not asked for or its asset is missing."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ from studio.models import get_registry, set_registry
 from studio.models.config import Settings
 from studio.models.registry import Registry
 from studio.models.specs import SIMILE_COMPONENTS
-from studio.similes.components import extract_similes, extract_similes_batch
+from studio.figures.components import extract_similes, extract_similes_batch
 
 
 def vehicles(text, learned):
@@ -69,7 +69,7 @@ def test_counted_images_are_similes_but_measures_are_not():
 
 
 def test_training_alignment_finds_the_inserted_vehicle():
-    from studio.similes.components_train import inserted_vehicle
+    from studio.lab.similes.components_train import inserted_vehicle
 
     cand = "The cat darted like lightning into the bushes."
     comp, a, b = inserted_vehicle("The cat darted into the bushes .", cand)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from studio.similes.kb import LEVELS, Lookup, load_kb
+from studio.figures.kb import LEVELS, Lookup, load_kb
 
 
 @pytest.fixture(scope="module")

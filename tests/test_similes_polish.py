@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from studio.errors import InputError
-from studio.similes.components import extract_similes
+from studio.figures.components import extract_similes
 from studio.similes.polish import STRATEGIES, find_slots, noun_phrase, polish, polish_report, realise
 
 
@@ -41,7 +41,7 @@ def test_slots_follow_english_grammar(tiny_registry):
 
 
 def test_noun_phrases_agree():
-    from studio.similes.kb import load_kb
+    from studio.figures.kb import load_kb
 
     assert noun_phrase("a beehives", load_kb()) == "beehives"
     assert noun_phrase("a owl") == "an owl" and noun_phrase("an dog") == "a dog"
@@ -188,7 +188,7 @@ def test_yelps_and_howls_with_the_real_lm(offline, one_torch_thread):
 @pytest.mark.offline
 def test_like_with_like_is_no_simile(offline):
     """A vehicle of the subject's own kind is dropped ("the kids ran … like a bunch of children"); others stay."""
-    from studio.similes.kb import load_kb
+    from studio.figures.kb import load_kb
     from studio.similes.polish import _like_with_like
 
     literal = "The kids ran across the playground."
@@ -201,7 +201,7 @@ def test_like_with_like_is_no_simile(offline):
 def test_no_slur_and_no_people_is_a_vehicle(offline):
     """The KB holds 19th-century similes (racial slurs among them); the polisher wrote "like an asian": neither is
     offered."""
-    from studio.similes.kb import load_kb
+    from studio.figures.kb import load_kb
     from studio.similes.polish import _acceptable, _no_image, realise
 
     kb = load_kb()
@@ -220,7 +220,7 @@ def test_no_slur_and_no_people_is_a_vehicle(offline):
 
 
 def test_the_inserted_vehicle_of_a_read_candidate():
-    from studio.similes.evaluate_polish import inserted_vehicle
+    from studio.lab.similes.evaluate_polish import inserted_vehicle
 
     assert inserted_vehicle("Her laugh was very loud.", "Her laugh was as loud as thunder.") == "thunder"
     assert inserted_vehicle("He walked slowly down the empty road.",
@@ -231,7 +231,7 @@ def test_the_inserted_vehicle_of_a_read_candidate():
 
 
 def test_a_derived_word_of_the_sentence_is_a_repeat():
-    from studio.similes.kb import load_kb
+    from studio.figures.kb import load_kb
     from studio.similes.polish import _acceptable
 
     kb = load_kb()
@@ -277,7 +277,7 @@ def test_a_passive_participle_of_a_subordinate_clause_is_no_adjective(tiny_regis
 
 
 def test_near_duplicates_share_a_head_or_a_modifier():
-    from studio.similes.kb import load_kb
+    from studio.figures.kb import load_kb
     from studio.similes.polish import Candidate, _distinct_images, modifiers
 
     kb = load_kb()
@@ -300,7 +300,8 @@ def test_the_floor_is_chosen_on_dev_by_the_stated_criterion(monkeypatch):
     from types import SimpleNamespace
 
     from studio.hauser import scorer
-    from studio.similes import evaluate_polish, polish as polish_module
+    from studio.lab.similes import evaluate_polish
+    from studio.similes import polish as polish_module
     from studio.similes.polish import Candidate
 
     # literal A: the low-scored candidate is good (a floor would withhold it); literal B: the low-scored one is bad
@@ -338,7 +339,8 @@ def test_floor_selection_deals_long_lists_into_hauser_sized_groups(monkeypatch):
     from types import SimpleNamespace
 
     from studio.hauser import scorer
-    from studio.similes import evaluate_polish, polish as polish_module
+    from studio.lab.similes import evaluate_polish
+    from studio.similes import polish as polish_module
     from studio.similes.polish import Candidate
 
     sizes = []
@@ -358,7 +360,7 @@ def test_floor_selection_deals_long_lists_into_hauser_sized_groups(monkeypatch):
 
 def test_kb_attested_similes_are_marked_and_rank_first(tiny_registry, monkeypatch):
     import studio.similes.polish as polish_module
-    from studio.similes.kb import load_kb
+    from studio.figures.kb import load_kb
     from studio.similes.polish import attested
 
     kb = load_kb()

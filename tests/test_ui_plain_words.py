@@ -135,7 +135,7 @@ def test_english_sentences_pass_the_language_check(text):
 def test_a_literal_comparison_is_not_called_a_simile(tiny_registry):
     from studio.errors import InputError
     from studio.similes.polish import literal_comparison, refuse_unpolishable
-    from studio.similes.components import extract_similes
+    from studio.figures.components import extract_similes
 
     doc = tiny_registry.get("parser")("He looked like his father.")
     assert all(literal_comparison(s) for s in extract_similes("", doc=doc))

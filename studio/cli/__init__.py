@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 
+from ..atomic import jsonable
 from ..capabilities import command_modules
 from ..errors import StudioError
 from ..models import ConfigError, ModelUnavailable, UnknownRole
@@ -47,19 +48,6 @@ def emit(result, args) -> None:
         print(json.dumps(result, indent=2, ensure_ascii=False, default=jsonable))
     else:
         print(render(result))
-
-
-def jsonable(obj):
-    try:
-        import numpy as np
-
-        if isinstance(obj, np.generic):
-            return obj.item()
-        if isinstance(obj, np.ndarray):
-            return obj.tolist()
-    except ImportError:
-        pass
-    return str(obj)
 
 
 def _fail(message: str, code: int) -> int:

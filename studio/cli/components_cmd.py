@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..similes.analysis import analyse
+from ..similes.batch import single_or_batch
 from . import add_json_flag
 
 
@@ -15,8 +16,6 @@ def register(sub) -> None:
 
 
 def run(args):
-    from ..similes.batch import single_or_batch
-
     return single_or_batch(args, args.sentence, "sentence", analyse,
                            'give a sentence, e.g. python -m studio components "He wept like a child." (or --batch)')
 

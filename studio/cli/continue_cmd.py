@@ -4,13 +4,13 @@ from __future__ import annotations
 import json
 import sys
 
+from ..continuation.generate import MODES, Settings, continue_narrative
+from ..continuation.judge import judge_pair
 from ..errors import InputError
 from . import add_json_flag
 
 
 def register(sub) -> None:
-    from ..continuation.generate import MODES
-
     p = sub.add_parser("continue", help="continue a narrative that ends in an idiom or a simile (mark it with [ ])")
     p.add_argument("narrative")
     p.add_argument("--mode", default="writer", choices=list(MODES),
@@ -43,8 +43,6 @@ def register(sub) -> None:
 
 
 def run_continue(args) -> dict:
-    from ..continuation.generate import Settings, continue_narrative
-
     s = Settings(mode=args.mode, n=args.n, seed=args.seed, top_k=args.top_k, temperature=args.temperature,
                  max_new_tokens=args.max_tokens, combine=args.combine, pool=args.pool)
     return continue_narrative(args.narrative, s).to_dict()
@@ -73,8 +71,6 @@ def render_continue(r: dict) -> str:
 
 
 def _judge_line(row) -> dict:
-    from ..continuation.judge import judge_pair
-
     if not isinstance(row, dict):
         raise InputError("each line must be a JSON object")
     missing = [k for k in ("narrative", "option1", "option2") if not isinstance(row.get(k), str)]
@@ -92,8 +88,6 @@ def run_judge(args) -> dict | None:
     if not args.batch:
         if not (args.narrative and args.option1 and args.option2):
             raise InputError("give a narrative and two options, or --batch in.jsonl")
-        from ..continuation.judge import judge_pair
-
         return judge_pair(args.narrative, args.option1, args.option2)
     try:
         with open(args.batch, encoding="utf-8", errors="replace") as fh:  # bad bytes fail their own line only

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 
 from ..capabilities import targets as declared_targets
+from ..errors import StudioError
 
 #: declared by each capability in studio/capabilities.py (eval also has `all` and `table`)
 TARGETS: dict[str, dict[str, str]] = declared_targets()
@@ -31,8 +32,6 @@ def register(sub) -> None:
 
 def _dispatch(group: str):
     def run(args):
-        from ..errors import StudioError
-
         targets = TARGETS[group]
         if args.target not in targets:
             raise StudioError(f"unknown {group} target {args.target!r}; choose one of: {', '.join(sorted(targets)) or 'none'}")

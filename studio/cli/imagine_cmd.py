@@ -5,6 +5,8 @@ import json
 import sys
 from pathlib import Path
 
+from ..errors import InputError, StudioError
+from ..imagine import imagine_pair
 from . import add_json_flag
 
 BATCH_KEYS = ("text_a", "text_b")
@@ -30,8 +32,6 @@ def register(sub) -> None:
 
 
 def run(args) -> dict:
-    from ..errors import InputError
-
     if args.batch:
         if args.text_a or args.text_b:
             raise InputError("give either two texts or --batch, not both")
@@ -48,8 +48,6 @@ def _options(args) -> dict:
 
 
 def run_pair(args) -> dict:
-    from ..imagine import imagine_pair
-
     result = imagine_pair(args.text_a, args.text_b, **_options(args))
     out = result.as_dict()
     if args.out:
@@ -65,8 +63,6 @@ def run_pair(args) -> dict:
 
 
 def _line_options(record: dict, args) -> dict:
-    from ..errors import InputError
-
     missing = [k for k in BATCH_KEYS if not isinstance(record.get(k), str)]
     if missing:
         raise InputError(f"needs text fields {', '.join(missing)}")
@@ -79,9 +75,6 @@ def _line_options(record: dict, args) -> dict:
 
 
 def run_batch(args) -> dict:
-    from ..errors import InputError, StudioError
-    from ..imagine import imagine_pair
-
     source = Path(args.batch)
     if not source.is_file():
         raise InputError(f"no such file: {source}")

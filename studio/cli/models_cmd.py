@@ -6,6 +6,9 @@ from __future__ import annotations
 import sys
 import time
 
+from ..models import ModelUnavailable, ROLES, get_registry
+from ..models.selfcheck import cpu_summary
+from ..proverbs.service import get_scorer
 from . import add_json_flag
 
 #: roles whose first load does one-time work on a machine (GGUF conversion, int8 export, self-checks)
@@ -24,8 +27,6 @@ def register(sub) -> None:
 
 
 def run(args) -> dict:
-    from ..models import ROLES, ModelUnavailable, get_registry
-
     registry = get_registry()
     roles = list(args.load or ROLES) if args.load is not None else list(PREPARED_ROLES) if args.prepare else []
     for role in roles:
@@ -39,7 +40,6 @@ def run(args) -> dict:
         if args.prepare:
             print(f"  {role}: {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
     variants = _prepare_variants() if args.prepare else []
-    from ..models.selfcheck import cpu_summary
 
     return {"profile": registry.profile, "profile_reason": registry.settings.profile_reason, "cpu": cpu_summary(),
             "roles": registry.status(), "variants": variants}
@@ -48,9 +48,6 @@ def run(args) -> dict:
 def _prepare_variants() -> list[dict]:
     """The proverbs scorer built as a request builds it (the catalog's embeddings by the fine-tuned encoder, the
     `proverbs_encoder` role, cached on disk), so that the first request finds them ready."""
-    from ..models import ModelUnavailable
-    from ..proverbs.service import get_scorer
-
     print("preparing the proverbs scorer…", file=sys.stderr, flush=True)
     try:
         part = get_scorer().finetuned

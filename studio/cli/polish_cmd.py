@@ -1,6 +1,7 @@
 """`python -m studio polish`: simile candidates for a literal sentence."""
 from __future__ import annotations
 
+from ..similes.batch import single_or_batch
 from ..similes.polish import DEFAULT_STRATEGIES, STRATEGIES
 from ..similes.writer_vehicles import DOMAINS, REGISTERS
 from . import add_json_flag
@@ -24,7 +25,6 @@ def register(sub) -> None:
 
 
 def run(args):
-    from ..similes.batch import single_or_batch
     from ..similes.polish import polish_report
 
     def one(literal: str) -> dict:

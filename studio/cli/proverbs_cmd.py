@@ -4,7 +4,10 @@ from __future__ import annotations
 import json
 import sys
 
-from ..errors import InputError
+from ..atomic import atomic_write as write_atomic
+from ..errors import InputError, StudioError
+from ..proverbs import align, get_scorer, ranking, resolve_proverb
+from ..proverbs.catalog import usage_note
 from . import add_json_flag
 
 
@@ -20,8 +23,6 @@ def register(sub) -> None:
 
 
 def _one(narrative: str, proverb: str | None, k: int | None) -> dict:
-    from ..proverbs import align, ranking, resolve_proverb
-
     ranked = ranking(narrative, k)
     target = resolve_proverb(proverb)[0] if proverb is not None else ranked[0].proverb.text
     pairs = align(narrative, target)
@@ -41,7 +42,6 @@ def run(args) -> dict:
     if args.k < 1:
         raise InputError("--k must be at least 1")
     result = _one(args.narrative, args.proverb, args.k)
-    from ..proverbs import get_scorer
 
     result["scorer"] = get_scorer().description
     return result
@@ -50,9 +50,6 @@ def run(args) -> dict:
 def _batch(args) -> dict:
     """Every line is processed on its own: a malformed one is reported with its number and skipped."""
     from pathlib import Path
-
-    from ..errors import StudioError
-    from ..atomic import atomic_write as write_atomic
 
     source = Path(args.batch)
     if not source.is_file():
@@ -84,7 +81,6 @@ def _batch(args) -> dict:
 def render(result: dict) -> str:
     if "processed" in result:
         return f"{result['processed']} narratives written to {result['output']}; {result['failed']} lines failed"
-    from ..proverbs.catalog import usage_note
 
     lines = [f"scorer: {result['scorer']}",
              "fit: the proverb's share of the whole catalog, in % (all add up to 100; raw scores with --json)", ""]

@@ -5,6 +5,9 @@ import json
 import sys
 from pathlib import Path
 
+from ..errors import InputError, StudioError
+from ..hauser.criteria import DEFAULT_LM_CREATIVITY, DEFAULT_LM_RELEVANCE
+from ..hauser.scorer import Settings, score_group, table_rows
 from . import add_json_flag
 
 BATCH_CHUNK = 500  # groups per model pass: large enough to batch well, small enough to show progress
@@ -39,11 +42,6 @@ def register(sub) -> None:
 
 
 def run(args):
-    from ..errors import InputError
-    from ..hauser.scorer import Settings, score_group
-
-    from ..hauser.criteria import DEFAULT_LM_CREATIVITY, DEFAULT_LM_RELEVANCE
-
     settings = Settings((args.alpha, args.beta, args.gamma), tuple(args.rank_weights), args.relevance,
                         DEFAULT_LM_RELEVANCE if args.lm_relevance is None else args.lm_relevance,
                         DEFAULT_LM_CREATIVITY if args.lm_creativity is None else args.lm_creativity,
@@ -63,7 +61,6 @@ def run(args):
 
 
 def run_batch(source: str, out: str, settings) -> dict:
-    from ..errors import InputError, StudioError
     from ..hauser.scorer import check_group, score_groups
 
     src, dest = Path(source), Path(out)
@@ -96,8 +93,6 @@ def run_batch(source: str, out: str, settings) -> dict:
 
 
 def render(result: dict) -> str:
-    from ..hauser.scorer import table_rows
-
     lines = [f"literal: {result['literal']}", ""]
     header = f"{'rank':>4}  {'Q':>6} {'C':>7} {'I':>5}  {'r':>8} {'c_l':>6} {'c_s':>7}  candidate"
     lines.append(header)

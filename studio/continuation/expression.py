@@ -8,6 +8,8 @@ import re
 from dataclasses import asdict, dataclass
 
 from ..errors import InputError
+from ..figures.components import extract_similes
+from ..models import get_registry
 
 _MARKS = (re.compile(r"<b>(.*?)</b>", re.I | re.S), re.compile(r"\[([^\[\]]+)\]"))
 _SIMILE_START = re.compile(r"^\s*(like|as)\b", re.I)
@@ -66,10 +68,6 @@ def _shift(position: int, m: re.Match) -> int:
 
 
 def _similes(text: str, doc=None):
-    try:
-        from ..similes.components import extract_similes
-    except ImportError:  # the similes capability is not in this checkout
-        return []
     return extract_similes(text, doc=doc)
 
 
@@ -85,7 +83,7 @@ def _simile_expression(sim, text: str, source: str) -> Expression:
 
 
 def _lexicon():
-    from .lexicon import get_lexicon
+    from ..figures.idioms import get_lexicon
 
     return get_lexicon()
 
@@ -122,7 +120,6 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     text, span = strip_marks(narrative)
     if span is not None:
         return text, _from_mark(text, span)
-    from ..models import get_registry
 
     doc = get_registry().get("parser")(text)  # one parse serves the simile extractor and the idiom matcher
     candidates = []

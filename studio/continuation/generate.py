@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..errors import InputError, check_stop, require_text
-from ..models import get_registry
+from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
 from .decoding import Sample, ensemble_sample
 from .expression import Expression, find_expression
@@ -146,8 +146,6 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     notes = []
     lm, prompts, used, guess, samples = None, None, [], "", None
     if s.mode == "writer":
-        from ..models import ModelUnavailable
-
         try:
             step(0.1, "writing")
             samples = write(text, expr, s, progress=progress, should_stop=should_stop)
@@ -158,8 +156,6 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
             notes.append(f"the writer model is not available ({exc.reason}); the tuned generator continued instead")
             s.mode, s.pool, s.max_new_tokens = "tuned", POOL, 20
     if s.mode == "tuned":
-        from ..models import ModelUnavailable
-
         try:
             lm = get_registry().get("continuation_generator")
             known = expr is not None and bool(expr.meaning)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..models import get_registry
+from ..errors import InputError, require_text
+from ..models import ModelUnavailable, get_registry
 from .features import Case
 
 MAX_OPTION_CHARS = 600  # a continuation is one or two sentences
@@ -46,8 +47,6 @@ def get_judge():
 
 def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | None = None,
                kind: str | None = None, meaning: str | None = None) -> dict:
-    from ..errors import InputError, require_text
-    from ..models import ModelUnavailable
     from .expression import Expression, find_expression
     from .generate import MAX_NARRATIVE_CHARS
 
@@ -64,7 +63,7 @@ def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | 
         kind = kind if kind in ("idiom", "simile") else (expr.kind if expr else "idiom")
         expr = Expression(kind, expression, 0, 0, meaning=meaning or (expr.meaning if expr else ""), source="given")
         if not expr.meaning and kind == "idiom":
-            from .lexicon import get_lexicon
+            from ..figures.idioms import get_lexicon
 
             expr.meaning = get_lexicon().meaning(expression) or ""
     elif expr is not None and meaning:

@@ -62,7 +62,7 @@ def content_words(phrase: str, limit: int = 2) -> list[str]:
 
 def vehicle_properties_kb(vehicle: str, k: int = MAX_PROPERTIES) -> list[str]:
     try:
-        from ..similes.kb import load_kb
+        from ..figures.kb import load_kb
     except ImportError:
         return []
     try:

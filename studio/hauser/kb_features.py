@@ -17,7 +17,7 @@ PROPERTY = "property"
 
 class KBFeatures:
     def __init__(self, kb=None):
-        from ..similes.kb import load_kb
+        from ..figures.kb import load_kb
 
         self.kb = kb or load_kb()
         self._pairs: dict[tuple, tuple] = {}

@@ -7,6 +7,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
 from ..errors import InputError, require_text
+from ..figures.components import extract_similes_batch
+from ..figures.lm_features import shared
+from ..models import NLI_LABELS, ModelUnavailable, get_registry
 from . import criteria as C
 from .kb_features import NO_TOPIC, PROPERTY
 
@@ -116,8 +119,6 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
                  progress=None, kb=None) -> list[GroupScore]:
     """Score many (literal, candidates) groups; each model role is called once over all candidates.
     `kb` defaults to the committed simile knowledge base."""
-    from ..models import get_registry
-    from ..similes.components import extract_similes_batch
     from .kb_features import KBFeatures
 
     settings = settings or Settings()
@@ -135,9 +136,6 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     ironies = [None] * len(flat)
     back_off = bool(settings.lm_relevance or settings.lm_creativity)
     if back_off or settings.irony:
-        from ..models import ModelUnavailable
-        from .lm_features import shared
-
         _step(progress, 0.35, "the language model's view of each vehicle")
         try:
             lm = shared(registry.get("lm"))
@@ -150,8 +148,8 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
             if back_off:  # the paper's formulas (λ = μ = 0) need no vehicle log-probabilities
                 lm_rows, lm_used = lm.features(items), True
             if settings.irony:  # an LM pass only for the "as P as" candidates whose property has an antonym
-                from ..similes.antonyms import load_antonyms
-                from .irony import find_ironies
+                from ..figures.antonyms import load_antonyms
+                from ..figures.irony import find_ironies
 
                 ironies = find_ironies(lm, items, load_antonyms())
     # the weights applied: the paper's formulas (0, 0) when the LM is off or cannot serve
@@ -203,8 +201,6 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
 
 
 def nli_verdict(probs) -> dict:
-    from ..models import NLI_LABELS
-
     out = {label: round(float(p), 4) for label, p in zip(NLI_LABELS, probs)}
     return {"verdict": NLI_LABELS[int(max(range(len(NLI_LABELS)), key=lambda i: probs[i]))], **out}
 

@@ -16,6 +16,8 @@ from pathlib import Path
 from PIL import Image
 
 from ..atomic import atomic_write
+from ..errors import InputError
+from ..models import cache_dir
 
 #: bump when the stored format or the meaning of a key changes, so old entries are never reused
 KEY_VERSION = 1
@@ -30,8 +32,6 @@ def render_key(model_id: str, text: str, seed: int, steps: int, guidance: float,
 
 
 def _max_bytes_from_env() -> int:
-    from ..errors import InputError
-
     raw = os.environ.get(MAX_MB_ENV, "").strip()
     try:
         mb = float(raw) if raw else DEFAULT_MAX_MB
@@ -50,8 +50,6 @@ class ImageCache:
     @classmethod
     def default(cls) -> "ImageCache":
         """The studio's cache directory as it is configured now (STUDIO_CACHE_DIR may change in tests)."""
-        from ..models import cache_dir
-
         return cls(cache_dir() / "imagine" / "images", _max_bytes_from_env())
 
     def _path(self, key: str) -> Path:

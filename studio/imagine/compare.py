@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from ..errors import InputError, require_text
+from ..models import get_registry
 from .render import Progress, RenderSettings, render_all, resolve_settings, seed_list
 from .scores import MeanStd, PairScores, pair_scores, summarize
 from .text_metrics import augmented, text_metrics
@@ -16,8 +17,6 @@ RENDER_SHARE = 0.9  # of the progress bar; scoring takes the rest
 
 
 def _models():
-    from ..models import get_registry
-
     registry = get_registry()
     return registry.get("diffusion"), registry.get("clip")  # both up front: an unavailable one fails before any work
 

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Callable, Sequence
 
 from ..errors import InputError, StudioError
-from ..models import RenderDefaults
+from ..models import RenderDefaults, get_registry
 from .cache import ImageCache, render_key
 
 MAX_SEEDS = 5
@@ -76,8 +76,6 @@ except ImportError:
 
 def _render_in_gpu_worker(text: str, seed: int, steps: int, guidance: float, size: int):
     """Picklable arguments only: on ZeroGPU this runs in a worker process, which takes the model from its registry."""
-    from ..models import get_registry
-
     return get_registry().get("diffusion").render(text, seed=seed, steps=steps, guidance=guidance, size=size)
 
 

@@ -9,6 +9,8 @@ import functools
 
 import numpy as np
 
+from ..models import get_registry
+
 TEXT_METRICS = ("BLEU", "ROUGE-L", "embedding cosine")
 
 
@@ -36,8 +38,6 @@ def rouge_l(reference: str, hypothesis: str) -> float:
 
 def embedding_cosine(reference: str, hypothesis: str, embedder=None) -> float:
     if embedder is None:
-        from ..models import get_registry
-
         embedder = get_registry().get("embedder")
     vectors = embedder.encode([reference, hypothesis])
     return float(np.dot(vectors[0], vectors[1]))

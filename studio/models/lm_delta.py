@@ -10,8 +10,8 @@ next-token distributions on the probe texts must agree with the float32 base + d
 the next form serves, finally float32. A delta trained from another base is refused (VariantMismatch): callers then
 use the plain `lm`.
 
-Training-side helpers (`trainable_base`, `attach_lora`, `lora_state`, `save_delta`) live here too, because this
-package is the only one that loads a model; the training loop itself is studio/lm_finetune.py."""
+Training a delta (`trainable_base`, `attach_lora`, `lora_state`, `save_delta`) is studio/lab/training/lm_delta_train.py;
+the training loop itself is studio/lab/training/lm_finetune.py."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -58,62 +58,6 @@ def lora_linear_class():
     return _LORA
 
 
-def attach_lora(model, rank: int, alpha: float, layers=None, targets=TARGETS, seed: int = 0) -> list[str]:
-    """Wrap the target linears (of the decoder layers `layers`, default all) with trainable LoRA factors
-    (A small random, B zero: the model starts as the base); freezes everything else. Returns the wrapped paths."""
-    import torch
-
-    cls = lora_linear_class()
-    gen = torch.Generator().manual_seed(seed)
-    for p in model.parameters():
-        p.requires_grad_(False)
-    wrapped = []
-    for path, module in list(model.named_modules()):
-        name = path.rsplit(".", 1)[-1]
-        if name not in targets or type(module) is not torch.nn.Linear:
-            continue
-        layer = _layer_index(path)
-        if layers is not None and layer not in layers:
-            continue
-        a = torch.randn(rank, module.in_features, generator=gen) / module.in_features ** 0.5
-        b = torch.zeros(module.out_features, rank)
-        wrapper = cls(module, a.requires_grad_(True), b.requires_grad_(True), alpha / rank)
-        parent = model.get_submodule(path.rsplit(".", 1)[0])
-        setattr(parent, name, wrapper)
-        wrapped.append(path)
-    return wrapped
-
-
-def _layer_index(path: str) -> int | None:
-    parts = path.split(".")
-    for i, part in enumerate(parts[:-1]):
-        if part == "layers" and parts[i + 1].isdigit():
-            return int(parts[i + 1])
-    return None
-
-
-def lora_state(model) -> dict:
-    """{"<path>.lora_A": A, "<path>.lora_B": B} of every LoRA wrapper, float16 on the CPU."""
-    import torch
-
-    cls = lora_linear_class()
-    out = {}
-    for path, module in model.named_modules():
-        if isinstance(module, cls):
-            out[f"{path}.lora_A"] = module.lora_A.detach().to("cpu", torch.float16).contiguous()
-            out[f"{path}.lora_B"] = module.lora_B.detach().to("cpu", torch.float16).contiguous()
-    return out
-
-
-def save_delta(model, path: Path, base_model_id: str, scale: float, extra: dict | None = None) -> None:
-    from safetensors.torch import save as save_bytes
-
-    from ..atomic import atomic_write
-
-    meta = {BASE_KEY: base_model_id, SCALE_KEY: repr(float(scale)), **{k: str(v) for k, v in (extra or {}).items()}}
-    atomic_write(Path(path), save_bytes(lora_state(model), metadata=meta))
-
-
 def delta_metadata(path: Path | str) -> dict:
     from safetensors import safe_open
 
@@ -141,24 +85,6 @@ def apply_delta(model, delta: dict, scale: float, name: str = "delta") -> int:
     if not paths:
         raise VariantMismatch(f"{name} holds no LoRA factors")
     return len(paths)
-
-
-def trainable_base():
-    """(model, tokenizer, model_id) of the registry's current `lm` as a private float32 copy to train a delta on."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    spec = get_registry().spec("lm")
-    if spec.backend == "tiny_lm":
-        lm = _fresh(spec, spec.model_id)
-        return lm.model, lm.tokenizer, spec.model_id
-    folder = _base_folder(spec)
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32, use_safetensors=True,
-                                                 trust_remote_code=False)
-    tokenizer = AutoTokenizer.from_pretrained(folder)
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    return model, tokenizer, spec.model_id
 
 
 def _fresh(spec, model_id: str, backend: str = ""):

@@ -91,18 +91,6 @@ def load_base(base: str = BASE_MODEL, outputs: int = 1, pool: str = "second", tr
     return tok, model
 
 
-def train_step(model, opt, sched, loss) -> float:
-    """One optimiser step of a pair-encoder training loop (gradients clipped at norm 1); the loss as a float."""
-    import torch
-
-    opt.zero_grad()
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-    opt.step()
-    sched.step()
-    return float(loss.detach())
-
-
 def class_probabilities(tok, model, first, second=None, max_length: int = 128, batch_size: int = 32):
     """softmax(logits) of a stored pair classifier for each text (or (text, text pair)), float64 (n, classes) in the
     input order; texts of similar length share a batch (less padding)."""
@@ -124,16 +112,6 @@ def class_probabilities(tok, model, first, second=None, max_length: int = 128, b
                 out = np.zeros((len(first), probs.shape[1]))
             out[idx] = probs
     return out
-
-
-def save_pair_encoder(folder: Path, model, config: dict) -> None:
-    from safetensors.torch import save
-
-    from ..atomic import atomic_write_bytes
-
-    state = {k: v.detach().to("cpu").half().contiguous() for k, v in model.trained_state(config["frozen_layers"]).items()}
-    atomic_write_bytes(Path(folder) / WEIGHTS, save(state), mode=0o644)
-    atomic_write_bytes(Path(folder) / CONFIG, json.dumps(config, indent=1).encode(), mode=0o644)
 
 
 def load_pair_encoder(folder: Path):

@@ -30,7 +30,7 @@ CONTINUATION_GENERATOR = ASSETS / "continuation" / "generator_lora.safetensors"
 #: the Continue judge that reads the narrative (a MiniLM cross-encoder)
 CROSS_JUDGE = ASSETS / "continuation" / "judge-cross"
 
-#: the learned simile-component boundary (a linear reranker's weights; studio/similes/component_model.py)
+#: the learned simile-component boundary (a linear reranker's weights; studio/figures/component_model.py)
 SIMILE_COMPONENTS = ASSETS / "similes" / "components.json"
 #: Polish's ranker: P(a writer keeps a candidate), a logistic model fitted on our blind reads (similes/aptness.py)
 POLISH_RANKER = ASSETS / "similes" / "polish_ranker.json"

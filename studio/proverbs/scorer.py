@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..models import ModelUnavailable, get_registry
 from ..models.proverbs_head import TrainedParts
 from ..models.specs import canonical_model_id, display_name
 from .index import ProverbIndex
@@ -36,8 +37,6 @@ def load_trained() -> TrainedParts | None:
 
 def adapters():
     """The registry's `proverbs_adapter` role (both adapters), or None when none is trained."""
-    from ..models import ModelUnavailable, get_registry
-
     try:
         return get_registry().get("proverbs_adapter")
     except ModelUnavailable:
@@ -60,8 +59,6 @@ class FineTunedPart:
     @property
     def embedder(self):
         """Asked of the registry at each use, so that an unload there frees it (it is reloaded when needed)."""
-        from ..models import get_registry
-
         return get_registry().get(self.role)
 
 

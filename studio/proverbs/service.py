@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..embeddings import embed_cached
 from ..errors import InputError, require_text
-from ..models import get_registry
+from ..models import ModelUnavailable, get_registry
 from . import alignment
 from .catalog import Proverb, load_catalog
 from .index import ALIGNMENT_ROLE, EMBEDDER_ROLE, TUNED_ROLE, get_index
@@ -77,8 +78,6 @@ def finetuned_part(index) -> FineTunedPart | None:
     """The fine-tuned encoder (the registry's `proverbs_encoder` role) when assets/proverbs holds one trained from
     the registry's embedder, else None (the learned adapter or the untrained channels then serve, and the
     scorer's description says which)."""
-    from ..embeddings import embed_cached
-    from ..models import ModelUnavailable
     from .delta import class_text, load_finetune_config
 
     config = load_finetune_config()

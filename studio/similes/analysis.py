@@ -2,14 +2,14 @@
 topic, vehicle, event and property, and whether the trained detector calls it a simile."""
 from __future__ import annotations
 
+from ..errors import require_text
+
+from ..figures.components import extract_similes
 MAX_SENTENCE_CHARS = 2000
+from ..figures.detector import detect, threshold
 
 
 def analyse(sentence: str) -> dict:
-    from ..errors import require_text
-    from .components import extract_similes
-    from .detector import detect, threshold
-
     text = require_text(sentence, "sentence", max_chars=MAX_SENTENCE_CHARS)
     similes = extract_similes(text)
     return {"sentence": text, "is_simile": bool(similes) and detect(text) >= threshold(),

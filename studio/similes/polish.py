@@ -30,6 +30,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, check_stop, require_text
+from ..figures.antonyms import load_antonyms
+from ..figures.components import Simile, extract_similes
+from ..figures.detector import simile_probability, threshold
+from ..figures.irony import find_ironies
+from ..figures.lm_features import shared
+from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
 from ..models.specs import POLISHER_DELTA as DELTA_PATH  # the registry's `polisher` role serves it
 
@@ -44,7 +50,7 @@ STRATEGIES = ("images", "writer", "lm", "retrieval", "property", "insertion")
 DEFAULT_STRATEGIES = ("images", "lm", "retrieval", "property")
 #: candidates the polisher scores below this are dropped (and counted in the shortfall). Chosen on the dev split by
 #: `python -m studio --profile offline eval polish-report --select-floor --split dev` (60 dev literals; criterion in
-#: studio/similes/evaluate_polish.py:select_floor): every floor tried (0.005–0.3) withheld more candidates the
+#: studio/lab/similes/evaluate_polish.py:select_floor): every floor tried (0.005–0.3) withheld more candidates the
 #: studio's HAUSER rates at least as high as the paper's weakest BART candidate than it removed weak ones (0.1, set
 #: earlier on a blind read, withheld 166 such and 73 others), so there is none: the score ranks, it does not filter.
 MIN_SCORE = 0.0
@@ -70,7 +76,7 @@ ATTESTED_BONUS = 1.0
 ATTESTED_TOP = 30
 #: an "as ADJ as V" candidate is dropped when the polisher finds V at least this many nats likelier after one of ADJ's
 #: antonyms than after ADJ ("as heavy as a feather", "as cold as a furnace": HAUSER's ironic-simile margin,
-#: studio/hauser/irony.py). Chosen on dev (the labels of reads 6, 9 and 11 of eval/polish_literals.txt, and the
+#: studio/figures/irony.py). Chosen on dev (the labels of reads 6, 9 and 11 of eval/polish_literals.txt, and the
 #: dev lists' pools, docs/experiments.md): of the labelled candidates at ≥ 2.5 nats none was usable (3), at 0 … 2.5
 #: 1 of 8, against 167 of 483 overall; but below 2.5 the pools hold classics ("as heavy as lead" 2.1)
 OPPOSITE_MARGIN = 2.5
@@ -214,7 +220,6 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
         raise InputError(f"Unknown image domain {domain!r}: choose one of {', '.join(DOMAINS)}.")
     if register not in REGISTERS:
         raise InputError(f"Unknown register {register!r}: choose plain or literary.")
-    from ..models import get_registry
 
     def step(fraction: float, what: str) -> None:
         check_stop(should_stop, "Polishing")
@@ -234,7 +239,7 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     polisher, trained = polisher_lm()
     slots = sorted(slots, key=lambda s: -s.score)[:3]
     context = {t.lemma_.lower() for t in doc if t.is_alpha and not t.is_stop} | {t.lower_ for t in doc if t.is_alpha}
-    from .kb import load_kb
+    from ..figures.kb import load_kb
 
     kb = load_kb()
     # vehicles per source: enough to survive merging, shared by the sources that fill the list (the image table's
@@ -385,8 +390,6 @@ def refuse_unpolishable(doc) -> None:
         raise InputError("Nothing to polish: the sentence has no word a simile could attach to (a thing, an action "
                          "or a quality), as in a greeting. Type a sentence that describes something (e.g. "
                          "\"The lake was calm.\") instead.")
-    from .components import extract_similes
-    from .detector import simile_probability, threshold
 
     found = [s for s in extract_similes("", doc=doc) if simile_probability(s, doc) >= threshold()]
     literal_ones = [s for s in found if literal_comparison(s)]
@@ -429,8 +432,6 @@ def _check_strategies(strategies) -> tuple[str, ...]:
 def polisher_lm():
     """(language model, trained): the offline lm with the polisher delta when the delta fits the current lm,
     else the plain lm (prompted few-shot)."""
-    from ..models import ModelUnavailable, get_registry
-
     try:
         return get_registry().get("polisher"), True
     except ModelUnavailable:
@@ -631,8 +632,6 @@ def like_with_like_scores(rows, doc, kb) -> list[tuple[float, float] | None]:
     over the rows' distinct heads), or None (an "as if" clause, no noun subject, fewer than 3 heads, no embedder)."""
     import numpy as np
 
-    from ..models import ModelUnavailable, get_registry
-
     from .aptness import noun_subject
 
     subject = noun_subject(doc)
@@ -675,11 +674,6 @@ _AS_ADJ_AS = re.compile(r"as (\w+) as ")
 def _opposite_images(lm, candidates) -> set[int]:
     """Indices of the "as ADJ as V" candidates whose vehicle the lm finds at least OPPOSITE_MARGIN nats likelier after
     an antonym of ADJ than after ADJ: "His backpack was as heavy as a feather." (HAUSER's ironic-simile margin)."""
-    from ..hauser.irony import find_ironies
-    from ..hauser.lm_features import shared
-    from .antonyms import load_antonyms
-    from .components import Simile
-
     antonyms, items = load_antonyms(), []
     for i, c in enumerate(candidates):
         m = _AS_ADJ_AS.match(c.phrase)
@@ -746,7 +740,6 @@ def modifiers(vehicle: str, kb) -> set[str]:
 def _keep_probabilities(candidates: list[Candidate], literal: str, doc) -> bool:
     """Sets each candidate's `keep` from the `polish_ranker` role (studio/similes/aptness.py); False, with nothing
     set, when the role or the embedder it was fitted with is not served (hub and tiny profiles, no asset)."""
-    from ..models import ModelUnavailable, get_registry
     from . import aptness
 
     if not candidates:
@@ -893,7 +886,6 @@ def _by_lm(lm, trained, literal, slots, seed, want, tick=None) -> list[tuple[Slo
 
 def _by_writer(literal, slots, seed, domain, register, tick) -> list[tuple[Slot, str]]:
     """The writer's images for the best slot (writer_vehicles.py), best first; `tick(fraction, what)` as they grow."""
-    from ..models import get_registry
     from .writer_vehicles import LISTS, PER_LIST, propose
 
     slot = slots[0]
@@ -1001,7 +993,6 @@ def salient_properties(kb, lm, literal: str, doc, k: int = 5) -> list[tuple[str,
     properties nearest to the event and topic words by the embedder, re-ranked by the lm in context."""
     import numpy as np
 
-    from ..models import ModelUnavailable, get_registry
     from .retrieval import word_matrix
 
     explicit = [t.lower_ for t in doc if t.pos_ == "ADJ" and t.dep_ in ("acomp", "oprd")]

@@ -10,6 +10,9 @@ import threading
 
 import numpy as np
 
+from ..models import ModelUnavailable, get_registry
+from ..embeddings import embed_cached
+
 
 EXPANSION_NEIGHBOURS = 3
 EXPANSION_MIN_SIMILARITY = 0.5
@@ -46,8 +49,6 @@ def search(kb, words: list[str], k: int = 20) -> list[tuple[str, float]]:
 
 def expand(kb, words: list[str], vocab: list[str]) -> list[str]:
     """The nearest KB context words of words the contexts never use ([] without an embedder)."""
-    from ..models import ModelUnavailable, get_registry
-
     words = [w for w in words if len(w) > 2 and w.isalpha()]
     if not words:
         return []
@@ -85,6 +86,4 @@ def word_matrix(embedder, digest: str, kind: str, vocab: tuple[str, ...]) -> np.
 
 
 def _word_matrix(embedder, digest: str, kind: str, vocab: tuple[str, ...]) -> np.ndarray:
-    from ..embeddings import embed_cached
-
     return embed_cached(embedder, list(vocab), f"similes-kb-{kind}")

@@ -4,7 +4,8 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from ..similes.analysis import MAX_SENTENCE_CHARS
+from ..errors import InputError
+from ..similes.analysis import MAX_SENTENCE_CHARS, analyse
 from ..similes.polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
                               STRATEGIES, WRITER_ORDER)
 from ..similes.writer_vehicles import DOMAINS, REGISTERS
@@ -116,7 +117,6 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, domai
                register: str = "plain", request: gr.Request = None, progress=gr.Progress()):
     """The /polish endpoint: the candidates as plain text with every number (`COLUMNS`), the downloads and a plain
     status line. The page shows the table through `screen_table`."""
-    from ..errors import InputError
     from ..similes.polish import polish_report
 
     refuse_over_limit((literal, "literal sentence", MAX_CHARS))
@@ -169,8 +169,6 @@ def screen_table(table, offsets: list[int] | None = None) -> pd.DataFrame:
 
 @guarded
 def run_components(sentence: str):
-    from ..similes.analysis import analyse
-
     refuse_over_limit((sentence, "sentence", MAX_SENTENCE_CHARS))
     result = analyse(sentence)
     text = result["sentence"]

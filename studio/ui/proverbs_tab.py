@@ -5,10 +5,12 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from ..proverbs import align, get_scorer, ranking, similar
+from ..models import READY, get_registry
+from ..proverbs import align, get_scorer, ranking, resolve_proverb, similar
+from ..proverbs.catalog import usage_note
 from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
-from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL
+from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL, clean_narrative
 from .common import (after_limit_check, escape, failed_run, guarded, highlight_pieces, limited_textbox,
                      refuse_over_limit, role_notice, start_run)
 from .help import tab_guide
@@ -73,8 +75,6 @@ def _chart(rows: list[dict]):
 
 def _meaning(row: dict) -> str:
     """The meaning, and the note on a dated or offensive proverb."""
-    from ..proverbs.catalog import usage_note
-
     note = usage_note(row["proverb"])
     return row["meaning"] + (f" ⚠️ {note}" if note else "")
 
@@ -106,8 +106,6 @@ FIRST_LOAD = ("Loading the proverb encoders. On a machine's first use they are e
 
 
 def _encoder_ready() -> bool:
-    from ..models import READY, get_registry
-
     return any(row["role"] == EMBEDDER_ROLE and row["state"] == READY for row in get_registry().status())
 
 
@@ -131,8 +129,6 @@ def recommend(narrative: str, k: float, request: gr.Request = None, progress=gr.
 
 
 def _usage_note(text: str) -> str:
-    from ..proverbs.catalog import usage_note
-
     return usage_note(text)
 
 
@@ -143,9 +139,6 @@ def _highlight(text: str, spans: list[tuple[int, int, str]]):
 
 @guarded
 def show_alignment(narrative: str, proverb: str):
-    from ..proverbs import resolve_proverb
-    from ..proverbs.service import clean_narrative
-
     narrative = clean_narrative(narrative)
     text, _ = resolve_proverb(proverb)
     pairs = align(narrative, text)

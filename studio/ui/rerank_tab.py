@@ -6,9 +6,10 @@ import csv
 import gradio as gr
 import pandas as pd
 
-from ..hauser.criteria import DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, relative_weights
-from ..hauser.inputs import MAX_CSV_BYTES, MAX_CSV_ROWS
-from ..hauser.scorer import MAX_CANDIDATES, MAX_CHARS
+from ..errors import InputError
+from ..hauser.criteria import DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, minmax, relative_weights
+from ..hauser.inputs import MAX_CSV_BYTES, MAX_CSV_ROWS, candidates_from_lines, groups_from_csv
+from ..hauser.scorer import MAX_CANDIDATES, MAX_CHARS, Settings, evidence_text, table_rows
 from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, escape_markdown, failed_run, guarded, highlight_pieces,
                      limited_textbox, refuse_over_limit, role_notice, start_run)
@@ -86,8 +87,6 @@ def screen_rows(rows: list[dict]) -> list[dict]:
     a simile (for the screen only: the ranking and the CSV use the raw value, and the order is the same), and, for a
     single candidate, no relative value at all (there is nothing to compare it with; the raw values stay in the
     details and the CSV)."""
-    from ..hauser.criteria import minmax
-
     scored = [r for r in rows if not r["flag"] and r["creativity"] is not None]
     scaled = dict(zip((id(r) for r in scored), minmax([r["creativity"] for r in scored]))) if scored else {}
     out = []
@@ -125,8 +124,6 @@ def criteria_chart(rows: list[dict]):
 
 def _csv_file(groups: list[dict], request: gr.Request | None = None) -> str:
     """Every scored group's rows, each with its literal sentence and the backends used."""
-    from ..hauser.scorer import table_rows
-
     path = new_download(request, suffix="_rerank.csv")
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=["literal"] + COLUMNS + ["nli_backend", "sentiment_backend", "kb"])
@@ -154,8 +151,6 @@ def _backends_markdown(group: dict) -> str:
 def _raw_evidence_markdown(group: dict) -> str:
     """Per candidate, best first: the scorer's own evidence line (KB pairs with counts and source files, the LM's
     log-probabilities, the NLI verdict) and its raw criteria. Every piece of text escaped (candidates are typed)."""
-    from ..hauser.scorer import evidence_text, table_rows
-
     raw = {row["rank"]: row for row in table_rows(group)}
     lines = ["**Raw evidence and scores** (the KB pairs, properties and vehicles behind relevance and creativity — "
              "top 3 with counts and the source files —, the language model's log-probability of the vehicle in the "
@@ -266,8 +261,6 @@ def _explanation_markdown(group: dict) -> str:
 
 
 def _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance):
-    from ..hauser.scorer import Settings
-
     return Settings(relative_weights((alpha, beta, gamma)), (w_quality, w_creativity, w_inform), relevance or "eq2")
 
 
@@ -290,8 +283,6 @@ def group_label(number: int, group: dict) -> str:
 
 def show_group(group: dict):
     """What the page shows for one scored group: table, winner, chart, explanation (with the details)."""
-    from ..hauser.scorer import table_rows
-
     rows = table_rows(group)
     return screen_table(rows), highlight_winner(group), criteria_chart(rows), _explanation_markdown(group)
 
@@ -320,9 +311,6 @@ def scale_note(table) -> str:
 @guarded
 def run_rerank(literal, candidates_text, alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance,
                request: gr.Request = None, progress=gr.Progress()):
-    from ..errors import InputError
-    from ..hauser.inputs import candidates_from_lines
-
     refuse_over_limit((literal, "literal sentence", MAX_CHARS))
     candidates = candidates_from_lines(candidates_text)
     if not candidates:
@@ -346,9 +334,6 @@ def run_csv(path, alpha, beta, gamma, w_quality, w_creativity, w_inform, relevan
             progress=gr.Progress()):
     """Score every literal sentence of an uploaded CSV (grouped by literal, in file order); the first group is shown
     and the dropdown picks another. The download holds every group."""
-    from ..errors import InputError
-    from ..hauser.inputs import groups_from_csv
-
     if not path:
         raise InputError("No file was uploaded.")
     track(request, path)

@@ -49,7 +49,7 @@ def test_load_npy_or_none_treats_damage_as_a_miss(tmp_path):
 
 def test_kb_head_embedding_cache_is_rebuilt(cache, tiny_registry):
     from studio import embeddings
-    from studio.similes.kb import _cached_embeddings
+    from studio.figures.kb import _cached_embeddings
 
     embedder = tiny_registry.get("embedder")
     names = ["wolf", "sun", "ice", "bird"]

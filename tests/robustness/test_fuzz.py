@@ -38,7 +38,7 @@ def _check_pieces(pieces, text):
 @FUZZ
 @given(sentences)
 def test_extract_similes_spans_are_inside_and_match(text):
-    from studio.similes.components import extract_similes
+    from studio.figures.components import extract_similes
 
     try:
         similes = extract_similes(text)
@@ -198,7 +198,7 @@ def test_rerank_winner_highlight(data):
 
 @pytest.mark.parametrize("text", list(HOSTILE_TEXTS.values()), ids=list(HOSTILE_TEXTS))
 def test_hostile_corpus_through_extract_similes(text):
-    from studio.similes.components import extract_similes
+    from studio.figures.components import extract_similes
 
     try:
         similes = extract_similes(text)

@@ -19,21 +19,22 @@ from pathlib import Path
 
 import numpy as np
 
+from ...models import get_registry
+from ...continuation.crossjudge import get_cross_judge
+
 
 def narrative_key(kind: str, narrative: str) -> str:
     return hashlib.sha1(f"{kind}|{narrative}".encode()).hexdigest()[:16]
 
 
 def validation_items(kinds=None):
-    from ...continuation import data
+    from . import data
 
     return [it for kind in kinds or data.KINDS for part in ("dev", "test") for it in data.split3(kind)[part]]
 
 
 def compute_features(role: str, path: Path, narratives: int | None, kinds=None) -> dict:
     """{narrative key: {option: [log P(option | narrative), tokens, log P(option), tokens]}}, appended to `path`."""
-    from ...models import get_registry
-
     done = {}
     if path.is_file():
         done = {r["key"]: r["options"] for r in map(json.loads, path.read_text().splitlines()) if r}
@@ -61,7 +62,7 @@ def evaluate(features: dict) -> dict:
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold
 
-    from ...continuation.crossjudge import get_cross_judge, score_differences
+    from .judge_train import score_differences
 
     items = [it for it in validation_items() if narrative_key(it.kind, it.narrative) in features]
     judge, labels = score_differences(get_cross_judge(), items)

@@ -30,6 +30,9 @@ from collections import Counter
 from pathlib import Path
 
 from ...atomic import atomic_write
+from ...errors import parse_options
+from ...models import get_registry
+from ...models.config import cache_dir
 from ...shared_data import shared_file
 from ...similes.images import ASSET, normal
 
@@ -56,8 +59,8 @@ _BLOCK = {"other", "own", "last", "first", "few", "many", "same", "much", "only"
 def _texts() -> list[str]:
     """The training texts: the HAUSER generator's literals of Polish's train part (polish_data.split_of), except the
     23 rated ones, and the narratives of the figurative-narrative train part (not Continue's dev or test)."""
-    from ...similes.kb_build import _train_part
-    from ...similes.polish_data import split_of
+    from .kb_build import _train_part
+    from .polish_data import split_of
 
     with shared_file("hauser", "human_ratings_dev.csv").open(newline="") as f:
         rated = {r["literal_sentences"].strip() for r in csv.DictReader(f)}
@@ -75,8 +78,7 @@ def _texts() -> list[str]:
 def adjectives(limit: int = LIMIT) -> list[tuple[str, int]]:
     """[(adjective, count)] of the training texts, with the KB's weight for those that are KB properties, most
     frequent first."""
-    from ...models import get_registry
-    from ...similes.kb import load_kb
+    from ...figures.kb import load_kb
 
     nlp = get_registry().get("parser").nlp
     counts = Counter()
@@ -99,8 +101,6 @@ def clean(text: str) -> str | None:
 
 
 def sample(out: Path, limit: int = LIMIT, seed: int = 0) -> None:
-    from ...models import get_registry
-
     done = {r["word"] for r in _rows(out)} if out.is_file() else set()
     todo = [(a, c) for a, c in adjectives(limit) if a not in done]
     print(f"{len(done)} adjectives done, {len(todo)} to sample", flush=True)
@@ -141,7 +141,7 @@ def _surface(kb, image: str, found: Counter) -> str:
 def table(samples: Path, out: Path, limit: int = LIMIT, allowed: set[str] | None = None) -> dict:
     """The table from the samples of the `limit` most frequent adjectives of the training texts, or of `allowed`
     (samples of other words are left out)."""
-    from ...similes.kb import load_kb
+    from ...figures.kb import load_kb
 
     kb = load_kb()
     allowed = {word for word, _ in adjectives(limit)} if allowed is None else allowed
@@ -181,15 +181,11 @@ def table(samples: Path, out: Path, limit: int = LIMIT, allowed: set[str] | None
 
 
 def default_samples() -> Path:
-    from ...models.config import cache_dir
-
     return cache_dir() / "lab" / "image_samples.jsonl"
 
 
 def build(argv: list[str]) -> dict:
     """`python -m studio build images`: sample what is missing, then write the table; returns its meta."""
-    from ...errors import parse_options
-
     ap = argparse.ArgumentParser(prog="python -m studio build images", description=__doc__.split("\n\n")[0])
     ap.add_argument("--limit", type=int, default=LIMIT, help="the most frequent adjectives only")
     ap.add_argument("--samples", type=Path, default=None, help="the samples file (default: in the cache)")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ...atomic import atomic_write, atomic_write_bytes
 from .common import accelerated, fast_bfloat16
 
 GROUP = 32  # Q4_0 / Q4_1 block size
@@ -191,8 +192,6 @@ def _write_cache(path, tensors: dict, checks: dict) -> None:
 
     from safetensors.torch import save
 
-    from ...atomic import atomic_write
-
     try:
         atomic_write(path, save(tensors, metadata={"fingerprints": json.dumps(checks)}))
     except OSError:
@@ -294,8 +293,6 @@ PEAKS_FILE = "int8_input_peaks.safetensors"
 def _stored_peaks(folder, model, tokenizer) -> dict:
     """The input peaks, measured once per model folder and kept there (they depend on the weights only)."""
     from safetensors.torch import load_file, save
-
-    from ...atomic import atomic_write_bytes
 
     path = folder / PEAKS_FILE
     if path.is_file():

@@ -29,6 +29,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ...atomic import atomic_path, atomic_write
+from ...errors import InputError
 from ..roles import Generation, LanguageModel, cut_sentence_outside_quotes, scored_tails, split_chat_prompt
 from .common import LoadError, quiet_transformers
 
@@ -98,7 +100,6 @@ def build_info() -> str:
     import subprocess
     import sys
 
-    from ...atomic import atomic_write
     from ..config import cache_dir
     from ..selfcheck import cpu_summary, file_stamp
 
@@ -167,8 +168,6 @@ def _init() -> None:
 
 def served_gguf(gguf: Path, folder: Path) -> Path:
     """The float16 copy of `gguf` in `folder`, written once (atomically) with llama.cpp's own converter."""
-    from ...atomic import atomic_path
-
     target = folder / SERVED_FILE
     if target.is_file():
         return target
@@ -194,8 +193,6 @@ def write_adapter(delta: dict, scale: float, target: Path, n_head: int, n_head_k
     """A llama.cpp LoRA adapter (GGUF) from a studio delta {"model.layers.N.<linear>.lora_A": (r, in), ".lora_B":
     (out, r)}: float32 factors under the GGUF names, q/k output rows in GGUF order, alpha = scale · rank."""
     import gguf as G
-
-    from ...atomic import atomic_path
 
     if target.is_file():
         return target
@@ -295,8 +292,6 @@ class LlamaCppLM(LanguageModel):
         cache, in a larger context for this call when the usual one is too small. A call made from inside another
         on the same thread (which would wipe its cache) is refused. `keep_prefixes`: the cached prompt prefixes stay
         (their cells counted in) when they fit beside the call; otherwise every call forgets them."""
-        from ...errors import InputError
-
         if self._owner == threading.get_ident():
             raise RuntimeError("a language-model call from inside another call on the same model")
         if seqs > N_SEQ or cells > MAX_CTX:

@@ -1,6 +1,6 @@
 """Roles served from a small JSON file of weights this repository ships: the `simile_components` role (the learned
 vehicle boundary, a linear reranker trained by `python -m studio train simile-components`, used by
-studio/similes/component_model.py) and the `polish_ranker` role (Polish's keep, a logistic model fitted by
+studio/figures/component_model.py) and the `polish_ranker` role (Polish's keep, a logistic model fitted by
 `python -m studio train polish-ranker`, used by studio/similes/aptness.py)."""
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class JsonWeights:
 
 
 class SimileReranker(JsonWeights):
-    """The `simile_components` role: the learned vehicle boundary's weights (studio/similes/component_model.py)."""
+    """The `simile_components` role: the learned vehicle boundary's weights (studio/figures/component_model.py)."""
     role = "simile_components"
     backend = "linear reranker over parse features (components.json)"
 

@@ -1,0 +1,128 @@
+"""The simile detector, built on the extractor.
+
+A sentence without an extracted simile is literal. When the extractor finds one, a small logistic regression
+over the extraction (comparator, governing verb, kind of topic and vehicle, words around the comparator)
+decides between a figurative comparison and the many literal readings a parse cannot tell apart
+("it looked like the right time", "is like an elder brother"). The weights are trained on
+detection_train.csv by `python -m studio train simile-detector` (studio/lab/similes/train_detector.py, never imported here) and
+committed as assets/similes/detector.json (a few kB of feature weights).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+
+from .components import Simile, extract_similes
+from ..models.config import PROJECT_ROOT
+
+ASSET = PROJECT_ROOT / "assets" / "similes" / "detector.json"
+_PERCEPTION = {"look", "seem", "feel", "sound", "appear", "smell", "taste"}
+_EXPLETIVES = {"it", "this", "that", "there", "what", "which"}
+
+
+def features(simile: Simile, doc, vocab: dict[str, int] | None = None) -> dict[str, float]:
+    """Sparse features of one extracted simile in its parsed sentence. `vocab`: how often each vehicle head is a
+    vehicle in the annotated simile corpora (concrete image nouns are; "time", "fun", "idea" hardly)."""
+    vocab = _vocab() if vocab is None else vocab
+    f: dict[str, float] = {"bias": 1.0, f"comp={simile.comparator}": 1.0}
+    a, _ = simile.spans["comparator"]
+    trig = next((t for t in doc if t.idx >= a), None)
+    if simile.comparator == "like":
+        trig = next((t for t in doc if t.idx >= a and t.lower_ == "like"), trig)
+    event = (simile.heads.get("event") or "").lower()
+    ev_tok = _token_at(doc, simile.spans.get("event"))
+    lemma = ev_tok.lemma_.lower() if ev_tok is not None else ""
+    f[f"event_lemma={lemma if lemma in _PERCEPTION | {'be', 'become', 'act', 'shape', 'make'} else 'other'}"] = 1.0
+    f["event_none"] = float(not event)
+    if lemma:
+        f[f"event={lemma}"] = 1.0
+    topic = (simile.heads.get("topic") or simile.topic or "").lower()  # the head word, not the phrase
+    f["topic_expletive"] = float(topic in _EXPLETIVES)
+    f["topic_pron"] = float(topic in {"i", "you", "he", "she", "we", "they", "me", "him", "her", "us", "them"})
+    f["topic_none"] = float(not topic)
+    v_tok = _token_at(doc, simile.spans.get("vehicle"), head=simile.heads.get("vehicle"))
+    if v_tok is not None:
+        f[f"vehicle_pos={v_tok.pos_}"] = 1.0
+        f[f"vehicle_tag={v_tok.tag_}"] = 1.0
+        dets = [c.lower_ for c in v_tok.children if c.dep_ == "det"]
+        f[f"vehicle_det={dets[0] if dets else 'none'}"] = 1.0
+        f[f"vehicle={v_tok.lemma_.lower()}"] = 1.0
+        known = vocab.get(v_tok.lemma_.lower(), 0) + vocab.get(v_tok.lower_, 0)
+        f["vehicle_known"] = math.log1p(known) / 3
+        f["vehicle_unknown"] = float(known == 0)
+        f["vehicle_has_amod"] = float(any(c.dep_ == "amod" for c in v_tok.children))
+        f["vehicle_ent"] = float(bool(v_tok.ent_type_))
+        f[f"vehicle_ent={v_tok.ent_type_}"] = 1.0 if v_tok.ent_type_ else 0.0
+        f["vehicle_has_relcl"] = float(any(c.dep_ in ("relcl", "acl") for c in v_tok.children))
+    if trig is not None:
+        f[f"trig_head_pos={trig.head.pos_}"] = 1.0
+        f[f"trig_dep={trig.dep_}"] = 1.0
+        for off in (-2, -1, 1):
+            j = trig.i + off
+            if 0 <= j < len(doc):
+                f[f"w{off}={doc[j].lower_}"] = 1.0
+                f[f"p{off}={doc[j].pos_}"] = 1.0
+    vlen = len((simile.vehicle or "").split())
+    f["vehicle_len"] = min(vlen, 8) / 8
+    f["n_tokens"] = min(len(doc), 60) / 60
+    return f
+
+
+def _token_at(doc, span, head: str | None = None):
+    if not span:
+        return None
+    toks = [t for t in doc if span[0] <= t.idx < span[1]]
+    if head:
+        for t in toks:
+            if t.lower_ == head:
+                return t
+    return toks[-1] if toks else None
+
+
+@functools.lru_cache(maxsize=1)
+def _vocab() -> dict[str, int]:
+    if not ASSET.is_file():
+        return {}
+    return json.loads(ASSET.read_text()).get("vehicle_vocab", {})
+
+
+@functools.lru_cache(maxsize=1)
+def _weights() -> tuple[dict[str, float], float]:
+    if not ASSET.is_file():
+        return {}, 0.5
+    data = json.loads(ASSET.read_text())
+    return data["weights"], data["threshold"]
+
+
+def simile_probability(simile: Simile, doc) -> float:
+    weights, _ = _weights()
+    if not weights:
+        return 1.0  # untrained: trust the extractor's rules
+    z = sum(weights.get(k, 0.0) * v for k, v in features(simile, doc).items())
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def _sentence_score(similes: list[Simile], doc) -> float:
+    return max((simile_probability(s, doc) for s in similes), default=0.0)
+
+
+def score_batch(sentences: list[str]) -> list[float]:
+    from .components import _parser
+
+    docs = list(_parser().pipe([s if isinstance(s, str) else "" for s in sentences]))
+    return [_sentence_score(extract_similes("", doc=d), d) for d in docs]
+
+
+def threshold() -> float:
+    return _weights()[1]
+
+
+def predict_batch(sentences: list[str]) -> list[bool]:
+    _, threshold = _weights()
+    return [p >= threshold for p in score_batch(sentences)]
+
+
+def detect(text: str) -> float:
+    """P(the sentence is a simile); 0 when the extractor finds no comparison at all."""
+    return score_batch([text])[0]

@@ -1,0 +1,82 @@
+"""Ironic similes: "Her voice was as loud as a whisper." says that the voice was soft.
+
+An NLI model reads the words "as loud as" and calls the simile an entailment of "Her voice was very loud."; what makes
+it ironic is the vehicle, which the words alone do not say. The language model knows it: for an "as P as V" (or
+"P as V") simile and P's antonyms A (WordNet, `studio/figures/antonyms.py`), the margin
+
+    m = max_A  log P(V | the words before it, with A for P)  −  log P(V | the words before it)
+
+is how much likelier V is as an image of A than of P ("a whisper" after "as soft as" rather than "as loud as":
++5.6 nats with the offline LM). When m ≥ IRONY_MARGIN the simile is read literally, "as loud as a whisper" →
+"very soft", and logical consistency is the NLI's verdict on (literal sentence, that reading).
+
+IRONY_MARGIN was fitted on train data with the offline LM (`python -m studio --profile offline eval nli` reports
+both): it fires on few of the KB's attested similes, which are literal (train sources), and on the ironic
+"as P as" similes of FLUTE's train part that the margin can see. A larger LM (hub profile) has other log-
+probabilities; the margin was not refitted for it.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+#: nats; see the module docstring
+IRONY_MARGIN = 4.0
+_AS_COMPARATORS = ("as ... as", "ADJ as")
+
+
+@dataclass(frozen=True)
+class Irony:
+    property: str
+    antonym: str
+    margin: float  # nats the vehicle gains after the antonym
+    reading: str  # the candidate with its simile read literally ("Her voice was very soft.")
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "margin": round(self.margin, 3)}
+
+
+def literal_reading(candidate: str, simile, antonym: str) -> str:
+    """The candidate with "as P as V" (or "P as V") replaced by "very A"."""
+    a, b = simile.spans["comparator"][0], simile.spans["vehicle"][1]
+    return candidate[:a] + "very " + antonym + candidate[b:]
+
+
+def contrast_contexts(candidate: str, simile, antonyms: dict) -> list[tuple[str, str]]:
+    """(antonym, the words before the vehicle with the antonym for the property) for a simile whose property has
+    antonyms; [] for any other simile."""
+    if simile is None or simile.comparator not in _AS_COMPARATORS or "property" not in simile.spans:
+        return []
+    pa, pb = simile.spans["property"]
+    prop = candidate[pa:pb].lower()
+    va = simile.spans["vehicle"][0]
+    return [(a, " ".join((candidate[:pa] + a + candidate[pb:va]).split())) for a in antonyms.get(prop, ())]
+
+
+def find_ironies(features, items, antonyms: dict, margin: float | None = None) -> list[Irony | None]:
+    """One Irony (or None) per (group, candidate, similes) item, for its first simile with a vehicle; `features`
+    is the LM's memoising `LMFeatures`; `margin` defaults to IRONY_MARGIN."""
+    from .lm_features import contexts, first_vehicle
+
+    margin = IRONY_MARGIN if margin is None else margin
+    asks, plans = [], []
+    for group, candidate, similes in items:
+        s = first_vehicle(similes)
+        alts = contrast_contexts(candidate, s, antonyms)
+        if not alts:
+            plans.append(None)
+            continue
+        before, _, vehicle = contexts(candidate, s)
+        plans.append((candidate, s, before, vehicle, alts))
+        asks += [(group, before, vehicle)] + [(group, alt, vehicle) for _, alt in alts]
+    values = dict(zip(asks, features.in_context(asks))) if asks else {}
+    out = []
+    for (group, _, _), plan in zip(items, plans):
+        if plan is None:
+            out.append(None)
+            continue
+        candidate, s, before, vehicle, alts = plan
+        base = values[(group, before, vehicle)]
+        best, gain = max(((a, values[(group, alt, vehicle)] - base) for a, alt in alts), key=lambda x: x[1])
+        prop = candidate[slice(*s.spans["property"])]
+        out.append(Irony(prop, best, gain, literal_reading(candidate, s, best)) if gain >= margin else None)
+    return out

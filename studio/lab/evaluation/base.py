@@ -1,0 +1,139 @@
+"""The evaluation contract: `Evaluation` subclasses declare their splits and compute figures; `run` records them.
+
+A result file (results/NAME.json) holds, besides per-capability details, a list of figures
+`{"metric", "value", "split", "n", "anchor"?, "interval95"?}` (interval95: a 95 % interval, see Figure) and the
+provenance of the run: the command, the git commit (and whether the tree had uncommitted changes), the UTC date, the
+profile and the CPU's flags relevant to speed and numerics.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import subprocess
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ...atomic import atomic_write_bytes, jsonable
+from ...models import get_registry
+from ...models.config import PROJECT_ROOT
+
+RESULTS_DIR = PROJECT_ROOT / "results"
+CPU_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile")
+
+
+def hash_half(key: str, salt: str) -> str:
+    """'dev' or 'test' for a key (a literal, a sentence): the parity of a SHA-1, so the halves never change."""
+    digest = hashlib.sha1(f"{salt}|{key}".encode("utf-8")).hexdigest()
+    return "dev" if int(digest[:8], 16) % 2 == 0 else "test"
+
+
+def share_interval(value: float | None, n: int) -> tuple[float, float] | None:
+    """95 % Wilson interval of a share (accuracy, recall, usable of n) of n independent trials."""
+    if value is None or n <= 0:
+        return None
+    from scipy.stats import binomtest
+
+    ci = binomtest(int(round(float(value) * n)), int(n)).proportion_ci(0.95, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def group_bootstrap_interval(statistic, groups, draws: int = 2000, seed: int = 0) -> tuple[float, float] | None:
+    """95 % percentile interval of `statistic(indices)` over `draws` resamples of whole groups (a literal's candidates,
+    a narrative's option pairs): rows that share a group are not independent, so resampling rows would understate the
+    spread. None with fewer than three groups."""
+    import numpy as np
+
+    groups = list(groups)
+    names = list(dict.fromkeys(groups))
+    if len(names) < 3:
+        return None
+    members = {g: [] for g in names}
+    for i, g in enumerate(groups):
+        members[g].append(i)
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(draws):
+        idx = [i for k in rng.integers(0, len(names), len(names)) for i in members[names[k]]]
+        value = statistic(np.asarray(idx))
+        if value is not None and np.isfinite(value):
+            values.append(value)
+    if len(values) < draws // 2:
+        return None
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+@dataclass
+class Figure:
+    metric: str
+    value: float | None
+    split: str
+    n: int
+    anchor: dict | None = None  # {"value", "source"}: the paper's figure beside ours
+    headline: bool = True  # shown in the README's table
+    #: a 95 % interval (share_interval treats the n items as independent;
+    #: group_bootstrap_interval resamples whole groups, for items that share a literal or a narrative)
+    interval: tuple[float, float] | None = None
+
+    def to_json(self) -> dict:
+        out = {"metric": self.metric, "value": None if self.value is None else round(float(self.value), 4),
+               "split": self.split, "n": int(self.n), "headline": self.headline}
+        if self.anchor is not None:
+            out["anchor"] = self.anchor
+        if self.interval is not None:
+            out["interval95"] = [round(float(x), 4) for x in self.interval]
+        return out
+
+
+class Evaluation:
+    """One capability's evaluation. Subclasses set `name`, `title`, `splits` (split → its rule, in words) and
+    implement `_compute(limit) -> (figures, details)`; `limit` caps the test rows for a quick run (None: all)."""
+
+    name: str = ""
+    title: str = ""
+    splits: dict[str, str] = {}
+
+    def _compute(self, limit: int | None) -> tuple[list[Figure], dict]:
+        raise NotImplementedError
+
+    def compute(self, limit: int | None = None) -> dict:
+        started = time.perf_counter()
+        figures, details = self._compute(limit)
+        return {
+            "name": self.name, "title": self.title, "figures": [f.to_json() for f in figures],
+            "splits": self.splits, "limit": limit, "profile": get_registry().profile, "details": details,
+            "seconds": round(time.perf_counter() - started, 1),
+        }
+
+
+def git_commit() -> dict:
+    def git(*args) -> str:
+        try:
+            return subprocess.run(["git", "-C", str(PROJECT_ROOT), *args], capture_output=True, text=True,
+                                  timeout=20).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    status = git("status", "--porcelain", "--untracked-files=no", "--", "studio", "assets")
+    return {"commit": git("rev-parse", "HEAD") or None, "dirty": bool(status)}
+
+
+def cpu_flags(path: str = "/proc/cpuinfo") -> dict:
+    from ...models.selfcheck import read_cpu_flags
+
+    return read_cpu_flags(path, CPU_FLAGS)
+
+
+def provenance(command: str) -> dict:
+    return {"command": command, "git": git_commit(), "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "cpu_flags": cpu_flags(), "machine": platform.machine(), "python": platform.python_version()}
+
+
+def write_result(result: dict, results_dir: Path = RESULTS_DIR) -> Path:
+    path = Path(results_dir) / f"{result['name']}.json"
+    text = json.dumps(result, indent=2, ensure_ascii=False, default=jsonable) + "\n"
+    atomic_write_bytes(path, text.encode("utf-8"), mode=0o644)
+    return path

@@ -1,0 +1,119 @@
+"""Simile components: topic / vehicle exact match on MAPS-KB's labelled sentences
+(../shared/data/similes/component_extraction_dev.csv, mostly encyclopaedic prose the extractor's rules were not
+written against), and the simile detector's F1 on MAPS-KB's detection test split.
+
+Split of the components file: `hash_half(sentence, "components")` — even SHA-1: dev (for choices), odd: test
+(reported). The detector is fitted (weights, C and threshold by 5-fold CV) on detection_train.csv only; its test is
+detection_test.csv. The corpora general_corpus.csv / quizzes.csv, against which the rules were written, are reported
+only in the details, as `train`.
+
+Matching: lowercased, whitespace-normalised, leading article dropped, surrounding quotes and punctuation dropped.
+The vehicle is also scored with the learned boundary (`learned=True`, the one HAUSER's scorer uses), and against
+the gold `components` of hauser/human_ratings_dev.csv (rows with a gold simile).
+
+The annotated simile of a sentence is the extracted simile whose vehicle span is nearest to the gold vehicle's first
+occurrence in the sentence (the first simile when the gold vehicle is not found verbatim); a sentence where the
+extractor finds no simile counts as wrong.
+"""
+from __future__ import annotations
+
+import csv
+import re
+
+from ...figures.components import extract_similes_batch, strip_articles
+from ...shared_data import shared_data_dir
+from ..similes.data import similes_dir
+from .base import Evaluation, Figure, hash_half, share_interval
+
+FILE = "component_extraction_dev.csv"
+
+
+def norm(phrase: str | None) -> str:
+    text = " ".join((phrase or "").lower().split()).strip(" \"'.,;:!?()[]`")
+    return strip_articles(text).strip(" \"'")
+
+
+def load_rows() -> list[dict]:
+    with open(similes_dir() / FILE, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    for r in rows:
+        r["split"] = hash_half(r["sentence"], "components")
+    return rows
+
+
+def pick(similes, sentence: str, gold_vehicle: str):
+    if not similes:
+        return None
+    at = sentence.lower().find(gold_vehicle.lower().strip()) if gold_vehicle.strip() else -1
+    if at < 0:
+        return similes[0]
+    return min(similes, key=lambda s: abs(s.spans.get("vehicle", s.spans["comparator"])[0] - at))
+
+
+def component_scores(rows: list[dict], learned: bool = False) -> dict:
+    extracted = extract_similes_batch([r["sentence"] for r in rows], learned=learned)
+    hits = {"topic": 0, "vehicle": 0, "vehicle_head_in_gold": 0}
+    found = 0
+    for r, sims in zip(rows, extracted):
+        s = pick(sims, r["sentence"], r["vehicle"])
+        found += s is not None
+        if s is None:
+            continue
+        hits["topic"] += norm(s.topic) == norm(r["topic"]) != ""
+        hits["vehicle"] += norm(s.vehicle) == norm(r["vehicle"]) != ""
+        head = (s.heads.get("vehicle") or "").lower()
+        hits["vehicle_head_in_gold"] += bool(head) and head in re.findall(r"[\w'-]+", r["vehicle"].lower())
+    n = len(rows)
+    return {"n": n, "simile_found": found / n if n else None,
+            **{k: (v / n if n else None) for k, v in hits.items()}}
+
+
+def rated_vehicle_agreement(limit: int | None = None, learned: bool = False) -> dict:
+    """HAUSER's human-rated candidates (hauser/human_ratings_dev.csv): how often one of a candidate's extracted
+    vehicles equals the gold vehicle of its `components` (rows whose gold lists no simile are left out)."""
+    import ast
+
+    path = shared_data_dir(must_exist=True) / "hauser" / "human_ratings_dev.csv"
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if ast.literal_eval(r["components"])][:limit or None]
+    extracted = extract_similes_batch([r["similes"] for r in rows], learned=learned)
+    hits = sum(any(norm(s.vehicle) == norm(ast.literal_eval(r["components"])[0][1]) for s in sims)
+               for r, sims in zip(rows, extracted))
+    return {"n": len(rows), "vehicle_agreement": hits / len(rows) if rows else None}
+
+
+class ComponentsEvaluation(Evaluation):
+    name = "components"
+    title = "Simile components (MAPS-KB labelled sentences) and simile detection"
+    splits = {"train": "similes/general_corpus.csv, quizzes.csv (rules written against them); detection_train.csv",
+              "dev": f"{FILE}, sentences with even sha1('components|sentence'); detection_dev.csv",
+              "test": f"{FILE}, sentences with odd sha1('components|sentence'); detection_test.csv"}
+
+    def _compute(self, limit):
+        from ..similes.data import read_csv
+        from ..similes.evaluate import detection_scores
+
+        rows = load_rows()
+        figures, details = [], {}
+        for split in ("dev", "test"):
+            part = [r for r in rows if r["split"] == split][:limit or None]
+            sc = component_scores(part)
+            details[split] = sc
+            figures += [Figure("vehicle exact", sc["vehicle"], split, sc["n"], headline=split == "test",
+                               interval=share_interval(sc["vehicle"], sc["n"])),
+                        Figure("topic exact", sc["topic"], split, sc["n"], headline=split == "test",
+                               interval=share_interval(sc["topic"], sc["n"]))]
+            learned = component_scores(part, learned=True)  # the vehicle boundary HAUSER's scorer uses
+            details[f"{split}_learned_boundary"] = learned
+            figures.append(Figure("vehicle exact, learned boundary", learned["vehicle"], split, learned["n"],
+                                  headline=False))
+        for name, learned in (("rules", False), ("learned boundary", True)):
+            agree = rated_vehicle_agreement(limit, learned=learned)
+            details[f"hauser_ratings_{name.replace(' ', '_')}"] = agree
+            figures.append(Figure(f"HAUSER ratings vehicle agreement, {name}", agree["vehicle_agreement"], "dev",
+                                  agree["n"], headline=False))
+        for split, name in (("dev", "detection_dev.csv"), ("test", "detection_test.csv")):
+            det = detection_scores(read_csv(name)[:limit or None])
+            details[f"detection_{split}"] = det
+            figures.append(Figure("detector F1", det["f1"], split, det["n"], headline=split == "test"))
+        return figures, details

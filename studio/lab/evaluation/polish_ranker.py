@@ -1,0 +1,43 @@
+"""Polish's ranker (`polish_ranker` role) on the blind reads' labels: does ordering a list by P(keep) put more
+candidates a writer keeps into its top 3 than the order they were shown in?
+
+The lists and labels are the committed reads' (eval/polish_blind_read_*.json); each read candidate is scored as
+today's Polish scores it, as `python -m studio train polish-ranker` does (studio/lab/similes/aptness_train.py: splits by
+literal set, train 1–3, dev 4–5, test 6 on). Only the served weights are measured here. A fresh blind read of the
+served lists (`eval polish-read`) is the figure that counts: this one reorders lists made before the ranker.
+"""
+from __future__ import annotations
+
+from ...models import get_registry
+from .base import Evaluation, Figure, share_interval
+
+
+class PolishRankerEvaluation(Evaluation):
+    name = "polish-ranker"
+    title = "Polish: the top 3 of labelled lists, ordered by the ranker's P(keep) vs as shown"
+    splits = {"train": "literal sets 1-3 (eval/polish_literals.txt, _2, _3): the weights are fitted here",
+              "dev": "literal sets 4-5: C chosen here",
+              "test": "literal sets 6 and later: reported, never chosen on"}
+
+    def _compute(self, limit):
+        from ..similes import aptness_train as at
+
+        ranker = get_registry().get("polish_ranker")
+        labels, lists, sets, rows, _embedder = at.prepare(progress=None)
+        figures, details = [], {}
+        for split in ("dev", "test"):
+            _, x, y = at.dataset(labels, rows, sets, split)
+            t = at.top3(lists, rows, sets, split, ranker.weights)
+            details[split] = {**t, "auc": at.auc_of_keep(ranker.weights, x, y),
+                              "auc_score_alone": at.auc_of_score(x, y), "candidates": int(len(y)),
+                              "usable": int(y.sum())}
+            shown = round(t["shown"] / t["slots"], 4) if t["slots"] else None
+            # the order shown is the figure's anchor (the README's table has no row of its own for it)
+            ranked = t["ranked"] / t["slots"] if t["slots"] else None
+            figures.append(Figure("top 3 usable, ordered by keep", ranked,
+                                  split, t["slots"], anchor={"value": shown, "source": "the same lists in the order "
+                                                                                        "they were shown"},
+                                  headline=split == "test", interval=share_interval(ranked, t["slots"])))
+            figures.append(Figure("top 3 usable, as shown (the same candidates)", shown, split, t["slots"],
+                                  headline=False))
+        return figures, details

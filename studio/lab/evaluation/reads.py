@@ -1,0 +1,121 @@
+"""Blind reads: what a writer would keep of what the studio writes, tallied from the committed reading records.
+
+The generated text of a read is reproducible by the command in its record (`how`); the labels are a reader's, kept
+in the record row by row (eval/*_blind_read_*.json). These evaluations count them, so that the figure that counts
+for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
+from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15 and 17) and the earlier
+report reads (5, 7, 8, 10, 12, 14, 16, 18), Continue's dev reads (eval/continuation_dev_read_1.json, counted by `eval
+continuation-report --only ranking`, and _2 to _4) and its earlier report reads (1-5) are recorded but not reported
+here. Reads 15-19 and Continue's 4-6 were made with `bench/writer_read.py`.
+"""
+from __future__ import annotations
+
+import json
+
+from ...continuation.expression import find_expression
+from ...continuation.judge import get_judge
+from ...models import get_registry
+from ...models.config import PROJECT_ROOT
+from .base import Evaluation, Figure, share_interval
+
+POLISH_READ = "eval/polish_blind_read_19.json"
+POLISH_SERVED, POLISH_BEFORE = "images first", "before images"
+CONTINUATION_READ = "eval/continuation_blind_read_6.json"
+CONTINUATION_SERVED, CONTINUATION_BEFORE = "writer, best 3 of 6", "writer, not shown"
+
+
+def _record(path: str) -> dict:
+    return json.loads((PROJECT_ROOT / path).read_text(encoding="utf-8"))
+
+
+def tally(rows: list[dict], key: str, value: str, top: int | None = None) -> tuple[int, int]:
+    """(usable, read) over the rows whose `key` is `value` (and whose rank is at most `top`, when given)."""
+    chosen = [r for r in rows if r[key] == value and (top is None or r["rank"] <= top)]
+    return sum(int(r["usable"]) for r in chosen), len(chosen)
+
+
+def _share(pair: tuple[int, int]) -> float | None:
+    return pair[0] / pair[1] if pair[1] else None
+
+
+class PolishReadEvaluation(Evaluation):
+    name = "polish-read"
+    title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
+    splits = {"blind read": f"{POLISH_READ}: eval/polish_literals_report_13.txt, written for the read by a session "
+                            "that saw no output and never used for a choice; the served (default) sources' candidates "
+                            "and those of the sources before the image table pooled, shuffled, read without rank, "
+                            "score, source or version"}
+
+    def _compute(self, limit):
+        record = _record(POLISH_READ)
+        rows, asked = record["rows"], record["variants"][POLISH_SERVED]["asked"]
+        literals = len({r["literal"] for r in rows})
+        figures, details = [], {}
+        for metric, top, of in (("usable of the 10 candidates (target 0.60)", None, asked),
+                                ("usable of the top 3 (target 0.80)", 3, 3 * literals)):
+            served, before = tally(rows, "variant", POLISH_SERVED, top), tally(rows, "variant", POLISH_BEFORE, top)
+            details[metric] = {"served": served, POLISH_BEFORE: before, "asked": of}
+            # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept; the
+            # sources before the image table, read in the same read, go in the details (the table's anchor column is the paper's)
+            share = served[0] / of
+            figures.append(Figure(metric, share, "blind read", of, interval=share_interval(share, of)))
+        return figures, details
+
+
+class ContinuationReadEvaluation(Evaluation):
+    name = "continuation-read"
+    title = "Continue: continuations fluent and true to the figure (blind read of 20 new narratives, 3 each)"
+    splits = {"blind read": f"{CONTINUATION_READ}: eval/continuation_narratives_report_4.txt (10 idioms, 10 "
+                            "similes), written for the read by a session that saw no output; the served writer's 6 "
+                            "samples of each (the 3 shown and the 3 not), shuffled and read without source or rank"}
+
+    def _compute(self, limit):
+        rows = _record(CONTINUATION_READ)["rows"]
+        served, before = tally(rows, "generator", CONTINUATION_SERVED), tally(rows, "generator", CONTINUATION_BEFORE)
+        top1 = tally(rows, "generator", CONTINUATION_SERVED, top=1)
+        figures = [Figure("usable continuations (target 0.70)", _share(served), "blind read", served[1],
+                          interval=share_interval(_share(served), served[1])),
+                   Figure("the first continuation shown usable", _share(top1), "blind read", top1[1], headline=False)]
+        details = {"served": served, "not shown (the other 3 of the pool)": before, "first shown, served": top1}
+        others = sorted({r["generator"] for r in rows} - {CONTINUATION_SERVED, CONTINUATION_BEFORE})
+        for generator in others:  # an earlier prompt read in the same read: its 3 shown and all it drew
+            details[f"{generator}: its best 3"] = tally(rows, "generator", generator, top=3)
+            details[f"{generator}: all drawn"] = tally(rows, "generator", generator)
+        # which of a narrative's (up to) 3 read continuations the judge puts first: the labels are the reader's, the
+        # ranking is recomputed, so a judge served after the read is measured on the same continuations
+        if get_registry().profile == "tiny":  # random models: no ranking worth counting
+            return figures, details
+        judge = get_judge()
+        if judge is not None:
+            first = first_choice_usable(rows, CONTINUATION_SERVED, judge)
+            details["first choice usable"] = {"served judge (" + judge.name + ")": first,
+                                              "any of the narrative's continuations": any_usable(rows,
+                                                                                                 CONTINUATION_SERVED)}
+        return figures, details
+
+
+def _by_line(rows: list[dict], generator: str) -> dict[int, list[dict]]:
+    out: dict[int, list[dict]] = {}
+    for r in rows:
+        if r["generator"] == generator:
+            out.setdefault(int(r["line"]), []).append(r)
+    return out
+
+
+def first_choice_usable(rows: list[dict], generator: str, judge) -> tuple[int, int]:
+    """(narratives whose continuation ranked first by `judge` was read usable, narratives): the narratives are the
+    lines of eval/continuation_narratives.txt, their expression found as the Continue tab finds it."""
+    path = PROJECT_ROOT / _record(CONTINUATION_READ)["narratives"]
+    lines = [x.strip() for x in path.read_text(encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
+    usable = 0
+    groups = _by_line(rows, generator)
+    for line, group in sorted(groups.items()):
+        text, expr = find_expression(lines[line - 1])
+        p = judge.rank(text, [r["continuation"] for r in group], expr)
+        usable += int(group[int(p.argmax())]["usable"])
+    return usable, len(groups)
+
+
+def any_usable(rows: list[dict], generator: str) -> tuple[int, int]:
+    groups = _by_line(rows, generator)
+    return sum(any(int(r["usable"]) for r in g) for g in groups.values()), len(groups)

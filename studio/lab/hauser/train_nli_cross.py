@@ -1,0 +1,118 @@
+"""`python -m studio train nli-cross`: the offline profile's NLI, a cross-encoder over "premise [SEP] hypothesis"
+(studio.models.pair_encoder: all-MiniLM-L6-v2, the offline `embedder`'s weights, top layers fine-tuned, a linear
+3-way classifier on the mean of all token states) trained on the train parts of MNLI dev-matched, SNLI dev and FLUTE
+train (studio.lab.evaluation.nli.splits: held-out premises and FLUTE test are never trained on).
+
+FLUTE has only entailment / contradiction; its rows train the same 3-way softmax. Batches are drawn from
+length-sorted buckets (little padding), the order seeded. Weights: float16 safetensors of the fine-tuned layers and the
+classifier only (the frozen bottom comes from the installed package), in assets/heads/nli-cross/.
+
+    OMP_NUM_THREADS=1 python -m studio train nli-cross            # the committed recipe (see docs/hauser.md)
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import InputError, parse_options
+from ...models.pair_encoder import BASE_MODEL, has_pair_encoder, load_base, load_pair_encoder
+from ...models.pair_nli import CrossEncoderNLI
+from ...models.roles import NLI_LABELS
+from ...models.specs import HEADS_DIR
+from .pair_training import add_training_options, fine_tune
+
+OUT = HEADS_DIR / "nli-cross"
+
+
+def _log(message: str) -> None:
+    print(f"[train nli-cross] {message}", file=sys.stderr, flush=True)
+
+
+def _check(args) -> None:
+    """Bad options are refused before any data or model is read."""
+    from .nli_augment import WORDNET_ADJ
+
+    if args.init and not has_pair_encoder(args.init):
+        raise InputError(f"--init {args.init}: no stored cross-encoder there (pair_encoder.json and .safetensors)")
+    if args.kb_pairs and not WORDNET_ADJ.is_file():
+        raise InputError(f"--kb-pairs needs WordNet's {WORDNET_ADJ}: apt-get install wordnet-base")
+    if args.batch < 1 or args.epochs <= 0 or args.max_length < 8:
+        raise InputError("--batch must be ≥ 1, --epochs > 0 and --max-length ≥ 8")
+
+
+def train(argv: list[str]) -> dict:
+    import torch
+
+    from ..evaluation.nli import measure, splits
+    from ..training.pair_encoder_train import save_pair_encoder
+
+    p = argparse.ArgumentParser(prog="python -m studio train nli-cross")
+    add_training_options(p, max_length=96)
+    p.add_argument("--flute-weight", type=int, default=1, help="FLUTE train rows repeated this many times")
+    p.add_argument("--kb-pairs", type=int, default=0,
+                   help="add this many template pairs from the simile KB and WordNet antonyms (studio.lab.hauser.nli_augment)")
+    p.add_argument("--eval-limit", type=int, default=0, help="dev rows per set measured at the end (0: all)")
+    p.add_argument("--init", type=Path, default=None,
+                   help="continue from a stored NLI cross-encoder (its frozen layers and length are kept)")
+    p.add_argument("--out", type=Path, default=OUT)
+    args = parse_options(p, argv)
+    _check(args)
+    started = time.perf_counter()
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    data = splits()
+    rows = []
+    for name, parts in data.items():
+        rows += parts["train"] * (args.flute_weight if name.startswith("flute") else 1)
+    if args.kb_pairs:
+        from .nli_augment import kb_pairs
+
+
+        rows += kb_pairs(args.kb_pairs, seed=args.seed)
+    rng.shuffle(rows)
+    if args.max_rows:
+        rows = rows[:args.max_rows]
+    if args.init:
+
+        init_config, tok, model = load_pair_encoder(args.init)
+        if init_config.get("labels") != list(NLI_LABELS):
+            raise InputError(f"{args.init} is not an NLI cross-encoder with the labels {NLI_LABELS}")
+        args.frozen_layers = init_config["frozen_layers"]
+        earlier = init_config.get("earlier_rounds", []) + [init_config["recipe"]]
+    else:
+        tok, model = load_base(BASE_MODEL, outputs=len(NLI_LABELS), pool="all", truncation_side="right")
+        earlier = []
+    model.freeze_below(args.frozen_layers)
+
+    def make_batch(b):
+        x = tok([r[0] for r in b], [r[1] for r in b], truncation="longest_first", max_length=args.max_length,
+                padding=True, return_tensors="pt")
+        return x, torch.tensor([NLI_LABELS.index(r[2]) for r in b])
+
+    run = fine_tune(model, tok, rows, make_batch, epochs=args.epochs, batch=args.batch, lr=args.lr,
+                    head_lr=args.head_lr, rng=rng, started=started, time_budget=args.time_budget, log=_log)
+    losses, step, total = run["losses"], run["steps"], run["total"]
+    train_seconds = round(time.perf_counter() - started, 1)
+    config = {"base": BASE_MODEL, "kind": "nli", "labels": list(NLI_LABELS), "pool": "all",
+              "truncation_side": "right", "max_length": args.max_length, "frozen_layers": args.frozen_layers,
+              "notes": "cross-encoder NLI (premise, hypothesis) over all-MiniLM-L6-v2",
+              "recipe": {"epochs": args.epochs, "rows": len(rows), "steps_planned": total, "steps": step,
+                         "batch": args.batch, "lr": args.lr, "head_lr": args.head_lr, "seed": args.seed,
+                         "flute_weight": args.flute_weight, "kb_pairs": args.kb_pairs, "train_seconds": train_seconds,
+                         "final_loss": round(float(np.mean(losses[-50:])), 4) if losses else None,
+                         "command": "python -m studio train nli-cross " + " ".join(argv)},
+              "earlier_rounds": earlier}  # the recipes this model continued from, oldest first
+    nli = CrossEncoderNLI(config, tok, model, str(args.out))
+    # dev only: test is measured by `python -m studio eval nli`, never looked at while choosing
+    config["metrics"] = measure(nli, parts=("dev",), limit=args.eval_limit or None)
+    _log(f"dev: {config['metrics']}")
+    if not args.no_save:
+        args.out.mkdir(parents=True, exist_ok=True)
+        save_pair_encoder(args.out, model, config)
+    return {**config, "saved_to": None if args.no_save else str(args.out),
+            "seconds": round(time.perf_counter() - started, 1)}

@@ -1,0 +1,65 @@
+"""`python -m studio train polish`: fine-tune a LoRA delta of the offline `lm` on literal → simile pairs.
+
+Each example is `Literal: <literal>\\nSimile: <the sentence with the simile inserted><eos>`; the loss covers the
+completion only, so the insertion point and the phrase are learned together. Pairs: studio/lab/similes/polish_data.py
+(train part only; the dev part picks the epoch by its loss, the test part is never read here). Writes
+assets/similes/polish_lora.safetensors (float16, ≤ 20 MB) and assets/similes/polish_lora.json (the run: options,
+losses, timing). The training loop is studio/lab/training/lm_finetune.py (shared with Continue's generator).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+from ...atomic import atomic_write
+from ...models.config import ASSETS, PROJECT_ROOT
+from ...models.specs import POLISHER_DELTA
+
+DELTA_PATH = POLISHER_DELTA
+RUN_PATH = ASSETS / "similes" / "polish_lora.json"
+SOURCE_SHARE = {"hauser": 0.6, "spgc": 0.2, "quizzes": 0.05, "general_corpus": 0.05, "figurative": 0.1}
+
+
+def _relative(path: str) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(PROJECT_ROOT))
+    except ValueError:
+        return Path(path).name
+
+
+def build_examples(pairs: list[dict], n: int, seed: int) -> list[dict]:
+    """At most n pairs, drawn per source by SOURCE_SHARE (seeded), short ones only."""
+    rng = random.Random(seed)
+    by_source: dict[str, list[dict]] = {}
+    for r in pairs:
+        if len(r["simile"].split()) <= 32 and not r["literal"].rstrip().endswith(","):
+            by_source.setdefault(r["source"], []).append(r)
+    out = []
+    for source, rows in sorted(by_source.items()):
+        rng.shuffle(rows)
+        out += rows[:int(round(n * SOURCE_SHARE.get(source, 0.0)))]
+    rng.shuffle(out)
+    return out
+
+
+def train(argv: list[str]) -> dict:
+    from ..training.lm_finetune import add_arguments, train_delta
+    from .polish_data import all_pairs, prompt
+
+    ap = argparse.ArgumentParser(prog="python -m studio train polish")
+    add_arguments(ap, examples=3000, dev_examples=300, batch_size=16, out=DELTA_PATH)
+    args = ap.parse_args(argv)
+    parts = all_pairs()
+
+    def rows(pairs):
+        return [{"prompt": prompt(r["literal"]), "completion": r["simile"]} for r in pairs]
+
+    run = train_delta(args, rows(build_examples(parts["train"], args.examples, args.seed)),
+                      rows(build_examples(parts["dev"], args.dev_examples, args.seed)),
+                      "python -m studio train polish " + " ".join(argv))
+    run["options"]["out"] = _relative(args.out)
+    if Path(args.out).resolve() == DELTA_PATH.resolve():
+        atomic_write(RUN_PATH, json.dumps(run, indent=1) + "\n")
+    return run

@@ -1,0 +1,28 @@
+"""Training-side helpers of pair_encoder.py's stored pair encoders: one optimiser step and the stored fine-tuned part."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ...atomic import atomic_write_bytes
+from ...models.pair_encoder import CONFIG, WEIGHTS
+
+
+def train_step(model, opt, sched, loss) -> float:
+    """One optimiser step of a pair-encoder training loop (gradients clipped at norm 1); the loss as a float."""
+    import torch
+
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    sched.step()
+    return float(loss.detach())
+
+
+def save_pair_encoder(folder: Path, model, config: dict) -> None:
+    from safetensors.torch import save
+
+    state = {k: v.detach().to("cpu").half().contiguous() for k, v in model.trained_state(config["frozen_layers"]).items()}
+    atomic_write_bytes(Path(folder) / WEIGHTS, save(state), mode=0o644)
+    atomic_write_bytes(Path(folder) / CONFIG, json.dumps(config, indent=1).encode(), mode=0o644)
