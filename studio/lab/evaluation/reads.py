@@ -4,9 +4,9 @@ The generated text of a read is reproducible by the command in its record (`how`
 in the record row by row (eval/*_blind_read_*.json). These evaluations count them, so that the figure that counts
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
 from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15 and 17) and the earlier
-report reads (5, 7, 8, 10, 12, 14, 16, 18), Continue's dev reads (eval/continuation_dev_read_1.json, counted by `eval
+report reads (5, 7, 8, 10, 12, 14, 16, 18, 19), Continue's dev reads (eval/continuation_dev_read_1.json, counted by `eval
 continuation-report --only ranking`, and _2 to _4) and its earlier report reads (1-5) are recorded but not reported
-here. Reads 15-19 and Continue's 4-6 were made with `bench/writer_read.py`.
+here. Reads 15-20 and Continue's 4-6 were made with `bench/writer_read.py`.
 """
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from ...models import get_registry
 from ...models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
-POLISH_READ = "eval/polish_blind_read_19.json"
-POLISH_SERVED, POLISH_BEFORE = "images first", "before images"
+POLISH_READ = "eval/polish_blind_read_20.json"
+POLISH_SERVED, POLISH_BEFORE = "writer reread", "before reread"
 CONTINUATION_READ = "eval/continuation_blind_read_6.json"
 CONTINUATION_SERVED, CONTINUATION_BEFORE = "writer, best 3 of 6", "writer, not shown"
 
@@ -41,10 +41,10 @@ def _share(pair: tuple[int, int]) -> float | None:
 class PolishReadEvaluation(Evaluation):
     name = "polish-read"
     title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
-    splits = {"blind read": f"{POLISH_READ}: eval/polish_literals_report_13.txt, written for the read by a session "
-                            "that saw no output and never used for a choice; the served (default) sources' candidates "
-                            "and those of the sources before the image table pooled, shuffled, read without rank, "
-                            "score, source or version"}
+    splits = {"blind read": f"{POLISH_READ}: eval/polish_literals_report_14.txt, written for the read by a session "
+                            "that saw no output and never used for a choice; the served list (reread by the writer) "
+                            "and the same list before the reread pooled, shuffled, read without rank, score, source "
+                            "or version"}
 
     def _compute(self, limit):
         record = _record(POLISH_READ)
@@ -56,7 +56,7 @@ class PolishReadEvaluation(Evaluation):
             served, before = tally(rows, "variant", POLISH_SERVED, top), tally(rows, "variant", POLISH_BEFORE, top)
             details[metric] = {"served": served, POLISH_BEFORE: before, "asked": of}
             # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept; the
-            # sources before the image table, read in the same read, go in the details (the table's anchor column is the paper's)
+            # list before the writer's reread, read in the same read, goes in the details (the table's anchor column is the paper's)
             share = served[0] / of
             figures.append(Figure(metric, share, "blind read", of, interval=share_interval(share, of)))
         return figures, details
