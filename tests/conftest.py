@@ -89,17 +89,11 @@ needs_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian
 
 
 @pytest.fixture(scope="module")
-def page(app_url):
-    """Headless Debian Chromium on the running app, once the tabs have rendered."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.goto(app_url, wait_until="domcontentloaded")
-        page.get_by_role("tab").first.wait_for(timeout=60_000)
-        yield page
-        browser.close()
+def page(browser, app_url):
+    """A page of the session's headless Chromium on the running app, once the tabs have rendered (one per module)."""
+    page = open_page(browser, app_url, 1280, 1000)
+    yield page
+    page.close()
 
 
 #: words of a skip reason that name something CI has (../shared/data, Debian Chromium, the llama.cpp that
@@ -125,9 +119,11 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = f"CI=true, so this skip is a failure: {reason}"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    """One headless Chromium for a module (Playwright's sync API allows one running instance per thread)."""
+    """One headless Chromium for the whole session (Playwright's sync API allows one running instance per thread):
+    every browser module opens its own pages in it (each page in a fresh context: no cookie or storage is shared),
+    instead of starting Chromium again per module."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -27,11 +27,16 @@ def test_models_json_offline_lists_all_roles():
         assert roles[role]["available"] is False and roles[role]["reason"] and roles[role]["fix"]
 
 
-def test_bad_cli_input_is_one_line_and_nonzero():
+def test_bad_cli_input_is_one_line_and_nonzero(capsys):
+    """The CLI's main in this process (test_models_json_offline_lists_all_roles runs the real `python -m studio`)."""
+    from studio.cli import main
+
     for args in (["no-such-command"], ["eval", "no-such-target"], ["--profile", "sideways", "models"]):
-        proc = run_cli(*args)
-        assert proc.returncode == 2
-        assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
+        capsys.readouterr()
+        code = main(args)
+        err = capsys.readouterr().err
+        assert code == 2, args
+        assert err.strip() and err.strip().count("\n") == 0 and "Traceback" not in err, (args, err)
 
 
 def test_import_app_and_building_the_demo_load_no_model():
