@@ -82,5 +82,7 @@ def test_rerank_result_carries_the_rows_and_the_evidence(tiny_registry):
     result = rerank(literal, candidates, Settings())
     group = score_groups([(literal, candidates)], Settings())[0].to_dict()
     assert result.to_dict() == group
-    assert result.rows == table_rows(group)
+    assert [{k: v for k, v in r.items() if k != "creativity_rel"} for r in result.rows] == table_rows(group)
+    relative = [r["creativity_rel"] for r in result.rows if r["creativity_rel"] is not None]
+    assert relative and all(0 <= x <= 1 for x in relative)
     assert [r["evidence"] for r in result.rows] == [evidence_text(c) for c in result.ranked()]

@@ -22,7 +22,7 @@ from .scorer import MAX_CANDIDATES, MAX_CHARS, NO_SIMILE, GroupScore, Settings, 
 
 __all__ = ["rerank", "rerank_many", "RerankResult", "Settings", "check_group", "candidates_from_lines",
            "groups_from_csv", "MAX_CANDIDATES", "MAX_CHARS", "MAX_CSV_BYTES", "MAX_CSV_ROWS", "NO_SIMILE",
-           "DEFAULT_QUALITY_PARTS", "DEFAULT_RANK_WEIGHTS", "minmax"]
+           "DEFAULT_QUALITY_PARTS", "DEFAULT_RANK_WEIGHTS"]
 
 
 @dataclass(frozen=True)
@@ -30,8 +30,9 @@ class RerankResult:
     """One literal sentence's candidates, scored and ranked. `candidates` are in the order given, each a dict of
     its scores, components, evidence, NLI verdict and rank (`rank` 1 = best); `rows` are the table's rows, best
     first: the criteria rounded, the first simile's topic / vehicle / event, the KB match and one line of evidence
-    (what the command line prints, the page shows and the CSV holds). `to_dict()` is the JSON of the API and of
-    `python -m studio score --json`."""
+    (what the command line prints, the page shows and the CSV holds), and `creativity_rel`, creativity min-max
+    scaled among the rows that hold a simile (1 = the rarest image here: the page's relative column; the ranking
+    and the CSV use the raw value). `to_dict()` is the JSON of the API and of `python -m studio score --json`."""
     literal: str
     candidates: list[dict]
     settings: dict
@@ -49,8 +50,11 @@ class RerankResult:
 
 def _result(group: GroupScore) -> RerankResult:
     scored = group.to_dict()
-    return RerankResult(scored["literal"], scored["candidates"], scored["settings"], scored["backends"],
-                        table_rows(scored))
+    rows = table_rows(scored)
+    with_simile = [r for r in rows if not r["flag"] and r["creativity"] is not None]
+    scaled = dict(zip(map(id, with_simile), minmax([r["creativity"] for r in with_simile]))) if with_simile else {}
+    rows = [{**r, "creativity_rel": None if id(r) not in scaled else round(float(scaled[id(r)]), 4)} for r in rows]
+    return RerankResult(scored["literal"], scored["candidates"], scored["settings"], scored["backends"], rows)
 
 
 def rerank_many(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings | None = None, *,

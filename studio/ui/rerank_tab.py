@@ -8,8 +8,8 @@ import pandas as pd
 
 from ..errors import InputError
 from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_CANDIDATES, MAX_CHARS, MAX_CSV_BYTES,
-                              MAX_CSV_ROWS, RerankResult, Settings, candidates_from_lines, groups_from_csv, minmax,
-                              rerank, rerank_many)
+                              MAX_CSV_ROWS, RerankResult, Settings, candidates_from_lines, groups_from_csv, rerank,
+                              rerank_many)
 from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, escape_markdown, failed_run, guarded, highlight_pieces,
                      limited_textbox, role_notice, start_run)
@@ -83,19 +83,12 @@ def highlight_winner(group: RerankResult) -> list[tuple[str, str | None]]:
 
 
 def screen_rows(rows: list[dict]) -> list[dict]:
-    """The rows as the screen reads them: `creativity_rel`, creativity min-max scaled among the candidates that hold
-    a simile (for the screen only: the ranking and the CSV use the raw value, and the order is the same), and, for a
-    single candidate, no relative value at all (there is nothing to compare it with; the raw values stay in the
-    details and the CSV)."""
-    scored = [r for r in rows if not r["flag"] and r["creativity"] is not None]
-    scaled = dict(zip((id(r) for r in scored), minmax([r["creativity"] for r in scored]))) if scored else {}
-    out = []
-    for r in rows:
-        row = {**r, "creativity_rel": None if id(r) not in scaled else round(float(scaled[id(r)]), 4)}
-        if len(rows) == 1:
-            row.update({key: None for key in RELATIVE})
-        out.append(row)
-    return out
+    """The rows as the screen reads them (their `creativity_rel`: creativity relative within the list, from the
+    capability), and, for a single candidate, no relative value at all (there is nothing to compare it with; the raw
+    values stay in the details and the CSV)."""
+    if len(rows) != 1:
+        return rows
+    return [{**rows[0], **{key: None for key in RELATIVE}}]
 
 
 def wordless(vehicle: str | None) -> bool:
