@@ -46,14 +46,14 @@ def main() -> dict:
     times, cpu, counts = [], [], []
     for i, sentence in enumerate(SENTENCES):
         t0, c0 = time.perf_counter(), time.process_time()
-        cands = polish(sentence, n=10, seed=i)
+        cands = polish(sentence, n=10, seed=i).candidates
         times.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
         counts.append(len(cands))
     times50, counts50 = [], []
     for i, sentence in enumerate(SENTENCES[:3]):
         t0 = time.perf_counter()
-        counts50.append(len(polish(sentence, n=50, seed=i)))
+        counts50.append(len(polish(sentence, n=50, seed=i).candidates))
         times50.append(time.perf_counter() - t0)
     import torch
 

@@ -7,7 +7,7 @@
     .venv/bin/python bench/writer_read.py record read.json key.json labels.json --polish eval/polish_blind_read_N.json \
         --continuation eval/continuation_blind_read_N.json --how "…"      # the committed records `eval *-read` counts
 
-Polish: each literal through `polish_report(literal, n=10, seed=0)` with the default sources ("default sources": lm,
+Polish: each literal through `polish(literal, n=10, seed=0)` with the default sources ("default sources": lm,
 retrieval, property) and with the writer source ("writer source": writer, property). Continue: each narrative through the writer mode with its pool of 6
 drawn in order (rank=False), then ordered as the served mode orders them (whole sentences, no slip, the judge's
 probability), so that the 3 shown and the 3 not shown are read alike.
@@ -52,7 +52,7 @@ def _reread_pairs(args, out) -> None:
     try:
         for lit in _lines(args.literals):
             t = time.perf_counter()
-            P.polish_report(lit, n=10, seed=0)
+            P.polish(lit, n=10, seed=0)
             for variant, key in (("before reread", "before"), ("writer reread", "after")):
                 out["polish"].append({"literal": lit, "variant": variant, "seconds": round(time.perf_counter() - t, 2),
                                       "cands": [{"sentence": c.sentence, "rank": i + 1, "strategy": c.strategy}
@@ -71,7 +71,7 @@ def generate(args) -> None:
     from studio.continuation.generate import Settings, continue_narrative
     from studio.continuation.judge import get_judge
     from studio.continuation.writing import slips
-    from studio.similes.polish import polish_report
+    from studio.similes.polish import polish
 
     out = {"polish": [], "continue": []}
     if args.polish_variants == "reread":  # one run per literal: the list before and after the writer's reread
@@ -79,7 +79,7 @@ def generate(args) -> None:
     for lit in _lines(args.literals) if args.literals and args.polish_variants != "reread" else []:
         for variant, strategies in POLISH_VARIANTS[args.polish_variants]:
             t = time.perf_counter()
-            cands, _ = polish_report(lit, n=10, seed=0, strategies=strategies)
+            cands = polish(lit, n=10, seed=0, strategies=strategies).candidates
             out["polish"].append({"literal": lit, "variant": variant, "seconds": round(time.perf_counter() - t, 2),
                                   "cands": [{"sentence": c.sentence, "rank": i + 1, "strategy": c.strategy}
                                             for i, c in enumerate(cands)]})

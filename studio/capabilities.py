@@ -29,6 +29,9 @@ class Capability:
     roles: tuple[str, ...] = ()
     #: the modules a request goes through (tests/test_serving_imports.py: none of them imports training code)
     serving: tuple[str, ...] = ()
+    #: its front door: the one module of the capability's package its tab and commands import, with typed results
+    #: (tests/test_front_doors.py); None where the tab and commands still reach further in
+    front_door: str | None = None
 
 
 CAPABILITIES: tuple[Capability, ...] = (
@@ -49,7 +52,7 @@ CAPABILITIES: tuple[Capability, ...] = (
                      "polish-read": "studio.lab.evaluation.reads:PolishReadEvaluation",
                      "polish-ranker": "studio.lab.evaluation.polish_ranker:PolishRankerEvaluation"},
         roles=("writer", "polisher", "lm", "parser", "embedder", "simile_components", "polish_ranker"),
-        serving=("studio.similes.polish",)),
+        serving=("studio.similes.service", "studio.similes.polish"), front_door="studio.similes.service"),
     Capability(
         "hauser", "HAUSER scoring and reranking", "studio.ui.rerank_tab:build_rerank_tab",
         commands=("studio.cli.score_cmd",),
@@ -60,7 +63,7 @@ CAPABILITIES: tuple[Capability, ...] = (
                      "nli": "studio.lab.evaluation.nli:NLIEvaluation",
                      "sentiment": "studio.lab.evaluation.sentiment:SentimentEvaluation"},
         roles=("nli", "sentiment", "embedder", "parser", "simile_components"),
-        serving=("studio.hauser.scorer",)),
+        serving=("studio.hauser.service", "studio.hauser.scorer"), front_door="studio.hauser.service"),
     Capability(
         "imagine", "ImaginE: imaginations compared", "studio.ui.imagine_tab:build_imagine_tab",
         commands=("studio.cli.imagine_cmd",),

@@ -50,10 +50,10 @@ def test_scores_carry_evidence_and_the_nli_verdict(sourced_kb):
 
 
 def test_rerank_tab_shows_evidence_escaped(sourced_kb):
+    from studio.hauser.service import rerank
     from studio.ui.rerank_tab import show_group
 
-    group = score_groups([(LITERAL, CANDIDATES)], Settings())[0].to_dict()
-    text = show_group(group)[3]
+    text = show_group(rerank(LITERAL, CANDIDATES, Settings()))[3]
     # in words first, the raw lines under Details
     assert "**Why these scores**" in text and "compare “he” with “child” 3 times" in text
     assert "he \\~ child ×3" in text.split("<details>", 1)[1]

@@ -9,7 +9,7 @@ import pytest
 
 from studio.similes import aptness
 from studio.lab.similes import aptness_train as at
-from studio.similes.polish import polish_report
+from studio.similes.polish import polish
 
 VECTORS = {  # a tiny world: "lime" goes with tangy things, "drum" with rumbling ones
     "The cake was tangy.": [1.0, 0.0, 0.0, 0.2], "The cake": [0.0, 1.0, 0.0, 0.0], "cake": [0.0, 1.0, 0.0, 0.0],
@@ -63,21 +63,24 @@ def test_keep_follows_the_weights_and_refuses_other_features():
 
 def test_the_tiny_profile_ranks_by_the_score(tiny_registry):
     """The shipped weights were fitted with the offline MiniLM: beside the tiny embedder they are not used."""
-    cands, report = polish_report("The soup was very bland.", n=5, seed=0, reread=False)
-    assert report["ranked_by"] == "images, then score" and cands and report["expected_keepers"] is None
+    report = polish("The soup was very bland.", n=5, seed=0, reread=False)
+    cands = report.candidates
+    assert report.ranked_by == "images, then score" and cands and report.expected_keepers is None
     assert all(c.keep is None for c in cands)
     assert all(c.kind in ("adjective", "verb") and c.cue for c in cands)
 
 
 @pytest.mark.offline
 def test_offline_polish_ranks_by_keep(offline):
-    cands, report = polish_report("The soup was very bland.", n=10, seed=0, reread=False)
-    assert report["ranked_by"] == "images, then keep" and "keep =" in report["score"]
+    report = polish("The soup was very bland.", n=10, seed=0, reread=False)
+    cands = report.candidates
+    assert report.ranked_by == "images, then keep" and "keep =" in report.score_meaning
     keeps = [c.keep for c in cands]
     assert all(0 < k < 1 for k in keeps) and keeps == sorted(keeps, reverse=True)
-    assert report["expected_keepers"] == pytest.approx(sum(keeps), abs=0.051)  # keep is calibrated: its sum
-    before, report_before = polish_report("The soup was very bland.", n=10, seed=0, ranker=False, reread=False)
-    assert report_before["ranked_by"] == "images, then score" and all(c.keep is None for c in before)
+    assert report.expected_keepers == pytest.approx(sum(keeps), abs=0.051)  # keep is calibrated: its sum
+    report_before = polish("The soup was very bland.", n=10, seed=0, ranker=False, reread=False)
+    before = report_before.candidates
+    assert report_before.ranked_by == "images, then score" and all(c.keep is None for c in before)
 
 
 def test_splits_are_by_literal_set():

@@ -79,8 +79,9 @@ def test_without_the_writer_the_list_stays(monkeypatch, four):
 
 
 def test_the_served_list_is_reread_and_says_so(tiny_registry):
-    cands, report = P.polish_report("The soup was very bland.", n=5, seed=0)
-    assert report["reread"] is True and report["ranked_by"].endswith(P.WRITER_ORDER) and cands
-    assert "rereads" in report["score"]
-    _, before = P.polish_report("The soup was very bland.", n=5, seed=0, reread=False)
-    assert before["reread"] is False and not before["ranked_by"].endswith(P.WRITER_ORDER)
+    report = P.polish("The soup was very bland.", n=5, seed=0)
+    cands = report.candidates
+    assert report.reread is True and report.ranked_by.endswith(P.WRITER_ORDER) and cands
+    assert "rereads" in report.score_meaning
+    before = P.polish("The soup was very bland.", n=5, seed=0, reread=False)
+    assert before.reread is False and not before.ranked_by.endswith(P.WRITER_ORDER)

@@ -6,7 +6,7 @@ import pytest
 
 from studio.continuation.generate import Settings, continue_narrative
 from studio.errors import Stopped
-from studio.similes.polish import STRATEGIES, polish, polish_report
+from studio.similes.polish import STRATEGIES, polish
 
 NARRATIVE = "Nora dropped her notes on the stage, so she had to [wing it]."
 
@@ -39,12 +39,13 @@ def test_polish_stops_when_told():
 
 
 def test_polish_says_why_it_delivers_fewer():
-    cands, report = polish_report("He yelps and howls.", n=50, strategies=["property"], seed=0)
-    assert report["asked"] == 50 and report["delivered"] == len(cands) < 50
-    assert f"{len(cands)} of the 50 candidates asked" in report["shortfall"]
-    assert "property" in report["shortfall"]
-    _, full = polish_report("He yelps and howls.", n=1, seed=0, strategies=["lm", "retrieval", "property"])
-    assert full["delivered"] == 1 and full["shortfall"] == ""
+    report = polish("He yelps and howls.", n=50, strategies=["property"], seed=0)
+    cands = report.candidates
+    assert report.asked == 50 and report.delivered == len(cands) < 50
+    assert f"{len(cands)} of the 50 candidates asked" in report.shortfall
+    assert "property" in report.shortfall
+    full = polish("He yelps and howls.", n=1, seed=0, strategies=["lm", "retrieval", "property"])
+    assert full.delivered == 1 and full.shortfall == ""
 
 
 def test_continue_progress_follows_decoding_steps():

@@ -7,7 +7,7 @@ import pytest
 from studio.lab.similes import image_table
 from studio.similes import images as images_mod
 from studio.similes.images import images, normal
-from studio.similes.polish import DEFAULT_STRATEGIES, _manner_adjectives, polish_report
+from studio.similes.polish import DEFAULT_STRATEGIES, _manner_adjectives, polish
 
 
 def test_the_shipped_table_holds_the_common_qualities():
@@ -55,26 +55,28 @@ def test_manner_adverbs_give_their_adjectives(tiny_registry):
 
 def test_polish_puts_the_table_images_first(tiny_registry):
     assert DEFAULT_STRATEGIES[0] == "images"
-    cands, report = polish_report("The train moved slowly through the valley.", n=6, seed=0, reread=False)
+    report = polish("The train moved slowly through the valley.", n=6, seed=0, reread=False)
+    cands = report.candidates
     table = [image for image, *_ in images("slow")]
     first = [c for c in cands if c.strategy == "images"]
     assert first and cands[:len(first)] == first  # first, in the table's order
     assert [c.rank for c in first] == sorted(c.rank for c in first)
     assert all(c.keep is None and c.phrase.startswith("like ") and c.kind == "verb" for c in first)
     assert all(any(image.split()[-1] in c.vehicle for image in table) for c in first)
-    assert report["ranked_by"].startswith("images, then") and report["proposed"]["images"] >= 1
-    cands, _ = polish_report("The bread was very hard.", n=4, seed=0, reread=False)
+    assert report.ranked_by.startswith("images, then") and report.proposed["images"] >= 1
+    cands = polish("The bread was very hard.", n=4, seed=0, reread=False).candidates
     assert cands[0].strategy == "images" and cands[0].phrase.startswith("as hard as ")
     # without the source the list has none of its candidates
-    cands, report = polish_report("The bread was very hard.", n=4, seed=0, strategies=["lm", "retrieval"])
-    assert all(c.strategy != "images" for c in cands) and not report["ranked_by"].startswith("images")
+    report = polish("The bread was very hard.", n=4, seed=0, strategies=["lm", "retrieval"])
+    cands = report.candidates
+    assert all(c.strategy != "images" for c in cands) and not report.ranked_by.startswith("images")
 
 
 def test_the_table_leaves_the_other_sources_draws_alone(tiny_registry):
     """Its few images come on top: the other sources propose what they proposed without it."""
-    _, without = polish_report("The train moved slowly through the valley.", n=10, seed=0,
-                               strategies=["lm", "retrieval", "property"])
-    _, with_images = polish_report("The train moved slowly through the valley.", n=10, seed=0,
-                                   strategies=["images", "lm", "retrieval", "property"])
-    assert with_images["proposed"]["images"] >= 1
-    assert {k: v for k, v in with_images["proposed"].items() if k != "images"} == without["proposed"]
+    without = polish("The train moved slowly through the valley.", n=10, seed=0,
+                     strategies=["lm", "retrieval", "property"])
+    with_images = polish("The train moved slowly through the valley.", n=10, seed=0,
+                         strategies=["images", "lm", "retrieval", "property"])
+    assert with_images.proposed["images"] >= 1
+    assert {k: v for k, v in with_images.proposed.items() if k != "images"} == without.proposed

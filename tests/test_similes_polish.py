@@ -9,11 +9,11 @@ import pytest
 
 from studio.errors import InputError
 from studio.figures.components import extract_similes
-from studio.similes.polish import STRATEGIES, find_slots, noun_phrase, polish, polish_report, realise
+from studio.similes.polish import STRATEGIES, find_slots, noun_phrase, polish, realise
 
 
 def test_candidates_are_distinct_and_located():
-    cands = polish("He yelps and howls.", n=10, seed=0, strategies=["lm", "retrieval", "property"])
+    cands = polish("He yelps and howls.", n=10, seed=0, strategies=["lm", "retrieval", "property"]).candidates
     assert 1 <= len(cands) <= 10
     sentences = [c.sentence for c in cands]
     assert len(set(sentences)) == len(sentences)
@@ -55,24 +55,25 @@ def test_noun_phrases_agree():
 
 
 def test_no_vehicle_twice_and_the_shortfall_says_why():
-    cands, report = polish_report("Her voice was very loud.", n=50, seed=0)
+    result = polish("Her voice was very loud.", n=50, seed=0)
+    cands = result.candidates
     heads = [c.vehicle.lower().split()[-1] for c in cands]
     assert len(heads) == len(set(heads))
-    assert report["delivered"] == len(cands)
+    assert result.delivered == len(cands)
     if len(cands) < 50:
-        assert f"{len(cands)} of the 50 candidates asked" in report["shortfall"] and "merged" in report["shortfall"]
-    assert "score" in report["score"] and report["generator"]
+        assert f"{len(cands)} of the 50 candidates asked" in result.shortfall and "merged" in result.shortfall
+    assert "score" in result.score_meaning and result.generator
 
 
 def test_seed_is_honoured():
-    a = [c.to_dict() for c in polish("She sang at the party.", n=8, seed=3)]
-    b = [c.to_dict() for c in polish("She sang at the party.", n=8, seed=3)]
+    a = [c.to_dict() for c in polish("She sang at the party.", n=8, seed=3).candidates]
+    b = [c.to_dict() for c in polish("She sang at the party.", n=8, seed=3).candidates]
     assert a == b
 
 
 @pytest.mark.parametrize("strategy", ["insertion", "retrieval", "property"])  # lm: the tiny lm writes no words
 def test_single_strategy(strategy):
-    cands = polish("The old car moved slowly.", n=5, strategies=[strategy], seed=0)
+    cands = polish("The old car moved slowly.", n=5, strategies=[strategy], seed=0).candidates
     assert cands and all(c.strategy == strategy for c in cands)
 
 
@@ -94,12 +95,12 @@ def test_refuses_what_it_cannot_polish(text, message):
     """A greeting ("Hello like a dog."), a simile ("as as blue as a sapphire as the sea") and another language
     ("…מאוד like a lion's roar") are refused at Polish's front door, with the reason."""
     with pytest.raises(InputError, match=message):
-        polish_report(text, n=3, seed=0)
+        polish(text, n=3, seed=0)
 
 
 def test_still_polishes_short_literals():
     for literal in ("The lake was calm.", "He moved.", "It was empty.", "I like tea."):
-        assert polish(literal, n=2, strategies=["property", "insertion"], seed=0), literal
+        assert polish(literal, n=2, strategies=["property", "insertion"], seed=0).candidates, literal
 
 
 def test_cli_and_api_refuse_alike(client):
@@ -173,14 +174,15 @@ def one_torch_thread():
 def test_yelps_and_howls_with_the_real_lm(offline, one_torch_thread):
     from studio.similes.polish import DEFAULT_STRATEGIES, MIN_SCORE
 
-    cands, report = polish_report("He yelps and howls.", n=10, seed=0)
-    assert report["generator"].startswith("trained polisher")
+    result = polish("He yelps and howls.", n=10, seed=0)
+    cands = result.candidates
+    assert result.generator.startswith("trained polisher")
     assert len({c.sentence for c in cands}) == len(cands) >= 5
     assert {c.strategy for c in cands} <= set(DEFAULT_STRATEGIES) and "lm" in {c.strategy for c in cands}
     assert all(c.score >= MIN_SCORE for c in cands)
     readable = sum(bool(extract_similes(c.sentence)) for c in cands)
     assert readable >= len(cands) - 1
-    loud, _ = polish_report("Her voice was very loud.", n=10, seed=0)
+    loud = polish("Her voice was very loud.", n=10, seed=0).candidates
     assert loud and all(c.sentence.startswith("Her voice was as loud as ") for c in loud)  # not "very loud as"
     assert extract_similes("I like tea.") == []
 
@@ -215,7 +217,7 @@ def test_no_slur_and_no_people_is_a_vehicle(offline):
         sentence, phrase, offset = realise(literal, slot, vehicle)
         rows.append({"sentence": sentence, "phrase": phrase, "offset": offset, "vehicle": vehicle})
     assert _no_image(rows, parser) == {0, 2, 4}  # peoples, and an adjective where a noun should be
-    cands, _ = polish_report(literal, n=10, seed=0)
+    cands = polish(literal, n=10, seed=0).candidates
     assert not any("asian" in c.sentence.lower() for c in cands)
 
 
@@ -310,7 +312,8 @@ def test_the_floor_is_chosen_on_dev_by_the_stated_criterion(monkeypatch):
 
     def fake_report(literal, n=10, seed=0, min_score=None, **_):
         seen.append(min_score)
-        return [Candidate(f"{literal} {i}", "like x", 0, "lm", s, "x") for i, (s, _q) in enumerate(table[literal])], {}
+        return SimpleNamespace(candidates=[Candidate(f"{literal} {i}", "like x", 0, "lm", s, "x")
+                                           for i, (s, _q) in enumerate(table[literal])])
 
     def fake_groups(groups):
         out = []
@@ -319,7 +322,7 @@ def test_the_floor_is_chosen_on_dev_by_the_stated_criterion(monkeypatch):
             out.append(SimpleNamespace(candidates=[SimpleNamespace(quality=q) for q in qs][:len(cands)]))
         return out
 
-    monkeypatch.setattr(polish_module, "polish_report", fake_report)
+    monkeypatch.setattr(polish_module, "polish", fake_report)
     monkeypatch.setattr(scorer, "score_groups", fake_groups)
     out = evaluate_polish.select_floor([("A", ["p1", "p2"]), ("B", ["p1", "p2"])], grid=(0.0, 0.015, 0.035))
     assert set(seen) == {0.0}  # polished without a floor: one run gives every floor's list
@@ -331,8 +334,8 @@ def test_the_floor_is_chosen_on_dev_by_the_stated_criterion(monkeypatch):
 
 
 def test_no_floor_clause_when_no_floor_applies():
-    _cands, report = polish_report("He yelps and howls.", n=50, seed=0, min_score=0.0)
-    assert "scored below" not in report["shortfall"] and report["below_min_score"] == 0
+    result = polish("He yelps and howls.", n=50, seed=0, min_score=0.0)
+    assert "scored below" not in result.shortfall and result.below_min_score == 0
 
 
 def test_floor_selection_deals_long_lists_into_hauser_sized_groups(monkeypatch):
@@ -346,13 +349,14 @@ def test_floor_selection_deals_long_lists_into_hauser_sized_groups(monkeypatch):
     sizes = []
 
     def fake_report(literal, n=10, seed=0, min_score=None, **_):
-        return [Candidate(f"{literal} {i}", "like x", 0, "lm", 1 - i / 100, "x") for i in range(n)], {}
+        return SimpleNamespace(candidates=[Candidate(f"{literal} {i}", "like x", 0, "lm", 1 - i / 100, "x")
+                                           for i in range(n)])
 
     def fake_groups(groups):
         sizes.extend(len(c) for _l, c in groups)
         return [SimpleNamespace(candidates=[SimpleNamespace(quality=0.5) for _ in c]) for _l, c in groups]
 
-    monkeypatch.setattr(polish_module, "polish_report", fake_report)
+    monkeypatch.setattr(polish_module, "polish", fake_report)
     monkeypatch.setattr(scorer, "score_groups", fake_groups)
     out = evaluate_polish.select_floor([("A", ["p"] * 5)], n=50, grid=(0.0,))
     assert sizes == [30, 30] and out["candidates"] == 50  # 25 of ours + the paper's 5 in each
@@ -368,14 +372,14 @@ def test_kb_attested_similes_are_marked_and_rank_first(tiny_registry, monkeypatc
     assert not attested(kb, "sore", "a surgeon") and not attested(kb, "loud", "as if it hurt")
     literal = "The cake was very sweet."
     # only the KB's vehicles for the adjective: every one is attested; the marker reaches the list
-    cands = polish(literal, n=5, strategies=["property"], seed=0)
+    cands = polish(literal, n=5, strategies=["property"], seed=0).candidates
     assert cands and all(c.attested and c.phrase.startswith("as sweet as ") for c in cands)
     # the bonus orders the list: without it the order is by score alone
-    both = polish_module.polish_report(literal, n=10, strategies=["property", "insertion"], seed=0, reread=False)[0]
+    both = polish_module.polish(literal, n=10, strategies=["property", "insertion"], seed=0, reread=False).candidates
     key = [c.score * (1 + polish_module.ATTESTED_BONUS * c.attested) for c in both]
     assert key == sorted(key, reverse=True) and any(c.attested for c in both)
     monkeypatch.setattr(polish_module, "ATTESTED_BONUS", 0.0)
-    plain = polish_module.polish_report(literal, n=10, strategies=["property", "insertion"], seed=0, reread=False)[0]
+    plain = polish_module.polish(literal, n=10, strategies=["property", "insertion"], seed=0, reread=False).candidates
     assert [c.score for c in plain] == sorted((c.score for c in plain), reverse=True)
 
 

@@ -43,9 +43,12 @@ def add_json_flag(p: argparse.ArgumentParser) -> None:
 
 
 def emit(result, args) -> None:
+    """Print a command's result: its `render` (the text for a reader), or with --json its JSON (a typed result's
+    `to_dict()`)."""
     render = getattr(args, "render", None)
     if getattr(args, "json", False) or render is None:
-        print(json.dumps(result, indent=2, ensure_ascii=False, default=jsonable))
+        data = result.to_dict() if hasattr(result, "to_dict") else result
+        print(json.dumps(data, indent=2, ensure_ascii=False, default=jsonable))
     else:
         print(render(result))
 

@@ -1,9 +1,9 @@
 """`python -m studio components`: the similes in a sentence with their topic, vehicle, event and property."""
 from __future__ import annotations
 
-from ..similes.analysis import analyse
-from ..similes.batch import single_or_batch
+from ..similes.service import components
 from . import add_json_flag
+from .batch import single_or_batch
 
 
 def register(sub) -> None:
@@ -16,7 +16,7 @@ def register(sub) -> None:
 
 
 def run(args):
-    return single_or_batch(args, args.sentence, "sentence", analyse,
+    return single_or_batch(args, args.sentence, "sentence", components,
                            'give a sentence, e.g. python -m studio components "He wept like a child." (or --batch)')
 
 

@@ -1,16 +1,15 @@
 """`python -m studio polish`: simile candidates for a literal sentence."""
 from __future__ import annotations
 
-from ..similes.batch import single_or_batch
-from ..similes.polish import DEFAULT_STRATEGIES, STRATEGIES
-from ..similes.writer_vehicles import DOMAINS, REGISTERS
+from ..similes.service import DEFAULT_STRATEGIES, DOMAINS, MAX_N, REGISTERS, STRATEGIES, polish
 from . import add_json_flag
+from .batch import single_or_batch
 
 
 def register(sub) -> None:
     p = sub.add_parser("polish", help="turn a literal sentence into simile candidates")
     p.add_argument("literal", nargs="?", help="the literal sentence (omit with --batch)")
-    p.add_argument("--n", type=int, default=10, help="number of candidates (1-50)")
+    p.add_argument("--n", type=int, default=10, help=f"number of candidates (1-{MAX_N})")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (same seed, same candidates)")
     p.add_argument("--strategies", default="",
                    help=f"comma-separated subset of the vehicle sources {','.join(STRATEGIES)} "
@@ -25,17 +24,10 @@ def register(sub) -> None:
 
 
 def run(args):
-    from ..similes.polish import polish_report
-
     def one(literal: str) -> dict:
-        cands, report = polish_report(literal, n=args.n, strategies=args.strategies or None, seed=args.seed,
-                                      domain=args.domain, register=args.register)
-        out = {"literal": literal, "candidates": [c.to_dict() for c in cands], "asked": report["asked"],
-               "delivered": report["delivered"], "score": report["score"], "ranked_by": report["ranked_by"],
-               "generator": report["generator"], "expected_keepers": report.get("expected_keepers")}
-        if report["shortfall"]:
-            out["shortfall"] = report["shortfall"]
-        return out
+        result = polish(literal, n=args.n, strategies=args.strategies or None, seed=args.seed, domain=args.domain,
+                        register=args.register)
+        return {"literal": literal, **result.to_dict()}
 
     return single_or_batch(args, args.literal, "literal", one,
                            'give a literal sentence, e.g. python -m studio polish "He yelps and howls." (or --batch)')

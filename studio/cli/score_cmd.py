@@ -6,8 +6,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError, StudioError
-from ..hauser.criteria import DEFAULT_LM_CREATIVITY, DEFAULT_LM_RELEVANCE
-from ..hauser.scorer import Settings, score_group, table_rows
+from ..hauser.service import RerankResult, Settings, check_group, rerank, rerank_many
 from . import add_json_flag
 
 BATCH_CHUNK = 500  # groups per model pass: large enough to batch well, small enough to show progress
@@ -42,10 +41,10 @@ def register(sub) -> None:
 
 
 def run(args):
+    back_off = {name: value for name, value in (("lm_relevance", args.lm_relevance),
+                                                ("lm_creativity", args.lm_creativity)) if value is not None}
     settings = Settings((args.alpha, args.beta, args.gamma), tuple(args.rank_weights), args.relevance,
-                        DEFAULT_LM_RELEVANCE if args.lm_relevance is None else args.lm_relevance,
-                        DEFAULT_LM_CREATIVITY if args.lm_creativity is None else args.lm_creativity,
-                        irony=not args.no_irony, property_backoff=not args.no_property_backoff)
+                        irony=not args.no_irony, property_backoff=not args.no_property_backoff, **back_off)
     if args.batch:
         if args.literal or args.candidate:
             raise InputError("use either --batch or --literal/--candidate, not both")
@@ -57,12 +56,10 @@ def run(args):
         return summary
     if not args.literal:
         raise InputError("give --literal and one or more --candidate (or --batch IN.jsonl --out OUT.jsonl)")
-    return score_group(args.literal, args.candidate, settings).to_dict()
+    return rerank(args.literal, args.candidate, settings)
 
 
 def run_batch(source: str, out: str, settings) -> dict:
-    from ..hauser.scorer import check_group, score_groups
-
     src, dest = Path(source), Path(out)
     if not src.is_file():
         raise InputError(f"--batch file not found: {source}")
@@ -86,24 +83,24 @@ def run_batch(source: str, out: str, settings) -> dict:
                 failed += 1
     with open(dest, "w", encoding="utf-8") as fout:
         for start in range(0, len(good), BATCH_CHUNK):
-            for group in score_groups(good[start:start + BATCH_CHUNK], settings):
+            for group in rerank_many(good[start:start + BATCH_CHUNK], settings):
                 fout.write(json.dumps(group.to_dict(), ensure_ascii=False) + "\n")
             print(f"scored {min(start + BATCH_CHUNK, len(good))}/{len(good)} groups", file=sys.stderr, flush=True)
     return {"batch": str(src), "out": str(dest), "written": len(good), "failed": failed}
 
 
-def render(result: dict) -> str:
-    lines = [f"literal: {result['literal']}", ""]
+def render(result: RerankResult) -> str:
+    lines = [f"literal: {result.literal}", ""]
     header = f"{'rank':>4}  {'Q':>6} {'C':>7} {'I':>5}  {'r':>8} {'c_l':>6} {'c_s':>7}  candidate"
     lines.append(header)
-    for row in table_rows(result):
+    for row in result.rows:
         fmt = lambda x, w, d: (f"{x:>{w}.{d}f}" if x is not None else f"{'—':>{w}}")  # noqa: E731
         lines.append(f"{row['rank']:>4}  {fmt(row['quality'], 6, 3)} {fmt(row['creativity'], 7, 3)} "
                      f"{fmt(row['informativeness'], 5, 2)}  {fmt(row['relevance'], 8, 2)} "
                      f"{fmt(row['logical_consistency'], 6, 3)} {fmt(row['sentiment_consistency'], 7, 3)}  "
                      f"{row['candidate']}" + (f"  [{row['flag']}]" if row["flag"] else ""))
-    b = result["backends"]
-    s = result["settings"]
+    b = result.backends
+    s = result.settings
     lines += ["", "Q: quality, 0–1 relative within these candidates (1 = the best here, 0 = the weakest; "
                   "0.5 when they tie, so a single candidate gets 0.5); C: creativity, higher = a rarer image "
                   "(unbounded, may be negative); I: words in the image; r, c_l, c_s: the raw relevance (≥ 0), "

@@ -6,6 +6,7 @@ import io
 from pathlib import Path
 
 from ..errors import InputError
+from .scorer import MAX_CANDIDATES
 
 MAX_CSV_BYTES = 1_000_000
 MAX_CSV_ROWS = 5_000
@@ -51,6 +52,11 @@ def _groups(reader: csv.DictReader) -> list[tuple[str, list[str]]]:
             groups.setdefault(literal, []).append(candidate)
     if not groups:
         raise InputError("The CSV has no row with both a literal sentence and a candidate.")
+    for literal, candidates in groups.items():
+        if len(candidates) > MAX_CANDIDATES:
+            short = literal if len(literal) <= 60 else literal[:58] + "…"
+            raise InputError(f"The literal sentence “{short}” has {len(candidates)} candidates in the CSV; the limit "
+                             f"is {MAX_CANDIDATES} per literal sentence. Nothing was scored.")
     return list(groups.items())
 
 

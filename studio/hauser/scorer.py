@@ -45,6 +45,13 @@ class Settings:
         if self.relevance not in C.RELEVANCE_METHODS:
             raise InputError(f"relevance must be one of {', '.join(C.RELEVANCE_METHODS)}, not {self.relevance!r}")
 
+    @classmethod
+    def from_parts(cls, quality_parts=C.DEFAULT_QUALITY_PARTS, rank_weights=C.DEFAULT_RANK_WEIGHTS,
+                   relevance: str | None = "eq2") -> "Settings":
+        """The tab's settings: the quality weights α : β : γ in parts (3 : 2 : 1 → 0.5, 0.33, 0.17), the three rank
+        weights and the relevance method (None: eq2); the LM back-off, irony and property back-off as served."""
+        return cls(C.relative_weights(quality_parts), tuple(rank_weights), relevance or "eq2")
+
 
 @dataclass
 class CandidateScore:

@@ -38,6 +38,7 @@ from ..figures.lm_features import shared
 from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
 from ..models.specs import POLISHER_DELTA as DELTA_PATH  # the registry's `polisher` role serves it
+from .writer_vehicles import DOMAINS, REGISTERS
 
 STRATEGIES = ("images", "writer", "lm", "retrieval", "property", "insertion")
 #: the default sources: "insertion" (the KB's most frequent vehicles) put the same few vehicles ("a rock", "a mouse")
@@ -190,23 +191,48 @@ class Slot:
         return f"as {self.adjective} as" if self.kind == "adjective" else "like"
 
 
-# ------------------------------------------------------------------------------------------ entry points
+# ------------------------------------------------------------------------------------------ entry point
+
+@dataclass(frozen=True)
+class PolishResult:
+    """What one Polish request gives: the candidates (best first) and how they came (what was asked, proposed,
+    merged, rejected; how they are ranked). `to_dict()` is the command line's and the API's JSON."""
+    literal: str
+    candidates: list[Candidate]
+    asked: int
+    delivered: int
+    proposed: dict[str, int]   # distinct vehicles per source
+    distinct: int              # distinct candidates after merging
+    merged: int                # near duplicates merged
+    rejected: int              # ungrammatical, repeating the sentence's words, or of the subject's own kind
+    below_min_score: int
+    opposite: int              # vehicles that suit the opposite adjective
+    score_meaning: str         # what `score` (and `keep`) mean and how the list is ranked (SCORE_MEANING, …)
+    ranked_by: str
+    generator: str             # the lm source's generator
+    expected_keepers: float | None  # the keeps summed: how many a writer would keep; None without the ranker
+    shortfall: str             # why fewer than asked came, or ""
+    reread: bool               # the writer reread the list
+
+    def to_dict(self) -> dict:
+        """The JSON of `python -m studio polish --json` (without the literal, which the caller gives as typed)."""
+        out = {"candidates": [c.to_dict() for c in self.candidates], "asked": self.asked,
+               "delivered": self.delivered, "score": self.score_meaning, "ranked_by": self.ranked_by,
+               "generator": self.generator, "expected_keepers": self.expected_keepers}
+        if self.shortfall:
+            out["shortfall"] = self.shortfall
+        return out
+
 
 def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progress=None,
-           should_stop=None, domain: str = "any", register: str = "plain") -> list[Candidate]:
-    """The n best simile candidates for a literal sentence (fewer when fewer distinct ones exist; see
-    `polish_report`). `progress(fraction, what)` follows the work; `should_stop()` is polled between steps and ends
-    the job with `Stopped`. Plain callables, no UI."""
-    return polish_report(literal, n, strategies, seed, progress=progress, should_stop=should_stop, domain=domain,
-                         register=register)[0]
-
-
-def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progress=None,
-                  should_stop=None, min_score: float | None = None, ranker: bool = True, reread: bool = True,
-                  domain: str = "any", register: str = "plain") -> tuple[list[Candidate], dict]:
-    """`polish`, plus what was delivered and why: {"asked", "delivered", "proposed": {strategy: distinct vehicles},
-    "distinct": distinct candidates after merging, "merged", "rejected", "score", "ranked_by", "generator",
-    "shortfall", "reread"}. For evaluation and fitting only: `min_score` overrides the floor (MIN_SCORE); `ranker=False`
+           should_stop=None, domain: str = "any", register: str = "plain", min_score: float | None = None,
+           ranker: bool = True, reread: bool = True) -> PolishResult:
+    """The n best simile candidates for a literal sentence (fewer when fewer distinct ones exist: `shortfall` says
+    why), and what was delivered. Every input is checked here (text and its length, n, seed, strategies, domain,
+    register): the tab, the command line and the API pass them on as given. `strategies` None (or "") is
+    DEFAULT_STRATEGIES; a comma-separated string or a list of STRATEGIES names, at least one. `progress(fraction,
+    what)` follows the work; `should_stop()` is polled between steps and ends the job with `Stopped`. Plain
+    callables, no UI. For evaluation and fitting only: `min_score` overrides the floor (MIN_SCORE); `ranker=False`
     ranks by the score as without the `polish_ranker` role; `reread=False` leaves out the writer's reread."""
     literal = require_text(literal, "literal sentence", MAX_CHARS)
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_N:
@@ -214,8 +240,6 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise InputError("The seed must be a whole number.")
     strategies = _check_strategies(strategies)
-    from .writer_vehicles import DOMAINS, REGISTERS
-
     if domain not in DOMAINS:
         raise InputError(f"Unknown image domain {domain!r}: choose one of {', '.join(DOMAINS)}.")
     if register not in REGISTERS:
@@ -295,23 +319,10 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
     ranked, by_writer = _writer_order(ranked, n) if reread else (ranked, False)
     candidates = ranked
     chosen = ranked[:n]
-    report = {"asked": n, "delivered": len(chosen), "proposed": proposed, "distinct": len(candidates),
-              "merged": merged, "rejected": rejected, "below_min_score": len(weak), "opposite": len(opposite),
-              "score": SCORE_MEANING + " " + WRITER_FIRST * ("writer" in strategies) + (
-                  KEEP_MEANING if by_keep else RANKING) + IMAGES_FIRST * ("images" in strategies) + (
-                  WRITER_READS if by_writer else ""),
-              "ranked_by": ("images, " if "images" in strategies else "") + (
-                  "KB for an adjective, writer, " if "writer" in strategies else "") + (
-                  "then " if {"images", "writer"} & set(strategies) else "") + ("keep" if by_keep else "score") + (
-                  WRITER_ORDER if by_writer else ""),
-              "generator": "trained polisher (LoRA delta)" if trained else "plain lm, few-shot (no delta fits)",
-              # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
-              "expected_keepers": round(sum(c.keep for c in chosen), 1) if by_keep and all(
-                  c.keep is not None for c in chosen) else None,
-              "shortfall": "", "reread": by_writer}
+    shortfall = ""
     if len(chosen) < n:
         each = ", ".join(f"{name} {count}" for name, count in proposed.items())
-        report["shortfall"] = (
+        shortfall = (
             f"{len(chosen)} of the {n} candidates asked: only {len(candidates)} distinct similes exist for this "
             f"literal from the chosen sources ({each} proposals; {merged} merged as near duplicates — the same "
             f"vehicle head or modifier —, {rejected} dropped as ungrammatical, repeating the sentence's words or "
@@ -320,7 +331,22 @@ def polish_report(literal: str, n: int = 10, strategies=None, seed: int = 0, *, 
             + (f", {len(opposite)} whose vehicle suits the opposite adjective" if opposite else "")
             + "). Add sources (insertion is off by default) or try another seed (it changes the lm source) or "
             "sentence.")
-    return chosen, report
+    return PolishResult(
+        literal=literal, candidates=chosen, asked=n, delivered=len(chosen), proposed=proposed,
+        distinct=len(candidates), merged=merged, rejected=rejected, below_min_score=len(weak),
+        opposite=len(opposite),
+        score_meaning=SCORE_MEANING + " " + WRITER_FIRST * ("writer" in strategies) + (
+            KEEP_MEANING if by_keep else RANKING) + IMAGES_FIRST * ("images" in strategies) + (
+            WRITER_READS if by_writer else ""),
+        ranked_by=("images, " if "images" in strategies else "") + (
+            "KB for an adjective, writer, " if "writer" in strategies else "") + (
+            "then " if {"images", "writer"} & set(strategies) else "") + ("keep" if by_keep else "score") + (
+            WRITER_ORDER if by_writer else ""),
+        generator="trained polisher (LoRA delta)" if trained else "plain lm, few-shot (no delta fits)",
+        # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
+        expected_keepers=round(sum(c.keep for c in chosen), 1) if by_keep and all(
+            c.keep is not None for c in chosen) else None,
+        shortfall=shortfall, reread=by_writer)
 
 
 #: the share of a sentence's letters that must be Latin for Polish to take it as English (a script check only)
@@ -417,7 +443,9 @@ def literal_comparison(simile) -> bool:
 
 
 def _check_strategies(strategies) -> tuple[str, ...]:
-    if strategies is None or strategies == [] or strategies == "":
+    """None or "" (a command line without --strategies): DEFAULT_STRATEGIES; an empty list (every box unticked) is
+    refused."""
+    if strategies is None or strategies == "":
         return DEFAULT_STRATEGIES
     if isinstance(strategies, str):
         strategies = [s.strip() for s in strategies.split(",") if s.strip()]

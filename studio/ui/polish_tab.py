@@ -4,13 +4,11 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from ..errors import InputError
-from ..similes.analysis import MAX_SENTENCE_CHARS, analyse
-from ..similes.polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
-                              STRATEGIES, WRITER_ORDER)
-from ..similes.writer_vehicles import DOMAINS, REGISTERS
+from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
+                               PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
+                               PolishResult, components, polish)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, failed_run, guarded, highlight_pieces,
-                     limited_textbox, refuse_over_limit, role_notice, start_run, stopped_line)
+                     limited_textbox, role_notice, start_run, stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -88,27 +86,27 @@ def _highlight(sentence: str, offset: int, phrase: str) -> str:
     return f"{escape_markdown(before)}**{escape_markdown(phrase)}**{escape_markdown(after)}"
 
 
-def _status(report: dict, shown: bool, strategies: list[str]) -> str:
+def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
     """The line above the table, in plain text (the API's status too): how many came, from what, in which order."""
-    if report["shortfall"]:
-        return f"⚠️ {report['shortfall']}"
+    if result.shortfall:
+        return f"⚠️ {result.shortfall}"
     by = {"keep": "keep", "score": "fluency (no keep model here)"}
-    base = report["ranked_by"].removesuffix(WRITER_ORDER)
+    base = result.ranked_by.removesuffix(WRITER_ORDER)
     last = base.split()[-1]
     first = (["the images typical of the quality (source images)"] if base.startswith("images")
              else []) + (["the knowledge base's images for an adjective, then the writer's"]
                          if "writer" in base else [])
     ranked = f"ranked by {base}" if last not in by else f"best first by {by[last]}" if not first \
         else f"{', then '.join(first)} first, then the rest by {by[last]}"
-    if report.get("reread"):
+    if result.reread:
         ranked += "; then reread by the writer model (each moves by how likely it finds the simile in the sentence)"
-    status = f"{report['delivered']} of the {report['asked']} candidates asked; {ranked}."
-    if report.get("expected_keepers") is not None and shown:
-        status += (f" A writer would keep about {report['expected_keepers']:.0f} of them (their keeps summed)"
+    status = f"{result.delivered} of the {result.asked} candidates asked; {ranked}."
+    if result.expected_keepers is not None and shown:
+        status += (f" A writer would keep about {result.expected_keepers:.0f} of them (their keeps summed)"
                    + ("; few apt images were found for this sentence: try rewording it." if
-                      report["expected_keepers"] < 2.5 else "."))
+                      result.expected_keepers < 2.5 else "."))
     if "lm" in strategies:
-        status += f" The lm source used {GENERATORS.get(report['generator'], report['generator'])}."
+        status += f" The lm source used {GENERATORS.get(result.generator, result.generator)}."
     return status
 
 
@@ -116,15 +114,11 @@ def _status(report: dict, shown: bool, strategies: list[str]) -> str:
 def run_polish(literal: str, strategies: list[str], n: float, seed: float, domain: str = "any",
                register: str = "plain", request: gr.Request = None, progress=gr.Progress()):
     """The /polish endpoint: the candidates as plain text with every number (`COLUMNS`), the downloads and a plain
-    status line. The page shows the table through `screen_table`."""
-    from ..similes.polish import polish_report
-
-    refuse_over_limit((literal, "literal sentence", MAX_CHARS))
-    if not strategies:
-        raise InputError("Choose at least one strategy.")
-    cands, report = polish_report(literal, n=int(n), strategies=list(strategies), seed=int(seed),
-                                  progress=lambda fraction, what: progress(fraction, desc=what),
-                                  should_stop=cancelled, domain=domain or "any", register=register or "plain")
+    status line. The page shows the table through `screen_table`. The capability checks the inputs."""
+    result = polish(literal, n=int(n), strategies=list(strategies or []), seed=int(seed),
+                    progress=lambda fraction, what: progress(fraction, desc=what),
+                    should_stop=cancelled, domain=domain or "any", register=register or "plain")
+    cands = result.candidates
     rows = [[c.sentence, c.phrase, c.strategy, "✓" if c.attested else "", c.keep, c.score] for c in cands]
     if not rows:
         gr.Warning("No candidate survived the filters; try other strategies or another seed.")
@@ -134,11 +128,11 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, domai
         {"literal": literal, "strategies": list(strategies), "candidates asked": int(n), "seed": int(seed),
          "image domain": domain, "register": register,
          "score": SCORE_MEANING, "keep": KEEP_MEANING,
-         "ranking": report["ranked_by"], "generator": report["generator"],
-         "delivered": report["delivered"], "expected keepers": report.get("expected_keepers"),
-         "shortfall": report["shortfall"]})
+         "ranking": result.ranked_by, "generator": result.generator,
+         "delivered": result.delivered, "expected keepers": result.expected_keepers,
+         "shortfall": result.shortfall})
     return (pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files,
-            _status(report, bool(rows), list(strategies)), literal, [c.offset for c in cands])
+            _status(result, bool(rows), list(strategies)), literal, [c.offset for c in cands])
 
 
 def _plain_rows(table) -> list[list]:
@@ -169,8 +163,7 @@ def screen_table(table, offsets: list[int] | None = None) -> pd.DataFrame:
 
 @guarded
 def run_components(sentence: str):
-    refuse_over_limit((sentence, "sentence", MAX_SENTENCE_CHARS))
-    result = analyse(sentence)
+    result = components(sentence)
     text = result["sentence"]
     marks = []
     for s in result["similes"]:

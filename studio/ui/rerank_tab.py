@@ -7,12 +7,12 @@ import gradio as gr
 import pandas as pd
 
 from ..errors import InputError
-from ..hauser.criteria import DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, minmax, relative_weights
-from ..hauser.inputs import MAX_CSV_BYTES, MAX_CSV_ROWS, candidates_from_lines, groups_from_csv
-from ..hauser.scorer import MAX_CANDIDATES, MAX_CHARS, Settings, evidence_text, table_rows
+from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_CANDIDATES, MAX_CHARS, MAX_CSV_BYTES,
+                              MAX_CSV_ROWS, RerankResult, Settings, candidates_from_lines, groups_from_csv, rerank,
+                              rerank_many)
 from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, escape_markdown, failed_run, guarded, highlight_pieces,
-                     limited_textbox, refuse_over_limit, role_notice, start_run)
+                     limited_textbox, role_notice, start_run)
 from .help import tab_guide
 from .session_files import new_download, track
 
@@ -72,9 +72,9 @@ EXAMPLES = [
 ]
 
 
-def highlight_winner(group: dict) -> list[tuple[str, str | None]]:
+def highlight_winner(group: RerankResult) -> list[tuple[str, str | None]]:
     """The best candidate with its first simile's topic, vehicle and event marked (plain text, no HTML)."""
-    best = min(group["candidates"], key=lambda c: c["rank"])
+    best = min(group.candidates, key=lambda c: c["rank"])
     text = best["candidate"]
     first = next((s for s in best["similes"] if s.get("vehicle")), None)
     if first is None:
@@ -83,19 +83,12 @@ def highlight_winner(group: dict) -> list[tuple[str, str | None]]:
 
 
 def screen_rows(rows: list[dict]) -> list[dict]:
-    """The rows as the screen reads them: `creativity_rel`, creativity min-max scaled among the candidates that hold
-    a simile (for the screen only: the ranking and the CSV use the raw value, and the order is the same), and, for a
-    single candidate, no relative value at all (there is nothing to compare it with; the raw values stay in the
-    details and the CSV)."""
-    scored = [r for r in rows if not r["flag"] and r["creativity"] is not None]
-    scaled = dict(zip((id(r) for r in scored), minmax([r["creativity"] for r in scored]))) if scored else {}
-    out = []
-    for r in rows:
-        row = {**r, "creativity_rel": None if id(r) not in scaled else round(float(scaled[id(r)]), 4)}
-        if len(rows) == 1:
-            row.update({key: None for key in RELATIVE})
-        out.append(row)
-    return out
+    """The rows as the screen reads them (their `creativity_rel`: creativity relative within the list, from the
+    capability), and, for a single candidate, no relative value at all (there is nothing to compare it with; the raw
+    values stay in the details and the CSV)."""
+    if len(rows) != 1:
+        return rows
+    return [{**rows[0], **{key: None for key in RELATIVE}}]
 
 
 def wordless(vehicle: str | None) -> bool:
@@ -122,23 +115,23 @@ def criteria_chart(rows: list[dict]):
     return fig
 
 
-def _csv_file(groups: list[dict], request: gr.Request | None = None) -> str:
+def _csv_file(groups: list[RerankResult], request: gr.Request | None = None) -> str:
     """Every scored group's rows, each with its literal sentence and the backends used."""
     path = new_download(request, suffix="_rerank.csv")
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=["literal"] + COLUMNS + ["nli_backend", "sentiment_backend", "kb"])
         writer.writeheader()
         for group in groups:
-            backends = group["backends"]
-            for row in table_rows(group):
-                writer.writerow({"literal": group["literal"], **{k: row[k] for k in COLUMNS},
+            backends = group.backends
+            for row in group.rows:
+                writer.writerow({"literal": group.literal, **{k: row[k] for k in COLUMNS},
                                  "nli_backend": backends["nli"], "sentiment_backend": backends["sentiment"],
                                  "kb": backends["kb"]})
         return fh.name
 
 
-def _backends_markdown(group: dict) -> str:
-    b, s = group["backends"], group["settings"]
+def _backends_markdown(group: RerankResult) -> str:
+    b, s = group.backends, group.settings
     return (f"**Backends** — logical consistency: {escape(b['nli'])}; sentiment: {escape(b['sentiment'])}; "
             f"relevance/creativity: {escape(b['kb'])} (Eq. {s['relevance'][2:]}), LM back-off "
             f"(λ = {s.get('lm_relevance', 0):g}, μ = {s.get('lm_creativity', 0):g}): {escape(b.get('lm') or 'off')}; "
@@ -148,15 +141,15 @@ def _backends_markdown(group: dict) -> str:
             "(exact phrase, head noun, embedding neighbour, the stated property, none).")
 
 
-def _raw_evidence_markdown(group: dict) -> str:
+def _raw_evidence_markdown(group: RerankResult) -> str:
     """Per candidate, best first: the scorer's own evidence line (KB pairs with counts and source files, the LM's
     log-probabilities, the NLI verdict) and its raw criteria. Every piece of text escaped (candidates are typed)."""
-    raw = {row["rank"]: row for row in table_rows(group)}
+    raw = {row["rank"]: row for row in group.rows}
     lines = ["**Raw evidence and scores** (the KB pairs, properties and vehicles behind relevance and creativity — "
              "top 3 with counts and the source files —, the language model's log-probability of the vehicle in the "
              "sentence and after “Like”, the NLI verdict on literal → candidate; then the raw criteria: relevance ≥ 0, "
              "logical consistency 0–1, sentiment consistency −1…1, creativity unbounded):"]
-    for c in sorted(group["candidates"], key=lambda c: c["rank"]):
+    for c in group.ranked():
         text = c["candidate"] if len(c["candidate"]) <= 90 else c["candidate"][:88] + "…"
         row = raw[c["rank"]]
         numbers = ", ".join(f"{name} {row[key]:.3f}" for name, key in (
@@ -164,7 +157,7 @@ def _raw_evidence_markdown(group: dict) -> str:
             ("sentiment consistency", "sentiment_consistency"), ("creativity", "creativity"),
             ("informativeness", "informativeness")) if row[key] is not None)
         lines.append(f"- #{c['rank']} {escape_markdown(text)}: "
-                     f"{escape_markdown(evidence_text(c) or c['flag'] or '—')}"
+                     f"{escape_markdown(row['evidence'] or c['flag'] or '—')}"
                      + (f" · {escape_markdown(numbers)}" if numbers else "")
                      + (f" · KB match: {escape_markdown(row['kb_level'])}" if row["kb_level"] else ""))
     return "\n".join(lines)
@@ -249,41 +242,36 @@ def explain_candidate(c: dict) -> str:
     return " ".join(s for s in said if s) or "—"
 
 
-def _explanation_markdown(group: dict) -> str:
+def _explanation_markdown(group: RerankResult) -> str:
     """What the page shows under the chart: the candidates' scores in words, best first, then the raw evidence, the
     backends and the settings in a collapsed details block."""
     lines = ["**Why these scores**, best first:"]
-    for c in sorted(group["candidates"], key=lambda c: c["rank"]):
+    for c in group.ranked():
         text = c["candidate"] if len(c["candidate"]) <= 90 else c["candidate"][:88] + "…"
         lines.append(f"- #{c['rank']} *{escape_markdown(text)}* — {explain_candidate(c)}")
     return ("\n".join(lines) + "\n\n<details><summary>Details: raw evidence, backends and settings</summary>\n\n"
             + _raw_evidence_markdown(group) + "\n\n" + _backends_markdown(group) + "\n\n</details>")
 
 
-def _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance):
-    return Settings(relative_weights((alpha, beta, gamma)), (w_quality, w_creativity, w_inform), relevance or "eq2")
+def _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance) -> Settings:
+    return Settings.from_parts((alpha, beta, gamma), (w_quality, w_creativity, w_inform), relevance)
 
 
-def _score(groups: list[tuple[str, list[str]]], settings, progress) -> list[dict]:
-    from ..hauser.scorer import score_groups
-
-    progress(0.0, desc="scoring")
-    scored = [g.to_dict() for g in score_groups(groups, settings, progress=lambda f, what: progress(f, desc=what))]
-    if any(c["flag"] for g in scored for c in g["candidates"]):
+def _warn_flagged(scored: list[RerankResult]) -> None:
+    if any(c["flag"] for g in scored for c in g.candidates):
         gr.Warning("Some candidates hold no simile; they are flagged and ranked last.")
-    return scored
 
 
-def group_label(number: int, group: dict) -> str:
+def group_label(number: int, group: RerankResult) -> str:
     """The choice naming a scored group in the "Literal sentence shown" dropdown (plain text)."""
-    literal = group["literal"] if len(group["literal"]) <= 70 else group["literal"][:68] + "…"
-    n = len(group["candidates"])
+    literal = group.literal if len(group.literal) <= 70 else group.literal[:68] + "…"
+    n = len(group.candidates)
     return f"{number}. {literal} ({n} candidate{'s' if n != 1 else ''})"
 
 
-def show_group(group: dict):
+def show_group(group: RerankResult):
     """What the page shows for one scored group: table, winner, chart, explanation (with the details)."""
-    rows = table_rows(group)
+    rows = group.rows
     return screen_table(rows), highlight_winner(group), criteria_chart(rows), _explanation_markdown(group)
 
 
@@ -311,12 +299,12 @@ def scale_note(table) -> str:
 @guarded
 def run_rerank(literal, candidates_text, alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance,
                request: gr.Request = None, progress=gr.Progress()):
-    refuse_over_limit((literal, "literal sentence", MAX_CHARS))
-    candidates = candidates_from_lines(candidates_text)
-    if not candidates:
-        raise InputError("Please enter at least one candidate simile (one per line).")
+    """The /rerank endpoint: one literal sentence's candidates (one per line) scored; the capability checks them."""
     settings = _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance)
-    group = _score([(literal, candidates)], settings, progress)[0]
+    progress(0.0, desc="scoring")
+    group = rerank(literal, candidates_from_lines(candidates_text), settings,
+                   progress=lambda f, what: progress(f, desc=what))
+    _warn_flagged([group])
     table, winner, chart, backends = show_group(group)
     # one group: the CSV's group picker is hidden and forgotten
     return (table, winner, chart, _csv_file([group], request), backends,
@@ -338,22 +326,20 @@ def run_csv(path, alpha, beta, gamma, w_quality, w_creativity, w_inform, relevan
         raise InputError("No file was uploaded.")
     track(request, path)
     groups = groups_from_csv(path)
-    for literal, candidates in groups:
-        if len(candidates) > MAX_CANDIDATES:
-            short = literal if len(literal) <= 60 else literal[:58] + "…"
-            raise InputError(f"The literal sentence “{short}” has {len(candidates)} candidates in the CSV; the limit "
-                             f"is {MAX_CANDIDATES} per literal sentence. Nothing was scored.")
-    scored = _score(groups, _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance), progress)
+    settings = _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance)
+    progress(0.0, desc="scoring")
+    scored = rerank_many(groups, settings, progress=lambda f, what: progress(f, desc=what))
+    _warn_flagged(scored)
     table, winner, chart, backends = show_group(scored[0])
     labels = [group_label(i + 1, g) for i, g in enumerate(scored)]
     picker = gr.update(choices=labels, value=labels[0], visible=len(scored) > 1,
                        label=f"Literal sentence shown ({len(scored)} scored from the CSV; all in the download)")
     first = scored[0]
-    return (table, winner, chart, _csv_file(scored, request), backends, picker, scored, first["literal"],
-            "\n".join(c["candidate"] for c in first["candidates"]))
+    return (table, winner, chart, _csv_file(scored, request), backends, picker, scored, first.literal,
+            "\n".join(c["candidate"] for c in first.candidates))
 
 
-def pick_group(groups: list[dict], label: str | None):
+def pick_group(groups: list[RerankResult], label: str | None):
     """The dropdown: show the chosen group (its literal and candidates fill the text boxes, so Imagine top k and a
     re-run use it)."""
     labels = [group_label(i + 1, g) for i, g in enumerate(groups or [])]
@@ -361,7 +347,7 @@ def pick_group(groups: list[dict], label: str | None):
         return (gr.update(),) * 6
     group = groups[labels.index(label)]
     table, winner, chart, backends = show_group(group)
-    return table, winner, chart, backends, group["literal"], "\n".join(c["candidate"] for c in group["candidates"])
+    return table, winner, chart, backends, group.literal, "\n".join(c["candidate"] for c in group.candidates)
 
 
 def fill_from_polish(literal: str, candidates: list[str], polished: str | None = None):

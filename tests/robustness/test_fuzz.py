@@ -187,12 +187,13 @@ def test_proverbs_tab_highlight(data):
 @FUZZ
 @given(spans_in)
 def test_rerank_winner_highlight(data):
+    from studio.hauser.service import RerankResult
     from studio.ui.rerank_tab import highlight_winner
 
     text, spans = data
     marks = {part: (a, b) for (a, b, _), part in zip(spans, ["topic", "vehicle", "event"]) if a < b}
-    group = {"candidates": [{"rank": 1, "candidate": text,
-                             "similes": [{"vehicle": "v", "spans": marks}] if marks else []}]}
+    group = RerankResult(literal="", settings={}, backends={}, rows=[], candidates=[
+        {"rank": 1, "candidate": text, "similes": [{"vehicle": "v", "spans": marks}] if marks else []}])
     _check_pieces(highlight_winner(group), text)
 
 

@@ -67,7 +67,7 @@ def select_floor(items: list[tuple[str, list[str]]], n: int = 10, seed: int = 0,
     unacceptable delivered candidates (a weak candidate shown costs the writer as much as a good one withheld),
     the lowest on ties. The curve also shows the stricter bar (the paper's mean quality of the literal)."""
     from ...hauser.scorer import score_groups
-    from ...similes.polish import MIN_SCORE, polish_report
+    from ...similes.polish import MIN_SCORE, polish
 
     started = time.perf_counter()
     rows = []
@@ -75,7 +75,7 @@ def select_floor(items: list[tuple[str, list[str]]], n: int = 10, seed: int = 0,
         if not paper:
             continue
         try:
-            cands, _ = polish_report(literal, n=n, seed=seed, min_score=0.0)
+            cands = polish(literal, n=n, seed=seed, min_score=0.0).candidates
         except StudioError:
             continue
         rows.append((literal, paper, cands))
@@ -130,7 +130,7 @@ def split_literals(split: str, limit: int) -> list[tuple[str, list[str]]]:
 
 def evaluate(items: list[tuple[str, list[str]]], n: int = 10, seed: int = 0) -> dict:
     from ...figures.kb import load_kb
-    from ...similes.polish import polish_report
+    from ...similes.polish import polish
 
     kb = load_kb()
     thr = threshold()
@@ -139,12 +139,12 @@ def evaluate(items: list[tuple[str, list[str]]], n: int = 10, seed: int = 0) -> 
     for literal, paper in items:
         t0 = time.perf_counter()
         try:
-            cands, report = polish_report(literal, n=n, seed=seed)
+            result = polish(literal, n=n, seed=seed)
         except StudioError:
             skipped += 1
             continue
         timings.append(time.perf_counter() - t0)
-        rows.append({"literal": literal, "paper": paper, "ours": cands, "report": report})
+        rows.append({"literal": literal, "paper": paper, "ours": result.candidates, "report": result})
     ours_all = [c for r in rows for c in r["ours"]]
     vehicles = Counter(kb.head(c.vehicle) or c.vehicle for c in ours_all)
     per_literal = Counter(v for r in rows for v in {kb.head(c.vehicle) or c.vehicle for c in r["ours"]})
@@ -158,7 +158,7 @@ def evaluate(items: list[tuple[str, list[str]]], n: int = 10, seed: int = 0) -> 
            "top_vehicle_share_of_literals": round(top_lit_count / max(len(rows), 1), 4),
            "per_strategy": dict(Counter(c.strategy for c in ours_all)),
            "mean_seconds_per_literal": round(sum(timings) / max(len(timings), 1), 2),
-           "generator": rows[0]["report"]["generator"] if rows else ""}
+           "generator": rows[0]["report"].generator if rows else ""}
     with_paper = [r for r in rows if r["paper"]]
     if with_paper:
         out.update(_against_paper(with_paper, kb))

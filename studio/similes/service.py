@@ -1,0 +1,22 @@
+"""The similes capability's front door: what the Polish tab, the `polish` and `components` commands and the API call.
+
+- `polish(literal, n, strategies, seed, domain=…, register=…) -> PolishResult`: simile candidates for a literal
+  sentence, best first, and how they came (asked, delivered, merged, rejected, the ranking, a shortfall's reason).
+  It checks every input (the text and its length, n, seed, strategies, domain, register) and raises `InputError`
+  with a message for the visitor; the callers pass the inputs on as given.
+- `components(sentence) -> dict`: the similes in a sentence with their topic, vehicle, event and property.
+
+The limits and choices below are what the front ends show beside their inputs; the meanings are the texts that say
+what the numbers mean. The work itself is in polish.py (the realiser and its sources), writer_vehicles.py (the
+writer source), images.py, retrieval.py, aptness.py (the keep ranker) and analysis.py (components)."""
+from __future__ import annotations
+
+from .analysis import MAX_SENTENCE_CHARS
+from .analysis import analyse as components
+from .polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
+                     STRATEGIES, WRITER_ORDER, Candidate, PolishResult, polish)
+from .writer_vehicles import DOMAINS, REGISTERS
+
+__all__ = ["polish", "PolishResult", "Candidate", "components",
+           "MAX_CHARS", "MAX_N", "MAX_SENTENCE_CHARS", "STRATEGIES", "DEFAULT_STRATEGIES", "DOMAINS", "REGISTERS",
+           "SCORE_MEANING", "KEEP_MEANING", "RANKING", "PROPERTY_FIRST", "WRITER_ORDER"]
