@@ -4,7 +4,8 @@
 itself is imported only when the app is actually built or launched.
 """
 import functools
-import os
+
+from studio.settings import current
 
 
 @functools.cache
@@ -23,7 +24,7 @@ def __getattr__(name):
 def _limit_malloc_arenas(arenas: int = 2) -> None:
     """glibc gives each of the server's worker threads its own malloc arena; with many threads the freed memory
     stays fragmented across them and RSS creeps up under load. Two arenas keep it flat (measured: bench/load.py)."""
-    if os.environ.get("MALLOC_ARENA_MAX"):  # the operator's own choice, already read by glibc at start
+    if current().malloc_arena_max:  # the operator's own choice, already read by glibc at start
         return
     try:
         import ctypes
@@ -42,8 +43,8 @@ def main() -> None:
     demo = _demo()
     # after Gradio's own imports are done, so the two import chains never wait on each other
     import_backends_in_background()
-    demo.launch(server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
-                server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")), **launch_kwargs())
+    settings = current()
+    demo.launch(server_name=settings.gradio_server_name, server_port=settings.gradio_server_port, **launch_kwargs())
 
 
 if __name__ == "__main__":

@@ -3,18 +3,18 @@ It is read, never copied into the project (what the project commits is derived f
 The one resolver: every capability, evaluation and test finds the data through it."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from .errors import InputError
 from .models.config import PROJECT_ROOT
+from .settings import current
 
 ENV = "STUDIO_SHARED_DATA"
 
 
 def shared_data_dir(must_exist: bool = False) -> Path:
     """The data folder; with `must_exist`, an InputError naming the folder and the variable when it is absent."""
-    root = Path(os.environ.get(ENV) or PROJECT_ROOT.parent / "shared" / "data")
+    root = current().shared_data or PROJECT_ROOT.parent / "shared" / "data"
     if must_exist and not root.is_dir():
         raise InputError(f"the shared research data is not at {root}; set {ENV} to its folder")
     return root

@@ -15,6 +15,7 @@ from ..atomic import jsonable
 from ..capabilities import command_modules
 from ..errors import StudioError
 from ..models import ConfigError, ModelUnavailable, UnknownRole
+from ..settings import export
 
 #: command modules, each with register(subparsers): the studio's own and each capability's (studio/capabilities.py)
 COMMAND_MODULES = command_modules()
@@ -64,9 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         if args.profile:
-            import os
-
-            os.environ["STUDIO_PROFILE"] = args.profile
+            export("STUDIO_PROFILE", args.profile)
         if not getattr(args, "func", None):
             parser.print_help()
             return EXIT_BAD_INPUT

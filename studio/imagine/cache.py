@@ -16,12 +16,12 @@ from pathlib import Path
 from PIL import Image
 
 from ..atomic import atomic_write
-from ..errors import InputError
 from ..models import cache_dir
+from ..settings import current
 
 #: bump when the stored format or the meaning of a key changes, so old entries are never reused
 KEY_VERSION = 1
-DEFAULT_MAX_MB = 512.0
+DEFAULT_MAX_MB = 512.0  # StudioSettings.image_cache_mb's default
 MAX_MB_ENV = "STUDIO_IMAGE_CACHE_MB"
 
 
@@ -32,12 +32,7 @@ def render_key(model_id: str, text: str, seed: int, steps: int, guidance: float,
 
 
 def _max_bytes_from_env() -> int:
-    raw = os.environ.get(MAX_MB_ENV, "").strip()
-    try:
-        mb = float(raw) if raw else DEFAULT_MAX_MB
-    except ValueError:
-        raise InputError(f"{MAX_MB_ENV} must be a number of megabytes, not {raw!r}.") from None
-    return max(0, int(mb * 2**20))
+    return max(0, int(current().image_cache_mb * 2**20))  # an InputError naming MAX_MB_ENV when malformed
 
 
 class ImageCache:

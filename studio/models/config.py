@@ -5,7 +5,6 @@ what is already in the local Hugging Face cache.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,18 +13,16 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
     import tomli as tomllib
 
+from ..settings import ConfigError, current
+
 PROFILES = ("hub", "offline", "tiny")
 ROLES = ("embedder", "retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "lm", "writer", "polisher", "continuation_generator", "judge_cross", "simile_components", "polish_ranker", "nli", "sentiment", "clip", "diffusion", "parser")
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ASSETS = PROJECT_ROOT / "assets"
 
 
-class ConfigError(ValueError):
-    """A setting that cannot be honoured (unknown profile, unknown role)."""
-
-
 def _toml_settings(path: Path | None = None) -> dict:
-    path = path or Path(os.environ.get("STUDIO_CONFIG", PROJECT_ROOT / "studio.toml"))
+    path = path or current().config or PROJECT_ROOT / "studio.toml"
     if not path.is_file():
         return {}
     with open(path, "rb") as fh:
@@ -33,13 +30,9 @@ def _toml_settings(path: Path | None = None) -> dict:
     return data.get("studio", data)
 
 
-def _truthy(value: str | None) -> bool:
-    return str(value or "").strip().lower() in {"1", "true", "yes", "on"}
-
-
 def cache_dir() -> Path:
     """Where converted weights, embeddings and images are cached (created on demand)."""
-    env = os.environ.get("STUDIO_CACHE_DIR") or _toml_settings().get("cache_dir")
+    env = current().cache_dir or _toml_settings().get("cache_dir")
     path = Path(env) if env else Path.home() / ".cache" / "figurative-studio"
     path.mkdir(parents=True, exist_ok=True)
     return path
@@ -62,15 +55,15 @@ def _hub_models_cached() -> bool:
 
 def resolve_profile(requested: str | None = None) -> tuple[str, str]:
     """Return (profile, why)."""
-    settings = _toml_settings()
-    value = (requested or os.environ.get("STUDIO_PROFILE") or settings.get("profile") or "auto").strip().lower()
+    settings, env = _toml_settings(), current()
+    value = (requested or env.profile or settings.get("profile") or "auto").strip().lower()
     if value in PROFILES:
-        return value, f"STUDIO_PROFILE={value}" if os.environ.get("STUDIO_PROFILE") else f"profile = {value}"
+        return value, f"STUDIO_PROFILE={value}" if env.profile else f"profile = {value}"
     if value != "auto":
         raise ConfigError(f"unknown profile {value!r}: choose one of auto, {', '.join(PROFILES)} (STUDIO_PROFILE)")
-    if _truthy(os.environ.get("HF_HUB_OFFLINE")):
+    if env.hf_hub_offline:
         return "offline", "auto: HF_HUB_OFFLINE=1"
-    if os.environ.get("SPACE_ID"):
+    if env.space_id:
         return "hub", "auto: running on a Hugging Face Space (SPACE_ID set)"
     if _hub_models_cached():
         return "hub", "auto: the hub models are in the local cache"
@@ -92,16 +85,15 @@ class Settings:
         chosen, why = resolve_profile(profile)
         toml = _toml_settings()
         overrides = {k.lower(): str(v) for k, v in (toml.get("models") or {}).items()}
-        for role in ROLES:
-            env = os.environ.get(f"STUDIO_MODEL_{role.upper()}")
-            if env:
-                overrides[role] = env.strip()
+        env = current()
+        overrides.update({role: env.models[role] for role in ROLES if role in env.models})
         unknown = set(overrides) - set(ROLES)
         if unknown:
             raise ConfigError(f"unknown role(s) in [models]: {', '.join(sorted(unknown))}; roles are {', '.join(ROLES)}")
-        budget = os.environ.get("STUDIO_MAX_MEMORY_GB") or toml.get("max_memory_gb")
-        try:
-            max_gb = float(budget) if budget not in (None, "") else None
-        except ValueError as exc:
-            raise ConfigError(f"STUDIO_MAX_MEMORY_GB must be a number of GiB, not {budget!r}") from exc
+        max_gb, budget = env.max_memory_gb, toml.get("max_memory_gb")
+        if max_gb is None and budget not in (None, ""):
+            try:
+                max_gb = float(budget)
+            except ValueError as exc:
+                raise ConfigError(f"STUDIO_MAX_MEMORY_GB must be a number of GiB, not {budget!r}") from exc
         return cls(profile=chosen, profile_reason=why, overrides=overrides, max_memory_gb=max_gb)

@@ -6,9 +6,10 @@ background thread, so the first request after start waits for its model and not 
 from __future__ import annotations
 
 import importlib
-import os
 import threading
 import time
+
+from ..settings import current
 
 LIBRARIES = ("torch", "transformers", "sentence_transformers")
 
@@ -28,7 +29,7 @@ def import_backends() -> dict[str, float]:
 
 def import_backends_in_background() -> threading.Thread | None:
     """Start the imports in a daemon thread (STUDIO_IMPORT_AT_START=0: leave them to the first request)."""
-    if os.environ.get("STUDIO_IMPORT_AT_START", "1") == "0":
+    if not current().import_at_start:
         return None
     thread = threading.Thread(target=import_backends, name="import-model-libraries", daemon=True)
     thread.start()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 
 import json
-import os
 import platform
 import time
 from dataclasses import asdict, dataclass
@@ -23,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import atomic_write_bytes
+from ..settings import current
 
 #: texts the embedders are checked on: varied in length and register, none from the calibration text
 PROBE_TEXTS = (
@@ -194,7 +194,7 @@ def file_stamp(path: Path) -> str:
 
 def cached_verdict(folder: Path, name: str, key: str) -> Verdict | None:
     """The verdict stored for form `name` under the same key (CPU, runtime, file), or None: then it is checked."""
-    if os.environ.get("STUDIO_SELFCHECK_CACHE", "1") == "0":
+    if not current().selfcheck_cache:
         return None
     entry = _read(folder).get(f"{name} | {key}")
     if not entry:

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import importlib
-import os
 
 import gradio as gr
 
 from ..capabilities import tabs
-from ..models.config import ConfigError
+from ..settings import current
 from .help import INTRO, select_tab_from_link
 from .session_files import MAX_AGE_S, end_session
 
@@ -82,12 +81,7 @@ CSS = f"""
 
 def queue_max_size() -> int:
     """QUEUE_MAX_SIZE, or STUDIO_QUEUE_MAX (a Space with more cores waits longer; the tests flood a tiny queue)."""
-    value = os.environ.get(QUEUE_MAX_ENV, "").strip()
-    if not value:
-        return QUEUE_MAX_SIZE
-    if not value.isdigit() or int(value) < 1:
-        raise ConfigError(f"{QUEUE_MAX_ENV} must be a whole number of requests of at least 1, not {value!r}.")
-    return int(value)
+    return current().queue_max or QUEUE_MAX_SIZE  # a ConfigError naming QUEUE_MAX_ENV when malformed
 
 
 def build_demo(admin: bool | None = None) -> gr.Blocks:

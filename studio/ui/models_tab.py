@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..capabilities import users_of
 from ..models import ROLES, ModelUnavailable, get_registry
-from ..models.config import ConfigError
+from ..settings import current
 from .common import escape, guarded
 from .help import tab_guide
 
@@ -21,7 +21,6 @@ COLUMN_WIDTHS = ["9%", "8%", "12%", "11%", "7%", "16%", "7%", "7%", "11%", "12%"
 SCREEN_COLUMNS = ["role", "used by", "state", "load (s)", "memory (MB)"]
 SCREEN_KEYS = ["role", "used_by", "state", "load_seconds", "memory_mb"]
 ADMIN_ENV = "STUDIO_ADMIN"
-_TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 #: what each column on screen means, shown under the table
 SCREEN_NOTE = ("*used by*: the tabs that ask for the model; *state*: not loaded (it loads the first time a tab needs "
                "it) / loading / ready / unavailable (this setup cannot serve it) / failed; *load (s)*: how long its "
@@ -38,12 +37,7 @@ COLUMNS_NOTE = ("*used_by*: the capabilities that ask for the role (studio/capab
 
 def admin_enabled() -> bool:
     """True when the operator set STUDIO_ADMIN=1 (off by default: on a Space the visitor is not the operator)."""
-    value = os.environ.get(ADMIN_ENV, "").strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise ConfigError(f"{ADMIN_ENV} must be 1 (admin actions on) or 0 (off), not {value!r}.")
+    return current().admin  # a ConfigError naming ADMIN_ENV for a value other than 1/true/yes/on or 0/false/no/off
 
 
 def _self_check(checks: list[dict]) -> str:

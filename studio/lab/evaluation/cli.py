@@ -22,6 +22,7 @@ from ...atomic import atomic_write_bytes
 from ...capabilities import evaluations
 from ...errors import InputError, StudioError, parse_options
 from ...models import get_registry, using_registry
+from ...settings import current
 from .base import RESULTS_DIR, provenance, write_result
 
 #: a results file's `sample` block: the figures of the first SAMPLE_ROWS rows of each split, computed on the float32
@@ -58,9 +59,7 @@ def _parse(prog: str, argv: list[str], quick_help: str) -> argparse.Namespace:
 
 
 def _command(name: str, argv: list[str]) -> str:
-    import os
-
-    profile = os.environ.get("STUDIO_PROFILE")
+    profile = current().profile
     return " ".join(["python -m studio", *([f"--profile {profile}"] if profile else []), "eval", name, *argv])
 
 

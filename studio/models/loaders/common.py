@@ -8,6 +8,8 @@ import importlib.util
 import os
 from pathlib import Path
 
+from ...settings import current
+
 SAFE_WEIGHT_SUFFIXES = (".safetensors", ".gguf")
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
 
@@ -32,8 +34,7 @@ def configure_torch_threads() -> None:
         return
     import torch
 
-    wanted = os.environ.get("STUDIO_TORCH_THREADS")
-    threads = int(wanted) if wanted and wanted.isdigit() and int(wanted) > 0 else max(1, os.cpu_count() or 1)
+    threads = current().torch_threads or max(1, os.cpu_count() or 1)
     torch.set_num_threads(threads)
     _threads_set = True
 
@@ -68,7 +69,7 @@ def reference_forms():
 def accelerated(switch: str) -> bool:
     """Whether an accelerated form may be tried: not while reference forms load (reference_forms()), nor when its
     switch (STUDIO_ONNX, STUDIO_BF16, STUDIO_LM_4BIT, STUDIO_LM_INT8) is 0."""
-    return not _REFERENCE_FORMS.get() and os.environ.get(switch, "1") != "0"
+    return not _REFERENCE_FORMS.get() and current().switch(switch)
 
 
 def fast_bfloat16() -> bool:

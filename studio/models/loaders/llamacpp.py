@@ -31,6 +31,7 @@ import numpy as np
 
 from ...atomic import atomic_path, atomic_write
 from ...errors import InputError
+from ...settings import child_environ, current, export
 from ..roles import Generation, LanguageModel, cut_sentence_outside_quotes, scored_tails, split_chat_prompt
 from .common import LoadError, quiet_transformers
 
@@ -67,7 +68,7 @@ def unavailable_reason() -> str | None:
 
     from ..selfcheck import read_cpu_flags
 
-    if os.environ.get("STUDIO_LLAMACPP", "1") == "0":
+    if not current().llamacpp:
         return "switched off (STUDIO_LLAMACPP=0)"
     have = read_cpu_flags(names=BASELINE)
     if not all(have.values()):
@@ -113,7 +114,7 @@ def build_info() -> str:
         pass
     try:
         done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=120,
-                              env={**os.environ, "GOMP_SPINCOUNT": os.environ.get("GOMP_SPINCOUNT", "300")})
+                              env=child_environ(GOMP_SPINCOUNT=current().gomp_spincount))
         info = done.stdout.strip() if done.returncode == 0 else \
             f"error: the library stopped with code {done.returncode} {done.stderr.strip()[-120:]}"
     except (OSError, subprocess.SubprocessError) as exc:
@@ -127,7 +128,7 @@ def import_llama_cpp():
     operations, and at libgomp's default spin two requests decoding at once on a 2-core machine each took 3.6 times
     as long as one alone (bench/lm_threads.py: 6.0 s against 1.7 s; with 300 spins 3.5 s each). Set before the
     library (and the system libgomp with it) is loaded; GOMP_SPINCOUNT set by the user wins."""
-    os.environ.setdefault("GOMP_SPINCOUNT", "300")
+    export("GOMP_SPINCOUNT", current().gomp_spincount)
     import llama_cpp
 
     return llama_cpp
@@ -136,8 +137,7 @@ def import_llama_cpp():
 def threads() -> int:
     """Threads of a llama.cpp call: STUDIO_LM_THREADS, else every core (with the short spin of `import_llama_cpp`,
     two requests at once share the cores fairly)."""
-    wanted = os.environ.get("STUDIO_LM_THREADS", "")
-    return int(wanted) if wanted.isdigit() and int(wanted) > 0 else max(1, os.cpu_count() or 1)
+    return current().lm_threads or max(1, os.cpu_count() or 1)
 
 
 def runtime() -> str:

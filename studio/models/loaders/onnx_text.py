@@ -34,6 +34,7 @@ from typing import Sequence
 import numpy as np
 
 from ...atomic import build_dir_atomically
+from ...settings import current
 from .. import selfcheck
 from ..config import ASSETS, cache_dir
 from ..roles import Embedder
@@ -71,7 +72,7 @@ LADDER = ("u8s8-7bit", "u8u8")
 
 
 def ladder() -> tuple[str, ...]:
-    wanted = os.environ.get("STUDIO_INT8_RECIPE", "").strip()
+    wanted = current().int8_recipe
     if not wanted:
         return LADDER
     if wanted not in RECIPES:
@@ -83,8 +84,7 @@ def ladder() -> tuple[str, ...]:
 def onnx_threads() -> int:
     """Every core by default: a query's one matrix pass then takes half the time (2 cores: 40 ms against 70 ms);
     STUDIO_ONNX_THREADS overrides."""
-    wanted = os.environ.get("STUDIO_ONNX_THREADS", "")
-    return int(wanted) if wanted.isdigit() and int(wanted) > 0 else max(1, os.cpu_count() or 1)
+    return current().onnx_threads or max(1, os.cpu_count() or 1)
 
 
 def export_dir(model_path: Path) -> Path:
