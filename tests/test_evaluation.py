@@ -240,7 +240,7 @@ def test_blind_read_tally_counts_labels_not_rows():
             {"variant": "new", "rank": 2, "usable": 0}, {"variant": "old", "rank": 1, "usable": 1}]
     assert tally(rows, "variant", "new") == (2, 3) and tally(rows, "variant", "new", top=3) == (1, 2)
     # the records' own summaries agree with their rows
-    records = sorted((RESULTS_DIR.parent / "eval").glob("polish_blind_read_*.json"))
+    records = sorted((RESULTS_DIR.parent / "blind_reads").glob("polish_blind_read_*.json"))
     records = [json.loads(p.read_text()) for p in records]
     records = [r for r in records if "variants" in r]
     assert len(records) >= 4
