@@ -1,4 +1,4 @@
-"""Continuations of the narratives of eval/continuation_narratives.txt for a blind read (issue #18): 3 samples each
+"""Continuations of the narratives of blind_reads/continuation_narratives.txt for a blind read (issue #18): 3 samples each
 with the default settings of the Continue tab, printed as JSON lines {"narrative", "mode", "continuations"} in
 random order of narratives (seeded) so that a reader does not see idioms and similes in blocks.
 
@@ -23,7 +23,7 @@ os.environ.setdefault("STUDIO_PROFILE", "offline")
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--file", default=str(ROOT / "eval" / "continuation_narratives.txt"))
+    p.add_argument("--file", default=str(ROOT / "blind_reads" / "continuation_narratives.txt"))
     p.add_argument("--mode", default="tuned")
     p.add_argument("--n", type=int, default=3)
     p.add_argument("--pool", type=int, default=None, help="tuned mode: samples drawn (default: the tab's)")

@@ -1,11 +1,11 @@
 """A blind read of the writer model's output (docs/similes.md, docs/continuation.md; the rubric: ../shared/blind-read.md).
 
-    .venv/bin/python bench/writer_read.py generate --literals eval/polish_literals_9.txt \
-        --narratives eval/continuation_narratives_2.txt --out read.json      # what each system writes
+    .venv/bin/python bench/writer_read.py generate --literals blind_reads/polish_literals_9.txt \
+        --narratives blind_reads/continuation_narratives_2.txt --out read.json      # what each system writes
     .venv/bin/python bench/writer_read.py pool read.json --reader reader.json --key key.json
     # a reader who sees neither system nor rank labels reader.json → labels.json {id: 0|1}
-    .venv/bin/python bench/writer_read.py record read.json key.json labels.json --polish eval/polish_blind_read_N.json \
-        --continuation eval/continuation_blind_read_N.json --how "…"      # the committed records `eval *-read` counts
+    .venv/bin/python bench/writer_read.py record read.json key.json labels.json --polish blind_reads/polish_blind_read_N.json \
+        --continuation blind_reads/continuation_blind_read_N.json --how "…"      # the committed records `eval *-read` counts
 
 Polish: each literal through `polish(literal, n=10, seed=0)` with the default sources ("default sources": lm,
 retrieval, property) and with the writer source ("writer source": writer, property). Continue: each narrative through the writer mode with its pool of 6
@@ -126,7 +126,7 @@ def pool(args) -> None:
 
 
 def record(args) -> None:
-    """The committed records (eval/*_blind_read_*.json): every line with its system, rank and label."""
+    """The committed records (blind_reads/*_blind_read_*.json): every line with its system, rank and label."""
     d = json.loads(Path(args.read).read_text(encoding="utf-8"))
     labels = {k: int(v) for k, v in json.loads(Path(args.labels).read_text(encoding="utf-8")).items()}
     if args.polish:

@@ -140,6 +140,43 @@ def test_readme_table_is_the_results_files():
     assert replace_table(text, render_table(RESULTS_DIR)) == text, "run `python -m studio eval table`"
 
 
+def test_capability_pages_figures_tables_are_the_results_files():
+    """Each capability page's "## Figures" table is what `eval table` writes from the committed results."""
+    from studio.lab.evaluation.readme import DOCS, PAGE_END, PAGE_START, PAGES, page_updates
+
+    names = {p.stem for p in RESULTS_DIR.glob("*.json")}
+    assert names <= set(PAGES), f"map {sorted(names - set(PAGES))} to a capability page in readme.PAGES"
+    updates = page_updates(RESULTS_DIR)
+    assert {p.name for p in updates} == {PAGES[n] for n in names}
+    for path, (text, new) in updates.items():
+        assert path.parent == DOCS
+        assert new == text, f"docs/{path.name}'s figures table is stale: run `python -m studio eval table`"
+        head = text[:text.index(PAGE_START)]
+        assert head.rstrip().endswith("## Figures"), f"docs/{path.name}: the table sits under a '## Figures' heading"
+        assert head.count("\n## ") <= 1 and text.index(PAGE_START) < text.index(PAGE_END)
+        for name in names:
+            if PAGES[name] == path.name:
+                assert f"`results/{name}.json`" in text[text.index(PAGE_START):text.index(PAGE_END)]
+
+
+def test_capability_page_check_notices_an_edited_result(tmp_path):
+    results, docs = tmp_path / "results", tmp_path / "docs"
+    shutil.copytree(RESULTS_DIR, results)
+    shutil.copytree(README.parent / "docs", docs)
+    readme = tmp_path / "README.md"
+    shutil.copy(README, readme)
+    argv = ["eval", "table", "--check", "--readme", str(readme), "--docs", str(docs), "--results", str(results)]
+    assert main(argv) == 0
+    path = results / "proverbs.json"  # in the page's table, and in the README's
+    r = json.loads(path.read_text())
+    r["figures"][0]["value"] += 0.1
+    path.write_text(json.dumps(r))
+    assert main(argv) == 2
+    assert main(argv[:2] + argv[3:]) == 0  # written: the README and docs/proverbs.md
+    assert "0.440 [0.30, 0.38]" in (docs / "proverbs.md").read_text(encoding="utf-8")
+    assert main(argv) == 0
+
+
 def test_readme_table_check_notices_an_edited_result(tmp_path):
     results = tmp_path / "results"
     shutil.copytree(RESULTS_DIR, results)
@@ -240,7 +277,7 @@ def test_blind_read_tally_counts_labels_not_rows():
             {"variant": "new", "rank": 2, "usable": 0}, {"variant": "old", "rank": 1, "usable": 1}]
     assert tally(rows, "variant", "new") == (2, 3) and tally(rows, "variant", "new", top=3) == (1, 2)
     # the records' own summaries agree with their rows
-    records = sorted((RESULTS_DIR.parent / "eval").glob("polish_blind_read_*.json"))
+    records = sorted((RESULTS_DIR.parent / "blind_reads").glob("polish_blind_read_*.json"))
     records = [json.loads(p.read_text()) for p in records]
     records = [r for r in records if "variants" in r]
     assert len(records) >= 4

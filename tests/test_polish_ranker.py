@@ -86,7 +86,7 @@ def test_offline_polish_ranks_by_keep(offline):
 def test_splits_are_by_literal_set():
     assert [at.split_of(s) for s in (1, 2, 3, 4, 5, 6, 7, 8)] == ["train"] * 3 + ["dev"] * 2 + ["test"] * 3
     sets = at.literal_sets()
-    assert sets["The violinist's bow was very steady."] == 7  # eval/polish_literals_7.txt
+    assert sets["The violinist's bow was very steady."] == 7  # blind_reads/polish_literals_7.txt
     assert not any(literal.startswith("#") for literal in sets)
 
 

@@ -5,7 +5,7 @@ vehicle goes with the sentence (cosines of the `embedder`'s vectors: the vehicle
 
 The polisher's score says how fluently a vehicle reads, not whether it is apt ("as steady as a drum" reads as well as
 "as steady as a rock"); the cosine of "something tangy" and "a lime" says what the fluency does not. The weights are
-fitted on our own blind reads' labels (`eval/polish_blind_read_*.json`, each candidate judged usable or not by a
+fitted on our own blind reads' labels (`blind_reads/polish_blind_read_*.json`, each candidate judged usable or not by a
 reader) by `python -m studio train polish-ranker` (aptness_train.py, never imported here) and served by the
 registry as the `polish_ranker` role (assets/similes/polish_ranker.json). Without the asset Polish ranks by the
 score as before.

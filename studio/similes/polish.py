@@ -57,19 +57,19 @@ DEFAULT_STRATEGIES = ("images", "lm", "retrieval", "property")
 MIN_SCORE = 0.0
 MAX_N = 50
 #: the lm source samples this many times the vehicles it is asked for (+ 6), at most LM_MAX_SAMPLES per slot, and the
-#: polisher's score picks among them. Chosen on dev (read 6 of eval/polish_literals.txt, docs/similes.md): ×1 / 16
+#: polisher's score picks among them. Chosen on dev (read 6 of blind_reads/polish_literals.txt, docs/similes.md): ×1 / 16
 #: (before) 68 usable of 198, ×3 / 64 79 of 200, ×5 / 64 85 of 200; 10 candidates cost 0.8 → 1.9 s (bench/polish.py)
 LM_OVERSAMPLE = 5
 LM_MAX_SAMPLES = 64
 #: a vehicle this close to the sentence's subject (cosine of the offline embedder, all-MiniLM-L6-v2) and this far
 #: above the sentence's median vehicle is a literal comparison and dropped (`_like_with_like`). Chosen on dev (read 6
-#: of eval/polish_literals.txt; the curve: `python -m studio --profile offline eval polish-report --like-with-like
-#: eval/polish_blind_read_6.json`): none of the candidates at ≥ 0.6 was read usable
+#: of blind_reads/polish_literals.txt; the curve: `python -m studio --profile offline eval polish-report --like-with-like
+#: blind_reads/polish_blind_read_6.json`): none of the candidates at ≥ 0.6 was read usable
 LIKE_WITH_LIKE = 0.6
 LIKE_WITH_LIKE_GAP = 0.2
 #: an adjective slot's property source offers this many of the KB's vehicles for the adjective (at least), and an
 #: "as ADJ as V" candidate whose vehicle the KB knows for ADJ (ADJ among V's ATTESTED_TOP typical KB properties)
-#: ranks as if its score were (1 + ATTESTED_BONUS) times higher. Chosen on dev (read 11 of eval/polish_literals.txt,
+#: ranks as if its score were (1 + ATTESTED_BONUS) times higher. Chosen on dev (read 11 of blind_reads/polish_literals.txt,
 #: docs/experiments.md): 7 / no bonus 87 usable of 200, top 3 32 of 60; 20 / ×2 93 and 35. In earlier reads such
 #: attested candidates were usable 29 of 31 times, the other "as ADJ as" ones 22 of 59
 PROPERTY_WANT_ADJECTIVE = 20
@@ -77,7 +77,7 @@ ATTESTED_BONUS = 1.0
 ATTESTED_TOP = 30
 #: an "as ADJ as V" candidate is dropped when the polisher finds V at least this many nats likelier after one of ADJ's
 #: antonyms than after ADJ ("as heavy as a feather", "as cold as a furnace": HAUSER's ironic-simile margin,
-#: studio/figures/irony.py). Chosen on dev (the labels of reads 6, 9 and 11 of eval/polish_literals.txt, and the
+#: studio/figures/irony.py). Chosen on dev (the labels of reads 6, 9 and 11 of blind_reads/polish_literals.txt, and the
 #: dev lists' pools, docs/experiments.md): of the labelled candidates at ≥ 2.5 nats none was usable (3), at 0 … 2.5
 #: 1 of 8, against 167 of 483 overall; but below 2.5 the pools hold classics ("as heavy as lead" 2.1)
 OPPOSITE_MARGIN = 2.5

@@ -120,7 +120,7 @@ def generation_scores(per_type: int, n_samples: int, modes: list[str], seed: int
 
 
 #: the dev read the ranking of the tuned generator's pool is chosen on (ranking.py)
-DEV_READ = "eval/continuation_dev_read_1.json"
+DEV_READ = "blind_reads/continuation_dev_read_1.json"
 #: judge weights compared on it
 JUDGE_WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
 
@@ -172,7 +172,7 @@ def evaluate(argv: list[str]) -> dict:
     p.add_argument("--modes", default="plain,literal,context")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--only", choices=["judge", "detection", "generation", "ranking"], action="append",
-                   help="ranking: the rankings of the tuned generator's pool on the dev read (eval/"
+                   help="ranking: the rankings of the tuned generator's pool on the dev read (blind_reads/"
                         "continuation_dev_read_1.json); not run unless asked")
     args = p.parse_args(argv)
     if args.per_type < 1 or args.samples < 1:

@@ -1,12 +1,13 @@
-"""`python -m studio eval NAME|all|table`: run the evaluations, write results/NAME.json, write the README's table.
+"""`python -m studio eval NAME|all|table`: run the evaluations, write results/NAME.json, write the results tables.
 
   python -m studio eval all --json            every capability, each into results/NAME.json
   python -m studio eval hauser [--limit N]    one capability (--limit: at most N rows per split, for a quick try;
                                               a limited run is written to results/ only with --out)
   python -m studio eval hauser --sample-only  only the file's `sample` block (what the tests recompute), the rest
                                               of results/NAME.json kept as it is
-  python -m studio eval table [--check]       the README's results table from results/*.json (--check: exit
-                                              non-zero when the README differs)
+  python -m studio eval table [--check]       the README's results table from results/*.json, and each capability
+                                              page's (docs/*.md, "## Figures") from its own results (--check: exit
+                                              non-zero when one differs)
 The full reports of the earlier evaluations stay available as `eval NAME-report`.
 """
 from __future__ import annotations
@@ -125,20 +126,26 @@ def __getattr__(name: str):
 
 
 def table(argv: list[str]) -> dict:
-    from .readme import README, render_table, replace_table
+    from .readme import DOCS, README, page_updates, render_table, replace_table
 
     p = argparse.ArgumentParser(prog="python -m studio eval table")
-    p.add_argument("--check", action="store_true", help="do not write; fail when the README's table differs")
+    p.add_argument("--check", action="store_true",
+                   help="do not write; fail when the README's table or a capability page's differs")
     p.add_argument("--readme", type=Path, default=README)
+    p.add_argument("--docs", type=Path, default=DOCS, help="the folder of the capability pages (docs/)")
     p.add_argument("--results", type=Path, default=RESULTS_DIR)
     args = parse_options(p, argv)
     text = args.readme.read_text(encoding="utf-8")
-    new = replace_table(text, render_table(args.results))
+    updates = {args.readme: (text, replace_table(text, render_table(args.results))),
+               **page_updates(args.results, args.docs)}
+    stale = [path for path, (old, new) in updates.items() if old != new]
     if args.check:
-        if new != text:
-            raise StudioError(f"{args.readme.name}'s results table differs from {args.results}/*.json: "
-                              "run `python -m studio eval table`")
-        return {"readme": str(args.readme), "up_to_date": True}
-    if new != text:
-        atomic_write_bytes(args.readme, new.encode("utf-8"), mode=0o644)
-    return {"readme": str(args.readme), "changed": new != text}
+        if stale:
+            raise StudioError(f"the results tables of {', '.join(p.name for p in stale)} differ from "
+                              f"{args.results}/*.json: run `python -m studio eval table`")
+        return {"readme": str(args.readme), "pages": [str(p) for p in updates if p != args.readme],
+                "up_to_date": True}
+    for path in stale:
+        atomic_write_bytes(path, updates[path][1].encode("utf-8"), mode=0o644)
+    return {"readme": str(args.readme), "changed": args.readme in stale,
+            "pages_changed": [str(p) for p in stale if p != args.readme]}

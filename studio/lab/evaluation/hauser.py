@@ -162,7 +162,7 @@ class HauserEvaluation(Evaluation):
               "grouped": "all 81 rated rows of human_ratings_dev.csv (23 literals), each literal scored with its "
                          "whole candidate group; intervals resample whole literals (2,000 draws); the settings' "
                          "choice measured by leave-one-literal-out cross-validation",
-              "dev": "Polish's read lists (eval/polish_blind_read_*.json) of literal sets 4-5, as the keep ranker's",
+              "dev": "Polish's read lists (blind_reads/polish_blind_read_*.json) of literal sets 4-5, as the keep ranker's",
               "test": "Polish's read lists of literal sets 6 on"}
 
     def _compute(self, limit):
@@ -233,7 +233,7 @@ class HauserEvaluation(Evaluation):
 
 def polish_lists(split: str, limit: int | None = None, settings=None) -> dict:
     """HAUSER's quality against writers' verdicts on Polish's own candidates (mostly "as ADJ as V", which the rated
-    file lacks): each literal of the blind reads (eval/polish_blind_read_*.json) scored with all its labelled
+    file lacks): each literal of the blind reads (blind_reads/polish_blind_read_*.json) scored with all its labelled
     candidates as one group; split by literal set as the keep ranker is (studio/lab/similes/aptness_train.py: dev sets
     4–5, test 6 on). AUC: how often a usable candidate's quality beats an unusable one's of the same literal (ties
     half); top 3: usable among the three of highest quality, on literals with at least four labelled candidates."""

@@ -11,8 +11,8 @@ from .base import Evaluation, Figure, share_interval
 DEFAULT_LITERALS = 30  # test literals of a full run (~1–3 s each warm, plus the HAUSER scoring)
 DEV_LITERALS = 20
 #: the blind-read sentences (docs/similes.md): diversity over a set of short everyday literals (no paper candidates)
-BLIND_READ_FILES = ("eval/polish_literals.txt", "eval/polish_literals_2.txt", "eval/polish_literals_3.txt",
-                    "eval/polish_literals_4.txt", "eval/polish_literals_5.txt")
+BLIND_READ_FILES = ("blind_reads/polish_literals.txt", "blind_reads/polish_literals_2.txt", "blind_reads/polish_literals_3.txt",
+                    "blind_reads/polish_literals_4.txt", "blind_reads/polish_literals_5.txt")
 
 
 class PolishEvaluation(Evaluation):
@@ -21,7 +21,7 @@ class PolishEvaluation(Evaluation):
     splits = {"train": "literals with sha1('polish|literal') % 10 >= 2 (the polisher's fine-tuning pairs)",
               "dev": f"sha1 % 10 == 1: the first {DEV_LITERALS} literals (every choice)",
               "test": f"sha1 % 10 == 0: the first {DEFAULT_LITERALS} literals (reported)",
-              "blind-read": "the 100 literals written for the blind reads (eval/polish_literals*.txt): diversity "
+              "blind-read": "the 100 literals written for the blind reads (blind_reads/polish_literals*.txt): diversity "
                             "and delivery only (no choice is made on them)"}
 
     def _compute(self, limit):

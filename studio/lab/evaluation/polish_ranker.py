@@ -1,7 +1,7 @@
 """Polish's ranker (`polish_ranker` role) on the blind reads' labels: does ordering a list by P(keep) put more
 candidates a writer keeps into its top 3 than the order they were shown in?
 
-The lists and labels are the committed reads' (eval/polish_blind_read_*.json); each read candidate is scored as
+The lists and labels are the committed reads' (blind_reads/polish_blind_read_*.json); each read candidate is scored as
 today's Polish scores it, as `python -m studio train polish-ranker` does (studio/lab/similes/aptness_train.py: splits by
 literal set, train 1–3, dev 4–5, test 6 on). Only the served weights are measured here. A fresh blind read of the
 served lists (`eval polish-read`) is the figure that counts: this one reorders lists made before the ranker.
@@ -15,7 +15,7 @@ from .base import Evaluation, Figure, share_interval
 class PolishRankerEvaluation(Evaluation):
     name = "polish-ranker"
     title = "Polish: the top 3 of labelled lists, ordered by the ranker's P(keep) vs as shown"
-    splits = {"train": "literal sets 1-3 (eval/polish_literals.txt, _2, _3): the weights are fitted here",
+    splits = {"train": "literal sets 1-3 (blind_reads/polish_literals.txt, _2, _3): the weights are fitted here",
               "dev": "literal sets 4-5: C chosen here",
               "test": "literal sets 6 and later: reported, never chosen on"}
 

@@ -1,10 +1,10 @@
 """Blind reads: what a writer would keep of what the studio writes, tallied from the committed reading records.
 
 The generated text of a read is reproducible by the command in its record (`how`); the labels are a reader's, kept
-in the record row by row (eval/*_blind_read_*.json). These evaluations count them, so that the figure that counts
+in the record row by row (blind_reads/*_blind_read_*.json). These evaluations count them, so that the figure that counts
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
 from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15 and 17) and the earlier
-report reads (5, 7, 8, 10, 12, 14, 16, 18, 19), Continue's dev reads (eval/continuation_dev_read_1.json, counted by `eval
+report reads (5, 7, 8, 10, 12, 14, 16, 18, 19), Continue's dev reads (blind_reads/continuation_dev_read_1.json, counted by `eval
 continuation-report --only ranking`, and _2 to _4) and its earlier report reads (1-5) are recorded but not reported
 here. Reads 15-20 and Continue's 4-6 were made with `bench/writer_read.py`.
 """
@@ -18,9 +18,9 @@ from ...models import get_registry
 from ...models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
-POLISH_READ = "eval/polish_blind_read_20.json"
+POLISH_READ = "blind_reads/polish_blind_read_20.json"
 POLISH_SERVED, POLISH_BEFORE = "writer reread", "before reread"
-CONTINUATION_READ = "eval/continuation_blind_read_6.json"
+CONTINUATION_READ = "blind_reads/continuation_blind_read_6.json"
 CONTINUATION_SERVED, CONTINUATION_BEFORE = "writer, best 3 of 6", "writer, not shown"
 
 
@@ -41,7 +41,7 @@ def _share(pair: tuple[int, int]) -> float | None:
 class PolishReadEvaluation(Evaluation):
     name = "polish-read"
     title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
-    splits = {"blind read": f"{POLISH_READ}: eval/polish_literals_report_14.txt, written for the read by a session "
+    splits = {"blind read": f"{POLISH_READ}: blind_reads/polish_literals_report_14.txt, written for the read by a session "
                             "that saw no output and never used for a choice; the served list (reread by the writer) "
                             "and the same list before the reread pooled, shuffled, read without rank, score, source "
                             "or version"}
@@ -65,7 +65,7 @@ class PolishReadEvaluation(Evaluation):
 class ContinuationReadEvaluation(Evaluation):
     name = "continuation-read"
     title = "Continue: continuations fluent and true to the figure (blind read of 20 new narratives, 3 each)"
-    splits = {"blind read": f"{CONTINUATION_READ}: eval/continuation_narratives_report_4.txt (10 idioms, 10 "
+    splits = {"blind read": f"{CONTINUATION_READ}: blind_reads/continuation_narratives_report_4.txt (10 idioms, 10 "
                             "similes), written for the read by a session that saw no output; the served writer's 6 "
                             "samples of each (the 3 shown and the 3 not), shuffled and read without source or rank"}
 
@@ -104,7 +104,7 @@ def _by_line(rows: list[dict], generator: str) -> dict[int, list[dict]]:
 
 def first_choice_usable(rows: list[dict], generator: str, judge) -> tuple[int, int]:
     """(narratives whose continuation ranked first by `judge` was read usable, narratives): the narratives are the
-    lines of eval/continuation_narratives.txt, their expression found as the Continue tab finds it."""
+    lines of blind_reads/continuation_narratives.txt, their expression found as the Continue tab finds it."""
     path = PROJECT_ROOT / _record(CONTINUATION_READ)["narratives"]
     lines = [x.strip() for x in path.read_text(encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
     usable = 0

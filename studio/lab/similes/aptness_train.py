@@ -1,14 +1,14 @@
 """`python -m studio train polish-ranker`: fit Polish's ranker (studio/similes/aptness.py) on our own blind reads.
 
-Data. Every committed blind read (`eval/polish_blind_read_*.json`) holds Polish candidates of our own literal
-sentences (`eval/polish_literals*.txt`, none from ../shared/data), each judged usable or not by a reader who saw
+Data. Every committed blind read (`blind_reads/polish_blind_read_*.json`) holds Polish candidates of our own literal
+sentences (`blind_reads/polish_literals*.txt`, none from ../shared/data), each judged usable or not by a reader who saw
 neither rank, score nor source. Each read candidate is placed at the slot of its literal where today's realiser
 makes exactly that sentence and scored by today's polisher, as Polish scores its own, so that the features are the
 served ones; a candidate today's realiser cannot make is left out, and one read several times takes the mean of
 its labels (usable when ≥ 0.5). The source (lm, retrieval, property) is the read's.
 
 Splits, by literal set (a set's sentences were written together, before any of its lists was read):
-train = sets 1–3 (eval/polish_literals.txt, _2, _3), dev = sets 4–5 (every choice: C, the feature groups),
+train = sets 1–3 (blind_reads/polish_literals.txt, _2, _3), dev = sets 4–5 (every choice: C, the feature groups),
 test = sets 6–7 and any later set (reported, never chosen on). The served weights are fitted on train only.
 
 The figure that counts for a writer is the top 3 of a list: for every list a reader labelled (read, variant,
@@ -34,7 +34,7 @@ from ...models.specs import POLISH_RANKER
 from ...similes import aptness
 from ...similes.polish import _score_all, attested, find_slots, is_clause, polisher_lm, realise
 
-EVAL_DIR = PROJECT_ROOT / "eval"
+BLIND_READS_DIR = PROJECT_ROOT / "blind_reads"
 SPLITS = {"train": (1, 2, 3), "dev": (4, 5)}  # every later set is test
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 
@@ -44,9 +44,9 @@ def split_of(literal_set: int) -> str:
 
 
 def literal_sets() -> dict[str, int]:
-    """literal → its set number (eval/polish_literals.txt is set 1, polish_literals_N.txt set N)."""
+    """literal → its set number (blind_reads/polish_literals.txt is set 1, polish_literals_N.txt set N)."""
     out: dict[str, int] = {}
-    for path in sorted(EVAL_DIR.glob("polish_literals*.txt")):
+    for path in sorted(BLIND_READS_DIR.glob("polish_literals*.txt")):
         m = re.fullmatch(r"polish_literals(?:_(\d+))?\.txt", path.name)
         if not m:
             continue
@@ -67,7 +67,7 @@ def read_labels(paths=None, seen: dict | None = None) -> tuple[dict, list]:
     (sentence, source)}}."""
     labels: dict[tuple[str, str], list[int]] = defaultdict(list)
     lists: dict[tuple, list] = defaultdict(list)
-    for path in paths or sorted(EVAL_DIR.glob("polish_blind_read_*.json")):
+    for path in paths or sorted(BLIND_READS_DIR.glob("polish_blind_read_*.json")):
         record = json.loads(Path(path).read_text(encoding="utf-8"))
         for r in record["rows"]:
             if r.get("usable") is None:
@@ -250,8 +250,8 @@ def train(argv: list[str]) -> dict:
         figures[split] = {**top3(lists, rows, sets, split, weights), "auc": auc_of_keep(weights, x, y),
                           "auc_score_alone": auc_of_score(x, y)}
     meta = {"embedder": embedder_id, "fitted_on": "train (literal sets 1-3)", "splits": {
-                "train": "eval/polish_literals.txt, _2, _3", "dev": "eval/polish_literals_4.txt, _5 (C chosen)",
-                "test": "eval/polish_literals_6.txt and later (reported only)"},
+                "train": "blind_reads/polish_literals.txt, _2, _3", "dev": "blind_reads/polish_literals_4.txt, _5 (C chosen)",
+                "test": "blind_reads/polish_literals_6.txt and later (reported only)"},
             "counts": counts, "C_trials": trials, "figures": figures,
             "command": "python -m studio train polish-ranker", "date": time.strftime("%Y-%m-%d"),
             "seconds": round(time.perf_counter() - started, 1)}

@@ -31,7 +31,7 @@ def run(argv: list[str]) -> dict:
                     help="choose the polisher-score floor (polish.MIN_SCORE) on the split (dev): prints the curve "
                          "and the choice; --limit defaults to 60 here")
     ap.add_argument("--like-with-like", metavar="READ.json", default="",
-                    help="the like-with-like filter's curve on a dev read's labels (eval/polish_blind_read_6.json): "
+                    help="the like-with-like filter's curve on a dev read's labels (blind_reads/polish_blind_read_6.json): "
                          "per cosine threshold, the read candidates it drops and how many of those were usable")
     args = ap.parse_args(argv)
     if args.like_with_like:
