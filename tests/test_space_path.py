@@ -11,7 +11,6 @@ from studio.models import Registry, Settings, get_registry, set_registry
 
 #: the backend each role is served by on a Space (the hub profile's loaders; an override keeps the role's loader)
 HUB_BACKENDS = {"embedder": "sentence_transformers", "retrieval_embedder": "alias", "lm": "transformers_lm",
-                "writer": "transformers_lm",  # Polish's reread and Continue's writer mode
                 "nli": "transformers_nli", "sentiment": "transformers_sentiment", "clip": "open_clip",
                 "diffusion": "diffusers", "parser": "spacy"}
 RENDER = dict(steps=1, size=64)  # the saved pipeline is tiny; 64 px is its whole latent
