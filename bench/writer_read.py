@@ -7,7 +7,7 @@
     .venv/bin/python bench/writer_read.py record read.json key.json labels.json --polish blind_reads/polish_blind_read_N.json \
         --continuation blind_reads/continuation_blind_read_N.json --how "…"      # the committed records `eval *-read` counts
 
-Polish: each literal through `polish(literal, n=10, seed=0)` with the default sources ("default sources": lm,
+Polish: each literal through `polish(literal, n=10, seed=0)` with the default sources ("default sources": images, lm,
 retrieval, property) and with the writer source ("writer source": writer, property). Continue: each narrative through the writer mode with its pool of 6
 drawn in order (rank=False), then ordered as the served mode orders them (whole sentences, no slip, the judge's
 probability), so that the 3 shown and the 3 not shown are read alike.
@@ -74,7 +74,7 @@ def generate(args) -> None:
     from studio.similes.polish import polish
 
     out = {"polish": [], "continue": []}
-    if args.polish_variants == "reread":  # one run per literal: the list before and after the writer's reread
+    if args.polish_variants == "reread" and args.literals:  # one run per literal: before and after the reread
         _reread_pairs(args, out)
     for lit in _lines(args.literals) if args.literals and args.polish_variants != "reread" else []:
         for variant, strategies in POLISH_VARIANTS[args.polish_variants]:

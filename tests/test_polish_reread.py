@@ -2,6 +2,8 @@
 order and the list's are combined, and that the list is left as it was when the writer cannot serve."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from studio.models import ModelUnavailable
@@ -33,8 +35,12 @@ class _Writer:
 
 
 class _Registry:
-    def __init__(self, writer):
-        self.writer = writer
+    def __init__(self, writer, backend: str = "gguf_writer"):
+        self.writer, self.backend = writer, backend
+
+    def spec(self, role):
+        assert role == "writer"
+        return SimpleNamespace(backend=self.backend)
 
     def get(self, role):
         assert role == "writer"
@@ -65,10 +71,10 @@ def test_each_moves_by_its_place_in_the_list_plus_twice_its_place_by_the_writer(
 
 
 def test_only_the_first_places_are_reread(monkeypatch, four):
-    many = four * 6  # 24 candidates; the last 4 stay where they were
+    many = four * 6  # 24 candidates; the last 4 stay where they were, however many are asked
     writer = _Writer({" a drum": -9.0, " a pig": -5.0, " a bell": -4.0, " a wolf": -1.0})
     monkeypatch.setattr("studio.models.get_registry", lambda: _Registry(writer))
-    ordered, reread = P._writer_order(many, n=5)
+    ordered, reread = P._writer_order(many, n=24)
     assert reread and ordered[P.WRITER_READS_TOP:] == many[P.WRITER_READS_TOP:]
     assert sorted(map(id, ordered[:P.WRITER_READS_TOP])) == sorted(map(id, many[:P.WRITER_READS_TOP]))
 
@@ -78,10 +84,35 @@ def test_without_the_writer_the_list_stays(monkeypatch, four):
     assert P._writer_order(four, n=2) == (four, False)
 
 
+def test_a_writer_that_fails_while_reading_leaves_the_list(monkeypatch, four):
+    class Broken(_Writer):
+        def loglik_many(self, asks):
+            raise RuntimeError("the language model was closed")
+
+    monkeypatch.setattr("studio.models.get_registry", lambda: _Registry(Broken({})))
+    assert P._writer_order(four, n=2) == (four, False)
+
+
+def test_the_hub_writer_does_not_reread(monkeypatch, four):
+    """The hub profile's writer is the float32 model on transformers (6 GB, not measured for this): no reread."""
+    writer = _Writer({" a drum": -9.0, " a pig": -5.0, " a bell": -4.0, " a wolf": -1.0})
+    monkeypatch.setattr("studio.models.get_registry", lambda: _Registry(writer, backend="transformers_lm"))
+    assert P._writer_order(four, n=2) == (four, False) and writer.asks == []
+
+
+def test_a_candidate_without_a_comparison_word_is_read_last(monkeypatch, four):
+    odd = _cand("The dog barked loudly.", "loudly")
+    writer = _Writer({" a drum": -9.0, " a pig": -5.0, " a bell": -4.0, " a wolf": -1.0})
+    monkeypatch.setattr("studio.models.get_registry", lambda: _Registry(writer))
+    ordered, reread = P._writer_order([odd] + four, n=2)
+    # odd: list place 0 + 2 × writer place 4 = 8; wolf 4 + 0; bell 3 + 2; pig 2 + 4; drum 1 + 6
+    assert reread and [c.vehicle for c in ordered] == ["a wolf", "a bell", "a pig", "a drum", "loudly"]
+
+
 def test_the_served_list_is_reread_and_says_so(tiny_registry):
     report = P.polish("The soup was very bland.", n=5, seed=0)
     cands = report.candidates
     assert report.reread is True and report.ranked_by.endswith(P.WRITER_ORDER) and cands
-    assert "rereads" in report.score_meaning
+    assert "rereads" in report.score_meaning and report.to_dict()["reread"] is True
     before = P.polish("The soup was very bland.", n=5, seed=0, reread=False)
     assert before.reread is False and not before.ranked_by.endswith(P.WRITER_ORDER)

@@ -23,6 +23,7 @@ vehicle head and per modifier, and the report says how many came and why fewer t
 """
 from __future__ import annotations
 
+import logging
 import math
 import re
 import unicodedata
@@ -40,6 +41,7 @@ from ..offensive import offensive_words
 from ..models.specs import POLISHER_DELTA as DELTA_PATH  # the registry's `polisher` role serves it
 from .writer_vehicles import DOMAINS, REGISTERS
 
+log = logging.getLogger(__name__)
 STRATEGIES = ("images", "writer", "lm", "retrieval", "property", "insertion")
 #: the default sources: "insertion" (the KB's most frequent vehicles) put the same few vehicles ("a rock", "a mouse")
 #: into every literal's list in the first blind read (docs/similes.md), so it runs only when asked for
@@ -105,16 +107,19 @@ KEEP_MEANING = ("keep = how likely a writer is to keep the candidate (0..1): a l
 #: a verb's salient property 2 of 28
 PROPERTY_FIRST = 5
 #: sources whose own order ranks their candidates (the keep ranker was fitted on the others' reads)
-#: the writer (the largest offline LM) rereads the list: a candidate's place becomes its place in the list plus
-#: WRITER_WEIGHT times its place by the writer's log-likelihood of the simile in the sentence. On the blind reads'
-#: labels (docs/experiments.md, dev literal sets) a usable line outranked an unusable one of the same literal 0.62
-#: of the time in the list's order, 0.77 by the writer's likelihood alone, 0.77 with this weight.
+RANKED_SOURCES = ("images", "writer")
+#: the writer (the largest offline LM) rereads the list: each of the first WRITER_READS_TOP candidates moves to its
+#: place in the list plus WRITER_WEIGHT times its place by the writer's log-likelihood of the simile in the sentence.
+#: On the blind reads' labels (docs/experiments.md, dev literal sets) a usable line outranked an unusable one of the
+#: same literal 0.61 of the time in the list's order, 0.77 by the writer's likelihood alone, 0.77 with this weight.
 WRITER_WEIGHT = 2.0
 WRITER_READS_TOP = 20
+#: the writer's backends that reread: llama.cpp (the offline profile, where the weight was chosen and the cost is
+#: ~2 s) and the tiny profile's random model; the hub profile's float32 transformers writer (6 GB, unmeasured) does not
+REREAD_BACKENDS = ("gguf_writer", "tiny_writer")
 WRITER_ORDER = ", reread by the writer"
-WRITER_READS = (" The writer (the largest offline language model) then rereads the best candidates: each moves by "
-                "how likely the writer finds the simile in the sentence.")
-RANKED_SOURCES = ("images", "writer")
+WRITER_READS = (" The writer (the largest offline language model) then rereads the first 20: each moves by how likely "
+                "the writer finds the simile in the sentence, so the list is no longer in the order of keep or score.")
 WRITER_FIRST = ("For an adjective the knowledge base's best vehicles come first (source \"property\", by keep); then "
                 "the writer's images (source \"writer\"), in the order the writer proposed them; then the other "
                 "sources' candidates. ")
@@ -218,7 +223,7 @@ class PolishResult:
         """The JSON of `python -m studio polish --json` (without the literal, which the caller gives as typed)."""
         out = {"candidates": [c.to_dict() for c in self.candidates], "asked": self.asked,
                "delivered": self.delivered, "score": self.score_meaning, "ranked_by": self.ranked_by,
-               "generator": self.generator, "expected_keepers": self.expected_keepers}
+               "generator": self.generator, "expected_keepers": self.expected_keepers, "reread": self.reread}
         if self.shortfall:
             out["shortfall"] = self.shortfall
         return out
@@ -812,12 +817,13 @@ _TAIL = re.compile(r"^(.*?\b(?:as|like|than)\b)\s+(.+)$", re.I | re.S)
 
 
 def _writer_order(ranked: list[Candidate], n: int) -> tuple[list[Candidate], bool]:
-    """The first WRITER_READS_TOP (at least 2n) candidates reordered by their place in the list plus WRITER_WEIGHT
-    times their place by the writer's log-likelihood of the simile in the sentence (`simile_tail`; ties keep the
-    list's order); the rest follow as they were. (list, False) when the writer role cannot serve."""
+    """The first WRITER_READS_TOP candidates reordered by their place in the list plus WRITER_WEIGHT times their place
+    by the writer's log-likelihood of the simile in the sentence (`simile_tail`; ties keep the list's order); the
+    rest follow as they were. (list, False) when the profile's writer does not reread (REREAD_BACKENDS), cannot
+    serve, or fails while reading: the list is then as it was."""
     from ..models import ModelUnavailable, get_registry
 
-    top = ranked[:max(WRITER_READS_TOP, 2 * n)]
+    top = ranked[:WRITER_READS_TOP]
     tails = [simile_tail(c) for c in top]
     asks: dict[str, list[str]] = {}
     for tail in tails:
@@ -827,13 +833,19 @@ def _writer_order(ranked: list[Candidate], n: int) -> tuple[list[Candidate], boo
                 asks[tail[0]].append(tail[1])
     if len(top) < 2 or not asks:
         return ranked, False
-    try:
-        writer = get_registry().get("writer")
-    except ModelUnavailable:
+    registry = get_registry()
+    if registry.spec("writer").backend not in REREAD_BACKENDS:
         return ranked, False
     contexts = list(asks)
-    scores = {(ctx, cont): total for ctx, result in zip(contexts, writer.loglik_many(
-        [(ctx, asks[ctx], None) for ctx in contexts])) for cont, (total, _) in zip(asks[ctx], result)}
+    try:
+        results = registry.get("writer").loglik_many([(ctx, asks[ctx], None) for ctx in contexts])
+    except ModelUnavailable:
+        return ranked, False
+    except Exception as exc:  # noqa: BLE001 — a reread that fails leaves the list as it was; the user gets the list
+        log.warning("the writer's reread failed, the list keeps its order: %s", exc)
+        return ranked, False
+    scores = {(ctx, cont): total for ctx, result in zip(contexts, results)
+              for cont, (total, _) in zip(asks[ctx], result)}
     loglik = [scores[tail] if tail is not None else float("-inf") for tail in tails]
     by_writer = sorted(range(len(top)), key=lambda i: (-loglik[i], i))
     place = {i: p for p, i in enumerate(by_writer)}

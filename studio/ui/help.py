@@ -28,7 +28,9 @@ model is served) are under *Details*. **keep** (0–1) is how likely a writer is
 learned from our blind reads (readers judged thousands of candidates usable or not): it weighs the score with how
 close the vehicle is to "something ADJ" or "something that VERB", to the sentence and to its subject. Read it as a
 chance: on a fresh read, candidates at 0.5 or more were kept three times in four, those under 0.2 about one time in
-fourteen. Candidates are ranked by keep, and the line above the table sums their keeps: about how many of the
+fourteen. Candidates are ranked by keep, then the writer model rereads the first 20 (each moves by how likely it
+finds the simile in the sentence: on our reads' labels that order put usable lines first more often), and the line
+above the table sums their keeps: about how many of the
 list a writer would keep. Under 2.5 it says few apt images were found (on that read such lists held 8 usable
 candidates in 60, the others 54 in 140): rewording the sentence may help more than another seed. The **score**
 (0–1) is how readily the polisher writes this simile for this sentence (the geometric mean of its per-token

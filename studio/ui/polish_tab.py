@@ -20,7 +20,8 @@ SCREEN_COLUMNS = ["candidate", "source", "keep (0–1)"]
 FLUENCY_COLUMN = "fluency (0–1)"
 #: what each number in the table means, shown under it
 SCORE_NOTE = ("**keep (0–1)**: how likely a writer is to keep the candidate, from a model fitted on our own blind "
-              "reads (0.5 = one in two); the candidates are ranked by it, best first. Summed over the list it "
+              "reads (0.5 = one in two); the candidates are ranked by it, best first, and then the writer model rereads "
+              "the first 20 (each moves by how likely it finds the simile in the sentence). Summed over the list it "
               "estimates how many a writer would keep (the line above the table). **fluency (0–1)** (shown instead "
               "when no keep model is served, and in *Details*): how readily the polisher writes this simile for "
               "this sentence, higher reads more naturally; it says nothing about creativity (*Send to Rerank* "
