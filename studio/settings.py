@@ -31,6 +31,11 @@ MODEL_PREFIX = "STUDIO_MODEL_"
 def _on_unless_0(name: str, raw: str | None) -> bool:
     return (raw if raw is not None else "1") != "0"
 
+def on_switch(name: str, meaning: str):
+    """A knob that is on unless set to 0."""
+    return knob(name, True, "0 to turn off", "on", meaning, _on_unless_0)
+
+
 
 def _truthy(name: str, raw: str | None) -> bool:
     return str(raw or "").strip().lower() in _TRUE
@@ -146,34 +151,32 @@ class StudioSettings:
     image_cache_mb: float = knob(
         "STUDIO_IMAGE_CACHE_MB", 512.0, "MB", "512",
         "bound of Imagine's on-disk image cache (least recently used first out; 0 keeps none)", _megabytes)
-    import_at_start: bool = knob(
-        "STUDIO_IMPORT_AT_START", True, "0 to turn off", "on",
+    import_at_start: bool = on_switch(
+        "STUDIO_IMPORT_AT_START",
         "`app.py` imports torch / transformers / sentence-transformers (no model) in the background at start; "
-        "0 leaves them to the first request", _on_unless_0)
+        "0 leaves them to the first request")
     # -- accelerated forms and threads (docs/acceleration.md)
-    llamacpp: bool = knob(
-        "STUDIO_LLAMACPP", True, "0 to turn off", "on",
-        "serve the offline LMs with llama.cpp; 0: on torch (`scripts/setup.sh` then does not build llama.cpp)",
-        _on_unless_0)
-    onnx: bool = knob(
-        "STUDIO_ONNX", True, "0 to turn off", "on",
-        "serve the retrieval embedder with int8 ONNX Runtime; 0: with torch", _on_unless_0)
+    llamacpp: bool = on_switch(
+        "STUDIO_LLAMACPP",
+        "serve the offline LMs with llama.cpp; 0: on torch (`scripts/setup.sh` then does not build llama.cpp)")
+    onnx: bool = on_switch(
+        "STUDIO_ONNX",
+        "serve the retrieval embedder with int8 ONNX Runtime; 0: with torch")
     int8_recipe: str = knob(
         "STUDIO_INT8_RECIPE", "", "u8s8-7bit \\| u8u8 \\| u8s8", "the ladder, best first",
         "serve only this int8 form (still checked; to measure one form)", _stripped)
-    lm_4bit: bool = knob(
-        "STUDIO_LM_4BIT", True, "0 to turn off", "on",
-        "serve the offline LM's 4-bit layers on torch's int4 kernel (where llama.cpp does not); 0: float32",
-        _on_unless_0)
-    lm_int8: bool = knob(
-        "STUDIO_LM_INT8", True, "0 to turn off", "on",
-        "int8 prompt copies of the 4-bit LM on a CPU without bf16; 0: float32 prompts", _on_unless_0)
-    bf16: bool = knob(
-        "STUDIO_BF16", True, "0 to turn off", "on",
-        "compute in bfloat16 where the CPU has it natively; 0: nothing in bfloat16", _on_unless_0)
-    selfcheck_cache: bool = knob(
-        "STUDIO_SELFCHECK_CACHE", True, "0 to turn off", "on",
-        "trust a cached self-check verdict; 0: check every accelerated form again at each load", _on_unless_0)
+    lm_4bit: bool = on_switch(
+        "STUDIO_LM_4BIT",
+        "serve the offline LM's 4-bit layers on torch's int4 kernel (where llama.cpp does not); 0: float32")
+    lm_int8: bool = on_switch(
+        "STUDIO_LM_INT8",
+        "int8 prompt copies of the 4-bit LM on a CPU without bf16; 0: float32 prompts")
+    bf16: bool = on_switch(
+        "STUDIO_BF16",
+        "compute in bfloat16 where the CPU has it natively; 0: nothing in bfloat16")
+    selfcheck_cache: bool = on_switch(
+        "STUDIO_SELFCHECK_CACHE",
+        "trust a cached self-check verdict; 0: check every accelerated form again at each load")
     torch_threads: int | None = knob(
         "STUDIO_TORCH_THREADS", None, "whole number ≥ 1", "every core",
         "torch intra-op threads (`bench/torch_threads.py`)", _threads)
@@ -183,10 +186,10 @@ class StudioSettings:
         "STUDIO_LM_THREADS", None, "whole number ≥ 1", "every core",
         "threads of a llama.cpp call (OpenMP spins only briefly, so two requests at once share the cores)", _threads)
     # -- read by the scripts and tests, not by studio/
-    prepare: bool = knob(
-        "STUDIO_PREPARE", True, "0 to turn off", "on",
+    prepare: bool = on_switch(
+        "STUDIO_PREPARE",
         "`make setup` (scripts/setup.sh) does the one-time work of `models --prepare`; 0 leaves it to the first "
-        "request", _on_unless_0)
+        "request")
     screenshots: Path | None = knob(
         "STUDIO_SCREENSHOTS", None, "path", "a temporary folder", "where the browser tests save screenshots", _path)
     screenshot_copy: Path | None = knob(
