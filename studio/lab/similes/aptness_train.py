@@ -122,7 +122,8 @@ def _at_a_slot(literal, slots, sentence, strategy, kb):
         if norm(made) != norm(sentence):
             continue
         return {"strategy": strategy, "slot": slot, "vehicle": vehicle, "sentence": made, "phrase": made_phrase,
-                "offset": offset, "attested": slot.kind == "adjective" and attested(kb, slot.anchor, vehicle)}
+                "offset": offset, "attested": slot.kind == "adjective" and attested(kb, slot.anchor, vehicle),
+                "rank": None}  # scored by the polisher, as keep was fitted: no source's own order
     return None
 
 
