@@ -27,9 +27,8 @@ class Expression:
     topic: str = ""
     #: where the meaning comes from: "text" (a simile's stated property), "lexicon" (an idiom's sense), "model"
     #: (set by generate.py: the generator's own paraphrase of an idiom, a guess). A simile that states no property
-    #: gets none: the KB's most typical property of its vehicle was the narrative's property for 2 of 17 such
-    #: narratives of the benchmark's dev part ("like a bullet" → "neutral", "like a child" → "weak" for "eager"),
-    #: the generator's paraphrase for 3 of 25 (docs/experiments.md, 2026-11-26)
+    #: gets none
+    #: why: docs/experiments.md#continuation-no-kb-property
     meaning_source: str = ""
 
     def to_dict(self) -> dict:
@@ -137,8 +136,8 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
 
 def _last_sentence_start(doc) -> int:
     """Where the narrative's last sentence (the last with a word in it) starts: an expression found before it is not
-    the one the narrative ends in. On the dev idiom narratives (data.split3) every right match overlapped the last
-    sentence, and 20 of the 43 wrong ones lay before it ("his eyes" for "to beat the band"): none is better than a
-    wrong one, whose meaning the Continue tab would show and the knowledge modes would use."""
+    the one the narrative ends in: none is better than a wrong one, whose meaning the Continue tab would show and the
+    knowledge modes would use.
+    Why: docs/experiments.md#continuation-last-sentence"""
     sents = [s for s in doc.sents if any(t.is_alpha for t in s)]
     return sents[-1].start_char if sents else 0

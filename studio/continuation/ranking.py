@@ -7,10 +7,7 @@ The key is `fluency + JUDGE_WEIGHT · log P(plausible)`:
 - P(plausible): the judge's probability over the pool.
 A sample cut by the token limit comes after every whole sentence.
 
-Chosen on dev read 1 (`blind_reads/continuation_dev_read_1.json`: 16 samples of each of 24 dev narratives, 37 of 384 read
-usable; `python -m studio --profile offline eval continuation-report --only ranking` recomputes every ranking on
-it): of the top 3 the judge alone put first, 10 of 72 were usable; fluency alone 15; the key 16. Three samples drawn
-and shown as they come hold about 7 usable ones (the pool's rate). See docs/continuation.md (Ranking)."""
+Why: docs/experiments.md#continuation-ranking. See docs/continuation.md (Ranking)."""
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -186,7 +186,9 @@ _MEASURE_NOUNS = {"foot", "feet", "mile", "miles", "year", "years", "day", "days
                   "inches", "meter", "meters", "metre", "metres", "kilometre", "kilometres", "km", "pound", "pounds",
                   "dollar", "dollars", "people", "degree", "degrees", "yard", "yards", "decade", "decades", "century",
                   "centuries", "point", "points", "grand", "bucks", "cent", "cents", "%", "ton", "tons", "kg", "mph"}
-COUNTED_IMAGES = True  # "looked like two bars of flaming material" (chosen on the components dev half)
+#: a spelled-out count of a non-measure noun is an image, not an approximation ("looked like two bars of flaming
+#: material"); why: docs/experiments.md#components-dev-rules
+COUNTED_IMAGES = True
 
 
 def _counted_image(num) -> bool:
@@ -197,7 +199,7 @@ def _counted_image(num) -> bool:
     return noun.i > num.i and noun.pos_ == "NOUN" and noun.lower_ not in _MEASURE_NOUNS
 
 
-SPLIT_OBJECTS = True  # chosen on the components dev half
+SPLIT_OBJECTS = True  # why: docs/experiments.md#components-dev-rules
 
 
 def _like_object(like):
@@ -368,13 +370,13 @@ def _assemble(trigger, comp_span, comparator, vehicle_root, anchor, prop) -> Sim
 
 
 _QUOTES = {'"', "'", "“", "”", "‘", "’", "``", "''"}
-#: prepositions whose phrase is cut from a vehicle (chosen on the components dev half)
+#: prepositions whose phrase is cut from a vehicle; why: docs/experiments.md#components-phrase-rules
 VEHICLE_CUT_PREPS = {"for"}
 VEHICLE_CONJ_IN_PP = False
 
 
-#: a short relative or participial clause stays in the vehicle ("a bee that pricks"; +3 −2 on the components dev
-#: half, so off)
+#: a short relative or participial clause stays in the vehicle ("a bee that pricks"); off
+#: why: docs/experiments.md#components-dev-rules
 SHORT_CLAUSES = False
 #: quotes do not count towards the vehicle's length ('the "smutty nose" of some vast sea animal')
 QUOTES_FREE = True
@@ -444,7 +446,9 @@ def _vehicle_span(root, first: int) -> tuple[int, int]:
 
 #: dependents of a topic noun kept in its phrase: "the entire stage", "Joe Yuuki", "her body", "the Nokia 7280"
 _TOPIC_KEEP_DEPS = {"det", "amod", "compound", "poss", "nummod", "quantmod", "nmod", "case", "predet", "advmod"}
-TOPIC_OF_PP = True  # "the back half of this season", "the late winter mood of the song" (chosen on dev)
+#: a topic noun keeps a following "of" phrase: "the back half of this season", "the late winter mood of the song"
+#: why: docs/experiments.md#components-phrase-rules
+TOPIC_OF_PP = True
 
 
 def _topic_span(tok, trigger_i: int) -> tuple[int, int]:
@@ -527,7 +531,7 @@ def _topic_and_event(anchor, trigger, anchor_is_property: bool):
 
 #: "it" / "this" as the topic stands for a noun said before it (MAPS-KB annotates that noun): "dobj", "subj" or
 #: "nearest" resolve it; None keeps the pronoun
-ANTECEDENTS = None  # off: +2 on the components dev half, but general_corpus (which annotates "it") 0.807 → 0.777
+ANTECEDENTS = None  # off; why: docs/experiments.md#components-dev-rules
 _REFERRING = {"it", "this"}
 
 
@@ -575,7 +579,8 @@ def _governing_verb(tok):
     return None
 
 
-#: verbs whose object is the subject of their infinitive ("told Aminta to dress like a king"; chosen on dev)
+#: verbs whose object is the subject of their infinitive ("told Aminta to dress like a king")
+#: why: docs/experiments.md#components-dev-rules
 OBJECT_CONTROL = True
 _OBJECT_CONTROL_VERBS = {"tell", "urge", "ask", "order", "force", "persuade", "encourage", "allow", "want", "teach",
                          "instruct", "invite", "expect", "train", "command", "require", "cause", "advise", "warn"}

@@ -77,8 +77,8 @@ def _joined_possessives(tokens: list[list[str]]) -> list[list[str]]:
 
 def literal_tokens(tokens: list[list[str]]) -> list[list[str]]:
     """The tokens an idiom's pattern matches word for word: not an article, not a pronoun slot. An entry is matched
-    in running text only with two of them (chosen on the dev narratives: docs/continuation.md, Finding the
-    expression)."""
+    in running text only with two of them.
+    Why: docs/experiments.md#continuation-idiom-own-words"""
     return [t for t in _joined_possessives(tokens)
             if t[0] not in _ARTICLES and t[0] not in _POSSESSIVE_SLOTS | _OBJECT_SLOTS]
 

@@ -10,10 +10,9 @@ is how much likelier V is as an image of A than of P ("a whisper" after "as soft
 +5.6 nats with the offline LM). When m ≥ IRONY_MARGIN the simile is read literally, "as loud as a whisper" →
 "very soft", and logical consistency is the NLI's verdict on (literal sentence, that reading).
 
-IRONY_MARGIN was fitted on train data with the offline LM (`python -m studio --profile offline eval nli` reports
-both): it fires on few of the KB's attested similes, which are literal (train sources), and on the ironic
-"as P as" similes of FLUTE's train part that the margin can see. A larger LM (hub profile) has other log-
-probabilities; the margin was not refitted for it.
+IRONY_MARGIN was fitted on train data with the offline LM; a larger LM (hub profile) has other log-probabilities,
+and the margin was not refitted for it.
+Why: docs/experiments.md#hauser-irony-margin
 """
 from __future__ import annotations
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 _MEMO_LIMIT = 200_000
 #: the context of the generic log-probability: the same for every simile, so that it measures the vehicle's base rate
-#: as an image (a property in it, "As quiet as", would take the very fit to the property out of the PMI); on the
-#: rated dev similes "Like" agreed with people best of "Like", "It was like", "He was like", "It was as good as"
+#: as an image (a property in it, "As quiet as", would take the very fit to the property out of the PMI)
+#: why: docs/experiments.md#hauser-generic-context
 GENERIC_CONTEXT = "Like"
 
 

@@ -18,8 +18,9 @@ DEFAULT_QUALITY_WEIGHTS = (3 / 6, 2 / 6, 1 / 6)
 #: the paper's weights for combining the quality, creativity and informativeness rankings (§5)
 DEFAULT_RANK_WEIGHTS = (2.0, 2.0, 1.0)
 RELEVANCE_METHODS = ("eq2", "eq3")
-#: weights of the language model's back-off (chosen on the dev half of the rated similes, docs/hauser.md):
-#: λ for the vehicle's PMI in relevance, μ for its generic surprisal in creativity; 0 gives the paper's formulas
+#: weights of the language model's back-off: λ for the vehicle's PMI in relevance, μ for its generic surprisal in
+#: creativity; 0 gives the paper's formulas
+#: why: docs/experiments.md#hauser-lm-weights
 DEFAULT_LM_RELEVANCE, DEFAULT_LM_CREATIVITY = 0.1, 0.3
 
 

@@ -4,7 +4,8 @@ of every lookup. Lookups are memoised: 12k candidates share a few thousand topic
 A simile that states its property ("as quiet as a grave") and whose topic-vehicle pair the KB never saw (most topics:
 "room ~ grave") backs Eq. 2 off to the property: the triplets (·, p, v) of every topic the KB compared with the
 vehicle through that property, n summed and P their noisy-or, so that Σ n·P is on Eq. 2's own scale (level
-"property"). Chosen on dev (docs/hauser.md); Eq. 3, the paper's approximation, stays as it is."""
+"property"). Eq. 3, the paper's approximation, stays as it is.
+Why: docs/experiments.md#hauser-property-backoff"""
 from __future__ import annotations
 
 from ..offensive import masked

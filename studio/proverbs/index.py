@@ -48,13 +48,13 @@ def build_index(embedder, catalog: Catalog) -> ProverbIndex:
     return ProverbIndex(catalog, embedder.model_id, text, meaning)
 
 
-#: the registry role proverbs embed with: ePiC's own Sentence-BERT, larger than the studio's general embedder and
-#: 5 points better at accuracy@1 on the validation part before any training
+#: the registry role proverbs embed with: ePiC's own Sentence-BERT, larger than the studio's general embedder
+#: why: docs/experiments.md#proverbs-embedders
 EMBEDDER_ROLE = "retrieval_embedder"
 TUNED_ROLE = "proverbs_encoder"  # the fine-tuned encoder (a variant of EMBEDDER_ROLE)
 
-#: span alignment compares short phrases, where the general embedder does as well (F1 0.300 against 0.308 with
-#: all-mpnet-base-v2 on the validation part) at a sixth of the time
+#: span alignment compares short phrases, with the general embedder
+#: why: docs/experiments.md#proverbs-embedders
 ALIGNMENT_ROLE = "embedder"
 
 _lock = threading.Lock()

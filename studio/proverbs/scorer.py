@@ -52,8 +52,8 @@ class FineTunedPart:
     class_vectors: np.ndarray  # (n_catalog, d)
     weight: float
     scale: float
-    #: divides the combined score so that its softmax is calibrated (chosen by log-loss on the inner split): the
-    #: added channel makes the raw softmax overconfident (mean top probability 0.83 at 29% accuracy@1)
+    #: divides the combined score so that its softmax is calibrated (chosen by log-loss on the inner split)
+    #: why: docs/experiments.md#proverbs-temperature
     temperature: float = 1.0
 
     @property

@@ -23,7 +23,8 @@ import numpy as np
 #: the features, in the order of the weights (aptness_train.py writes them with the weights; a mismatch is refused)
 FEATURES = ("log_score", "attested", "lm", "retrieval", "property", "clause", "adjective",
             "cue_cos_adjective", "cue_cos_verb", "sentence_cos", "subject_cos", "person_cos", "words", "definite")
-#: a vehicle close to this is a bare person ("a man", "my sister"): rarely an image (chosen on the dev reads)
+#: a vehicle close to this is a bare person ("a man", "my sister"): rarely an image
+#: why: docs/experiments.md#polish-keep-ranker
 PERSON = "a person"
 
 

@@ -43,45 +43,38 @@ from .writer_vehicles import DOMAINS, REGISTERS
 
 log = logging.getLogger(__name__)
 STRATEGIES = ("images", "writer", "lm", "retrieval", "property", "insertion")
-#: the default sources: "insertion" (the KB's most frequent vehicles) put the same few vehicles ("a rock", "a mouse")
-#: into every literal's list in the first blind read (docs/similes.md), so it runs only when asked for
-#: the writer source (the `writer` role) is offered, not a default: on dev read 15 its lists were no better than these
-#: sources' (usable of the 10 asked 33 against 34 of 120, of the first three 13 against 16 of 36; docs/similes.md)
-#: the image table ("images", first) joined the defaults on dev read 17 (20 literals, docs/similes.md): usable of the
-#: first three 19 against 13 of 60, of the ten 40 against 41 of 200; its own images 10 of 25 (part of that lead was a
-#: budget fault since fixed; on report read 19 the lists were alike, 15 against 15 of 60)
+#: the default sources: the image table ("images") first; "insertion" (the KB's most frequent vehicles) runs only
+#: when asked for, and the writer source (the `writer` role) is offered, not a default
+#: why: docs/experiments.md#polish-insertion-off
+#: why: docs/experiments.md#polish-writer-source
+#: why: docs/experiments.md#polish-images-source
 DEFAULT_STRATEGIES = ("images", "lm", "retrieval", "property")
-#: candidates the polisher scores below this are dropped (and counted in the shortfall). Chosen on the dev split by
-#: `python -m studio --profile offline eval polish-report --select-floor --split dev` (60 dev literals; criterion in
-#: studio/lab/similes/evaluate_polish.py:select_floor): every floor tried (0.005–0.3) withheld more candidates the
-#: studio's HAUSER rates at least as high as the paper's weakest BART candidate than it removed weak ones (0.1, set
-#: earlier on a blind read, withheld 166 such and 73 others), so there is none: the score ranks, it does not filter.
+#: candidates the polisher scores below this are dropped (and counted in the shortfall); 0: the score ranks, it does
+#: not filter
+#: why: docs/experiments.md#polish-no-floor
 MIN_SCORE = 0.0
 MAX_N = 50
 #: the lm source samples this many times the vehicles it is asked for (+ 6), at most LM_MAX_SAMPLES per slot, and the
-#: polisher's score picks among them. Chosen on dev (read 6 of blind_reads/polish_literals.txt, docs/similes.md): ×1 / 16
-#: (before) 68 usable of 198, ×3 / 64 79 of 200, ×5 / 64 85 of 200; 10 candidates cost 0.8 → 1.9 s (bench/polish.py)
+#: polisher's score picks among them
+#: why: docs/experiments.md#polish-lm-oversample
 LM_OVERSAMPLE = 5
 LM_MAX_SAMPLES = 64
 #: a vehicle this close to the sentence's subject (cosine of the offline embedder, all-MiniLM-L6-v2) and this far
-#: above the sentence's median vehicle is a literal comparison and dropped (`_like_with_like`). Chosen on dev (read 6
-#: of blind_reads/polish_literals.txt; the curve: `python -m studio --profile offline eval polish-report --like-with-like
-#: blind_reads/polish_blind_read_6.json`): none of the candidates at ≥ 0.6 was read usable
+#: above the sentence's median vehicle is a literal comparison and dropped (`_like_with_like`)
+#: why: docs/experiments.md#polish-like-with-like
 LIKE_WITH_LIKE = 0.6
 LIKE_WITH_LIKE_GAP = 0.2
 #: an adjective slot's property source offers this many of the KB's vehicles for the adjective (at least), and an
 #: "as ADJ as V" candidate whose vehicle the KB knows for ADJ (ADJ among V's ATTESTED_TOP typical KB properties)
-#: ranks as if its score were (1 + ATTESTED_BONUS) times higher. Chosen on dev (read 11 of blind_reads/polish_literals.txt,
-#: docs/experiments.md): 7 / no bonus 87 usable of 200, top 3 32 of 60; 20 / ×2 93 and 35. In earlier reads such
-#: attested candidates were usable 29 of 31 times, the other "as ADJ as" ones 22 of 59
+#: ranks as if its score were (1 + ATTESTED_BONUS) times higher
+#: why: docs/experiments.md#polish-attested-bonus
 PROPERTY_WANT_ADJECTIVE = 20
 ATTESTED_BONUS = 1.0
 ATTESTED_TOP = 30
 #: an "as ADJ as V" candidate is dropped when the polisher finds V at least this many nats likelier after one of ADJ's
 #: antonyms than after ADJ ("as heavy as a feather", "as cold as a furnace": HAUSER's ironic-simile margin,
-#: studio/figures/irony.py). Chosen on dev (the labels of reads 6, 9 and 11 of blind_reads/polish_literals.txt, and the
-#: dev lists' pools, docs/experiments.md): of the labelled candidates at ≥ 2.5 nats none was usable (3), at 0 … 2.5
-#: 1 of 8, against 167 of 483 overall; but below 2.5 the pools hold classics ("as heavy as lead" 2.1)
+#: studio/figures/irony.py)
+#: why: docs/experiments.md#polish-opposite-margin
 OPPOSITE_MARGIN = 2.5
 LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
 MAX_CHARS = 400
@@ -102,20 +95,19 @@ KEEP_MEANING = ("keep = how likely a writer is to keep the candidate (0..1): a l
                 "Candidates are ranked by keep, best first. Their keeps summed estimate how many of the list a writer "
                 "would keep (on a fresh blind read of 20 lists: 71 estimated, 62 kept).")
 #: with the writer, an adjective's best PROPERTY_FIRST KB vehicles come first, then the writer's images; and the
-#: property source leaves verb slots to the writer. Chosen on dev (polish read 15, 12 literals, docs/similes.md):
-#: usable KB vehicles for an adjective 12 of 17, the writer's 11 of 32 (adjective) and 8 of 22 (verb), the KB's for
-#: a verb's salient property 2 of 28
+#: property source leaves verb slots to the writer
+#: why: docs/experiments.md#polish-writer-source
 PROPERTY_FIRST = 5
 #: sources whose own order ranks their candidates (the keep ranker was fitted on the others' reads)
 RANKED_SOURCES = ("images", "writer")
 #: the writer (the largest offline LM) rereads the list: each of the first WRITER_READS_TOP candidates moves to its
-#: place in the list plus WRITER_WEIGHT times its place by the writer's log-likelihood of the simile in the sentence.
-#: On the blind reads' labels (docs/experiments.md, dev literal sets) a usable line outranked an unusable one of the
-#: same literal 0.61 of the time in the list's order, 0.77 by the writer's likelihood alone, 0.77 with this weight.
+#: place in the list plus WRITER_WEIGHT times its place by the writer's log-likelihood of the simile in the sentence
+#: why: docs/experiments.md#polish-writer-weight
 WRITER_WEIGHT = 2.0
 WRITER_READS_TOP = 20
-#: the writer's backends that reread: llama.cpp (the offline profile, where the weight was chosen and the cost is
-#: ~2 s) and the tiny profile's random model; the hub profile's float32 transformers writer (6 GB, unmeasured) does not
+#: the writer's backends that reread: llama.cpp (the offline profile) and the tiny profile's random model; the hub
+#: profile's float32 transformers writer (6 GB) does not
+#: why: docs/experiments.md#polish-writer-review
 REREAD_BACKENDS = ("gguf_writer", "tiny_writer")
 WRITER_ORDER = ", reread by the writer"
 WRITER_READS = (" The writer (the largest offline language model) then rereads the first 20: each moves by how likely "
