@@ -64,6 +64,31 @@ def build_embedder(folder: Path) -> Path:
     return folder
 
 
+def build_judge(folder: Path, embedder: Path) -> Path:
+    """The Continue judge as the studio stores it (low-rank factors and a scorer, studio.models.pair_encoder) over the
+    saved tiny embedder, seeded: what a Space operator points STUDIO_MODEL_JUDGE_CROSS at for another base."""
+    import json
+
+    import torch
+    from safetensors.torch import save_file
+    from transformers import AutoModel
+
+    net = AutoModel.from_pretrained(str(embedder))
+    torch.manual_seed(SEED)
+    state = {}
+    for name, module in net.named_modules():
+        if isinstance(module, torch.nn.Linear) and name.startswith("encoder.layer."):
+            state[f"encoder.{name}.lora_A"] = torch.randn(2, module.in_features) * 0.1
+            state[f"encoder.{name}.lora_B"] = torch.randn(module.out_features, 2) * 0.1
+    state["head.weight"], state["head.bias"] = torch.randn(1, net.config.hidden_size), torch.zeros(1)
+    folder.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.half().contiguous() for k, v in state.items()}, str(folder / "pair_encoder.safetensors"))
+    (folder / "pair_encoder.json").write_text(json.dumps({
+        "base": str(embedder), "delta": "low_rank", "rank": 2, "inputs": "narrative", "max_length": 128,
+        "frozen_layers": 0, "pool": "second", "notes": "tiny seeded judge"}))
+    return folder
+
+
 def build_lm(folder: Path) -> Path:
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -196,8 +221,10 @@ def build_all(root: Path) -> dict[str, str]:
     """Every role's folder under `root`; returns the STUDIO_MODEL_<ROLE> values that point the studio at them."""
     root = Path(root)
     clip_file, _ = build_clip(root / "clip")
+    embedder = build_embedder(root / "all-mpnet-base-v2")
     return {
-        "STUDIO_MODEL_EMBEDDER": str(build_embedder(root / "all-mpnet-base-v2")),
+        "STUDIO_MODEL_EMBEDDER": str(embedder),
+        "STUDIO_MODEL_JUDGE_CROSS": str(build_judge(root / "judge-cross", embedder)),
         "STUDIO_MODEL_LM": str(build_lm(root / "SmolLM2-360M-Instruct")),
         "STUDIO_MODEL_NLI": str(build_nli(root / "roberta-large-mnli")),
         "STUDIO_MODEL_SENTIMENT": str(build_sentiment(root / "distilbert-sst-2")),

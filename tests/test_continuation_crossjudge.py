@@ -54,12 +54,13 @@ def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline):
     # (docs/continuation.md)
     assert acc >= 0.65, acc
     assert 0.35 <= acc_ablation <= 0.75, acc_ablation
-    # three seeds of each recipe, averaged (chosen on dev, docs/continuation.md): the served score is their mean
-    assert len(judge.members) == 3 and len(ablation.members) == 3
-    one = [CrossJudge([m]) for m in judge.members]
+    # the judge: one run of low-rank factors over all-mpnet-base-v2; the ablation: three seeds of MiniLM's top layers,
+    # whose score is their mean
+    assert len(judge.members) == 1 and judge.config["delta"] == "low_rank" and len(ablation.members) == 3
+    one = [CrossJudge([m]) for m in ablation.members]
     options = [[rows[0].option1, rows[0].option2]]
     mean = sum(j.scores(rows[:1], options)[0] for j in one) / 3
-    assert abs(judge.scores(rows[:1], options)[0] - mean).max() < 1e-5
+    assert abs(ablation.scores(rows[:1], options)[0] - mean).max() < 1e-5
     assert abs(one[0].scores(rows[:1], options)[0] - one[1].scores(rows[:1], options)[0]).max() > 1e-3
     # a pair's probabilities sum to one, ranks are a distribution
     p = judge.rank(rows[0].narrative, [rows[0].option1, rows[0].option2, "The sky is blue."])
@@ -69,7 +70,7 @@ def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline):
     from studio.models.pair_encoder import read_calibration
 
     temperature, note = read_calibration(CROSS_DIR)
-    assert judge.temperature == temperature and 1.5 < temperature < 8, note
+    assert judge.temperature == temperature and 1.2 < temperature < 8, note
     raw = CrossJudge(judge.members)
     [served_j], [raw_j] = judge.pairs(rows[:1], [rows[0].option1], [rows[0].option2]), raw.pairs(
         rows[:1], [rows[0].option1], [rows[0].option2])

@@ -22,3 +22,12 @@ def test_one_judge_role_is_left():
 def test_a_judgement_chooses_the_likelier_option():
     assert Judgement(0.6, 0.4).choice == "option1" and Judgement(0.3, 0.7).choice == "option2"
     assert Judgement(0.5, 0.5).choice == "option1"
+
+
+def test_a_stored_low_rank_encoder_never_downloads_a_base_the_profile_does_not_serve(tiny_registry):
+    from studio.models.loaders.common import LoadError
+    from studio.models.pair_encoder import served_base
+
+    with pytest.raises(LoadError) as info:
+        served_base("sentence-transformers/all-mpnet-base-v2")
+    assert info.value.unavailable and "tiny profile" in info.value.reason

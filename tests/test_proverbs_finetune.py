@@ -31,7 +31,7 @@ TEXTS = ["The early bird catches the worm.", "She saved every coin and bought a 
 def _train_and_merge(model_dir):
     import torch
 
-    from studio.models.variants import _apply, load_base_sentence_transformer
+    from studio.models.variants import apply_delta, load_base_sentence_transformer
     from studio.lab.proverbs.finetune import finetune, low_rank_state
 
     model = load_base_sentence_transformer(model_dir)
@@ -49,7 +49,7 @@ def _train_and_merge(model_dir):
     delta = low_rank_state(net)
     assert delta and all(v.dtype == torch.float16 for v in delta.values())
     plain = load_base_sentence_transformer(model_dir)
-    _apply(plain[0].auto_model, delta, "delta", model_dir)
+    apply_delta(plain[0].auto_model, delta, "delta", model_dir)
     merged = plain.encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True)
     # float16 factors: close, not bitwise
     np.testing.assert_allclose(merged, trained, atol=2e-3)
@@ -65,13 +65,13 @@ def test_low_rank_factors_train_alone_and_merge_into_the_plain_model(tiny_st_dir
 def test_a_factor_that_does_not_fit_is_refused(tiny_st_dir):
     import torch
 
-    from studio.models.variants import VariantMismatch, _apply, load_base_sentence_transformer
+    from studio.models.variants import VariantMismatch, apply_delta, load_base_sentence_transformer
 
     net = load_base_sentence_transformer(tiny_st_dir)[0].auto_model
     bad = {"encoder.layer.0.attention.self.query.lora_A": torch.zeros(2, 5),
            "encoder.layer.0.attention.self.query.lora_B": torch.zeros(32, 2)}
     with pytest.raises(VariantMismatch, match="do not fit"):
-        _apply(net, bad, "delta", "tiny")
+        apply_delta(net, bad, "delta", "tiny")
 
 
 def test_a_delta_from_another_base_is_refused_and_the_scorer_falls_back(tmp_path):

@@ -1,5 +1,5 @@
 """The judge that reads the narrative: a cross-encoder over "narrative [SEP] option" (studio.models.pair_encoder:
-all-MiniLM-L6-v2 with its top layers fine-tuned and a linear scorer), trained pairwise — a 2-way softmax over
+all-mpnet-base-v2 with low-rank factors on its layers and a linear scorer), trained pairwise — a 2-way softmax over
 s(option1), s(option2) against the gold `correctanswer` — on the train part of ../shared/data/figurative (idioms
 and similes together; data.split3: split by expression into train / dev / test).
 
@@ -25,8 +25,12 @@ _loaded: dict[str, object] = {}
 def _encode(tok, narratives: list[str] | None, options: list[str], max_length: int):
     if narratives is None:
         return tok(options, truncation=True, max_length=max_length, padding=True, return_tensors="pt")
-    return tok(narratives, options, truncation="only_first", max_length=max_length, padding=True,
-               return_tensors="pt")
+    x = tok(narratives, options, truncation="only_first", max_length=max_length, padding=True, return_tensors="pt")
+    if "token_type_ids" not in x:  # MPNet marks no segments: the option's tokens (pooled by the scorer) from the pair
+        import torch
+
+        x["token_type_ids"] = torch.tensor([[int(s == 1) for s in x.sequence_ids(i)] for i in range(len(options))])
+    return x
 
 
 def raw_scores(model, tok, narratives, options, max_length: int, batch: int = 32) -> np.ndarray:

@@ -33,8 +33,8 @@ def case_for(narrative: str, expr=None) -> Case:
 
 def get_judge():
     """The served judge: the cross-encoder that reads the narrative (crossjudge.CrossJudge,
-    assets/continuation/judge-cross/) when its weights are present — it needs the offline MiniLM package, not the
-    registry's embedder; None otherwise, and always in the tiny (test) profile, which loads no real model."""
+    assets/continuation/judge-cross/) when its weights and its base (all-mpnet-base-v2) are present; None otherwise,
+    and always in the tiny (test) profile, which loads no real model."""
     if get_registry().profile == "tiny":
         return None
     from .crossjudge import get_cross_judge

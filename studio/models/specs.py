@@ -27,7 +27,7 @@ PROVERBS_DELTA = PROVERBS_ASSETS / "encoder_delta.safetensors"
 #: LoRA deltas of the offline `lm` (studio/models/lm_delta.py): Polish's polisher and Continue's generator
 POLISHER_DELTA = ASSETS / "similes" / "polish_lora.safetensors"
 CONTINUATION_GENERATOR = ASSETS / "continuation" / "generator_lora.safetensors"
-#: the Continue judge that reads the narrative (a MiniLM cross-encoder)
+#: the Continue judge that reads the narrative (low-rank factors over all-mpnet-base-v2)
 CROSS_JUDGE = ASSETS / "continuation" / "judge-cross"
 
 #: the learned simile-component boundary (a linear reranker's weights; studio/figures/component_model.py)

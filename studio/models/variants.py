@@ -83,11 +83,11 @@ def _merged(delta_path: Path, base_id: str):
     from safetensors.torch import load_file
 
     model = load_base_sentence_transformer(base_id)
-    _apply(model[0].auto_model, load_file(str(delta_path)), delta_path.name, base_id)
+    apply_delta(model[0].auto_model, load_file(str(delta_path)), delta_path.name, base_id)
     return model.eval()
 
 
-def _apply(net, delta: dict, name: str, base_id: str) -> None:
+def apply_delta(net, delta: dict, name: str, base_id: str) -> None:
     """Merge low-rank factors into their products and load replacement tensors."""
     lora = {k: v for k, v in delta.items() if k.endswith((".lora_A", ".lora_B"))}
     plain = {k: v for k, v in delta.items() if k not in lora}

@@ -26,3 +26,19 @@ def save_pair_encoder(folder: Path, model, config: dict) -> None:
     state = {k: v.detach().to("cpu").half().contiguous() for k, v in model.trained_state(config["frozen_layers"]).items()}
     atomic_write_bytes(Path(folder) / WEIGHTS, save(state), mode=0o644)
     atomic_write_bytes(Path(folder) / CONFIG, json.dumps(config, indent=1).encode(), mode=0o644)
+
+
+def save_low_rank_pair_encoder(folder: Path, model, config: dict) -> None:
+    """A pair encoder trained as low-rank factors (studio.lab.proverbs.finetune.add_low_rank on its encoder): the
+    factors, named as the plain model's products ("encoder.<product>.lora_A" / ".lora_B"), and the scorer."""
+    from safetensors.torch import save
+
+    state = {}
+    for name, p in model.named_parameters():
+        if name.endswith((".lora_A", ".lora_B")):
+            state[name] = p
+        elif name.startswith("head."):
+            state[name] = p
+    state = {k: v.detach().to("cpu").half().contiguous() for k, v in state.items()}
+    atomic_write_bytes(Path(folder) / WEIGHTS, save(state), mode=0o644)
+    atomic_write_bytes(Path(folder) / CONFIG, json.dumps(config, indent=1).encode(), mode=0o644)
