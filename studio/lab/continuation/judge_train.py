@@ -67,6 +67,25 @@ def measure(judge: CrossJudge, parts=("dev", "test"), limit: int | None = None) 
     return out
 
 
+def _batches(items: list, rng: random.Random, size: int, total: int):
+    """(step, batch) for `total` steps: epochs over `items` in an order `rng` shuffles at each epoch's start."""
+    step, order = 0, list(range(len(items)))
+    while True:
+        rng.shuffle(order)
+        for i in range(0, len(order), size):
+            if step >= total:
+                return
+            yield step, [items[j] for j in order[i:i + size]]
+            step += 1
+
+
+def _progress(step: int, total: int, losses: list[float], started: float) -> None:
+    done = step + 1
+    if done % 20 == 0 or done == total:
+        print(f"step {done}/{total} loss(last 20) {np.mean(losses[-20:]):.4f} "
+              f"{time.perf_counter() - started:.0f}s", flush=True)
+
+
 def train(argv: list[str]) -> dict:
     import torch
 
@@ -129,22 +148,14 @@ def train(argv: list[str]) -> dict:
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
     model.train()
-    losses, step, order = [], 0, list(range(len(train_items)))
-    while step < total:
-        rng.shuffle(order)
-        for i in range(0, len(order), args.batch):
-            if step >= total:
-                break
-            batch = [train_items[j] for j in order[i:i + args.batch]]
-            narr = [it.narrative for it in batch for _ in (0, 1)] if args.inputs == "narrative" else None
-            opts = [o for it in batch for o in (it.option1, it.option2)]
-            s = model(**_encode(tok, narr, opts, max_length)).view(-1, 2)
-            y = torch.tensor([it.label for it in batch])
-            losses.append(train_step(model, opt, sched, torch.nn.functional.cross_entropy(s, y)))
-            step += 1
-            if step % 20 == 0 or step == total:
-                print(f"step {step}/{total} loss(last 20) {np.mean(losses[-20:]):.4f} "
-                      f"{time.perf_counter() - started:.0f}s", flush=True)
+    losses = []
+    for step, batch in _batches(train_items, rng, args.batch, total):
+        narr = [it.narrative for it in batch for _ in (0, 1)] if args.inputs == "narrative" else None
+        opts = [o for it in batch for o in (it.option1, it.option2)]
+        s = model(**_encode(tok, narr, opts, max_length)).view(-1, 2)
+        y = torch.tensor([it.label for it in batch])
+        losses.append(train_step(model, opt, sched, torch.nn.functional.cross_entropy(s, y)))
+        _progress(step, total, losses, started)
     model.eval()
     train_seconds = round(time.perf_counter() - started, 1)
     config = {"base": BASE_MODEL, "inputs": args.inputs, "max_length": max_length,
@@ -219,24 +230,16 @@ def train_low_rank(args, argv: list[str]) -> dict:
         return model.head((h.float() * m).sum(1) / m.sum(1).clamp(min=1)).squeeze(-1).view(-1, 2)
 
     model.train()
-    losses, step, order = [], 0, list(range(len(train_items)))
-    while step < total:
-        rng.shuffle(order)
-        for i in range(0, len(order), args.batch):
-            if step >= total:
-                break
-            batch = [train_items[j] for j in order[i:i + args.batch]]
-            loss = torch.nn.functional.cross_entropy(scores(batch), torch.tensor([it.label for it in batch]))
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(factors, 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad()
-            losses.append(float(loss.detach()))
-            step += 1
-            if step % 20 == 0 or step == total:
-                print(f"step {step}/{total} loss(last 20) {np.mean(losses[-20:]):.4f} "
-                      f"{time.perf_counter() - started:.0f}s", flush=True)
+    losses = []
+    for step, batch in _batches(train_items, rng, args.batch, total):
+        loss = torch.nn.functional.cross_entropy(scores(batch), torch.tensor([it.label for it in batch]))
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(factors, 1.0)
+        opt.step()
+        sched.step()
+        opt.zero_grad()
+        losses.append(float(loss.detach()))
+        _progress(step, total, losses, started)
     model.eval()
     config = {"base": JUDGE_BASE, "delta": LOW_RANK, "rank": args.lora_rank, "inputs": "narrative",
               "max_length": args.max_length, "frozen_layers": 0, "pool": "second",
