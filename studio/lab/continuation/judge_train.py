@@ -67,6 +67,17 @@ def measure(judge: CrossJudge, parts=("dev", "test"), limit: int | None = None) 
     return out
 
 
+def _training_pairs(args) -> tuple[list, random.Random, int]:
+    """(the training pairs of both kinds, shuffled by the seed's rng, which then shuffles each epoch; total steps)."""
+    items = [it for kind in data.KINDS for it in data.split3(kind)["train"]]
+    rng = random.Random(args.seed)
+    rng.shuffle(items)
+    if args.max_pairs:
+        items = items[:args.max_pairs]
+    steps_per_epoch = (len(items) + args.batch - 1) // args.batch
+    return items, rng, max(1, int(round(steps_per_epoch * args.epochs)))
+
+
 def _batches(items: list, rng: random.Random, size: int, total: int):
     """(step, batch) for `total` steps: epochs over `items` in an order `rng` shuffles at each epoch's start."""
     step, order = 0, list(range(len(items)))
@@ -118,13 +129,7 @@ def train(argv: list[str]) -> dict:
         return train_low_rank(args, argv)
     started = time.perf_counter()
     torch.manual_seed(args.seed)
-    train_items = [it for kind in data.KINDS for it in data.split3(kind)["train"]]
-    rng = random.Random(args.seed)
-    rng.shuffle(train_items)
-    if args.max_pairs:
-        train_items = train_items[:args.max_pairs]
-    steps_per_epoch = (len(train_items) + args.batch - 1) // args.batch
-    total = max(1, int(round(steps_per_epoch * args.epochs)))
+    train_items, rng, total = _training_pairs(args)
     max_length = args.max_length if args.inputs == "narrative" else min(args.max_length, 64)
     store_frozen = args.frozen_layers  # layers below this come from the installed package at load time
     if not args.init:
@@ -208,13 +213,7 @@ def train_low_rank(args, argv: list[str]) -> dict:
     factors = add_low_rank(model.encoder, args.lora_rank, args.seed)  # seeds torch again, then draws the factors
     model.head = torch.nn.Linear(model.encoder.config.hidden_size, 1)  # the scorer after them (the run's order)
     bf16 = fast_bfloat16()
-    train_items = [it for kind in data.KINDS for it in data.split3(kind)["train"]]
-    rng = random.Random(args.seed)
-    rng.shuffle(train_items)
-    if args.max_pairs:
-        train_items = train_items[:args.max_pairs]
-    steps_per_epoch = (len(train_items) + args.batch - 1) // args.batch
-    total = max(1, int(round(steps_per_epoch * args.epochs)))
+    train_items, rng, total = _training_pairs(args)
     warm = max(1, total // 10)
     opt = torch.optim.AdamW([{"params": factors, "lr": args.lr}, {"params": model.head.parameters(),
                                                                   "lr": args.head_lr}], weight_decay=0.01)
