@@ -73,7 +73,7 @@ def build_judge(folder: Path, embedder: Path) -> Path:
     from safetensors.torch import save_file
     from transformers import AutoModel
 
-    net = AutoModel.from_pretrained(str(embedder))
+    net = AutoModel.from_pretrained(str(embedder), trust_remote_code=False)
     torch.manual_seed(SEED)
     state = {}
     for name, module in net.named_modules():

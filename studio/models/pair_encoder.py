@@ -90,9 +90,9 @@ def load_base(base: str = BASE_MODEL, outputs: int = 1, pool: str = "second", tr
     configure_torch_threads()
     quiet_transformers()
     path = resolve_model_path(base)
-    tok = AutoTokenizer.from_pretrained(path)
+    tok = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
     tok.truncation_side = truncation_side  # "left": a long narrative keeps its end, where the expression is
-    model = _scorer_class()(AutoModel.from_pretrained(path), outputs=outputs, pool=pool)
+    model = _scorer_class()(AutoModel.from_pretrained(path, trust_remote_code=False), outputs=outputs, pool=pool)
     model.eval()
     return tok, model
 

@@ -33,12 +33,10 @@ def save_low_rank_pair_encoder(folder: Path, model, config: dict) -> None:
     factors, named as the plain model's products ("encoder.<product>.lora_A" / ".lora_B"), and the scorer."""
     from safetensors.torch import save
 
-    state = {}
-    for name, p in model.named_parameters():
-        if name.endswith((".lora_A", ".lora_B")):
-            state[name] = p
-        elif name.startswith("head."):
-            state[name] = p
-    state = {k: v.detach().to("cpu").half().contiguous() for k, v in state.items()}
+    from ..proverbs.finetune import low_rank_state
+
+    state = low_rank_state(model)
+    for name, value in model.head.state_dict().items():
+        state[f"head.{name}"] = value.detach().half().contiguous()
     atomic_write_bytes(Path(folder) / WEIGHTS, save(state), mode=0o644)
     atomic_write_bytes(Path(folder) / CONFIG, json.dumps(config, indent=1).encode(), mode=0o644)
