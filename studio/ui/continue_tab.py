@@ -34,8 +34,9 @@ JUDGE_EXAMPLES = [
 ]
 #: what the Judge panel's verdict is, and how far to trust it
 JUDGE_NOTE = ("**P(plausible)**: which of the two continuations the judge finds the plausible next sentence. The "
-              "judge reads the narrative's end and each continuation (a small cross-encoder trained on the "
-              "benchmark's narratives; its accuracy on held-out ones is in the README's Results). Its probabilities "
+              "judge reads the narrative's end and each continuation (a cross-encoder over all-mpnet-base-v2 trained "
+              "on the benchmark's narratives; its accuracy on held-out ones is in the README's Results). Its "
+              "probabilities "
               "are calibrated on held-out narratives: where it says 70 %, it was right about 7 times in 10 there. "
               "It is often wrong: it tends to prefer a continuation that repeats the narrative's own words over one "
               "that follows the idiom's meaning.")
