@@ -47,8 +47,7 @@ TABLE_NOTE = ("**plausible (%)**: the judge's share of plausibility among the co
               "where **why here** says otherwise: in *writer* mode a sentence cut short by the token limit, or one "
               "that repeats the figure's own words or adds a new simile, is placed after the whole, fresh ones; in "
               "*tuned* mode the best of the pool are ordered by how naturally they read (the plain language model's "
-              "fluency) together with the judge (chosen on a read of held-out narratives: it put usable sentences "
-              "first more often than the judge alone). Fluency, tokens and how many samples gave each sentence are "
+              "fluency) together with the judge. Fluency, tokens and how many samples gave each sentence are "
               "in the downloads.")
 
 

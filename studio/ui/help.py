@@ -27,16 +27,14 @@ that proposed it (with **KB ✓**, below) and **keep**; the phrase and the **sco
 model is served) are under *Details*. **keep** (0–1) is how likely a writer is to keep the candidate,
 learned from our blind reads (readers judged thousands of candidates usable or not): it weighs the score with how
 close the vehicle is to "something ADJ" or "something that VERB", to the sentence and to its subject. Read it as a
-chance: on a fresh read, candidates at 0.5 or more were kept three times in four, those under 0.2 about one time in
-fourteen. Candidates are ranked by keep, then the writer model rereads the first 20 (each moves by how likely it
-finds the simile in the sentence: on our reads' labels that order put usable lines first more often), and the line
-above the table sums their keeps: about how many of the
-list a writer would keep. Under 2.5 it says few apt images were found (on that read such lists held 8 usable
-candidates in 60, the others 54 in 140): rewording the sentence may help more than another seed. The **score**
+chance: 0.5 is one in two. Candidates are ranked by keep, then the writer model rereads the first 20 (each moves by
+how likely it finds the simile in the sentence), and the line above the table sums their keeps: about how many of
+the list a writer would keep. Under 2.5 it says few apt images were found: rewording the sentence may help more than
+another seed. The **score**
 (0–1) is how readily the polisher writes this simile for this sentence (the geometric mean of its per-token
 probabilities over the phrase and the word after it; higher reads more fluently; long sentences get low scores
 throughout). **KB ✓** after the source marks an "as ADJ as" simile whose vehicle the simile
-knowledge base knows for that adjective ("as sweet as honey"): such similes were kept far more often than the rest.
+knowledge base knows for that adjective ("as sweet as honey"); keep takes the mark into account.
 An "as ADJ as" simile whose vehicle suits the opposite adjective better ("as heavy as a feather") is left out. None is
 dropped for a low keep or score (a list shorter than asked says why). Without the ranker (the hub and tiny profiles)
 keep is empty and candidates are ranked by the score, KB ✓ counting double. Neither number says how creative a
@@ -98,8 +96,8 @@ plausible next sentence. In tuned mode the generator draws a pool of samples (*S
 best are shown, ranked by **fluency** (how naturally the sentence follows the story: the language model's mean log-probability per token,
 closer to 0 is better) plus a little of **p(plausible)**, the judge's probability (0–1) that it is a plausible next
 sentence; the other modes are ranked by p(plausible). **samples** says how many of the samples drawn gave that same
-sentence; the line above says when fewer distinct sentences came than asked. Expect to pick: in a blind read of 20
-new stories, a strict reader kept 12 of the 60 sentences the writer mode showed.
+sentence; the line above says when fewer distinct sentences came than asked. Expect to pick: a strict reader keeps
+only some of the sentences shown (how many, on stories the studio never saw, is in the README's Results).
 *Judge* compares two continuations you write for the same story.
 """,
     "models": """
