@@ -76,3 +76,14 @@ def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline):
         rows[:1], [rows[0].option1], [rows[0].option2])
     assert served_j.choice == raw_j.choice
     assert 0.5 <= max(served_j.p_option1, served_j.p_option2) < max(raw_j.p_option1, raw_j.p_option2)
+
+
+def test_the_ablation_recipe_refuses_a_low_rank_init_in_one_line(tmp_path, capsys):
+    """The ablation fine-tunes MiniLM's top layers; a stored low-rank encoder (the judge, today's NLI) is no start."""
+    from space_models import build_embedder, build_judge
+    from studio.cli import main
+
+    folder = build_judge(tmp_path / "judge", build_embedder(tmp_path / "embedder"))
+    assert main(["train", "judge", "--inputs", "option", "--init", str(folder), "--no-save"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot start from low-rank factors" in err and "--no-init" in err and "Traceback" not in err

@@ -145,16 +145,24 @@ def test_train_nli_cross_refuses_bad_options_in_one_line(capsys, tmp_path):
 
 @pytest.mark.offline
 @pytest.mark.skipif(not HAVE_NLI, reason="MNLI (../shared/data/nli) is not available")
-def test_train_nli_cross_runs_its_steps_and_saves_a_servable_folder(offline, tmp_path):
-    """Two steps of the shared loop (studio.lab.hauser.pair_training) from MiniLM; the folder loads as the NLI role's
-    model and keeps its recipe and dev-only metrics."""
+@pytest.mark.parametrize("rank", [0, 2], ids=["minilm-top-layers", "mpnet-low-rank"])
+def test_train_nli_cross_runs_its_steps_and_saves_a_servable_folder(offline, tmp_path, rank):
+    """Two steps of the shared loop (studio.lab.hauser.pair_training), from MiniLM or with low-rank factors over
+    all-mpnet-base-v2; the folder loads as the NLI role's model and keeps its recipe and dev-only metrics."""
     from studio.lab.hauser.train_nli_cross import train
     from studio.models.pair_nli import load_cross_nli
 
     out = tmp_path / "nli"
-    result = train(["--max-rows", "64", "--batch", "32", "--eval-limit", "8", "--out", str(out)])
+    result = train(["--max-rows", "32", "--batch", "16", "--eval-limit", "4", "--lora-rank", str(rank),
+                    "--out", str(out)])
     assert result["recipe"]["steps"] == result["recipe"]["steps_planned"] == 2
     assert all(key.endswith("/ dev") for key in result["metrics"])
+    assert (result.get("delta"), result.get("rank")) == (("low_rank", rank) if rank else (None, None))
     nli = load_cross_nli(out)
+    assert ("low-rank" in nli.backend) == bool(rank)
     probs = nli.predict(["A man plays a guitar."], ["Nobody plays."])
     assert probs.shape == (1, 3) and probs.sum() == pytest.approx(1.0)
+    if rank:  # measured as served: the stored factors over the shared float32 base score what training reported
+        from studio.lab.evaluation.nli import measure
+
+        assert measure(nli, parts=("dev",), limit=4) == result["metrics"]

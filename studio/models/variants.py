@@ -87,8 +87,8 @@ def _merged(delta_path: Path, base_id: str):
     return model.eval()
 
 
-def apply_delta(net, delta: dict, name: str, base_id: str) -> None:
-    """Merge low-rank factors into their products and load replacement tensors."""
+def _split_delta(net, delta: dict, name: str, base_id: str) -> tuple[dict, dict]:
+    """(low-rank factors, replacement tensors) of a delta, checked against `net`'s tensors (VariantMismatch)."""
     lora = {k: v for k, v in delta.items() if k.endswith((".lora_A", ".lora_B"))}
     plain = {k: v for k, v in delta.items() if k not in lora}
     state = net.state_dict()
@@ -100,6 +100,41 @@ def apply_delta(net, delta: dict, name: str, base_id: str) -> None:
             unknown.append(k)
     if unknown:
         raise VariantMismatch(f"{name} has tensors that do not fit {base_id}: {unknown[:3]}")
+    return lora, plain
+
+
+def low_rank_view(net, factors: dict, name: str, base_id: str):
+    """A copy of `net` that shares every tensor with it and adds low-rank factors beside their products
+    (y = W x + B (A x), not merged): several stored encoders over one base hold one copy of its weights."""
+    import copy
+
+    import torch
+
+    lora, plain = _split_delta(net, factors, name, base_id)
+    if plain:
+        raise VariantMismatch(f"{name} replaces tensors of {base_id}; only low-rank factors can share a base")
+
+    class LowRankLinear(torch.nn.Module):
+        def __init__(self, base, a, b):
+            super().__init__()
+            self.base, self.lora_A, self.lora_B = base, a, b
+
+        def forward(self, x):
+            return self.base(x) + (x @ self.lora_A.T) @ self.lora_B.T
+
+    shared = {id(t): t for t in (*net.parameters(), *net.buffers())}
+    view = copy.deepcopy(net, shared)  # new modules, the same tensors
+    for k in (k for k in lora if k.endswith(".lora_A")):
+        path = k[:-len(".lora_A")]
+        parent, _, child = path.rpartition(".")
+        setattr(view.get_submodule(parent), child,
+                LowRankLinear(view.get_submodule(path), lora[k].float(), lora[path + ".lora_B"].float()))
+    return view.eval()
+
+
+def apply_delta(net, delta: dict, name: str, base_id: str) -> None:
+    """Merge low-rank factors into their products and load replacement tensors."""
+    lora, plain = _split_delta(net, delta, name, base_id)
     import torch
 
     with torch.no_grad():

@@ -19,6 +19,7 @@ offline eval continuation`.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import time
 from pathlib import Path
@@ -30,7 +31,7 @@ from . import data
 from ...continuation.crossjudge import ABLATION_DIR, CROSS_DIR, CrossJudge, _encode, _loaded, _lock
 from ...continuation.features import Case
 from ...errors import InputError
-from ...models.pair_encoder import BASE_MODEL, has_pair_encoder, load_base, load_pair_encoder
+from ...models.pair_encoder import BASE_MODEL, CONFIG, LOW_RANK, has_pair_encoder, load_base, load_pair_encoder
 
 NLI_INIT = ASSETS / "heads" / "nli-cross"
 
@@ -137,6 +138,12 @@ def train(argv: list[str]) -> dict:
     else:
         if not has_pair_encoder(args.init):
             raise InputError(f"--init {args.init}: no stored cross-encoder there (pair_encoder.json and .safetensors)")
+        stored = json.loads((args.init / CONFIG).read_text())
+        if stored.get("delta") == LOW_RANK:
+            raise InputError(f"--init {args.init}: the ablation's recipe fine-tunes MiniLM's top layers and cannot start "
+                             f"from low-rank factors over {stored.get('base')}; pass --no-init, or --init a MiniLM "
+                             "NLI (the stored ablation started from the one committed at 54119b6: `git show "
+                             "54119b6:assets/heads/nli-cross/pair_encoder.json`)")
         init_config, tok, model = load_pair_encoder(args.init)
         model.head = torch.nn.Linear(model.encoder.config.hidden_size, 1)  # a fresh scorer: one score per option
         model.pool = "second"

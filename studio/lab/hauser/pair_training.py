@@ -40,9 +40,10 @@ def batches(rows, tok, batch: int, rng: random.Random):
 
 
 def fine_tune(model, tok, rows, make_batch, *, epochs: float, batch: int, lr: float, head_lr: float,
-              rng: random.Random, started: float, time_budget: float = 0, log=print) -> dict:
-    """Train `model` (a pair_encoder PairScorer with its frozen layers set) on `rows`; `make_batch(rows of a batch)`
-    gives (inputs, labels). Returns {"losses", "steps", "total", "stopped_early"}."""
+              rng: random.Random, started: float, time_budget: float = 0, log=print, bfloat16: bool = False) -> dict:
+    """Train `model` (a pair_encoder PairScorer with its frozen layers set, or low-rank factors added) on `rows`;
+    `make_batch(rows of a batch)` gives (inputs, labels); `bfloat16`: the forward pass under bfloat16 autocast (where
+    the CPU has fast bfloat16). Returns {"losses", "steps", "total", "stopped_early"}."""
     import torch
 
     from ..training.pair_encoder_train import train_step
@@ -65,7 +66,9 @@ def fine_tune(model, tok, rows, make_batch, *, epochs: float, batch: int, lr: fl
                 stopped_early = True
                 break
             x, y = make_batch([rows[i] for i in idx])
-            losses.append(train_step(model, opt, sched, torch.nn.functional.cross_entropy(model(**x), y)))
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bfloat16):
+                logits = model(**x)
+            losses.append(train_step(model, opt, sched, torch.nn.functional.cross_entropy(logits.float(), y)))
             step += 1
             if step % 25 == 0 or step == total:
                 log(f"step {step}/{total} loss(last 25) {np.mean(losses[-25:]):.4f} "

