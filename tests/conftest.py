@@ -164,4 +164,15 @@ def select_tab(page, name: str):
     else:
         page.get_by_role("button", name="More tabs").click()
         page.locator(".overflow-dropdown button").get_by_text(name, exact=True).click()
-    page.wait_for_timeout(600)
+    wait_for_tab(page, name)
+
+
+SELECTED_TAB_JS = """name => [...document.querySelectorAll('[role=tab][aria-selected=true]')]
+  .some(tab => tab.textContent.trim() === name)"""
+
+
+def wait_for_tab(page, name: str):
+    """Until the tab `name` is selected (Gradio marks its button, shown or folded into the "More tabs" menu) and the
+    page is laid out after it (two animation frames): a condition, where a fixed wait was."""
+    page.wait_for_function(SELECTED_TAB_JS, arg=name, timeout=10_000)
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
