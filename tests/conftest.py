@@ -10,6 +10,13 @@ os.environ.setdefault("STUDIO_PROFILE", "tiny")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):  # `make test` runs pytest-xdist workers, one per core
+    # each worker's models on its share of the cores: torch, ONNX Runtime and llama.cpp would each take every core,
+    # and two workers' threads on the same cores spin against each other (an LM call many times slower)
+    _share = str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+    for _name in ("STUDIO_TORCH_THREADS", "STUDIO_ONNX_THREADS", "STUDIO_LM_THREADS", "OMP_NUM_THREADS",
+                  "MKL_NUM_THREADS"):
+        os.environ.setdefault(_name, _share)
 
 import pytest  # noqa: E402
 
