@@ -11,11 +11,15 @@ setup-dev:
 demo: setup
 	.venv/bin/python app.py
 
+# two pytest-xdist workers (tests/conftest.py gives each its share of the cores), each test file on one worker: its
+# module fixtures (models, pages) are made once
+PYTEST_XDIST = -n 2 --dist loadfile
+
 test: setup-dev
-	.venv/bin/python -m pytest
+	.venv/bin/python -m pytest $(PYTEST_XDIST)
 
 test-fast: setup-dev
-	.venv/bin/python -m pytest -m "not offline and not browser"
+	.venv/bin/python -m pytest $(PYTEST_XDIST) -m "not offline and not browser"
 
 # the tests marked `portability` as a CPU with AVX2 but no AVX-512 runs them: held to AVX2 kernels, then under QEMU
 test-avx2: setup-dev

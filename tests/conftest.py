@@ -10,6 +10,13 @@ os.environ.setdefault("STUDIO_PROFILE", "tiny")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):  # `make test` runs pytest-xdist workers, one per core
+    # each worker's models on its share of the cores: torch, ONNX Runtime and llama.cpp would each take every core,
+    # and two workers' threads on the same cores spin against each other (an LM call many times slower)
+    _share = str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+    for _name in ("STUDIO_TORCH_THREADS", "STUDIO_ONNX_THREADS", "STUDIO_LM_THREADS", "OMP_NUM_THREADS",
+                  "MKL_NUM_THREADS"):
+        os.environ.setdefault(_name, _share)
 
 import pytest  # noqa: E402
 
@@ -164,4 +171,15 @@ def select_tab(page, name: str):
     else:
         page.get_by_role("button", name="More tabs").click()
         page.locator(".overflow-dropdown button").get_by_text(name, exact=True).click()
-    page.wait_for_timeout(600)
+    wait_for_tab(page, name)
+
+
+SELECTED_TAB_JS = """name => [...document.querySelectorAll('[role=tab][aria-selected=true]')]
+  .some(tab => tab.textContent.trim() === name)"""
+
+
+def wait_for_tab(page, name: str):
+    """Until the tab `name` is selected (Gradio marks its button, shown or folded into the "More tabs" menu) and the
+    page is laid out after it (two animation frames): a condition, where a fixed wait was."""
+    page.wait_for_function(SELECTED_TAB_JS, arg=name, timeout=10_000)
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")

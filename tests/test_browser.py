@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import needs_chromium
+from conftest import needs_chromium, wait_for_tab
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
@@ -27,7 +27,7 @@ def test_every_tab_opens(page, shots):
     assert "Models" in names and "About" in names, names
     for name in names:
         page.get_by_role("tab", name=name).click()
-        page.wait_for_timeout(300)
+        wait_for_tab(page, name)
         page.screenshot(path=str(shots / f"tab-{name.lower().replace(' ', '-')}.png"), full_page=True)
     assert len(list(shots.glob("tab-*.png"))) >= len(names)
     page.get_by_role("tab", name="Models").click()

@@ -4,6 +4,7 @@ the results it replaces and says why on the status line —, and Polish and Prov
 cannot work with. One app server (the tiny profile) and one browser for the module."""
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -43,7 +44,7 @@ def _wait_status(page, selector: str, text: str, timeout: int = RESULT_TIMEOUT_M
 def _close_toasts(page):
     for close in page.locator(".toast-close").all():
         close.click()
-    page.wait_for_timeout(1_000)  # the toast fades out
+    page.wait_for_function("() => !document.querySelector('.toast-close')", timeout=10_000)  # the toasts faded out
 
 
 def _error_marks(page) -> int:
@@ -160,15 +161,22 @@ def test_an_error_clears_the_results_it_replaces(fresh, tmp_path):
     assert _error_marks(page) == 0
 
 
-def _slow_down(monkeypatch, module, name: str, seconds: float) -> None:
-    """The server's `module.name` waits `seconds` before each call, so that a run is still going when Stop comes."""
+def _slow_down(monkeypatch, module, name: str, seconds: float) -> tuple[threading.Event, threading.Event]:
+    """The server's `module.name` waits `seconds` before each call, so that a run is still going when Stop comes.
+    Returns two events: a slowed call has started; a slowed call has returned (the server runs in this process)."""
     real = getattr(module, name)
+    started, returned = threading.Event(), threading.Event()
 
     def slow(*args, **kwargs):
+        started.set()
         time.sleep(seconds)
-        return real(*args, **kwargs)
+        try:
+            return real(*args, **kwargs)
+        finally:
+            returned.set()
 
     monkeypatch.setattr(module, name, slow)
+    return started, returned
 
 
 def test_stop_clears_and_says_stopped(fresh, monkeypatch):
@@ -179,14 +187,15 @@ def test_stop_clears_and_says_stopped(fresh, monkeypatch):
     select_tab(page, "Polish")
     _polish(page, RIVER)
     _wait_status(page, "#polish-status", "candidates asked")
-    _slow_down(monkeypatch, P, "_by_retrieval", 8)
+    started, returned = _slow_down(monkeypatch, P, "_by_retrieval", 4)
     _polish(page, COFFEE)
     _wait_status(page, "#polish-status", "Polishing", 10_000)
-    page.wait_for_timeout(4_000)
+    assert started.wait(RESULT_TIMEOUT_MS / 1000)  # the run is inside its slowed step: Stop comes mid-way
     page.get_by_role("button", name="Stop", exact=True).filter(visible=True).first.click()
     _wait_status(page, "#polish-status", "Stopped", 10_000)
     assert page.get_by_role("cell", name="river", exact=False).filter(visible=True).count() == 0
-    page.wait_for_timeout(6_000)  # the worker ends at its next step; nothing arrives after Stop
+    assert returned.wait(30)  # the worker ends at its next step; nothing arrives after Stop
+    page.wait_for_timeout(2_000)
     assert "Stopped" in _status(page) or "stopped" in _status(page)
     assert page.get_by_text("candidates asked").filter(visible=True).count() == 0
 
@@ -201,11 +210,11 @@ def test_continue_stop_clears_and_says_stopped(fresh, monkeypatch):
     _box(page, "Narrative").fill("After three nights without sleep, Marco lay down on the sofa and slept like a log.")
     page.get_by_role("button", name="Continue", exact=True).click()
     _wait_status(page, "#continue-info", "sample(s) in")
-    _slow_down(monkeypatch, decoding, "_draw", 0.5)
+    started, _ = _slow_down(monkeypatch, decoding, "_draw", 0.5)
     _box(page, "Narrative").fill("The night was dark and the wind howled like a wolf.")
     page.get_by_role("button", name="Continue", exact=True).click()
     _wait_status(page, "#continue-info", "Continuing", 10_000)
-    page.wait_for_timeout(3_000)
+    assert started.wait(RESULT_TIMEOUT_MS / 1000)  # drawing has begun: Stop comes mid-way
     page.get_by_role("button", name="Stop", exact=True).filter(visible=True).first.click()
     _wait_status(page, "#continue-info", "stopped", 10_000)
     page.wait_for_timeout(2_000)

@@ -213,12 +213,41 @@ def _assert_same_figures(recomputed: list[dict], committed: list[dict]):
             assert a["value"] == pytest.approx(b["value"], abs=TOLERANCE), a["metric"]
 
 
+@pytest.fixture
+def judge_scores_once(monkeypatch):
+    """Within one test, a cross-encoder judge's raw score of one (model, narrative, option) is computed once: the
+    continuation sample scores its test items for the judge's accuracy and the same items again for its calibration.
+    A memo of crossjudge.raw_scores, the judges' one call into their models: a repeated sequence gets the number the
+    model computed for it (padding in another batch moves a score by float32 rounding only); every figure is still
+    computed by the evaluation's own code from the models' scores."""
+    import numpy as np
+
+    from studio.continuation import crossjudge
+
+    real, memo = crossjudge.raw_scores, {}
+
+    def raw_scores(model, tok, narratives, options, max_length, batch=32):
+        keys = [(model, None if narratives is None else narratives[i], option, max_length)
+                for i, option in enumerate(options)]
+        missing = list(dict.fromkeys(k for k in keys if k not in memo))
+        if missing:
+            scores = real(model, tok, None if narratives is None else [k[1] for k in missing],
+                          [k[2] for k in missing], max_length, batch)
+            memo.update(zip(missing, scores))
+        if not keys:
+            return real(model, tok, narratives, options, max_length, batch)
+        return np.stack([memo[k] for k in keys])
+
+    monkeypatch.setattr(crossjudge, "raw_scores", raw_scores)
+    return memo
+
+
 @needs_data
 @pytest.mark.offline
 @pytest.mark.slow
 @pytest.mark.portability
 @pytest.mark.parametrize("name", ["components", "hauser", "continuation", "proverbs", "nli", "sentiment"])
-def test_committed_sample_figures_are_recomputed_by_the_code(name, reference):
+def test_committed_sample_figures_are_recomputed_by_the_code(name, reference, judge_scores_once):
     """The first 40 rows of each split through the real scorers, on the float32 reference forms (no int8, int4 or
     bfloat16, whatever the CPU has), give the committed results' sample figures."""
     committed = json.loads((RESULTS_DIR / f"{name}.json").read_text())
