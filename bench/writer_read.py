@@ -86,17 +86,19 @@ def generate(args) -> None:
             print(variant, lit, file=sys.stderr, flush=True)
     judge = get_judge()
     for story in _lines(args.narratives) if args.narratives else []:
-        t = time.perf_counter()
-        r = continue_narrative(story, Settings(mode="writer", n=6, seed=0, rank=False))
-        text, expr = find_expression(story)
-        texts = [c.text for c in r.continuations]
-        probs = [float(p) for p in judge.rank(text, texts, expr)] if texts else []
-        order = sorted(range(len(texts)), key=lambda i: (r.continuations[i].cut, bool(slips(texts[i], text, expr)),
-                                                         -probs[i], i))
-        out["continue"].append({"story": story, "variant": "writer", "seconds": round(time.perf_counter() - t, 2),
-                                "conts": [{"text": x, "rank": order.index(i) + 1, "drawn": i + 1, "p": probs[i]}
-                                          for i, x in enumerate(texts)]})
-        print("continue", story[:40], file=sys.stderr, flush=True)
+        for writer in args.writers.split(","):
+            t = time.perf_counter()
+            r = continue_narrative(story, Settings(mode="writer", n=6, seed=0, rank=False, writer=writer))
+            text, expr = find_expression(story)
+            texts = [c.text for c in r.continuations]
+            probs = [float(p) for p in judge.rank(text, texts, expr)] if texts else []
+            order = sorted(range(len(texts)), key=lambda i: (r.continuations[i].cut,
+                                                             bool(slips(texts[i], text, expr)), -probs[i], i))
+            out["continue"].append({"story": story, "variant": "writer" if writer == "prompted" else f"{writer} writer",
+                                    "seconds": round(time.perf_counter() - t, 2),
+                                    "conts": [{"text": x, "rank": order.index(i) + 1, "drawn": i + 1, "p": probs[i]}
+                                              for i, x in enumerate(texts)]})
+            print("continue", writer, story[:40], file=sys.stderr, flush=True)
     Path(args.out).write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
@@ -165,6 +167,8 @@ def main() -> None:
     g.add_argument("--literals")
     g.add_argument("--narratives")
     g.add_argument("--out", required=True)
+    g.add_argument("--writers", default="prompted", help="Continue's writers to compare: prompted, tuned or both "
+                   "(prompted,tuned)")
     g.add_argument("--polish-variants", choices=sorted(POLISH_VARIANTS), default="writer")
     q = sub.add_parser("pool")
     q.add_argument("read")
