@@ -149,9 +149,9 @@ def record(args) -> None:
     if args.continuation:
         stories = list(dict.fromkeys(row["story"] for row in d["continue"]))
         rows = [{"id": _id("continue", row["story"], c["text"].strip()), "line": stories.index(row["story"]) + 1,
-                 "generator": row["variant"] if not row["variant"].startswith("writer") else
+                 "generator": row["variant"] if not row["variant"].endswith("writer") else
                  f"{row['variant']}, best 3 of 6" if c["rank"] <= 3 else f"{row['variant']}, not shown",
-                 "rank": c["rank"] if c["rank"] <= 3 or not row["variant"].startswith("writer") else c["rank"] - 3,
+                 "rank": c["rank"] if c["rank"] <= 3 or not row["variant"].endswith("writer") else c["rank"] - 3,
                  "drawn": c.get("drawn"),
                  "p_plausible": c.get("p"), "continuation": c["text"],
                  "usable": labels[_id("continue", row["story"], c["text"].strip())]}

@@ -154,7 +154,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     if s.mode == "writer":
         try:
             step(0.1, "writing")
-            samples = write(text, expr, s, progress=progress, should_stop=should_stop)
+            samples = write(text, expr, s, notes, progress=progress, should_stop=should_stop)
             if expr is not None and not expr.meaning:
                 notes.append((f"no meaning of “{expr.text}” is known to the lexicon" if expr.kind == "idiom" else
                               f"“{expr.text}” states no property") + ": the writer reads it on its own.")
@@ -239,13 +239,19 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
                   drawn=s.draws, distinct=distinct)
 
 
-def write(narrative: str, expr: Expression | None, s: Settings, progress=None, should_stop=None) -> list[Sample]:
+def write(narrative: str, expr: Expression | None, s: Settings, notes: list[str], progress=None,
+          should_stop=None) -> list[Sample]:
     """s.draws samples of the registry's `writer` (or, s.writer "tuned", of the `continuation_writer` fine-tuned for
     Continue), told what the figure means (writing.py), each one sentence."""
     from .writing import SYSTEM, TUNED_SYSTEM, user_message
 
-    writer = get_registry().get("continuation_writer" if s.writer == "tuned" else "writer")
-    system = TUNED_SYSTEM if s.writer == "tuned" else SYSTEM
+    writer, system = None, SYSTEM
+    if s.writer == "tuned":
+        try:
+            writer, system = get_registry().get("continuation_writer"), TUNED_SYSTEM
+        except ModelUnavailable as exc:  # e.g. the hub profile's writer, which the delta was not trained on
+            notes.append(f"the tuned writer is not available ({exc.reason}); the prompted writer wrote instead")
+    writer = writer or get_registry().get("writer")
     tokens = [0] * s.draws
 
     def grown(i: int, text: str) -> None:

@@ -2,7 +2,7 @@
 literal: 80 % train — the polisher's fine-tuning pairs —, 10 % dev, 10 % test). On the test literals (never trained
 on, never used for a choice) the studio's 10 candidates per literal are compared with the paper's BART candidates of
 the same literals, both scored together by the studio's own HAUSER scorer; no human labels exist for the studio's
-similes (the blind read is in docs/similes.md). Wraps `studio/lab/similes/evaluate_polish.py`."""
+similes (their blind reads: studio/lab/evaluation/reads.py). Wraps `studio/lab/similes/evaluate_polish.py`."""
 from __future__ import annotations
 
 from ...models.config import PROJECT_ROOT
@@ -10,7 +10,7 @@ from .base import Evaluation, Figure, share_interval
 
 DEFAULT_LITERALS = 30  # test literals of a full run (~1–3 s each warm, plus the HAUSER scoring)
 DEV_LITERALS = 20
-#: the blind-read sentences (docs/similes.md): diversity over a set of short everyday literals (no paper candidates)
+#: the blind-read sentences (blind_reads/): diversity over a set of short everyday literals (no paper candidates)
 BLIND_READ_FILES = ("blind_reads/polish_literals.txt", "blind_reads/polish_literals_2.txt", "blind_reads/polish_literals_3.txt",
                     "blind_reads/polish_literals_4.txt", "blind_reads/polish_literals_5.txt")
 
