@@ -57,3 +57,19 @@ def test_an_unknown_writer_is_refused_with_the_choices():
 
     with pytest.raises(InputError, match="prompted or tuned"):
         Settings(writer="fancy").check()
+
+
+def test_without_its_delta_the_tuned_writer_leaves_the_prompted_writer_to_write_and_says_so(tmp_path, monkeypatch):
+    from studio.continuation.generate import Settings, continue_narrative
+    from studio.models import Registry, Settings as ModelSettings, get_registry, set_registry
+
+    previous = get_registry()
+    monkeypatch.setenv("STUDIO_MODEL_CONTINUATION_WRITER", str(tmp_path / "absent.safetensors"))
+    set_registry(Registry(ModelSettings.from_env("tiny")))
+    try:
+        result = continue_narrative(NARRATIVE, Settings(mode="writer", writer="tuned", n=1, pool=1,
+                                                        max_new_tokens=5, seed=3))
+        assert result.continuations
+        assert any("tuned writer is not available" in n and "prompted writer wrote" in n for n in result.notes)
+    finally:
+        set_registry(previous)
