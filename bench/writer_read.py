@@ -86,19 +86,17 @@ def generate(args) -> None:
             print(variant, lit, file=sys.stderr, flush=True)
     judge = get_judge()
     for story in _lines(args.narratives) if args.narratives else []:
-        for writer in args.writers.split(","):
-            t = time.perf_counter()
-            r = continue_narrative(story, Settings(mode="writer", n=6, seed=0, rank=False, writer=writer))
-            text, expr = find_expression(story)
-            texts = [c.text for c in r.continuations]
-            probs = [float(p) for p in judge.rank(text, texts, expr)] if texts else []
-            order = sorted(range(len(texts)), key=lambda i: (r.continuations[i].cut,
-                                                             bool(slips(texts[i], text, expr)), -probs[i], i))
-            out["continue"].append({"story": story, "variant": "writer" if writer == "prompted" else f"{writer} writer",
-                                    "seconds": round(time.perf_counter() - t, 2),
-                                    "conts": [{"text": x, "rank": order.index(i) + 1, "drawn": i + 1, "p": probs[i]}
-                                              for i, x in enumerate(texts)]})
-            print("continue", writer, story[:40], file=sys.stderr, flush=True)
+        t = time.perf_counter()
+        r = continue_narrative(story, Settings(mode="writer", n=6, seed=0, rank=False))
+        text, expr = find_expression(story)
+        texts = [c.text for c in r.continuations]
+        probs = [float(p) for p in judge.rank(text, texts, expr)] if texts else []
+        order = sorted(range(len(texts)), key=lambda i: (r.continuations[i].cut, bool(slips(texts[i], text, expr)),
+                                                         -probs[i], i))
+        out["continue"].append({"story": story, "variant": "writer", "seconds": round(time.perf_counter() - t, 2),
+                                "conts": [{"text": x, "rank": order.index(i) + 1, "drawn": i + 1, "p": probs[i]}
+                                          for i, x in enumerate(texts)]})
+        print("continue", story[:40], file=sys.stderr, flush=True)
     Path(args.out).write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
@@ -149,9 +147,9 @@ def record(args) -> None:
     if args.continuation:
         stories = list(dict.fromkeys(row["story"] for row in d["continue"]))
         rows = [{"id": _id("continue", row["story"], c["text"].strip()), "line": stories.index(row["story"]) + 1,
-                 "generator": row["variant"] if not row["variant"].endswith("writer") else
+                 "generator": row["variant"] if not row["variant"].startswith("writer") else
                  f"{row['variant']}, best 3 of 6" if c["rank"] <= 3 else f"{row['variant']}, not shown",
-                 "rank": c["rank"] if c["rank"] <= 3 or not row["variant"].endswith("writer") else c["rank"] - 3,
+                 "rank": c["rank"] if c["rank"] <= 3 or not row["variant"].startswith("writer") else c["rank"] - 3,
                  "drawn": c.get("drawn"),
                  "p_plausible": c.get("p"), "continuation": c["text"],
                  "usable": labels[_id("continue", row["story"], c["text"].strip())]}
@@ -167,8 +165,6 @@ def main() -> None:
     g.add_argument("--literals")
     g.add_argument("--narratives")
     g.add_argument("--out", required=True)
-    g.add_argument("--writers", default="prompted", help="Continue's writers to compare: prompted, tuned or both "
-                   "(prompted,tuned)")
     g.add_argument("--polish-variants", choices=sorted(POLISH_VARIANTS), default="writer")
     q = sub.add_parser("pool")
     q.add_argument("read")

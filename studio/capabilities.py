@@ -84,12 +84,11 @@ CAPABILITIES: tuple[Capability, ...] = (
         targets={"build": {"idiom-lexicon": "studio.lab.continuation.lexicon_build:build_asset"},
                  "train": {"judge": "studio.lab.continuation.judge_train:train",
                            "judge-temperature": "studio.lab.continuation.calibrate:train",
-                           "continuation": "studio.lab.continuation.generator_train:train",
-                           "continuation-writer": "studio.lab.continuation.writer_train:train"},
+                           "continuation": "studio.lab.continuation.generator_train:train"},
                  "eval": {"continuation-report": "studio.lab.continuation.evaluate:evaluate"}},
         evaluations={"continuation": "studio.lab.evaluation.continuation:ContinuationEvaluation",
                      "continuation-read": "studio.lab.evaluation.reads:ContinuationReadEvaluation"},
-        roles=("writer", "continuation_writer", "continuation_generator", "lm", "judge_cross", "embedder", "parser"),
+        roles=("writer", "continuation_generator", "lm", "judge_cross", "embedder", "parser"),
         serving=("studio.continuation.generate", "studio.continuation.judge")),
 )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ..continuation.generate import MODES, WRITERS, Settings, continue_narrative
+from ..continuation.generate import MODES, Settings, continue_narrative
 from ..continuation.judge import judge_pair
 from ..errors import InputError
 from . import add_json_flag
@@ -17,9 +17,6 @@ def register(sub) -> None:
                    help="writer: the writer model told the figure's meaning (default); tuned: the small generator "
                         "fine-tuned on the benchmark; plain: the plain lm; literal / context: the plain lm "
                         "ensembled over knowledge inferences")
-    p.add_argument("--writer", default=Settings.writer, choices=list(WRITERS),
-                   help="writer mode: the writer prompted with rules and examples, or the writer fine-tuned for "
-                        "Continue (a LoRA delta)")
     p.add_argument("--n", type=int, default=3, help="continuations shown, best first")
     p.add_argument("--pool", type=int, default=None,
                    help="writer and tuned modes: samples drawn, of which the best n are shown (default: writer 6, "
@@ -47,7 +44,7 @@ def register(sub) -> None:
 
 def run_continue(args) -> dict:
     s = Settings(mode=args.mode, n=args.n, seed=args.seed, top_k=args.top_k, temperature=args.temperature,
-                 max_new_tokens=args.max_tokens, combine=args.combine, pool=args.pool, writer=args.writer)
+                 max_new_tokens=args.max_tokens, combine=args.combine, pool=args.pool)
     return continue_narrative(args.narrative, s).to_dict()
 
 

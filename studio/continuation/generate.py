@@ -28,7 +28,6 @@ LIMITS = {"n": (1, 10), "pool": (1, 32), "top_k": (1, 200), "temperature": (0.0,
 #: writer mode: samples drawn for the best n shown, and the tokens a sentence may take (8-25 words)
 WRITER_POOL = 6
 WRITER_TOKENS = 48
-WRITERS = ("prompted", "tuned")
 
 
 @dataclass
@@ -43,15 +42,10 @@ class Settings:
     max_new_tokens: int | None = None  # None: the mode's own (WRITER_TOKENS, else 20)
     combine: str = "sum"
     rank: bool = True
-    #: writer mode: the prompted `writer` ("prompted": rules and examples in its system message) or the one
-    #: fine-tuned for Continue ("tuned": the `continuation_writer` role, a LoRA delta of the writer)
-    writer: str = "prompted"
 
     def check(self) -> "Settings":
         if self.mode not in MODES:
             raise InputError(f"Unknown mode {self.mode!r}: choose {', '.join(MODES[:-1])} or {MODES[-1]}.")
-        if self.writer not in WRITERS:
-            raise InputError(f"Unknown writer {self.writer!r}: choose {' or '.join(WRITERS)}.")
         if self.pool in (None, 0):  # None or 0: the mode's own
             self.pool = WRITER_POOL if self.mode == "writer" else POOL
         if self.max_new_tokens in (None, 0):
@@ -154,7 +148,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     if s.mode == "writer":
         try:
             step(0.1, "writing")
-            samples = write(text, expr, s, notes, progress=progress, should_stop=should_stop)
+            samples = write(text, expr, s, progress=progress, should_stop=should_stop)
             if expr is not None and not expr.meaning:
                 notes.append((f"no meaning of “{expr.text}” is known to the lexicon" if expr.kind == "idiom" else
                               f"“{expr.text}” states no property") + ": the writer reads it on its own.")
@@ -239,19 +233,11 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
                   drawn=s.draws, distinct=distinct)
 
 
-def write(narrative: str, expr: Expression | None, s: Settings, notes: list[str], progress=None,
-          should_stop=None) -> list[Sample]:
-    """s.draws samples of the registry's `writer` (or, s.writer "tuned", of the `continuation_writer` fine-tuned for
-    Continue), told what the figure means (writing.py), each one sentence."""
-    from .writing import SYSTEM, TUNED_SYSTEM, user_message
+def write(narrative: str, expr: Expression | None, s: Settings, progress=None, should_stop=None) -> list[Sample]:
+    """s.draws samples of the registry's `writer`, told what the figure means (writing.py), each one sentence."""
+    from .writing import SYSTEM, user_message
 
-    writer, system = None, SYSTEM
-    if s.writer == "tuned":
-        try:
-            writer, system = get_registry().get("continuation_writer"), TUNED_SYSTEM
-        except ModelUnavailable as exc:  # e.g. the hub profile's writer, which the delta was not trained on
-            notes.append(f"the tuned writer is not available ({exc.reason}); the prompted writer wrote instead")
-    writer = writer or get_registry().get("writer")
+    writer = get_registry().get("writer")
     tokens = [0] * s.draws
 
     def grown(i: int, text: str) -> None:
@@ -261,7 +247,7 @@ def write(narrative: str, expr: Expression | None, s: Settings, notes: list[str]
             progress(0.1 + 0.8 * min(1.0, sum(tokens) / (s.draws * s.max_new_tokens * 0.6)),
                      f"writing {s.draws} sentences")
 
-    gens = writer.reply(system, user_message(narrative, expr), n=s.draws, max_new_tokens=s.max_new_tokens,
+    gens = writer.reply(SYSTEM, user_message(narrative, expr), n=s.draws, max_new_tokens=s.max_new_tokens,
                         top_k=s.top_k, temperature=s.temperature, seed=s.seed, stop_at_sentence_end=True,
                         stop_at_newline=True, on_text=grown)
     out = []

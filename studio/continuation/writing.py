@@ -37,14 +37,6 @@ SYSTEM = (
 )
 
 
-#: the system message of the writer fine-tuned for Continue (`continuation_writer`, trained on it:
-#: studio/lab/continuation/writer_train.py): the rules and examples are in its weights, so a request is shorter
-TUNED_SYSTEM = (
-    "You continue short stories. Each story ends with an idiom or a simile, and you are told what it means there. "
-    "Write the one sentence that comes next in the story."
-)
-
-
 def meaning_line(expr: Expression | None) -> str:
     """What the figure means, as the writer is told it ("" when the lexicon does not know)."""
     if expr is None or not expr.meaning:

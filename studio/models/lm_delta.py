@@ -22,11 +22,6 @@ from .specs import canonical_model_id
 
 BASE_KEY = "base_model_id"
 SCALE_KEY = "lora_scale"
-#: the GGUF-served base LMs a delta can ride on: the small `lm` (served dequantized) and the `writer` (served with
-#: its own quantized weights)
-GGUF_BACKENDS = ("gguf_lm", "gguf_writer")
-#: the variant backends and the base role each rides on
-BASE_ROLES = {"lm_variant": "lm", "writer_variant": "writer"}
 TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
@@ -93,11 +88,11 @@ def apply_delta(model, delta: dict, scale: float, name: str = "delta") -> int:
 
 
 def _fresh(spec, model_id: str, backend: str = ""):
-    """A new float32 copy of the LM the spec names (a TransformersLM)."""
-    if spec.backend in ("tiny_lm", "tiny_writer"):
-        from .loaders.tiny import load_tiny_lm, load_tiny_writer
+    """A new float32 copy of the lm the spec names (a TransformersLM)."""
+    if spec.backend == "tiny_lm":
+        from .loaders.tiny import load_tiny_lm
 
-        lm = (load_tiny_lm if spec.backend == "tiny_lm" else load_tiny_writer)(spec, get_registry())
+        lm = load_tiny_lm(spec, get_registry())
         lm.model_id, lm.backend = model_id, backend or lm.backend
         return lm
     from .loaders.lm import _load_dir
@@ -106,36 +101,36 @@ def _fresh(spec, model_id: str, backend: str = ""):
 
 
 def _base_folder(spec) -> str:
-    """Where the base LM's (`lm` or `writer`) float32 weights are: the converted GGUF folder (converted once, by
-    loading the role), or the checkpoint folder of a transformers LM."""
+    """Where the lm's float32 weights are: the converted GGUF folder (converted once, by loading the role), or
+    the checkpoint folder of a transformers lm."""
     from .loaders.common import resolve_model_path
     from .loaders.lm import converted_dir
 
-    if spec.backend not in GGUF_BACKENDS + ("transformers_lm",):
-        raise VariantMismatch(f"the current {spec.role} ({spec.backend}) cannot carry a LoRA delta")
+    if spec.backend not in ("gguf_lm", "transformers_lm"):
+        raise VariantMismatch(f"the current lm ({spec.backend}) cannot carry a LoRA delta")
     path = Path(resolve_model_path(spec.model_id))
-    if spec.backend in GGUF_BACKENDS:
+    if spec.backend == "gguf_lm":
         folder = converted_dir(path)
         if not (folder / "config.json").is_file():
-            get_registry().get(spec.role)  # converts the GGUF file once
+            get_registry().get("lm")  # converts the GGUF file once
         return str(folder)
     return str(path)
 
 
-def load_lm_variant(delta_path: Path | str, base_role: str = "lm") -> LanguageModel:
-    """The registry's `base_role` LM (`lm` or `writer`) with the LoRA delta applied, in the first form that passes its self-check here
+def load_lm_variant(delta_path: Path | str) -> LanguageModel:
+    """The registry's `lm` with the LoRA delta applied, in the first form that passes its self-check here
     (llama.cpp with an adapter, torch's 4-bit forms, float32: loaders.lm.serve_gguf).
     Not memoised here: the registry's variant roles (`polisher`, `continuation_generator`) hold it (Models tab,
     memory budget, unload). VariantMismatch when the delta is missing or from another base."""
     delta_path = Path(delta_path)
     if not delta_path.is_file():
         raise VariantMismatch(f"{delta_path.name} not found")
-    spec = get_registry().spec(base_role)
+    spec = get_registry().spec("lm")
     meta = delta_metadata(delta_path)
     recorded = meta.get(BASE_KEY, "")
     if not spec.model_id or canonical_model_id(recorded) != canonical_model_id(spec.model_id):
         raise VariantMismatch(f"{delta_path.name} was trained from {recorded or 'an unrecorded model'}, "
-                              f"not from the current {base_role} {spec.model_id or '(none)'}")
+                              f"not from the current lm {spec.model_id or '(none)'}")
     from .loaders.common import bytes_digest
 
     data = delta_path.read_bytes()  # read once: hashed, then loaded
@@ -143,15 +138,14 @@ def load_lm_variant(delta_path: Path | str, base_role: str = "lm") -> LanguageMo
 
 
 def load_lm_variant_role(spec, registry) -> LanguageModel:
-    """Registry loader of an LM variant role (`lm_variant` over the `lm`, `writer_variant` over the `writer`):
-    spec.model_id is the delta's path. A delta that does not fit the profile's base makes the role unavailable (its
-    callers then use the plain base)."""
+    """Registry loader of an LM variant role: spec.model_id is the delta's path. A delta that does not fit the
+    profile's `lm` makes the role unavailable (its callers then use the plain `lm`)."""
     from .loaders.common import LoadError
 
     try:
-        return load_lm_variant(spec.model_id, BASE_ROLES[spec.backend])
+        return load_lm_variant(spec.model_id)
     except VariantMismatch as exc:
-        raise LoadError(str(exc), spec.fix or f"train the delta from this profile's {BASE_ROLES[spec.backend]}", unavailable=True) from exc
+        raise LoadError(str(exc), spec.fix or "train the delta from this profile's lm", unavailable=True) from exc
 
 
 def _load(delta_path: Path, spec, scale: float, digest: str, data: bytes) -> LanguageModel:
@@ -167,7 +161,7 @@ def _load(delta_path: Path, spec, scale: float, digest: str, data: bytes) -> Lan
         lm.model.eval()
         return lm
 
-    if spec.backend in GGUF_BACKENDS:
+    if spec.backend == "gguf_lm":
         from .config import cache_dir
         from .loaders.common import resolve_model_path
         from .loaders.lm import serve_gguf
@@ -176,5 +170,5 @@ def _load(delta_path: Path, spec, scale: float, digest: str, data: bytes) -> Lan
         verdicts = cache_dir() / "lm" / f"{base.name}+{delta_path.stem}-{digest}"
         verdicts.mkdir(parents=True, exist_ok=True)
         return serve_gguf(float32, base, Path(resolve_model_path(spec.model_id)), verdicts, name, model_id,
-                          delta=(delta, scale), quantized=spec.backend == "gguf_writer")
+                          delta=(delta, scale))
     return float32()

@@ -27,8 +27,6 @@ PROVERBS_DELTA = PROVERBS_ASSETS / "encoder_delta.safetensors"
 #: LoRA deltas of the offline `lm` (studio/models/lm_delta.py): Polish's polisher and Continue's generator
 POLISHER_DELTA = ASSETS / "similes" / "polish_lora.safetensors"
 CONTINUATION_GENERATOR = ASSETS / "continuation" / "generator_lora.safetensors"
-#: a LoRA delta of the `writer`: Continue's writer fine-tuned on the benchmark's plausible continuations
-CONTINUATION_WRITER = ASSETS / "continuation" / "writer_lora.safetensors"
 #: the Continue judge that reads the narrative (low-rank factors over all-mpnet-base-v2)
 CROSS_JUDGE = ASSETS / "continuation" / "judge-cross"
 
@@ -113,10 +111,6 @@ _VARIANTS = {
     "continuation_generator": _lm_variant("continuation_generator", CONTINUATION_GENERATOR,
                                           "narrative → its plausible next sentence",
                                           "python -m studio train continuation"),
-    "continuation_writer": _shipped("continuation_writer", "writer_variant", CONTINUATION_WRITER,
-                                    f"the writer + the LoRA delta {CONTINUATION_WRITER.name} (narrative → its next "
-                                    "sentence, true to the figure; a delta trained from another writer is not used)",
-                                    "python -m studio train continuation-writer"),
 }
 
 

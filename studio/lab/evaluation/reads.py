@@ -20,7 +20,7 @@ from .base import Evaluation, Figure, share_interval
 
 POLISH_READ = "blind_reads/polish_blind_read_20.json"
 POLISH_SERVED, POLISH_BEFORE = "writer reread", "before reread"
-CONTINUATION_READ = "blind_reads/continuation_blind_read_6.json"
+CONTINUATION_READ = "blind_reads/continuation_blind_read_7.json"
 CONTINUATION_SERVED, CONTINUATION_BEFORE = "writer, best 3 of 6", "writer, not shown"
 
 
@@ -65,7 +65,7 @@ class PolishReadEvaluation(Evaluation):
 class ContinuationReadEvaluation(Evaluation):
     name = "continuation-read"
     title = "Continue: continuations fluent and true to the figure (blind read of 20 new narratives, 3 each)"
-    splits = {"blind read": f"{CONTINUATION_READ}: blind_reads/continuation_narratives_report_4.txt (10 idioms, 10 "
+    splits = {"blind read": f"{CONTINUATION_READ}: blind_reads/continuation_narratives_report_7.txt (10 idioms, 10 "
                             "similes), written for the read by a session that saw no output; the served writer's 6 "
                             "samples of each (the 3 shown and the 3 not), shuffled and read without source or rank"}
 
@@ -78,9 +78,8 @@ class ContinuationReadEvaluation(Evaluation):
                    Figure("the first continuation shown usable", _share(top1), "blind read", top1[1], headline=False)]
         details = {"served": served, "not shown (the other 3 of the pool)": before, "first shown, served": top1}
         others = sorted({r["generator"] for r in rows} - {CONTINUATION_SERVED, CONTINUATION_BEFORE})
-        for generator in others:  # an earlier prompt read in the same read: its 3 shown and all it drew
-            details[f"{generator}: its best 3"] = tally(rows, "generator", generator, top=3)
-            details[f"{generator}: all drawn"] = tally(rows, "generator", generator)
+        for generator in others:  # another writer read in the same read (the same reader, the same narratives)
+            details[generator] = tally(rows, "generator", generator)
         # which of a narrative's (up to) 3 read continuations the judge puts first: the labels are the reader's, the
         # ranking is recomputed, so a judge served after the read is measured on the same continuations
         if get_registry().profile == "tiny":  # random models: no ranking worth counting

@@ -1,5 +1,4 @@
-"""The one training loop for LoRA deltas of the offline `lm` (Polish's polisher, Continue's generator) and
-`writer` (Continue's tuned writer): each
+"""The one training loop for LoRA deltas of the offline `lm` (Polish's polisher, Continue's generator): each
 example is a prompt and a completion, the loss covers the completion only (its vocabulary projection runs on those
 positions alone), AdamW with a short warm-up and linear decay, bf16 autocast where the CPU has it, a time budget,
 and the dev part choosing the epoch by its loss. Training only: serving never imports this module."""
@@ -29,13 +28,12 @@ def add_arguments(ap, *, examples: int, dev_examples: int, batch_size: int, out:
     ap.add_argument("--out", default=str(out))
 
 
-def encode(tokenizer, rows: list[dict], max_completion_tokens: int = 64, lead: str = " ") -> list[tuple[list[int], int]]:
-    """(token ids, where the completion starts) per {"prompt", "completion"} row; the completion (after `lead`:
-    a space after a plain prompt, nothing after a chat template's assistant turn) ends in EOS."""
+def encode(tokenizer, rows: list[dict], max_completion_tokens: int = 64) -> list[tuple[list[int], int]]:
+    """(token ids, where the completion starts) per {"prompt", "completion"} row; the completion ends in EOS."""
     out = []
     for r in rows:
         p = tokenizer(r["prompt"], add_special_tokens=False)["input_ids"]
-        c = tokenizer(lead + r["completion"].strip(), add_special_tokens=False)["input_ids"][:max_completion_tokens]
+        c = tokenizer(" " + r["completion"].strip(), add_special_tokens=False)["input_ids"][:max_completion_tokens]
         out.append((p + c + [tokenizer.eos_token_id], len(p)))
     return out
 
@@ -76,11 +74,9 @@ def dev_loss(model, encoded, batch_size, pad_id, autocast) -> float:
     return total / max(tokens, 1)
 
 
-def train_delta(args, train_rows: list[dict], dev_rows: list[dict], command: str, role: str = "lm",
-                lead: str = " ") -> dict:
-    """Fit a LoRA delta of the registry's `role` LM (`lm` or `writer`) on the rows ({"prompt", "completion"}; the
-    prompt may be a callable of the tokenizer, for a chat template) and save the best epoch (by dev loss) to
-    args.out; the run's record (options, losses, timing) is returned."""
+def train_delta(args, train_rows: list[dict], dev_rows: list[dict], command: str) -> dict:
+    """Fit a LoRA delta of the registry's `lm` on the rows ({"prompt", "completion"}) and save the best epoch (by
+    dev loss) to args.out; the run's record (options, losses, timing) is returned."""
     import torch
 
     from .lm_delta_train import attach_lora, save_delta, trainable_base
@@ -89,7 +85,7 @@ def train_delta(args, train_rows: list[dict], dev_rows: list[dict], command: str
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     started = time.perf_counter()
-    model, tokenizer, base_id = trainable_base(role)
+    model, tokenizer, base_id = trainable_base()
     n_layers = model.config.num_hidden_layers
     if args.layers == "all":
         layers = set(range(n_layers))
@@ -100,11 +96,7 @@ def train_delta(args, train_rows: list[dict], dev_rows: list[dict], command: str
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.0)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
-    def rendered(rows):
-        return [{**r, "prompt": r["prompt"](tokenizer) if callable(r["prompt"]) else r["prompt"]} for r in rows]
-
-    train_enc = encode(tokenizer, rendered(train_rows), lead=lead)
-    dev_enc = encode(tokenizer, rendered(dev_rows), lead=lead)
+    train_enc, dev_enc = encode(tokenizer, train_rows), encode(tokenizer, dev_rows)
     use_bf16 = fast_bfloat16()
 
     def autocast():
@@ -130,7 +122,7 @@ def train_delta(args, train_rows: list[dict], dev_rows: list[dict], command: str
             sched.step()
             opt.zero_grad(set_to_none=True)
             running, tokens, step = running + float(loss.detach()), tokens + n, step + 1
-            if step % 10 == 0 or step <= 3:
+            if step % 10 == 0:
                 print(json.dumps({"step": step, "of": steps_total, "train_loss": round(running / tokens, 4),
                                   "minutes": round((time.perf_counter() - started) / 60, 1)}), flush=True)
                 running, tokens = 0.0, 0
