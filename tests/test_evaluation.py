@@ -337,3 +337,13 @@ def test_first_choice_of_a_read_follows_the_judges_ranking():
     assert first_choice_usable(rows, "g", Judge("peace")) == (1, 2)
     assert first_choice_usable(rows, "g", Judge("again")) == (0, 2)
     assert any_usable(rows, "g") == (1, 2)
+
+
+def test_a_perfect_rankers_ceiling_takes_each_pools_best_labels():
+    from studio.lab.evaluation.reads import best_shown
+
+    rows = [{"generator": "shown", "line": 1, "usable": 0}, {"generator": "shown", "line": 1, "usable": 0},
+            {"generator": "not shown", "line": 1, "usable": 1}, {"generator": "not shown", "line": 1, "usable": 1},
+            {"generator": "shown", "line": 2, "usable": 1}, {"generator": "other", "line": 2, "usable": 1}]
+    assert best_shown(rows, ("shown", "not shown"), 3) == (3, 4)  # line 1: 2 of its 3 best; line 2: 1 of its 1
+    assert best_shown(rows, ("shown", "not shown"), 1) == (2, 2)

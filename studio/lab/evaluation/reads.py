@@ -34,6 +34,16 @@ def tally(rows: list[dict], key: str, value: str, top: int | None = None) -> tup
     return sum(int(r["usable"]) for r in chosen), len(chosen)
 
 
+def best_shown(rows: list[dict], generators: tuple[str, ...], n: int) -> tuple[int, int]:
+    """(usable, shown) if each narrative's `n` shown were picked from everything its `generators` drew by the reader's
+    own labels: the ceiling of any ranker over that pool."""
+    pools: dict[int, list[int]] = {}
+    for r in rows:
+        if r["generator"] in generators:
+            pools.setdefault(int(r["line"]), []).append(int(r["usable"]))
+    return sum(sum(sorted(p, reverse=True)[:n]) for p in pools.values()), sum(min(n, len(p)) for p in pools.values())
+
+
 def _share(pair: tuple[int, int]) -> float | None:
     return pair[0] / pair[1] if pair[1] else None
 
@@ -76,7 +86,9 @@ class ContinuationReadEvaluation(Evaluation):
         figures = [Figure("usable continuations (target 0.70)", _share(served), "blind read", served[1],
                           interval=share_interval(_share(served), served[1])),
                    Figure("the first continuation shown usable", _share(top1), "blind read", top1[1], headline=False)]
-        details = {"served": served, "not shown (the other 3 of the pool)": before, "first shown, served": top1}
+        details = {"served": served, "not shown (the other 3 of the pool)": before, "first shown, served": top1,
+                   "best 3 of the 6 a perfect ranker would show": best_shown(rows, (CONTINUATION_SERVED,
+                                                                                   CONTINUATION_BEFORE), 3)}
         others = sorted({r["generator"] for r in rows} - {CONTINUATION_SERVED, CONTINUATION_BEFORE})
         for generator in others:  # another writer read in the same read (the same reader, the same narratives)
             details[generator] = tally(rows, "generator", generator)
