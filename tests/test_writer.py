@@ -174,11 +174,16 @@ def test_the_cached_prefix_changes_no_answer(offline):
         return [g.text for g in writer.reply(system, user, n=n, max_new_tokens=12, temperature=0)]
 
     afresh = LanguageModel.reply(writer, *sky, n=1, max_new_tokens=12, temperature=0)[0].text  # no prefix cache
+    writer._forget_prefixes()
+    bare = writer.loglik(["The sky is"], [" blue."])  # scored with no prefix in the cache
     first = ask(*sky)  # the prefix is evaluated and kept
     assert first == [afresh, afresh] and writer._prefixes
     assert ask(*sky) == first  # from the cached prefix
     other = ask(*cat)
     assert len(writer._prefixes) == 2 and ask(*sky) == first and ask(*cat) == other
+    scored = writer.loglik(["The sky is"], [" blue."])  # a call that fits beside them keeps them
+    assert len(writer._prefixes) == 2 and ask(*sky) == first and ask(*cat) == other
+    assert scored == bare  # its own answer does not change beside them
     usual, writer._n_ctx = writer._n_ctx, 64  # a call larger than the context gets a temporary one
     try:
         writer.loglik(["The sky is"], [" blue and wide, and the clouds drift slowly over the hills."])

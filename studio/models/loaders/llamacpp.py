@@ -290,8 +290,10 @@ class LlamaCppLM(LanguageModel):
     def _call(self, cells: int, seqs: int, keep_prefixes: bool = False):
         """The model for one call that needs `cells` KV cells over `seqs` sequences: exclusive, from an empty
         cache, in a larger context for this call when the usual one is too small. A call made from inside another
-        on the same thread (which would wipe its cache) is refused. `keep_prefixes`: the cached prompt prefixes stay
-        (their cells counted in) when they fit beside the call; otherwise every call forgets them."""
+        on the same thread (which would wipe its cache) is refused. The cached prompt prefixes stay (their cells
+        counted in) whenever they fit beside the call, so that a log-likelihood between two replies (Polish's reread
+        before a Continue) costs no reply its prefix; otherwise the call forgets them. `keep_prefixes`: the call
+        uses them (it is told whether it may)."""
         if self._owner == threading.get_ident():
             raise RuntimeError("a language-model call from inside another call on the same model")
         if seqs > N_SEQ or cells > MAX_CTX:
@@ -305,8 +307,8 @@ class LlamaCppLM(LanguageModel):
             usual = None
             try:
                 cached = sum(len(p) for p in self._prefixes)
-                usable = keep_prefixes and cells + cached + 64 <= self._n_ctx and seqs <= N_SEQ - PREFIX_SEQS
-                if usable:
+                fits = cells + cached + 64 <= self._n_ctx and seqs <= N_SEQ - PREFIX_SEQS
+                if fits:
                     for seq in range(N_SEQ - PREFIX_SEQS):  # the previous call's sequences; the prefixes stay
                         self._L.llama_memory_seq_rm(self._mem, seq, -1, -1)
                 else:
@@ -315,7 +317,7 @@ class LlamaCppLM(LanguageModel):
                         usual = (self._ctx, self._mem)
                         self._ctx, self._mem = self._new_context(-(-cells // 1024) * 1024)
                         self._L.llama_memory_clear(self._mem, False)
-                yield usable
+                yield fits and keep_prefixes
             except BaseException:
                 self._forget_prefixes()  # a call stopped half way may leave cells of a prefix being evaluated
                 raise
