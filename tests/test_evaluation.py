@@ -321,10 +321,11 @@ def test_first_choice_of_a_read_follows_the_judges_ranking():
 
     from studio.lab.evaluation.reads import any_usable, first_choice_usable
 
-    rows = [{"generator": "g", "line": 1, "continuation": "They made peace at last.", "usable": 1},
-            {"generator": "g", "line": 1, "continuation": "They fought again.", "usable": 0},
-            {"generator": "g", "line": 2, "continuation": "She froze.", "usable": 0},
-            {"generator": "other", "line": 2, "continuation": "She ran.", "usable": 1}]
+    feud, fright = "The brothers finally [buried the hatchet].", "She saw the bear and went as white as a sheet."
+    rows = [{"generator": "g", "line": 1, "narrative": feud, "continuation": "They made peace at last.", "usable": 1},
+            {"generator": "g", "line": 1, "narrative": feud, "continuation": "They fought again.", "usable": 0},
+            {"generator": "g", "line": 1, "narrative": fright, "continuation": "She froze.", "usable": 0},
+            {"generator": "other", "line": 1, "narrative": fright, "continuation": "She ran.", "usable": 1}]
 
     class Judge:
         def __init__(self, prefer):

@@ -20,7 +20,8 @@ from .base import Evaluation, Figure, share_interval
 
 POLISH_READ = "blind_reads/polish_blind_read_20.json"
 POLISH_SERVED, POLISH_BEFORE = "writer reread", "before reread"
-CONTINUATION_READ = "blind_reads/continuation_blind_read_7.json"
+#: the report reads of the served writer, pooled (each 20 new narratives written blind, never used for a choice)
+CONTINUATION_READS = ("blind_reads/continuation_blind_read_7.json", "blind_reads/continuation_blind_read_8.json")
 CONTINUATION_SERVED, CONTINUATION_BEFORE = "writer, best 3 of 6", "writer, not shown"
 
 
@@ -34,13 +35,29 @@ def tally(rows: list[dict], key: str, value: str, top: int | None = None) -> tup
     return sum(int(r["usable"]) for r in chosen), len(chosen)
 
 
+def _narrative(row: dict):
+    """The input a read row continues: its narrative's text where known (reads pooled), else its line number."""
+    return row.get("narrative") or int(row["line"])
+
+
+def continuation_rows(paths: tuple[str, ...]) -> list[dict]:
+    """The rows of several Continue read records, each with the text of the narrative it continues."""
+    out = []
+    for path in paths:
+        record = _record(path)
+        text = (PROJECT_ROOT / record["narratives"]).read_text(encoding="utf-8")
+        lines = [x.strip() for x in text.splitlines() if x.strip() and not x.startswith("#")]
+        out += [{**r, "narrative": lines[int(r["line"]) - 1]} for r in record["rows"]]
+    return out
+
+
 def best_shown(rows: list[dict], generators: tuple[str, ...], n: int) -> tuple[int, int]:
     """(usable, shown) if each narrative's `n` shown were picked from everything its `generators` drew by the reader's
     own labels: the ceiling of any ranker over that pool."""
-    pools: dict[int, list[int]] = {}
+    pools: dict = {}
     for r in rows:
         if r["generator"] in generators:
-            pools.setdefault(int(r["line"]), []).append(int(r["usable"]))
+            pools.setdefault(_narrative(r), []).append(int(r["usable"]))
     return sum(sum(sorted(p, reverse=True)[:n]) for p in pools.values()), sum(min(n, len(p)) for p in pools.values())
 
 
@@ -74,13 +91,14 @@ class PolishReadEvaluation(Evaluation):
 
 class ContinuationReadEvaluation(Evaluation):
     name = "continuation-read"
-    title = "Continue: continuations fluent and true to the figure (blind read of 20 new narratives, 3 each)"
-    splits = {"blind read": f"{CONTINUATION_READ}: blind_reads/continuation_narratives_report_7.txt (10 idioms, 10 "
-                            "similes), written for the read by a session that saw no output; the served writer's 6 "
-                            "samples of each (the 3 shown and the 3 not), shuffled and read without source or rank"}
+    title = "Continue: continuations fluent and true to the figure (blind reads of 40 new narratives, 3 each)"
+    splits = {"blind read": f"{', '.join(CONTINUATION_READS)}: each 20 narratives (10 idioms, 10 similes; "
+                            "blind_reads/continuation_narratives_report_7.txt, _8.txt) written for the read by a "
+                            "session that saw no output, read by its own fresh reader; the served writer's 6 samples "
+                            "of each (the 3 shown and the 3 not), shuffled and read without source or rank"}
 
     def _compute(self, limit):
-        rows = _record(CONTINUATION_READ)["rows"]
+        rows = continuation_rows(CONTINUATION_READS)
         served, before = tally(rows, "generator", CONTINUATION_SERVED), tally(rows, "generator", CONTINUATION_BEFORE)
         top1 = tally(rows, "generator", CONTINUATION_SERVED, top=1)
         figures = [Figure("usable continuations (target 0.70)", _share(served), "blind read", served[1],
@@ -105,23 +123,21 @@ class ContinuationReadEvaluation(Evaluation):
         return figures, details
 
 
-def _by_line(rows: list[dict], generator: str) -> dict[int, list[dict]]:
-    out: dict[int, list[dict]] = {}
+def _by_line(rows: list[dict], generator: str) -> dict:
+    out: dict = {}
     for r in rows:
         if r["generator"] == generator:
-            out.setdefault(int(r["line"]), []).append(r)
+            out.setdefault(_narrative(r), []).append(r)
     return out
 
 
 def first_choice_usable(rows: list[dict], generator: str, judge) -> tuple[int, int]:
-    """(narratives whose continuation ranked first by `judge` was read usable, narratives): the narratives are the
-    lines of blind_reads/continuation_narratives.txt, their expression found as the Continue tab finds it."""
-    path = PROJECT_ROOT / _record(CONTINUATION_READ)["narratives"]
-    lines = [x.strip() for x in path.read_text(encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
+    """(narratives whose continuation ranked first by `judge` was read usable, narratives): the rows carry their
+    narrative (`continuation_rows`), its expression found as the Continue tab finds it."""
     usable = 0
     groups = _by_line(rows, generator)
-    for line, group in sorted(groups.items()):
-        text, expr = find_expression(lines[line - 1])
+    for narrative, group in groups.items():
+        text, expr = find_expression(narrative)
         p = judge.rank(text, [r["continuation"] for r in group], expr)
         usable += int(group[int(p.argmax())]["usable"])
     return usable, len(groups)
