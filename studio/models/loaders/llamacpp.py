@@ -288,8 +288,8 @@ class LlamaCppLM(LanguageModel):
 
     @contextlib.contextmanager
     def _call(self, cells: int, seqs: int, keep_prefixes: bool = False):
-        """The model for one call that needs `cells` KV cells over `seqs` sequences: exclusive, from an empty
-        cache, in a larger context for this call when the usual one is too small. A call made from inside another
+        """The model for one call that needs `cells` KV cells over `seqs` sequences: exclusive, its sequences
+        empty, in a larger context for this call when the usual one is too small. A call made from inside another
         on the same thread (which would wipe its cache) is refused. The cached prompt prefixes stay (their cells
         counted in) whenever they fit beside the call, so that a log-likelihood between two replies (Polish's reread
         before a Continue) costs no reply its prefix; otherwise the call forgets them. `keep_prefixes`: the call
