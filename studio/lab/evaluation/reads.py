@@ -123,7 +123,7 @@ class ContinuationReadEvaluation(Evaluation):
         return figures, details
 
 
-def _by_line(rows: list[dict], generator: str) -> dict:
+def _by_narrative(rows: list[dict], generator: str) -> dict:
     out: dict = {}
     for r in rows:
         if r["generator"] == generator:
@@ -135,7 +135,7 @@ def first_choice_usable(rows: list[dict], generator: str, judge) -> tuple[int, i
     """(narratives whose continuation ranked first by `judge` was read usable, narratives): the rows carry their
     narrative (`continuation_rows`), its expression found as the Continue tab finds it."""
     usable = 0
-    groups = _by_line(rows, generator)
+    groups = _by_narrative(rows, generator)
     for narrative, group in groups.items():
         text, expr = find_expression(narrative)
         p = judge.rank(text, [r["continuation"] for r in group], expr)
@@ -144,5 +144,5 @@ def first_choice_usable(rows: list[dict], generator: str, judge) -> tuple[int, i
 
 
 def any_usable(rows: list[dict], generator: str) -> tuple[int, int]:
-    groups = _by_line(rows, generator)
+    groups = _by_narrative(rows, generator)
     return sum(any(int(r["usable"]) for r in g) for g in groups.values()), len(groups)
