@@ -129,3 +129,17 @@ def test_no_train_function_nor_lab_module_outside_the_lab():
                 trains.append(f"{path.relative_to(STUDIO.parent)}:{n.lineno}")
     assert not trains, trains
     assert not lab_named, lab_named
+
+
+def test_no_code_enables_trust_remote_code():
+    """The studio never runs a checkpoint's own code: every `trust_remote_code=` passed anywhere (studio, bench,
+    scripts, app.py, tests) is the literal False (docs/models.md)."""
+    root = STUDIO.parent
+    files = [root / "app.py", *sorted(p for d in ("studio", "bench", "scripts", "tests") for p in (root / d).rglob("*.py"))]
+    passed = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.keyword) and node.arg == "trust_remote_code":
+                passed.append((path.relative_to(root), node.lineno, ast.unparse(node.value)))
+    assert passed, "the loaders pass trust_remote_code=False explicitly"
+    assert [p for p in passed if p[2] != "False"] == []
