@@ -84,6 +84,24 @@ def test_without_the_writer_the_tuned_generator_continues_and_says_so(monkeypatc
     assert r.mode == "tuned" and r.continuations and any("writer model is not available" in n for n in r.notes)
 
 
+def test_a_sample_that_copies_the_prompts_example_is_dropped(monkeypatch):
+    """For a story close to an example of the prompt, the writer may answer with the example's own next sentence
+    (another story's line): it is not a continuation."""
+    from studio.continuation import generate
+    from studio.continuation.writing import EXAMPLES, copies_an_example
+    from studio.models.roles import Generation
+
+    copied = EXAMPLES[0][2]
+    assert copies_an_example(copied) and copies_an_example(f'"{copied.upper()}"')
+    assert not copies_an_example("She ran next door to show her aunt the letter.")
+    writer = get_registry().get("writer")
+    monkeypatch.setattr(writer, "reply", lambda *a, **k: [Generation(text=copied, prompt="", new_tokens=9),
+                                                          Generation(text="She phoned her aunt.", prompt="",
+                                                                     new_tokens=5)])
+    samples = generate.write("She was as happy as a clam.", None, generate.Settings(pool=2).check())
+    assert [s.text for s in samples] == ["She phoned her aunt."]
+
+
 def test_sentences_are_cut_outside_quotes_and_titles():
     from studio.models.roles import cut_sentence_outside_quotes as cut
 

@@ -17,6 +17,7 @@ from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
 from .decoding import Sample, ensemble_sample
 from .expression import Expression, find_expression
+from .writing import SYSTEM, copies_an_example, user_message
 from .knowledge import context_inferences, literal_inferences
 from .prompting import generator_prompt, paraphrase_prompt
 from .ranking import POOL, fluency, order
@@ -235,7 +236,6 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
 
 def write(narrative: str, expr: Expression | None, s: Settings, progress=None, should_stop=None) -> list[Sample]:
     """s.draws samples of the registry's `writer`, told what the figure means (writing.py), each one sentence."""
-    from .writing import SYSTEM, user_message
 
     writer = get_registry().get("writer")
     tokens = [0] * s.draws
@@ -257,7 +257,7 @@ def write(narrative: str, expr: Expression | None, s: Settings, progress=None, s
             text = text[1:-1].strip()
         if text.lower().startswith("next sentence:"):
             text = text[len("next sentence:"):].strip()
-        if text:
+        if text and not copies_an_example(text):  # another story's line, from the prompt
             out.append(Sample(text=text, tokens=g.new_tokens, complete=bool(re.search(r"[.!?][\"')\]]*$", text))))
     return out
 

@@ -10,6 +10,19 @@ import re
 from .expression import Expression
 from .prompting import narrative_tail
 
+#: the prompt's worked examples: (story, meaning, next sentence)
+EXAMPLES = (
+    ("Maya had waited all summer for the scholarship letter. When it finally came and she read the first line, she "
+     "was as happy as a clam.", "she was very happy.",
+     "She ran next door to show her grandmother, waving the letter over her head."),
+    ("The twins had promised to clean the garage before dinner, but when their father came home they had bitten off "
+     "more than they could chew.", "they had taken on more than they could manage.",
+     "Half the boxes were still stacked by the door, and Leo was asleep on a pile of old coats."),
+    ("Tom had hidden his bad report card for a week. At dinner his little sister spilled the beans.",
+     "she revealed the secret.",
+     "Their mother put down her fork and asked Tom to bring her the report card at once."),
+)
+
 SYSTEM = (
     "You continue short stories. Each story ends with an idiom or a simile, and you are told what it means there. "
     "Write the one sentence that comes next in the story.\n"
@@ -19,21 +32,9 @@ SYSTEM = (
     "says or does, with the story's own characters (by name or pronoun), facts, place and mood.\n"
     "- Do not repeat, explain or paraphrase the idiom or simile, and use no other idiom or simile.\n"
     "- No sentence that would fit any story, such as 'He felt a sense of pride.'\n"
-    "- One plain sentence of 8 to 25 words. Answer with the sentence only.\n\n"
-    "Example.\n"
-    "Story: Maya had waited all summer for the scholarship letter. When it finally came and she read the first "
-    "line, she was as happy as a clam.\n"
-    "Meaning: she was very happy.\n"
-    "Next sentence: She ran next door to show her grandmother, waving the letter over her head.\n\n"
-    "Example.\n"
-    "Story: The twins had promised to clean the garage before dinner, but when their father came home they had "
-    "bitten off more than they could chew.\n"
-    "Meaning: they had taken on more than they could manage.\n"
-    "Next sentence: Half the boxes were still stacked by the door, and Leo was asleep on a pile of old coats.\n\n"
-    "Example.\n"
-    "Story: Tom had hidden his bad report card for a week. At dinner his little sister spilled the beans.\n"
-    "Meaning: she revealed the secret.\n"
-    "Next sentence: Their mother put down her fork and asked Tom to bring her the report card at once."
+    "- One plain sentence of 8 to 25 words. Answer with the sentence only."
+    + "".join(f"\n\nExample.\nStory: {story}\nMeaning: {meaning}\nNext sentence: {sentence}"
+              for story, meaning, sentence in EXAMPLES)
 )
 
 
@@ -69,6 +70,19 @@ _FUNCTION = {"a", "an", "the", "as", "like", "of", "to", "in", "on", "at", "out"
 
 def _stem(word: str) -> str:
     return word[:5] if len(word) > 5 else word.rstrip("s")
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text.lower()))
+
+
+_EXAMPLE_SENTENCES = {_words(sentence) for _, _, sentence in EXAMPLES}
+
+
+def copies_an_example(sentence: str) -> bool:
+    """The writer answered with one of the prompt's own example sentences (it does, for a story close to one:
+    "She was as happy as a clam." → Maya's "She ran next door to show her grandmother, …"): another story's line."""
+    return _words(sentence) in _EXAMPLE_SENTENCES
 
 
 def slips(sentence: str, narrative: str, expr: Expression | None) -> list[str]:
