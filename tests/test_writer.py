@@ -100,6 +100,10 @@ def test_a_sample_that_copies_the_prompts_example_is_dropped(monkeypatch):
                                                                      new_tokens=5)])
     samples = generate.write("She was as happy as a clam.", None, generate.Settings(pool=2).check())
     assert [s.text for s in samples] == ["She phoned her aunt."]
+    r = generate.continue_narrative("She was as happy as a clam.", generate.Settings(n=2, pool=2))
+    assert [c.text for c in r.continuations] == ["She phoned her aunt."]
+    assert any("1 were empty or repeated the writer's own example" in line and "repeated one already" not in line
+               for line in r.shortfall)
 
 
 def test_sentences_are_cut_outside_quotes_and_titles():

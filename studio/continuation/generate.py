@@ -193,6 +193,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     ranked = merge_identical(samples)
     bad = [bool(offensive_words(r.text)) for r in ranked]  # the small models learned from old books too
     dropped = sum(r.samples for r, b in zip(ranked, bad) if b)
+    unwritten = max(0, s.draws - len(samples))  # empty, or the writer prompt's own example (`write`)
     ranked = [r for r, b in zip(ranked, bad) if not b]
     judge_name, distinct = "", len(ranked)
     if s.rank and len(ranked) >= 1:
@@ -230,7 +231,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
         shown.update(meaning=guess, meaning_source="model")
     return Result(narrative=text, expression=shown, mode=s.mode, inferences=used,
                   continuations=ranked, settings=asdict(s), seconds=round(time.perf_counter() - started, 3),
-                  judge=judge_name, notes=notes, shortfall=shortfall_lines(ranked, s, dropped, distinct),
+                  judge=judge_name, notes=notes, shortfall=shortfall_lines(ranked, s, dropped, distinct, unwritten),
                   drawn=s.draws, distinct=distinct)
 
 
@@ -293,15 +294,18 @@ def _paraphrase(lm, narrative: str, expression: str) -> str:
     return text
 
 
-def shortfall_lines(ranked: list[Ranked], s: Settings, dropped: int = 0, distinct: int | None = None) -> list[str]:
-    """What the visitor gets short of the request, and why: fewer distinct continuations than asked (repeats, and
-    `dropped` ones with a slur or an obscenity, among the samples drawn), and continuations the token limit cut
-    before their sentence ended. `distinct`: the distinct clean samples before the best n were kept."""
+def shortfall_lines(ranked: list[Ranked], s: Settings, dropped: int = 0, distinct: int | None = None,
+                    unwritten: int = 0) -> list[str]:
+    """What the visitor gets short of the request, and why: fewer distinct continuations than asked (repeats,
+    `dropped` ones with a slur or an obscenity, and `unwritten` ones the writer left empty or copied from its
+    prompt's example, among the samples drawn), and continuations the token limit cut before their sentence ended.
+    `distinct`: the distinct clean samples before the best n were kept."""
     lines = []
     distinct = len(ranked) if distinct is None else distinct
     if len(ranked) < s.n:
-        repeats = s.draws - distinct - dropped
+        repeats = s.draws - distinct - dropped - unwritten
         why = [f"{dropped} held a slur or an obscenity and were dropped"] if dropped else []
+        why += [f"{unwritten} were empty or repeated the writer's own example and were dropped"] if unwritten else []
         why += [f"{repeats} repeated one already listed (the samples column counts them)"] if repeats > 0 else []
         drawn = f"the {s.draws} samples drawn for the {s.n} asked" if s.draws > s.n else f"the {s.n} samples asked"
         lines.append(f"{len(ranked)} distinct continuation(s) from {drawn}: of the others, " + " and ".join(why)
