@@ -62,7 +62,7 @@ CAPABILITIES: tuple[Capability, ...] = (
         evaluations={"hauser": "studio.lab.evaluation.hauser:HauserEvaluation",
                      "nli": "studio.lab.evaluation.nli:NLIEvaluation",
                      "sentiment": "studio.lab.evaluation.sentiment:SentimentEvaluation"},
-        roles=("nli", "sentiment", "embedder", "parser", "simile_components"),
+        roles=("nli", "sentiment", "embedder", "parser", "simile_components", "lm", "writer"),
         serving=("studio.hauser.service", "studio.hauser.scorer"), front_door="studio.hauser.service"),
     Capability(
         "imagine", "ImaginE: imaginations compared", "studio.ui.imagine_tab:build_imagine_tab",

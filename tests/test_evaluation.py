@@ -47,7 +47,7 @@ def test_hauser_cross_validation_never_chooses_with_the_held_out_literal():
     full, rows = {}, []
     for g in range(6):
         cands = [SimpleNamespace(candidate=f"s{g}-{k}", has_simile=True, relevance_kb=float(rng.random()),
-                                 lm={"pmi": float(rng.normal())}, logical_consistency=float(rng.random()),
+                                 fit={"fit": float(rng.normal())}, logical_consistency=float(rng.random()),
                                  sentiment_consistency=float(rng.random())) for k in range(4)]
         full[f"literal {g}"] = cands
         rows += [{"literal_sentences": f"literal {g}", "similes": c.candidate,

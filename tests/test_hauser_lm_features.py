@@ -1,5 +1,5 @@
 """The LM's view of a vehicle (studio/figures/lm_features.py): which words it is conditioned on, how a group's shared
-words are split off, PMI and surprisal, and memoisation — with a recording stand-in for the language model's
+words are split off, the fit and the surprisal, and memoisation — with a recording stand-in for the language model's
 `loglik_shared` (the real LMs are covered by the scorer's tests on the tiny profile and by the offline tests)."""
 from __future__ import annotations
 
@@ -63,23 +63,33 @@ def test_in_context_log_probability_does_not_depend_on_the_group():
     lm = RecordingLM()
     feats = LMFeatures(lm)
     a, b = "Her voice was as loud as thunder.", "Her voice was like a whisper."
-    together = feats.features([(0, a, [_simile(a, "thunder", "as", "loud")]), (0, b, [_simile(b, "a whisper")])])
-    assert lm.calls[0][0] == "Her voice was"  # the shared words run once
-    alone = LMFeatures(RecordingLM()).features([(1, a, [_simile(a, "thunder", "as", "loud")])])
+    together = feats.fits([(0, a, [_simile(a, "thunder", "as", "loud")]), (0, b, [_simile(b, "a whisper")])])
+    assert lm.calls[0][0] == "Her voice was" and len(lm.calls) == 1  # the shared words run once; no generic pass
+    alone = LMFeatures(RecordingLM()).fits([(1, a, [_simile(a, "thunder", "as", "loud")])])
     assert together[0].logp_context == pytest.approx(alone[0].logp_context) == pytest.approx(-7.0)
     assert together[1].logp_context == pytest.approx(-5 - 6) and together[1].tokens == 2
-    assert together[0].logp_generic == pytest.approx(-2.0) and together[1].logp_generic == pytest.approx(-2 - 3)
-    assert together[0].pmi == pytest.approx(-5.0) and together[1].surprisal == pytest.approx(5.0)
+    assert together[0].fit == pytest.approx(-7.0) and together[1].fit == pytest.approx(-5.5)  # per vehicle token
     assert together[0].to_dict()["vehicle"] == "thunder" and together[0].context == "Her voice was as loud as"
+    assert together[1].to_dict()["fit"] == pytest.approx(-5.5)
+
+
+def test_the_generic_view_is_one_pass_after_like():
+    lm = RecordingLM()
+    a, b = "Her voice was as loud as thunder.", "Her voice was like a whisper."
+    generic = LMFeatures(lm).features([(0, a, [_simile(a, "thunder", "as", "loud")]), (0, b, [_simile(b, "a whisper")])])
+    assert [c[0] for c in lm.calls] == ["Like"]  # no in-context pass
+    assert generic[0].logp_generic == pytest.approx(-2.0) and generic[1].logp_generic == pytest.approx(-2 - 3)
+    assert generic[1].surprisal == pytest.approx(5.0) and generic[1].to_dict()["generic_context"] == "Like"
 
 
 def test_memo_and_candidates_without_a_vehicle():
     lm = RecordingLM()
     feats = LMFeatures(lm)
     text = "He wept like a child."
-    first = feats.features([(0, text, [_simile(text, "a child")])])
+    first = feats.fits([(0, text, [_simile(text, "a child")])]) + feats.features([(0, text, [_simile(text, "a child")])])
     calls = len(lm.calls)
-    assert feats.features([(5, text, [_simile(text, "a child")]), (5, "No simile here.", [])]) == [first[0], None]
+    assert feats.fits([(5, text, [_simile(text, "a child")]), (5, "No simile here.", [])]) == [first[0], None]
+    assert feats.features([(5, text, [_simile(text, "a child")]), (5, "No simile here.", [])]) == [first[1], None]
     assert len(lm.calls) == calls  # memoised: nothing asked twice
 
 

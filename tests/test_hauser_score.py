@@ -46,21 +46,28 @@ def test_score_groups_tiny(small_kb):
     assert [r["rank"] for r in table_rows(group.to_dict())] == [1, 2, 3]
 
 
-def test_the_lm_backs_off_relevance_and_creativity(small_kb):
-    """Default settings: relevance = log(1 + KB's) + 0.1·PMI and creativity = Eq. 8-9 + 0.3·surprisal, from the
-    (tiny) LM's log-probabilities of the vehicle, which the result shows."""
+def test_the_lms_back_off_relevance_and_creativity(small_kb):
+    """Default settings: relevance = log(1 + KB's) + 1·fit, the writer's mean log-probability per token of the vehicle
+    after the candidate's words, and creativity = Eq. 8-9 + 0.3·surprisal after "Like", from the small LM (both tiny
+    here); the result shows both."""
+    from studio.models import get_registry
+
     group = score_groups([(LITERAL, CANDIDATES)])[0]
     rows = {c.index: c for c in group.candidates}
-    lm = rows[0].lm
-    assert lm["vehicle"] == "a child" and lm["context"] == "As for Paganel, he wept like" and lm["generic_context"] == "Like"
-    assert lm["pmi"] == pytest.approx(lm["logp_context"] - lm["logp_generic"], abs=1e-3)
+    fit, lm = rows[0].fit, rows[0].lm
+    assert fit["vehicle"] == "a child" and fit["context"] == "As for Paganel, he wept like"
+    assert fit["fit"] == pytest.approx(fit["logp_context"] / fit["tokens"], abs=1e-3) and fit["fit"] < 0
+    writer = get_registry().get("writer")  # the fit is the writer's own log-probability of the vehicle
+    (logp, n), = writer.loglik_shared("As for Paganel, he wept like", [" a child"])
+    assert fit["logp_context"] == pytest.approx(logp, abs=1e-3) and fit["tokens"] == n
+    assert lm["vehicle"] == "a child" and lm["generic_context"] == "Like" and "pmi" not in lm
     assert rows[0].relevance_kb == pytest.approx(1.9)
-    assert rows[0].relevance == pytest.approx(math.log(2.9) + 0.1 * lm["pmi"], abs=1e-3)
-    assert rows[1].relevance == pytest.approx(0.1 * rows[1].lm["pmi"], abs=1e-3)  # no KB pair: the LM alone
+    assert rows[0].relevance == pytest.approx(math.log(2.9) + fit["fit"], abs=1e-3)
+    assert rows[1].relevance == pytest.approx(rows[1].fit["fit"], abs=1e-3)  # no KB pair: the writer alone
     assert rows[0].creativity == pytest.approx(-math.log(6) + 0.3 * lm["surprisal"], abs=1e-3)
-    assert rows[2].lm == {} and group.backends["lm"]
-    assert "LM: log P(a child" in table_rows(group.to_dict())[0]["evidence"] or \
-        "LM: log P(a child" in table_rows(group.to_dict())[1]["evidence"]
+    assert rows[2].lm == {} and rows[2].fit == {} and group.backends["lm"] and group.backends["writer"]
+    evidence = " ".join(r["evidence"] for r in table_rows(group.to_dict()))
+    assert "writer: log P(a child" in evidence and "LM: log P(a child | “Like”)" in evidence
 
 
 def test_eq3_changes_relevance_not_the_rest(small_kb):

@@ -27,7 +27,8 @@ def register(sub) -> None:
     p.add_argument("--relevance", choices=["eq2", "eq3"], default="eq2",
                    help="eq2: Σ n(t,p,v)·P(t,p,v) over KB triplets (default); eq3: the pair count n(t, v)")
     p.add_argument("--lm-relevance", type=float, default=None, metavar="λ",
-                   help="weight of the LM's PMI of the vehicle in relevance (default 0.1; 0: the paper's Eq. 2/3)")
+                   help="weight of the writer's fit of the vehicle (mean log-probability per token after the "
+                        "sentence's words) in relevance (default 1; 0: the paper's Eq. 2/3)")
     p.add_argument("--lm-creativity", type=float, default=None, metavar="μ",
                    help="weight of the vehicle's LM surprisal in creativity (default 0.3; 0: the paper's Eq. 8-9)")
     p.add_argument("--no-irony", action="store_true",

@@ -1,17 +1,22 @@
-"""The language model's side of HAUSER: what a knowledge base of a few thousand similes cannot say about a vehicle it
-has never seen. For each candidate's first vehicle the LM gives two log-probabilities:
+"""Language models' side of HAUSER: what a knowledge base of a few thousand similes cannot say about a vehicle it has
+never seen. For each candidate's first vehicle:
 
-  in context   log P(vehicle | all of the candidate's words before it)
-  generic      log P(vehicle | "Like"), the same context for every simile: the vehicle's base rate as an image
+  fit        log P(vehicle | all of the candidate's words before it), per vehicle token, from the `writer` (the
+             largest LM the studio serves): how well the vehicle fits this topic, event and property. It backs the
+             KB's relevance off (criteria.relevance_with_prior): "he sank like" → " a stone" −0.55 a token, " an empty
+             barrel" −2.9. Per token, so that a longer vehicle is not less relevant for its length.
+  generic    log P(vehicle | "Like"), the same context for every simile, from the small `lm`: the vehicle's base rate
+             as an image; its surprisal backs off the KB's vehicle frequency in creativity
+             (criteria.creativity_with_prior).
 
-Their difference, the pointwise mutual information, is the LM's plausibility of the vehicle for this topic, event
-and property ("Her voice was as loud as" → " thunder" gains, " a whisper" loses); it backs the KB's relevance off
-(criteria.relevance_with_prior). The generic surprisal, −log P(vehicle | "Like"), is how unusual the vehicle is as
-a comparison at all; it backs off the KB's vehicle frequency in creativity (criteria.creativity_with_prior).
+Relevance once used the small LM's PMI (in context minus generic). The PMI holds the vehicle's surprisal, which is
+creativity, not fit: it ranked "sank like an empty barrel" above "sank like a stone", agreed with the paper's own
+relevance part at 0.02 within a literal, and fell from 0.39 with people's quality on our rated rows to 0.11 on
+unseen ones (why: docs/experiments.md#hauser-relevance-fit).
 
 Cost: the candidates of one literal share their first words, so the words they have in common run once and each
 candidate adds only its own words up to the vehicle's end, of which only the vehicle's tokens are scored; the generic
-context runs once for all the vehicles; all of it is one `loglik_many` call (one decode on llama.cpp). Everything is
+context runs once for all the vehicles; each is one `loglik_many` call (one decode on llama.cpp). Everything is
 memoised per (words before, vehicle).
 """
 from __future__ import annotations
@@ -28,25 +33,37 @@ GENERIC_CONTEXT = "Like"
 
 @dataclass(frozen=True)
 class VehicleLM:
+    """The small LM's generic view of a vehicle: log P(vehicle | "Like")."""
     vehicle: str
-    context: str  # the words the in-context log-probability is conditioned on
     generic_context: str
-    logp_context: float
     logp_generic: float
     tokens: int
-
-    @property
-    def pmi(self) -> float:
-        return self.logp_context - self.logp_generic
 
     @property
     def surprisal(self) -> float:
         return -self.logp_generic
 
     def to_dict(self) -> dict:
-        return {"vehicle": self.vehicle, "context": self.context, "generic_context": self.generic_context,
-                "logp_context": round(self.logp_context, 4), "logp_generic": round(self.logp_generic, 4),
-                "pmi": round(self.pmi, 4), "surprisal": round(self.surprisal, 4), "tokens": self.tokens}
+        return {"vehicle": self.vehicle, "generic_context": self.generic_context,
+                "logp_generic": round(self.logp_generic, 4), "surprisal": round(self.surprisal, 4),
+                "tokens": self.tokens}
+
+
+@dataclass(frozen=True)
+class VehicleFit:
+    """A language model's log P(vehicle | the candidate's words before it), and its mean over the vehicle's tokens."""
+    vehicle: str
+    context: str
+    logp_context: float
+    tokens: int
+
+    @property
+    def fit(self) -> float:
+        return self.logp_context / max(1, self.tokens)
+
+    def to_dict(self) -> dict:
+        return {"vehicle": self.vehicle, "context": self.context, "logp_context": round(self.logp_context, 4),
+                "tokens": self.tokens, "fit": round(self.fit, 4)}
 
 
 def first_vehicle(similes):
@@ -81,43 +98,68 @@ class LMFeatures:
     def description(self) -> str:
         return self.lm.backend or type(self.lm).__name__
 
-    def features(self, items) -> list[VehicleLM | None]:
-        """items: (group, candidate, similes) triples, the candidates of one literal under one group key; one
-        VehicleLM per item (None without a located vehicle)."""
-        located = []
+    def _located(self, items) -> list:
+        out = []
         for group, candidate, similes in items:
             s = first_vehicle(similes)
-            located.append((group, *contexts(candidate, s)) if s is not None else None)
+            out.append((group, *contexts(candidate, s)) if s is not None else None)
+        return out
+
+    def _room(self, n: int) -> None:
+        if len(self._memo) + n > _MEMO_LIMIT:
+            self._memo.clear()
+
+    def features(self, items) -> list[VehicleLM | None]:
+        """items: (group, candidate, similes) triples; one VehicleLM (the generic log-probability) per item, None
+        without a located vehicle."""
+        located = self._located(items)
         with self._lock:
-            if len(self._memo) + 2 * len(located) > _MEMO_LIMIT:
-                self._memo.clear()
-            self._compute([x for x in located if x is not None], generic=True)
+            self._room(len(located))
+            self._compute([x for x in located if x is not None], in_context=False, generic=True)
             out = []
             for x in located:
                 if x is None:
                     out.append(None)
                     continue
-                _, before, generic, vehicle = x
-                (lc, n), (lg, _) = self._memo[("ctx", before, vehicle)], self._memo[("gen", generic, vehicle)]
-                out.append(VehicleLM(vehicle.strip(), before, generic, lc, lg, n))
+                _, _, generic, vehicle = x
+                lg, n = self._memo[("gen", generic, vehicle)]
+                out.append(VehicleLM(vehicle.strip(), generic, lg, n))
+        return out
+
+    def fits(self, items) -> list[VehicleFit | None]:
+        """items: (group, candidate, similes) triples, the candidates of one literal under one group key; one
+        VehicleFit per item (None without a located vehicle)."""
+        located = self._located(items)
+        with self._lock:
+            self._room(len(located))
+            self._compute([x for x in located if x is not None], in_context=True, generic=False)
+            out = []
+            for x in located:
+                if x is None:
+                    out.append(None)
+                    continue
+                _, before, _, vehicle = x
+                lc, n = self._memo[("ctx", before, vehicle)]
+                out.append(VehicleFit(vehicle.strip(), before, lc, n))
         return out
 
     def in_context(self, asks) -> list[float]:
         """log P(vehicle | words before it) of (group, words before, vehicle) triples, in the form `contexts` gives
         them; memoised, and the asks of one group that start alike share a pass."""
         with self._lock:
-            if len(self._memo) + len(asks) > _MEMO_LIMIT:
-                self._memo.clear()
-            self._compute([(group, before, None, vehicle) for group, before, vehicle in asks], generic=False)
+            self._room(len(asks))
+            self._compute([(group, before, None, vehicle) for group, before, vehicle in asks], in_context=True,
+                          generic=False)
             return [self._memo[("ctx", before, vehicle)][0] for _, before, vehicle in asks]
 
-    def _compute(self, located, generic: bool) -> None:
+    def _compute(self, located, in_context: bool, generic: bool) -> None:
         """What the memo lacks of `located` (group, words before, generic context, vehicle), in one call to the LM's
-        `loglik_many` (one decode on llama.cpp): log P(vehicle | words before it) per group and first two words (their
-        common words once, then per candidate the rest of its words and the vehicle, of which only the vehicle's
-        tokens are scored) and, with `generic`, log P(vehicle | the generic context), that context once for all."""
+        `loglik_many` (one decode on llama.cpp): with `in_context`, log P(vehicle | words before it) per group and
+        first two words (their common words once, then per candidate the rest of its words and the vehicle, of which
+        only the vehicle's tokens are scored); with `generic`, log P(vehicle | the generic context), that context
+        once for all."""
         groups: dict = {}
-        for group, before, _, vehicle in located:
+        for group, before, _, vehicle in located if in_context else ():
             if ("ctx", before, vehicle) not in self._memo:  # candidates of a group that start alike share a pass
                 groups.setdefault((group, " ".join(before.split()[:2])), {})[(before, vehicle)] = None
         asks, keys = [], []

@@ -18,10 +18,11 @@ DEFAULT_QUALITY_WEIGHTS = (3 / 6, 2 / 6, 1 / 6)
 #: the paper's weights for combining the quality, creativity and informativeness rankings (§5)
 DEFAULT_RANK_WEIGHTS = (2.0, 2.0, 1.0)
 RELEVANCE_METHODS = ("eq2", "eq3")
-#: weights of the language model's back-off: λ for the vehicle's PMI in relevance, μ for its generic surprisal in
+#: weights of the language models' back-off: λ for the writer's fit of the vehicle in relevance (chosen by agreement
+#: with the paper's own relevance part, not by people's ratings), μ for the small LM's generic surprisal in
 #: creativity; 0 gives the paper's formulas
-#: why: docs/experiments.md#hauser-lm-weights
-DEFAULT_LM_RELEVANCE, DEFAULT_LM_CREATIVITY = 0.1, 0.3
+#: why: docs/experiments.md#hauser-relevance-fit, docs/experiments.md#hauser-lm-weights
+DEFAULT_LM_RELEVANCE, DEFAULT_LM_CREATIVITY = 1.0, 0.3
 
 
 def relevance_eq2(pairs: Sequence[Sequence[tuple[str, float, float]]]) -> float:
@@ -39,13 +40,13 @@ def relevance_eq3(pair_counts: Sequence[float]) -> float:
     return float(np.mean(pair_counts))
 
 
-def relevance_with_prior(kb_relevance: float, pmis: Sequence[float], weight: float) -> float:
-    """The KB's relevance (Eq. 2 or 3) backed off by the LM: log(1 + r_KB) + λ·mean PMI(vehicle; context), where
-    PMI = log P(v | the words before it) − log P(v | "Like"). With λ = 0 it is r_KB itself (the paper's);
-    a pair the KB never saw (r_KB = 0) is then ranked by the LM alone; a vehicle the LM could not place adds 0."""
+def relevance_with_prior(kb_relevance: float, fits: Sequence[float], weight: float) -> float:
+    """The KB's relevance (Eq. 2 or 3) backed off by a language model: log(1 + r_KB) + λ·fit, where fit = log P(v |
+    the words before it) / the vehicle's tokens (≤ 0; mean over the simile's vehicles). With λ = 0 it is r_KB itself
+    (the paper's); a pair the KB never saw (r_KB = 0) is then ranked by the LM alone."""
     if weight == 0:
         return float(kb_relevance)
-    return math.log1p(max(0.0, float(kb_relevance))) + (float(weight) * float(np.mean(pmis)) if len(pmis) else 0.0)
+    return math.log1p(max(0.0, float(kb_relevance))) + (float(weight) * float(np.mean(fits)) if len(fits) else 0.0)
 
 
 def logical_consistency(p_contradiction: float) -> float:

@@ -23,7 +23,7 @@ class Settings:
     quality_weights: tuple[float, float, float] = C.DEFAULT_QUALITY_WEIGHTS
     rank_weights: tuple[float, float, float] = C.DEFAULT_RANK_WEIGHTS
     relevance: str = "eq2"  # "eq2" (triplets n·P) or "eq3" (pair counts n(t, v))
-    lm_relevance: float = C.DEFAULT_LM_RELEVANCE  # λ of the LM back-off in relevance; 0: the paper's Eq. 2/3
+    lm_relevance: float = C.DEFAULT_LM_RELEVANCE  # λ of the writer's fit in relevance; 0: the paper's Eq. 2/3
     lm_creativity: float = C.DEFAULT_LM_CREATIVITY  # μ of the LM back-off in creativity; 0: the paper's Eq. 8-9
     #: read an ironic "as P as V" literally before the NLI ("as loud as a whisper" → "very soft"; irony.py); needs the LM
     irony: bool = True
@@ -82,8 +82,11 @@ class CandidateScore:
     nli: dict = field(default_factory=dict)
     #: the KB instances behind relevance and creativity (KBFeatures.evidence)
     evidence: dict = field(default_factory=dict)
-    #: the LM's view of the first vehicle (lm_features.VehicleLM.to_dict): log-probabilities, PMI, surprisal
+    #: the small LM's generic view of the first vehicle (lm_features.VehicleLM.to_dict): log P(v | "Like"), surprisal
     lm: dict = field(default_factory=dict)
+    #: the writer's fit of the first vehicle in its sentence (lm_features.VehicleFit.to_dict): log P(v | words before
+    #: it), its tokens, and their mean, the fit
+    fit: dict = field(default_factory=dict)
     #: an ironic simile read literally before the NLI (irony.Irony.to_dict), or {}
     irony: dict = field(default_factory=dict)
 
@@ -139,28 +142,34 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     _step(progress, 0.3, "looking up the knowledge base")
     kb.kb.prefetch_unseen([s.vehicle for sims in similes for s in sims if s.vehicle])
     kb_rows = [kb.features(sims, settings.relevance, settings.property_backoff) for sims in similes]
-    lm_rows, lm_backend, lm_used = [None] * len(flat), None, False
-    ironies = [None] * len(flat)
-    back_off = bool(settings.lm_relevance or settings.lm_creativity)
-    if back_off or settings.irony:
-        _step(progress, 0.35, "the language model's view of each vehicle")
+    items = [(g, cand, sims) for (g, _, cand), sims in zip(flat, similes)]
+    lm_rows, lm_backend, lm_used, ironies = [None] * len(flat), None, False, [None] * len(flat)
+    if settings.lm_creativity or settings.irony:
+        _step(progress, 0.35, "the small language model's view of each vehicle")
         try:
             lm = shared(registry.get("lm"))
-        except ModelUnavailable as exc:  # score anyway, with the paper's formulas, and say so
-            lm_backend = (f"not used ({exc.message}); relevance and creativity without the LM back-off, no "
-                          "ironic-simile check")
+        except ModelUnavailable as exc:  # score anyway, with the paper's formula, and say so
+            lm_backend = f"not used ({exc.message}); creativity without the LM back-off, no ironic-simile check"
         else:
-            items = [(g, cand, sims) for (g, _, cand), sims in zip(flat, similes)]
             lm_backend = lm.description
-            if back_off:  # the paper's formulas (λ = μ = 0) need no vehicle log-probabilities
+            if settings.lm_creativity:
                 lm_rows, lm_used = lm.features(items), True
             if settings.irony:  # an LM pass only for the "as P as" candidates whose property has an antonym
                 from ..figures.antonyms import load_antonyms
                 from ..figures.irony import find_ironies
 
                 ironies = find_ironies(lm, items, load_antonyms())
-    # the weights applied: the paper's formulas (0, 0) when the LM is off or cannot serve
-    lm_weights = (settings.lm_relevance, settings.lm_creativity) if lm_used else (0.0, 0.0)
+    fit_rows, fit_backend, fit_used = [None] * len(flat), None, False
+    if settings.lm_relevance:
+        _step(progress, 0.4, "how well each vehicle fits its sentence (the writer)")
+        try:
+            writer = shared(registry.get("writer"))
+        except ModelUnavailable as exc:
+            fit_backend = f"not used ({exc.message}); relevance without the LM back-off"
+        else:
+            fit_backend, fit_rows, fit_used = writer.description, writer.fits(items), True
+    # the weights applied: the paper's formulas (0) where a model is off or cannot serve
+    lm_weights = (settings.lm_relevance if fit_used else 0.0, settings.lm_creativity if lm_used else 0.0)
 
     _step(progress, 0.45, "logical consistency (NLI)")
     nli = registry.get("nli")
@@ -176,7 +185,7 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     p_pos = _unique_map(lambda texts: list(sentiment.p_positive(texts, batch_size=128)),
                         [t for pair in cut_pairs for t in pair])
     backends = {"nli": nli.backend, "sentiment": sentiment.backend, "kb": kb.description,
-                "parser": registry.get("parser").backend, "lm": lm_backend}
+                "parser": registry.get("parser").backend, "lm": lm_backend, "writer": fit_backend}
 
     _step(progress, 0.9, "normalizing and ranking")
     results, k = [], 0
@@ -186,17 +195,18 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
             sims = similes[k]
             rel, rel_levels, freqs, freq_levels, vehicles = kb_rows[k]
             valid = bool(vehicles)
-            vlm = lm_rows[k]
-            pmis, surprisals = ([vlm.pmi], [vlm.surprisal]) if vlm is not None else ([], [])
+            vlm, vfit = lm_rows[k], fit_rows[k]
+            fits, surprisals = ([vfit.fit] if vfit is not None else []), ([vlm.surprisal] if vlm is not None else [])
             rows.append(CandidateScore(
                 index=index, candidate=cand, has_simile=valid, similes=[s.to_dict() for s in sims],
                 flag="" if valid else NO_SIMILE,
-                relevance=None if rel is None else C.relevance_with_prior(rel, pmis, lm_weights[0]),
+                relevance=None if rel is None else C.relevance_with_prior(rel, fits, lm_weights[0]),
                 relevance_kb=rel, relevance_levels=rel_levels,
                 logical_consistency=C.logical_consistency(p_contra[k]),
                 sentiment_consistency=C.sentiment_consistency(p_pos[2 * k], p_pos[2 * k + 1]),
                 creativity=C.creativity_with_prior(freqs, surprisals, lm_weights[1]) if valid else None,
                 creativity_levels=freq_levels, lm=vlm.to_dict() if vlm is not None else {},
+                fit=vfit.to_dict() if vfit is not None else {},
                 informativeness=C.informativeness(vehicles) if valid else None,
                 sentiment_texts=cut_pairs[k], nli=nli_verdict(nli_probs[k]),
                 evidence=kb.evidence(sims, method=settings.relevance, property_backoff=settings.property_backoff)
@@ -238,10 +248,12 @@ def evidence_text(c: dict) -> str:
             continue
         matched = ", ".join(f"{m['vehicle']} ×{m['n']}" for m in veh["matched"])
         parts.append(f"creativity [{veh['level']}]: {matched}" + _sources_text(veh["sources"]))
-    lm = c.get("lm") or {}
+    fit, lm = c.get("fit") or {}, c.get("lm") or {}
+    if fit:
+        parts.append(f"writer: log P({fit['vehicle']} | …{fit['context'][-40:]}) {fit['logp_context']:.1f} over "
+                     f"{fit['tokens']} token{'s' if fit['tokens'] != 1 else ''} (fit {fit['fit']:.2f} a token)")
     if lm:
-        parts.append(f"LM: log P({lm['vehicle']} | …{lm['context'][-40:]}) {lm['logp_context']:.1f}, "
-                     f"after “{lm['generic_context']}” {lm['logp_generic']:.1f} (PMI {lm['pmi']:+.1f})")
+        parts.append(f"LM: log P({lm['vehicle']} | “{lm['generic_context']}”) {lm['logp_generic']:.1f}")
     nli, irony = c.get("nli") or {}, c.get("irony") or {}
     if irony:
         parts.append(f"ironic: the LM finds the vehicle likelier after “{irony['antonym']}” than after "

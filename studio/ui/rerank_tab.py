@@ -133,8 +133,9 @@ def _csv_file(groups: list[RerankResult], request: gr.Request | None = None) -> 
 def _backends_markdown(group: RerankResult) -> str:
     b, s = group.backends, group.settings
     return (f"**Backends** — logical consistency: {escape(b['nli'])}; sentiment: {escape(b['sentiment'])}; "
-            f"relevance/creativity: {escape(b['kb'])} (Eq. {s['relevance'][2:]}), LM back-off "
-            f"(λ = {s.get('lm_relevance', 0):g}, μ = {s.get('lm_creativity', 0):g}): {escape(b.get('lm') or 'off')}; "
+            f"relevance/creativity: {escape(b['kb'])} (Eq. {s['relevance'][2:]}); LM back-off of relevance, the "
+            f"vehicle's fit (λ = {s.get('lm_relevance', 0):g}): {escape(b.get('writer') or 'off')}; of creativity, "
+            f"its surprisal (μ = {s.get('lm_creativity', 0):g}): {escape(b.get('lm') or 'off')}; "
             f"components: {escape(b['parser'])}.  \n"
             f"α, β, γ = {s['alpha']:.3f}, {s['beta']:.3f}, {s['gamma']:.3f}; rank weights "
             f"{':'.join(f'{w:g}' for w in s['rank_weights'])}. *kb_level* says how each lookup matched the KB "
@@ -224,11 +225,12 @@ def explain_candidate(c: dict) -> str:
     if wordless(first.get("vehicle")):
         said.append(f"Its image, {_quote(first['vehicle'])}, has no words: the knowledge base cannot know it, so "
                     "its creativity says little.")
-    lm = c.get("lm") or {}
-    if lm:
-        fit = "more" if lm["pmi"] > 0.5 else "less" if lm["pmi"] < -0.5 else "about as"
-        said.append(f"A language model finds {_quote(lm['vehicle'])} {fit} expected after this sentence "
-                    f"{'as' if fit == 'about as' else 'than'} after a bare “Like”.")
+    fit = c.get("fit") or {}
+    if fit:  # the writer's mean log-probability per token of the vehicle after the sentence's words (median ≈ −3)
+        how = "a natural" if fit["fit"] >= -2 else "an unlikely" if fit["fit"] < -4.5 else "a possible"
+        said.append(f"The writer model finds {_quote(fit['vehicle'])} {how} image after the sentence's words "
+                    f"(log-likelihood {fit['fit']:.1f} per token, where 0 is certain and −3 is typical); relevance "
+                    "leans on this where the knowledge base knows no such simile.")
     irony = c.get("irony") or {}
     if irony:
         said.append(f"It reads as ironic (the image suits {_quote(irony['antonym'])} better than "
@@ -388,7 +390,7 @@ def build_rerank_tab() -> dict:
                     "image's length in words); the candidates are ranked by each and the three rankings are combined "
                     "2:2:1.")
         tab_guide("rerank")
-        notice = role_notice("nli", "sentiment", "parser", "embedder", "lm")
+        notice = role_notice("nli", "sentiment", "parser", "embedder", "lm", "writer")
         if notice:
             gr.Markdown(notice)
         with gr.Row():
