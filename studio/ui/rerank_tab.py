@@ -47,7 +47,8 @@ SCORES_NOTE = (
     "they all tie): **quality** mixes relevance, logic and sentiment by the weights α : β : γ. **creativity**: how "
     "unexpected the image is — rarely used in the knowledge base's similes and unexpected for a language "
     "model. **relevance**: how often similes link this subject with this image (or give the image the "
-    "quality the sentence names). **logic**: how sure a meaning check is that the simile does not contradict the "
+    "quality the sentence names), and how naturally a larger language model expects this image where it stands. "
+    "**logic**: how sure a meaning check is that the simile does not contradict the "
     "literal sentence (an ironic “as loud as a whisper” is checked as “very soft”). **sentiment**: whether the "
     "simile keeps the sentence's tone. **image words**: how many words the image (the vehicle) has; longer "
     "images carry more detail. **flag**: “no simile” when the line holds no comparison (ranked last), “no words” "
@@ -147,8 +148,9 @@ def _raw_evidence_markdown(group: RerankResult) -> str:
     log-probabilities, the NLI verdict) and its raw criteria. Every piece of text escaped (candidates are typed)."""
     raw = {row["rank"]: row for row in group.rows}
     lines = ["**Raw evidence and scores** (the KB pairs, properties and vehicles behind relevance and creativity — "
-             "top 3 with counts and the source files —, the language model's log-probability of the vehicle in the "
-             "sentence and after “Like”, the NLI verdict on literal → candidate; then the raw criteria: relevance ≥ 0, "
+             "top 3 with counts and the source files —, the writer's log-probability of the vehicle in the sentence, "
+             "the small language model's after “Like”, the NLI verdict on literal → candidate; then the raw criteria: "
+             "relevance (higher = a more usual comparison; negative where only the writer's fit speaks), "
              "logical consistency 0–1, sentiment consistency −1…1, creativity unbounded):"]
     for c in group.ranked():
         text = c["candidate"] if len(c["candidate"]) <= 90 else c["candidate"][:88] + "…"
