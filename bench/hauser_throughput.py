@@ -43,7 +43,7 @@ def main() -> None:
         groups = groups[:args.limit]
     registry = get_registry()
     start = time.perf_counter()
-    for role in ("parser", "embedder", "nli", "sentiment") + (() if args.no_lm else ("lm",)):
+    for role in ("parser", "embedder", "nli", "sentiment") + (() if args.no_lm else ("lm", "writer")):
         registry.get(role)
     from studio.figures.kb import load_kb
 
@@ -54,7 +54,7 @@ def main() -> None:
     if args.warm_only:
         print(json.dumps(with_cpu({"profile": registry.profile, "lm_back_off": not args.no_lm,
                                    "load_seconds": round(load_seconds, 1), **warm,
-                                   "backends": score_groups(groups[:1])[0].backends,
+                                   "backends": score_groups(groups[:1], settings)[0].backends,
                                    "cpu_count": os.cpu_count(), "load_average": os.getloadavg()}), indent=2))
         return
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -117,6 +117,8 @@ def _warm_polish_rerank(repeats: int, settings) -> dict:
     seen: dict = {}
     at.read_labels(seen=seen)
     lists = [(literal, [c[0] for c in cands.values()][:10]) for literal, cands in seen.items() if len(cands) >= 10]
+    if len(lists) < 2:
+        return {"warm_rerank_polish_10": "no blind-read lists of 10 candidates (blind_reads/polish_blind_read_*.json)"}
     score_groups([lists[0]], settings)
     times = []
     for literal, candidates in lists[1:repeats + 1]:

@@ -63,6 +63,22 @@ def test_hauser_cross_validation_never_chooses_with_the_held_out_literal():
     assert "weights 6/0/0" in first["chosen_on_all"]
 
 
+def test_within_a_literal_agreement_takes_each_literals_mean_out():
+    """`_within`: two scores that differ only by a constant per literal agree perfectly within literals, whatever the
+    literals' levels; the human ratings are never read by `relevance_agreement`'s agreement with the paper's part."""
+    import numpy as np
+
+    from studio.lab.evaluation import hauser as H
+
+    x = [1, 2, 3, 10, 11, 12]
+    y = [5, 6, 7, -3, -2, -1]
+    groups = ["a", "a", "a", "b", "b", "b"]
+    assert H._within(x, y, groups) == pytest.approx(1.0)
+    assert H.pearson(x, y) < 0  # pooled, the levels of the literals dominate
+    assert H._within([1, 2, 3, 1, 2, 3], [3, 2, 1, 1, 2, 3], groups) == pytest.approx(0.0)
+    assert H._within([1, np.nan, 3, 10, 11, 12], y, groups) == pytest.approx(1.0)  # a missing score is left out
+
+
 @needs_data
 def test_components_halves_are_disjoint_and_cover_the_file():
     from studio.lab.evaluation.components import load_rows

@@ -160,9 +160,9 @@ def test_descending_ranks_min_method():
 
 
 def test_relevance_with_prior_adds_the_lm_fit_to_log_kb_relevance():
-    assert C.relevance_with_prior(3.0, [2.0], 0.0) == 3.0  # λ = 0: the paper's value, untouched
+    assert C.relevance_with_prior(3.0, [-2.0], 0.0) == 3.0  # λ = 0: the paper's value, untouched
     assert C.relevance_with_prior(3.0, [], 0.1) == pytest.approx(math.log(4))  # no vehicle located for the LM
-    assert C.relevance_with_prior(3.0, [2.0, -1.0], 0.1) == pytest.approx(math.log(4) + 0.1 * 0.5)
+    assert C.relevance_with_prior(3.0, [-2.0, -1.0], 1.0) == pytest.approx(math.log(4) - 1.5)
     assert C.relevance_with_prior(0.0, [-4.0], 0.5) == pytest.approx(-2.0)  # an unseen pair: the LM alone
 
 

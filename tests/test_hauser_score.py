@@ -39,6 +39,7 @@ def test_score_groups_tiny(small_kb):
     assert rows[0].relevance == pytest.approx(1.9) and rows[0].relevance_levels == ["exact"]
     assert rows[0].relevance_norm == 1.0 and rows[1].relevance_norm == 0.0  # "a little boy": head "boy", no (he, boy)
     assert rows[0].creativity == pytest.approx(-math.log(6)) and rows[0].lm == {} and group.backends["lm"] is None
+    assert rows[0].fit == {} and group.backends["writer"] is None  # λ = 0: the writer is not asked
     assert rows[0].informativeness == 2.0 and rows[1].informativeness == 3.0
     assert rows[0].sentiment_texts == ("As for Paganel, he wept like a child", "As for Paganel, he wept")
     assert {"nli", "sentiment", "kb", "parser"} <= set(group.backends)
@@ -68,6 +69,37 @@ def test_the_lms_back_off_relevance_and_creativity(small_kb):
     assert rows[2].lm == {} and rows[2].fit == {} and group.backends["lm"] and group.backends["writer"]
     evidence = " ".join(r["evidence"] for r in table_rows(group.to_dict()))
     assert "writer: log P(a child" in evidence and "LM: log P(a child | “Like”)" in evidence
+
+
+def test_each_back_off_needs_only_its_own_model(small_kb, monkeypatch):
+    """λ > 0 with μ = 0 and no irony check asks the writer only; and a writer that cannot serve leaves relevance to the
+    KB (the paper's Eq. 2) while creativity keeps the small LM's surprisal, the backends line saying so."""
+    import studio.hauser.scorer as scorer
+    from studio.models import ModelUnavailable, get_registry
+
+    writer_only = score_groups([(LITERAL, CANDIDATES)], Settings(lm_creativity=0, irony=False))[0]
+    assert writer_only.backends["lm"] is None and writer_only.backends["writer"]
+    assert writer_only.candidates[0].fit and writer_only.candidates[0].lm == {}
+    assert writer_only.candidates[0].creativity == pytest.approx(-math.log(6))
+
+    real = get_registry()
+
+    class NoWriter:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def get(self, role):
+            if role == "writer":
+                raise ModelUnavailable("writer", "not in this test")
+            return real.get(role)
+
+    monkeypatch.setattr(scorer, "get_registry", lambda: NoWriter())
+    group = score_groups([(LITERAL, CANDIDATES)])[0]
+    rows = {c.index: c for c in group.candidates}
+    assert group.backends["writer"].startswith("not used (") and "relevance without the LM back-off" in \
+        group.backends["writer"]
+    assert rows[0].relevance == pytest.approx(1.9) and rows[0].fit == {}  # Eq. 2 as the paper has it
+    assert rows[0].creativity == pytest.approx(-math.log(6) + 0.3 * rows[0].lm["surprisal"], abs=1e-3)
 
 
 def test_eq3_changes_relevance_not_the_rest(small_kb):

@@ -159,6 +159,17 @@ def test_weighted_kb_counts_read_as_whole_numbers():
     assert "about 19 times" in text and "about 77 similes" in text and "18.6" not in text and "“weak”" in text
 
 
+@pytest.mark.parametrize("fit, word", [(-0.5, "a natural"), (-3.0, "a possible"), (-6.0, "an unlikely")])
+def test_the_writers_fit_is_said_in_words(fit, word):
+    from studio.ui.rerank_tab import explain_candidate
+
+    c = {"flag": "", "similes": [{"vehicle": "a stone"}], "evidence": {},
+         "fit": {"vehicle": "a stone", "context": "he sank like", "logp_context": 2 * fit, "tokens": 2, "fit": fit}}
+    text = explain_candidate(c)
+    assert f"The writer model finds “a stone” {word} image where it stands" in text and str(fit) not in text
+    assert "writer" not in explain_candidate({**c, "fit": {}})
+
+
 def test_cli_proverbs_shows_the_fit_not_the_raw_score_and_the_note():
     from studio.cli.proverbs_cmd import render
 

@@ -105,7 +105,7 @@ def render(result: RerankResult) -> str:
     lines += ["", "Q: quality, 0–1 relative within these candidates (1 = the best here, 0 = the weakest; "
                   "0.5 when they tie, so a single candidate gets 0.5); C: creativity, higher = a rarer image "
                   "(unbounded, may be negative); I: words in the image; r, c_l, c_s: the raw relevance (higher = a more "
-                  "usual comparison here; negative where only the writer's fit speaks), "
+                  "usual comparison here; unbounded, often negative), "
                   "logical consistency (0–1) and sentiment consistency (−1…1) behind Q.",
               f"α, β, γ = {s['alpha']:.3f}, {s['beta']:.3f}, {s['gamma']:.3f}; rank weights "
                   f"{':'.join(f'{w:g}' for w in s['rank_weights'])}; relevance {s['relevance']}",

@@ -25,8 +25,8 @@ import threading
 from dataclasses import dataclass
 
 _MEMO_LIMIT = 200_000
-#: the context of the generic log-probability: the same for every simile, so that it measures the vehicle's base rate
-#: as an image (a property in it, "As quiet as", would take the very fit to the property out of the PMI)
+#: the context of the generic log-probability (creativity's surprisal): the same for every simile, so that it measures
+#: the vehicle's base rate as an image (a property in it, "As quiet as", would take the fit to the property out of it)
 #: why: docs/experiments.md#hauser-generic-context
 GENERIC_CONTEXT = "Like"
 

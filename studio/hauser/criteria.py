@@ -42,8 +42,10 @@ def relevance_eq3(pair_counts: Sequence[float]) -> float:
 
 def relevance_with_prior(kb_relevance: float, fits: Sequence[float], weight: float) -> float:
     """The KB's relevance (Eq. 2 or 3) backed off by a language model: log(1 + r_KB) + λ·fit, where fit = log P(v |
-    the words before it) / the vehicle's tokens (≤ 0; mean over the simile's vehicles). With λ = 0 it is r_KB itself
-    (the paper's); a pair the KB never saw (r_KB = 0) is then ranked by the LM alone."""
+    the words before it) / the vehicle's tokens (≤ 0; the scorer gives the first vehicle's, the mean of `fits` is
+    taken). With λ = 0 it is r_KB itself (the paper's); a pair the KB never saw (r_KB = 0) is then ranked by the LM
+    alone. Without a fit (a vehicle the LM could not place: no span in the sentence) it adds 0, the best fit there is;
+    the scorer only meets this for similes whose vehicle it found without a span."""
     if weight == 0:
         return float(kb_relevance)
     return math.log1p(max(0.0, float(kb_relevance))) + (float(weight) * float(np.mean(fits)) if len(fits) else 0.0)

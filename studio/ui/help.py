@@ -51,7 +51,7 @@ several literal sentences are scored separately and picked from the list above t
 
 **What you see.** The **winner** with its topic, vehicle and event coloured, then a table sorted by **rank** (1 = best).
 **quality** (0–1) mixes three criteria, each normalized among *these* candidates (0 = worst here, 1 = best here):
-**relevance** (how strongly the knowledge base links topic and vehicle), **logic** (1 − the chance the simile
+**relevance** (how strongly the knowledge base links topic and vehicle, plus how naturally the writer model expects the vehicle where it stands), **logic** (1 − the chance the simile
 contradicts the literal sentence; an ironic “as loud as a whisper” is judged as what it means, “very soft”, and the
 evidence says so) and **sentiment** (whether the simile keeps the sentence's tone). **creativity**: higher for a
 vehicle neither the knowledge base nor the language model expects, lower for common ones, also compared within the

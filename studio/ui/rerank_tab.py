@@ -150,7 +150,7 @@ def _raw_evidence_markdown(group: RerankResult) -> str:
     lines = ["**Raw evidence and scores** (the KB pairs, properties and vehicles behind relevance and creativity — "
              "top 3 with counts and the source files —, the writer's log-probability of the vehicle in the sentence, "
              "the small language model's after “Like”, the NLI verdict on literal → candidate; then the raw criteria: "
-             "relevance (higher = a more usual comparison; negative where only the writer's fit speaks), "
+             "relevance (higher = a more usual comparison; unbounded, often negative), "
              "logical consistency 0–1, sentiment consistency −1…1, creativity unbounded):"]
     for c in group.ranked():
         text = c["candidate"] if len(c["candidate"]) <= 90 else c["candidate"][:88] + "…"
@@ -230,9 +230,8 @@ def explain_candidate(c: dict) -> str:
     fit = c.get("fit") or {}
     if fit:  # the writer's mean log-probability per token of the vehicle after the sentence's words (median ≈ −3)
         how = "a natural" if fit["fit"] >= -2 else "an unlikely" if fit["fit"] < -4.5 else "a possible"
-        said.append(f"The writer model finds {_quote(fit['vehicle'])} {how} image after the sentence's words "
-                    f"(log-likelihood {fit['fit']:.1f} per token, where 0 is certain and −3 is typical); relevance "
-                    "leans on this where the knowledge base knows no such simile.")
+        said.append(f"The writer model finds {_quote(fit['vehicle'])} {how} image where it stands in the sentence; "
+                    "relevance adds this to what the knowledge base says.")
     irony = c.get("irony") or {}
     if irony:
         said.append(f"It reads as ironic (the image suits {_quote(irony['antonym'])} better than "

@@ -107,14 +107,19 @@ def rated_scores(rows: list[dict], full: dict[str, list]) -> list:
     return [by_text[(r["literal_sentences"], r["similes"].strip())] for r in rows]
 
 
+def _relevance(c, lm_relevance: float) -> float:
+    """A scored candidate's relevance recomputed with another λ, from the raw parts the scorer kept (its KB relevance
+    and the writer's fit), as the scorer computes it."""
+    return C.relevance_with_prior(c.relevance_kb, [c.fit["fit"]] if c.fit.get("fit") is not None else [], lm_relevance)
+
+
 def requality(candidates: list, lm_relevance: float, weights) -> dict[str, float]:
     """{candidate: quality} of one scored group, recomputed with another λ and other weights (Eq. 2 + back-off,
     Eq. 6-7) from the raw parts the scorer kept; what the cross-validation varies."""
     valid = [c for c in candidates if c.has_simile and c.relevance_kb is not None]
     if not valid:
         return {}
-    rel = [C.relevance_with_prior(c.relevance_kb, [c.fit["fit"]] if c.fit.get("fit") is not None else [], lm_relevance)
-           for c in valid]
+    rel = [_relevance(c, lm_relevance) for c in valid]
     q = C.quality(C.minmax(rel), C.minmax([c.logical_consistency for c in valid]),
                   C.minmax([c.sentiment_consistency for c in valid]), weights)
     return {c.candidate: float(x) for c, x in zip(valid, q)}
@@ -141,8 +146,7 @@ def relevance_agreement(rows: list[dict], full: dict[str, list]) -> dict:
         norm = {}
         for lit, cands in full.items():
             valid = [c for c in cands if c.has_simile and c.relevance_kb is not None]
-            rel = [C.relevance_with_prior(c.relevance_kb, [c.fit["fit"]] if c.fit.get("fit") is not None else [],
-                                          lam) for c in valid]
+            rel = [_relevance(c, lam) for c in valid]
             norm.update({(lit, c.candidate): float(v) for c, v in zip(valid, C.minmax(rel))} if valid else {})
         ours = [norm.get((r["literal_sentences"], r["similes"].strip()), np.nan) for r in rows]
         agree, within = pearson(ours, paper), _within(ours, paper, groups)
