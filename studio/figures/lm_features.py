@@ -112,35 +112,30 @@ class LMFeatures:
     def features(self, items) -> list[VehicleLM | None]:
         """items: (group, candidate, similes) triples; one VehicleLM (the generic log-probability) per item, None
         without a located vehicle."""
-        located = self._located(items)
-        with self._lock:
-            self._room(len(located))
-            self._compute([x for x in located if x is not None], in_context=False, generic=True)
-            out = []
-            for x in located:
-                if x is None:
-                    out.append(None)
-                    continue
-                _, _, generic, vehicle = x
-                lg, n = self._memo[("gen", generic, vehicle)]
-                out.append(VehicleLM(vehicle.strip(), generic, lg, n))
-        return out
+        return self._views(items, generic=True)
 
     def fits(self, items) -> list[VehicleFit | None]:
         """items: (group, candidate, similes) triples, the candidates of one literal under one group key; one
         VehicleFit per item (None without a located vehicle)."""
+        return self._views(items, generic=False)
+
+    def _views(self, items, generic: bool) -> list:
         located = self._located(items)
         with self._lock:
             self._room(len(located))
-            self._compute([x for x in located if x is not None], in_context=True, generic=False)
+            self._compute([x for x in located if x is not None], in_context=not generic, generic=generic)
             out = []
             for x in located:
                 if x is None:
                     out.append(None)
-                    continue
-                _, before, _, vehicle = x
-                lc, n = self._memo[("ctx", before, vehicle)]
-                out.append(VehicleFit(vehicle.strip(), before, lc, n))
+                elif generic:
+                    _, _, context, vehicle = x
+                    value, n = self._memo[("gen", context, vehicle)]
+                    out.append(VehicleLM(vehicle.strip(), context, value, n))
+                else:
+                    _, before, _, vehicle = x
+                    value, n = self._memo[("ctx", before, vehicle)]
+                    out.append(VehicleFit(vehicle.strip(), before, value, n))
         return out
 
     def in_context(self, asks) -> list[float]:
