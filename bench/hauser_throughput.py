@@ -85,33 +85,33 @@ def main() -> None:
     }), indent=2))
 
 
+def _timed_reranks(groups: list, settings) -> tuple[float, float]:
+    """The first group scored to warm up, then each other one timed: (median, max) wall seconds."""
+    import statistics
+
+    from studio.hauser.scorer import score_groups
+
+    score_groups(groups[:1], settings)
+    times = []
+    for literal, candidates in groups[1:]:
+        t0 = time.perf_counter()
+        score_groups([(literal, candidates)], settings)
+        times.append(time.perf_counter() - t0)
+    return round(statistics.median(times), 3), round(max(times), 3)
+
+
 def _warm_rerank(groups, repeats: int, settings) -> dict:
     """One literal with 10 candidates (its 5 generator candidates and 5 of the next literal's, as a user might
     paste them), scored once to warm up; then `repeats` reranks of other literals' 10 candidates (new text, so that
     no memo of an earlier call helps): the median wall time of what the Rerank tab runs."""
-    import statistics
-
-    from studio.hauser.scorer import score_groups
-
-    def group(k):
-        return groups[2 * k][0], (list(groups[2 * k][1]) + list(groups[2 * k + 1][1]))[:10]
-
-    score_groups([group(0)], settings)
-    times = []
-    for k in range(1, repeats + 1):
-        literal, candidates = group(k)
-        t0 = time.perf_counter()
-        score_groups([(literal, candidates)], settings)
-        times.append(time.perf_counter() - t0)
-    return {"warm_rerank_10_median_seconds": round(statistics.median(times), 3),
-            "warm_rerank_10_max_seconds": round(max(times), 3), "warm_rerank_target_seconds": 0.5}
+    pasted = [(groups[2 * k][0], (list(groups[2 * k][1]) + list(groups[2 * k + 1][1]))[:10]) for k in range(repeats + 1)]
+    median, worst = _timed_reranks(pasted, settings)
+    return {"warm_rerank_10_median_seconds": median, "warm_rerank_10_max_seconds": worst,
+            "warm_rerank_target_seconds": 0.5}
 
 
 def _warm_polish_rerank(repeats: int, settings) -> dict:
     """Reranks of one Polish literal with 10 of its candidates (the blind reads' lists, new literal each time)."""
-    import statistics
-
-    from studio.hauser.scorer import score_groups
     from studio.lab.similes import aptness_train as at
 
     seen: dict = {}
@@ -119,14 +119,8 @@ def _warm_polish_rerank(repeats: int, settings) -> dict:
     lists = [(literal, [c[0] for c in cands.values()][:10]) for literal, cands in seen.items() if len(cands) >= 10]
     if len(lists) < 2:
         return {"warm_rerank_polish_10": "no blind-read lists of 10 candidates (blind_reads/polish_blind_read_*.json)"}
-    score_groups([lists[0]], settings)
-    times = []
-    for literal, candidates in lists[1:repeats + 1]:
-        t0 = time.perf_counter()
-        score_groups([(literal, candidates)], settings)
-        times.append(time.perf_counter() - t0)
-    return {"warm_rerank_polish_10_median_seconds": round(statistics.median(times), 3),
-            "warm_rerank_polish_10_max_seconds": round(max(times), 3)}
+    median, worst = _timed_reranks(lists[:repeats + 1], settings)
+    return {"warm_rerank_polish_10_median_seconds": median, "warm_rerank_polish_10_max_seconds": worst}
 
 
 if __name__ == "__main__":

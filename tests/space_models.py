@@ -102,34 +102,21 @@ def _chat_tokenizer():
     return tok
 
 
-def build_writer(folder: Path) -> Path:
-    import torch
-    from transformers import Qwen2Config, Qwen2ForCausalLM
+def _save_causal_lm(folder: Path, arch: str, seed: int) -> Path:
+    from studio.models.loaders.tiny import tiny_causal_lm
 
     tok = _chat_tokenizer()
-    torch.manual_seed(SEED + 1)
-    cfg = Qwen2Config(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                      num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=2048,
-                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
-                      tie_word_embeddings=True)
-    Qwen2ForCausalLM(cfg).save_pretrained(folder, safe_serialization=True)
+    tiny_causal_lm(arch, tok, seed).save_pretrained(folder, safe_serialization=True)
     tok.save_pretrained(folder)
     return folder
+
+
+def build_writer(folder: Path) -> Path:
+    return _save_causal_lm(folder, "qwen2", SEED + 1)
 
 
 def build_lm(folder: Path) -> Path:
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    tok = _chat_tokenizer()
-    torch.manual_seed(SEED)
-    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                      num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=2048,
-                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
-                      tie_word_embeddings=True)
-    LlamaForCausalLM(cfg).save_pretrained(folder, safe_serialization=True)
-    tok.save_pretrained(folder)
-    return folder
+    return _save_causal_lm(folder, "llama", SEED)
 
 
 def build_nli(folder: Path) -> Path:

@@ -78,31 +78,31 @@ def load_tiny_embedder(spec, registry) -> Embedder:
     return TinyEmbedder()
 
 
-def load_tiny_lm(spec, registry):
+def tiny_causal_lm(arch: str, tok, seed: int, kv_heads: int = 1, max_positions: int = 2048):
+    """A random 2-layer causal LM of `arch` ("llama" or "qwen2"), seeded, over `tok`'s vocabulary; the tiny profile's
+    `lm` and `writer`, and the test Space's saved ones."""
     import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
 
+    config_cls, model_cls = {"llama": (LlamaConfig, LlamaForCausalLM), "qwen2": (Qwen2Config, Qwen2ForCausalLM)}[arch]
+    torch.manual_seed(seed)
+    cfg = config_cls(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                     num_attention_heads=2, num_key_value_heads=kv_heads, max_position_embeddings=max_positions,
+                     bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+                     tie_word_embeddings=True)
+    return model_cls(cfg)
+
+
+def load_tiny_lm(spec, registry):
     tok = tiny_tokenizer()
-    torch.manual_seed(SEED)
-    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=1024,
-                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
-                      tie_word_embeddings=True)
-    return TransformersLM(LlamaForCausalLM(cfg).eval(), tok, "tiny-llama", "tiny random Llama")
+    model = tiny_causal_lm("llama", tok, SEED, kv_heads=2, max_positions=1024)
+    return TransformersLM(model.eval(), tok, "tiny-llama", "tiny random Llama")
 
 
 def load_tiny_writer(spec, registry):
     """A random 2-layer Qwen2 (the writer's architecture) on the tiny tokenizer."""
-    import torch
-    from transformers import Qwen2Config, Qwen2ForCausalLM
-
     tok = tiny_tokenizer()
-    torch.manual_seed(SEED + 1)
-    cfg = Qwen2Config(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                      num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=2048,
-                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
-                      tie_word_embeddings=True)
-    return TransformersLM(Qwen2ForCausalLM(cfg).eval(), tok, "tiny-qwen2", "tiny random Qwen2")
+    return TransformersLM(tiny_causal_lm("qwen2", tok, SEED + 1).eval(), tok, "tiny-qwen2", "tiny random Qwen2")
 
 
 def load_tiny_head(spec, registry):
