@@ -62,7 +62,7 @@ def test_offline_judge_batch_and_accuracy(offline, tmp_path, capsys, studio_lexi
     judge = get_judge()
     assert judge is not None, "assets/continuation/judge-cross is missing: python -m studio train judge"
     _, val = data.split("simile")
-    rows = val[::8][:40]
+    rows = val[::8][:16]  # 0.75 measured (the sample of `eval continuation` pins the judge's accuracy itself)
     js = judge.pairs([Case(it.narrative, it.expression, it.knowledge, it.kind) for it in rows],
                      [it.option1 for it in rows], [it.option2 for it in rows])
     acc = sum((j.choice == "option2") == bool(it.label) for j, it in zip(js, rows)) / len(rows)

@@ -10,7 +10,7 @@ import pytest
 
 from studio.cli import main
 from studio.lab.evaluation.base import RESULTS_DIR, cpu_flags, hash_half
-from studio.lab.evaluation.cli import EVALUATIONS, SAMPLE_ROWS, evaluation
+from studio.lab.evaluation.cli import EVALUATIONS, evaluation
 from studio.lab.evaluation.readme import END, README, START, render_table, replace_table
 from studio.shared_data import shared_data_dir
 
@@ -117,7 +117,7 @@ def test_committed_results_have_the_contract():
             if "interval95" in f:
                 low, high = f["interval95"]
                 assert low <= f["value"] + 1e-4 and f["value"] <= high + 1e-4, (p.stem, f["metric"])
-        assert r["sample"]["limit"] == SAMPLE_ROWS
+        assert r["sample"]["limit"] == evaluation(p.stem).sample_rows
         if "provenance" in r["sample"]:  # a sample recomputed alone (`eval NAME --sample-only`) records its own run
             assert "--sample-only" in r["sample"]["provenance"]["command"] and r["sample"]["provenance"]["git"]["commit"]
 
@@ -214,7 +214,7 @@ def _committed_sample(name: str) -> list[dict]:
 #: how far a recomputed figure may lie from the committed one: figures are stored to 4 decimals, and the samples are
 #: computed on the float32 reference forms, whose scores move between CPU classes by float32 rounding only
 #: (measured: the recording AVX-512 machine and the same code held to AVX2 kernels, or emulated as an AVX2-only
-#: Haswell, give the same sample figures; docs/acceleration.md, "The committed samples"). One row's flip, 1/40,
+#: Haswell, give the same sample figures; docs/acceleration.md, "The committed samples"). One row's flip, 1/40 (1/20),
 #: is a change of the code, not of the CPU.
 TOLERANCE = 2e-3
 
@@ -264,12 +264,13 @@ def judge_scores_once(monkeypatch):
 @pytest.mark.portability
 @pytest.mark.parametrize("name", ["components", "hauser", "continuation", "proverbs", "nli", "sentiment"])
 def test_committed_sample_figures_are_recomputed_by_the_code(name, reference, judge_scores_once):
-    """The first 40 rows of each split through the real scorers, on the float32 reference forms (no int8, int4 or
-    bfloat16, whatever the CPU has), give the committed results' sample figures."""
+    """The first rows of each split (40; 20 for the judge's long narratives) through the real scorers, on the float32
+    reference forms (no int8, int4 or bfloat16, whatever the CPU has), give the committed results' sample figures."""
     committed = json.loads((RESULTS_DIR / f"{name}.json").read_text())
     if committed["profile"] != reference.profile:
         pytest.fail(f"results/{name}.json was measured on the {committed['profile']} profile")
-    _assert_same_figures(evaluation(name).compute(SAMPLE_ROWS)["figures"], _committed_sample(name))
+    ev = evaluation(name)
+    _assert_same_figures(ev.compute(ev.sample_rows)["figures"], _committed_sample(name))
 
 
 @needs_data
@@ -282,7 +283,8 @@ def test_sample_only_rewrites_the_sample_block_and_keeps_the_rest(tmp_path, caps
     after = json.loads((tmp_path / "sentiment.json").read_text())
     assert {k: v for k, v in after.items() if k != "sample"} == {k: v for k, v in before.items() if k != "sample"}
     sample = after["sample"]
-    assert sample["limit"] == SAMPLE_ROWS and [f["n"] for f in sample["figures"]] == [SAMPLE_ROWS, SAMPLE_ROWS]
+    rows = evaluation("sentiment").sample_rows
+    assert sample["limit"] == rows and [f["n"] for f in sample["figures"]] == [rows, rows]
     assert "--sample-only" in sample["provenance"]["command"] and sample["provenance"]["date"]
     assert main(["eval", "sentiment", "--sample-only", "--out", str(tmp_path / "none")]) == 2
     assert main(["eval", "sentiment", "--sample-only", "--limit", "3"]) == 2

@@ -95,6 +95,8 @@ class Evaluation:
     name: str = ""
     title: str = ""
     splits: dict[str, str] = {}
+    #: rows per split of the results file's `sample` block (what the tests recompute on every CPU class)
+    sample_rows: int = 40
 
     def _compute(self, limit: int | None) -> tuple[list[Figure], dict]:
         raise NotImplementedError

@@ -26,9 +26,9 @@ from ...models import get_registry, using_registry
 from ...settings import current
 from .base import RESULTS_DIR, provenance, write_result
 
-#: a results file's `sample` block: the figures of the first SAMPLE_ROWS rows of each split, computed on the float32
-#: reference forms (Registry.reference()), which every x86 CPU computes alike; the tests recompute it from the code
-SAMPLE_ROWS = 40
+#: a results file's `sample` block: the figures of the first `Evaluation.sample_rows` rows of each split (40, fewer
+#: where the models are slow), computed on the float32 reference forms (Registry.reference()), which every x86 CPU
+#: computes alike; the tests recompute it from the code
 #: {name: "module:Class"}, declared by each capability in studio/capabilities.py
 EVALUATIONS = evaluations()
 
@@ -47,13 +47,13 @@ def _parse(prog: str, argv: list[str], quick_help: str) -> argparse.Namespace:
     p.add_argument("--out", type=Path, default=None,
                    help=f"folder for NAME.json (default {RESULTS_DIR.name}/; a limited run writes only with --out)")
     p.add_argument("--sample-only", action="store_true",
-                   help=f"recompute only the `sample` block of the folder's NAME.json (the first {SAMPLE_ROWS} rows on "
+                   help="recompute only the `sample` block of the folder's NAME.json (the first rows of each split, on "
                         "the float32 reference forms) and keep the rest of the file")
     args = parse_options(p, argv)
     if args.limit is not None and args.limit < 1:
         raise InputError(f"{prog}: --limit must be at least 1, not {args.limit}")
     if args.sample_only and (args.limit is not None or args.quick):
-        raise InputError(f"{prog}: --sample-only has its own size ({SAMPLE_ROWS} rows); leave out --limit / --quick")
+        raise InputError(f"{prog}: --sample-only has its own size; leave out --limit / --quick")
     if args.quick and args.limit is None:
         args.limit = 20
     return args
@@ -65,11 +65,11 @@ def _command(name: str, argv: list[str]) -> str:
 
 
 def sample(ev) -> dict:
-    """The `sample` block of `ev`'s results: its figures on the first SAMPLE_ROWS rows, computed with the current
+    """The `sample` block of `ev`'s results: its figures on the first `ev.sample_rows` rows, computed with the current
     registry's reference twin (float32, no int8, int4 or bfloat16; llama.cpp's portable build), so that a test on
     any x86 CPU recomputes the same figures up to float32 rounding (docs/acceleration.md, "The committed samples")."""
     with using_registry(get_registry().reference()):
-        return {"limit": SAMPLE_ROWS, "figures": ev.compute(SAMPLE_ROWS)["figures"]}
+        return {"limit": ev.sample_rows, "figures": ev.compute(ev.sample_rows)["figures"]}
 
 
 def run_one(name: str, argv: list[str], command: str | None = None) -> dict:

@@ -95,6 +95,7 @@ def expression_found(items) -> dict:
 class ContinuationEvaluation(Evaluation):
     name = "continuation"
     title = "Continuation judge: plausible option of two (product setting)"
+    sample_rows = 20  # each row is two passes of the mpnet judge over a whole narrative: 40 took 3 minutes of a test
     splits = {"train": "figurative/*_train.jsonl rows whose expression has sha1(kind|group) % 5 != 0",
               "dev": "the other rows with sha1(test|kind|group) even (studio/lab/continuation/data.py, split3)",
               "test": "the other rows with sha1(test|kind|group) odd"}
@@ -153,17 +154,18 @@ class ContinuationEvaluation(Evaluation):
         # the rule that only the last sentence counts was chosen on the dev narratives
         details["expression found in an unmarked idiom narrative (dev)"] = expression_found(
             list(data.split3("idiom")["dev"])[:limit or None])
-        if ablation is not None:  # the cross-encoder (and its ablation), as chosen: on the dev part
+        if ablation is None:
+            details["judge's dev figures (chosen on)"] = judge.metrics
+        elif not limit:  # the cross-encoder (and its ablation), as chosen: on the dev part (a limited run's test
+            # figures already pass its rows through the same judges)
             from ..continuation.judge_train import accuracy
 
             for kind in data.KINDS:
-                dev = list(data.split3(kind)["dev"])[:limit or None]
+                dev = list(data.split3(kind)["dev"])
                 figures.append(Figure(f"judge accuracy, {kind}", accuracy(judge, dev), "dev", len(dev),
                                       headline=False))
                 figures.append(Figure(f"no-narrative ablation, {kind}", accuracy(ablation, dev), "dev", len(dev),
                                       headline=False))
-        else:
-            details["judge's dev figures (chosen on)"] = judge.metrics
         from ..continuation.evaluate import generation_scores
 
         # a limited run (the committed sample among them) generates for a few narratives, in the served mode only:
