@@ -143,6 +143,26 @@ def test_intervals_of_shares_and_of_grouped_rows():
     assert "interval95" not in Figure("m", 0.5, "test", 100).to_json()
 
 
+def test_a_prediction_interval_holds_the_other_sets_chance():
+    """Another set of 40 rows drawn by groups has its own chance: its interval is wider than our estimate's, wider
+    still for a smaller set, and is seeded."""
+    import numpy as np
+
+    from studio.lab.evaluation.base import group_bootstrap_interval, group_prediction_interval
+
+    right = np.repeat([1.0] * 24 + [0.0] * 16, 10)  # 40 narratives of 10 pairs, right or wrong as a whole
+    groups = np.repeat(np.arange(40), 10)
+    mean = lambda idx: right[idx].mean()  # noqa: E731
+    ours = group_bootstrap_interval(mean, groups)
+    big, small = group_prediction_interval(mean, groups, 400), group_prediction_interval(mean, groups, 100)
+    assert big[0] < ours[0] < 0.6 < ours[1] < big[1]
+    assert small[1] - small[0] > big[1] - big[0] + 0.05
+    assert group_prediction_interval(mean, groups, 400) == big
+    assert group_prediction_interval(mean, [0, 0, 1, 1], 4) is None
+    constant = np.ones(400)
+    assert group_prediction_interval(lambda idx: constant[idx].mean(), groups, 50) == (1.0, 1.0)
+
+
 def test_readme_table_shows_an_interval():
     from studio.lab.evaluation.readme import _with_interval
 

@@ -62,3 +62,35 @@ def test_the_base_is_freed_with_its_last_encoder(two_judges):
     del loaded
     gc.collect()
     assert ours() == []
+
+
+def test_factors_trained_over_merged_factors_are_stored_side_by_side(tmp_path, monkeypatch):
+    """`train judge --start-factors`: another encoder's factors are merged into the base, new factors trained over
+    it, and both stored side by side (rank doubled); loaded as served, the judge is the model that was trained."""
+    from studio.lab.proverbs.finetune import add_low_rank
+    from studio.lab.training.pair_encoder_train import save_low_rank_pair_encoder
+
+    monkeypatch.setattr(pair_encoder, "served_base", lambda base: base)
+    embedder = build_embedder(tmp_path / "embedder")
+    prior_folder = build_judge(tmp_path / "prior", embedder)  # stands for the NLI the judge starts from
+    prior = {k: v for k, v in load_file(str(prior_folder / pair_encoder.WEIGHTS)).items() if k.startswith("encoder.")}
+    tok, model = pair_encoder.load_base(str(embedder), pool="second")
+    apply_delta(model.encoder, {k[len("encoder."):]: v for k, v in prior.items()}, "prior", str(embedder))
+    factors = add_low_rank(model.encoder, 2, seed=3)
+    with torch.no_grad():  # as if trained: B away from its zero start
+        for p in factors:
+            p.copy_(torch.randn_like(p) * 0.1)
+    model.head = torch.nn.Linear(model.encoder.config.hidden_size, 1)
+    config = json.loads((prior_folder / pair_encoder.CONFIG).read_text()) | {"rank": 4}
+    save_low_rank_pair_encoder(tmp_path / "judge", model.eval(), config, prior=prior)
+    stored = load_file(str(tmp_path / "judge" / pair_encoder.WEIGHTS))
+    assert {v.shape[0] for k, v in stored.items() if k.endswith(".lora_A")} == {4}
+    _, _, served = pair_encoder.load_pair_encoder(tmp_path / "judge")
+    x = tok(["The storm had passed and they were friends again."] * 2, ["They shook hands.", "They fought on."],
+            padding=True, return_tensors="pt")
+    with torch.no_grad():
+        assert torch.allclose(served(**x), model(**x), atol=1e-3)
+        _, _, without_prior = pair_encoder.load_pair_encoder(prior_folder)
+        assert not torch.allclose(served(**x), without_prior(**x), atol=1e-3)
+    with pytest.raises(ValueError, match="lack"):
+        save_low_rank_pair_encoder(tmp_path / "bad", model, config, prior={})

@@ -114,6 +114,10 @@ def train(argv: list[str]) -> dict:
     p.add_argument("--init", type=Path, default=NLI_INIT,
                    help="start from a stored cross-encoder's body (default: the NLI pair classifier, "
                         "assets/heads/nli-cross) with a fresh scorer; its frozen layers stay frozen")
+    p.add_argument("--start-factors", type=Path, default=None,
+                   help="the low-rank recipe only: first merge the low-rank factors of a stored pair encoder over "
+                        "all-mpnet-base-v2 (an NLI: `train nli-cross --lora-rank 8`) into the base; the judge's "
+                        "stored factors are then theirs and its own side by side (rank doubled, exact)")
     p.add_argument("--no-init", dest="init", action="store_const", const=None,
                    help="start from the MiniLM package itself")
     p.add_argument("--epochs", type=float, default=3.0)
@@ -201,6 +205,22 @@ JUDGE_BASE = "sentence-transformers/all-mpnet-base-v2"
 LOW_RANK_DEFAULTS = {"epochs": 2.0, "lr": 5e-4, "head_lr": 1e-3, "batch": 8, "max_length": 128}
 
 
+def _start_factors(folder: Path, model) -> dict:
+    """The low-rank factors of a stored pair encoder over the judge's base, merged into `model`'s encoder; returned
+    as stored ("encoder.<product>.lora_A" / ".lora_B"), for save_low_rank_pair_encoder to keep beside the judge's."""
+    from safetensors.torch import load_file
+
+    from ...models.variants import apply_delta
+
+    stored = json.loads((folder / CONFIG).read_text()) if (folder / CONFIG).is_file() else {}
+    if stored.get("delta") != LOW_RANK or stored.get("base") != JUDGE_BASE:
+        raise InputError(f"--start-factors {folder}: not low-rank factors over {JUDGE_BASE} (pair_encoder.json)")
+    state = {k: v for k, v in load_file(str(folder / "pair_encoder.safetensors")).items()
+             if k.startswith("encoder.") and k.endswith((".lora_A", ".lora_B"))}
+    apply_delta(model.encoder, {k[len("encoder."):]: v for k, v in state.items()}, folder.name, JUDGE_BASE)
+    return state
+
+
 def train_low_rank(args, argv: list[str]) -> dict:
     """The judge's recipe: low-rank factors (studio.lab.proverbs.finetune.add_low_rank) on every linear product of
     all-mpnet-base-v2's layers and a fresh linear scorer on the mean of the option's token states."""
@@ -217,6 +237,7 @@ def train_low_rank(args, argv: list[str]) -> dict:
     started = time.perf_counter()
     torch.manual_seed(args.seed)
     tok, model = load_base(served_base(JUDGE_BASE))
+    start = _start_factors(args.start_factors, model) if args.start_factors else None
     factors = add_low_rank(model.encoder, args.lora_rank, args.seed)  # seeds torch again, then draws the factors
     model.head = torch.nn.Linear(model.encoder.config.hidden_size, 1)  # the scorer after them (the run's order)
     bf16 = fast_bfloat16()
@@ -254,6 +275,12 @@ def train_low_rank(args, argv: list[str]) -> dict:
                          "lr": args.lr, "head_lr": args.head_lr, "seed": args.seed, "loss": "2-way softmax",
                          "bfloat16_autocast": bf16, "train_seconds": round(time.perf_counter() - started, 1),
                          "command": "python -m studio train judge " + " ".join(argv)}}
+    if start is not None:
+        config["rank"] = 2 * args.lora_rank
+        stored = json.loads((args.start_factors / CONFIG).read_text())
+        config["recipe"]["start_factors"] = {"from": str(args.start_factors), "notes": stored.get("notes", ""),
+                                             "command": stored.get("recipe", {}).get("command", ""),
+                                             "metrics": stored.get("metrics", {})}
     out = Path(args.out) if args.out else CROSS_DIR
     if not args.no_save:
         out.mkdir(parents=True, exist_ok=True)
@@ -261,12 +288,12 @@ def train_low_rank(args, argv: list[str]) -> dict:
             for f in member.iterdir():
                 f.unlink()
             member.rmdir()
-        save_low_rank_pair_encoder(out, model, config)
+        save_low_rank_pair_encoder(out, model, config, prior=start)
         with _lock:
             _loaded.clear()
         judge = CrossJudge([load_pair_encoder(out)])  # measured as served: merged, float32
         config["metrics"] = measure(judge, parts=("dev",), limit=args.eval_limit or None)
-        save_low_rank_pair_encoder(out, model, config)
+        save_low_rank_pair_encoder(out, model, config, prior=start)
     report = {**config, "saved_to": None if args.no_save else str(out),
               "seconds": round(time.perf_counter() - started, 1)}
     if not args.no_save and CROSS_DIR in (out.resolve(), *out.resolve().parents):

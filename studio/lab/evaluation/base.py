@@ -66,6 +66,38 @@ def group_bootstrap_interval(statistic, groups, draws: int = 2000, seed: int = 0
     return float(lo), float(hi)
 
 
+def group_prediction_interval(statistic, groups, size: int, draws: int = 2000,
+                              seed: int = 0) -> tuple[float, float] | None:
+    """95 % interval of `statistic(indices)` on ANOTHER set of about `size` rows drawn by whole groups, as a
+    benchmark's own split would be (the issue's held-out figures): each draw resamples our groups (what we do not know
+    of the population), then draws groups from that resample until `size` rows are reached (the other set's own
+    chance), so the interval holds both spreads; wider than group_bootstrap_interval, which holds only the first.
+    None with fewer than three groups."""
+    import numpy as np
+
+    groups = list(groups)
+    names = list(dict.fromkeys(groups))
+    if len(names) < 3 or size < 1:
+        return None
+    members = {g: [] for g in names}
+    for i, g in enumerate(groups):
+        members[g].append(i)
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(draws):
+        population = rng.integers(0, len(names), len(names))
+        idx: list[int] = []
+        while len(idx) < size:
+            idx += members[names[population[rng.integers(0, len(population))]]]
+        value = statistic(np.asarray(idx))
+        if value is not None and np.isfinite(value):
+            values.append(value)
+    if len(values) < draws // 2:
+        return None
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
 @dataclass
 class Figure:
     metric: str

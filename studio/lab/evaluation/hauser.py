@@ -27,12 +27,14 @@ from scipy.stats import pearsonr
 from ...hauser import criteria as C
 from ..hauser.paths import data_file
 from ..similes.data import detokenize
-from .base import Evaluation, Figure, group_bootstrap_interval, share_interval
+from .base import Evaluation, Figure, group_bootstrap_interval, group_prediction_interval, share_interval
 
 ASPECTS = {"quality": "q", "creativity": "c", "informativeness": "i"}
 #: the paper's Pearson with human ratings (its Table 3, 150 rated similes, MAPS-KB): shown beside ours where the
 #: rated file gives no per-candidate score of the paper's own
 PAPER_REPORTED = {"quality": 0.320, "creativity": 0.592, "informativeness": 0.798}
+#: rated similes in the other half of the paper's rated file (21 literals), where the issue measures the studio
+HELD_OUT_ROWS = 68
 
 
 def load_rows() -> list[dict]:
@@ -238,6 +240,14 @@ class HauserEvaluation(Evaluation):
                 anchor = {"value": PAPER_REPORTED[aspect], "source": "paper, 150 rated similes (other rows)"}
             figures.append(Figure(f"Pearson {aspect}", corr[aspect], split, len(rows), anchor,
                                   interval=boot(values, [r[f"human_{aspect}"] for r in rows])))
+        for aspect in ASPECTS:  # the interval the issue's held-out figures are to be read against
+            values = np.array([np.nan if v is None else v for v in (getattr(s, aspect) for s in scores)], float)
+            target = np.array([r[f"human_{aspect}"] for r in rows], float)
+            figures.append(Figure(
+                f"Pearson {aspect}: where {HELD_OUT_ROWS} rated similes of other literals may land (95 % prediction "
+                "interval)", corr[aspect], split, len(rows),
+                interval=group_prediction_interval(lambda idx: pearson(values[idx], target[idx]), groups,
+                                                   HELD_OUT_ROWS)))
         agreement = {}
         for part, paper_col in PARTS.items():
             ours = [getattr(s, f"{part}_norm") for s in scores]

@@ -28,14 +28,22 @@ def save_pair_encoder(folder: Path, model, config: dict) -> None:
     atomic_write_bytes(Path(folder) / CONFIG, json.dumps(config, indent=1).encode(), mode=0o644)
 
 
-def save_low_rank_pair_encoder(folder: Path, model, config: dict) -> None:
+def save_low_rank_pair_encoder(folder: Path, model, config: dict, prior: dict | None = None) -> None:
     """A pair encoder trained as low-rank factors (studio.lab.proverbs.finetune.add_low_rank on its encoder): the
-    factors, named as the plain model's products ("encoder.<product>.lora_A" / ".lora_B"), and the scorer."""
+    factors, named as the plain model's products ("encoder.<product>.lora_A" / ".lora_B"), and the scorer. `prior`:
+    factors of the same names merged into the base before training; they are stored beside the trained ones
+    (A stacked over A, B beside B: B'A' = B₀A₀ + BA), so that the base plus the stored factors is the trained model."""
+    import torch
     from safetensors.torch import save
 
     from ..proverbs.finetune import low_rank_state
 
     state = low_rank_state(model)
+    for name in list(state) if prior is not None else ():
+        if name not in prior:
+            raise ValueError(f"the prior factors lack {name}")
+        state[name] = torch.cat([prior[name].to(state[name].dtype), state[name]],
+                                dim=0 if name.endswith(".lora_A") else 1).contiguous()
     for name, value in model.head.state_dict().items():
         state[f"head.{name}"] = value.detach().half().contiguous()
     atomic_write_bytes(Path(folder) / WEIGHTS, save(state), mode=0o644)
