@@ -4,14 +4,16 @@ Input: the narrative truncated from the LEFT (its end, with the expression, is k
 `max_length` tokens; no meaning, no inferences (the product setting: a user has no gold meaning). Loss: a 2-way
 softmax over s(option1), s(option2) against the gold answer, on all 5,140 training pairs (idioms and similes).
 
-    python -m studio train judge                   # the judge    -> assets/continuation/judge-cross/
+    python -m studio train judge --start-factors DIR   # the judge -> assets/continuation/judge-cross/ (DIR: the
+                                                       # mpnet NLI of `train nli-cross --lora-rank 8`, docs/continuation.md)
     python -m studio train judge-temperature       # its temperature on dev (calibrate.py); after every retraining
     python -m studio train judge --inputs option   # the ablation -> assets/continuation/judge-ablation/
 
 The judge (`--lora-rank 8`, the default): all-mpnet-base-v2 with low-rank factors on every linear product of its
 layers and a fresh scorer, 2 epochs, 8 pairs a step, learning rates 5e-4 (factors) / 1e-3 (scorer), bfloat16
-autocast where the CPU has it (about 55 minutes on 2 cores with AMX). Only the factors and the scorer are stored
-(2.7 MB). The ablation (`--lora-rank 0`): MiniLM's top layers fine-tuned from the NLI cross-encoder (three seeds in
+autocast where the CPU has it (about 70 minutes on 2 cores). The served judge starts from an mpnet NLI's factors,
+merged into the base (`--start-factors`); its stored factors are the NLI's and its own side by side (rank 16,
+5.3 MB with the scorer). The ablation (`--lora-rank 0`): MiniLM's top layers fine-tuned from the NLI cross-encoder (three seeds in
 member-* subfolders), the recipe of the earlier judge. Why: docs/experiments.md#continuation-judge-mpnet.
 Dev figures are stored in each folder's pair_encoder.json; test figures come from `python -m studio --profile
 offline eval continuation`.
