@@ -117,6 +117,10 @@ def test_committed_results_have_the_contract():
             if "interval95" in f:
                 low, high = f["interval95"]
                 assert low <= f["value"] + 1e-4 and f["value"] <= high + 1e-4, (p.stem, f["metric"])
+            if "prediction95" in f:  # where another set may land: wider than what our own rows pin down
+                low, high = f["prediction95"]
+                assert f["prediction_rows"] > 0 and low <= f["value"] <= high, (p.stem, f["metric"])
+                assert high - low >= f["interval95"][1] - f["interval95"][0], (p.stem, f["metric"])
         assert r["sample"]["limit"] == evaluation(p.stem).sample_rows
         if "provenance" in r["sample"]:  # a sample recomputed alone (`eval NAME --sample-only`) records its own run
             assert "--sample-only" in r["sample"]["provenance"]["command"] and r["sample"]["provenance"]["git"]["commit"]
@@ -141,6 +145,9 @@ def test_intervals_of_shares_and_of_grouped_rows():
     assert group_bootstrap_interval(lambda idx: right[idx].mean(), [0, 0, 1, 1]) is None  # too few groups
     assert Figure("m", 0.5, "test", 100, interval=share_interval(0.5, 100)).to_json()["interval95"] == [0.4038, 0.5962]
     assert "interval95" not in Figure("m", 0.5, "test", 100).to_json()
+    predicted = Figure("m", 0.5, "test", 100, prediction=(0.3, 0.7), prediction_rows=68).to_json()
+    assert predicted["prediction95"] == [0.3, 0.7] and predicted["prediction_rows"] == 68
+    assert "prediction95" not in Figure("m", 0.5, "test", 100).to_json()
 
 
 def test_a_prediction_interval_holds_the_other_sets_chance():
@@ -169,6 +176,8 @@ def test_readme_table_shows_an_interval():
     assert _with_interval({"value": 0.7945, "interval95": [0.741, 0.8402]}) == "0.794 [0.74, 0.84]"
     assert _with_interval({"value": 18.89}) == "18.890"
     assert _with_interval({"value": None, "interval95": [0, 1]}) == "—"
+    assert _with_interval({"value": 0.7945, "interval95": [0.741, 0.8402], "prediction95": [0.7139, 0.8697],
+                           "prediction_rows": 376}) == "0.794 [0.74, 0.84]; 376 others: [0.71, 0.87]"
 
 
 def test_readme_table_is_the_results_files():

@@ -109,6 +109,10 @@ class Figure:
     #: a 95 % interval (share_interval treats the n items as independent;
     #: group_bootstrap_interval resamples whole groups, for items that share a literal or a narrative)
     interval: tuple[float, float] | None = None
+    #: where the figure may land on ANOTHER set of `prediction_rows` rows (group_prediction_interval): the interval
+    #: an issue's held-out figure, measured on a set of that size, is to be read against
+    prediction: tuple[float, float] | None = None
+    prediction_rows: int | None = None
 
     def to_json(self) -> dict:
         out = {"metric": self.metric, "value": None if self.value is None else round(float(self.value), 4),
@@ -117,6 +121,9 @@ class Figure:
             out["anchor"] = self.anchor
         if self.interval is not None:
             out["interval95"] = [round(float(x), 4) for x in self.interval]
+        if self.prediction is not None:
+            out["prediction95"] = [round(float(x), 4) for x in self.prediction]
+            out["prediction_rows"] = int(self.prediction_rows or 0)
         return out
 
 

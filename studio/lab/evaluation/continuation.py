@@ -114,19 +114,18 @@ class ContinuationEvaluation(Evaluation):
             test = list(data.split3(kind)["test"])[:limit or None]
             acc, found, right = product_judgements(test, judge)
             # a narrative's option pairs (about ten for a simile) share its text and options: intervals resample
-            # whole narratives, so they say how far another set of narratives may land
+            # whole narratives, so they say how well our narratives pin the figure down
             narratives = [it.narrative for it in test]
             details[kind] = {"product setting": round(acc, 4), **found, "n": len(test),
                              "narratives": len(set(narratives))}
             figures.append(Figure(f"judge accuracy, {kind}", acc, "test", len(test),
                                   {"value": PAPER[kind], "source": PAPER_SOURCE},
-                                  interval=group_bootstrap_interval(lambda idx: right[idx].mean(), narratives)))
-            # where a set of the benchmark dev set's size, drawn by whole narratives, may land: the interval the
-            # issue's held-out figure is to be read against (our test's uncertainty and that set's own chance)
-            figures.append(Figure(f"judge accuracy, {kind}: where a set of {BENCHMARK_DEV_PAIRS[kind]} pairs may land "
-                                  "(95 % prediction interval)", acc, "test", len(test),
-                                  interval=group_prediction_interval(lambda idx: right[idx].mean(), narratives,
-                                                                     BENCHMARK_DEV_PAIRS[kind])))
+                                  interval=group_bootstrap_interval(lambda idx: right[idx].mean(), narratives),
+                                  # where a set of the benchmark dev set's size, drawn by whole narratives, may land:
+                                  # what the held-out figure is to be read against
+                                  prediction=group_prediction_interval(lambda idx: right[idx].mean(), narratives,
+                                                                       BENCHMARK_DEV_PAIRS[kind]),
+                                  prediction_rows=BENCHMARK_DEV_PAIRS[kind]))
             if ablation is not None:
                 from ..continuation.judge_train import correct
 

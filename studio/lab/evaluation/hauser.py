@@ -238,16 +238,14 @@ class HauserEvaluation(Evaluation):
                           "source": "the paper's own quality score on the same rows"}
             else:
                 anchor = {"value": PAPER_REPORTED[aspect], "source": "paper, 150 rated similes (other rows)"}
-            figures.append(Figure(f"Pearson {aspect}", corr[aspect], split, len(rows), anchor,
-                                  interval=boot(values, [r[f"human_{aspect}"] for r in rows])))
-        for aspect in ASPECTS:  # the interval the held-out figures are to be read against
-            values = np.array([np.nan if v is None else v for v in (getattr(s, aspect) for s in scores)], float)
+            # and where the held-out set (68 rated similes of other literals) may land
+            v = np.array([np.nan if x is None else x for x in values], float)
             target = np.array([r[f"human_{aspect}"] for r in rows], float)
-            figures.append(Figure(
-                f"Pearson {aspect}: where {HELD_OUT_ROWS} rated similes of other literals may land (95 % prediction "
-                "interval)", corr[aspect], split, len(rows),
-                interval=group_prediction_interval(lambda idx: pearson(values[idx], target[idx]), groups,
-                                                   HELD_OUT_ROWS)))
+            figures.append(Figure(f"Pearson {aspect}", corr[aspect], split, len(rows), anchor,
+                                  interval=boot(values, target),
+                                  prediction=group_prediction_interval(
+                                      lambda idx, v=v, target=target: pearson(v[idx], target[idx]), groups,
+                                      HELD_OUT_ROWS), prediction_rows=HELD_OUT_ROWS))
         agreement = {}
         for part, paper_col in PARTS.items():
             ours = [getattr(s, f"{part}_norm") for s in scores]
