@@ -38,8 +38,8 @@ JUDGE_NOTE = ("**P(plausible)**: which of the two continuations the judge finds 
               "on the benchmark's narratives; its accuracy on held-out ones is in the README's Results). Its "
               "probabilities "
               "are calibrated on held-out narratives: where it says 70 %, it was right about 7 times in 10 there. "
-              "It is often wrong: it tends to prefer a continuation that repeats the narrative's own words over one "
-              "that follows the idiom's meaning.")
+              "It is still wrong about one time in five on held-out narratives, more often for similes, and it was "
+              "trained to tell a plausible option from an implausible one, not a good sentence from a weak one.")
 COLUMNS = ["#", "continuation", "plausible (%)", "why here"]
 #: what each number in the table means, shown under it
 TABLE_NOTE = ("**plausible (%)**: the judge's share of plausibility among the continuations shown (they add up to "
