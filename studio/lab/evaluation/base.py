@@ -40,30 +40,40 @@ def share_interval(value: float | None, n: int) -> tuple[float, float] | None:
     return float(ci.low), float(ci.high)
 
 
-def group_bootstrap_interval(statistic, groups, draws: int = 2000, seed: int = 0) -> tuple[float, float] | None:
-    """95 % percentile interval of `statistic(indices)` over `draws` resamples of whole groups (a literal's candidates,
-    a narrative's option pairs): rows that share a group are not independent, so resampling rows would understate the
-    spread. None with fewer than three groups."""
+def _grouped_percentiles(statistic, groups, draw_rows, draws: int, seed: int) -> tuple[float, float] | None:
+    """95 % percentile interval of `statistic(indices)` over `draws` sets of row indices, each drawn by
+    `draw_rows(rng, members)` from the groups' row lists; None with fewer than three groups or when fewer than half
+    the draws give a finite value."""
     import numpy as np
 
     groups = list(groups)
     names = list(dict.fromkeys(groups))
     if len(names) < 3:
         return None
-    members = {g: [] for g in names}
+    by_name: dict = {g: [] for g in names}
     for i, g in enumerate(groups):
-        members[g].append(i)
+        by_name[g].append(i)
+    members = [by_name[g] for g in names]
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(draws):
-        idx = [i for k in rng.integers(0, len(names), len(names)) for i in members[names[k]]]
-        value = statistic(np.asarray(idx))
+        value = statistic(np.asarray(draw_rows(rng, members)))
         if value is not None and np.isfinite(value):
             values.append(value)
     if len(values) < draws // 2:
         return None
     lo, hi = np.percentile(values, [2.5, 97.5])
     return float(lo), float(hi)
+
+
+def group_bootstrap_interval(statistic, groups, draws: int = 2000, seed: int = 0) -> tuple[float, float] | None:
+    """95 % percentile interval of `statistic(indices)` over `draws` resamples of whole groups (a literal's candidates,
+    a narrative's option pairs): rows that share a group are not independent, so resampling rows would understate the
+    spread. None with fewer than three groups."""
+    def resample(rng, members):
+        return [i for k in rng.integers(0, len(members), len(members)) for i in members[k]]
+
+    return _grouped_percentiles(statistic, groups, resample, draws, seed)
 
 
 def group_prediction_interval(statistic, groups, size: int, draws: int = 2000,
@@ -73,29 +83,17 @@ def group_prediction_interval(statistic, groups, size: int, draws: int = 2000,
     of the population), then draws groups from that resample until `size` rows are reached (the other set's own
     chance), so the interval holds both spreads; wider than group_bootstrap_interval, which holds only the first.
     None with fewer than three groups."""
-    import numpy as np
-
-    groups = list(groups)
-    names = list(dict.fromkeys(groups))
-    if len(names) < 3 or size < 1:
+    if size < 1:
         return None
-    members = {g: [] for g in names}
-    for i, g in enumerate(groups):
-        members[g].append(i)
-    rng = np.random.default_rng(seed)
-    values = []
-    for _ in range(draws):
-        population = rng.integers(0, len(names), len(names))
+
+    def another_set(rng, members):
+        population = rng.integers(0, len(members), len(members))
         idx: list[int] = []
         while len(idx) < size:
-            idx += members[names[population[rng.integers(0, len(population))]]]
-        value = statistic(np.asarray(idx))
-        if value is not None and np.isfinite(value):
-            values.append(value)
-    if len(values) < draws // 2:
-        return None
-    lo, hi = np.percentile(values, [2.5, 97.5])
-    return float(lo), float(hi)
+            idx += members[population[rng.integers(0, len(population))]]
+        return idx
+
+    return _grouped_percentiles(statistic, groups, another_set, draws, seed)
 
 
 @dataclass
