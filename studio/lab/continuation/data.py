@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from ...shared_data import shared_data_dir
+from ...shared_data import shared_data_dir, shared_file
 
 KINDS = ("idiom", "simile")
 VALIDATION_SHARE = 5  # one group in five is held out
@@ -69,10 +69,7 @@ def load_items(kind: str) -> tuple[Item, ...]:
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}")
     folder = data_dir()
-    path = folder / f"{kind}_train.jsonl"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: the figurative narratives live in ../shared/data/figurative")
-    rows = _read_jsonl(path)
+    rows = _read_jsonl(shared_file("figurative", f"{kind}_train.jsonl"))  # an InputError naming the folder if absent
     extra = {}
     for mode in ("literal", "context"):
         p = folder / f"{kind}_train_inferences_{mode}.jsonl"

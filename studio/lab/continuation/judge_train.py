@@ -134,14 +134,7 @@ def train(argv: list[str]) -> dict:
     args = p.parse_args(argv)
     if args.inputs == "narrative" and args.lora_rank > 0:
         return train_low_rank(args, argv)
-    started = time.perf_counter()
-    torch.manual_seed(args.seed)
-    train_items, rng, total = _training_pairs(args)
-    max_length = args.max_length if args.inputs == "narrative" else min(args.max_length, 64)
-    store_frozen = args.frozen_layers  # layers below this come from the installed package at load time
-    if not args.init:
-        tok, model = load_base(BASE_MODEL)
-    else:
+    if args.init:  # refused before any data is read
         if not has_pair_encoder(args.init):
             raise InputError(f"--init {args.init}: no stored cross-encoder there (pair_encoder.json and .safetensors)")
         stored = json.loads((args.init / CONFIG).read_text())
@@ -150,6 +143,14 @@ def train(argv: list[str]) -> dict:
                              f"from low-rank factors over {stored.get('base')}; pass --no-init, or --init a MiniLM "
                              "NLI (the stored ablation started from the one committed at 54119b6: `git show "
                              "54119b6:assets/heads/nli-cross/pair_encoder.json`)")
+    started = time.perf_counter()
+    torch.manual_seed(args.seed)
+    train_items, rng, total = _training_pairs(args)
+    max_length = args.max_length if args.inputs == "narrative" else min(args.max_length, 64)
+    store_frozen = args.frozen_layers  # layers below this come from the installed package at load time
+    if not args.init:
+        tok, model = load_base(BASE_MODEL)
+    else:
         init_config, tok, model = load_pair_encoder(args.init)
         model.head = torch.nn.Linear(model.encoder.config.hidden_size, 1)  # a fresh scorer: one score per option
         model.pool = "second"
