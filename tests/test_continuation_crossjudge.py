@@ -86,3 +86,17 @@ def test_the_ablation_recipe_refuses_a_low_rank_init_in_one_line(tmp_path, capsy
     assert main(["train", "judge", "--inputs", "option", "--init", str(folder), "--no-save"]) == 2
     err = capsys.readouterr().err
     assert "cannot start from low-rank factors" in err and "--no-init" in err and "Traceback" not in err
+
+
+def test_start_factors_belong_to_the_low_rank_recipe_and_its_base(tmp_path, capsys):
+    """`--start-factors` with the ablation's recipe, or factors over another base, is refused in one line, before
+    any data is read or anything trained."""
+    from space_models import build_embedder, build_judge
+    from studio.cli import main
+
+    folder = build_judge(tmp_path / "judge", build_embedder(tmp_path / "embedder"))  # factors over a tiny base
+    assert main(["train", "judge", "--inputs", "option", "--start-factors", str(folder), "--no-save"]) == 2
+    assert "low-rank recipe" in capsys.readouterr().err
+    assert main(["train", "judge", "--start-factors", str(tmp_path), "--no-save"]) == 2
+    err = capsys.readouterr().err
+    assert "not low-rank factors over sentence-transformers/all-mpnet-base-v2" in err and "Traceback" not in err

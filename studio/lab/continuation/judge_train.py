@@ -134,6 +134,9 @@ def train(argv: list[str]) -> dict:
     args = p.parse_args(argv)
     if args.inputs == "narrative" and args.lora_rank > 0:
         return train_low_rank(args, argv)
+    if args.start_factors:
+        raise InputError("--start-factors is for the judge's low-rank recipe (--lora-rank > 0, the narrative read); "
+                         "the ablation's recipe starts from --init")
     if args.init:  # refused before any data is read
         if not has_pair_encoder(args.init):
             raise InputError(f"--init {args.init}: no stored cross-encoder there (pair_encoder.json and .safetensors)")
@@ -208,6 +211,13 @@ JUDGE_BASE = "sentence-transformers/all-mpnet-base-v2"
 LOW_RANK_DEFAULTS = {"epochs": 2.0, "lr": 5e-4, "head_lr": 1e-3, "batch": 8, "max_length": 128}
 
 
+def _check_start_factors(folder: Path) -> None:
+    """An InputError unless `folder` holds low-rank factors over the judge's base."""
+    stored = json.loads((folder / CONFIG).read_text()) if (folder / CONFIG).is_file() else {}
+    if stored.get("delta") != LOW_RANK or stored.get("base") != JUDGE_BASE:
+        raise InputError(f"--start-factors {folder}: not low-rank factors over {JUDGE_BASE} (pair_encoder.json)")
+
+
 def _start_factors(folder: Path, model) -> dict:
     """The low-rank factors of a stored pair encoder over the judge's base, merged into `model`'s encoder; returned
     as stored ("encoder.<product>.lora_A" / ".lora_B"), for save_low_rank_pair_encoder to keep beside the judge's."""
@@ -215,9 +225,7 @@ def _start_factors(folder: Path, model) -> dict:
 
     from ...models.variants import apply_delta
 
-    stored = json.loads((folder / CONFIG).read_text()) if (folder / CONFIG).is_file() else {}
-    if stored.get("delta") != LOW_RANK or stored.get("base") != JUDGE_BASE:
-        raise InputError(f"--start-factors {folder}: not low-rank factors over {JUDGE_BASE} (pair_encoder.json)")
+    _check_start_factors(folder)
     state = {k: v for k, v in load_file(str(folder / "pair_encoder.safetensors")).items()
              if k.startswith("encoder.") and k.endswith((".lora_A", ".lora_B"))}
     apply_delta(model.encoder, {k[len("encoder."):]: v for k, v in state.items()}, folder.name, JUDGE_BASE)
@@ -237,6 +245,8 @@ def train_low_rank(args, argv: list[str]) -> dict:
     for key, value in LOW_RANK_DEFAULTS.items():  # the recipe's values where the command left the defaults
         if f"--{key.replace('_', '-')}" not in argv:
             setattr(args, key, value)
+    if args.start_factors:
+        _check_start_factors(args.start_factors)  # before the base is loaded
     started = time.perf_counter()
     torch.manual_seed(args.seed)
     tok, model = load_base(served_base(JUDGE_BASE))
@@ -279,7 +289,7 @@ def train_low_rank(args, argv: list[str]) -> dict:
                          "bfloat16_autocast": bf16, "train_seconds": round(time.perf_counter() - started, 1),
                          "command": "python -m studio train judge " + " ".join(argv)}}
     if start is not None:
-        config["rank"] = 2 * args.lora_rank
+        config["rank"] = args.lora_rank + next(v.shape[0] for k, v in start.items() if k.endswith(".lora_A"))
         stored = json.loads((args.start_factors / CONFIG).read_text())
         config["recipe"]["start_factors"] = {"from": str(args.start_factors), "notes": stored.get("notes", ""),
                                              "command": stored.get("recipe", {}).get("command", ""),
