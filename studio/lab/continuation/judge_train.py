@@ -33,7 +33,7 @@ from . import data
 from ...continuation.crossjudge import ABLATION_DIR, CROSS_DIR, CrossJudge, _encode, _loaded, _lock
 from ...continuation.features import Case
 from ...errors import InputError
-from ...models.pair_encoder import BASE_MODEL, CONFIG, LOW_RANK, has_pair_encoder, load_base, load_pair_encoder
+from ...models.pair_encoder import BASE_MODEL, CONFIG, LOW_RANK, WEIGHTS, has_pair_encoder, load_base, load_pair_encoder
 
 NLI_INIT = ASSETS / "heads" / "nli-cross"
 
@@ -211,11 +211,12 @@ JUDGE_BASE = "sentence-transformers/all-mpnet-base-v2"
 LOW_RANK_DEFAULTS = {"epochs": 2.0, "lr": 5e-4, "head_lr": 1e-3, "batch": 8, "max_length": 128}
 
 
-def _check_start_factors(folder: Path) -> None:
-    """An InputError unless `folder` holds low-rank factors over the judge's base."""
+def _check_start_factors(folder: Path) -> dict:
+    """The stored config of `folder`; an InputError unless it holds low-rank factors over the judge's base."""
     stored = json.loads((folder / CONFIG).read_text()) if (folder / CONFIG).is_file() else {}
     if stored.get("delta") != LOW_RANK or stored.get("base") != JUDGE_BASE:
         raise InputError(f"--start-factors {folder}: not low-rank factors over {JUDGE_BASE} (pair_encoder.json)")
+    return stored
 
 
 def _start_factors(folder: Path, model) -> dict:
@@ -225,8 +226,7 @@ def _start_factors(folder: Path, model) -> dict:
 
     from ...models.variants import apply_delta
 
-    _check_start_factors(folder)
-    state = {k: v for k, v in load_file(str(folder / "pair_encoder.safetensors")).items()
+    state = {k: v for k, v in load_file(str(folder / WEIGHTS)).items()
              if k.startswith("encoder.") and k.endswith((".lora_A", ".lora_B"))}
     apply_delta(model.encoder, {k[len("encoder."):]: v for k, v in state.items()}, folder.name, JUDGE_BASE)
     return state
@@ -245,8 +245,7 @@ def train_low_rank(args, argv: list[str]) -> dict:
     for key, value in LOW_RANK_DEFAULTS.items():  # the recipe's values where the command left the defaults
         if f"--{key.replace('_', '-')}" not in argv:
             setattr(args, key, value)
-    if args.start_factors:
-        _check_start_factors(args.start_factors)  # before the base is loaded
+    start_config = _check_start_factors(args.start_factors) if args.start_factors else None  # before the base loads
     started = time.perf_counter()
     torch.manual_seed(args.seed)
     tok, model = load_base(served_base(JUDGE_BASE))
@@ -290,10 +289,9 @@ def train_low_rank(args, argv: list[str]) -> dict:
                          "command": "python -m studio train judge " + " ".join(argv)}}
     if start is not None:
         config["rank"] = args.lora_rank + next(v.shape[0] for k, v in start.items() if k.endswith(".lora_A"))
-        stored = json.loads((args.start_factors / CONFIG).read_text())
-        config["recipe"]["start_factors"] = {"from": str(args.start_factors), "notes": stored.get("notes", ""),
-                                             "command": stored.get("recipe", {}).get("command", ""),
-                                             "metrics": stored.get("metrics", {})}
+        config["recipe"]["start_factors"] = {"from": str(args.start_factors), "notes": start_config.get("notes", ""),
+                                             "command": start_config.get("recipe", {}).get("command", ""),
+                                             "metrics": start_config.get("metrics", {})}
     out = Path(args.out) if args.out else CROSS_DIR
     if not args.no_save:
         out.mkdir(parents=True, exist_ok=True)
