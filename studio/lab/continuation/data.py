@@ -22,6 +22,7 @@ from ...shared_data import shared_data_dir, shared_file
 KINDS = ("idiom", "simile")
 VALIDATION_SHARE = 5  # one group in five is held out
 _BOLD = re.compile(r"</?b>", re.I)
+_MARKED = re.compile(r"<b>(.*?)</b>", re.I | re.S)
 
 
 def data_dir() -> Path:
@@ -110,3 +111,29 @@ def split3(kind: str) -> dict[str, list[Item]]:
     for item in load_items(kind):
         out[part(item)].append(item)
     return out
+
+
+def _words(text: str) -> str:
+    return " " + " ".join(re.findall(r"[a-z0-9]+(?:'[a-z0-9]+)*", text.lower())) + " "
+
+
+@lru_cache(maxsize=2)
+def held_expressions(kind: str) -> tuple[str, ...]:
+    """The idioms (as listed, and as marked in the narrative: "seeing the light") or simile vehicles (a leading "like"
+    / "as" dropped) of one kind's dev and test parts, as space-padded lower-case words: what a model trained for the
+    judge must not have read paraphrased elsewhere."""
+    out = set()
+    for name in ("dev", "test"):
+        for item in split3(kind)[name]:
+            if kind == "simile":
+                out.add(re.sub(r"^ (like|as) ", " ", _words(item.expression)))
+            else:
+                out.update(_words(text) for text in [item.expression, *_MARKED.findall(item.raw)])
+    out.discard(" ")
+    return tuple(sorted(out))
+
+
+def mentions_held_expression(texts: tuple[str, ...] | list[str], kind: str) -> bool:
+    """Whether any of `texts` holds an expression of `kind`'s dev or test part (held_expressions)."""
+    words = [_words(t) for t in texts]
+    return any(e in w for e in held_expressions(kind) for w in words)

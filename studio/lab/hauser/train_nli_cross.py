@@ -58,6 +58,10 @@ def train(argv: list[str]) -> dict:
     p.add_argument("--flute-weight", type=int, default=1, help="FLUTE train rows repeated this many times")
     p.add_argument("--kb-pairs", type=int, default=0,
                    help="add this many template pairs from the simile KB and WordNet antonyms (studio.lab.hauser.nli_augment)")
+    p.add_argument("--without-held-expressions", action="store_true",
+                   help="leave out the FLUTE idiom / simile train rows that hold an idiom or simile of the continuation "
+                        "benchmark's dev or test part (FLUTE paraphrases the benchmark's train file; a judge started "
+                        "from this NLI has then read nothing of its own dev and test)")
     p.add_argument("--eval-limit", type=int, default=0, help="dev rows per set measured at the end (0: all)")
     p.add_argument("--init", type=Path, default=None,
                    help="continue from a stored NLI cross-encoder (its frozen layers and length are kept)")
@@ -72,8 +76,19 @@ def train(argv: list[str]) -> dict:
     rng = random.Random(args.seed)
     data = splits()
     rows = []
+    left_out = 0
     for name, parts in data.items():
-        rows += parts["train"] * (args.flute_weight if name.startswith("flute") else 1)
+        train_rows = parts["train"]
+        if args.without_held_expressions and name in ("flute_idiom", "flute_simile"):
+            from ..continuation.data import mentions_held_expression
+
+            kind = name.removeprefix("flute_")
+            kept = [r for r in train_rows if not mentions_held_expression(r[:2], kind)]
+            left_out += len(train_rows) - len(kept)
+            train_rows = kept
+        rows += train_rows * (args.flute_weight if name.startswith("flute") else 1)
+    if left_out:
+        _log(f"left out {left_out} FLUTE train rows holding a continuation dev / test expression")
     if args.kb_pairs:
         from .nli_augment import kb_pairs
 
@@ -122,7 +137,8 @@ def train(argv: list[str]) -> dict:
                   "all-mpnet-base-v2, low-rank factors" if args.lora_rank else "all-MiniLM-L6-v2"),
               "recipe": {"epochs": args.epochs, "rows": len(rows), "steps_planned": total, "steps": step,
                          "batch": args.batch, "lr": args.lr, "bfloat16_autocast": bf16, "head_lr": args.head_lr, "seed": args.seed,
-                         "flute_weight": args.flute_weight, "kb_pairs": args.kb_pairs, "train_seconds": train_seconds,
+                         "flute_weight": args.flute_weight,
+                         "flute_rows_left_out": left_out, "kb_pairs": args.kb_pairs, "train_seconds": train_seconds,
                          "final_loss": round(float(np.mean(losses[-50:])), 4) if losses else None,
                          "command": "python -m studio train nli-cross " + " ".join(argv)},
               "earlier_rounds": earlier}  # the recipes this model continued from, oldest first
