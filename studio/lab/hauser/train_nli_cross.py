@@ -50,6 +50,7 @@ def _check(args) -> None:
 def train(argv: list[str]) -> dict:
     import torch
 
+    from ..continuation.data import mentions_held_expression
     from ..evaluation.nli import measure, splits
     from ..training.pair_encoder_train import save_low_rank_pair_encoder, save_pair_encoder
 
@@ -80,8 +81,6 @@ def train(argv: list[str]) -> dict:
     for name, parts in data.items():
         train_rows = parts["train"]
         if args.without_held_expressions and name in ("flute_idiom", "flute_simile"):
-            from ..continuation.data import mentions_held_expression
-
             kind = name.removeprefix("flute_")
             kept = [r for r in train_rows if not mentions_held_expression(r[:2], kind)]
             left_out += len(train_rows) - len(kept)
