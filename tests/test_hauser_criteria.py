@@ -46,9 +46,12 @@ def test_sentiment_consistency_uses_the_literal_polarity():
     assert C.sentiment_consistency(0.2, 0.3) == pytest.approx(0.1)
 
 
-def test_quality_default_weights_are_three_two_one_sixths():
-    assert C.quality([1.0], [0.0], [0.5])[0] == pytest.approx(3 / 6 + 0.5 / 6)
-    assert C.quality([0.2], [0.4], [0.6], (1, 0, 0))[0] == pytest.approx(0.2)
+def test_quality_served_weights_are_five_one_zero_and_the_papers_are_three_two_one_sixths():
+    assert C.quality([1.0], [0.0], [0.5])[0] == pytest.approx(5 / 6)
+    assert C.quality([0.2], [0.6], [0.9])[0] == pytest.approx(0.2 * 5 / 6 + 0.6 / 6)
+    assert C.relative_weights(C.DEFAULT_QUALITY_PARTS) == pytest.approx(C.DEFAULT_QUALITY_WEIGHTS)
+    assert C.quality([1.0], [0.0], [0.5], C.PAPER_QUALITY_WEIGHTS)[0] == pytest.approx(3 / 6 + 0.5 / 6)
+    assert C.relative_weights(C.PAPER_QUALITY_PARTS) == pytest.approx(C.PAPER_QUALITY_WEIGHTS)
     with pytest.raises(InputError):
         C.quality([0.0], [0.0], [0.0], (0, 0, 0))
 
@@ -104,6 +107,14 @@ def test_group_without_any_simile_keeps_input_order():
     rows = [_row(0, 0, 0.5, 0.0, 0, 0, valid=False), _row(1, 0, 0.9, 0.0, 0, 0, valid=False)]
     _normalize_and_rank(rows, Settings())
     assert [r.rank for r in rows] == [1, 2] and all(r.quality is None for r in rows)
+
+
+def test_settings_take_quality_weights_as_parts_so_quality_stays_within_zero_and_one():
+    assert Settings(quality_weights=(5, 1, 0)).quality_weights == pytest.approx((5 / 6, 1 / 6, 0))
+    assert Settings(quality_weights=C.PAPER_QUALITY_WEIGHTS).quality_weights == pytest.approx(C.PAPER_QUALITY_WEIGHTS)
+    rows = [_row(0, 0, 0.9, 0.1, 0, 0), _row(1, 1, 0.2, 0.3, 0, 0)]
+    _normalize_and_rank(rows, Settings(quality_weights=(5, 1, 0)))
+    assert all(0 <= r.quality <= 1 for r in rows)
 
 
 def test_settings_reject_bad_weights():

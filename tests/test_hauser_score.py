@@ -129,6 +129,17 @@ def test_cli_single_group(small_kb, capsys):
     assert "backends:" in capsys.readouterr().out
     assert main(["score", "--literal", LITERAL]) == 2  # no candidate
     assert main(["score", "--literal", LITERAL, "--candidate", CANDIDATES[0], "--alpha", "-1"]) == 2
+    capsys.readouterr()
+    assert main(argv) == 0
+    served = json.loads(capsys.readouterr().out)["settings"]
+    assert (served["alpha"], served["beta"], served["gamma"]) == pytest.approx((5 / 6, 1 / 6, 0))
+    assert main(argv + ["--paper-weights"]) == 0
+    paper = json.loads(capsys.readouterr().out)["settings"]
+    assert (paper["alpha"], paper["beta"], paper["gamma"]) == pytest.approx((3 / 6, 2 / 6, 1 / 6))
+    assert main(argv[:-1] + ["--alpha", "5", "--beta", "1", "--gamma", "0", "--json"]) == 0  # parts, as the tab's
+    parts = json.loads(capsys.readouterr().out)
+    assert parts["settings"]["alpha"] == pytest.approx(5 / 6)
+    assert all(0 <= c["quality"] <= 1 for c in parts["candidates"] if c["quality"] is not None)
 
 
 def test_cli_batch_reports_bad_lines(small_kb, tmp_path, capsys):

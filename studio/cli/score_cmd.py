@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError, StudioError
-from ..hauser.service import RerankResult, Settings, check_group, rerank, rerank_many
+from ..hauser.service import (DEFAULT_QUALITY_WEIGHTS, PAPER_QUALITY_WEIGHTS, RerankResult, Settings, check_group,
+                              rerank, rerank_many)
 from . import add_json_flag
 
 BATCH_CHUNK = 500  # groups per model pass: large enough to batch well, small enough to show progress
@@ -19,9 +20,14 @@ def register(sub) -> None:
     p.add_argument("--candidate", action="append", default=[], help="a candidate simile (repeat the flag)")
     p.add_argument("--batch", metavar="IN.jsonl", help='lines {"literal": ..., "candidates": [...]}')
     p.add_argument("--out", metavar="OUT.jsonl", help="where --batch writes one scored group per line")
-    p.add_argument("--alpha", type=float, default=3 / 6, help="weight of relevance in quality (default 3/6)")
-    p.add_argument("--beta", type=float, default=2 / 6, help="weight of logical consistency (default 2/6)")
-    p.add_argument("--gamma", type=float, default=1 / 6, help="weight of sentiment consistency (default 1/6)")
+    alpha, beta, gamma = DEFAULT_QUALITY_WEIGHTS
+    p.add_argument("--alpha", type=float, default=alpha, help=f"weight of relevance in quality (default {alpha:.3g}; the three are divided by their sum, "
+                        "so 5 1 0 means 5/6, 1/6, 0)")
+    p.add_argument("--beta", type=float, default=beta, help=f"weight of logical consistency (default {beta:.3g})")
+    p.add_argument("--gamma", type=float, default=gamma, help=f"weight of sentiment consistency (default {gamma:g})")
+    p.add_argument("--paper-weights", action="store_true",
+                   help="the paper's quality weights α, β, γ = 3/6, 2/6, 1/6 (instead of --alpha/--beta/--gamma); "
+                        "served: 5/6, 1/6, 0, which writers' verdicts preferred (docs/hauser.md)")
     p.add_argument("--rank-weights", type=float, nargs=3, default=[2.0, 2.0, 1.0], metavar=("Q", "C", "I"),
                    help="weights of the quality, creativity and informativeness rankings (default 2 2 1)")
     p.add_argument("--relevance", choices=["eq2", "eq3"], default="eq2",
@@ -44,7 +50,8 @@ def register(sub) -> None:
 def run(args):
     back_off = {name: value for name, value in (("lm_relevance", args.lm_relevance),
                                                 ("lm_creativity", args.lm_creativity)) if value is not None}
-    settings = Settings((args.alpha, args.beta, args.gamma), tuple(args.rank_weights), args.relevance,
+    weights = PAPER_QUALITY_WEIGHTS if args.paper_weights else (args.alpha, args.beta, args.gamma)
+    settings = Settings(weights, tuple(args.rank_weights), args.relevance,
                         irony=not args.no_irony, property_backoff=not args.no_property_backoff, **back_off)
     if args.batch:
         if args.literal or args.candidate:

@@ -31,7 +31,8 @@ class Settings:
     property_backoff: bool = True
 
     def __post_init__(self):
-        self.quality_weights = C.check_weights(self.quality_weights, "quality weights (α, β, γ)")
+        # parts or weights alike (5 : 1 : 0 or 5/6, 1/6, 0): quality stays within 0–1
+        self.quality_weights = C.relative_weights(self.quality_weights)
         self.rank_weights = C.check_weights(self.rank_weights, "rank weights")
         for name in ("lm_relevance", "lm_creativity"):
             value = getattr(self, name)

@@ -7,7 +7,7 @@ import gradio as gr
 import pandas as pd
 
 from ..errors import InputError
-from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_CANDIDATES, MAX_CHARS, MAX_CSV_BYTES,
+from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, PAPER_QUALITY_PARTS, MAX_CANDIDATES, MAX_CHARS, MAX_CSV_BYTES,
                               MAX_CSV_ROWS, RerankResult, Settings, candidates_from_lines, groups_from_csv, rerank,
                               rerank_many)
 from .imagine_tab import build_imagine_topk
@@ -406,12 +406,17 @@ def build_rerank_tab() -> dict:
                                        f"sentence is scored, up to {MAX_CANDIDATES} candidates each)",
                                  file_types=[".csv"], elem_id="rerank-upload")
             with gr.Column(scale=2):
-                gr.Markdown("Quality weights α : β : γ in parts (the paper's 3 : 2 : 1); they are divided by their "
-                            "sum, so 3 : 2 : 1 means α, β, γ = 0.5, 0.33, 0.17.", elem_classes=["studio-note"])
+                gr.Markdown("Quality weights α : β : γ in parts, divided by their sum (3 : 2 : 1 means α, β, γ = "
+                            "0.5, 0.33, 0.17). Served: 5 : 1 : 0, which put the similes writers kept first more often "
+                            "than the paper's 3 : 2 : 1 did (see the HAUSER page of the docs).",
+                            elem_classes=["studio-note"])
                 alpha = gr.Slider(0, 6, value=DEFAULT_QUALITY_PARTS[0], step=1, label="α (relevance), parts")
                 beta = gr.Slider(0, 6, value=DEFAULT_QUALITY_PARTS[1], step=1, label="β (logical consistency), parts")
                 gamma = gr.Slider(0, 6, value=DEFAULT_QUALITY_PARTS[2], step=1,
                                   label="γ (sentiment consistency), parts")
+                with gr.Row():
+                    paper = gr.Button("The paper's weights (3 : 2 : 1)", size="sm", elem_id="rerank-paper-weights")
+                    served = gr.Button("Served (5 : 1 : 0)", size="sm", elem_id="rerank-served-weights")
                 with gr.Row():
                     wq = gr.Slider(0, 5, value=DEFAULT_RANK_WEIGHTS[0], step=0.5, label="rank weight: quality")
                     wc = gr.Slider(0, 5, value=DEFAULT_RANK_WEIGHTS[1], step=0.5, label="creativity")
@@ -436,6 +441,8 @@ def build_rerank_tab() -> dict:
         chart = gr.Plot(label="Criteria per candidate")
         backends = gr.Markdown(label="Why these scores", elem_id="rerank-why")
         download = gr.File(label="Scored table (CSV, every raw value)")
+        paper.click(lambda: PAPER_QUALITY_PARTS, None, [alpha, beta, gamma], queue=False)
+        served.click(lambda: DEFAULT_QUALITY_PARTS, None, [alpha, beta, gamma], queue=False)
         inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance]
         outputs = [table, winner, chart, download, backends, group_choice, groups]
         scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS)).success, inputs, outputs, status,

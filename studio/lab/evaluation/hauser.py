@@ -5,15 +5,17 @@ quality score (½·relevance + ⅓·mnli + ⅙·emo, columns of that file) on th
 Rows: all 81, 23 literals, each literal scored with its whole candidate group — its rated similes plus its five
 generator candidates from hauser/candidates.jsonl, as the paper normalised within a literal's candidates. Two halves
 of 37 and 44 rows could not measure a correlation (a half said 0.51 where unseen literals gave 0.02), so the figures
-pool every row, their intervals resample whole literals, and the one choice made on these ratings (λ of the LM
-back-off and the quality weights) is measured by leave-one-literal-out cross-validation. Each quality part stands
-beside the paper's own part on the same rows (the file holds them).
+pool every row, their intervals resample whole literals, and choosing λ of the LM back-off and the quality weights
+on these ratings is measured by leave-one-literal-out cross-validation. Each quality part stands beside the paper's
+own part on the same rows (the file holds them), and quality with the paper's weights beside the served.
 The NLI and sentiment models are trained on MNLI / SNLI / FLUTE and SST-2 train (`python -m studio train
 nli-cross|sentiment`), the KB on the
 simile corpora (`python -m studio build kb`); none of them read these ratings.
 
-Beside the ratings, `polish_lists`: HAUSER's quality against writers' usable / not verdicts on Polish's own candidates
-(the blind reads, split by literal set as the keep ranker is), where most similes state their property.
+Beside the ratings, `polish_list_parts`: HAUSER's quality against writers' usable / not verdicts on Polish's own
+candidates (the blind reads, split by literal set as the keep ranker is), where most similes state their property.
+The served quality weights (relevance alone) are the best AUC on the train sets' lists; dev and test report the
+served and the paper's weights side by side.
 """
 from __future__ import annotations
 
@@ -159,6 +161,13 @@ def relevance_agreement(rows: list[dict], full: dict[str, list]) -> dict:
     return out
 
 
+def _rated_quality(rows: list[dict], full: dict[str, list], weights) -> list:
+    """Each rated row's quality under other weights (served λ), from its literal's scored group."""
+    q = {(lit, k): v for lit, cands in full.items()
+         for k, v in requality(cands, C.DEFAULT_LM_RELEVANCE, weights).items()}
+    return [q.get((r["literal_sentences"], r["similes"].strip())) for r in rows]
+
+
 def cross_validated_quality(rows: list[dict], full: dict[str, list]) -> dict:
     """Leave one literal out: for each literal, (λ, weights) chosen by the Pearson of the other literals' rows, then
     applied to it; the held-out qualities pooled. This measures the choosing, not one lucky setting: what a choice
@@ -198,14 +207,16 @@ def cross_validated_quality(rows: list[dict], full: dict[str, list]) -> dict:
 class HauserEvaluation(Evaluation):
     name = "hauser"
     title = "HAUSER simile scoring: Pearson with mean human rating"
-    splits = {"train": "none of these ratings (heads: FLUTE / SST-2 train; KB: `build kb`)",
+    splits = {"train": "none of these ratings (heads: FLUTE / SST-2 train; KB: `build kb`); the quality weights: "
+                       "Polish's read lists (blind_reads/polish_blind_read_*.json) of literal sets 1-3, as the keep "
+                       "ranker's (the best AUC of the grid of sixths)",
               "grouped": "all 81 rated rows of human_ratings_dev.csv (23 literals), each literal scored with its "
                          "whole candidate group; intervals resample whole literals (2,000 draws); the settings' "
                          "choice measured by leave-one-literal-out cross-validation",
               "transfer": "the paper's Table 10 (24 rated candidates of 5 literal groups, 11 of them not among the 81 "
                           "rows) and Table 11 (12 groups of 5 candidates in people's order), each group scored on "
                           "its own: a check on similes the 81 rows do not hold; no setting is fitted on them",
-              "dev": "Polish's read lists (blind_reads/polish_blind_read_*.json) of literal sets 4-5, as the keep ranker's",
+              "dev": "Polish's read lists of literal sets 4-5, as the keep ranker's",
               "test": "Polish's read lists of literal sets 6 on"}
 
     def _compute(self, limit):
@@ -272,14 +283,25 @@ class HauserEvaluation(Evaluation):
         details["kb_pair_levels"] = _levels(pair_levels)
         details["kb_pair_coverage"] = round(sum(lvl in ("exact", "head") for lvl in pair_levels)
                                             / max(1, len(pair_levels)), 4)
-        for split in ("dev", "test"):
+        paper_quality = pearson([q for q in _rated_quality(rows, full, C.PAPER_QUALITY_WEIGHTS)], human)
+        figures.append(Figure("Pearson quality, the paper's weights (3 : 2 : 1)", paper_quality, "grouped", len(rows),
+                              headline=False, interval=boot(_rated_quality(rows, full, C.PAPER_QUALITY_WEIGHTS), human)))
+        for split in ("train", "dev", "test"):
             # a quick run (`limit` rated rows) scores a quarter as many read lists: each holds 10-20 candidates
-            lists = polish_lists(split, limit and max(1, limit // 4))
-            details.setdefault(split, {})["polish_lists"] = lists
-            figures.append(Figure("AUC of quality, usable vs not, Polish's read lists", lists["auc"], split,
-                                  lists["candidates"], headline=False))
-            figures.append(Figure("top 3 usable by quality, Polish's read lists", lists["top3"], split,
-                                  lists["slots"], headline=False, interval=share_interval(lists["top3"], lists["slots"])))
+            parts = polish_list_parts(split, limit and max(1, limit // 4))
+            lists = list_metrics(parts, C.DEFAULT_QUALITY_WEIGHTS)
+            paper = list_metrics(parts, C.PAPER_QUALITY_WEIGHTS)
+            details.setdefault(split, {})["polish_lists"] = {**lists, "the paper's weights (3 : 2 : 1)": paper}
+            if split == "train":  # where the served weights were chosen: the best AUC of the grid on these lists
+                by_weights = {"/".join(str(round(6 * x)) for x in w): list_metrics(parts, w)["auc"] for w in CV_WEIGHTS}
+                details["train"]["quality_weights_by_auc"] = dict(sorted(by_weights.items(),
+                                                                         key=lambda kv: -(kv[1] or 0))[:8])
+                continue
+            for what, m in (("", lists), (", the paper's weights (3 : 2 : 1)", paper)):
+                figures.append(Figure(f"AUC of quality, usable vs not, Polish's read lists{what}", m["auc"], split,
+                                      m["candidates"], headline=False))
+                figures.append(Figure(f"top 3 usable by quality, Polish's read lists{what}", m["top3"], split,
+                                      m["slots"], headline=False, interval=share_interval(m["top3"], m["slots"])))
         return figures, details
 
 
@@ -303,12 +325,12 @@ def transfer_figures(details: dict) -> list[Figure]:
                    {"value": paper["MRR"], "source": "the paper's HAUSER order on the same groups"}, headline=False)]
 
 
-def polish_lists(split: str, limit: int | None = None, settings=None) -> dict:
-    """HAUSER's quality against writers' verdicts on Polish's own candidates (mostly "as ADJ as V", which the rated
-    file lacks): each literal of the blind reads (blind_reads/polish_blind_read_*.json) scored with all its labelled
-    candidates as one group; split by literal set as the keep ranker is (studio/lab/similes/aptness_train.py: dev sets
-    4–5, test 6 on). AUC: how often a usable candidate's quality beats an unusable one's of the same literal (ties
-    half); top 3: usable among the three of highest quality, on literals with at least four labelled candidates."""
+def polish_list_parts(split: str, limit: int | None = None, settings=None) -> list[tuple[list, list[int]]]:
+    """Writers' verdicts on Polish's own candidates (mostly "as ADJ as V", which the rated file lacks): each literal of
+    the blind reads (blind_reads/polish_blind_read_*.json) scored with all its labelled candidates as one group; split
+    by literal set as the keep ranker is (studio/lab/similes/aptness_train.py: train sets 1-3, dev 4-5, test 6 on).
+    One (parts, usable) per literal: each candidate's normalised (relevance, logical, sentiment) parts (None without a
+    simile) and its label; any quality weighting is then a sum of the parts (`list_metrics`)."""
     from ...hauser.scorer import score_groups
     from ..similes import aptness_train as at
 
@@ -322,9 +344,19 @@ def polish_lists(split: str, limit: int | None = None, settings=None) -> dict:
                            [int(np.mean(labels[(literal, k)]) >= 0.5) for k in keys]))
     groups = groups[:limit] if limit else groups
     scored = score_groups([(literal, texts) for literal, texts, _ in groups], settings)
+    return [([None if c.quality is None else (c.relevance_norm, c.logical_consistency_norm,
+                                             c.sentiment_consistency_norm) for c in group.candidates], usable)
+            for (_, _, usable), group in zip(groups, scored)]
+
+
+def list_metrics(lists: list[tuple[list, list[int]]], weights) -> dict:
+    """AUC: how often a usable candidate's quality beats an unusable one's of the same literal (ties half); top 3:
+    usable among the three of highest quality, on literals with at least four labelled candidates. Quality = the
+    weighted sum of the normalised parts (Eq. 7), a candidate without a simile last."""
+    w = np.asarray(C.relative_weights(weights), float)
     pairs = wins = top3 = slots = 0.0
-    for (_, _, usable), group in zip(groups, scored):
-        quality = np.array([-1.0 if c.quality is None else c.quality for c in group.candidates])
+    for parts, usable in lists:
+        quality = np.array([-1.0 if p is None else float(np.dot(w, p)) for p in parts])
         usable = np.array(usable)
         good, bad = quality[usable == 1], quality[usable == 0]
         pairs += len(good) * len(bad)
@@ -332,6 +364,6 @@ def polish_lists(split: str, limit: int | None = None, settings=None) -> dict:
         if len(usable) >= 4:
             top3 += int(usable[np.argsort(-quality, kind="stable")[:3]].sum())
             slots += 3
-    return {"literals": len(groups), "candidates": sum(len(u) for _, _, u in groups),
-            "usable": sum(sum(u) for _, _, u in groups), "auc": round(wins / pairs, 4) if pairs else None,
+    return {"literals": len(lists), "candidates": sum(len(u) for _, u in lists),
+            "usable": int(sum(sum(u) for _, u in lists)), "auc": round(wins / pairs, 4) if pairs else None,
             "top3": round(top3 / slots, 4) if slots else None, "slots": int(slots)}
