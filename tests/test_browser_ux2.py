@@ -1,6 +1,6 @@
 """In headless Chromium, the rest of issue 19: Rerank's CSV upload (a bad file clears the results; every literal of a
-good one is scored and selectable), and every tab legible at 1400×1000 and on a 390×844 phone. One app server and
-one browser for the module."""
+good one is scored and selectable), every tab legible at 1400×1000 and on a 390×844 phone, and Rerank's buttons that
+set the paper's and the served quality weights. One app server and one browser for the module."""
 from __future__ import annotations
 
 import pytest
@@ -170,5 +170,30 @@ def test_polish_shortfall_line_and_stop_buttons(browser, app_url, shots, width, 
         temperature = page.get_by_label("number input for Temperature (0 = greedy)")
         assert temperature.input_value() == "0.7"  # rounded, not 0.7000000000000001
         page.screenshot(path=str(shots / f"continue-downloads-{size}.png"), full_page=True)
+    finally:
+        page.close()
+
+
+_SLIDERS = ("α (relevance), parts", "β (logical consistency), parts", "γ (sentiment consistency), parts")
+
+
+def _expect_parts(page, parts):
+    from playwright.sync_api import expect
+
+    for label, value in zip(_SLIDERS, parts):
+        expect(page.get_by_label(label).filter(visible=True).first).to_have_value(str(value), timeout=10_000)
+
+
+def test_rerank_weight_buttons_set_the_papers_and_the_served_parts(browser, app_url):
+    from studio.hauser.criteria import DEFAULT_QUALITY_PARTS, PAPER_QUALITY_PARTS
+
+    page = open_page(browser, app_url)
+    try:
+        select_tab(page, "Rerank")
+        _expect_parts(page, DEFAULT_QUALITY_PARTS)
+        page.locator("#rerank-paper-weights").click()
+        _expect_parts(page, PAPER_QUALITY_PARTS)
+        page.locator("#rerank-served-weights").click()
+        _expect_parts(page, DEFAULT_QUALITY_PARTS)
     finally:
         page.close()

@@ -7,9 +7,9 @@ import gradio as gr
 import pandas as pd
 
 from ..errors import InputError
-from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, PAPER_QUALITY_PARTS, MAX_CANDIDATES, MAX_CHARS, MAX_CSV_BYTES,
-                              MAX_CSV_ROWS, RerankResult, Settings, candidates_from_lines, groups_from_csv, rerank,
-                              rerank_many)
+from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_CANDIDATES, MAX_CHARS, MAX_CSV_BYTES,
+                              MAX_CSV_ROWS, PAPER_QUALITY_PARTS, RerankResult, Settings, candidates_from_lines,
+                              groups_from_csv, rerank, rerank_many)
 from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, escape_markdown, failed_run, guarded, highlight_pieces,
                      limited_textbox, role_notice, start_run)
