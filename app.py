@@ -35,7 +35,7 @@ def _limit_malloc_arenas(arenas: int = 2) -> None:
 
 
 def main() -> None:
-    from studio.ui.app import launch_kwargs
+    from studio.ui.app import launch
 
     from studio.models.preimport import import_backends_in_background
 
@@ -44,7 +44,7 @@ def main() -> None:
     # after Gradio's own imports are done, so the two import chains never wait on each other
     import_backends_in_background()
     settings = current()
-    demo.launch(server_name=settings.gradio_server_name, server_port=settings.gradio_server_port, **launch_kwargs())
+    launch(demo, server_name=settings.gradio_server_name, server_port=settings.gradio_server_port)
 
 
 if __name__ == "__main__":

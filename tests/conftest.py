@@ -56,11 +56,11 @@ def free_port() -> int:
 
 def _launch(admin: bool):
     from studio.ui import build_demo
-    from studio.ui.app import launch_kwargs
+    from studio.ui.app import launch
 
     demo = build_demo(admin=admin)
     port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **launch_kwargs())
+    launch(demo, server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
     return demo, f"http://127.0.0.1:{port}/"
 
 

@@ -107,3 +107,36 @@ def test_the_models_tab_shows_shipped_models_by_their_path_in_the_project(offlin
     cells = [str(value) for value in status_table().to_numpy().ravel()]
     assert not [cell for cell in cells if str(ROOT) in cell]
     assert "assets/heads/sentiment" in cells
+
+
+def test_launch_waits_for_a_slow_first_answer_where_gradio_gives_up():
+    """A busy machine's first answer can take longer than Gradio's one 3-second try; `studio.ui.app.launch` waits."""
+    import threading
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from gradio import networking
+
+    from conftest import free_port
+    from studio.ui.app import _answers
+
+    class Slow(BaseHTTPRequestHandler):
+        def do_HEAD(self):
+            time.sleep(4)
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        assert not networking.url_ok(url)  # Gradio's own check: "When localhost is not accessible…"
+        assert _answers(url, deadline_s=20)
+    finally:
+        server.shutdown()
+    started = time.monotonic()
+    assert not _answers(f"http://127.0.0.1:{free_port()}/", deadline_s=1)
+    assert time.monotonic() - started < 5

@@ -35,11 +35,13 @@ def space(tmp_path_factory):
         env.setenv("STUDIO_CACHE_DIR", str(root / "cache"))  # the proverb index and images of these models
         registry = Registry(Settings.from_env("hub"))
         set_registry(registry)
-        demo, url = _launch(admin=False)
-        try:
-            yield Client(url, verbose=False), registry, overrides
+        try:  # a launch that fails must not leave the hub registry to the tests after these on the worker
+            demo, url = _launch(admin=False)
+            try:
+                yield Client(url, verbose=False), registry, overrides
+            finally:
+                demo.close()
         finally:
-            demo.close()
             set_registry(previous)
 
 

@@ -116,3 +116,40 @@ def build_demo(admin: bool | None = None) -> gr.Blocks:
 
 def launch_kwargs() -> dict:
     return {"theme": gr.themes.Soft(), "css": CSS, "max_file_size": UPLOAD_MAX_BYTES}
+
+
+#: how long `launch` waits for the app's first answer on this machine
+FIRST_ANSWER_S = 60.0
+
+
+def _answers(url: str, deadline_s: float = FIRST_ANSWER_S) -> bool:
+    """Whether the local server answers within `deadline_s`: Gradio's own check gives up after one 3-second request,
+    and this app's first answer (its page config, about 90 events) can take longer on a busy 2-core machine; launch
+    then failed with "When localhost is not accessible, a shareable link must be created"."""
+    import time
+
+    import httpx
+
+    deadline = time.monotonic() + deadline_s
+    while True:
+        try:
+            if httpx.head(url, timeout=10, verify=False).status_code in (200, 301, 302, 303, 307, 308, 401):
+                return True
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.5)
+
+
+def launch(demo: gr.Blocks, **kwargs):
+    """`demo.launch(**launch_kwargs(), **kwargs)`, waiting up to FIRST_ANSWER_S for the server's first answer instead
+    of Gradio's 3 seconds."""
+    from gradio import networking
+
+    quick = networking.url_ok
+    networking.url_ok = _answers
+    try:
+        return demo.launch(**{**launch_kwargs(), **kwargs})
+    finally:
+        networking.url_ok = quick

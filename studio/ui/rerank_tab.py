@@ -441,8 +441,9 @@ def build_rerank_tab() -> dict:
         chart = gr.Plot(label="Criteria per candidate")
         backends = gr.Markdown(label="Why these scores", elem_id="rerank-why")
         download = gr.File(label="Scored table (CSV, every raw value)")
-        paper.click(lambda: PAPER_QUALITY_PARTS, None, [alpha, beta, gamma], queue=False)
-        served.click(lambda: DEFAULT_QUALITY_PARTS, None, [alpha, beta, gamma], queue=False)
+        # page plumbing, not endpoints: the API takes the parts directly
+        paper.click(lambda: PAPER_QUALITY_PARTS, None, [alpha, beta, gamma], queue=False, api_name=False)
+        served.click(lambda: DEFAULT_QUALITY_PARTS, None, [alpha, beta, gamma], queue=False, api_name=False)
         inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance]
         outputs = [table, winner, chart, download, backends, group_choice, groups]
         scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS)).success, inputs, outputs, status,

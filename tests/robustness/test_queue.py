@@ -22,8 +22,7 @@ def small_queue_app(monkeypatch, counting_diffusion):
     monkeypatch.setenv(studio_app.QUEUE_MAX_ENV, str(QUEUE_MAX))
     demo = studio_app.build_demo()
     port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-                **studio_app.launch_kwargs())
+    studio_app.launch(demo, server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
     yield demo, Client(f"http://127.0.0.1:{port}/", verbose=False)
     counting_diffusion.gate.set()
     demo.close()
