@@ -395,3 +395,16 @@ def test_a_perfect_rankers_ceiling_takes_each_pools_best_labels():
             {"generator": "shown", "line": 2, "usable": 1}, {"generator": "other", "line": 2, "usable": 1}]
     assert best_shown(rows, ("shown", "not shown"), 3) == (3, 4)  # line 1: 2 of its 3 best; line 2: 1 of its 1
     assert best_shown(rows, ("shown", "not shown"), 1) == (2, 2)
+
+
+def test_read_list_metrics_weigh_the_parts_as_quality_does():
+    """AUC and top 3 of any quality weighting from the normalised parts (`list_metrics`), computed by hand."""
+    from studio.lab.evaluation.hauser import list_metrics
+
+    # one literal: (relevance, logical, sentiment) parts, the last candidate without a simile; usable 1, 0, 1, 0, 0
+    parts = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.5, 0.5, 1.0), (0.2, 0.0, 0.0), None]
+    lists = [(parts, [1, 0, 1, 0, 0])]
+    relevance = list_metrics(lists, (1, 0, 0))  # quality 1, 0, .5, .2, -1: usable above all 3 unusable, both
+    assert relevance["auc"] == 1.0 and relevance["top3"] == pytest.approx(2 / 3) and relevance["usable"] == 2
+    logical = list_metrics(lists, (0, 6, 0))  # quality 0, 1, .5, 0, -1: usable 0 beats -1, ties 0 (1.5); .5 beats 0, -1
+    assert logical["auc"] == pytest.approx(3.5 / 6) and logical["slots"] == 3

@@ -21,7 +21,8 @@ def register(sub) -> None:
     p.add_argument("--batch", metavar="IN.jsonl", help='lines {"literal": ..., "candidates": [...]}')
     p.add_argument("--out", metavar="OUT.jsonl", help="where --batch writes one scored group per line")
     alpha, beta, gamma = DEFAULT_QUALITY_WEIGHTS
-    p.add_argument("--alpha", type=float, default=alpha, help=f"weight of relevance in quality (default {alpha:.3g}; the three are divided by their sum, "
+    p.add_argument("--alpha", type=float, default=alpha,
+                   help=f"weight of relevance in quality (default {alpha:.3g}; the three are divided by their sum, "
                         "so 5 1 0 means 5/6, 1/6, 0)")
     p.add_argument("--beta", type=float, default=beta, help=f"weight of logical consistency (default {beta:.3g})")
     p.add_argument("--gamma", type=float, default=gamma, help=f"weight of sentiment consistency (default {gamma:g})")
