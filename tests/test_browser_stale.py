@@ -242,3 +242,17 @@ def test_the_failure_line_shows_a_message_as_text():
     assert table is None and "\n" not in line and line.startswith("⚠️ No result: ")
     assert "<img" not in line and "&lt;img" in line and "\\[link\\]" in line
     assert failed_run(None)(request)[1] == "⚠️ No result: the run ended with an error."  # read once
+
+
+def test_an_over_long_input_clears_the_results_and_says_why(fresh):
+    """A text over its limit is refused before the run (a toast names the limit); the results of the earlier input go
+    too, and the status line says why, as for any other refusal (found on a clean clone, 2026-11-29)."""
+    select_tab(fresh, "Rerank")
+    fresh.get_by_role("button", name="Rerank", exact=True).click()
+    fresh.locator("#rerank-table").get_by_text("like a child").filter(visible=True).first.wait_for(
+        timeout=RESULT_TIMEOUT_MS)
+    _box(fresh, "Literal sentence").fill("word " * 500)  # 2,500 characters; the limit is 2,000
+    fresh.get_by_role("button", name="Rerank", exact=True).click()
+    _wait_status(fresh, "#rerank-status", "characters long")
+    assert "No result" in fresh.locator("#rerank-status").inner_text()
+    assert "like a child" not in fresh.locator("#rerank-table").inner_text()

@@ -240,14 +240,30 @@ def refuse_over_limit(*checks: tuple[str | None, str, int]) -> None:
             check_length(text, what, limit)
 
 
-def after_limit_check(trigger, *checks: tuple[gr.Textbox, str, int]):
+def after_limit_check(trigger, *checks: tuple[gr.Textbox, str, int], clears: tuple[list, tuple] | None = None):
     """`trigger` (e.g. `button.click`) first runs a quick check of (box, what, limit) triples with no outputs; chain
     the real handler with `.success(...)`. An over-limit text then ends in one message naming the limit and no
-    result (no "Error" on every output), before anything runs. The handler itself refuses it too (the API path)."""
+    result (no "Error" on every output), before anything runs. The handler itself refuses it too (the API path).
+    `clears`: (outputs, values), the run's own results and its status line last: a refusal clears them as the run
+    would and the status line says why, so no earlier input's result or status stays beside the refusal."""
     whats = [(what, limit) for _, what, limit in checks]
 
     def check_limits(*texts):
         refuse_over_limit(*[(text, what, limit) for text, (what, limit) in zip(texts, whats)])
 
-    return trigger(guarded(check_limits), inputs=[box for box, _, _ in checks], outputs=None, api_name=False,
-                   show_progress="hidden", concurrency_limit=None)
+    boxes = [box for box, _, _ in checks]
+    check = trigger(guarded(check_limits), inputs=boxes, outputs=None, api_name=False, show_progress="hidden",
+                    concurrency_limit=None)
+    if clears is not None:
+        outputs, values = clears
+
+        def refused(*texts):  # the check's message again, from the same texts, for the status line
+            try:
+                check_limits(*texts)
+                message = "the input was refused."
+            except StudioError as exc:
+                message = str(exc)
+            return (*values, f"⚠️ No result: {escape_markdown(' '.join(message.split()))}")
+
+        check.failure(refused, inputs=boxes, outputs=list(outputs), api_name=False, queue=False)
+    return check

@@ -186,7 +186,9 @@ def build_continue_tab() -> None:
         gr.Examples(EXAMPLES, inputs=[narrative, mode], label="Example narratives")
         # the earlier result goes first (an error or a Stop leaves none of it on screen); the progress and an error's
         # mark sit on the table, and a failed run's line (#continue-info) says why
-        run = after_limit_check(go.click, (narrative, "narrative", MAX_NARRATIVE_CHARS)).success(
+        started = [highlighted, table, inferences, downloads, info]
+        run = after_limit_check(go.click, (narrative, "narrative", MAX_NARRATIVE_CHARS),
+                                clears=(started, (None, None, None, None))).success(
             start_run("Continuing…", None, None, None, None), [], [highlighted, table, inferences, downloads, info],
             api_name=False, queue=False, show_progress="hidden").success(
             cancellable(run_continue), [narrative, mode, n, seed, top_k, temperature, max_tokens, pool],

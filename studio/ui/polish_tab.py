@@ -253,11 +253,13 @@ def build_polish_tab() -> dict:
         polish_outputs = [plain, candidates, downloads, status, polished, offsets]
         # the earlier result goes first (an error or a Stop leaves none of it on screen); the progress and an error's
         # mark sit on the table, and a failed run's status line says why
-        start = start_run("Polishing…", None, None, [], None, "", gr.update(interactive=False), "")
+        cleared = (None, None, [], None, "", gr.update(interactive=False), "")
+        start = start_run("Polishing…", *cleared)
+        start_outputs = [table, plain, candidates, downloads, polished, send, stale, status]
         send_args = dict(fn=send_state, inputs=[candidates, literal, polished], outputs=[send, stale], api_name=False,
                          queue=False, show_progress="hidden")
-        runs = [after_limit_check(trigger, literal_limit).success(
-                    start, outputs=[table, plain, candidates, downloads, polished, send, stale, status], api_name=False,
+        runs = [after_limit_check(trigger, literal_limit, clears=(start_outputs, cleared)).success(
+                    start, outputs=start_outputs, api_name=False,
                     queue=False, show_progress="hidden").success(
                     cancellable(run_polish), inputs=[literal, strategies, n, seed, domain, register],
                     outputs=polish_outputs, api_name=api_name, show_progress_on=table)

@@ -214,11 +214,11 @@ def build_proverbs_tab() -> None:
         narrative_limit = (narrative, "narrative", MAX_NARRATIVE_CHARS)
         # the earlier narrative's results go first (a refusal leaves none of them on screen); an error's mark sits
         # on the table and the status line says why
-        start = start_run("Ranking the proverbs…", None, None, None, gr.update(choices=[], value=None), None, None,
-                          None, None)
+        values = (None, None, None, gr.update(choices=[], value=None), None, None, None, None)
+        start = start_run("Ranking the proverbs…", *values)
         cleared = [table, full, chart, proverb, downloads, proverb_hl, narrative_hl, pairs, status]
         for trigger, api_name in ((go_button.click, "proverbs"), (narrative.submit, False)):
-            ranked = after_limit_check(trigger, narrative_limit).success(
+            ranked = after_limit_check(trigger, narrative_limit, clears=(cleared, values)).success(
                 start, outputs=cleared, api_name=False, queue=False, show_progress="hidden").success(
                 recommend, inputs=[narrative, k], outputs=[full, chart, proverb, status, downloads],
                 api_name=api_name, show_progress_on=table)

@@ -364,12 +364,16 @@ def fill_from_polish(literal: str, candidates: list[str], polished: str | None =
     return literal or "", "\n".join(candidates)
 
 
+#: what a scoring run clears first (and a refused input too): the outputs of `build_rerank_tab`'s `outputs`
+CLEARED = (None, None, None, None, "", gr.update(choices=[], value=None, visible=False), [])
+
+
 def scoring(after, inputs: list, outputs: list, status, api_name):
     """Chain a scoring run after `after` (a listener such as `button.click` or `dependency.success`): the results it
     replaces are cleared first, the progress and an error's mark sit on the table (never on the input boxes), and
     the status line says it runs, then nothing (done) or why it gave no result. Returns the run's dependency."""
     table = outputs[0]
-    start = start_run("Scoring…", None, None, None, None, "", gr.update(choices=[], value=None, visible=False), [])
+    start = start_run("Scoring…", *CLEARED)
     run = after(start, outputs=[*outputs, status], api_name=False, queue=False, show_progress="hidden").success(
         run_rerank, inputs=inputs, outputs=outputs, api_name=api_name, show_progress_on=table)
     finish(run, table, status)
@@ -446,8 +450,8 @@ def build_rerank_tab() -> dict:
         served.click(lambda: DEFAULT_QUALITY_PARTS, None, [alpha, beta, gamma], queue=False, api_name=False)
         inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance]
         outputs = [table, winner, chart, download, backends, group_choice, groups]
-        scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS)).success, inputs, outputs, status,
-                "rerank")
+        scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS),
+                                  clears=([*outputs, status], CLEARED)).success, inputs, outputs, status, "rerank")
         # the CSV's run fills the input boxes too; a bad file's error marks the table, not them
         csv_run = upload.upload(start_run("Scoring the CSV…", *clear_results()), outputs=[*outputs, status],
                                 api_name=False, queue=False).then(
