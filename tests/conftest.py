@@ -163,6 +163,21 @@ SIZES = [(1400, 1000), (390, 844)]
 SIZE_IDS = ["1400", "phone390"]
 
 
+def close_toasts(page, wait_gone: bool = True):
+    """Close every toast on the page. A toast may fade out by itself between being listed and being clicked (on a busy
+    machine that is likely): such a one is skipped, not waited for."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for close in page.locator(".toast-close").all():
+        try:
+            close.click(timeout=2_000)
+        except PlaywrightTimeout:
+            if close.count():  # still there and not clickable: a real fault
+                raise
+    if wait_gone:
+        page.wait_for_function("() => !document.querySelector('.toast-close')", timeout=10_000)
+
+
 def select_tab(page, name: str):
     """Click a tab by its label; a narrow screen folds the other tabs into Gradio's "More tabs" menu."""
     tab = page.get_by_role("tab", name=name, exact=True)

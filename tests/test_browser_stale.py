@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import needs_chromium, open_page, select_tab
+from conftest import close_toasts, needs_chromium, open_page, select_tab
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 RESULT_TIMEOUT_MS = 120_000
@@ -42,9 +42,7 @@ def _wait_status(page, selector: str, text: str, timeout: int = RESULT_TIMEOUT_M
 
 
 def _close_toasts(page):
-    for close in page.locator(".toast-close").all():
-        close.click()
-    page.wait_for_function("() => !document.querySelector('.toast-close')", timeout=10_000)  # the toasts faded out
+    close_toasts(page)
 
 
 def _error_marks(page) -> int:

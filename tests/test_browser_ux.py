@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SIZE_IDS, SIZES, needs_chromium, open_page, select_tab
+from conftest import SIZE_IDS, SIZES, close_toasts, needs_chromium, open_page, select_tab
 from studio.continuation.generate import MAX_NARRATIVE_CHARS as CONTINUE_MAX
 from studio.proverbs.service import MAX_NARRATIVE_CHARS as PROVERBS_MAX
 
@@ -45,8 +45,7 @@ def _refused(page, tab: str, button: str, limit: int, shots: Path):
     page.get_by_text(f"limit is {limit:,}").first.wait_for(timeout=RESULT_TIMEOUT_MS)  # the refusal names the limit
     page.wait_for_timeout(1_500)  # time enough for a result that should not come
     page.screenshot(path=str(shots / f"over-limit-{tab.lower()}-{_size(page)}.png"), full_page=True)
-    for close in page.locator(".toast-close").all():
-        close.click()
+    close_toasts(page, wait_gone=False)
 
 
 def test_continue_refuses_an_over_limit_paste(wide_page, shots):
