@@ -4,6 +4,7 @@ the results it replaces and says why on the status line —, and Polish and Prov
 cannot work with. One app server (the tiny profile) and one browser for the module."""
 from __future__ import annotations
 
+import re
 import threading
 import time
 
@@ -254,3 +255,25 @@ def test_an_over_long_input_clears_the_results_and_says_why(fresh):
     _wait_status(fresh, "#rerank-status", "characters long")
     assert "No result" in fresh.locator("#rerank-status").inner_text()
     assert "like a child" not in fresh.locator("#rerank-table").inner_text()
+
+
+def test_proverbs_align_and_similar_clear_on_an_over_long_narrative(fresh):
+    """Align and Find similar refuse an over-long narrative as the main run does: the aligned pairs and the similar
+    narratives of the earlier one go, and the status line says why."""
+    page = fresh
+    select_tab(page, "Proverbs")
+    _box(page, "Narrative").fill("The fox could not reach the grapes, so it said they were sour anyway. " * 3)
+    page.get_by_role("button", name="Recommend proverbs", exact=True).click()
+    _wait_status(page, "#proverbs-status", "Scoring:")
+    words = re.compile(r"fox|could|reach|grapes|said|they|were|sour|anyway")  # a narrative span holds one
+    page.locator("#proverbs-pairs").get_by_text(words).filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+    page.get_by_role("button", name="Find similar narratives", exact=True).click()
+    page.locator("#proverbs-similar").get_by_text("neighbour", exact=False).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+    for button in ("Align", "Find similar narratives"):
+        _box(page, "Narrative").fill("word " * 1000)  # over the narrative's limit
+        page.get_by_role("button", name=button, exact=True).click()
+        _wait_status(page, "#proverbs-status", "No result")
+        _close_toasts(page)
+    assert "characters long" in page.locator("#proverbs-status").inner_text()
+    assert not words.search(page.locator("#proverbs-pairs").inner_text())
+    assert "neighbour" not in page.locator("#proverbs-similar").inner_text()

@@ -80,3 +80,18 @@ def test_the_table_leaves_the_other_sources_draws_alone(tiny_registry):
                          strategies=["images", "lm", "retrieval", "property"])
     assert with_images.proposed["images"] >= 1
     assert {k: v for k, v in with_images.proposed.items() if k != "images"} == without.proposed
+
+
+def test_the_order_names_the_image_table_only_when_its_images_are_listed(tiny_registry):
+    """The status line said "the images typical of the quality … first" for a sentence the table has nothing for."""
+    from studio.ui.polish_tab import _status
+
+    hard = polish("The bread was very hard.", n=4, seed=0, reread=False)
+    assert any(c.strategy == "images" for c in hard.candidates) and hard.ranked_by.startswith("images, then")
+    assert "(source images) first" in _status(hard, True, list(DEFAULT_STRATEGIES))
+    assert images("bland") == []
+    bland = polish("The soup was very bland.", n=4, seed=0, reread=False)
+    assert bland.candidates and all(c.strategy != "images" for c in bland.candidates)
+    assert not bland.ranked_by.startswith("images") and "image table" not in bland.score_meaning
+    status = _status(bland, True, list(DEFAULT_STRATEGIES))
+    assert "source images" not in status and "best first by" in status

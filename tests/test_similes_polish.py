@@ -87,6 +87,9 @@ def test_bad_input(bad, kwargs):
 CANNOT_POLISH = [("Hello.", "Nothing to polish"), ("Yes!", "Nothing to polish"),
                  ("Her eyes were as blue as the sea.", "already holds a simile"),
                  ("He wept like a child.", "already holds a simile"),
+                 # the learned detector (fitted on "like" sentences only) gave these 0.08 and 0.31
+                 ("It was as cold as ice.", "already holds a simile"),
+                 ("She was as happy as a clam.", "already holds a simile"),
                  ("הנהר היה איטי מאוד.", "works in English: this sentence is written mostly in Hebrew")]
 
 
@@ -144,6 +147,19 @@ def test_cli_components_single_and_bad_input(capsys):
     assert json.loads(out)["similes"][0]["comparator"] == "ADJ as"
     code, _, err = _cli(capsys, "components", "   ")
     assert code == 2 and "empty" in err and "Traceback" not in err
+
+
+def test_components_call_as_adj_as_a_noun_a_simile_unless_it_is_someones():
+    """The detector's weights never saw an "as … as" simile: "as happy as a kid in a candy store" (Polish's own
+    example) was called no simile. A vehicle that is someone's stays a comparison of like with like."""
+    from studio.similes.analysis import analyse
+
+    for simile in ("He was as happy as a kid in a candy store.", "It was as cold as ice.",
+                   "The box was as heavy as a piano."):
+        assert analyse(simile)["is_simile"], simile
+    for comparison in ("He is as tall as his brother.", "The test was as hard as last year's."):
+        report = analyse(comparison)
+        assert report["similes"] and not report["is_simile"], comparison
 
 
 def test_ui_components_and_polish(client):

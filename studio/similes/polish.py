@@ -33,7 +33,7 @@ from pathlib import Path
 from ..errors import InputError, check_stop, require_text
 from ..figures.antonyms import load_antonyms
 from ..figures.components import Simile, extract_similes
-from ..figures.detector import simile_probability, threshold
+from ..figures.detector import simile_probability, someones, threshold
 from ..figures.irony import find_ironies
 from ..figures.lm_features import shared
 from ..models import ModelUnavailable, get_registry
@@ -328,16 +328,18 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
             + (f", {len(opposite)} whose vehicle suits the opposite adjective" if opposite else "")
             + "). Add sources (insertion is off by default) or try another seed (it changes the lm source) or "
             "sentence.")
+    # the order names a source's place only when one of its candidates is in the list
+    images_shown = any(c.strategy == "images" for c in chosen)
+    writer_shown = "writer" in strategies and any(c.strategy == "writer" or id(c) in kb_first for c in chosen)
     return PolishResult(
         literal=literal, candidates=chosen, asked=n, delivered=len(chosen), proposed=proposed,
         distinct=len(candidates), merged=merged, rejected=rejected, below_min_score=len(weak),
         opposite=len(opposite),
-        score_meaning=SCORE_MEANING + " " + WRITER_FIRST * ("writer" in strategies) + (
-            KEEP_MEANING if by_keep else RANKING) + IMAGES_FIRST * ("images" in strategies) + (
+        score_meaning=SCORE_MEANING + " " + WRITER_FIRST * writer_shown + (
+            KEEP_MEANING if by_keep else RANKING) + IMAGES_FIRST * images_shown + (
             WRITER_READS if by_writer else ""),
-        ranked_by=("images, " if "images" in strategies else "") + (
-            "KB for an adjective, writer, " if "writer" in strategies else "") + (
-            "then " if {"images", "writer"} & set(strategies) else "") + ("keep" if by_keep else "score") + (
+        ranked_by=("images, " if images_shown else "") + ("KB for an adjective, writer, " if writer_shown else "") + (
+            "then " if images_shown or writer_shown else "") + ("keep" if by_keep else "score") + (
             WRITER_ORDER if by_writer else ""),
         generator="trained polisher (LoRA delta)" if trained else "plain lm, few-shot (no delta fits)",
         # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
@@ -428,15 +430,10 @@ def refuse_unpolishable(doc) -> None:
                          "comparison to polish it, or see its parts under \"Components of a simile\".")
 
 
-#: a comparison whose second term belongs to someone ("like his father", "like yours") compares like with like: a
-#: literal comparison, not a simile, even when the detector leans the other way
-POSSESSIVE_WORDS = {"my", "your", "his", "her", "its", "our", "their", "mine", "yours", "hers", "ours", "theirs"}
-
-
 def literal_comparison(simile) -> bool:
-    """True for a found comparison whose vehicle is someone's (a possessive determiner or pronoun first)."""
-    first = (simile.vehicle or "").split()[:1]
-    return bool(first) and first[0].lower() in POSSESSIVE_WORDS
+    """A comparison whose second term belongs to someone ("like his father", "like yours", "as hard as last year's")
+    compares like with like: a literal comparison, not a simile, even when the detector leans the other way."""
+    return someones(simile)
 
 
 def _check_strategies(strategies) -> tuple[str, ...]:

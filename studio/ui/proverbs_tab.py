@@ -175,7 +175,7 @@ def build_proverbs_tab() -> None:
                 go_button = gr.Button("Recommend proverbs", variant="primary")
         gr.Examples([[e] for e in EXAMPLES], inputs=[narrative], label="Example narratives (click one)",
                     api_name=False)
-        status = gr.Markdown(elem_classes="studio-note", label="Status")
+        status = gr.Markdown(elem_classes="studio-note", label="Status", elem_id="proverbs-status")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["number", "str", "str", "number"], interactive=False,
                              wrap=True, label="Top proverbs, best first", elem_id="proverbs-table",
                              elem_classes=["studio-fit-table"], column_widths=["9%", "31%", "44%", "16%"], max_height=1400)
@@ -227,9 +227,10 @@ def build_proverbs_tab() -> None:
             ranked.success(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
                            api_name=False)
             ranked.failure(failed_run(None, None), outputs=[table, full, status], api_name=False, queue=False)
-        after_limit_check(align_button.click, narrative_limit).success(
-            show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs], api_name="align")
-        proverb.select(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
-                       api_name=False)
-        after_limit_check(similar_button.click, narrative_limit).success(
+        # an over-long narrative clears what these buttons show too, and the status line says why
+        aligned = [proverb_hl, narrative_hl, pairs]
+        after_limit_check(align_button.click, narrative_limit, clears=([*aligned, status], (None, None, None))).success(
+            show_alignment, inputs=[narrative, proverb], outputs=aligned, api_name="align")
+        proverb.select(show_alignment, inputs=[narrative, proverb], outputs=aligned, api_name=False)
+        after_limit_check(similar_button.click, narrative_limit, clears=([similar_table, status], (None,))).success(
             find_similar, inputs=[narrative, pool, method], outputs=similar_table, api_name="similar")

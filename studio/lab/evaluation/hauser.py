@@ -287,8 +287,9 @@ class HauserEvaluation(Evaluation):
         figures.append(Figure("Pearson quality, the paper's weights (3 : 2 : 1)", pearson(paper_quality, human),
                               "grouped", len(rows), headline=False, interval=boot(paper_quality, human)))
         for split in ("train", "dev", "test"):
-            # a quick run (`limit` rated rows) scores a quarter as many read lists: each holds 10-20 candidates
-            parts = polish_list_parts(split, limit and max(1, limit // 4))
+            # a quick run (`limit` rated rows) scores a twentieth as many read lists (each holds 10-20 candidates; the
+            # test suite's sample of 40 rows: two a split, about 90 candidates in all)
+            parts = polish_list_parts(split, limit and max(1, limit // 20))
             lists = list_metrics(parts, C.DEFAULT_QUALITY_WEIGHTS)
             paper = list_metrics(parts, C.PAPER_QUALITY_WEIGHTS)
             details.setdefault(split, {})["polish_lists"] = {**lists, "the paper's weights (3 : 2 : 1)": paper}
