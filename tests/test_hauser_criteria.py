@@ -95,6 +95,28 @@ def test_normalization_within_the_group_ignores_candidates_without_a_simile():
     assert [r.rank for r in rows] == [1, 3, 2, 4]
 
 
+def test_combined_ranking_puts_the_after_ones_after_the_others_by_the_same_sum():
+    ranking = C.combine_rankings(q=[0.9, 0.5, 0.1, None], c=[-2.0, -1.0, -3.0, None], i=[1.0, 2.0, 2.0, None],
+                                 valid=[True, True, True, False], after=[False, True, False, False])
+    assert ranking.combined_score == [9.0, 7.0, 13.0, None]  # the three rankings and the sum are unchanged
+    assert ranking.final == [1, 3, 2, 4]  # the best sum goes after the others, before the one without a simile
+
+
+def test_a_sure_contradiction_goes_after_the_others_whatever_its_creativity():
+    """"Her voice was as soft as a whisper." for "Her voice was very loud." came first on a rare image's creativity."""
+    rows = [_row(0, 10.0, 0.6, 0.1, -1.0, 2.0), _row(1, 8.0, 0.003, 0.1, 5.0, 2.0), _row(2, 0.0, 0.8, -0.2, 4.0, 2.0)]
+    _normalize_and_rank(rows, Settings(contradiction_gate=None))  # the paper's order
+    assert [r.rank for r in rows] == [2, 1, 3] and not any(r.contradicts for r in rows)
+    _normalize_and_rank(rows, Settings())  # P(contradiction) 0.997 ≥ 0.9
+    assert [r.contradicts for r in rows] == [False, True, False] and [r.rank for r in rows] == [1, 3, 2]
+    rows[1].logical_consistency = 0.2  # P 0.8: a doubt, not a verdict
+    _normalize_and_rank(rows, Settings())
+    assert not rows[1].contradicts
+    for bad in (0, 1.5, "high", True):
+        with pytest.raises(InputError, match="contradiction gate"):
+            Settings(contradiction_gate=bad)
+
+
 def test_single_candidate_normalizes_to_half():
     rows = [_row(0, 3.0, 0.2, -0.4, -1.0, 2.0)]
     _normalize_and_rank(rows, Settings())

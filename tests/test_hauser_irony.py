@@ -108,3 +108,12 @@ def test_the_issue_probe_is_a_contradiction(offline):
     assert whisper.logical_consistency < thunder.logical_consistency
     off = score_group("Her voice was very loud.", [TEXT], Settings(irony=False)).candidates[0]
     assert not off.irony and group.settings["irony"] is True
+    # so sure a contradiction goes after the candidate that is not one, in the combined rank and on the page
+    assert whisper.contradicts and not thunder.contradicts and (whisper.rank, thunder.rank) == (2, 1)
+    from studio.ui.rerank_tab import explain_candidate, screen_table
+
+    assert "ranked after every candidate" in explain_candidate(whisper.to_dict())
+    from studio.hauser.service import rerank
+
+    shown = rerank("Her voice was very loud.", [TEXT, "Her voice was as loud as thunder."])
+    assert list(screen_table(shown.rows)["flag"]) == ["", "contradicts"] and shown.rows[1]["contradicts"] is True

@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError, StudioError
-from ..hauser.service import (DEFAULT_QUALITY_WEIGHTS, PAPER_QUALITY_WEIGHTS, RerankResult, Settings, check_group,
-                              rerank, rerank_many)
+from ..hauser.service import (CONTRADICTION_GATE, DEFAULT_QUALITY_WEIGHTS, PAPER_QUALITY_WEIGHTS, RerankResult,
+                              Settings, check_group, rerank, rerank_many)
 from . import add_json_flag
 
 BATCH_CHUNK = 500  # groups per model pass: large enough to batch well, small enough to show progress
@@ -44,6 +44,9 @@ def register(sub) -> None:
     p.add_argument("--no-property-backoff", action="store_true",
                    help="Eq. 2 as the paper has it: a topic-vehicle pair the KB never saw adds 0, even when the "
                         "simile states its property (\"as quiet as a grave\")")
+    p.add_argument("--no-contradiction-gate", action="store_true",
+                   help="the paper's combined rank: a candidate the meaning check is at least 90 %% sure contradicts "
+                        "the literal sentence is not moved after the others")
     add_json_flag(p)
     p.set_defaults(func=run, render=render)
 
@@ -53,7 +56,8 @@ def run(args):
                                                 ("lm_creativity", args.lm_creativity)) if value is not None}
     weights = PAPER_QUALITY_WEIGHTS if args.paper_weights else (args.alpha, args.beta, args.gamma)
     settings = Settings(weights, tuple(args.rank_weights), args.relevance,
-                        irony=not args.no_irony, property_backoff=not args.no_property_backoff, **back_off)
+                        irony=not args.no_irony, property_backoff=not args.no_property_backoff,
+                        contradiction_gate=None if args.no_contradiction_gate else CONTRADICTION_GATE, **back_off)
     if args.batch:
         if args.literal or args.candidate:
             raise InputError("use either --batch or --literal/--candidate, not both")
@@ -107,7 +111,9 @@ def render(result: RerankResult) -> str:
         lines.append(f"{row['rank']:>4}  {fmt(row['quality'], 6, 3)} {fmt(row['creativity'], 7, 3)} "
                      f"{fmt(row['informativeness'], 5, 2)}  {fmt(row['relevance'], 8, 2)} "
                      f"{fmt(row['logical_consistency'], 6, 3)} {fmt(row['sentiment_consistency'], 7, 3)}  "
-                     f"{row['candidate']}" + (f"  [{row['flag']}]" if row["flag"] else ""))
+                     f"{row['candidate']}" + (f"  [{row['flag']}]" if row["flag"] else "")
+                     + ("  [contradicts the literal sentence: ranked after the others]" if row.get("contradicts")
+                        else ""))
     b = result.backends
     s = result.settings
     lines += ["", "Q: quality, 0–1 relative within these candidates (1 = the best here, 0 = the weakest; "
@@ -116,7 +122,9 @@ def render(result: RerankResult) -> str:
                   "usual comparison here; unbounded, often negative), "
                   "logical consistency (0–1) and sentiment consistency (−1…1) behind Q.",
               f"α, β, γ = {s['alpha']:.3f}, {s['beta']:.3f}, {s['gamma']:.3f}; rank weights "
-                  f"{':'.join(f'{w:g}' for w in s['rank_weights'])}; relevance {s['relevance']}",
+                  f"{':'.join(f'{w:g}' for w in s['rank_weights'])}; relevance {s['relevance']}; "
+                  + (f"a contradiction (P ≥ {s['contradiction_gate']:g}) ranked after the others"
+                     if s.get("contradiction_gate") is not None else "no contradiction gate (the paper's order)"),
               f"backends: nli = {b['nli']}; sentiment = {b['sentiment']}; kb = {b['kb']}; relevance's fit = "
                   f"{b.get('writer') or 'off'}; creativity's surprisal = {b.get('lm') or 'off'}"]
     return "\n".join(lines)

@@ -22,6 +22,11 @@ PAPER_QUALITY_WEIGHTS = (3 / 6, 2 / 6, 1 / 6)
 DEFAULT_QUALITY_WEIGHTS = (5 / 6, 1 / 6, 0.0)
 #: the paper's weights for combining the quality, creativity and informativeness rankings (§5)
 DEFAULT_RANK_WEIGHTS = (2.0, 2.0, 1.0)
+#: a candidate the NLI reads as contradicting its literal sentence with at least this probability goes after the
+#: others in the combined rank (not the paper's: a rare image's creativity put "Her voice was as soft as a whisper."
+#: first for "Her voice was very loud."); on the read lists of Polish it moves no usable simile out of a top 3
+#: why: docs/experiments.md#hauser-contradiction-gate
+CONTRADICTION_GATE = 0.9
 RELEVANCE_METHODS = ("eq2", "eq3")
 #: weights of the language models' back-off: λ for the writer's fit of the vehicle in relevance (chosen by agreement
 #: with the paper's own relevance part, not by people's ratings), μ for the small LM's generic surprisal in
@@ -151,10 +156,14 @@ class Ranking:
     final: list[int]  # 1..m over all candidates; candidates without a simile come last, in input order
 
 
-def combine_rankings(q, c, i, valid: Sequence[bool], weights: Sequence[float] = DEFAULT_RANK_WEIGHTS) -> Ranking:
+def combine_rankings(q, c, i, valid: Sequence[bool], weights: Sequence[float] = DEFAULT_RANK_WEIGHTS,
+                     after: Sequence[bool] | None = None) -> Ranking:
     """Paper §5: rank the valid candidates by Q, C and I separately and combine the three rankings with weights
-    (2:2:1 by default) into a weighted rank sum; ties go to the higher quality, then to the earlier candidate."""
+    (2:2:1 by default) into a weighted rank sum; ties go to the higher quality, then to the earlier candidate.
+    `after`: valid candidates that go after the other valid ones in the final order, by the same sum (ours: the
+    ones that contradict their literal sentence); the three rankings and the sum are unchanged."""
     wq, wc, wi = check_weights(weights, "rank weights")
+    after = [False] * len(valid) if after is None else [bool(a) for a in after]
     valid_idx = [k for k, ok in enumerate(valid) if ok]
     n = len(valid)
     rq, rc, ri, combined = [None] * n, [None] * n, [None] * n, [None] * n
@@ -165,7 +174,7 @@ def combine_rankings(q, c, i, valid: Sequence[bool], weights: Sequence[float] = 
                 target[k] = int(r)
         for k in valid_idx:
             combined[k] = wq * rq[k] + wc * rc[k] + wi * ri[k]
-    order = sorted(valid_idx, key=lambda k: (combined[k], -q[k], k)) + [k for k in range(n) if not valid[k]]
+    order = sorted(valid_idx, key=lambda k: (after[k], combined[k], -q[k], k)) + [k for k in range(n) if not valid[k]]
     final = [0] * n
     for position, k in enumerate(order, start=1):
         final[k] = position

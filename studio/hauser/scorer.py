@@ -29,6 +29,9 @@ class Settings:
     irony: bool = True
     #: Eq. 2 backs a topic-vehicle pair the KB never saw off to the simile's stated property (kb_features.py)
     property_backoff: bool = True
+    #: a candidate with P(contradiction) at least this goes after the others in the combined rank; None: the paper's
+    #: order
+    contradiction_gate: float | None = C.CONTRADICTION_GATE
 
     def __post_init__(self):
         # parts or weights alike (5 : 1 : 0 or 5/6, 1/6, 0): quality stays within 0–1
@@ -43,6 +46,11 @@ class Settings:
             if not (value >= 0 and value < float("inf")):
                 raise InputError(f"{name.replace('_', ' ')} must be a finite number ≥ 0, not {value}")
             setattr(self, name, value)
+        if self.contradiction_gate is not None:
+            gate = self.contradiction_gate
+            if isinstance(gate, bool) or not isinstance(gate, (int, float)) or not 0 < gate <= 1:
+                raise InputError(f"the contradiction gate must be a probability in (0, 1], or None; not {gate!r}")
+            self.contradiction_gate = float(gate)
         if self.relevance not in C.RELEVANCE_METHODS:
             raise InputError(f"relevance must be one of {', '.join(C.RELEVANCE_METHODS)}, not {self.relevance!r}")
 
@@ -90,6 +98,8 @@ class CandidateScore:
     fit: dict = field(default_factory=dict)
     #: an ironic simile read literally before the NLI (irony.Irony.to_dict), or {}
     irony: dict = field(default_factory=dict)
+    #: the NLI reads it as contradicting the literal (P ≥ Settings.contradiction_gate): ranked after the others
+    contradicts: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -283,8 +293,13 @@ def _normalize_and_rank(rows: list[CandidateScore], settings: Settings) -> None:
         for row, a, b, c, qq in zip(valid, r_n, cl_n, cs_n, q):
             row.relevance_norm, row.logical_consistency_norm = float(a), float(b)
             row.sentiment_consistency_norm, row.quality = float(c), float(qq)
+    gate = settings.contradiction_gate
+    for row in rows:
+        p_c = None if row.logical_consistency is None else 1.0 - row.logical_consistency  # Eq. 4 read back
+        row.contradicts = gate is not None and row.has_simile and p_c is not None and p_c >= gate
     ranking = C.combine_rankings([r.quality for r in rows], [r.creativity for r in rows],
-                                 [r.informativeness for r in rows], [r.has_simile for r in rows], settings.rank_weights)
+                                 [r.informativeness for r in rows], [r.has_simile for r in rows], settings.rank_weights,
+                                 after=[r.contradicts for r in rows])
     for k, row in enumerate(rows):
         row.rank_quality, row.rank_creativity = ranking.by_quality[k], ranking.by_creativity[k]
         row.rank_informativeness, row.combined_rank_score = ranking.by_informativeness[k], ranking.combined_score[k]
@@ -319,7 +334,7 @@ def _settings_dict(settings: Settings) -> dict:
     return {"alpha": alpha, "beta": beta, "gamma": gamma, "rank_weights": list(settings.rank_weights),
             "relevance": settings.relevance, "lm_relevance": settings.lm_relevance,
             "lm_creativity": settings.lm_creativity, "irony": settings.irony,
-            "property_backoff": settings.property_backoff}
+            "property_backoff": settings.property_backoff, "contradiction_gate": settings.contradiction_gate}
 
 
 def _step(progress, fraction: float, what: str) -> None:
@@ -346,6 +361,7 @@ def table_rows(group: dict) -> list[dict]:
             "nli_verdict": (c.get("nli") or {}).get("verdict"),
             "evidence": evidence_text(c),
             "flag": c["flag"],
+            "contradicts": bool(c.get("contradicts")),
         })
     return rows
 

@@ -19,7 +19,7 @@ from .session_files import new_download, track
 #: every column of a scored row: the CSV download (raw and normalized criteria, components)
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
            "logical_consistency", "logical_consistency_norm", "sentiment_consistency", "sentiment_consistency_norm",
-           "topic", "vehicle", "event", "kb_level", "nli_verdict", "evidence", "flag"]
+           "topic", "vehicle", "event", "kb_level", "nli_verdict", "evidence", "flag", "contradicts"]
 #: what the page shows: (title on screen, row key, decimals or None for text) — short titles, numbers rounded. The 0–1
 #: columns are relative within the list ("…_rel": creativity min-max scaled here for the screen only, as the paper
 #: scales the quality criteria); the raw criteria, topic, event and KB match are in the details and the download
@@ -51,7 +51,9 @@ SCORES_NOTE = (
     "**logic**: how sure a meaning check is that the simile does not contradict the "
     "literal sentence (an ironic “as loud as a whisper” is checked as “very soft”). **sentiment**: whether the "
     "simile keeps the sentence's tone. **image words**: how many words the image (the vehicle) has; longer "
-    "images carry more detail. **flag**: “no simile” when the line holds no comparison (ranked last), “no words” "
+    "images carry more detail. **flag**: “no simile” when the line holds no comparison (ranked last), “contradicts” "
+    "when the meaning check is at least 90 % sure the simile contradicts the literal sentence (ranked after the "
+    "others: a rare image is creative, but not of use), “no words” "
     "when its image has no letters (an emoji or a symbol, which the knowledge base cannot know). *Why these "
     "scores* under the chart says it in words for each candidate.")
 EXAMPLES = [
@@ -242,6 +244,9 @@ def explain_candidate(c: dict) -> str:
                      "neutral": "A meaning check finds that it neither contradicts nor repeats the literal sentence.",
                      "contradiction": "A meaning check finds that it may contradict the literal sentence "
                                       f"(about {nli['contradiction']:.0%} sure)."}.get(nli["verdict"], ""))
+    if c.get("contradicts"):
+        said.append("So sure a contradiction is ranked after every candidate that is not one, whatever its "
+                    "creativity.")
     return " ".join(s for s in said if s) or "—"
 
 
@@ -263,6 +268,8 @@ def _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance) 
 def _warn_flagged(scored: list[RerankResult]) -> None:
     if any(c["flag"] for g in scored for c in g.candidates):
         gr.Warning("Some candidates hold no simile; they are flagged and ranked last.")
+    if any(c.get("contradicts") for g in scored for c in g.candidates):
+        gr.Warning("Some candidates contradict their literal sentence; they are flagged and ranked after the others.")
 
 
 def group_label(number: int, group: RerankResult) -> str:
@@ -283,7 +290,8 @@ def screen_table(rows: list[dict]) -> pd.DataFrame:
     single candidate."""
     def cell(row, key, digits):
         if key == "flag_short":  # the reason is in the note and the CSV
-            return "no simile" if row["flag"] else "no words" if wordless(row["vehicle"]) else ""
+            return "no simile" if row["flag"] else "contradicts" if row.get("contradicts") else \
+                "no words" if wordless(row["vehicle"]) else ""
         value = row[key]
         if digits is None or value is None:
             return value
