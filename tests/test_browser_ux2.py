@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import SIZE_IDS, SIZES, needs_chromium, open_page, select_tab
+from conftest import SIZE_IDS, SIZES, close_toasts, needs_chromium, open_page, select_tab
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 RESULT_TIMEOUT_MS = 120_000
@@ -39,8 +39,7 @@ def test_rerank_csv_bad_file_clears_and_every_literal_is_scored(browser, app_url
         assert "like a child" not in _table_texts(page)  # no stale result under the error
         assert page.locator("#rerank-winner").get_by_text("Paganel").count() == 0
         page.screenshot(path=str(shots / f"rerank-bad-csv-{size}.png"), full_page=True)
-        for close in page.locator(".toast-close").all():
-            close.click()
+        close_toasts(page)  # skips a toast that fades by itself meanwhile
 
         page.locator("#rerank-upload").get_by_role("button", name="Clear").click()  # as a visitor would
         good = tmp_path / "three.csv"

@@ -113,7 +113,7 @@ def test_the_issue_probe_is_a_contradiction(offline):
     from studio.ui.rerank_tab import explain_candidate, screen_table
 
     assert "ranked after every candidate" in explain_candidate(whisper.to_dict())
-    from studio.hauser.service import rerank
+    from studio.hauser.service import _result
 
-    shown = rerank("Her voice was very loud.", [TEXT, "Her voice was as loud as thunder."])
+    shown = _result(group)  # what the tab shows of this group
     assert list(screen_table(shown.rows)["flag"]) == ["", "contradicts"] and shown.rows[1]["contradicts"] is True

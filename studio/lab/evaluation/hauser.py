@@ -207,6 +207,7 @@ def cross_validated_quality(rows: list[dict], full: dict[str, list]) -> dict:
 class HauserEvaluation(Evaluation):
     name = "hauser"
     title = "HAUSER simile scoring: Pearson with mean human rating"
+    sample_rows = 20  # the rated rows of the first 5 literals, each with its whole group, and one read list a split
     splits = {"train": "none of these ratings (heads: FLUTE / SST-2 train; KB: `build kb`); the quality weights: "
                        "Polish's read lists (blind_reads/polish_blind_read_*.json) of literal sets 1-3, as the keep "
                        "ranker's (the best AUC of the grid of sixths with β ≥ 1/6)",
@@ -287,9 +288,9 @@ class HauserEvaluation(Evaluation):
         figures.append(Figure("Pearson quality, the paper's weights (3 : 2 : 1)", pearson(paper_quality, human),
                               "grouped", len(rows), headline=False, interval=boot(paper_quality, human)))
         for split in ("train", "dev", "test"):
-            # a quick run (`limit` rated rows) scores a twentieth as many read lists (each holds 10-20 candidates; the
-            # test suite's sample of 40 rows: two a split, about 90 candidates in all)
-            parts = polish_list_parts(split, limit and max(1, limit // 20))
+            # a quick run (`limit` rated rows) scores a fortieth as many read lists, at least one (each holds 10-20
+            # candidates; the test suite's sample: one a split, about 45 candidates in all)
+            parts = polish_list_parts(split, limit and max(1, limit // 40))
             lists = list_metrics(parts, C.DEFAULT_QUALITY_WEIGHTS)
             paper = list_metrics(parts, C.PAPER_QUALITY_WEIGHTS)
             details.setdefault(split, {})["polish_lists"] = {**lists, "the paper's weights (3 : 2 : 1)": paper}
