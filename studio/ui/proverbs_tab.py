@@ -151,11 +151,6 @@ def show_alignment(narrative: str, proverb: str):
 
 
 @guarded
-def _past_refusal(status: str | None):
-    """The status line after Align or Find similar answered: a refusal it showed is gone, anything else stays."""
-    return "" if (status or "").startswith("⚠️ No result") else gr.update()
-
-
 def find_similar(narrative: str, pool_text: str, method: str):
     pool = [line for line in (pool_text or "").splitlines() if line.strip()] or EXAMPLES
     ranked = similar(narrative, pool, method)
@@ -232,13 +227,10 @@ def build_proverbs_tab() -> None:
             ranked.success(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
                            api_name=False)
             ranked.failure(failed_run(None, None), outputs=[table, full, status], api_name=False, queue=False)
-        # an over-long narrative clears what these buttons show too, and the status line says why; their next answer
-        # takes that refusal off the status line
+        # an over-long narrative clears what these buttons show too, and the status line says why
         aligned = [proverb_hl, narrative_hl, pairs]
         after_limit_check(align_button.click, narrative_limit, clears=([*aligned, status], (None, None, None))).success(
-            show_alignment, inputs=[narrative, proverb], outputs=aligned, api_name="align").success(
-            _past_refusal, inputs=status, outputs=status, api_name=False, queue=False, show_progress="hidden")
+            show_alignment, inputs=[narrative, proverb], outputs=aligned, api_name="align")
         proverb.select(show_alignment, inputs=[narrative, proverb], outputs=aligned, api_name=False)
         after_limit_check(similar_button.click, narrative_limit, clears=([similar_table, status], (None,))).success(
-            find_similar, inputs=[narrative, pool, method], outputs=similar_table, api_name="similar").success(
-            _past_refusal, inputs=status, outputs=status, api_name=False, queue=False, show_progress="hidden")
+            find_similar, inputs=[narrative, pool, method], outputs=similar_table, api_name="similar")
