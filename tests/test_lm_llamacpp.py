@@ -244,3 +244,20 @@ def test_a_lora_delta_becomes_an_adapter_with_gguf_names_and_rotary_row_order(tm
     with pytest.raises(Exception, match="no adapter slot"):
         llamacpp.write_adapter({"lm_head.lora_A": delta["model.layers.0.self_attn.q_proj.lora_A"],
                                 "lm_head.lora_B": b}, 1.0, tmp_path / "b.gguf", heads, kv_heads)
+
+
+@pytest.mark.offline
+def test_the_file_type_is_read_from_the_metadata_alone(tmp_path):
+    """gguf_file_type (in the writer's verdict and backend line) reads what gguf's full reader reads, and refuses a
+    file that is no GGUF with a clear error."""
+    import gguf
+
+    from studio.models.loaders.common import LoadError, resolve_model_path
+
+    path = Path(resolve_model_path(spec_for("offline", "lm").model_id))
+    field = gguf.GGUFReader(str(path)).fields["general.file_type"]
+    want = gguf.LlamaFileType(int(field.parts[field.data[0]][0])).name.removeprefix("MOSTLY_")
+    assert llamacpp.gguf_file_type(path) == want == "Q4_1"
+    (tmp_path / "not.gguf").write_bytes(b"no model here")
+    with pytest.raises(LoadError, match="cannot read not.gguf"):
+        llamacpp.gguf_file_type(tmp_path / "not.gguf")

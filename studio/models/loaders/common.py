@@ -90,10 +90,22 @@ def bytes_digest(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()[:12]
 
 
+#: bytes read from each end of a file for its fingerprint
+FINGERPRINT_SAMPLE = 1 << 20
+
+
 def file_fingerprint(path: Path) -> str:
-    """A cache key part that changes when the file is replaced (path, size, modification time)."""
-    stat = path.stat()
-    return f"{path.resolve()}|{stat.st_size}|{int(stat.st_mtime)}"
+    """A cache key part that changes when the file is replaced: its name, size and a hash of its first and last MiB
+    (a GGUF's header holds its metadata and tensor table). Not its folder nor its time, so that a fresh clone, whose
+    packages install the same files under another `.venv`, finds the conversions already made on this machine."""
+    size = path.stat().st_size
+    digest = hashlib.sha1()
+    with open(path, "rb") as f:
+        digest.update(f.read(FINGERPRINT_SAMPLE))
+        if size > FINGERPRINT_SAMPLE:
+            f.seek(max(FINGERPRINT_SAMPLE, size - FINGERPRINT_SAMPLE))
+            digest.update(f.read(FINGERPRINT_SAMPLE))
+    return f"{path.name}|{size}|{digest.hexdigest()}"
 
 
 def device() -> str:
