@@ -134,7 +134,9 @@ class StudioSettings:
         _path_if_set)
     cache_dir: Path | None = knob(
         "STUDIO_CACHE_DIR", None, "path", "`cache_dir` in studio.toml, else ~/.cache/figurative-studio",
-        "where converted weights, int8 exports, self-check verdicts, embeddings and images are cached", _path)
+        "where converted weights, int8 exports, self-check verdicts, embeddings and images are cached; a converted "
+        "file is keyed by the source file's name, size and a hash of its first and last MiB (not its folder), so "
+        "another clone or venv on the machine reuses it", _path)
     max_memory_gb: float | None = knob(
         "STUDIO_MAX_MEMORY_GB", None, "GiB", "`max_memory_gb` in studio.toml, else none",
         "memory budget: the least recently used models are unloaded to stay under it", _gib)

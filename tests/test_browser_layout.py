@@ -1,7 +1,9 @@
 """In headless Chromium, issue "What a visitor still hits" item 7: with a result on screen, every column of the
 tables a visitor reads (Polish, Rerank, Proverbs, Continue, Models) lies inside its table's box and the window, at
 1400 px and on a phone (no column hidden behind a scrollbar nobody sees), and on a phone the Polish button is on the
-first screen. The tiny profile's app, one browser for the module."""
+first screen. And issue 19's every tab at both sizes: a screenshot of each with its result on screen, a page body
+that never scrolls sideways (a wide table scrolls inside its own box), and highlighted text that wraps between words
+only. The tiny profile's app, one page per size for the module."""
 from __future__ import annotations
 
 import pytest
@@ -37,6 +39,25 @@ def _columns_inside(page, selector: str, expected: int):
             assert width >= 24, (selector, title, "too narrow to read", width)
 
 
+OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
+BREAK_STYLES_JS = """(root) => [...document.querySelectorAll(root + ' span')].map(e => getComputedStyle(e).wordBreak)"""
+
+
+def _fits_the_window(page, shots, name: str):
+    """The tab's screenshot, and no sideways scrolling of the page body."""
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
+    page.screenshot(path=str(shots / f"tab-{name}-{width}x{height}.png"), full_page=True)
+    overflow = page.evaluate(OVERFLOW_JS)
+    assert overflow <= 1, f"{name} overflows sideways by {overflow} px at {width} px"
+
+
+def _lines_break_between_words(page, root: str):
+    """Issue 19 item 10 on screen: HighlightedText's text never wraps inside a word (Gradio's own style breaks
+    anywhere, which put "with h / er face" on two lines at a narrow width)."""
+    styles = page.evaluate(BREAK_STYLES_JS, root)
+    assert styles and "break-all" not in styles, styles
+
+
 def _run_on_story(page, tab: str, button: str, ready, pick=None):
     """The tab opened, the story typed (`pick(page)` before running, e.g. a mode), the button pressed, and the
     locator `ready(page)` waited for."""
@@ -69,7 +90,7 @@ def test_polish_button_on_the_first_screen_and_every_column_shown(pages, shots, 
     page.locator("#polish-status").get_by_text("candidates asked").wait_for(timeout=RESULT_TIMEOUT_MS)
     page.wait_for_timeout(800)
     _columns_inside(page, "#polish-table", 3)
-    page.screenshot(path=str(shots / f"layout-polish-{width}.png"), full_page=True)
+    _fits_the_window(page, shots, "polish")
 
 
 @pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
@@ -83,7 +104,7 @@ def test_proverbs_columns_all_shown(pages, shots, width, height):
     page.get_by_role("button", name="Find similar narratives", exact=True).click()
     page.locator("#proverbs-similar").get_by_text("neighbour", exact=False).first.wait_for(timeout=RESULT_TIMEOUT_MS)
     _columns_inside(page, "#proverbs-similar", 3)
-    page.screenshot(path=str(shots / f"layout-proverbs-{width}.png"), full_page=True)
+    _fits_the_window(page, shots, "proverbs")
 
 
 @pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
@@ -93,6 +114,8 @@ def test_continue_columns_all_shown(pages, shots, width, height):
                   lambda page: page.locator("#continue-info").get_by_text("sample(s) in", exact=False),
                   pick=lambda page: page.get_by_label("plain", exact=True).filter(visible=True).first.check())
     _columns_inside(page, "#continue-table", 4)
+    _lines_break_between_words(page, "#continue-highlight")
+    _fits_the_window(page, shots, "continue")
 
 
 @pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
@@ -101,10 +124,19 @@ def test_models_columns_all_shown(pages, shots, width, height):
     select_tab(page, "Models")
     page.wait_for_timeout(800)
     _columns_inside(page, "#models-table", 5)
-    page.screenshot(path=str(shots / f"layout-models-{width}.png"), full_page=True)
+    _fits_the_window(page, shots, "models")
 
 
-def test_rerank_columns_all_shown_at_1400(pages):
+@pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
+def test_imagine_and_about_fit_the_window(pages, shots, width, height):
+    page = pages(width, height)
+    for name in ("Imagine", "About"):
+        select_tab(page, name)
+        page.wait_for_timeout(300)
+        _fits_the_window(page, shots, name.lower())
+
+
+def test_rerank_columns_all_shown_at_1400(pages, shots):
     """At 1400 px every Rerank column is in view (on a phone its nine columns scroll inside their own box)."""
     page = pages(1400, 1000)
     select_tab(page, "Rerank")
@@ -113,6 +145,8 @@ def test_rerank_columns_all_shown_at_1400(pages):
         timeout=RESULT_TIMEOUT_MS)
     page.wait_for_timeout(800)
     _columns_inside(page, "#rerank-table", 9)
+    _lines_break_between_words(page, "#rerank-winner")
+    _fits_the_window(page, shots, "rerank")
 
 
 SCROLLBAR_JS = """() => { const v = document.querySelector('#rerank-table .virtual-table-viewport');
@@ -136,7 +170,8 @@ def test_rerank_on_a_phone_says_to_swipe_and_shows_its_scrollbar(pages, shots):
     assert geometry["wider"] > 0 and geometry["scrollbar"] != "none", geometry
     assert {"rank", "candidate", "quality"} <= set(geometry["inView"]), geometry
     assert page.locator("#rerank-swipe").is_visible()
-    page.screenshot(path=str(shots / "layout-rerank-390.png"), full_page=True)
+    _lines_break_between_words(page, "#rerank-winner")
+    _fits_the_window(page, shots, "rerank")
     wide = pages(1400, 1000)
     select_tab(wide, "Rerank")
     assert not wide.locator("#rerank-swipe").is_visible()

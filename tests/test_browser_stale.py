@@ -260,7 +260,8 @@ def test_an_over_long_input_clears_the_results_and_says_why(fresh):
 
 def test_proverbs_align_and_similar_clear_on_an_over_long_narrative(fresh):
     """Align and Find similar refuse an over-long narrative as the main run does: the aligned pairs and the similar
-    narratives of the earlier one go, and the status line says why."""
+    narratives of the earlier one go, and the status line says why; a later Align within the limit takes that line
+    away."""
     page = fresh
     select_tab(page, "Proverbs")
     _box(page, "Narrative").fill("The fox could not reach the grapes, so it said they were sour anyway. " * 3)
@@ -280,3 +281,9 @@ def test_proverbs_align_and_similar_clear_on_an_over_long_narrative(fresh):
     page.get_by_role("button", name="Find similar narratives", exact=True).click()
     expect(page.locator("#proverbs-similar")).not_to_contain_text("neighbour", timeout=RESULT_TIMEOUT_MS)
     assert "No result" in page.locator("#proverbs-status").inner_text()
+    _close_toasts(page)
+    # a narrative within the limit: Align shows its pairs and the refusal's line goes
+    _box(page, "Narrative").fill("The fox could not reach the grapes, so it said they were sour anyway. " * 3)
+    page.get_by_role("button", name="Align", exact=True).click()
+    page.locator("#proverbs-pairs").get_by_text(words).filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+    expect(page.locator("#proverbs-status")).not_to_contain_text("No result", timeout=10_000)

@@ -1,11 +1,12 @@
 """In headless Chromium, the rest of issue 19: Rerank's CSV upload (a bad file clears the results; every literal of a
-good one is scored and selectable), every tab legible at 1400×1000 and on a 390×844 phone, and Rerank's buttons that
-set the paper's and the served quality weights. One app server and one browser for the module."""
+good one is scored and selectable), Polish's shortfall line, the Stop buttons and the downloads, and Rerank's buttons
+that set the paper's and the served quality weights (every tab at 1400×1000 and on a 390×844 phone, with its result:
+tests/test_browser_layout.py). One app server and one browser for the module."""
 from __future__ import annotations
 
 import pytest
 
-from conftest import SIZE_IDS, SIZES, close_toasts, needs_chromium, open_page, select_tab
+from conftest import SIZES, close_toasts, needs_chromium, open_page, select_tab
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 RESULT_TIMEOUT_MS = 120_000
@@ -24,7 +25,7 @@ def _table_texts(page) -> str:
 
 def test_rerank_csv_bad_file_clears_and_every_literal_is_scored(browser, app_url, shots, tmp_path):
     """On the phone, where the literal picker is hardest to reach (the flow itself does not depend on the width;
-    every tab's layout is checked at both sizes below)."""
+    every tab's layout is checked at both sizes in test_browser_layout.py)."""
     width, height = PHONE
     page = open_page(browser, app_url, width, height)
     size = f"{width}x{height}"
@@ -65,64 +66,7 @@ def test_rerank_csv_bad_file_clears_and_every_literal_is_scored(browser, app_url
         page.close()
 
 
-TAB_NAMES = ["Polish", "Rerank", "Imagine", "Proverbs", "Continue", "Models", "About"]
-OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
-
-
 STORY = "Maya kept putting off her thesis all spring, and then she had to write day and night [like a machine]."
-
-
-def _narrative(page, text: str):
-    box = page.get_by_label("Narrative").filter(visible=True).first
-    box.fill(text)
-
-
-BREAK_STYLES_JS = """(root) => [...document.querySelectorAll(root + ' span')].map(e => getComputedStyle(e).wordBreak)"""
-
-
-def _lines_break_between_words(page, root: str):
-    """Issue 19 item 10 on screen: HighlightedText's text never wraps inside a word (Gradio's own style breaks
-    anywhere, which put "with h / er face" on two lines at a narrow width)."""
-    styles = page.evaluate(BREAK_STYLES_JS, root)
-    assert styles and "break-all" not in styles, styles
-
-
-def _fill_results(page, name: str):
-    """Each tab with a result on screen, so its tables are seen as a visitor sees them."""
-    if name == "Polish":
-        page.get_by_role("button", name="Polish", exact=True).click()
-        page.locator("#polish-status").get_by_text("candidates asked").wait_for(timeout=RESULT_TIMEOUT_MS)
-    elif name == "Rerank":
-        page.get_by_role("button", name="Rerank", exact=True).click()
-        _wait_in_table(page, "like a child")
-        _lines_break_between_words(page, "#rerank-winner")
-    elif name == "Proverbs":
-        _narrative(page, STORY)
-        page.get_by_role("button", name="Recommend proverbs", exact=True).click()
-        page.get_by_text("Scoring:").filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
-    elif name == "Continue":
-        _narrative(page, STORY)
-        page.get_by_role("button", name="Continue", exact=True).click()
-        page.locator("#continue-info").get_by_text("sample(s) in", exact=False).wait_for(timeout=RESULT_TIMEOUT_MS)
-        _lines_break_between_words(page, "#continue-highlight")
-    page.wait_for_timeout(800)
-
-
-@pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
-def test_every_tab_screenshot_and_no_overflow(browser, app_url, shots, width, height):
-    """A screenshot of every tab at both sizes (Rerank with its scored table on screen); on the phone the page body
-    never scrolls sideways (a wide table scrolls inside its own box)."""
-    page = open_page(browser, app_url, width, height)
-    overflow = {}
-    try:
-        for name in TAB_NAMES:
-            select_tab(page, name)
-            _fill_results(page, name)
-            page.screenshot(path=str(shots / f"tab-{name.lower()}-{width}x{height}.png"), full_page=True)
-            overflow[name] = page.evaluate(OVERFLOW_JS)
-    finally:
-        page.close()
-    assert {name: px for name, px in overflow.items() if px > 1} == {}, f"sideways overflow in px at {width} px"
 
 
 def _downloads_shown(page, prefix: str):
@@ -137,7 +81,7 @@ def test_polish_shortfall_line_and_stop_buttons(browser, app_url, shots):
     why (item 6); Polish and Continue each have a Stop button beside their run button (item 5); their results, and
     Proverbs', are downloadable as CSV and JSON (item 7); the scores are explained under the tables and the sliders
     show rounded values (item 9). At the laptop size (the Rerank CSV flow runs on the phone; every tab's layout is
-    checked at both sizes)."""
+    checked at both sizes in test_browser_layout.py)."""
     width, height = LAPTOP
     page = open_page(browser, app_url, width, height)
     size = f"{width}x{height}"

@@ -263,7 +263,17 @@ def after_limit_check(trigger, *checks: tuple[gr.Textbox, str, int], clears: tup
                 message = "the input was refused."
             except StudioError as exc:
                 message = str(exc)
-            return (*values, f"⚠️ No result: {escape_markdown(' '.join(message.split()))}")
+            return (*values, f"{REFUSAL_MARK} {escape_markdown(' '.join(message.split()))}")
 
         check.failure(refused, inputs=boxes, outputs=list(outputs), api_name=False, queue=False)
     return check
+
+
+REFUSAL_MARK = "⚠️ No result:"
+
+
+def past_refusal(status: str | None):
+    """The status line without a refusal's message (an empty line), or left as it is: for a button that does not
+    write the status line itself (Proverbs' Align), chained to `after_limit_check`'s check (not to the handler, so
+    no API endpoint's answer changes) once a later input passes."""
+    return "" if (status or "").startswith(REFUSAL_MARK) else gr.update()

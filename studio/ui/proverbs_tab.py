@@ -11,7 +11,7 @@ from ..proverbs.catalog import usage_note
 from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL, clean_narrative
-from .common import (after_limit_check, escape, failed_run, guarded, highlight_pieces, limited_textbox,
+from .common import (after_limit_check, escape, failed_run, guarded, highlight_pieces, limited_textbox, past_refusal,
                      refuse_over_limit, role_notice, start_run)
 from .help import tab_guide
 from .session_files import result_downloads
@@ -229,8 +229,12 @@ def build_proverbs_tab() -> None:
             ranked.failure(failed_run(None, None), outputs=[table, full, status], api_name=False, queue=False)
         # an over-long narrative clears what these buttons show too, and the status line says why
         aligned = [proverb_hl, narrative_hl, pairs]
-        after_limit_check(align_button.click, narrative_limit, clears=([*aligned, status], (None, None, None))).success(
-            show_alignment, inputs=[narrative, proverb], outputs=aligned, api_name="align")
+        align_check = after_limit_check(align_button.click, narrative_limit, clears=([*aligned, status], (None,) * 3))
+        align_check.success(show_alignment, inputs=[narrative, proverb], outputs=aligned, api_name="align")
         proverb.select(show_alignment, inputs=[narrative, proverb], outputs=aligned, api_name=False)
-        after_limit_check(similar_button.click, narrative_limit, clears=([similar_table, status], (None,))).success(
-            find_similar, inputs=[narrative, pool, method], outputs=similar_table, api_name="similar")
+        similar_check = after_limit_check(similar_button.click, narrative_limit,
+                                          clears=([similar_table, status], (None,)))
+        similar_check.success(find_similar, inputs=[narrative, pool, method], outputs=similar_table, api_name="similar")
+        for check in (align_check, similar_check):  # a later narrative that passes takes the refusal's line away
+            check.success(past_refusal, inputs=status, outputs=status, api_name=False, queue=False,
+                          show_progress="hidden")
