@@ -11,10 +11,12 @@ fi
 files="requirements.txt requirements-offline.txt"
 [ "${1:-}" = "--dev" ] && files="$files requirements-dev.txt"
 stamp=".venv/.installed-$(cat $files | sha1sum | cut -c1-12)"
+# --no-compile: pip would byte-compile every installed module (torch alone has thousands, most never imported here),
+# about a minute on 2 cores; Python compiles the ones in use on their first import instead, once
 if [ ! -f "$stamp" ]; then
-  .venv/bin/pip install -q -r requirements.txt
-  .venv/bin/pip install -q --no-deps -r requirements-offline.txt
-  if [ "${1:-}" = "--dev" ]; then .venv/bin/pip install -q -r requirements-dev.txt; fi
+  .venv/bin/pip install -q --no-compile -r requirements.txt
+  .venv/bin/pip install -q --no-compile --no-deps -r requirements-offline.txt
+  if [ "${1:-}" = "--dev" ]; then .venv/bin/pip install -q --no-compile -r requirements-dev.txt; fi
   touch "$stamp"
 fi
 # llama.cpp serves the offline language model (studio/models/loaders/llamacpp.py). PyPI has only its source, and
