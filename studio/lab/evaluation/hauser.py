@@ -196,8 +196,11 @@ def cross_validated_quality(rows: list[dict], full: dict[str, list]) -> dict:
     group = np.array([literals.index(r["literal_sentences"]) for r in rows])
 
     def fit(mask) -> int:
+        """The best setting on `mask`'s rows; settings that tie (to 1e-9: some give the same correlation up to
+        rounding) go to the first in the grid's order, not to whichever floating-point path rounds highest, so the
+        choice is the same on every CPU."""
         scores = [pearson(table[k][mask], human[mask]) for k in range(len(configs))]
-        return int(np.nanargmax([-2.0 if v is None else v for v in scores]))
+        return int(np.nanargmax([-2.0 if v is None else round(v, 9) for v in scores]))
 
     held_out, chosen = np.full(len(rows), np.nan), []
     for g in range(len(literals)):
