@@ -139,9 +139,14 @@ def browser():
         chromium.close()
 
 
-def open_page(browser, url, width=1400, height=1000):
-    """A new page of `browser` on the app at `url`, once its tabs have rendered."""
-    page = browser.new_page(viewport={"width": width, "height": height})
+def open_page(browser, url, width=1400, height=1000, clipboard: bool = False):
+    """A new page of `browser` on the app at `url`, once its tabs have rendered; with `clipboard`, in a context of its
+    own that may read and write the clipboard (close `page.context` then)."""
+    if clipboard:
+        page = browser.new_context(viewport={"width": width, "height": height},
+                                   permissions=["clipboard-read", "clipboard-write"]).new_page()
+    else:
+        page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(url, wait_until="domcontentloaded")
     page.get_by_role("tab").first.wait_for(timeout=60_000)
     return page

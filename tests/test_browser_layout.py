@@ -3,8 +3,12 @@ tables a visitor reads (Polish, Rerank, Proverbs, Continue, Models) lies inside 
 1400 px and on a phone (no column hidden behind a scrollbar nobody sees), and on a phone the Polish button is on the
 first screen. And issue 19's every tab at both sizes: a screenshot of each with its result on screen, a page body
 that never scrolls sideways (a wide table scrolls inside its own box), and highlighted text that wraps between words
-only. The tiny profile's app, one page per size for the module."""
+only. At 1400 px each result is also shared: the tab's link, copied with the result on screen, opens that tab with
+the result for the person it is sent to (Gradio's deep links, plus the tab). The tiny profile's app, one page per
+size for the module."""
 from __future__ import annotations
+
+import time
 
 import pytest
 
@@ -13,6 +17,7 @@ from conftest import SIZE_IDS, SIZES, needs_chromium, open_page, select_tab
 pytestmark = [pytest.mark.browser, needs_chromium]
 RESULT_TIMEOUT_MS = 120_000
 STORY = "Maya kept putting off her thesis all spring, and then she had to write day and night [like a machine]."
+LAKE = "The lake was calm."
 
 #: every visible table's box and its header cells' edges (px)
 COLUMNS_JS = """(selector) => [...document.querySelectorAll(selector)].filter(e => e.offsetParent).map(root => {
@@ -70,12 +75,54 @@ def _run_on_story(page, tab: str, button: str, ready, pick=None):
     page.wait_for_timeout(800)
 
 
+def _copied_link(page, tab: str) -> str:
+    """Click the tab's share button and read the link it copies."""
+    page.evaluate("navigator.clipboard.writeText('')")  # emptied first, so that a slow copy is waited for
+    page.locator(f"#{tab}-share").click()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        link = page.evaluate("navigator.clipboard.readText()")
+        if "deep_link=" in link:
+            return link
+        page.wait_for_timeout(200)
+    raise AssertionError("no deep link was copied")
+
+
+def _shared_link_reopens(page, shots, tab: str, shown: str, count: str | None = None):
+    """The link the tab's share button copies, with its result on screen, opens for the person it is sent to that tab
+    with the result (`shown` visible) and the restored text counted (`count`, not 0 characters). At 1400 px only:
+    what a link restores does not depend on the screen."""
+    if page.viewport_size["width"] != 1400:
+        return
+    page.wait_for_timeout(500)  # the last output reaches the server's copy of the page
+    link = _copied_link(page, tab)
+    app_url = page.url.split("?")[0]
+    assert f"tab={tab}" in link and link.startswith(app_url)
+    opened = page.context.new_page()
+    try:
+        opened.goto(link, wait_until="domcontentloaded")
+        opened.get_by_text(shown).filter(visible=True).first.wait_for(timeout=30_000)
+        if count is not None:  # a busy machine counts late, never wrongly
+            opened.get_by_text(count).filter(visible=True).first.wait_for(timeout=30_000)
+        assert opened.get_by_role("tab", selected=True).inner_text().strip().lower() == tab
+        opened.screenshot(path=str(shots / f"shared-link-{tab}-1400.png"), full_page=True)
+    finally:
+        opened.close()
+
+
 @pytest.fixture(scope="module")
 def pages(browser, app_url):
+    """One page per size for the module, each in its own context (the 1400 px one may use the clipboard)."""
     opened = {}
-    yield lambda width, height: opened.setdefault((width, height), open_page(browser, app_url, width, height))
+
+    def page_at(width, height):
+        if (width, height) not in opened:
+            opened[(width, height)] = open_page(browser, app_url, width, height, clipboard=True)
+        return opened[(width, height)]
+
+    yield page_at
     for page in opened.values():
-        page.close()
+        page.context.close()
 
 
 @pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
@@ -86,11 +133,13 @@ def test_polish_button_on_the_first_screen_and_every_column_shown(pages, shots, 
     page.evaluate("() => window.scrollTo(0, 0)")
     button = page.get_by_role("button", name="Polish", exact=True).bounding_box()
     assert button["y"] + button["height"] <= height, f"the Polish button ends {button['y'] + button['height']:.0f} px down"
+    page.get_by_label("Literal sentence").filter(visible=True).first.fill(LAKE)
     page.get_by_role("button", name="Polish", exact=True).click()
     page.locator("#polish-status").get_by_text("candidates asked").wait_for(timeout=RESULT_TIMEOUT_MS)
     page.wait_for_timeout(800)
     _columns_inside(page, "#polish-table", 3)
     _fits_the_window(page, shots, "polish")
+    _shared_link_reopens(page, shots, "polish", LAKE.rstrip("."), f"{len(LAKE)} / 400 characters")
 
 
 @pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
@@ -105,6 +154,7 @@ def test_proverbs_columns_all_shown(pages, shots, width, height):
     page.locator("#proverbs-similar").get_by_text("neighbour", exact=False).first.wait_for(timeout=RESULT_TIMEOUT_MS)
     _columns_inside(page, "#proverbs-similar", 3)
     _fits_the_window(page, shots, "proverbs")
+    _shared_link_reopens(page, shots, "proverbs", "Scoring:", f"{len(STORY)} / 4,000 characters")
 
 
 @pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
@@ -116,6 +166,7 @@ def test_continue_columns_all_shown(pages, shots, width, height):
     _columns_inside(page, "#continue-table", 4)
     _lines_break_between_words(page, "#continue-highlight")
     _fits_the_window(page, shots, "continue")
+    _shared_link_reopens(page, shots, "continue", "sample(s) in", f"{len(STORY)} / 4,000 characters")
 
 
 @pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)
@@ -147,6 +198,7 @@ def test_rerank_columns_all_shown_at_1400(pages, shots):
     _columns_inside(page, "#rerank-table", 9)
     _lines_break_between_words(page, "#rerank-winner")
     _fits_the_window(page, shots, "rerank")
+    _shared_link_reopens(page, shots, "rerank", "like a little boy")
 
 
 SCROLLBAR_JS = """() => { const v = document.querySelector('#rerank-table .virtual-table-viewport');

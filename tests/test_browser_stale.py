@@ -92,25 +92,23 @@ def test_send_refuses_a_sentence_its_candidates_were_not_made_for():
         fill_from_polish(RIVER, [], RIVER)
 
 
-@pytest.mark.parametrize("text,message", [
-    ("Hello.", "Nothing to polish"),
-    ("Her eyes were as blue as the sea.", "already holds a simile"),
-    ("הנהר היה איטי מאוד.", "works in English"),
-])
-def test_polish_refuses_what_it_cannot_work_with(fresh, text, message):
-    """Item 2: a one-line refusal on the status line, and no candidate (no "Hello like a dog.")."""
+REFUSED = [("Hello.", "Nothing to polish"),
+           ("Her eyes were as blue as the sea.", "already holds a simile"),
+           ("הנהר היה איטי מאוד.", "works in English")]
+
+
+def test_polish_and_proverbs_refuse_what_they_cannot_work_with(fresh):
+    """Item 2: a one-line refusal on the status line, and no candidate (no "Hello like a dog."); Proverbs gives
+    "Hello." a refusal on the status line, not five proverbs. One page: each refusal replaces the one before."""
     page = fresh
     select_tab(page, "Polish")
-    _polish(page, text)
-    _wait_status(page, "#polish-status", message)
-    assert _status(page).count("\n") == 0
-    assert page.locator("#polish-table").get_by_text(text.split()[0], exact=False).filter(visible=True).count() == 0
-    assert " as as " not in page.content()
-
-
-def test_proverbs_refuses_a_narrative_too_short(fresh):
-    """Item 2: "Hello." gets a refusal on the status line, not five proverbs."""
-    page = fresh
+    for text, message in REFUSED:
+        _polish(page, text)
+        _wait_status(page, "#polish-status", message)
+        assert _status(page).count("\n") == 0, text
+        assert page.locator("#polish-table").get_by_text(text.split()[0], exact=False).filter(
+            visible=True).count() == 0, text
+        assert " as as " not in page.content()
     select_tab(page, "Proverbs")
     _box(page, "Narrative").fill("Hello.")
     page.get_by_role("button", name="Recommend proverbs", exact=True).click()

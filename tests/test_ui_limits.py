@@ -63,3 +63,21 @@ def test_refusals_name_the_input_in_english(what, empty, long):
         require_text("abcdef", what, max_chars=5)
     with pytest.raises(InputError, match=f"^{empty[:-len(': it is empty.')]}\\.$"):
         require_text(None, what)
+
+
+def test_handlers_that_change_nothing_give_the_value_back():
+    """KEEP_VALUE (studio/ui/common.py): a bare gr.update() would make Gradio rebuild the component from its
+    constructor, and a shared link would then open without the value (a Proverbs status line after Find similar)."""
+    from types import SimpleNamespace
+
+    from studio.ui.common import REFUSAL_MARK, past_refusal, stopped_line
+    from studio.ui.polish_tab import candidate_selected
+
+    line = "Scoring: plain sentence similarity ranked the whole catalog."
+    assert past_refusal(line) == line
+    assert past_refusal(f"{REFUSAL_MARK} The narrative is too long.") == ""
+    assert stopped_line("nothing")(line) == line
+    assert stopped_line("no candidates.")("*Polishing…*").startswith("⚠️ Stopped")
+    assert candidate_selected(["a", "b"], "typed", SimpleNamespace(index=None)) == "typed"
+    assert candidate_selected(["a", "b"], "typed", SimpleNamespace(index=[1, 0])) == "b"
+    assert candidate_selected(["a", "b"], "typed", SimpleNamespace(index=[5, 0])) == "typed"

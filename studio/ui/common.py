@@ -111,13 +111,17 @@ def failed_run(*cleared):
     return failed
 
 
+#: KEEP_VALUE: a handler that leaves an output as it is, on a path a visitor takes, returns the output's current
+#: value (taken as an input), never a bare `gr.update()`: Gradio rebuilds a component from its constructor on any
+#: update, so the server's copy of the page, which a shared link (`share_button`) restores, would lose the value (a
+#: Proverbs link shared after Find similar opened without its status line).
 def stopped_line(what: str):
     """Stop's own handler: a status line still saying the run is under way becomes a note that it was stopped."""
 
     def stopped(status: str | None):
-        status = str(status or "").strip()
-        if not (status.startswith("*") and status.endswith("…*")):
-            return gr.update()  # nothing was running: the line (a result's) stays
+        line = str(status or "").strip()
+        if not (line.startswith("*") and line.endswith("…*")):
+            return status  # nothing was running: the line (a result's) stays, given back as it is (KEEP_VALUE)
         return f"⚠️ Stopped before it finished: {what}"
 
     return stopped
@@ -276,4 +280,4 @@ def past_refusal(status: str | None):
     """The status line without a refusal's message (an empty line), or left as it is: for a button that does not
     write the status line itself (Proverbs' Align), chained to `after_limit_check`'s check (not to the handler, so
     no API endpoint's answer changes) once a later input passes."""
-    return "" if (status or "").startswith(REFUSAL_MARK) else gr.update()
+    return "" if (status or "").startswith(REFUSAL_MARK) else status  # KEEP_VALUE

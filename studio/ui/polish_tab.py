@@ -186,11 +186,13 @@ def send_state(candidates: list[str], literal: str | None, polished: str | None)
     return gr.Button(interactive=fresh), (STALE_NOTE if candidates and not fresh else "")
 
 
-def candidate_selected(state: list[str], evt: gr.SelectData):
+def candidate_selected(state: list[str], current: str | None, evt: gr.SelectData):
+    """The clicked candidate into the Components box; a click on no candidate leaves the box's text (KEEP_VALUE in
+    common.py)."""
     if not state or evt.index is None:
-        return gr.update()
+        return current
     row = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
-    return state[row] if 0 <= row < len(state) else gr.update()
+    return state[row] if 0 <= row < len(state) else current
 
 
 def build_polish_tab() -> dict:
@@ -275,7 +277,7 @@ def build_polish_tab() -> dict:
         literal.change(**send_args)
         after_limit_check(show.click, (sentence, "sentence", MAX_SENTENCE_CHARS)).success(
             run_components, inputs=sentence, outputs=[highlighted, details], api_name="components")
-        table.select(candidate_selected, inputs=candidates, outputs=sentence, api_name=False).then(
+        table.select(candidate_selected, inputs=[candidates, sentence], outputs=sentence, api_name=False).then(
             run_components, inputs=sentence, outputs=[highlighted, details], api_name=False)
     return {"literal": literal, "candidates_table": table, "candidates": candidates, "polished": polished,
             "send_button": send}
