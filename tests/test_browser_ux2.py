@@ -76,49 +76,52 @@ def _downloads_shown(page, prefix: str):
         link.filter(visible=True).first.wait_for(timeout=10_000)
 
 
-def test_polish_shortfall_line_and_stop_buttons(browser, app_url, shots):
+@pytest.fixture(scope="module")
+def laptop_page(browser, app_url):
+    page = open_page(browser, app_url, *LAPTOP)
+    yield page
+    page.close()
+
+
+def test_polish_shortfall_line_and_stop_buttons(laptop_page, shots):
     """Polish asked for 10 with one strategy that proposes fewer: the line above the table says how many came and
     why (item 6); Polish and Continue each have a Stop button beside their run button (item 5); their results, and
     Proverbs', are downloadable as CSV and JSON (item 7); the scores are explained under the tables and the sliders
     show rounded values (item 9). At the laptop size (the Rerank CSV flow runs on the phone; every tab's layout is
     checked at both sizes in test_browser_layout.py)."""
-    width, height = LAPTOP
-    page = open_page(browser, app_url, width, height)
-    size = f"{width}x{height}"
-    try:
-        select_tab(page, "Polish")
-        for name in ("insertion", "retrieval", "lm"):
-            page.get_by_label(name, exact=True).uncheck()
-        page.get_by_role("button", name="Polish", exact=True).click()
-        status = page.locator("#polish-status")
-        status.get_by_text("of the 10 candidates asked").wait_for(timeout=RESULT_TIMEOUT_MS)
-        assert "⚠️" in status.inner_text() and "property" in status.inner_text()
-        assert page.get_by_role("button", name="Stop", exact=True).filter(visible=True).count() == 1
-        _downloads_shown(page, "polish")
-        page.get_by_text("how readily the polisher writes this simile").filter(visible=True).first.wait_for(timeout=5_000)
-        page.screenshot(path=str(shots / f"polish-shortfall-{size}.png"), full_page=True)
+    page = laptop_page
+    size = "{width}x{height}".format(**page.viewport_size)
+    select_tab(page, "Polish")
+    for name in ("insertion", "retrieval", "lm"):
+        page.get_by_label(name, exact=True).uncheck()
+    page.get_by_role("button", name="Polish", exact=True).click()
+    status = page.locator("#polish-status")
+    status.get_by_text("of the 10 candidates asked").wait_for(timeout=RESULT_TIMEOUT_MS)
+    assert "⚠️" in status.inner_text() and "property" in status.inner_text()
+    assert page.get_by_role("button", name="Stop", exact=True).filter(visible=True).count() == 1
+    _downloads_shown(page, "polish")
+    page.get_by_text("how readily the polisher writes this simile").filter(visible=True).first.wait_for(timeout=5_000)
+    page.screenshot(path=str(shots / f"polish-shortfall-{size}.png"), full_page=True)
 
-        select_tab(page, "Proverbs")
-        page.get_by_label("Narrative").filter(visible=True).first.fill(STORY)
-        page.get_by_role("button", name="Recommend proverbs", exact=True).click()
-        page.get_by_text("Scoring:").filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
-        _downloads_shown(page, "proverbs")
-        page.get_by_text("as a share of the whole catalog").filter(visible=True).first.wait_for(timeout=5_000)
+    select_tab(page, "Proverbs")
+    page.get_by_label("Narrative").filter(visible=True).first.fill(STORY)
+    page.get_by_role("button", name="Recommend proverbs", exact=True).click()
+    page.get_by_text("Scoring:").filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+    _downloads_shown(page, "proverbs")
+    page.get_by_text("as a share of the whole catalog").filter(visible=True).first.wait_for(timeout=5_000)
 
-        select_tab(page, "Continue")
-        assert page.get_by_role("button", name="Stop", exact=True).filter(visible=True).count() == 1
-        page.get_by_label("Narrative").filter(visible=True).first.fill(STORY)
-        page.get_by_role("button", name="Continue", exact=True).click()
-        page.locator("#continue-info").get_by_text("sample(s) in").wait_for(timeout=RESULT_TIMEOUT_MS)
-        _downloads_shown(page, "continue")
-        page.get_by_text("the judge's share of plausibility").filter(visible=True).first.wait_for(
-            timeout=5_000)
-        page.get_by_text("Sampling", exact=True).first.click()  # open the accordion
-        temperature = page.get_by_label("number input for Temperature (0 = greedy)")
-        assert temperature.input_value() == "0.7"  # rounded, not 0.7000000000000001
-        page.screenshot(path=str(shots / f"continue-downloads-{size}.png"), full_page=True)
-    finally:
-        page.close()
+    select_tab(page, "Continue")
+    assert page.get_by_role("button", name="Stop", exact=True).filter(visible=True).count() == 1
+    page.get_by_label("Narrative").filter(visible=True).first.fill(STORY)
+    page.get_by_role("button", name="Continue", exact=True).click()
+    page.locator("#continue-info").get_by_text("sample(s) in").wait_for(timeout=RESULT_TIMEOUT_MS)
+    _downloads_shown(page, "continue")
+    page.get_by_text("the judge's share of plausibility").filter(visible=True).first.wait_for(
+        timeout=5_000)
+    page.get_by_text("Sampling", exact=True).first.click()  # open the accordion
+    temperature = page.get_by_label("number input for Temperature (0 = greedy)")
+    assert temperature.input_value() == "0.7"  # rounded, not 0.7000000000000001
+    page.screenshot(path=str(shots / f"continue-downloads-{size}.png"), full_page=True)
 
 
 _SLIDERS = ("α (relevance), parts", "β (logical consistency), parts", "γ (sentiment consistency), parts")
@@ -131,16 +134,13 @@ def _expect_parts(page, parts):
         expect(page.get_by_label(label).filter(visible=True).first).to_have_value(str(value), timeout=10_000)
 
 
-def test_rerank_weight_buttons_set_the_papers_and_the_served_parts(browser, app_url):
+def test_rerank_weight_buttons_set_the_papers_and_the_served_parts(laptop_page):
     from studio.hauser.criteria import DEFAULT_QUALITY_PARTS, PAPER_QUALITY_PARTS
 
-    page = open_page(browser, app_url)
-    try:
-        select_tab(page, "Rerank")
-        _expect_parts(page, DEFAULT_QUALITY_PARTS)
-        page.locator("#rerank-paper-weights").click()
-        _expect_parts(page, PAPER_QUALITY_PARTS)
-        page.locator("#rerank-served-weights").click()
-        _expect_parts(page, DEFAULT_QUALITY_PARTS)
-    finally:
-        page.close()
+    page = laptop_page
+    select_tab(page, "Rerank")
+    _expect_parts(page, DEFAULT_QUALITY_PARTS)
+    page.locator("#rerank-paper-weights").click()
+    _expect_parts(page, PAPER_QUALITY_PARTS)
+    page.locator("#rerank-served-weights").click()
+    _expect_parts(page, DEFAULT_QUALITY_PARTS)
