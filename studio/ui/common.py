@@ -61,6 +61,8 @@ def _log_refusal(fn, message) -> None:
 
 #: the status line while a run is under way is "*Polishing…*" (no emoji: headless Chromium's fonts lack ⏳ and ⏹)
 RUNNING = "*{}*"
+#: how a status line that reports no result begins (a refusal, an error)
+REFUSAL_MARK = "⚠️ No result:"
 #: each browser session's last error message and whether it was a Stop, for its status line (`failed_run`);
 #: bounded, read once
 _FAILURES: collections.OrderedDict[str, tuple[str, bool]] = collections.OrderedDict()
@@ -104,8 +106,8 @@ def failed_run(*cleared):
         with _failures_lock:
             message, stopped = _FAILURES.pop(_session(request) or "", ("", False))
         text = escape_markdown(" ".join(message.split()))
-        line = f"⚠️ {text}" if stopped else f"⚠️ No result: {text}" if text else \
-            "⚠️ No result: the run ended with an error."
+        line = f"⚠️ {text}" if stopped else f"{REFUSAL_MARK} {text}" if text else \
+            f"{REFUSAL_MARK} the run ended with an error."
         return (*cleared, line)
 
     return failed
@@ -271,9 +273,6 @@ def after_limit_check(trigger, *checks: tuple[gr.Textbox, str, int], clears: tup
 
         check.failure(refused, inputs=boxes, outputs=list(outputs), api_name=False, queue=False)
     return check
-
-
-REFUSAL_MARK = "⚠️ No result:"
 
 
 def past_refusal(status: str | None):
