@@ -90,7 +90,10 @@ CANNOT_POLISH = [("Hello.", "Nothing to polish"), ("Yes!", "Nothing to polish"),
                  # the learned detector (fitted on "like" sentences only) gave these 0.08 and 0.31
                  ("It was as cold as ice.", "already holds a simile"),
                  ("She was as happy as a clam.", "already holds a simile"),
-                 ("הנהר היה איטי מאוד.", "works in English: this sentence is written mostly in Hebrew")]
+                 ("הנהר היה איטי מאוד.", "works in English: this sentence is written mostly in Hebrew"),
+                 # markup alone: "<img src=x onerror=alert(1)> like a web page" was offered before
+                 ("<img src=x onerror=alert(1)>", "HTML markup, with no words outside its tags"),
+                 ("<b>Hello</b>", "Nothing to polish: the sentence has no word"), ("<p></p>", "HTML markup")]
 
 
 @pytest.mark.parametrize("text,message", CANNOT_POLISH)
@@ -102,7 +105,7 @@ def test_refuses_what_it_cannot_polish(text, message):
 
 
 def test_still_polishes_short_literals():
-    for literal in ("The lake was calm.", "He moved.", "It was empty.", "I like tea."):
+    for literal in ("The lake was calm.", "He moved.", "It was empty.", "I like tea.", "<b>The lake</b> was calm."):
         assert polish(literal, n=2, strategies=["property", "insertion"], seed=0).candidates, literal
 
 

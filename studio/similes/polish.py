@@ -252,7 +252,9 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     step(0.02, "parsing the sentence")
     parser = registry.get("parser")
     doc = parser(literal)
-    refuse_unpolishable(doc)
+    # a tag's name and attributes are not words to polish: the checks read the sentence without them
+    plain = without_markup(literal)
+    refuse_unpolishable(doc if plain == literal else parser(plain))
     slots = find_slots(literal, doc)
     if not slots:
         raise InputError("No place for a simile was found: the sentence needs a verb or a predicated adjective.")
@@ -353,6 +355,9 @@ MIN_LATIN_SHARE = 0.5
 #: parts of speech a simile can attach to ("there", "so" and the other stop-word adverbs do not count): a sentence
 #: with none of them ("Hello.", "Yes.", "I am.") has nothing to compare
 CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "ADV"}
+#: an HTML tag ("<img src=x>", "</b>"): shown as text like anything typed, but its name and attributes are not words a
+#: simile could attach to
+MARKUP_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 
 
 def refuse_other_script(literal: str) -> None:
@@ -407,9 +412,19 @@ def refuse_other_language(literal: str) -> None:
                          "knowledge base know English similes only. Type an English sentence.")
 
 
+def without_markup(literal: str) -> str:
+    """The sentence with its HTML tags blanked out (the same length, so that offsets still hold); an InputError when
+    nothing is left: "<img src=x onerror=…>" is no sentence, though spaCy finds nouns in its attributes."""
+    blanked = MARKUP_TAG.sub(lambda tag: " " * len(tag.group()), literal)
+    if not any(ch.isalpha() for ch in blanked):
+        raise InputError("Nothing to polish: the sentence is HTML markup, with no words outside its tags. Polish "
+                         "works on plain text: type a sentence (e.g. \"The lake was calm.\") instead.")
+    return blanked
+
+
 def refuse_unpolishable(doc) -> None:
     """An InputError for a parsed sentence Polish cannot work with: no content word a simile could attach to (a
-    greeting, "Hello."), or a sentence that already holds a simile (a second comparison would be inserted into the
+    greeting, "Hello."; markup alone, "<img src=x>"), or a sentence that already holds a simile (a second comparison would be inserted into the
     first: "as as blue as a sapphire as the sea")."""
     if not any(t.is_alpha and t.pos_ in CONTENT_POS and not (t.pos_ == "ADV" and t.is_stop) for t in doc):
         raise InputError("Nothing to polish: the sentence has no word a simile could attach to (a thing, an action "
