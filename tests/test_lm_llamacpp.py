@@ -116,7 +116,7 @@ def test_seeded_samples_do_not_depend_on_other_requests(offline):
 
 @pytest.mark.offline
 def test_a_broken_llamacpp_file_is_not_served_and_torch_serves(offline, tmp_path):
-    """Deliberately broken weights (noise in every feed-forward output layer of a valid GGUF that loads and
+    """Deliberately broken weights (noise in the first three feed-forward output layers of a valid GGUF that loads and
     runs): the check fails, the verdict is kept, and the torch forms serve instead."""
     import gguf
 
@@ -134,7 +134,7 @@ def test_a_broken_llamacpp_file_is_not_served_and_torch_serves(offline, tmp_path
     reader = gguf.GGUFReader(str(broken_base / llamacpp.SERVED_FILE), "r+")
     rng = np.random.default_rng(0)
     for tensor in reader.tensors:
-        if tensor.name.endswith("ffn_down.weight"):
+        if tensor.name in ("blk.0.ffn_down.weight", "blk.1.ffn_down.weight", "blk.2.ffn_down.weight"):
             tensor.data[...] = rng.normal(0, 0.5, tensor.data.shape).astype(tensor.data.dtype)
     del reader
     gguf_file = Path(resolve_model_path(spec_for("offline", "lm").model_id))
@@ -195,24 +195,36 @@ def test_the_lora_variants_are_served_on_llamacpp_and_match_float32_with_their_d
 
 
 @pytest.mark.offline
-def test_a_request_larger_than_the_context_gets_room_and_a_too_large_one_a_clear_error(offline):
+def test_a_request_larger_than_the_context_gets_room_and_a_too_large_one_a_clear_error(offline, monkeypatch):
+    """The same behaviour at every size, so it is shown on a small context (256 cells, 2,048 at most) of the served
+    file: a prefill of 4,800 tokens for the usual 4,096 took half a minute on one core."""
     from studio.errors import InputError
+    from studio.models.loaders.common import resolve_model_path
 
-    lm = offline.get("lm")
-    story = "The river rose all night and the village woke to water in every kitchen. " * 25  # ~400 tokens
-    prompts = [lm.tokenizer(f"({i}.)\n{story}", add_special_tokens=False)["input_ids"] for i in range(12)]
-    assert sum(map(len, prompts)) > llamacpp.N_CTX
-    with lm.ensemble(prompts, 2, "sum", 5) as (first, step):
-        assert first.shape == (2, lm.n_vocab) and step([1, 2]).shape == (2, lm.n_vocab)
-        with pytest.raises(RuntimeError, match="inside another call"):
-            lm.loglik(["a"], [" b"])
-    assert lm._n_ctx == llamacpp.N_CTX  # the usual context again
-    with pytest.raises(InputError, match="fewer samples"):  # more sequences than llama.cpp holds
-        with lm.ensemble(prompts, 30, "sum", 20):
-            pass
-    with pytest.raises(InputError, match="Shorten the text"):  # more tokens than the largest context
-        lm.loglik([story * 90], [" The end."])
-    assert lm.generate(["Once upon a time"], max_new_tokens=3, temperature=0)[0][0].new_tokens == 3
+    served = offline.get("lm")
+    monkeypatch.setattr(llamacpp, "N_CTX", 256)
+    monkeypatch.setattr(llamacpp, "MAX_CTX", 2048)
+    base, _ = _float32(offline)
+    gguf = llamacpp.served_gguf(Path(resolve_model_path(spec_for("offline", "lm").model_id)), base)
+    lm = llamacpp.LlamaCppLM(gguf, served.tokenizer, served.model_id, served.backend)
+    try:
+        story = "The river rose all night and the village woke to water in every kitchen. "  # ~16 tokens
+        prompts = [lm.tokenizer(f"({i}.)\n{story}", add_special_tokens=False)["input_ids"] for i in range(16)]
+        assert sum(map(len, prompts)) > llamacpp.N_CTX
+        with lm.ensemble(prompts, 2, "sum", 5) as (first, step):
+            assert first.shape == (2, lm.n_vocab) and step([1, 2]).shape == (2, lm.n_vocab)
+            assert llama_cpp.llama_n_ctx(lm._ctx) > llamacpp.N_CTX  # room for this call
+            with pytest.raises(RuntimeError, match="inside another call"):
+                lm.loglik(["a"], [" b"])
+        assert lm._n_ctx == llamacpp.N_CTX  # the usual context again
+        with pytest.raises(InputError, match="fewer samples"):  # more sequences than llama.cpp holds
+            with lm.ensemble(prompts, 30, "sum", 20):
+                pass
+        with pytest.raises(InputError, match="Shorten the text"):  # more tokens than the largest context
+            lm.loglik([story * 200], [" The end."])
+        assert lm.generate(["Once upon a time"], max_new_tokens=3, temperature=0)[0][0].new_tokens == 3
+    finally:
+        lm.close()
 
 
 def test_a_lora_delta_becomes_an_adapter_with_gguf_names_and_rotary_row_order(tmp_path):
