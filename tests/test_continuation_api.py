@@ -54,19 +54,19 @@ def test_cli_continue_bad_mode(capsys):
 @pytest.mark.offline
 @pytest.mark.skipif(not (data_dir() / "simile_train.jsonl").is_file(),
                     reason="the figurative narratives (../shared/data/figurative) are not available")
-def test_offline_judge_batch_and_accuracy(offline, tmp_path, capsys, studio_lexicon):
+def test_offline_judge_batch_answers_as_the_judge(offline, tmp_path, capsys, studio_lexicon):
     from studio.lab.continuation import data
     from studio.continuation.features import Case
     from studio.continuation.judge import get_judge
 
+    # the served judge's accuracy is guarded in test_continuation_crossjudge.py and pinned by `eval continuation`'s
+    # sample (test_evaluation.py); here, its batch command
     judge = get_judge()
     assert judge is not None, "assets/continuation/judge-cross is missing: python -m studio train judge"
     _, val = data.split("simile")
-    rows = val[::8][:16]  # 0.75 measured (the sample of `eval continuation` pins the judge's accuracy itself)
+    rows = val[::8][:1]
     js = judge.pairs([Case(it.narrative, it.expression, it.knowledge, it.kind) for it in rows],
                      [it.option1 for it in rows], [it.option2 for it in rows])
-    acc = sum((j.choice == "option2") == bool(it.label) for j, it in zip(js, rows)) / len(rows)
-    assert acc >= 0.6
     src = tmp_path / "in.jsonl"
     src.write_text("\n".join([
         json.dumps({"narrative": rows[0].narrative, "option1": rows[0].option1, "option2": rows[0].option2,
@@ -83,6 +83,7 @@ def test_offline_judge_batch_and_accuracy(offline, tmp_path, capsys, studio_lexi
     results = [json.loads(x) for x in dst.read_text().splitlines()]
     assert len(results) == 2 and all(abs(r["p_option1"] + r["p_option2"] - 1) < 1e-3 for r in results)
     assert all(r["choice"] == ("option1" if r["p_option1"] >= r["p_option2"] else "option2") for r in results)
+    assert results[0]["p_option1"] == pytest.approx(js[0].p_option1, abs=1e-3)  # the batch is the judge's answer
 
 
 def test_cli_eval_rejects_an_empty_generation_sample(capsys):
