@@ -12,19 +12,12 @@ files="requirements.txt requirements-offline.txt"
 [ "${1:-}" = "--dev" ] && files="$files requirements-dev.txt"
 stamp=".venv/.installed-$(cat $files | sha1sum | cut -c1-12)"
 # --no-compile: pip would byte-compile every installed module (torch alone has thousands, most never imported here),
-# about a minute on 2 cores; the ~4,600 the studio and its tests use are compiled below, by importing them
+# about a minute on 2 cores; Python compiles the ones in use on their first import instead, once
 # the app's and the tests' requirements in one resolve (one pip run fewer); the weight packages without dependencies
 if [ ! -f "$stamp" ]; then
   dev=""; [ "${1:-}" = "--dev" ] && dev="-r requirements-dev.txt"
   .venv/bin/pip install -q --no-compile -r requirements.txt $dev
-  # importing the studio (and the test tools) compiles what they use, on the core pip leaves idle while it unpacks
-  # the weight packages: ~15 s that the first run of the app or of each test worker would otherwise pay
-  warm="import studio.ui.app, studio.cli; from studio.models.preimport import import_backends; import_backends()"
-  [ -n "$dev" ] && warm="$warm; import pytest, playwright.sync_api, gradio_client"
-  .venv/bin/python -c "$warm" >/dev/null 2>&1 &
-  compiling=$!
   .venv/bin/pip install -q --no-compile --no-deps -r requirements-offline.txt
-  wait "$compiling" || echo "setup: importing the studio failed (python -c \"$warm\")" >&2
   touch "$stamp"
 fi
 # llama.cpp serves the offline language model (studio/models/loaders/llamacpp.py). PyPI has only its source, and
