@@ -188,6 +188,11 @@ class StudioSettings:
         "STUDIO_LM_THREADS", None, "whole number ≥ 1", "every core",
         "threads of a llama.cpp call (OpenMP spins only briefly, so two requests at once share the cores)", _threads)
     # -- read by the scripts and tests, not by studio/
+    installer: str = knob(
+        "STUDIO_INSTALLER", "uv", "uv \\| pip", "uv",
+        "what `make setup` (scripts/setup.sh) installs the requirements with: uv, several times faster, given the "
+        "sources pip is configured with (`scripts/uv_options.py`), and pip if uv fails; pip: pip only",
+        lambda name, raw: (raw or "uv").strip() or "uv")
     prepare: bool = on_switch(
         "STUDIO_PREPARE",
         "`make setup` (scripts/setup.sh) does the one-time work of `models --prepare`; 0 leaves it to the first "
