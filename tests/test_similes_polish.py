@@ -415,3 +415,29 @@ def test_a_vehicle_of_the_opposite_adjective_is_left_out(offline):
              cand("His backpack was as heavy as an elephant.", "as heavy as an elephant", "an elephant"),
              cand("His backpack weighed on him like a feather.", "like a feather", "a feather")]
     assert _opposite_images(polisher_lm()[0], cands) == {0}
+
+
+def test_the_manner_adverbs_adjective_is_found():
+    from studio.figures.antonyms import load_antonyms
+    from studio.similes.polish import manner_adjective
+
+    antonyms = load_antonyms()
+    assert manner_adjective("The train moved slowly up the hill.", antonyms) == "slow"
+    assert manner_adjective("She sang happily.", antonyms) == "happy"
+    assert manner_adjective("He snored loudly all night.", antonyms) == "loud"
+    assert manner_adjective("The train moved up the hill.", antonyms) is None
+    assert manner_adjective("The family ate dinner.", antonyms) is None  # "family" is no adverb
+
+
+@pytest.mark.offline
+def test_a_vehicle_of_the_opposite_manner_is_left_out(offline):
+    """Read as unusable in our blind reads (train): "…moved slowly up the hill like a falcon", "…like an arrow";
+    the snail stays, and a sentence without a manner adverb is not touched."""
+    from studio.similes.polish import Candidate, _opposite_manner, polisher_lm
+
+    lm, _ = polisher_lm()
+    literal = "The train moved slowly up the hill."
+    cands = [Candidate(f"The train moved slowly up the hill like {v}.", f"like {v}", 34, "lm", 0.5, v, kind="verb")
+             for v in ("a falcon", "an arrow", "a snail")]
+    assert _opposite_manner(lm, cands, literal) == {0, 1}
+    assert _opposite_manner(lm, cands, "The train moved up the hill.") == set()

@@ -76,6 +76,11 @@ ATTESTED_TOP = 30
 #: studio/figures/irony.py)
 #: why: docs/experiments.md#polish-opposite-margin
 OPPOSITE_MARGIN = 2.5
+#: a "like V" candidate of a sentence with a manner adverb whose adjective has an antonym ("walked slowly") is dropped
+#: when the polisher finds V at least this many nats likelier in "It was as ANTONYM as V." than in "It was as ADJ as
+#: V." ("…walked slowly … like an arrow"). Chosen on our blind reads' train literals (the smallest margin that drops
+#: no usable candidate there), checked on dev: docs/experiments.md#polish-opposite-adverb
+ADVERB_OPPOSITE_MARGIN = 0.0
 LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
 MAX_CHARS = 400
 CONTEXT_WORDS = 20
@@ -88,7 +93,8 @@ SCORE_MEANING = ("score = how readily the polisher (the language model fine-tune
                  "(Rerank scores that).")
 RANKING = ("Candidates are ranked by the score, best first; an \"as ADJ as\" simile whose vehicle the simile KB "
            "knows for that adjective (marked KB: \"as sweet as honey\") counts double; one whose vehicle the "
-           "polisher finds likelier after the opposite adjective (\"as heavy as a feather\") is left out.")
+           "polisher finds likelier after the opposite adjective (\"as heavy as a feather\"), or after the opposite of "
+           "the sentence's manner adverb (\"moved slowly … like an arrow\"), is left out.")
 KEEP_MEANING = ("keep = how likely a writer is to keep the candidate (0..1): a logistic model fitted on our own blind "
                 "reads' labels, from the score, the source, KB attestation and how close the vehicle's meaning is to "
                 "\"something ADJ\" or \"something that VERB\", to the sentence, to its subject and to \"a person\". "
@@ -298,7 +304,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     floor = (MIN_SCORE if min_score is None else float(min_score)) if trained else 0.0  # set for the trained polisher
     weak = [c for c in candidates if c.score < floor]
     candidates = [c for c in candidates if c.score >= floor]
-    opposite = _opposite_images(polisher, candidates)
+    opposite = _opposite_images(polisher, candidates) | _opposite_manner(polisher, candidates, literal)
     candidates = [c for i, c in enumerate(candidates) if i not in opposite]
     by_keep = ranker and _keep_probabilities(candidates, literal, doc)
     for c in candidates:  # the ranker was fitted on the other sources' reads: it says nothing of the writer's images
@@ -723,6 +729,47 @@ def _opposite_images(lm, candidates) -> set[int]:
     if not items:
         return set()
     found = find_ironies(shared(lm), [item for _, item in items], antonyms, margin=OPPOSITE_MARGIN)
+    return {i for (i, _), hit in zip(items, found) if hit is not None}
+
+
+def manner_adjective(literal: str, antonyms: dict) -> str | None:
+    """The adjective of the sentence's first manner adverb that has an antonym: "slowly" → "slow", "happily" →
+    "happy", "gently" → "gentle", "basically" → "basic"; None when there is none."""
+    for word in re.findall(r"[A-Za-z]+", literal):
+        w = word.lower()
+        if not w.endswith("ly"):
+            continue
+        for adjective in (w[:-2], w[:-3] + "y" if w.endswith("ily") else None, w[:-2] + "le",
+                          w[:-4] if w.endswith("ally") else None):
+            if adjective and adjective in antonyms:
+                return adjective
+    return None
+
+
+_LIKE = re.compile(r"like (.+?)[.!?]*$")
+
+
+def _opposite_manner(lm, candidates, literal: str) -> set[int]:
+    """Indices of the "like V" candidates whose vehicle suits the opposite of the sentence's manner adverb: V at least
+    ADVERB_OPPOSITE_MARGIN nats likelier after "It was as ANTONYM as" than after "It was as ADJ as" ("The train
+    moved slowly up the hill like a falcon.")."""
+    antonyms = load_antonyms()
+    adjective = manner_adjective(literal, antonyms)
+    if adjective is None:
+        return set()
+    items = []
+    for i, c in enumerate(candidates):
+        m = _LIKE.fullmatch(c.phrase) if c.kind == "verb" else None
+        if not m:
+            continue
+        vehicle = m.group(1)
+        probe = f"It was as {adjective} as {vehicle}."
+        p, v = len("It was as "), len(f"It was as {adjective} as ")
+        spans = {"comparator": (7, 9), "property": (p, p + len(adjective)), "vehicle": (v, v + len(vehicle))}
+        items.append((i, (0, probe, [Simile(None, vehicle, None, "as ... as", adjective, spans)])))
+    if not items:
+        return set()
+    found = find_ironies(shared(lm), [item for _, item in items], antonyms, margin=ADVERB_OPPOSITE_MARGIN)
     return {i for (i, _), hit in zip(items, found) if hit is not None}
 
 
