@@ -427,6 +427,7 @@ def test_the_manner_adverbs_adjective_is_found():
     assert manner_adjective("He snored loudly all night.", antonyms) == "loud"
     assert manner_adjective("The train moved up the hill.", antonyms) is None
     assert manner_adjective("The family ate dinner.", antonyms) is None  # "family" is no adverb
+    assert manner_adjective("The lake was completely still.", antonyms) is None  # how much, not how
 
 
 @pytest.mark.offline

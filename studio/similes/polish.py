@@ -430,8 +430,8 @@ def without_markup(literal: str) -> str:
 
 def refuse_unpolishable(doc) -> None:
     """An InputError for a parsed sentence Polish cannot work with: no content word a simile could attach to (a
-    greeting, "Hello."; markup alone, "<img src=x>"), or a sentence that already holds a simile (a second comparison would be inserted into the
-    first: "as as blue as a sapphire as the sea")."""
+    greeting, "Hello."), or a sentence that already holds a simile (a second comparison would be inserted into the
+    first: "as as blue as a sapphire as the sea"). Markup alone is refused before (`without_markup`)."""
     if not any(t.is_alpha and t.pos_ in CONTENT_POS and not (t.pos_ == "ADV" and t.is_stop) for t in doc):
         raise InputError("Nothing to polish: the sentence has no word a simile could attach to (a thing, an action "
                          "or a quality), as in a greeting. Type a sentence that describes something (e.g. "
@@ -732,12 +732,20 @@ def _opposite_images(lm, candidates) -> set[int]:
     return {i for (i, _), hit in zip(items, found) if hit is not None}
 
 
+#: "-ly" words that say how much or how sure, not how: never a manner ("really" → "real", "likely" → "like")
+NOT_MANNER = {"really", "truly", "likely", "only", "nearly", "simply", "merely", "fairly", "hardly", "barely",
+              "mostly", "entirely", "completely", "totally", "fully", "extremely", "highly", "rarely", "usually",
+              "finally", "actually", "certainly", "clearly", "probably", "possibly", "early", "daily", "partly",
+              "largely", "utterly", "absolutely", "perfectly", "exactly", "particularly", "especially", "equally"}
+
+
 def manner_adjective(literal: str, antonyms: dict) -> str | None:
-    """The adjective of the sentence's first manner adverb that has an antonym: "slowly" → "slow", "happily" →
-    "happy", "gently" → "gentle", "basically" → "basic"; None when there is none."""
+    """The adjective of the sentence's first "-ly" manner adverb with an antonym in the antonym table: "slowly" →
+    "slow", "happily" → "happy", "loudly" → "loud" (WordNet lists none for "quick" or "gentle"); None when there is
+    none."""
     for word in re.findall(r"[A-Za-z]+", literal):
         w = word.lower()
-        if not w.endswith("ly"):
+        if not w.endswith("ly") or w in NOT_MANNER:
             continue
         for adjective in (w[:-2], w[:-3] + "y" if w.endswith("ily") else None, w[:-2] + "le",
                           w[:-4] if w.endswith("ally") else None):
