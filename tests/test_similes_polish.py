@@ -93,7 +93,8 @@ CANNOT_POLISH = [("Hello.", "Nothing to polish"), ("Yes!", "Nothing to polish"),
                  ("הנהר היה איטי מאוד.", "works in English: this sentence is written mostly in Hebrew"),
                  # markup alone: "<img src=x onerror=alert(1)> like a web page" was offered before
                  ("<img src=x onerror=alert(1)>", "HTML markup, with no words outside its tags"),
-                 ("<b>Hello</b>", "Nothing to polish: the sentence has no word"), ("<p></p>", "HTML markup")]
+                 ("<b>Hello</b>", "Nothing to polish: the sentence has no word"), ("<p></p>", "HTML markup"),
+                 ("😀😀🔥", "Nothing to polish: the sentence has no word")]
 
 
 @pytest.mark.parametrize("text,message", CANNOT_POLISH)

@@ -422,7 +422,7 @@ def without_markup(literal: str) -> str:
     """The sentence with its HTML tags blanked out (the same length, so that offsets still hold); an InputError when
     nothing is left: "<img src=x onerror=…>" is no sentence, though spaCy finds nouns in its attributes."""
     blanked = MARKUP_TAG.sub(lambda tag: " " * len(tag.group()), literal)
-    if not any(ch.isalpha() for ch in blanked):
+    if blanked != literal and not any(ch.isalpha() for ch in blanked):  # emoji alone is no markup: refused after
         raise InputError("Nothing to polish: the sentence is HTML markup, with no words outside its tags. Polish "
                          "works on plain text: type a sentence (e.g. \"The lake was calm.\") instead.")
     return blanked
