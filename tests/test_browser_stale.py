@@ -258,8 +258,8 @@ def test_an_over_long_input_clears_the_results_and_says_why(fresh):
 
 def test_proverbs_align_and_similar_clear_on_an_over_long_narrative(fresh):
     """Align and Find similar refuse an over-long narrative as the main run does: the aligned pairs and the similar
-    narratives of the earlier one go, and the status line says why; a later Align within the limit takes that line
-    away."""
+    narratives of the earlier one go, and each section's own line, under its button, says why (the ranking's line
+    stays); a later Align within the limit takes that line away."""
     page = fresh
     select_tab(page, "Proverbs")
     _box(page, "Narrative").fill("The fox could not reach the grapes, so it said they were sour anyway. " * 3)
@@ -271,17 +271,42 @@ def test_proverbs_align_and_similar_clear_on_an_over_long_narrative(fresh):
     page.locator("#proverbs-similar").get_by_text("neighbour", exact=False).first.wait_for(timeout=RESULT_TIMEOUT_MS)
     _box(page, "Narrative").fill("word " * 1000)  # over the narrative's limit
     page.get_by_role("button", name="Align", exact=True).click()
-    _wait_status(page, "#proverbs-status", "No result")
-    assert "characters long" in page.locator("#proverbs-status").inner_text()
+    _wait_status(page, "#proverbs-align-status", "No result")
+    assert "characters long" in page.locator("#proverbs-align-status").inner_text()
     expect(page.locator("#proverbs-pairs")).not_to_contain_text(words, timeout=RESULT_TIMEOUT_MS)
+    assert "Scoring:" in page.locator("#proverbs-status").inner_text()
     _close_toasts(page)
-    # the status line already says "No result": the similar narratives going is what shows the second refusal
     page.get_by_role("button", name="Find similar narratives", exact=True).click()
+    _wait_status(page, "#proverbs-similar-status", "No result")
     expect(page.locator("#proverbs-similar")).not_to_contain_text("neighbour", timeout=RESULT_TIMEOUT_MS)
-    assert "No result" in page.locator("#proverbs-status").inner_text()
     _close_toasts(page)
     # a narrative within the limit: Align shows its pairs and the refusal's line goes
     _box(page, "Narrative").fill("The fox could not reach the grapes, so it said they were sour anyway. " * 3)
     page.get_by_role("button", name="Align", exact=True).click()
     page.locator("#proverbs-pairs").get_by_text(words).filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
-    expect(page.locator("#proverbs-status")).not_to_contain_text("No result", timeout=10_000)
+    expect(page.locator("#proverbs-align-status")).not_to_contain_text("No result", timeout=10_000)
+
+
+def test_section_buttons_say_why_under_themselves(fresh):
+    """Show components and Judge, each a section's own button: a refusal (emoji alone; no judge in the tiny profile)
+    is written on the section's line under the button, and the section's earlier result goes, with no bare "Error"
+    on its outputs."""
+    page = fresh
+    select_tab(page, "Polish")
+    parts = page.locator("#components-parts")
+    page.get_by_role("button", name="Show components", exact=True).click()  # the example simile
+    parts.get_by_text("child").first.wait_for(timeout=RESULT_TIMEOUT_MS)
+    _box(page, "Simile sentence").fill("😀😀🔥")
+    page.get_by_role("button", name="Show components", exact=True).click()
+    _wait_status(page, "#components-status", "No result")
+    assert "no words" in page.locator("#components-status").inner_text()
+    expect(parts).not_to_contain_text("child", timeout=10_000)
+    assert parts.get_by_text("Error", exact=True).count() == 0
+    _close_toasts(page)
+
+    select_tab(page, "Continue")
+    _box(page, "Narrative").fill("He had worked all night, and in the morning he was [as tired as a dog].")
+    _box(page, "Continuation 1").fill("He went straight to bed.")
+    page.get_by_role("button", name="Judge", exact=True).click()
+    _wait_status(page, "#judge-status", "No result")
+    assert "Please enter continuation 2" in page.locator("#judge-status").inner_text()

@@ -59,6 +59,16 @@ def test_rerank_csv_bad_file_clears_and_every_literal_is_scored(browser, app_url
         assert "cheetah" not in _table_texts(page)
         assert page.get_by_label("Literal sentence").filter(visible=True).first.input_value() == "The lake was calm."
         page.screenshot(path=str(shots / f"rerank-csv-groups-{size}.png"), full_page=True)
+
+        # Rerank (say, after new weights) scores the whole file again and keeps the chosen literal on screen
+        page.get_by_role("button", name="Rerank", exact=True).click()
+        running = page.locator("#rerank-status").get_by_text("Scoring…")
+        running.wait_for(state="visible", timeout=10_000)
+        running.wait_for(state="hidden", timeout=RESULT_TIMEOUT_MS)
+        _wait_in_table(page, "like a mirror", 20_000)
+        picker.wait_for(state="visible", timeout=10_000)
+        assert "3 scored from the CSV" in picker.inner_text()
+        assert picker.locator("input").input_value().startswith("2. The lake was calm.")
     except Exception:
         page.screenshot(path=str(shots / f"rerank-csv-FAILED-{size}.png"), full_page=True)
         raise

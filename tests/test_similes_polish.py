@@ -94,7 +94,7 @@ CANNOT_POLISH = [("Hello.", "Nothing to polish"), ("Yes!", "Nothing to polish"),
                  # markup alone: "<img src=x onerror=alert(1)> like a web page" was offered before
                  ("<img src=x onerror=alert(1)>", "HTML markup, with no words outside its tags"),
                  ("<b>Hello</b>", "Nothing to polish: the sentence has no word"), ("<p></p>", "HTML markup"),
-                 ("😀😀🔥", "Nothing to polish: the sentence has no word")]
+                 ("😀😀🔥", "The sentence has no words, only signs or emoji")]
 
 
 @pytest.mark.parametrize("text,message", CANNOT_POLISH)

@@ -70,12 +70,10 @@ def test_handlers_that_change_nothing_give_the_value_back():
     constructor, and a shared link would then open without the value (a Proverbs status line after Find similar)."""
     from types import SimpleNamespace
 
-    from studio.ui.common import REFUSAL_MARK, past_refusal, stopped_line
+    from studio.ui.common import stopped_line
     from studio.ui.polish_tab import candidate_selected
 
     line = "Scoring: plain sentence similarity ranked the whole catalog."
-    assert past_refusal(line) == line
-    assert past_refusal(f"{REFUSAL_MARK} The narrative is too long.") == ""
     assert stopped_line("nothing")(line) == line
     assert stopped_line("no candidates.")("*Polishing…*").startswith("⚠️ Stopped")
     assert candidate_selected(["a", "b"], "typed", SimpleNamespace(index=None)) == "typed"

@@ -116,10 +116,10 @@ def test_proverbs_align_and_similar_refuse_a_narrative_too_short(client):
                                            ("El río era muy lento.", "Spanish")])
 def test_polish_refuses_another_latin_script_language(text, language):
     from studio.errors import InputError
-    from studio.similes.polish import refuse_other_script
+    from studio.figures.english import refuse_non_english
 
     with pytest.raises(InputError, match=f"reads as {language}"):
-        refuse_other_script(text)
+        refuse_non_english(text)
 
 
 @pytest.mark.parametrize("text", ["The river was very slow.", "He is in the den with the dog.",
@@ -127,9 +127,9 @@ def test_polish_refuses_another_latin_script_language(text, language):
                                   "The café was full and the crème brûlée was gone.", "Jürgen laughed loudly.",
                                   "Björk sang."])
 def test_english_sentences_pass_the_language_check(text):
-    from studio.similes.polish import refuse_other_script
+    from studio.figures.english import refuse_non_english
 
-    refuse_other_script(text)
+    refuse_non_english(text)
 
 
 def test_a_literal_comparison_is_not_called_a_simile(tiny_registry):

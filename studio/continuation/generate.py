@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..errors import InputError, check_stop, require_text
+from ..figures.english import refuse_non_english
 from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
 from .decoding import Sample, ensemble_sample
@@ -142,6 +143,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     started = time.perf_counter()
     s = (settings or Settings()).check()
     raw = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)
+    refuse_non_english(raw, "narrative")
     step(0.01, "finding the idiom or simile")
     text, expr = find_expression(raw)
     notes = []

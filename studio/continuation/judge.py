@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError, require_text
+from ..figures.english import refuse_non_english
 from ..models import ModelUnavailable, get_registry
 from .features import Case
 
@@ -52,8 +53,10 @@ def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | 
 
     started = time.perf_counter()
     narrative = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)
-    option1 = require_text(option1, "option 1", MAX_OPTION_CHARS)
-    option2 = require_text(option2, "option 2", MAX_OPTION_CHARS)
+    option1 = require_text(option1, "continuation 1", MAX_OPTION_CHARS)
+    option2 = require_text(option2, "continuation 2", MAX_OPTION_CHARS)
+    for text, what in ((narrative, "narrative"), (option1, "continuation 1"), (option2, "continuation 2")):
+        refuse_non_english(text, what)
     judge = get_judge()
     if judge is None:
         raise ModelUnavailable("judge", "the plausibility judge is not trained or not served in this profile",

@@ -8,6 +8,7 @@ from typing import Sequence
 
 from ..errors import InputError, require_text
 from ..figures.components import extract_similes_batch
+from ..figures.english import refuse_non_english
 from ..figures.lm_features import shared
 from ..models import NLI_LABELS, ModelUnavailable, get_registry
 from . import criteria as C
@@ -122,6 +123,7 @@ class GroupScore:
 
 def check_group(literal, candidates) -> tuple[str, list[str]]:
     literal = require_text(literal, "literal sentence", MAX_CHARS)
+    refuse_non_english(literal, "literal sentence")
     if isinstance(candidates, str) or not isinstance(candidates, (list, tuple)):
         raise InputError("candidates must be a list of sentences")
     cleaned = [require_text(c, f"candidate {k + 1}", MAX_CHARS) for k, c in enumerate(candidates)]

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..embeddings import embed_cached
 from ..errors import InputError, require_text
+from ..figures.english import refuse_non_english
 from ..models import ModelUnavailable, get_registry
 from . import alignment
 from .catalog import Proverb, load_catalog
@@ -112,7 +113,9 @@ def embed_narratives(texts: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
 
 
 def clean_narrative(text) -> str:
-    return require_text(text, "narrative", MAX_NARRATIVE_CHARS)
+    narrative = require_text(text, "narrative", MAX_NARRATIVE_CHARS)
+    refuse_non_english(narrative, "narrative")
+    return narrative
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:

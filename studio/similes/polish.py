@@ -26,7 +26,6 @@ from __future__ import annotations
 import logging
 import math
 import re
-import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from ..errors import InputError, check_stop, require_text
 from ..figures.antonyms import load_antonyms
 from ..figures.components import Simile, extract_similes
 from ..figures.detector import simile_probability, someones, threshold
+from ..figures.english import refuse_non_english
 from ..figures.irony import find_ironies
 from ..figures.lm_features import shared
 from ..models import ModelUnavailable, get_registry
@@ -253,7 +253,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         if progress is not None:
             progress(fraction, what)
 
-    refuse_other_script(literal)
+    refuse_non_english(literal)
     registry = get_registry()
     step(0.02, "parsing the sentence")
     parser = registry.get("parser")
@@ -356,66 +356,12 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         shortfall=shortfall, reread=by_writer)
 
 
-#: the share of a sentence's letters that must be Latin for Polish to take it as English (a script check only)
-MIN_LATIN_SHARE = 0.5
 #: parts of speech a simile can attach to ("there", "so" and the other stop-word adverbs do not count): a sentence
 #: with none of them ("Hello.", "Yes.", "I am.") has nothing to compare
 CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "ADV"}
 #: an HTML tag ("<img src=x>", "</b>"): shown as text like anything typed, but its name and attributes are not words a
 #: simile could attach to
 MARKUP_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
-
-
-def refuse_other_script(literal: str) -> None:
-    """An InputError when most of the sentence's letters are not Latin: the studio's models and knowledge base are
-    English ("…מאוד like a lion's roar" is no simile in any language)."""
-    letters = [ch for ch in literal if ch.isalpha()]
-    other = [ch for ch in letters if not unicodedata.name(ch, "").startswith("LATIN")]
-    if letters and len(other) > (1 - MIN_LATIN_SHARE) * len(letters):
-        script = unicodedata.name(other[0], "OTHER").split()[0]
-        script = script if len(script) <= 3 else script.capitalize()  # "Hebrew", "CJK"
-        raise InputError(f"The studio works in English: this sentence is written mostly in {script} letters. "
-                         "Type an English sentence.")
-    refuse_other_language(literal)
-
-
-#: the commonest function words of the Latin-script languages a visitor is likeliest to type, without those that are
-#: also English words ("in", "a", "so", "was", "die", "also", "an"); and English's own, to weigh them against
-FUNCTION_WORDS = {
-    "German": {"der", "das", "und", "ist", "nicht", "ich", "sie", "mit", "auf", "ein", "eine", "einen", "einem",
-               "dem", "des", "sehr", "war", "wir", "ihr", "ihre", "sein", "seine", "zu", "von", "für", "auch",
-               "aber", "wie", "schon", "noch", "nach", "bei", "immer", "wurde", "sich", "er", "es"},
-    "French": {"le", "la", "les", "et", "est", "une", "des", "du", "dans", "pour", "pas", "que", "qui", "avec", "sur",
-               "très", "était", "il", "elle", "nous", "vous", "je", "ce", "cette", "mais", "au", "aux", "sont"},
-    "Spanish": {"el", "los", "las", "y", "es", "una", "muy", "pero", "con", "por", "para", "del", "que", "está",
-                "estaba", "fue", "era", "su", "sus", "yo", "ella", "lo"},
-    "Italian": {"il", "lo", "gli", "di", "che", "è", "sono", "una", "molto", "era", "per", "con", "non", "della",
-                "nel", "si", "anche"},
-    "Dutch": {"de", "het", "een", "en", "niet", "van", "zeer", "heel", "met", "op", "ik", "zij", "wij", "ook",
-              "naar", "maar", "werd"},
-    "Portuguese": {"o", "os", "um", "uma", "muito", "não", "com", "para", "era", "está", "estava", "foi", "ele",
-                   "ela", "mas", "da", "em"},
-}
-ENGLISH_WORDS = {"the", "a", "an", "is", "was", "were", "are", "be", "been", "and", "of", "to", "in", "on", "with",
-                 "he", "she", "it", "they", "i", "you", "we", "his", "her", "their", "very", "not", "but", "as", "at",
-                 "by", "for", "from", "had", "has", "have", "that", "this", "my", "our", "its", "so", "like"}
-
-
-_FOREIGN_LETTERS = re.compile(r"[äöüßñçãõåøæœ]")
-
-
-def refuse_other_language(literal: str) -> None:
-    """An InputError when a Latin-script sentence reads as another language than English: more of that language's
-    function words than English ones, at least two, or one beside a letter English does not use ("Der Fluss war
-    sehr langsam." is German). A name with such a letter alone is no sign ("Jürgen laughed loudly.")."""
-    words = re.findall(r"[^\W\d_]+", literal.lower())
-    english = sum(w in ENGLISH_WORDS for w in words)
-    hits = {language: sum(w in vocabulary for w in words) for language, vocabulary in FUNCTION_WORDS.items()}
-    language, count = max(hits.items(), key=lambda item: item[1])
-    foreign_letter = bool(_FOREIGN_LETTERS.search(literal.lower()))
-    if (count >= 2 or (count == 1 and foreign_letter)) and count > english:
-        raise InputError(f"The studio works in English: this sentence reads as {language}, and its models and "
-                         "knowledge base know English similes only. Type an English sentence.")
 
 
 def without_markup(literal: str) -> str:

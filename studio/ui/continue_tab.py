@@ -9,7 +9,7 @@ from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, WRITER_POOL, Set
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
 from ..continuation.ranking import POOL
 from .common import (after_limit_check, cancellable, cancelled, escape, failed_run, guarded, highlight_pieces,
-                     limited_textbox, refuse_over_limit, role_notice, start_run, stopped_line)
+                     limited_textbox, refuse_over_limit, role_notice, section_run, start_run, stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -131,7 +131,7 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
 
 
 @guarded
-def run_judge(narrative, option1, option2):
+def run_judge(narrative, option1, option2, request: gr.Request = None):
     r = judge_pair(narrative, option1, option2)
     return {"option 1": r["p_option1"], "option 2": r["p_option2"]}
 
@@ -204,9 +204,12 @@ def build_continue_tab() -> None:
                 option2 = limited_textbox(MAX_OPTION_CHARS, label="Continuation 2", lines=2,
                                           info=f"up to {MAX_OPTION_CHARS} characters")
             judge_btn = gr.Button("Judge")
+            judge_status = gr.Markdown(elem_id="judge-status")
             verdict = gr.Label(label="P(plausible)", num_top_classes=2)
             gr.Markdown(JUDGE_NOTE, elem_classes=["studio-note"])
             gr.Examples(JUDGE_EXAMPLES, inputs=[narrative, option1, option2], label="Judge example")
-            after_limit_check(judge_btn.click, (narrative, "narrative", MAX_NARRATIVE_CHARS),
-                              (option1, "option 1", MAX_OPTION_CHARS), (option2, "option 2", MAX_OPTION_CHARS)).success(
-                run_judge, [narrative, option1, option2], verdict, api_name="judge")
+            section_run(judge_btn.click, run_judge, [narrative, option1, option2], [verdict], judge_status,
+                        busy="Judging…", api_name="judge",
+                        checks=((narrative, "narrative", MAX_NARRATIVE_CHARS),
+                                (option1, "continuation 1", MAX_OPTION_CHARS),
+                                (option2, "continuation 2", MAX_OPTION_CHARS)))

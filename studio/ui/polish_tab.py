@@ -8,7 +8,7 @@ from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CH
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                PolishResult, components, polish)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, failed_run, guarded, highlight_pieces,
-                     limited_textbox, role_notice, start_run, stopped_line)
+                     limited_textbox, role_notice, section_run, start_run, stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -163,7 +163,7 @@ def screen_table(table, offsets: list[int] | None = None) -> pd.DataFrame:
 
 
 @guarded
-def run_components(sentence: str):
+def run_components(sentence: str, request: gr.Request = None):
     result = components(sentence)
     text = result["sentence"]
     marks = []
@@ -248,7 +248,9 @@ def build_polish_tab() -> dict:
                                        scale=3, max_lines=3, info=f"up to {MAX_SENTENCE_CHARS:,} characters")
             show = gr.Button("Show components", scale=1)
         gr.Examples(EXAMPLES_SIMILE, inputs=[sentence], label="Similes (and literal 'like')")
+        parts_status = gr.Markdown(elem_id="components-status")
         highlighted = gr.HighlightedText(label="Topic / vehicle / event / property", color_map=COLOURS,
+                                         elem_id="components-parts",
                                          show_legend=True, combine_adjacent=False)
         details = gr.JSON(label="Components")
         literal_limit = (literal, "literal sentence", MAX_CHARS)
@@ -275,9 +277,10 @@ def build_polish_tab() -> dict:
         stop.click(stopped_line("no candidates for this sentence; press Polish to run it again."), inputs=status,
                    outputs=status, cancels=runs, api_name=False, queue=False)
         literal.change(**send_args)
-        after_limit_check(show.click, (sentence, "sentence", MAX_SENTENCE_CHARS)).success(
-            run_components, inputs=sentence, outputs=[highlighted, details], api_name="components")
-        table.select(candidate_selected, inputs=[candidates, sentence], outputs=sentence, api_name=False).then(
-            run_components, inputs=sentence, outputs=[highlighted, details], api_name=False)
+        parts = dict(fn=run_components, inputs=[sentence], outputs=[highlighted, details], status=parts_status,
+                     busy="Finding the components…")
+        section_run(show.click, **parts, api_name="components", checks=((sentence, "sentence", MAX_SENTENCE_CHARS),))
+        section_run(table.select(candidate_selected, inputs=[candidates, sentence], outputs=sentence,
+                                 api_name=False).then, **parts, api_name=False, scroll_to_output=True)
     return {"literal": literal, "candidates_table": table, "candidates": candidates, "polished": polished,
             "send_button": send}

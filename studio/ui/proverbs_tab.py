@@ -11,8 +11,8 @@ from ..proverbs.catalog import usage_note
 from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL, clean_narrative
-from .common import (after_limit_check, escape, failed_run, guarded, highlight_pieces, limited_textbox, past_refusal,
-                     refuse_over_limit, role_notice, start_run)
+from .common import (after_limit_check, escape, failed_run, guarded, highlight_pieces, limited_textbox,
+                     refuse_over_limit, role_notice, section_run, start_run)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -138,7 +138,7 @@ def _highlight(text: str, spans: list[tuple[int, int, str]]):
 
 
 @guarded
-def show_alignment(narrative: str, proverb: str):
+def show_alignment(narrative: str, proverb: str, request: gr.Request = None):
     narrative = clean_narrative(narrative)
     text, _ = resolve_proverb(proverb)
     pairs = align(narrative, text)
@@ -151,7 +151,7 @@ def show_alignment(narrative: str, proverb: str):
 
 
 @guarded
-def find_similar(narrative: str, pool_text: str, method: str):
+def find_similar(narrative: str, pool_text: str, method: str, request: gr.Request = None):
     pool = [line for line in (pool_text or "").splitlines() if line.strip()] or EXAMPLES
     ranked = similar(narrative, pool, method)
     return pd.DataFrame([{"#": i + 1, "similarity": round(s, 2), "narrative": t} for i, (t, s) in enumerate(ranked)],
@@ -191,6 +191,7 @@ def build_proverbs_tab() -> None:
         with gr.Row():
             proverb = gr.Dropdown(choices=[], allow_custom_value=True, label="Proverb", scale=3)
             align_button = gr.Button("Align", scale=1)
+        align_status = gr.Markdown(elem_id="proverbs-align-status")
         proverb_hl = gr.HighlightedText(label="Proverb", color_map=COLOURS, show_legend=False)
         narrative_hl = gr.HighlightedText(label="Narrative", color_map=COLOURS, show_legend=False)
         pairs = gr.Dataframe(headers=PAIR_COLUMNS, datatype=["number", "str", "str", "number"], interactive=False,
@@ -205,6 +206,7 @@ def build_proverbs_tab() -> None:
             method = gr.Radio([(METHOD_WORDS.get(m, m), m) for m in METHODS], value=DEFAULT_METHOD,
                               label="Similarity", scale=1)
         similar_button = gr.Button("Find similar narratives")
+        similar_status = gr.Markdown(elem_id="proverbs-similar-status")
         similar_table = gr.Dataframe(headers=["#", "similarity", "narrative"], datatype=["number", "number", "str"],
                                      interactive=False, wrap=True, label="Similar narratives",
                                      elem_id="proverbs-similar", elem_classes=["studio-fit-table"],
@@ -227,14 +229,11 @@ def build_proverbs_tab() -> None:
             ranked.success(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
                            api_name=False)
             ranked.failure(failed_run(None, None), outputs=[table, full, status], api_name=False, queue=False)
-        # an over-long narrative clears what these buttons show too, and the status line says why
+        # Align and Find similar: each section's own line says why it has no result (an over-long narrative too)
         aligned = [proverb_hl, narrative_hl, pairs]
-        align_check = after_limit_check(align_button.click, narrative_limit, clears=([*aligned, status], (None,) * 3))
-        align_check.success(show_alignment, inputs=[narrative, proverb], outputs=aligned, api_name="align")
-        proverb.select(show_alignment, inputs=[narrative, proverb], outputs=aligned, api_name=False)
-        similar_check = after_limit_check(similar_button.click, narrative_limit,
-                                          clears=([similar_table, status], (None,)))
-        similar_check.success(find_similar, inputs=[narrative, pool, method], outputs=similar_table, api_name="similar")
-        for check in (align_check, similar_check):  # a later narrative that passes takes the refusal's line away
-            check.success(past_refusal, inputs=status, outputs=status, api_name=False, queue=False,
-                          show_progress="hidden")
+        section_run(align_button.click, show_alignment, [narrative, proverb], aligned, align_status,
+                    busy="Aligning…", api_name="align", checks=(narrative_limit,))
+        section_run(proverb.select, show_alignment, [narrative, proverb], aligned, align_status, busy="Aligning…",
+                    api_name=False)
+        section_run(similar_button.click, find_similar, [narrative, pool, method], [similar_table], similar_status,
+                    busy="Comparing the narratives…", api_name="similar", checks=(narrative_limit,))

@@ -309,23 +309,47 @@ def scale_note(table) -> str:
 
 @guarded
 def run_rerank(literal, candidates_text, alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance,
-               request: gr.Request = None, progress=gr.Progress()):
-    """The /rerank endpoint: one literal sentence's candidates (one per line) scored; the capability checks them."""
+               loaded=None, request: gr.Request = None, progress=gr.Progress()):
+    """The /rerank endpoint: one literal sentence's candidates (one per line) scored; the capability checks them.
+    `loaded` (the page's state, not an API parameter): the groups of the CSV uploaded last. While the boxes hold one
+    of them as the CSV's run or the picker put it there, every group is scored again (new weights apply to the whole
+    file, and the picker and the download keep every literal) and that one is shown."""
     settings = _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance)
     progress(0.0, desc="scoring")
+    shown = csv_group_in_boxes(literal, candidates_text, loaded)
+    if shown is not None:
+        scored = rerank_many(loaded, settings, progress=lambda f, what: progress(f, desc=what))
+        return show_scored(scored, shown, request)
     group = rerank(literal, candidates_from_lines(candidates_text), settings,
                    progress=lambda f, what: progress(f, desc=what))
-    _warn_flagged([group])
-    table, winner, chart, backends = show_group(group)
-    # one group: the CSV's group picker is hidden and forgotten
-    return (table, winner, chart, _csv_file([group], request), backends,
-            gr.update(choices=[], value=None, visible=False), [])
+    return show_scored([group], 0, request)
+
+
+def csv_group_in_boxes(literal: str | None, candidates_text: str | None, loaded) -> int | None:
+    """The index of the uploaded CSV's group that the text boxes hold unchanged (its literal, and its candidates in
+    any order), or None: typed or edited text is scored on its own."""
+    lines = sorted(line.strip() for line in (candidates_text or "").splitlines() if line.strip())
+    for i, (group_literal, candidates) in enumerate(loaded or []):
+        if group_literal == (literal or "").strip() and sorted(candidates) == lines:
+            return i
+    return None
+
+
+def show_scored(scored: list[RerankResult], shown: int, request: gr.Request | None):
+    """The outputs of a scoring run (see `build_rerank_tab`): group `shown` on screen, every group in the download;
+    the picker of groups is offered when there are several."""
+    _warn_flagged(scored)
+    table, winner, chart, backends = show_group(scored[shown])
+    labels = [group_label(i + 1, g) for i, g in enumerate(scored)]
+    picker = gr.update(choices=labels, value=labels[shown], visible=len(scored) > 1,
+                       label=f"Literal sentence shown ({len(scored)} scored from the CSV; all in the download)")
+    return table, winner, chart, _csv_file(scored, request), backends, picker, scored if len(scored) > 1 else []
 
 
 def clear_results():
     """Before an uploaded file is read: nothing from the earlier input stays on screen (a bad file then leaves the
-    results empty, under its error)."""
-    return None, None, None, None, "", gr.update(choices=[], value=None, visible=False), []
+    results empty, under its error), and the earlier file's groups are forgotten."""
+    return None, None, None, None, "", gr.update(choices=[], value=None, visible=False), [], []
 
 
 @guarded
@@ -340,13 +364,8 @@ def run_csv(path, alpha, beta, gamma, w_quality, w_creativity, w_inform, relevan
     settings = _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance)
     progress(0.0, desc="scoring")
     scored = rerank_many(groups, settings, progress=lambda f, what: progress(f, desc=what))
-    _warn_flagged(scored)
-    table, winner, chart, backends = show_group(scored[0])
-    labels = [group_label(i + 1, g) for i, g in enumerate(scored)]
-    picker = gr.update(choices=labels, value=labels[0], visible=len(scored) > 1,
-                       label=f"Literal sentence shown ({len(scored)} scored from the CSV; all in the download)")
     first = scored[0]
-    return (table, winner, chart, _csv_file(scored, request), backends, picker, scored, first.literal,
+    return (*show_scored(scored, 0, request), groups, first.literal,
             "\n".join(c["candidate"] for c in first.candidates))
 
 
@@ -437,7 +456,8 @@ def build_rerank_tab() -> dict:
                                      value="eq2", label="Relevance")
         run = gr.Button("Rerank", variant="primary")
         gr.Examples(EXAMPLES, inputs=[literal, candidates], label="Examples (from the HAUSER paper)")
-        groups = gr.State([])
+        groups = gr.State([])  # the scored groups the picker shows
+        loaded = gr.State([])  # the uploaded CSV's (literal, candidates) groups, which Rerank scores again
         status = gr.Markdown(elem_id="rerank-status", label="Status")
         group_choice = gr.Dropdown(choices=[], label="Literal sentence shown", visible=False, interactive=True,
                                    elem_id="rerank-group")
@@ -456,15 +476,15 @@ def build_rerank_tab() -> dict:
         # page plumbing, not endpoints: the API takes the parts directly
         paper.click(lambda: PAPER_QUALITY_PARTS, None, [alpha, beta, gamma], queue=False, api_name=False)
         served.click(lambda: DEFAULT_QUALITY_PARTS, None, [alpha, beta, gamma], queue=False, api_name=False)
-        inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance]
+        inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance, loaded]
         outputs = [table, winner, chart, download, backends, group_choice, groups]
         scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS),
                                   clears=([*outputs, status], CLEARED)).success, inputs, outputs, status, "rerank")
         # the CSV's run fills the input boxes too; a bad file's error marks the table, not them
-        csv_run = upload.upload(start_run("Scoring the CSV…", *clear_results()), outputs=[*outputs, status],
+        csv_run = upload.upload(start_run("Scoring the CSV…", *clear_results()), outputs=[*outputs, loaded, status],
                                 api_name=False, queue=False).then(
-            run_csv, inputs=[upload, *inputs[2:]], outputs=[*outputs, literal, candidates], api_name="rerank_csv",
-            show_progress_on=table)
+            run_csv, inputs=[upload, *inputs[2:-1]], outputs=[*outputs, loaded, literal, candidates],
+            api_name="rerank_csv", show_progress_on=table)
         finish(csv_run, table, status)
         group_choice.input(pick_group, inputs=[groups, group_choice],
                            outputs=[table, winner, chart, backends, literal, candidates], api_name=False).then(

@@ -1,0 +1,63 @@
+"""What the studio takes as English: its models and knowledge base know English figures of speech only, so a text in
+another script or another language is refused with a clear message (a script check and a function-word count, no
+model), as is a text with no word at all (emoji alone). Every capability's front door asks here."""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from ..errors import InputError
+
+#: the share of a text's letters that must be Latin for the studio to take it as English (a script check only)
+MIN_LATIN_SHARE = 0.5
+#: the commonest function words of the Latin-script languages a visitor is likeliest to type, without those that are
+#: also English words ("in", "a", "so", "was", "die", "also", "an"); and English's own, to weigh them against
+FUNCTION_WORDS = {
+    "German": {"der", "das", "und", "ist", "nicht", "ich", "sie", "mit", "auf", "ein", "eine", "einen", "einem",
+               "dem", "des", "sehr", "war", "wir", "ihr", "ihre", "sein", "seine", "zu", "von", "für", "auch",
+               "aber", "wie", "schon", "noch", "nach", "bei", "immer", "wurde", "sich", "er", "es"},
+    "French": {"le", "la", "les", "et", "est", "une", "des", "du", "dans", "pour", "pas", "que", "qui", "avec", "sur",
+               "très", "était", "il", "elle", "nous", "vous", "je", "ce", "cette", "mais", "au", "aux", "sont"},
+    "Spanish": {"el", "los", "las", "y", "es", "una", "muy", "pero", "con", "por", "para", "del", "que", "está",
+                "estaba", "fue", "era", "su", "sus", "yo", "ella", "lo"},
+    "Italian": {"il", "lo", "gli", "di", "che", "è", "sono", "una", "molto", "era", "per", "con", "non", "della",
+                "nel", "si", "anche"},
+    "Dutch": {"de", "het", "een", "en", "niet", "van", "zeer", "heel", "met", "op", "ik", "zij", "wij", "ook",
+              "naar", "maar", "werd"},
+    "Portuguese": {"o", "os", "um", "uma", "muito", "não", "com", "para", "era", "está", "estava", "foi", "ele",
+                   "ela", "mas", "da", "em"},
+}
+ENGLISH_WORDS = {"the", "a", "an", "is", "was", "were", "are", "be", "been", "and", "of", "to", "in", "on", "with",
+                 "he", "she", "it", "they", "i", "you", "we", "his", "her", "their", "very", "not", "but", "as", "at",
+                 "by", "for", "from", "had", "has", "have", "that", "this", "my", "our", "its", "so", "like"}
+_FOREIGN_LETTERS = re.compile(r"[äöüßñçãõåøæœ]")
+
+
+def refuse_non_english(text: str, what: str = "sentence") -> None:
+    """An InputError when `text` (a `what`: "sentence", "narrative", …) has no letter at all, is written mostly in
+    another script than Latin ("…מאוד like a lion's roar" is no simile in any language), or reads as another
+    Latin-script language (`refuse_other_language`)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        raise InputError(f"The {what} has no words, only signs or emoji: type an English {what}.")
+    other = [ch for ch in letters if not unicodedata.name(ch, "").startswith("LATIN")]
+    if len(other) > (1 - MIN_LATIN_SHARE) * len(letters):
+        script = unicodedata.name(other[0], "OTHER").split()[0]
+        script = script if len(script) <= 3 else script.capitalize()  # "Hebrew", "CJK"
+        raise InputError(f"The studio works in English: this {what} is written mostly in {script} letters. "
+                         f"Type an English {what}.")
+    refuse_other_language(text, what)
+
+
+def refuse_other_language(text: str, what: str = "sentence") -> None:
+    """An InputError when a Latin-script text reads as another language than English: more of that language's
+    function words than English ones, at least two, or one beside a letter English does not use ("Der Fluss war
+    sehr langsam." is German). A name with such a letter alone is no sign ("Jürgen laughed loudly.")."""
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    english = sum(w in ENGLISH_WORDS for w in words)
+    hits = {language: sum(w in vocabulary for w in words) for language, vocabulary in FUNCTION_WORDS.items()}
+    language, count = max(hits.items(), key=lambda item: item[1])
+    foreign_letter = bool(_FOREIGN_LETTERS.search(text.lower()))
+    if (count >= 2 or (count == 1 and foreign_letter)) and count > english:
+        raise InputError(f"The studio works in English: this {what} reads as {language}, and its models and "
+                         f"knowledge base know English figures of speech only. Type an English {what}.")
