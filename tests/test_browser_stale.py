@@ -285,6 +285,15 @@ def test_proverbs_align_and_similar_clear_on_an_over_long_narrative(fresh):
     page.get_by_role("button", name="Align", exact=True).click()
     page.locator("#proverbs-pairs").get_by_text(words).filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
     expect(page.locator("#proverbs-align-status")).not_to_contain_text("No result", timeout=10_000)
+    # the ranking refuses an over-long narrative; an Align that answers afterwards takes that refusal off its line
+    _box(page, "Narrative").fill("word " * 1000)
+    page.get_by_role("button", name="Recommend proverbs", exact=True).click()
+    _wait_status(page, "#proverbs-status", "No result")
+    _close_toasts(page)
+    _box(page, "Narrative").fill("The fox could not reach the grapes, so it said they were sour anyway. " * 3)
+    page.get_by_role("button", name="Align", exact=True).click()
+    page.locator("#proverbs-pairs").get_by_text(words).filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+    expect(page.locator("#proverbs-status")).not_to_contain_text("No result", timeout=10_000)
 
 
 def test_section_buttons_say_why_under_themselves(fresh):

@@ -70,12 +70,52 @@ def test_handlers_that_change_nothing_give_the_value_back():
     constructor, and a shared link would then open without the value (a Proverbs status line after Find similar)."""
     from types import SimpleNamespace
 
-    from studio.ui.common import stopped_line
+    from studio.ui.common import REFUSAL_MARK, past_refusal, stopped_line
     from studio.ui.polish_tab import candidate_selected
 
     line = "Scoring: plain sentence similarity ranked the whole catalog."
+    assert past_refusal(line) == line
+    assert past_refusal(f"{REFUSAL_MARK} The narrative is too long.") == ""
     assert stopped_line("nothing")(line) == line
     assert stopped_line("no candidates.")("*Polishing…*").startswith("⚠️ Stopped")
     assert candidate_selected(["a", "b"], "typed", SimpleNamespace(index=None)) == "typed"
     assert candidate_selected(["a", "b"], "typed", SimpleNamespace(index=[1, 0])) == "b"
     assert candidate_selected(["a", "b"], "typed", SimpleNamespace(index=[5, 0])) == "typed"
+
+
+def test_rerank_scores_the_whole_csv_only_while_the_boxes_hold_one_of_its_groups():
+    """`csv_group_in_boxes`: the group the boxes hold unchanged (candidates in any order, blank lines and edge spaces
+    aside), else None, and None when no file was loaded."""
+    from studio.ui.rerank_tab import csv_group_in_boxes
+
+    loaded = [("He is fast.", ["He is as fast as a cheetah.", "He is fast like wind."]),
+              ("The lake was calm.", ["The lake was calm like a mirror."])]
+    assert csv_group_in_boxes("The lake was calm.", "The lake was calm like a mirror.", loaded) == 1
+    assert csv_group_in_boxes(" He is fast. ", "He is fast like wind.\n\n He is as fast as a cheetah.", loaded) == 0
+    assert csv_group_in_boxes("He is fast.", "He is fast like wind.", loaded) is None  # a candidate removed
+    assert csv_group_in_boxes("He is quick.", "He is fast like wind.\nHe is as fast as a cheetah.", loaded) is None
+    assert csv_group_in_boxes("He is fast.", "He is fast like wind.", []) is None
+
+
+@pytest.mark.parametrize("text,message", [("Der Fluss war sehr langsam und die Katze ist schwarz.", "reads as German"),
+                                          ("הנהר היה איטי מאוד.", "mostly in Hebrew letters"),
+                                          ("😀😀🔥", "has no words")])
+def test_every_front_door_refuses_what_is_not_english(text, message):
+    """Polish's refusal of another language (tests/test_similes_polish.py), at the other front doors too, before
+    any model is asked."""
+    from studio.continuation.generate import continue_narrative
+    from studio.continuation.judge import judge_pair
+    from studio.errors import InputError
+    from studio.hauser.scorer import check_group
+    from studio.proverbs.service import clean_narrative
+    from studio.similes.analysis import analyse
+
+    english = "He had worked all night, and in the morning he was as tired as a dog."
+    for call in (lambda: clean_narrative(text), lambda: continue_narrative(text), lambda: analyse(text),
+                 lambda: check_group(text, ["He is as fast as a cheetah."]),
+                 lambda: judge_pair(text, "He slept.", "He ran."),
+                 lambda: judge_pair(english, text, "He slept.", names=("continuation 1", "continuation 2"))):
+        with pytest.raises(InputError, match=message):
+            call()
+    with pytest.raises(InputError, match="^Continuation 1 has no words|continuation 1 "):
+        judge_pair(english, text, "He slept.", names=("continuation 1", "continuation 2"))

@@ -80,7 +80,7 @@ def _judge_line(row) -> dict:
     expression = row.get("idiom") or row.get("simile") or None
     meaning = row.get("meaning") or row.get("property") or None
     r = judge_pair(row["narrative"], row["option1"], row["option2"], expression=expression, kind=kind,
-                   meaning=meaning)
+                   meaning=meaning, names=("option1", "option2"))
     return {"p_option1": r["p_option1"], "p_option2": r["p_option2"], "choice": r["choice"]}
 
 

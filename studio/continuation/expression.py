@@ -17,7 +17,7 @@ _SIMILE_START = re.compile(r"^\s*(like|as)\b", re.I)
 #: and particles, prepositions or pronouns only ("went to", "looked up", "I took it") is a phrasal verb read literally
 #: far more often than the figure a narrative ends in. The studio's own lexicon, and a marked phrase, are taken as
 #: they are. Why: docs/experiments.md#continuation-phrasal-verbs
-CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
+IDIOM_CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
 
 
 @dataclass
@@ -142,7 +142,7 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
 
 
 def _has_content_word(doc, start: int, end: int) -> bool:
-    return any(t.pos_ in CONTENT_POS for t in doc if start <= t.idx < end)
+    return any(t.pos_ in IDIOM_CONTENT_POS for t in doc if start <= t.idx < end)
 
 
 def _last_sentence_start(doc) -> int:

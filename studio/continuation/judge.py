@@ -47,15 +47,18 @@ def get_judge():
 
 
 def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | None = None,
-               kind: str | None = None, meaning: str | None = None) -> dict:
+               kind: str | None = None, meaning: str | None = None,
+               names: tuple[str, str] = ("option 1", "option 2")) -> dict:
+    """Which of two continuations of `narrative` the judge finds plausible. `names`: how a refusal names the two
+    texts (the page's boxes are "continuation 1" and "continuation 2")."""
     from .expression import Expression, find_expression
     from .generate import MAX_NARRATIVE_CHARS
 
     started = time.perf_counter()
     narrative = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)
-    option1 = require_text(option1, "continuation 1", MAX_OPTION_CHARS)
-    option2 = require_text(option2, "continuation 2", MAX_OPTION_CHARS)
-    for text, what in ((narrative, "narrative"), (option1, "continuation 1"), (option2, "continuation 2")):
+    option1 = require_text(option1, names[0], MAX_OPTION_CHARS)
+    option2 = require_text(option2, names[1], MAX_OPTION_CHARS)
+    for text, what in ((narrative, "narrative"), (option1, names[0]), (option2, names[1])):
         refuse_non_english(text, what)
     judge = get_judge()
     if judge is None:

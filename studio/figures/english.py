@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ..errors import InputError
+from ..errors import InputError, _the
 
 #: the share of a text's letters that must be Latin for the studio to take it as English (a script check only)
 MIN_LATIN_SHARE = 0.5
@@ -34,30 +34,39 @@ _FOREIGN_LETTERS = re.compile(r"[äöüßñçãõåøæœ]")
 
 
 def refuse_non_english(text: str, what: str = "sentence") -> None:
-    """An InputError when `text` (a `what`: "sentence", "narrative", …) has no letter at all, is written mostly in
-    another script than Latin ("…מאוד like a lion's roar" is no simile in any language), or reads as another
-    Latin-script language (`refuse_other_language`)."""
+    """An InputError when `text` (a `what`: "sentence", "narrative", "continuation 1", …) has no letter at all, is
+    written mostly in another script than Latin ("…מאוד like a lion's roar" is no simile in any language), or reads as
+    another Latin-script language (`refuse_other_language`)."""
     letters = [ch for ch in text if ch.isalpha()]
     if not letters:
-        raise InputError(f"The {what} has no words, only signs or emoji: type an English {what}.")
+        raise InputError(f"{_the(what)} has no words, only numbers, signs or emoji: type it in English words.")
     other = [ch for ch in letters if not unicodedata.name(ch, "").startswith("LATIN")]
     if len(other) > (1 - MIN_LATIN_SHARE) * len(letters):
         script = unicodedata.name(other[0], "OTHER").split()[0]
         script = script if len(script) <= 3 else script.capitalize()  # "Hebrew", "CJK"
-        raise InputError(f"The studio works in English: this {what} is written mostly in {script} letters. "
-                         f"Type an English {what}.")
+        raise InputError(f"The studio works in English: {_named(what)} is written mostly in {script} letters. "
+                         "Type it in English.")
     refuse_other_language(text, what)
 
 
 def refuse_other_language(text: str, what: str = "sentence") -> None:
-    """An InputError when a Latin-script text reads as another language than English: more of that language's
-    function words than English ones, at least two, or one beside a letter English does not use ("Der Fluss war
-    sehr langsam." is German). A name with such a letter alone is no sign ("Jürgen laughed loudly.")."""
-    words = re.findall(r"[^\W\d_]+", text.lower())
-    english = sum(w in ENGLISH_WORDS for w in words)
-    hits = {language: sum(w in vocabulary for w in words) for language, vocabulary in FUNCTION_WORDS.items()}
+    """An InputError when a Latin-script text reads as another language than English: more distinct function words
+    of that language than English ones, at least two, or one beside a letter English does not use in a text of three
+    words or more ("Der Fluss war sehr langsam." is German). Capitalised words after the first are names, not
+    function words ("Ludwig van Beethoven", "Los Angeles"), and a name with such a letter alone is no sign
+    ("Jürgen laughed loudly.")."""
+    tokens = re.findall(r"[^\W\d_]+", text)
+    words = {w.lower() for k, w in enumerate(tokens) if k == 0 or not w[:1].isupper()}
+    english = len(words & ENGLISH_WORDS)
+    hits = {language: len(words & vocabulary) for language, vocabulary in FUNCTION_WORDS.items()}
     language, count = max(hits.items(), key=lambda item: item[1])
     foreign_letter = bool(_FOREIGN_LETTERS.search(text.lower()))
-    if (count >= 2 or (count == 1 and foreign_letter)) and count > english:
-        raise InputError(f"The studio works in English: this {what} reads as {language}, and its models and "
-                         f"knowledge base know English figures of speech only. Type an English {what}.")
+    if (count >= 2 or (count == 1 and foreign_letter and len(tokens) >= 3)) and count > english:
+        raise InputError(f"The studio works in English: {_named(what)} reads as {language}, and its models and "
+                         "knowledge base know English figures of speech only. Type it in English.")
+
+
+def _named(what: str) -> str:
+    """"the narrative", and a numbered name as it is: "continuation 2"."""
+    the = _the(what)
+    return the[:1].lower() + the[1:]

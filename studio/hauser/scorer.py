@@ -123,7 +123,7 @@ class GroupScore:
 
 def check_group(literal, candidates) -> tuple[str, list[str]]:
     literal = require_text(literal, "literal sentence", MAX_CHARS)
-    refuse_non_english(literal, "literal sentence")
+    refuse_non_english(literal, f"literal sentence “{literal if len(literal) <= 60 else literal[:58] + '…'}”")
     if isinstance(candidates, str) or not isinstance(candidates, (list, tuple)):
         raise InputError("candidates must be a list of sentences")
     cleaned = [require_text(c, f"candidate {k + 1}", MAX_CHARS) for k, c in enumerate(candidates)]

@@ -112,9 +112,9 @@ def embed_narratives(texts: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
     return docs, sents
 
 
-def clean_narrative(text) -> str:
-    narrative = require_text(text, "narrative", MAX_NARRATIVE_CHARS)
-    refuse_non_english(narrative, "narrative")
+def clean_narrative(text, what: str = "narrative") -> str:
+    narrative = require_text(text, what, MAX_NARRATIVE_CHARS)
+    refuse_non_english(narrative, what)
     return narrative
 
 
@@ -188,7 +188,7 @@ def similar(query: str, pool: list[str], method: str = DEFAULT_METHOD) -> list[t
         raise InputError("Give at least one other narrative to compare with (one per line).")
     if len(pool) > MAX_POOL:
         raise InputError(f"At most {MAX_POOL} narratives can be compared at once; {len(pool)} were given.")
-    pool = [clean_narrative(p) for p in pool]
+    pool = [clean_narrative(p, f"narrative {k} to compare") for k, p in enumerate(pool, 1)]
     scorer = get_scorer()
     docs, sents = embed_narratives([query] + pool)
     scores = scorer.score(docs, sents, tuned_embeddings(scorer, [query] + pool))

@@ -293,3 +293,9 @@ def section_run(after, fn, inputs: list, outputs: list, status, *, busy: str, ap
     run.success(lambda: "", outputs=status, api_name=False, queue=False, show_progress="hidden")
     run.failure(failed_run(*empty), outputs=[*outputs, status], api_name=False, queue=False)
     return run
+
+
+def past_refusal(status: str | None):
+    """A status line without a refusal's message (an empty line), or left as it is: chained to a section's run that
+    answered (Proverbs' Align after the ranking refused an over-long narrative), whose own line is elsewhere."""
+    return "" if (status or "").startswith(REFUSAL_MARK) else status  # KEEP_VALUE

@@ -132,8 +132,8 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
 
 @guarded
 def run_judge(narrative, option1, option2, request: gr.Request = None):
-    r = judge_pair(narrative, option1, option2)
-    return {"option 1": r["p_option1"], "option 2": r["p_option2"]}
+    r = judge_pair(narrative, option1, option2, names=("continuation 1", "continuation 2"))
+    return {"continuation 1": r["p_option1"], "continuation 2": r["p_option2"]}
 
 
 def build_continue_tab() -> None:

@@ -12,7 +12,7 @@ from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL, clean_narrative
 from .common import (after_limit_check, escape, failed_run, guarded, highlight_pieces, limited_textbox,
-                     refuse_over_limit, role_notice, section_run, start_run)
+                     past_refusal, refuse_over_limit, role_notice, section_run, start_run)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -216,9 +216,11 @@ def build_proverbs_tab() -> None:
         narrative_limit = (narrative, "narrative", MAX_NARRATIVE_CHARS)
         # the earlier narrative's results go first (a refusal leaves none of them on screen); an error's mark sits
         # on the table and the status line says why
-        values = (None, None, None, gr.update(choices=[], value=None), None, None, None, None)
+        values = (None, None, None, gr.update(choices=[], value=None), None, None, None, None, None, "", "")
         start = start_run("Ranking the proverbs…", *values)
-        cleared = [table, full, chart, proverb, downloads, proverb_hl, narrative_hl, pairs, status]
+        cleared = [table, full, chart, proverb, downloads, proverb_hl, narrative_hl, pairs, similar_table, align_status,
+                   similar_status, status]
+        aligned = [proverb_hl, narrative_hl, pairs]
         for trigger, api_name in ((go_button.click, "proverbs"), (narrative.submit, False)):
             ranked = after_limit_check(trigger, narrative_limit, clears=(cleared, values)).success(
                 start, outputs=cleared, api_name=False, queue=False, show_progress="hidden").success(
@@ -226,14 +228,18 @@ def build_proverbs_tab() -> None:
                 api_name=api_name, show_progress_on=table)
             ranked.success(screen_table, inputs=full, outputs=table, api_name=False, queue=False,
                            show_progress="hidden")
-            ranked.success(show_alignment, inputs=[narrative, proverb], outputs=[proverb_hl, narrative_hl, pairs],
-                           api_name=False)
+            section_run(ranked.success, show_alignment, [narrative, proverb], aligned, align_status,
+                        busy="Aligning…", api_name=False)
             ranked.failure(failed_run(None, None), outputs=[table, full, status], api_name=False, queue=False)
-        # Align and Find similar: each section's own line says why it has no result (an over-long narrative too)
-        aligned = [proverb_hl, narrative_hl, pairs]
-        section_run(align_button.click, show_alignment, [narrative, proverb], aligned, align_status,
-                    busy="Aligning…", api_name="align", checks=(narrative_limit,))
-        section_run(proverb.select, show_alignment, [narrative, proverb], aligned, align_status, busy="Aligning…",
-                    api_name=False)
-        section_run(similar_button.click, find_similar, [narrative, pool, method], [similar_table], similar_status,
-                    busy="Comparing the narratives…", api_name="similar", checks=(narrative_limit,))
+        # Align and Find similar: each section's own line says why it has no result (an over-long narrative too);
+        # one that answers takes an earlier refusal of the narrative off the ranking's line
+        runs = [section_run(align_button.click, show_alignment, [narrative, proverb], aligned, align_status,
+                            busy="Aligning…", api_name="align", checks=(narrative_limit,)),
+                section_run(proverb.select, show_alignment, [narrative, proverb], aligned, align_status,
+                            busy="Aligning…", api_name=False),
+                section_run(similar_button.click, find_similar, [narrative, pool, method], [similar_table],
+                            similar_status, busy="Comparing the narratives…", api_name="similar",
+                            checks=(narrative_limit,))]
+        for run in runs:
+            run.success(past_refusal, inputs=status, outputs=status, api_name=False, queue=False,
+                        show_progress="hidden")

@@ -365,7 +365,9 @@ def run_csv(path, alpha, beta, gamma, w_quality, w_creativity, w_inform, relevan
     progress(0.0, desc="scoring")
     scored = rerank_many(groups, settings, progress=lambda f, what: progress(f, desc=what))
     first = scored[0]
-    return (*show_scored(scored, 0, request), groups, first.literal,
+    # the groups as scored (each text cleaned as the boxes get it), for a later Rerank of the whole file
+    loaded = [(g.literal, [c["candidate"] for c in g.candidates]) for g in scored]
+    return (*show_scored(scored, 0, request), loaded, first.literal,
             "\n".join(c["candidate"] for c in first.candidates))
 
 
