@@ -131,6 +131,9 @@ def test_polish_button_on_the_first_screen_and_every_column_shown(pages, shots, 
     page.evaluate("() => window.scrollTo(0, 0)")
     select_tab(page, "Polish")
     page.evaluate("() => window.scrollTo(0, 0)")
+    tabs = page.get_by_role("tab")
+    assert tabs.count() >= 6 and all(tabs.nth(i).is_visible() for i in range(tabs.count()))  # none behind "⋯"
+    assert page.get_by_role("button", name="More tabs").count() == 0
     button = page.get_by_role("button", name="Polish", exact=True).bounding_box()
     assert button["y"] + button["height"] <= height, f"the Polish button ends {button['y'] + button['height']:.0f} px down"
     page.get_by_label("Literal sentence").filter(visible=True).first.fill(LAKE)

@@ -104,6 +104,8 @@ def test_imagine_off_is_one_panel_with_disabled_buttons(offline_page, shots):
     select_tab(page, "Imagine")
     panel = page.locator("#imagine-off")
     panel.get_by_text("ImaginE is switched off in this studio").wait_for(timeout=10_000)
+    assert "STUDIO_PROFILE=hub" not in panel.inner_text()  # the operator's part is folded away from a visitor
+    panel.get_by_text("For the studio's operator").click()
     assert "STUDIO_PROFILE=hub" in panel.inner_text() and "STUDIO_MODEL_CLIP" in panel.inner_text()
     assert page.get_by_role("button", name="Imagine", exact=True).is_disabled()
     assert page.locator("#imagine-gallery").count() == 0 or not page.locator("#imagine-gallery").is_visible()

@@ -140,6 +140,7 @@ def test_unavailable_imagine_is_one_panel_and_disabled_buttons(offline):
     for needed in ("What it is", "Why it is off here", "*offline* profile", "no Stable Diffusion weights",
                    "STUDIO_PROFILE=hub", "STUDIO_MODEL_DIFFUSION", "STUDIO_MODEL_CLIP"):
         assert needed in panel, needed
+    assert panel.index("<details>") < panel.index("STUDIO_PROFILE=hub")  # folded away for the operator
     assert sum("Imagine top k is off here" in m for m in markdown) == 1
     assert not any("⚠️" in m for m in markdown)  # no separate per-role warnings
     assert {r["role"]: r["state"] for r in get_registry().status()} == before  # decided without loading a model

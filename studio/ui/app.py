@@ -61,6 +61,7 @@ CSS = f"""
   font-family: var(--font) !important}}
 @media (max-width: 700px) {{
   .studio-phone-only {{display: block}}
+  button[role=tab] {{padding: 0 8px !important}}
   .studio-wide-table .virtual-table-viewport {{overflow-x: scroll !important}}
   {_FIT} {{font-size: 13px !important; padding: 4px 2px !important}}
   .studio-fit-table .cell-wrap {{padding: 2px !important}}
@@ -90,7 +91,7 @@ def build_demo(admin: bool | None = None) -> gr.Blocks:
     with gr.Blocks(title="Figurative Language Studio", delete_cache=(UPLOAD_SWEEP_S, UPLOAD_SWEEP_S)) as demo:
         gr.Markdown(INTRO, elem_id="studio-intro")
         link_note = gr.Markdown(elem_id="studio-link-note", elem_classes=["studio-note"])
-        with gr.Tabs() as tabs:
+        with gr.Tabs(overflow_behavior="wrap") as tabs:  # a phone shows every tab by name, on two rows, not "⋯"
             built = {builder: getattr(importlib.import_module(module), builder)(**options.get(builder, {}))
                      for module, builder in TABS}
         if built.get("build_polish_tab") and built.get("build_rerank_tab"):

@@ -47,11 +47,13 @@ _stop_flags: dict[str, threading.Event] = {}
 
 
 IMAGINE_ROLES = ("diffusion", "clip")
-ENABLE_IT = ("**What the operator sets to enable it**, then restarts the studio: `STUDIO_PROFILE=hub` (the Space's "
+#: for whoever runs the studio, folded away under the visitor's explanation
+ENABLE_IT = ("<details><summary>For the studio's operator: how to switch it on</summary>\n\n"
+             "**What the operator sets to enable it**, then restarts the studio: `STUDIO_PROFILE=hub` (the Space's "
              "profile: downloads `stabilityai/sd-turbo` and CLIP `ViT-B-32` from the Hugging Face Hub), or local "
              "weights with `STUDIO_MODEL_DIFFUSION=/path/to/a/diffusers/folder` (e.g. a copy of sd-turbo) and "
              "`STUDIO_MODEL_CLIP=/path/to/a/copy/of/timm/vit_base_patch32_clip_224.openai` (its "
-             "open_clip_config.json and open_clip_model.safetensors).")
+             "open_clip_config.json and open_clip_model.safetensors).\n\n</details>")
 
 
 def unavailable_roles() -> list[dict]:
