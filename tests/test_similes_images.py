@@ -125,3 +125,11 @@ def test_the_order_names_the_image_table_only_when_its_images_are_listed(tiny_re
     assert not bland.ranked_by.startswith("images") and "image table" not in bland.score_meaning
     status = _status(bland, True, list(DEFAULT_STRATEGIES))
     assert "source images" not in status and "best first by" in status
+
+
+def test_polish_keeps_the_table_s_article(tiny_registry):
+    """"a river" as the table writes it, not the KB's bare "river" ("The lake was as calm as river.")."""
+    assert "a river" in [image for image, *_ in images("calm")]
+    sentences = [c.sentence for c in polish("The lake was calm.", n=6, strategies=["images"], seed=0,
+                                            reread=False).candidates]
+    assert "The lake was as calm as a river." in sentences and "The lake was as calm as river." not in sentences

@@ -642,7 +642,8 @@ def like_with_like_scores(rows, doc, kb) -> list[tuple[float, float] | None]:
 def _realise_all(literal, proposals, context, kb):
     rows, rejected, seen = [], 0, set()
     for rank, (strategy, slot, vehicle) in enumerate(proposals):
-        np_ = vehicle if is_clause(vehicle) else noun_phrase(vehicle, kb)
+        # the image table's surface is the writer's own choice of article ("a river"): the KB's bare one would undo it
+        np_ = vehicle if is_clause(vehicle) or strategy == "images" else noun_phrase(vehicle, kb)
         if not _acceptable(np_, context, kb):
             rejected += 1
             continue
