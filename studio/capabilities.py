@@ -81,7 +81,8 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability(
         "continuation", "Figurative narratives: continue and judge", "studio.ui.continue_tab:build_continue_tab",
         commands=("studio.cli.continue_cmd",),
-        targets={"build": {"idiom-lexicon": "studio.lab.continuation.lexicon_build:build_asset"},
+        targets={"build": {"idiom-lexicon": "studio.lab.continuation.lexicon_build:build_asset",
+                           "literal-phrases": "studio.lab.continuation.literal_phrases:build_asset"},
                  "train": {"judge": "studio.lab.continuation.judge_train:train",
                            "judge-temperature": "studio.lab.continuation.calibrate:train",
                            "continuation": "studio.lab.continuation.generator_train:train"},

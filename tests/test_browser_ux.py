@@ -114,6 +114,7 @@ def test_imagine_off_is_one_panel_with_disabled_buttons(offline_page, shots):
     page.get_by_text("Imagine top k", exact=True).first.click()  # open the accordion
     page.locator("#imagine-topk-off").get_by_text("Imagine top k is off here").wait_for(timeout=10_000)
     assert page.get_by_role("button", name="Imagine top k", exact=True).is_disabled()
+    assert not page.locator("#imagine-topk-gallery").is_visible()  # no empty gallery under the notice
     assert page.get_by_text("Error", exact=True).filter(visible=True).count() == 0
     select_tab(page, "Models")
     page.get_by_text("no CLIP weights ship").filter(visible=True).first.wait_for(timeout=10_000)

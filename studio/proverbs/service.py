@@ -178,7 +178,20 @@ def align(narrative: str, proverb: str, threshold: float = alignment.DEFAULT_THR
     return alignment.assign(sim, phrases, candidates, len(text), len(narrative), threshold=threshold)
 
 
-def similar(query: str, pool: list[str], method: str = DEFAULT_METHOD) -> list[tuple[str, float]]:
+@dataclass
+class Similar:
+    narrative: str
+    similarity: float
+    #: the proverbs among the query's top SHARED_TOP that are among this narrative's too, the query's best first:
+    #: what the two stories have in common, in the catalog's words
+    shared: tuple[str, ...]
+
+
+#: how many of each narrative's best proverbs `Similar.shared` compares
+SHARED_TOP = 5
+
+
+def similar(query: str, pool: list[str], method: str = DEFAULT_METHOD) -> list[Similar]:
     """The pool's narratives ordered by motif similarity to the query, best first."""
     query = story(query)
     if method not in METHODS:
@@ -193,5 +206,8 @@ def similar(query: str, pool: list[str], method: str = DEFAULT_METHOD) -> list[t
     docs, sents = embed_narratives([query] + pool)
     scores = scorer.score(docs, sents, tuned_embeddings(scorer, [query] + pool))
     sims = similarity_matrix(method, scores[:1], docs[:1], scores[1:], docs[1:])[0]
+    top = np.argsort(-scores, axis=1, kind="stable")[:, :SHARED_TOP]
+    catalog = load_catalog()
     order = np.argsort(-sims, kind="stable")
-    return [(pool[i], float(sims[i])) for i in order]
+    return [Similar(pool[i], float(sims[i]), tuple(catalog[j].text for j in top[0] if j in set(top[i + 1])))
+            for i in order]

@@ -318,11 +318,13 @@ def build_imagine_topk(literal: gr.Component, similes: gr.Component, *, column: 
         with gr.Row():
             go_button = gr.Button("Imagine top k", variant="primary", interactive=available)
             stop_button = gr.Button("Stop", variant="stop", interactive=available)
-        gallery = gr.Gallery(label="Literal sentence, then similes 1…k; one row per seed", columns=1 + DEFAULT_TOP_K,
-                             format="png", object_fit="contain", height=520)
-        table = gr.Dataframe(label="ImaginE of each simile against the literal sentence (mean ± std over seeds)",
-                             interactive=False)
-        gr.Markdown(TOPK_NOTE, elem_classes=["studio-note"])
+        with gr.Column(visible=available):  # results that cannot come are not shown as empty boxes
+            gallery = gr.Gallery(label="Literal sentence, then similes 1…k; one row per seed",
+                                 columns=1 + DEFAULT_TOP_K, format="png", object_fit="contain", height=520,
+                                 elem_id="imagine-topk-gallery")
+            table = gr.Dataframe(label="ImaginE of each simile against the literal sentence (mean ± std over seeds)",
+                                 interactive=False)
+            gr.Markdown(TOPK_NOTE, elem_classes=["studio-note"])
 
         @guarded
         def run_topk(literal_text, ranked, k_value, n_value, seed_value, steps_value, size_value,

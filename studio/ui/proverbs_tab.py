@@ -2,6 +2,8 @@
 narratives with similar motifs."""
 from __future__ import annotations
 
+import html
+
 import gradio as gr
 import pandas as pd
 
@@ -10,7 +12,7 @@ from ..proverbs import align, get_scorer, ranking, resolve_proverb, similar
 from ..proverbs.catalog import usage_note
 from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
-from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL, clean_narrative
+from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL, SHARED_TOP, clean_narrative
 from .common import (after_limit_check, escape, failed_run, guarded, highlight_pieces, limited_textbox,
                      past_refusal, refuse_over_limit, role_notice, section_run, start_run)
 from .help import tab_guide
@@ -55,21 +57,32 @@ METHOD_WORDS = {"proverb-distribution-cosine": "they fit the same proverbs",
                 "embedding-cosine": "their words mean alike"}
 PAIRS_NOTE = ("**similarity**: cosine between the embeddings of the proverb phrase and the narrative span (up to 1; "
               "higher = closer in meaning).")
+SIMILAR_COLUMNS = ["#", "similarity", "narrative", "proverbs both fit"]
 SIMILAR_NOTE = ("**similarity** (up to 1, higher = more alike) depends on the choice: *they fit the same proverbs*, how "
                 "alike the two narratives' fits over the whole catalog are (cosine; *Jensen-Shannon*: 1 − their "
-                "Jensen-Shannon distance); *their words mean alike*, the cosine of the narratives' embeddings.")
+                "Jensen-Shannon distance); *their words mean alike*, the cosine of the narratives' embeddings. A "
+                "story fits a few of the catalog's proverbs well and the rest barely, so two stories that share none "
+                "of their best proverbs are near 0 by the first two: read the order, and **proverbs both fit**, the "
+                f"proverbs among the first story's {SHARED_TOP} best that are among the other's {SHARED_TOP} best.")
 
 
 def _chart(rows: list[dict]):
+    """Bars of each proverb's fit, best on top. Each proverb is written above its bar across the chart's whole width,
+    not as an axis label: on a phone, labels beside the bars left them a sliver of the width."""
     import plotly.graph_objects as go
 
-    labels = [r["proverb"] if len(r["proverb"]) <= 48 else r["proverb"][:46] + "…" for r in rows][::-1]
-    fig = go.Figure(go.Bar(x=[100 * r["probability"] for r in rows][::-1], y=labels, orientation="h",
-                           text=[f"{100 * r['probability']:.0f} %" for r in rows][::-1], textposition="auto",
-                           hovertext=[r["meaning"] for r in rows][::-1]))
-    fig.update_layout(height=120 + 32 * len(rows), margin=dict(l=10, r=10, t=30, b=30),
-                      title="How well each proverb fits (its share of the whole catalog, %)",
-                      xaxis_title="fit (%)", yaxis=dict(automargin=True))
+    rows = rows[::-1]
+    ranks = [f"#{len(rows) - i}" for i in range(len(rows))]
+    fig = go.Figure(go.Bar(x=[100 * r["probability"] for r in rows], y=ranks, orientation="h", width=0.45,
+                           text=[f"{100 * r['probability']:.0f} %" for r in rows], textposition="auto",
+                           hovertext=[f"{r['proverb']}: {r['meaning']}" for r in rows], hoverinfo="text"))
+    for rank, row in zip(ranks, rows):
+        label = row["proverb"] if len(row["proverb"]) <= 52 else row["proverb"][:50] + "…"
+        fig.add_annotation(x=0, xref="paper", xanchor="left", y=rank, yshift=17, showarrow=False,
+                           text=html.escape(label), font=dict(size=12))
+    fig.update_layout(height=90 + 48 * len(rows), margin=dict(l=10, r=10, t=40, b=40),
+                      title="How well each proverb fits", xaxis_title="fit (% of the whole catalog)",
+                      yaxis=dict(automargin=True))
     return fig
 
 
@@ -154,8 +167,9 @@ def show_alignment(narrative: str, proverb: str, request: gr.Request = None):
 def find_similar(narrative: str, pool_text: str, method: str, request: gr.Request = None):
     pool = [line for line in (pool_text or "").splitlines() if line.strip()] or EXAMPLES
     ranked = similar(narrative, pool, method)
-    return pd.DataFrame([{"#": i + 1, "similarity": round(s, 2), "narrative": t} for i, (t, s) in enumerate(ranked)],
-                        columns=["#", "similarity", "narrative"])
+    return pd.DataFrame([{"#": i + 1, "similarity": round(r.similarity, 3), "narrative": r.narrative,
+                          "proverbs both fit": "; ".join(r.shared) or "—"} for i, r in enumerate(ranked)],
+                        columns=SIMILAR_COLUMNS)
 
 
 def build_proverbs_tab() -> None:
@@ -207,10 +221,10 @@ def build_proverbs_tab() -> None:
                               label="Similarity", scale=1)
         similar_button = gr.Button("Find similar narratives")
         similar_status = gr.Markdown(elem_id="proverbs-similar-status")
-        similar_table = gr.Dataframe(headers=["#", "similarity", "narrative"], datatype=["number", "number", "str"],
+        similar_table = gr.Dataframe(headers=SIMILAR_COLUMNS, datatype=["number", "number", "str", "str"],
                                      interactive=False, wrap=True, label="Similar narratives",
                                      elem_id="proverbs-similar", elem_classes=["studio-fit-table"],
-                                     column_widths=["8%", "20%", "72%"])
+                                     column_widths=["6%", "14%", "50%", "30%"])
         gr.Markdown(SIMILAR_NOTE, elem_classes=["studio-note"])
 
         narrative_limit = (narrative, "narrative", MAX_NARRATIVE_CHARS)

@@ -84,12 +84,16 @@ def judge_calibration(judge, items) -> dict:
 def expression_found(items) -> dict:
     """What the studio finds in an idiom narrative with nothing marked (find_expression, as Continue and the judge
     serve it), against the benchmark's marked idiom, once per narrative: the right one (it overlaps the mark), a
-    wrong one (another idiom or simile, whose meaning the tab would show), or none."""
+    wrong one (another idiom or simile, whose meaning the tab would show), or none. "right, strictly": the found
+    expression covers at least half of the marked idiom ("at home" for "charity begins at home" overlaps it but
+    shows another idiom's meaning)."""
     spans = marked_narratives(items)
-    counts = {"right": 0, "wrong": 0, "none": 0}
+    counts = {"right": 0, "wrong": 0, "none": 0, "right, strictly": 0}
     for text, (a, b) in spans.items():
         expr = find_expression(text)[1]
         counts["none" if expr is None else "right" if expr.start < b and expr.end > a else "wrong"] += 1
+        if expr is not None:
+            counts["right, strictly"] += min(expr.end, b) - max(expr.start, a) >= 0.5 * (b - a)
     n = len(spans)
     return {**counts, "narratives": n, **{f"{k} share": round(v / n, 4) if n else None for k, v in counts.items()}}
 
