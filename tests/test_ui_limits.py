@@ -113,9 +113,12 @@ def test_every_front_door_refuses_what_is_not_english(text, message):
     english = "He had worked all night, and in the morning he was as tired as a dog."
     for call in (lambda: clean_narrative(text), lambda: continue_narrative(text), lambda: analyse(text),
                  lambda: check_group(text, ["He is as fast as a cheetah."]),
+                 lambda: check_group(english, ["He is as fast as a cheetah.", text]),
                  lambda: judge_pair(text, "He slept.", "He ran."),
                  lambda: judge_pair(english, text, "He slept.", names=("continuation 1", "continuation 2"))):
         with pytest.raises(InputError, match=message):
             call()
     with pytest.raises(InputError, match="^Continuation 1 has no words|continuation 1 "):
         judge_pair(english, text, "He slept.", names=("continuation 1", "continuation 2"))
+    with pytest.raises(InputError, match="^Candidate 2 has no words|candidate 2 "):
+        check_group(english, ["He is as fast as a cheetah.", text])

@@ -131,6 +131,8 @@ def check_group(literal, candidates) -> tuple[str, list[str]]:
         raise InputError("Please give at least one candidate simile.")
     if len(cleaned) > MAX_CANDIDATES:
         raise InputError(f"{len(cleaned)} candidates given; the limit is {MAX_CANDIDATES} per literal sentence.")
+    for k, candidate in enumerate(cleaned):
+        refuse_non_english(candidate, f"candidate {k + 1}")
     return literal, cleaned
 
 
