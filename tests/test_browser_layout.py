@@ -155,7 +155,7 @@ def test_proverbs_columns_all_shown(pages, shots, width, height):
     _columns_inside(page, "#proverbs-pairs", 4)
     page.get_by_role("button", name="Find similar narratives", exact=True).click()
     page.locator("#proverbs-similar").get_by_text("neighbour", exact=False).first.wait_for(timeout=RESULT_TIMEOUT_MS)
-    _columns_inside(page, "#proverbs-similar", 3)
+    _columns_inside(page, "#proverbs-similar", 4)
     _fits_the_window(page, shots, "proverbs")
     _shared_link_reopens(page, shots, "proverbs", "Scoring:", f"{len(STORY)} / 4,000 characters")
 

@@ -224,7 +224,7 @@ def build_proverbs_tab() -> None:
         similar_table = gr.Dataframe(headers=SIMILAR_COLUMNS, datatype=["number", "number", "str", "str"],
                                      interactive=False, wrap=True, label="Similar narratives",
                                      elem_id="proverbs-similar", elem_classes=["studio-fit-table"],
-                                     column_widths=["6%", "14%", "50%", "30%"])
+                                     column_widths=["9%", "16%", "45%", "30%"])
         gr.Markdown(SIMILAR_NOTE, elem_classes=["studio-note"])
 
         narrative_limit = (narrative, "narrative", MAX_NARRATIVE_CHARS)
