@@ -116,3 +116,19 @@ def test_a_one_pass_adapter_of_another_delta_is_not_served(offline, monkeypatch)
     narrative, quote_id = CASES[0]
     scores = scorer.score(*service.embed_narratives([narrative]), service.tuned_embeddings(scorer, [narrative]))
     assert scorer.index.catalog[int(scores[0].argmax())].quote_id == quote_id
+
+
+def test_similar_shares_the_proverbs_the_ranking_shows(offline):
+    """*Find similar*'s "proverbs both fit" lists the query's best proverbs in the order the ranking shows them: the
+    query is read alone, as the ranking reads it (read in a batch with the pool, two close proverbs of the offline
+    encoder swapped places)."""
+    from studio.proverbs import ranking, similar
+    from studio.proverbs.service import SHARED_TOP
+
+    narrative = ("Ben left his homework until the night before it was due and had to stay up until dawn to finish "
+                 "it.")
+    near = narrative.replace("Ben", "Sam")
+    ranked = similar(narrative, [near, CASES[0][0], CASES[1][0]])
+    best = [r.proverb.text for r in ranking(narrative, SHARED_TOP)]
+    shared = list(ranked[0].shared)
+    assert ranked[0].narrative == near and len(shared) >= 4 and shared == [p for p in best if p in shared]

@@ -202,9 +202,11 @@ def similar(query: str, pool: list[str], method: str = DEFAULT_METHOD) -> list[S
     if len(pool) > MAX_POOL:
         raise InputError(f"At most {MAX_POOL} narratives can be compared at once; {len(pool)} were given.")
     pool = [clean_narrative(p, f"narrative {k} to compare") for k, p in enumerate(pool, 1)]
-    scorer = get_scorer()
-    docs, sents = embed_narratives([query] + pool)
-    scores = scorer.score(docs, sents, tuned_embeddings(scorer, [query] + pool))
+    texts = [query] + pool
+    # the query read alone, as the ranking reads it (a batch pads it, which can swap two close proverbs), so its
+    # best proverbs here are the ranking's
+    scores = np.vstack([rank_texts([query]), rank_texts(pool)])
+    docs = get_registry().get(EMBEDDER_ROLE).encode(texts)
     sims = similarity_matrix(method, scores[:1], docs[:1], scores[1:], docs[1:])[0]
     top = np.argsort(-scores, axis=1, kind="stable")[:, :SHARED_TOP]
     catalog = load_catalog()
