@@ -18,9 +18,9 @@ def proverb_distributions(scores: np.ndarray, temperature: float = DISTRIBUTION_
     return p / p.sum(axis=1, keepdims=True)
 
 
-def similarity_matrix(method: str, queries_scores: np.ndarray, queries_emb: np.ndarray, pool_scores: np.ndarray,
-                      pool_emb: np.ndarray) -> np.ndarray:
-    """(n_queries, n_pool) similarities; higher is more alike."""
+def similarity_matrix(method: str, queries_scores: np.ndarray, queries_emb: np.ndarray | None,
+                      pool_scores: np.ndarray, pool_emb: np.ndarray | None) -> np.ndarray:
+    """(n_queries, n_pool) similarities; higher is more alike. The embeddings are read by "embedding-cosine" only."""
     if method == "embedding-cosine":
         return queries_emb @ pool_emb.T
     q, p = proverb_distributions(queries_scores), proverb_distributions(pool_scores)

@@ -206,8 +206,11 @@ def similar(query: str, pool: list[str], method: str = DEFAULT_METHOD) -> list[S
     # the query read alone, as the ranking reads it (a batch pads it, which can swap two close proverbs), so its
     # best proverbs here are the ranking's
     scores = np.vstack([rank_texts([query]), rank_texts(pool)])
-    docs = get_registry().get(EMBEDDER_ROLE).encode(texts)
-    sims = similarity_matrix(method, scores[:1], docs[:1], scores[1:], docs[1:])[0]
+    if method == "embedding-cosine":  # the only method that compares the narratives' own embeddings
+        docs = get_registry().get(EMBEDDER_ROLE).encode(texts)
+        sims = similarity_matrix(method, scores[:1], docs[:1], scores[1:], docs[1:])[0]
+    else:
+        sims = similarity_matrix(method, scores[:1], None, scores[1:], None)[0]
     top = np.argsort(-scores, axis=1, kind="stable")[:, :SHARED_TOP]
     catalog = load_catalog()
     order = np.argsort(-sims, kind="stable")
