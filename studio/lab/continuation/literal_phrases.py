@@ -26,17 +26,10 @@ DEFAULT_MIN_LITERAL = 3
 def _stories(items) -> dict[str, tuple[int, int] | None]:
     """{narrative: the character span of its marked idiom, or None}, once per story: the benchmark repeats a story in
     several rows (one per pair of options), and a story is one use however many rows hold it."""
-    from ...continuation.expression import strip_marks
+    from ..evaluation.continuation import marked_narratives
 
-    stories: dict[str, tuple[int, int] | None] = {}
-    for item in items:
-        text, span = strip_marks(item.raw) if item.kind == "idiom" else (item.narrative, None)
-        lead = len(text) - len(text.lstrip())
-        text = text.strip()
-        span = None if span is None else (span[0] - lead, span[1] - lead)
-        if stories.get(text) is None:
-            stories[text] = span
-    return stories
+    items = list(items)
+    return {**{item.narrative: None for item in items}, **marked_narratives(items)}
 
 
 def count_uses(items) -> tuple[Counter, Counter]:
