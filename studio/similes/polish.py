@@ -31,6 +31,7 @@ from pathlib import Path
 
 from ..errors import InputError, check_stop, require_text
 from ..figures.antonyms import load_antonyms
+from ..figures.articles import indefinite_article
 from ..figures.components import Simile, extract_similes
 from ..figures.detector import simile_probability, someones, threshold
 from ..figures.english import refuse_non_english
@@ -150,7 +151,6 @@ _NP_BAD_START = {"if", "though", "when", "that", "which", "who", "and", "but", "
                  "were", "be", "been", "it", "he", "she", "they", "i", "you", "we", "in", "on", "at", "with", "for",
                  "of", "by", "from", "as", "like", "not", "so", "very", "too", "had", "has", "have", "do", "did",
                  "does", "would", "could", "should", "will", "can", "may", "might", "must"}
-_VOWEL_SOUND = re.compile(r"^(?:[aeio]|u(?!ni|se|su|ro|ti|ku)|hour|honest|heir)", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
@@ -527,7 +527,7 @@ def noun_phrase(vehicle: str, kb=None) -> str:
         if _plural(head) and kb is not None and kb.lemma(head) != head:
             words = words[1:]
         else:
-            words[0] = "an" if _VOWEL_SOUND.match(words[1]) else "a"
+            words[0] = indefinite_article(words[1])
     return " ".join(words)
 
 

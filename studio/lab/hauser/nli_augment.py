@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 
+from ...figures.articles import with_indefinite_article
 from ..similes.antonyms_build import WORDNET_ADJ, wordnet_antonyms  # noqa: F401 (re-exported for training)
 
 
@@ -102,4 +103,4 @@ def _clean(vehicle: str) -> bool:
 def _article(noun: str) -> str:
     if noun.endswith("s") and not noun.endswith("ss"):
         return noun  # a plural: "as quiet as mice"
-    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+    return with_indefinite_article(noun)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from ...atomic import atomic_write
 from ...errors import parse_options
+from ...figures.articles import with_indefinite_article
 from ...models import get_registry
 from ...models.config import cache_dir
 from ...shared_data import shared_file
@@ -142,10 +143,6 @@ def _surface(kb, image: str, found: Counter) -> str:
 _DETERMINER = re.compile(r"^(?:a|an|the|this|that|these|those|my|your|his|her|its|our|their|some)\s", re.I)
 
 
-def _a(image: str) -> str:
-    return ("an " if image[:1] in "aeiou" else "a ") + image
-
-
 def with_articles(result: dict[str, list], lm, parser=None) -> int:
     """A bare singular noun ("river", as the KB writes its vehicles; tagged NN in "It was as calm as river.") gets
     "a" or "an" where the writer finds "as calm as a river." likelier than "as calm as river." as a well-known English
@@ -159,12 +156,12 @@ def with_articles(result: dict[str, list], lm, parser=None) -> int:
         return 0
     # a short context: `sample`'s few-shot list, read twice per image, took a quarter of an hour on 2 cores
     contexts = [f"A well-known English simile: as {word} as" for word, _, _ in asks for _ in range(2)]
-    continuations = [f" {form}." for _, _, image in asks for form in (image, _a(image))]
+    continuations = [f" {form}." for _, _, image in asks for form in (image, with_indefinite_article(image))]
     scores = [total for total, _ in lm.loglik(contexts, continuations)]
     changed = 0
     for i, (word, k, image) in enumerate(asks):
         if scores[2 * i + 1] > scores[2 * i]:
-            result[word][k][0] = _a(image)
+            result[word][k][0] = with_indefinite_article(image)
             changed += 1
     return changed
 

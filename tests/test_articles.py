@@ -1,0 +1,19 @@
+"""The one indefinite-article rule Polish, the image table's build and the NLI augmentation share."""
+import pytest
+
+from studio.figures.articles import indefinite_article, with_indefinite_article
+
+
+@pytest.mark.parametrize("word, article", [
+    ("owl", "an"), ("stone", "a"), ("hour", "an"), ("honest", "an"), ("heir", "an"), ("horse", "a"),
+    ("unicorn", "a"), ("user", "a"), ("utensil", "a"), ("ukulele", "a"), ("uniform", "a"), ("euro", "a"),
+    ("ewe", "a"), ("one-horse", "a"), ("uninvited", "an"), ("umbrella", "an"), ("urn", "an"), ("usher", "an"),
+    ("egg", "an"), ("Iceberg", "an"), ("ox", "an"), ("oak", "an"),
+])
+def test_the_article_follows_the_sound_not_the_letter(word, article):
+    assert indefinite_article(word) == article
+
+
+def test_with_indefinite_article():
+    assert with_indefinite_article("old owl") == "an old owl"
+    assert with_indefinite_article("unicorn") == "a unicorn"
