@@ -172,8 +172,11 @@ def escape(text: str) -> str:
 def escape_markdown(text: str) -> str:
     """Text shown as itself inside Markdown: HTML-escaped, and Markdown's own marks (links, emphasis, code, headings,
     tables) backslash-escaped, so a typed "[x](y)" or "*x*" stays plain text. Quotes stay as they are: outside a
-    tag they are text, and an entity ("&#x27;") would have its "#" escaped and show as "&#x27;" ("a lion's roar")."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~>])", r"\\\1", html.escape(str(text), quote=False))
+    tag they are text, and an entity ("&#x27;") would have its "#" escaped and show as "&#x27;" ("a lion's roar").
+    ":" and "@" become entities last (their "#" unescaped): the renderer links a bare "http://…", "x@y.z" by itself,
+    and would have made a typed address a live link."""
+    escaped = re.sub(r"([\\`*_{}\[\]()#+\-.!|~>])", r"\\\1", html.escape(str(text), quote=False))
+    return escaped.replace(":", "&#58;").replace("@", "&#64;")
 
 
 def role_notice(*roles: str) -> str:

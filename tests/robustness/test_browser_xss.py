@@ -45,3 +45,19 @@ def test_proverbs_tab_shows_html_as_text(page):
     _run(page, "Proverbs", "Narrative", "Recommend proverbs",
          f"{XSS_IMG} Zorblax saved a little every week and after many years he was rich.", MARK)
     _assert_not_injected(page)
+
+
+def test_rerank_shows_a_typed_link_and_address_as_text(page):
+    """A candidate holding a Markdown link and bare addresses: "Why these scores" and the table show them as text,
+    and no link to them is made (the renderer links a bare "http://…" by itself)."""
+    page.get_by_role("tab", name="Rerank", exact=True).click()
+    page.get_by_label("Literal sentence").filter(visible=True).first.fill("The coffee was very hot.")
+    page.get_by_label("Candidates").filter(visible=True).first.fill(
+        "The coffee was as hot as [lava](http://zorblax.example).\n"
+        "The coffee was as hot as the sun at http://zorblax.example or www.zorblax.example or a@zorblax.example.")
+    page.get_by_role("button", name="Rerank", exact=True).click()
+    page.locator("#rerank-why").get_by_text("zorblax", exact=False).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+    page.wait_for_timeout(500)
+    assert page.locator('a[href*="zorblax"]').count() == 0
+    assert "[lava](http://zorblax.example)" in page.locator("#rerank-why").inner_text()
+    _assert_not_injected(page)
