@@ -72,10 +72,10 @@ def test_polish_screen_table_keeps_the_typed_text_inert():
     shown = screen_table(plain, [14])
     assert shown.iloc[0].tolist() == ["&lt;b&gt;It&lt;/b&gt; ran **like a fox**\\.", "lm, KB ✓", 0.62]
     assert list(shown.columns)[-1] == "keep (0–1)"
-    # Markdown typed into the sentence stays text: no link, no emphasis
+    # Markdown typed into the sentence stays text: no link (nor an address the renderer would link), no emphasis
     linked = pd.DataFrame([["See [here](https://x.example) *now* like a fox.", "like a fox", "lm", "", 0.5, 0.2]])
     cell = screen_table(linked, [33]).iloc[0, 0]
-    assert "\\[here\\]\\(https://x\\.example\\)" in cell and "\\*now\\*" in cell and "**like a fox**" in cell
+    assert "\\[here\\]\\(https&#58;//x\\.example\\)" in cell and "\\*now\\*" in cell and "**like a fox**" in cell
 
 
 def test_continue_says_why_a_less_plausible_sentence_leads():
