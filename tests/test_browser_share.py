@@ -69,3 +69,35 @@ def test_first_screen_and_how_to_read_this(browser, app_url, shots, width, heigh
             assert (share.count() == 1 and SHARE_LABEL.split(" ", 1)[1] in share.inner_text()) is (tab_id != "models")
     finally:
         page.close()
+
+
+def test_a_link_after_an_example_restores_the_text_that_was_run(browser, app_url):
+    """Click an example, type another sentence, run it, share: the link restores the typed sentence beside its
+    result, not the example (gr.Examples' property updates left the box's old copy in the shared page)."""
+    import time
+
+    page = open_page(browser, app_url, clipboard=True)
+    try:
+        select_tab(page, "Polish")
+        page.get_by_text("The lake was calm.", exact=True).filter(visible=True).first.click()
+        box = page.get_by_label("Literal sentence").filter(visible=True).first
+        page.wait_for_function("() => [...document.querySelectorAll('textarea')].some(t => t.value === "
+                               "'The lake was calm.')", timeout=30_000)
+        box.fill("The night was very cold.")
+        page.get_by_role("button", name="Polish", exact=True).click()
+        page.locator("#polish-table").get_by_text("cold", exact=False).filter(visible=True).first.wait_for(
+            timeout=RESULT_TIMEOUT_MS)
+        page.wait_for_timeout(800)  # the last output reaches the server's copy of the page
+        page.evaluate("navigator.clipboard.writeText('')")
+        page.locator("#polish-share").click()
+        deadline, link = time.monotonic() + 15, ""
+        while "deep_link=" not in link and time.monotonic() < deadline:
+            page.wait_for_timeout(200)
+            link = page.evaluate("navigator.clipboard.readText()")
+        opened = _open(page.context, link)
+        opened.locator("#polish-table").get_by_text("cold", exact=False).filter(visible=True).first.wait_for(
+            timeout=30_000)
+        assert opened.get_by_label("Literal sentence").filter(visible=True).first.input_value() == \
+            "The night was very cold."
+    finally:
+        page.context.close()

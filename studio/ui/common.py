@@ -179,6 +179,22 @@ def escape_markdown(text: str) -> str:
     return escaped.replace(":", "&#58;").replace("@", "&#64;")
 
 
+def examples(samples: list, inputs: list, label: str) -> gr.Dataset:
+    """Clickable examples that fill `inputs` with a sample's values. Not gr.Examples: its click sends each value as a
+    property update, and gradio then keeps a new copy of the box in the session (another id) that the texts typed
+    afterwards update, while a shared link ("Copy a link to this result") restores the box from the old one: the
+    example's text beside results computed for another. Plain values keep the box itself up to date."""
+    dataset = gr.Dataset(components=inputs, samples=[list(s) if isinstance(s, (list, tuple)) else [s] for s in samples],
+                         label=label, samples_per_page=10)
+
+    def fill(sample):
+        values = list(sample)
+        return values[0] if len(inputs) == 1 else tuple(values)
+
+    dataset.click(fill, inputs=dataset, outputs=inputs, api_name=False, queue=False, show_progress="hidden")
+    return dataset
+
+
 def role_notice(*roles: str) -> str:
     """Markdown warning for roles a tab needs that cannot serve in this profile ('' when all can)."""
     registry, lines = get_registry(), []

@@ -8,7 +8,7 @@ import pandas as pd
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, WRITER_POOL, Settings, continue_narrative
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
 from ..continuation.ranking import POOL
-from .common import (after_limit_check, cancellable, cancelled, escape, failed_run, guarded, highlight_pieces,
+from .common import (examples, after_limit_check, cancellable, cancelled, escape, failed_run, guarded, highlight_pieces,
                      limited_textbox, refuse_over_limit, role_notice, section_run, start_run, stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
@@ -183,7 +183,7 @@ def build_continue_tab() -> None:
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)
-        gr.Examples(EXAMPLES, inputs=[narrative, mode], label="Example narratives")
+        examples(EXAMPLES, [narrative, mode], "Example narratives")
         # the earlier result goes first (an error or a Stop leaves none of it on screen); the progress and an error's
         # mark sit on the table, and a failed run's line (#continue-info) says why
         started = [highlighted, table, inferences, downloads, info]
@@ -207,7 +207,7 @@ def build_continue_tab() -> None:
             judge_status = gr.Markdown(elem_id="judge-status")
             verdict = gr.Label(label="P(plausible)", num_top_classes=2)
             gr.Markdown(JUDGE_NOTE, elem_classes=["studio-note"])
-            gr.Examples(JUDGE_EXAMPLES, inputs=[narrative, option1, option2], label="Judge example")
+            examples(JUDGE_EXAMPLES, [narrative, option1, option2], "Judge example")
             section_run(judge_btn.click, run_judge, [narrative, option1, option2], [verdict], judge_status,
                         busy="Judging…", api_name="judge",
                         checks=((narrative, "narrative", MAX_NARRATIVE_CHARS),

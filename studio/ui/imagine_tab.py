@@ -12,7 +12,7 @@ from ..imagine.compare import MAX_TEXT_CHARS, MAX_TOP_K
 from ..imagine.render import MAX_GUIDANCE, MAX_SEEDS, MAX_SIZE, SIZE_STEP, RenderCancelled
 from ..imagine.scores import outside_unit_interval
 from ..models import UNAVAILABLE, get_registry
-from .common import (after_limit_check, cancellable, cancelled, escape, guarded, limited_textbox,
+from .common import (examples, after_limit_check, cancellable, cancelled, escape, guarded, limited_textbox,
                      refuse_over_limit)
 from .help import tab_guide
 from .session_files import new_download
@@ -235,7 +235,7 @@ def build_imagine_tab() -> None:
         with gr.Row():
             go_button = gr.Button("Imagine", variant="primary", interactive=available)
             stop_button = gr.Button("Stop", variant="stop", interactive=available)
-        gr.Examples(EXAMPLES, inputs=[text_a, text_b])
+        examples(EXAMPLES, [text_a, text_b], "Examples")
         with gr.Column(visible=available):  # results that cannot come are not shown as empty boxes
             with gr.Row():
                 gallery = gr.Gallery(label="Imaginations: A and B side by side, one row per seed", columns=2,

@@ -7,7 +7,7 @@ import pandas as pd
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                PolishResult, components, polish)
-from .common import (after_limit_check, cancellable, cancelled, escape_markdown, failed_run, guarded, highlight_pieces,
+from .common import (examples, after_limit_check, cancellable, cancelled, escape_markdown, failed_run, guarded, highlight_pieces,
                      limited_textbox, role_notice, section_run, start_run, stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
@@ -226,7 +226,7 @@ def build_polish_tab() -> dict:
                                          info="where the writer's images come from")
                     register = gr.Radio(list(REGISTERS), value="plain", label="Register (writer)")
                 gr.Markdown(SOURCES_NOTE + "\n\n" + SOURCES_DETAILS, elem_classes=["studio-note"])
-        gr.Examples(EXAMPLES_LITERAL, inputs=[literal], label="Literal sentences")
+        examples(EXAMPLES_LITERAL, [literal], "Literal sentences")
         status = gr.Markdown(elem_id="polish-status", label="Status")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["markdown", "str", "number"], interactive=False,
                              elem_id="polish-table", elem_classes=["studio-fit-table"], column_widths=["62%", "22%", "16%"], max_height=1400,
@@ -247,7 +247,7 @@ def build_polish_tab() -> dict:
             sentence = limited_textbox(MAX_SENTENCE_CHARS, label="Simile sentence", value=EXAMPLES_SIMILE[0][0],
                                        scale=3, max_lines=3, info=f"up to {MAX_SENTENCE_CHARS:,} characters")
             show = gr.Button("Show components", scale=1)
-        gr.Examples(EXAMPLES_SIMILE, inputs=[sentence], label="Similes (and literal 'like')")
+        examples(EXAMPLES_SIMILE, [sentence], "Similes (and literal 'like')")
         parts_status = gr.Markdown(elem_id="components-status")
         highlighted = gr.HighlightedText(label="Topic / vehicle / event / property", color_map=COLOURS,
                                          elem_id="components-parts",

@@ -13,7 +13,7 @@ from ..proverbs.catalog import usage_note
 from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL, SHARED_TOP, clean_narrative
-from .common import (after_limit_check, escape, failed_run, guarded, highlight_pieces, limited_textbox,
+from .common import (examples, after_limit_check, escape, failed_run, guarded, highlight_pieces, limited_textbox,
                      past_refusal, refuse_over_limit, role_notice, section_run, start_run)
 from .help import tab_guide
 from .session_files import result_downloads
@@ -187,8 +187,7 @@ def build_proverbs_tab() -> None:
             with gr.Column(scale=1):
                 k = gr.Slider(1, 20, value=5, step=1, label="How many proverbs")
                 go_button = gr.Button("Recommend proverbs", variant="primary")
-        gr.Examples([[e] for e in EXAMPLES], inputs=[narrative], label="Example narratives (click one)",
-                    api_name=False)
+        examples(EXAMPLES, [narrative], "Example narratives (click one)")
         status = gr.Markdown(elem_classes="studio-note", label="Status", elem_id="proverbs-status")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["number", "str", "str", "number"], interactive=False,
                              wrap=True, label="Top proverbs, best first", elem_id="proverbs-table",

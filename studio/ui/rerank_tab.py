@@ -11,7 +11,7 @@ from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_C
                               MAX_CSV_ROWS, PAPER_QUALITY_PARTS, RerankResult, Settings, candidates_from_lines,
                               groups_from_csv, rerank, rerank_many)
 from .imagine_tab import build_imagine_topk
-from .common import (after_limit_check, escape, escape_markdown, failed_run, guarded, highlight_pieces,
+from .common import (examples, after_limit_check, escape, escape_markdown, failed_run, guarded, highlight_pieces,
                      limited_textbox, role_notice, start_run)
 from .help import tab_guide
 from .session_files import new_download, track
@@ -457,7 +457,7 @@ def build_rerank_tab() -> dict:
                 relevance = gr.Radio([("Eq. 2: Σ n·P over KB triplets", "eq2"), ("Eq. 3: pair count n(t, v)", "eq3")],
                                      value="eq2", label="Relevance")
         run = gr.Button("Rerank", variant="primary")
-        gr.Examples(EXAMPLES, inputs=[literal, candidates], label="Examples (from the HAUSER paper)")
+        examples(EXAMPLES, [literal, candidates], "Examples (from the HAUSER paper)")
         groups = gr.State([])  # the scored groups the picker shows
         loaded = gr.State([])  # the uploaded CSV's (literal, candidates) groups, which Rerank scores again
         status = gr.Markdown(elem_id="rerank-status", label="Status")
