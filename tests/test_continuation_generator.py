@@ -82,3 +82,25 @@ def test_an_unknown_idiom_gets_the_generators_paraphrase_only_when_it_is_one(mon
     assert generate.model_paraphrase(object(), "The mayor was tilting at windmills.", "tilting at windmills") == \
         expected
     assert seen["temperature"] == 0.0 and seen["prompts"][0].endswith('means:')  # greedy: the same every time
+
+
+def test_a_story_without_an_end_mark_is_continued_with_a_sentence_of_its_own(monkeypatch):
+    """"…left me high and dry" (no full stop): the small models are given the story with one, a drawn "." or ". …"
+    is no continuation, and a sentence drawn in lower case starts with a capital."""
+    from studio.continuation import generate
+    from studio.continuation.decoding import Sample
+
+    seen = {}
+
+    def fake(lm, prompts, **kw):
+        seen.update(kw, prompts=prompts)
+        return [Sample(text=". …", tokens=2, complete=False), Sample(text="he was so proud of me.", tokens=6)]
+
+    monkeypatch.setattr(generate, "ensemble_sample", fake)
+    result = generate.continue_narrative("He never showed up and left me high and dry",
+                                         generate.Settings(mode="plain", n=2, seed=0))
+    assert seen["prompts"] == ["He never showed up and left me high and dry."]
+    assert seen["shared_text"].endswith("dry.")
+    assert [c.text for c in result.continuations] == ["He was so proud of me."]
+    assert result.narrative == "He never showed up and left me high and dry"  # shown as typed
+    assert generate.ended_sentence('She said "no!"') == 'She said "no!"'

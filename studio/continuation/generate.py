@@ -29,6 +29,8 @@ MAX_NARRATIVE_CHARS = 4000
 LIMITS = {"n": (1, 10), "pool": (1, 32), "top_k": (1, 200), "temperature": (0.0, 2.0), "max_new_tokens": (1, 60)}
 #: writer mode: samples drawn for the best n shown, and the tokens a sentence may take (8-25 words)
 WRITER_POOL = 6
+#: what may end a narrative's last sentence (`ended_sentence`)
+SENTENCE_END = frozenset(".!?…\"'”’)]")
 WRITER_TOKENS = 48
 
 
@@ -107,6 +109,13 @@ def prompts_for(narrative: str, inferences: list[str]) -> list[str]:
     return [f"({inf.strip().rstrip('.')}.)\n{narrative}" for inf in inferences] or [narrative]
 
 
+def ended_sentence(text: str) -> str:
+    """The narrative with a full stop when its last sentence has no end mark, so that the next sentence is what a
+    model continues with, not the end of this one."""
+    text = text.rstrip()
+    return text if not text or text[-1] in SENTENCE_END else text + "."
+
+
 def merge_identical(samples) -> list[Ranked]:
     """One row per distinct continuation, in order of first appearance, counting its samples: summing a dozen
     prompts' logits sharpens the distribution, so literal and context samples often coincide, and the judge
@@ -146,6 +155,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     refuse_non_english(raw, "narrative")
     step(0.01, "finding the idiom or simile")
     text, expr = find_expression(raw)
+    ended = ended_sentence(text)  # what the small models continue: "…high and dry" would get ". I was sad." first
     notes = []
     lm, prompts, used, guess, samples = None, None, [], "", None
     if s.mode == "writer":
@@ -162,7 +172,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
         try:
             lm = get_registry().get("continuation_generator")
             known = expr is not None and bool(expr.meaning)
-            prompts = [generator_prompt(text, expr.text, expr.meaning) if known else generator_prompt(text)]
+            prompts = [generator_prompt(ended, expr.text, expr.meaning) if known else generator_prompt(ended)]
             if expr is not None and not known:
                 unknown = (f"no meaning of “{expr.text}” is known to the lexicon" if expr.kind == "idiom"
                            else f"“{expr.text}” states no property") + ": the generator continues without one"
@@ -182,16 +192,19 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
         used = list(inferences) if inferences is not None else inferences_for(s.mode, text, expr, s.seed)
         if s.mode not in ("plain", "tuned") and not used:
             raise InputError(f"No {s.mode} inferences could be drawn for this narrative; try the plain mode.")
-        prompts = prompts_for(text, used)
+        prompts = prompts_for(ended, used)
     if samples is None:
         step(0.1, "decoding")
         samples = ensemble_sample(lm, prompts, n_samples=s.draws, max_new_tokens=s.max_new_tokens,
                                   top_k=s.top_k, temperature=s.temperature, no_repeat_ngram_size=3, seed=s.seed,
-                                  stop_at_sentence_end=True, combine=s.combine, shared_text=text,
+                                  stop_at_sentence_end=True, combine=s.combine, shared_text=ended,
                                   progress=None if progress is None else (
                                       lambda f, what: progress(0.1 + 0.8 * f, what)),
                                   should_stop=should_stop)
     step(0.92, "ranking with the plausibility judge")
+    samples = [x for x in samples if any(ch.isalpha() for ch in x.text)]  # ". …" is no continuation
+    for x in samples:  # a sentence of its own: "he was so proud." after a story typed in lower case
+        x.text = x.text[:1].upper() + x.text[1:]
     ranked = merge_identical(samples)
     bad = [bool(offensive_words(r.text)) for r in ranked]  # the small models learned from old books too
     dropped = sum(r.samples for r, b in zip(ranked, bad) if b)
@@ -215,7 +228,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
             probs = probs / probs.sum()
         elif s.draws > s.n:  # the pool: the best n by fluency and the judge (ranking.py)
             step(0.96, "ranking by fluency")
-            for r, f in zip(ranked, fluency(get_registry().get("lm"), text, [r.text for r in ranked])):
+            for r, f in zip(ranked, fluency(get_registry().get("lm"), ended, [r.text for r in ranked])):
                 r.fluency = round(float(f), 4)
             best = order([r.fluency for r in ranked], probs, [r.cut for r in ranked])[: s.n]
             ranked = [ranked[i] for i in best]
