@@ -82,7 +82,7 @@ if [ "${STUDIO_LLAMACPP:-1}" != 0 ] && [ ! -f ".venv/.llama-cpp-$flags_id" ]; th
 fi
 # `--build`: the Debian text resources only the asset builds read (`python -m studio build kb`: dict-gcide, the GNU
 # Collaborative International Dictionary of English; `build antonyms` and `train nli-cross --kb-pairs`: WordNet's
-# adjectives). The app and the tests never need them.
+# adjectives; `build nouns`: its nouns). The app and the tests never need them.
 if [ "${1:-}" = "--build" ]; then
   missing=""
   [ -f /usr/share/dictd/gcide.dict.dz ] || missing="$missing dict-gcide"

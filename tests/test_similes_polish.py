@@ -233,10 +233,12 @@ def test_no_slur_and_no_people_is_a_vehicle(offline):
     parser = offline.get("parser")
     slot = next(s for s in find_slots(literal, parser(literal)) if s.kind == "verb")
     rows = []
-    for vehicle in ("an asian", "a madman", "a German", "a beaver", "hungry", "as if it were starving"):
+    for vehicle in ("an asian", "a madman", "a German", "a beaver", "hungry", "as if it were starving",
+                    "a hucklehead", "wolves"):
         sentence, phrase, offset = realise(literal, slot, vehicle)
         rows.append({"sentence": sentence, "phrase": phrase, "offset": offset, "vehicle": vehicle})
-    assert _no_image(rows, parser) == {0, 2, 4}  # peoples, and an adjective where a noun should be
+    # peoples, an adjective where a noun should be, a word English does not have
+    assert _no_image(rows, parser) == {0, 2, 4, 6}
     cands = polish(literal, n=10, seed=0).candidates
     assert not any("asian" in c.sentence.lower() for c in cands)
 

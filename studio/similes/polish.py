@@ -36,6 +36,7 @@ from ..figures.components import Simile, extract_similes
 from ..figures.detector import simile_probability, someones, threshold
 from ..figures.english import refuse_non_english
 from ..figures.irony import find_ironies
+from ..figures.nouns import known_noun
 from ..figures.lm_features import shared
 from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
@@ -601,7 +602,8 @@ def is_clause(vehicle: str) -> bool:
 def _no_image(rows, parser) -> set[int]:
     """Indices of the rows (one parse each) whose inserted phrase holds a nationality, a religious or a political
     group by the parser's entity recogniser (NORP: "like an Asian", "as proud as a German"): a people is no vehicle;
-    or whose vehicle has no noun ("as sour as stale": an adjective is no image). "as if" clauses are kept."""
+    or whose vehicle has no noun ("as sour as stale": an adjective is no image), or a noun English does not have
+    (`known_noun`: "as salty as a hucklehead", "as noisy as wot"). "as if" clauses are kept."""
     out = set()
     for i, (r, doc) in enumerate(zip(rows, parser.pipe([r["sentence"] for r in rows]))):
         lo, hi = r["offset"], r["offset"] + len(r["phrase"])
@@ -611,7 +613,9 @@ def _no_image(rows, parser) -> set[int]:
         vehicle = r.get("vehicle", "")
         if vehicle and not is_clause(vehicle) and r["phrase"].endswith(vehicle):
             start = hi - len(vehicle)
-            if not any(t.pos_ in _IMAGE_POS for t in doc if start <= t.idx < hi):
+            tokens = [t for t in doc if start <= t.idx < hi]
+            if not any(t.pos_ in _IMAGE_POS for t in tokens) or not all(
+                    known_noun(t.text) or known_noun(t.lemma_) for t in tokens if t.pos_ in ("NOUN", "PROPN")):
                 out.add(i)
     return out
 

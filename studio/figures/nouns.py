@@ -1,0 +1,41 @@
+"""English nouns, for telling an image from a non-word ("as salty as a hucklehead", "as noisy as wot").
+
+Built from WordNet's noun lemmas (Debian `wordnet-base`, /usr/share/wordnet/index.noun, single words) by `python -m
+studio build nouns`; the app reads the derived list `assets/similes/nouns.json`. A plural is known through WordNet's
+irregular forms ("mice") and its regular endings ("rats", "boxes", "berries").
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+from ..models.config import PROJECT_ROOT
+
+ASSET = PROJECT_ROOT / "assets" / "similes" / "nouns.json"
+#: WordNet's own detachment rules for nouns (morphy): a regular plural's ending and what replaces it
+PLURAL_ENDINGS = (("ies", "y"), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
+                  ("men", "man"), ("s", ""))
+
+
+@lru_cache(maxsize=1)
+def _nouns() -> tuple[frozenset[str], dict[str, str]]:
+    if not ASSET.is_file():
+        return frozenset(), {}
+    data = json.loads(ASSET.read_text(encoding="utf-8"))
+    return frozenset(data["nouns"]), dict(data["plurals"])
+
+
+def available() -> bool:
+    """Whether the list is built (without it nothing is refused)."""
+    return bool(_nouns()[0])
+
+
+def known_noun(word: str) -> bool:
+    """Whether `word` (any case) is an English noun or a plural of one, by WordNet; True when the list is missing."""
+    nouns, plurals = _nouns()
+    if not nouns:
+        return True
+    w = word.lower().strip()
+    if w in nouns or plurals.get(w) in nouns:
+        return True
+    return any(w.endswith(end) and w[: len(w) - len(end)] + rep in nouns for end, rep in PLURAL_ENDINGS)
