@@ -488,6 +488,8 @@ def build_rerank_tab() -> dict:
             run_csv, inputs=[upload, *inputs[2:-1]], outputs=[*outputs, loaded, literal, candidates],
             api_name="rerank_csv", show_progress_on=table)
         finish(csv_run, table, status)
+        # a refused file leaves the upload box: Rerank would otherwise seem to score it, while it scores the boxes
+        csv_run.failure(lambda: None, outputs=upload, api_name=False, queue=False, show_progress="hidden")
         group_choice.input(pick_group, inputs=[groups, group_choice],
                            outputs=[table, winner, chart, backends, literal, candidates], api_name=False).then(
             scale_note, inputs=table, outputs=status, api_name=False, queue=False, show_progress="hidden")
