@@ -180,6 +180,10 @@ STALE_NOTE = ("⚠️ The candidates below were made for the previous sentence: 
               "(*Send to Rerank* waits until then).")
 
 
+#: under the buttons while Polish runs (the status line and the table may be below the screen's edge)
+BELOW_NOTE = "*Polishing… the candidates will appear below the examples.*"
+
+
 def send_state(candidates: list[str], literal: str | None, polished: str | None):
     """Send to Rerank is usable only while the box holds the sentence its candidates were made for; else a note."""
     fresh = bool(candidates) and (literal or "") == (polished or "")
@@ -258,7 +262,9 @@ def build_polish_tab() -> dict:
         # the earlier result goes first (an error or a Stop leaves none of it on screen); the progress and an error's
         # mark sit on the table, and a failed run's status line says why
         cleared = (None, None, [], None, "", gr.update(interactive=False), "")
-        start = start_run("Polishing…", *cleared)
+        # under the buttons, where the eye is (on a laptop the table starts below the fold): what runs, and the
+        # run's progress bar over it
+        start = start_run("Polishing…", *cleared[:-1], BELOW_NOTE)
         start_outputs = [table, plain, candidates, downloads, polished, send, stale, status]
         send_args = dict(fn=send_state, inputs=[candidates, literal, polished], outputs=[send, stale], api_name=False,
                          queue=False, show_progress="hidden")
@@ -266,16 +272,18 @@ def build_polish_tab() -> dict:
                     start, outputs=start_outputs, api_name=False,
                     queue=False, show_progress="hidden").success(
                     cancellable(run_polish), inputs=[literal, strategies, n, seed, domain, register],
-                    outputs=polish_outputs, api_name=api_name, show_progress_on=table)
+                    outputs=polish_outputs, api_name=api_name, show_progress_on=[table, stale])
                 for trigger, api_name in ((go.click, "polish"), (literal.submit, False))]
         for run in runs:
             run.success(screen_table, inputs=[plain, offsets], outputs=table, api_name=False, queue=False,
                         show_progress="hidden")
             run.success(**send_args)
-            run.failure(failed_run(None, None), outputs=[table, plain, status], api_name=False, queue=False)
+            run.failure(failed_run(None, None, ""), outputs=[table, plain, stale, status], api_name=False,
+                        queue=False)
         # Stop cancels the run: the worker sees `cancelled()` at its next strategy or batch and ends
         stop.click(stopped_line("no candidates for this sentence; press Polish to run it again."), inputs=status,
-                   outputs=status, cancels=runs, api_name=False, queue=False)
+                   outputs=status, cancels=runs, api_name=False, queue=False).then(
+            lambda: "", outputs=stale, api_name=False, queue=False, show_progress="hidden")
         literal.change(**send_args)
         parts = dict(fn=run_components, inputs=[sentence], outputs=[highlighted, details], status=parts_status,
                      busy="Finding the components…")
