@@ -42,8 +42,8 @@ def admin_enabled() -> bool:
 
 def _self_check(checks: list[dict]) -> str:
     """The accelerated forms tried on this CPU and their verdicts, in a line (the served form last)."""
-    return "; ".join(f"{v['form']}: {'passed' if v['passed'] else 'FAILED'} ({v['value']:.3f}, needs {v['tolerance']})"
-                     for v in checks)
+    return "; ".join(f"{v['form']}: {'passed' if v['passed'] else 'FAILED'} ({v.get('measure', 'measured')} "
+                     f"{v['value']:.3f}; needs {v['tolerance']})" for v in checks)
 
 
 #: the project's folder: a model shipped in it is shown by its path inside it ("assets/heads/nli-cross"), never
