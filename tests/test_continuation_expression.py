@@ -211,3 +211,11 @@ def test_an_idiom_needs_two_words_of_its_own():
     assert lex.match("He liked to know her, and they buried the hatchet.")[0].idiom == "bury the hatchet"
     assert len(lex.match("He liked to know her, and they buried the hatchet.")) == 1
     assert lex.meaning("something like") == "a meaning"  # still looked up when marked
+
+
+def test_two_marks_or_an_open_one_are_said():
+    """Only the first marked expression is continued, and a "[" left open is read as typed: both are said."""
+    notes = expression.mark_notes("She was [as busy as a bee] all week and [burned the candle at both ends].")
+    assert len(notes) == 1 and "only the first, “as busy as a bee”" in notes[0]
+    assert "not closed" in expression.mark_notes("Then he [ spilled the beans to everyone.")[0]
+    assert expression.mark_notes("He [spilled the beans].") == [] and expression.mark_notes("No marks.") == []

@@ -59,6 +59,25 @@ def strip_marks(text: str) -> tuple[str, tuple[int, int] | None]:
     return clean, span
 
 
+def mark_notes(text: str) -> list[str]:
+    """What a reader should know about the marks of `text`: more than one expression marked (the first is used), or a
+    "[" or "<b>" left open (read as typed)."""
+    notes = []
+    marked = [m.group(1).strip() for mark in _MARKS for m in mark.finditer(text)]
+    if len(marked) > 1:
+        notes.append(f"{len(marked)} expressions are marked; only the first, “{_first(text)}”, "
+                     "is the one continued: mark one")
+    opened = text.count("[") - text.count("]"), len(re.findall(r"<b>", text, re.I)) - len(re.findall(r"</b>", text, re.I))
+    if any(k > 0 for k in opened):
+        notes.append("a “[” or “<b>” is not closed, so it is read as typed: close it to mark the expression")
+    return notes
+
+
+def _first(text: str) -> str:
+    clean, span = strip_marks(text)
+    return clean[span[0]:span[1]] if span else ""
+
+
 def _shift(position: int, m: re.Match) -> int:
     """Where `position` lands once the marker `m` (opening tag, group 1, closing tag) is cut out."""
     opening, closing = m.start(1) - m.start(), m.end() - m.end(1)

@@ -17,7 +17,7 @@ from ..figures.english import refuse_non_english
 from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
 from .decoding import Sample, ensemble_sample
-from .expression import Expression, find_expression
+from .expression import Expression, find_expression, mark_notes
 from .writing import SYSTEM, copies_an_example, user_message
 from .knowledge import context_inferences, literal_inferences
 from .prompting import generator_prompt, paraphrase_prompt
@@ -156,7 +156,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     step(0.01, "finding the idiom or simile")
     text, expr = find_expression(raw)
     ended = ended_sentence(text)  # what the small models continue: "…high and dry" would get ". I was sad." first
-    notes = []
+    notes = [note + "." for note in mark_notes(raw)]
     lm, prompts, used, guess, samples = None, None, [], "", None
     if s.mode == "writer":
         try:

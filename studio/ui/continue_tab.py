@@ -8,8 +8,9 @@ import pandas as pd
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, WRITER_POOL, Settings, continue_narrative
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
 from ..continuation.ranking import POOL
-from .common import (examples, after_limit_check, cancellable, cancelled, escape, failed_run, guarded, highlight_pieces,
-                     limited_textbox, refuse_over_limit, role_notice, section_run, start_run, stopped_line)
+from .common import (after_limit_check, cancellable, cancelled, escape, escape_markdown, examples, failed_run,
+                     guarded, highlight_pieces, limited_textbox, refuse_over_limit, role_notice, section_run,
+                     start_run, stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -109,7 +110,7 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
             for i, (c, note) in enumerate(zip(r["continuations"], why_here(r["continuations"], r["mode"])))]
     inferences = pd.DataFrame({"inference used": r["inferences"]}) if r["inferences"] else \
         pd.DataFrame({"inference used": [f"({r['mode']} mode: none)"]})
-    notes = " ".join(r["notes"])
+    notes = escape_markdown(" ".join(r["notes"]))  # they quote the narrative's words
     drawn, distinct, shown = r["drawn"], r["distinct"], len(r["continuations"])
     pooled = drawn > r["settings"]["n"]  # writer and tuned modes: the best of a pool
     parts = ([f"{distinct} distinct"] if distinct < drawn else []) + ([f"the best {shown} shown"] if pooled else [])

@@ -12,7 +12,7 @@ from ..imagine.compare import MAX_TEXT_CHARS, MAX_TOP_K
 from ..imagine.render import MAX_GUIDANCE, MAX_SEEDS, MAX_SIZE, SIZE_STEP, RenderCancelled
 from ..imagine.scores import outside_unit_interval
 from ..models import UNAVAILABLE, get_registry
-from .common import (examples, after_limit_check, cancellable, cancelled, escape, guarded, limited_textbox,
+from .common import (after_limit_check, cancellable, cancelled, escape, examples, guarded, limited_textbox,
                      refuse_over_limit)
 from .help import tab_guide
 from .session_files import new_download

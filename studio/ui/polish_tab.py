@@ -7,8 +7,8 @@ import pandas as pd
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                PolishResult, components, polish)
-from .common import (examples, after_limit_check, cancellable, cancelled, escape_markdown, failed_run, guarded, highlight_pieces,
-                     limited_textbox, role_notice, section_run, start_run, stopped_line)
+from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
+                     highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
 

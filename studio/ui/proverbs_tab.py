@@ -13,7 +13,7 @@ from ..proverbs.catalog import usage_note
 from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL, SHARED_TOP, clean_narrative
-from .common import (examples, after_limit_check, escape, failed_run, guarded, highlight_pieces, limited_textbox,
+from .common import (after_limit_check, escape, examples, failed_run, guarded, highlight_pieces, limited_textbox,
                      past_refusal, refuse_over_limit, role_notice, section_run, start_run)
 from .help import tab_guide
 from .session_files import result_downloads

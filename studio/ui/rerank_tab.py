@@ -11,7 +11,7 @@ from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_C
                               MAX_CSV_ROWS, PAPER_QUALITY_PARTS, RerankResult, Settings, candidates_from_lines,
                               groups_from_csv, rerank, rerank_many)
 from .imagine_tab import build_imagine_topk
-from .common import (examples, after_limit_check, escape, escape_markdown, failed_run, guarded, highlight_pieces,
+from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
                      limited_textbox, role_notice, start_run)
 from .help import tab_guide
 from .session_files import new_download, track
