@@ -225,6 +225,16 @@ def test_rerank_on_a_phone_says_to_swipe_and_shows_its_scrollbar(pages, shots):
     assert geometry["wider"] > 0 and geometry["scrollbar"] != "none", geometry
     assert {"rank", "candidate", "quality"} <= set(geometry["inView"]), geometry
     assert page.locator("#rerank-swipe").is_visible()
+    # a one-word column title stays on one line ("creativi / ty", "ran / k" in cells too narrow for it)
+    broken = page.evaluate("""() => [...document.querySelectorAll('#rerank-table th, #rerank-table .header-cell')]
+        .flatMap(h => { const w = document.createTreeWalker(h, NodeFilter.SHOW_TEXT), out = [];
+                        for (let n = w.nextNode(); n; n = w.nextNode()) {
+                          const t = n.textContent.trim(); if (!t || t.includes(' ')) continue;
+                          const r = document.createRange(); r.selectNodeContents(n);
+                          const tops = new Set([...r.getClientRects()].map(x => Math.round(x.top)));
+                          if (tops.size > 1) out.push(t); }
+                        return out; })""")
+    assert not broken, broken
     _lines_break_between_words(page, "#rerank-winner")
     _fits_the_window(page, shots, "rerank")
     wide = pages(1400, 1000)

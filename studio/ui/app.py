@@ -67,8 +67,8 @@ CSS = f"""
   .studio-fit-table .cell-wrap {{padding: 2px !important}}
   {_CELLS} {{{_fixed(110)}; flex: none !important}}
   #rerank-table table {{min-width: 0 !important}}
-  {_RERANK} {{{_fixed(60)}}}
-  {_RERANK_1} {{{_fixed(36)}}}
+  {_RERANK} {{{_fixed(84)}}}
+  {_RERANK_1} {{{_fixed(46)}}}
   {_RERANK}, #rerank-table .cell-wrap {{font-family: var(--font) !important; font-size: 13px !important;
     word-break: normal !important; overflow-wrap: break-word !important; padding: 4px 2px !important}}
   {_RERANK_2} {{{_fixed(120)}}}
