@@ -8,7 +8,8 @@ from studio.figures.articles import indefinite_article, with_indefinite_article
     ("owl", "an"), ("stone", "a"), ("hour", "an"), ("honest", "an"), ("heir", "an"), ("horse", "a"),
     ("unicorn", "a"), ("user", "a"), ("utensil", "a"), ("ukulele", "a"), ("uniform", "a"), ("euro", "a"),
     ("ewe", "a"), ("one-horse", "a"), ("uninvited", "an"), ("umbrella", "an"), ("urn", "an"), ("usher", "an"),
-    ("egg", "an"), ("Iceberg", "an"), ("ox", "an"), ("oak", "an"),
+    ("egg", "an"), ("Iceberg", "an"), ("ox", "an"), ("oak", "an"), ("usage", "a"), ("unanimous", "a"), ("uvula", "a"),
+    ("Ukrainian", "a"), ("onesie", "a"), ("Ouija", "a"), ("unable", "an"), ("urge", "an"), ("umpire", "an"),
 ])
 def test_the_article_follows_the_sound_not_the_letter(word, article):
     assert indefinite_article(word) == article

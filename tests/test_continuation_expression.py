@@ -216,6 +216,8 @@ def test_an_idiom_needs_two_words_of_its_own():
 def test_two_marks_or_an_open_one_are_said():
     """Only the first marked expression is continued, and a "[" left open is read as typed: both are said."""
     notes = expression.mark_notes("She was [as busy as a bee] all week and [burned the candle at both ends].")
-    assert len(notes) == 1 and "only the first, “as busy as a bee”" in notes[0]
-    assert "not closed" in expression.mark_notes("Then he [ spilled the beans to everyone.")[0]
+    assert len(notes) == 1 and "only one, “as busy as a bee”, is the one continued" in notes[0]
+    assert "no closing mark" in expression.mark_notes("Then he [ spilled the beans to everyone.")[0]
     assert expression.mark_notes("He [spilled the beans].") == [] and expression.mark_notes("No marks.") == []
+    assert expression.mark_notes("He <b>[spilled the beans]</b>.") == []  # one mark, twice marked
+    assert "“b”" in expression.mark_notes("[a] then <b>b</b>")[0]  # the one used: <b> wins

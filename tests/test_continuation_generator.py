@@ -102,5 +102,14 @@ def test_a_story_without_an_end_mark_is_continued_with_a_sentence_of_its_own(mon
     assert seen["prompts"] == ["He never showed up and left me high and dry."]
     assert seen["shared_text"].endswith("dry.")
     assert [c.text for c in result.continuations] == ["He was so proud of me."]
+    assert any("1 had no words" in line for line in result.shortfall)  # said, not called "empty"
     assert result.narrative == "He never showed up and left me high and dry"  # shown as typed
-    assert generate.ended_sentence('She said "no!"') == 'She said "no!"'
+
+
+@pytest.mark.parametrize("typed, given", [("He waited,", "He waited."), ('He said "no"', 'He said "no".'),
+                                          ('She said "no!"', 'She said "no!"'), ("Done…", "Done…"),
+                                          ("She left (again)", "She left (again).")])
+def test_the_full_stop_goes_where_a_sentence_has_no_end_mark(typed, given):
+    from studio.continuation.generate import ended_sentence
+
+    assert ended_sentence(typed) == given

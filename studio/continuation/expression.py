@@ -60,20 +60,20 @@ def strip_marks(text: str) -> tuple[str, tuple[int, int] | None]:
 
 
 def mark_notes(text: str) -> list[str]:
-    """What a reader should know about the marks of `text`: more than one expression marked (the first is used), or a
-    "[" or "<b>" left open (read as typed)."""
+    """What a reader should know about the marks of `text`: more than one expression marked (one is used), or a
+    "[" or "<b>" with no closing mark after it (read as typed)."""
     notes = []
-    marked = [m.group(1).strip() for mark in _MARKS for m in mark.finditer(text)]
-    if len(marked) > 1:
-        notes.append(f"{len(marked)} expressions are marked; only the first, “{_first(text)}”, "
-                     "is the one continued: mark one")
-    opened = text.count("[") - text.count("]"), len(re.findall(r"<b>", text, re.I)) - len(re.findall(r"</b>", text, re.I))
-    if any(k > 0 for k in opened):
-        notes.append("a “[” or “<b>” is not closed, so it is read as typed: close it to mark the expression")
+    spans = sorted((m.start(), m.end()) for mark in _MARKS for m in mark.finditer(text))
+    outer = [sp for sp in spans if not any(o != sp and o[0] <= sp[0] and sp[1] <= o[1] for o in spans)]
+    if len(outer) > 1:  # "<b>[x]</b>" is one mark
+        notes.append(f"{len(outer)} expressions are marked; only one, “{_used(text)}”, is the one continued: mark one")
+    if re.search(r"\[[^\]]*$", text) or re.search(r"<b>(?!.*</b>)", text, re.I | re.S):
+        notes.append("a “[” or “<b>” has no closing mark after it, so it is read as typed: close it to mark the "
+                     "expression")
     return notes
 
 
-def _first(text: str) -> str:
+def _used(text: str) -> str:
     clean, span = strip_marks(text)
     return clean[span[0]:span[1]] if span else ""
 

@@ -29,8 +29,6 @@ MAX_NARRATIVE_CHARS = 4000
 LIMITS = {"n": (1, 10), "pool": (1, 32), "top_k": (1, 200), "temperature": (0.0, 2.0), "max_new_tokens": (1, 60)}
 #: writer mode: samples drawn for the best n shown, and the tokens a sentence may take (8-25 words)
 WRITER_POOL = 6
-#: what may end a narrative's last sentence (`ended_sentence`)
-SENTENCE_END = frozenset(".!?…\"'”’)]")
 WRITER_TOKENS = 48
 
 
@@ -111,9 +109,12 @@ def prompts_for(narrative: str, inferences: list[str]) -> list[str]:
 
 def ended_sentence(text: str) -> str:
     """The narrative with a full stop when its last sentence has no end mark, so that the next sentence is what a
-    model continues with, not the end of this one."""
+    model continues with, not the end of this one: "…high and dry" → "…high and dry.", "He waited," → "He waited.";
+    a closing quote or bracket ends it only after an end mark ('She said "no!"', not 'He said "no"')."""
     text = text.rstrip()
-    return text if not text or text[-1] in SENTENCE_END else text + "."
+    if re.search(r"[.!?…][\"'”’)\]]*$", text) or not text:
+        return text
+    return text.rstrip(",;:-–— ") + "."
 
 
 def merge_identical(samples) -> list[Ranked]:
@@ -202,13 +203,14 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
                                       lambda f, what: progress(0.1 + 0.8 * f, what)),
                                   should_stop=should_stop)
     step(0.92, "ranking with the plausibility judge")
+    wordless = sum(not any(ch.isalpha() for ch in x.text) for x in samples)
     samples = [x for x in samples if any(ch.isalpha() for ch in x.text)]  # ". …" is no continuation
     for x in samples:  # a sentence of its own: "he was so proud." after a story typed in lower case
         x.text = x.text[:1].upper() + x.text[1:]
     ranked = merge_identical(samples)
     bad = [bool(offensive_words(r.text)) for r in ranked]  # the small models learned from old books too
     dropped = sum(r.samples for r, b in zip(ranked, bad) if b)
-    unwritten = max(0, s.draws - len(samples))  # empty, or the writer prompt's own example (`write`)
+    unwritten = max(0, s.draws - len(samples) - wordless)  # empty, or the writer prompt's own example (`write`)
     ranked = [r for r, b in zip(ranked, bad) if not b]
     judge_name, distinct = "", len(ranked)
     if s.rank and len(ranked) >= 1:
@@ -216,7 +218,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
 
         judge, probs = get_judge(), None
         if judge is None:
-            notes.append("the plausibility judge is not trained: run `python -m studio train judge`")
+            notes.append("the plausibility judge is not trained: run python -m studio train judge")
         else:
             probs = judge.rank(text, [r.text for r in ranked], expr)
             judge_name = judge.name
@@ -246,7 +248,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
         shown.update(meaning=guess, meaning_source="model")
     return Result(narrative=text, expression=shown, mode=s.mode, inferences=used,
                   continuations=ranked, settings=asdict(s), seconds=round(time.perf_counter() - started, 3),
-                  judge=judge_name, notes=notes, shortfall=shortfall_lines(ranked, s, dropped, distinct, unwritten),
+                  judge=judge_name, notes=notes, shortfall=shortfall_lines(ranked, s, dropped, distinct, unwritten, wordless),
                   drawn=s.draws, distinct=distinct)
 
 
@@ -310,7 +312,7 @@ def _paraphrase(lm, narrative: str, expression: str) -> str:
 
 
 def shortfall_lines(ranked: list[Ranked], s: Settings, dropped: int = 0, distinct: int | None = None,
-                    unwritten: int = 0) -> list[str]:
+                    unwritten: int = 0, wordless: int = 0) -> list[str]:
     """What the visitor gets short of the request, and why: fewer distinct continuations than asked (repeats,
     `dropped` ones with a slur or an obscenity, and `unwritten` ones the writer left empty or copied from its
     prompt's example, among the samples drawn), and continuations the token limit cut before their sentence ended.
@@ -318,8 +320,9 @@ def shortfall_lines(ranked: list[Ranked], s: Settings, dropped: int = 0, distinc
     lines = []
     distinct = len(ranked) if distinct is None else distinct
     if len(ranked) < s.n:
-        repeats = s.draws - distinct - dropped - unwritten
+        repeats = s.draws - distinct - dropped - unwritten - wordless
         why = [f"{dropped} held a slur or an obscenity and were dropped"] if dropped else []
+        why += [f"{wordless} had no words (only punctuation) and were dropped"] if wordless else []
         why += [f"{unwritten} were empty or repeated the writer's own example and were dropped"] if unwritten else []
         why += [f"{repeats} repeated one already listed (the samples column counts them)"] if repeats > 0 else []
         drawn = f"the {s.draws} samples drawn for the {s.n} asked" if s.draws > s.n else f"the {s.n} samples asked"

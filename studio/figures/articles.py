@@ -7,8 +7,8 @@ import re
 
 #: a vowel sound: a, e, i, o, u, and silent-h words; not "one", "once", "eu"/"ewe" ("a euro") or a "u" said "you"
 #: ("a unicorn", "a user", "a utensil", "a ukulele"; but "an uninvited guest", "an usher", "an urn", "an utter fool")
-_VOWEL_SOUND = re.compile(r"^(?:a|e(?!u|we)|i|o(?!ne\b|nce\b|ne-)|u(?!ni(?![nm])|s[eu]|r[aio]|t[eio]|ku|bi)|hour|"
-                          r"honest|heir|honou?r)", re.I)
+_VOWEL_SOUND = re.compile(r"^(?:a|e(?!u|we)|i|o(?!ne\b|nce\b|ne-|nes|ui)|u(?!ni(?![nm])|nani|s[aeu]|r[aio]|ret|t[eio]|ku|"
+                          r"kr|v|bi)|hour|honest|heir|honou?r)", re.I)
 
 
 def indefinite_article(word: str) -> str:

@@ -1,7 +1,7 @@
 """English nouns, for telling an image from a non-word ("as salty as a hucklehead", "as noisy as wot").
 
-Built from WordNet's noun lemmas (Debian `wordnet-base`, /usr/share/wordnet/index.noun, single words) by `python -m
-studio build nouns`; the app reads the derived list `assets/similes/nouns.json`. A plural is known through WordNet's
+Built from WordNet's noun lemmas (Debian `wordnet-base`, /usr/share/wordnet/index.noun: single words, and two-part
+compounds written as one, "rollercoaster") by `python -m studio build nouns`; the app reads the derived list `assets/similes/nouns.json`. A plural is known through WordNet's
 irregular forms ("mice") and its regular endings ("rats", "boxes", "berries").
 """
 from __future__ import annotations
@@ -23,11 +23,6 @@ def _nouns() -> tuple[frozenset[str], dict[str, str]]:
         return frozenset(), {}
     data = json.loads(ASSET.read_text(encoding="utf-8"))
     return frozenset(data["nouns"]), dict(data["plurals"])
-
-
-def available() -> bool:
-    """Whether the list is built (without it nothing is refused)."""
-    return bool(_nouns()[0])
 
 
 def known_noun(word: str) -> bool:

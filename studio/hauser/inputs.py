@@ -43,7 +43,8 @@ def _groups(reader: csv.DictReader) -> list[tuple[str, list[str]]]:
         raise InputError(f"The CSV needs the columns literal,candidate; its header is {','.join(fields) or 'empty'}.")
     reader.fieldnames = fields
     groups: dict[str, list[str]] = {}
-    lines: dict[str, list[int]] = {}  # where each candidate is in the file, for a message that finds it
+    lines: dict[str, list[int]] = {}  # where each candidate's row starts in the file, for a message that finds it
+    start = reader.line_num + 1
     for number, row in enumerate(reader, start=1):
         if number > MAX_CSV_ROWS:
             raise InputError(f"The CSV has more than {MAX_CSV_ROWS:,} rows; split it or use "
@@ -51,7 +52,8 @@ def _groups(reader: csv.DictReader) -> list[tuple[str, list[str]]]:
         literal, candidate = _cell(row.get("literal")), _cell(row.get("candidate"))
         if literal and candidate:
             groups.setdefault(literal, []).append(candidate)
-            lines.setdefault(literal, []).append(reader.line_num)
+            lines.setdefault(literal, []).append(start)
+        start = reader.line_num + 1
     if not groups:
         raise InputError("The CSV has no row with both a literal sentence and a candidate.")
     for literal, candidates in groups.items():

@@ -129,6 +129,8 @@ def check_group(literal, candidates, names: Sequence[str] | None = None) -> tupl
     if isinstance(candidates, str) or not isinstance(candidates, (list, tuple)):
         raise InputError("candidates must be a list of sentences")
     names = list(names) if names is not None else [f"candidate {k + 1}" for k in range(len(candidates))]
+    if len(names) != len(candidates):
+        raise ValueError("check_group: one name per candidate")
     cleaned = [require_text(c, name, MAX_CHARS) for c, name in zip(candidates, names)]
     if not cleaned:
         raise InputError("Please give at least one candidate simile.")

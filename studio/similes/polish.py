@@ -602,8 +602,9 @@ def is_clause(vehicle: str) -> bool:
 def _no_image(rows, parser) -> set[int]:
     """Indices of the rows (one parse each) whose inserted phrase holds a nationality, a religious or a political
     group by the parser's entity recogniser (NORP: "like an Asian", "as proud as a German"): a people is no vehicle;
-    or whose vehicle has no noun ("as sour as stale": an adjective is no image), or a noun English does not have
-    (`known_noun`: "as salty as a hucklehead", "as noisy as wot"). "as if" clauses are kept."""
+    or whose vehicle has no noun ("as sour as stale": an adjective is no image), or a common noun English does not
+    have (`known_noun`: "as salty as a hucklehead", "as noisy as wot"; names, "a Ferrari", are not asked about).
+    "as if" clauses are kept."""
     out = set()
     for i, (r, doc) in enumerate(zip(rows, parser.pipe([r["sentence"] for r in rows]))):
         lo, hi = r["offset"], r["offset"] + len(r["phrase"])
@@ -615,7 +616,7 @@ def _no_image(rows, parser) -> set[int]:
             start = hi - len(vehicle)
             tokens = [t for t in doc if start <= t.idx < hi]
             if not any(t.pos_ in _IMAGE_POS for t in tokens) or not all(
-                    known_noun(t.text) or known_noun(t.lemma_) for t in tokens if t.pos_ in ("NOUN", "PROPN")):
+                    known_noun(t.text) or known_noun(t.lemma_) for t in tokens if t.pos_ == "NOUN"):
                 out.add(i)
     return out
 

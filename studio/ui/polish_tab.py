@@ -283,7 +283,8 @@ def build_polish_tab() -> dict:
         # Stop cancels the run: the worker sees `cancelled()` at its next strategy or batch and ends
         stop.click(stopped_line("no candidates for this sentence; press Polish to run it again."), inputs=status,
                    outputs=status, cancels=runs, api_name=False, queue=False).then(
-            lambda: "", outputs=stale, api_name=False, queue=False, show_progress="hidden")
+            lambda note: "" if note == BELOW_NOTE else note, inputs=stale, outputs=stale, api_name=False, queue=False,
+            show_progress="hidden")  # the run's note goes; a note that the list is out of date stays
         literal.change(**send_args)
         parts = dict(fn=run_components, inputs=[sentence], outputs=[highlighted, details], status=parts_status,
                      busy="Finding the components…")

@@ -1,5 +1,5 @@
 """`python -m studio build nouns`: the English noun list of studio/figures/nouns.py (assets/similes/nouns.json) from
-WordNet's noun index and its irregular plurals (Debian `wordnet-base`, /usr/share/wordnet/index.noun and noun.exc;
+WordNet's noun index (single words, and two-part compounds joined: "rollercoaster") and its irregular plurals (Debian `wordnet-base`, /usr/share/wordnet/index.noun and noun.exc;
 `bash scripts/setup.sh --build` installs it). Single words only, lower case."""
 from __future__ import annotations
 
@@ -18,15 +18,20 @@ WORDNET = Path("/usr/share/wordnet")
 def wordnet_nouns(folder: Path = WORDNET) -> tuple[list[str], dict[str, str]]:
     """(the single-word noun lemmas, {irregular plural: its lemma}) of WordNet."""
     index, exc = folder / "index.noun", folder / "noun.exc"
-    if not index.is_file() or not exc.is_file():
-        raise InputError(f"{index} is missing: install Debian's wordnet-base (`bash scripts/setup.sh --build`)")
+    for path in (index, exc):
+        if not path.is_file():
+            raise InputError(f"{path} is missing: install Debian's wordnet-base (`bash scripts/setup.sh --build`)")
     nouns = set()
     with open(index, encoding="utf-8", errors="replace") as fh:
         for line in fh:
             word = line.split(" ", 1)[0].lower()
-            if line.startswith(" ") or "_" in word:
+            if line.startswith(" "):
                 continue
-            nouns.add(word)
+            parts = word.split("_")
+            if len(parts) == 1:
+                nouns.add(word)
+            elif len(parts) == 2 and all(p.isalpha() for p in parts):  # "roller_coaster": also "rollercoaster"
+                nouns.add("".join(parts))
     plurals = {}
     with open(exc, encoding="utf-8", errors="replace") as fh:
         for line in fh:
@@ -43,7 +48,11 @@ def build(argv: list[str]) -> dict:
     args = parse_options(ap, argv)
     started = time.perf_counter()
     nouns, plurals = wordnet_nouns(args.wordnet)
-    data = {"source": "WordNet 3 noun lemmas, single words (wordnet-base), and its irregular plurals",
+    licence = args.wordnet.parent.parent / "doc" / "wordnet-base" / "copyright"
+    data = {"source": "WordNet 3 noun lemmas, single words and two-part compounds written as one (wordnet-base), "
+                      "and its irregular plurals",
+            "licence": licence.read_text(encoding="utf-8", errors="replace") if licence.is_file() else
+            "WordNet 3.0, Copyright 2006 by Princeton University; see Debian's wordnet-base copyright file",
             "rebuild": "python -m studio build nouns", "nouns": nouns, "plurals": plurals}
     atomic_write(args.out, json.dumps(data, indent=0, ensure_ascii=False))
     return {"out": str(args.out), "nouns": len(nouns), "plurals": len(plurals),
