@@ -162,7 +162,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     if s.mode == "writer":
         try:
             step(0.1, "writing")
-            samples = write(text, expr, s, progress=progress, should_stop=should_stop)
+            samples = write(ended, expr, s, progress=progress, should_stop=should_stop)
             if expr is not None and not expr.meaning:
                 notes.append((f"no meaning of “{expr.text}” is known to the lexicon" if expr.kind == "idiom" else
                               f"“{expr.text}” states no property") + ": the writer reads it on its own.")
