@@ -57,7 +57,7 @@ def test_rerank_tab_shows_evidence_escaped(sourced_kb):
     # in words first, the raw lines under Details
     assert "**Why these scores**" in text and "compare “he” with “child” 3 times" in text
     assert "he \\~ child ×3" in text.split("<details>", 1)[1]
-    assert "[link](http://x)" not in text and "\\[link\\]\\(http://x\\)" in text and "\\*rock\\*" in text
+    assert "[link](http://x)" not in text and "\\[link\\]\\(http&#58;//x\\)" in text and "\\*rock\\*" in text
 
 
 def test_evidence_withholds_a_slur_from_the_kb_but_counts_it(monkeypatch):

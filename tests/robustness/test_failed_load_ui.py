@@ -57,4 +57,6 @@ def test_failed_load_shows_reason_keeps_other_tabs_and_retries(corrupt_lm_app):
     client.predict("lm", api_name="/load_model")
     assert _models(client)["lm"]["state"] == READY
     continued = client.predict(NARRATIVE, "plain", 1, 0, 5, 0.7, 5, api_name="/continue")
-    assert len(continued[2]["data"]) == 1
+    # the reloaded lm continued: its one sample is listed, or said dropped for having no words (the tiny random lm
+    # may draw only punctuation in 5 tokens)
+    assert len(continued[2]["data"]) == 1 or any("had no words" in str(x) for x in continued)
