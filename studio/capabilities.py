@@ -2,7 +2,7 @@
 `eval` targets, the registry roles it uses and its serving modules.
 
 `studio/ui/app.py` builds the tabs from this list, `python -m studio` registers the commands and the grouped
-targets from it, the Models tab says which capability uses each role, and the tests check that every serving
+targets from it, the Models tab says which tabs use each role, and the tests check that every serving
 module imports no training or evaluation code. Adding a capability is one entry here (see README, "Layout").
 
 Names are "package.module" or "package.module:function" strings, imported only when used, so reading this list
@@ -19,6 +19,8 @@ class Capability:
     title: str
     #: "module:builder" of its tab (a builder creates one gr.Tab inside the current Blocks), or None
     tab: str | None
+    #: the tab's title on the page ("Polish"): the tab uses it, and the Models tab names a role's users by it
+    tab_title: str | None = None
     #: command modules, each with register(subparsers)
     commands: tuple[str, ...] = ()
     #: {"build"|"train"|"eval": {target: "module:function"}}; a function takes its argv and returns a JSON-able dict
@@ -37,6 +39,7 @@ class Capability:
 CAPABILITIES: tuple[Capability, ...] = (
     Capability(
         "similes", "Simile polishing and components", "studio.ui.polish_tab:build_polish_tab",
+        tab_title="Polish",
         commands=("studio.cli.components_cmd", "studio.cli.polish_cmd"),
         targets={"build": {"kb": "studio.lab.similes.kb_build:build",
                            "antonyms": "studio.lab.similes.antonyms_build:build",
@@ -56,6 +59,7 @@ CAPABILITIES: tuple[Capability, ...] = (
         serving=("studio.similes.service", "studio.similes.polish"), front_door="studio.similes.service"),
     Capability(
         "hauser", "HAUSER scoring and reranking", "studio.ui.rerank_tab:build_rerank_tab",
+        tab_title="Rerank",
         commands=("studio.cli.score_cmd",),
         targets={"train": {"nli-cross": "studio.lab.hauser.train_nli_cross:train",
                            "sentiment": "studio.lab.hauser.train_heads:train_sentiment"},
@@ -67,11 +71,13 @@ CAPABILITIES: tuple[Capability, ...] = (
         serving=("studio.hauser.service", "studio.hauser.scorer"), front_door="studio.hauser.service"),
     Capability(
         "imagine", "ImaginE: imaginations compared", "studio.ui.imagine_tab:build_imagine_tab",
+        tab_title="Imagine",
         commands=("studio.cli.imagine_cmd",),
         roles=("diffusion", "clip"),
         serving=("studio.imagine.compare",)),
     Capability(
         "proverbs", "Proverbs for a narrative (ePiC)", "studio.ui.proverbs_tab:build_proverbs_tab",
+        tab_title="Proverbs",
         commands=("studio.cli.proverbs_cmd",),
         targets={"build": {"proverbs": "studio.lab.proverbs.catalog_build:build_catalog"},
                  "train": {"proverbs": "studio.lab.proverbs.train:train"},
@@ -81,6 +87,7 @@ CAPABILITIES: tuple[Capability, ...] = (
         serving=("studio.proverbs.service",)),
     Capability(
         "continuation", "Figurative narratives: continue and judge", "studio.ui.continue_tab:build_continue_tab",
+        tab_title="Continue",
         commands=("studio.cli.continue_cmd",),
         targets={"build": {"idiom-lexicon": "studio.lab.continuation.lexicon_build:build_asset",
                            "literal-phrases": "studio.lab.continuation.literal_phrases:build_asset"},
@@ -129,6 +136,14 @@ def evaluations() -> dict[str, str]:
     return {name: where for c in CAPABILITIES for name, where in c.evaluations.items()}
 
 
-def users_of(role: str) -> list[str]:
-    """The capabilities whose serving code uses a registry role."""
-    return [c.name for c in CAPABILITIES if role in c.roles]
+def tab_title(name: str) -> str:
+    """The title of capability `name`'s tab on the page."""
+    for c in CAPABILITIES:
+        if c.name == name and c.tab_title:
+            return c.tab_title
+    raise KeyError(f"no capability {name!r} with a tab")
+
+
+def tabs_using(role: str) -> list[str]:
+    """The titles of the tabs whose capability uses a registry role, in display order ("Polish", "Rerank")."""
+    return [c.tab_title for c in CAPABILITIES if role in c.roles and c.tab_title]

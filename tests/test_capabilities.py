@@ -44,4 +44,5 @@ def test_roles_are_registry_roles_and_a_target_declared_twice_is_refused(monkeyp
     monkeypatch.setattr(caps, "CAPABILITIES", twice)
     with pytest.raises(ValueError, match="declared twice"):
         caps.targets()
-    assert caps.users_of("lm") == ["similes", "hauser", "continuation"]
+    assert caps.tabs_using("lm") == ["Polish", "Rerank", "Continue"]
+    assert all(c.tab_title for c in caps.CAPABILITIES if c.tab), "a capability's tab has no title"

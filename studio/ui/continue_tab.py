@@ -5,6 +5,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
+from ..capabilities import tab_title
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, WRITER_POOL, Settings, continue_narrative
 from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
 from ..continuation.ranking import POOL
@@ -138,7 +139,7 @@ def run_judge(narrative, option1, option2, request: gr.Request = None):
 
 
 def build_continue_tab() -> None:
-    with gr.Tab("Continue", id="continue"):
+    with gr.Tab(tab_title("continuation"), id="continue"):
         gr.Markdown("### Figurative continuation\nA narrative that ends in an idiom or a simile, continued with one "
                     "sentence — by the writer model (*writer*, the default: Qwen2.5-Coder-1.5B-Instruct, told the "
                     "figure's meaning when the lexicon knows it), by the small generator fine-tuned on the benchmark "

@@ -6,6 +6,7 @@ import threading
 import gradio as gr
 import pandas as pd
 
+from ..capabilities import tab_title
 from ..errors import InputError
 from ..imagine import IMAGE_RANGE, TEXT_IMAGE_RANGE, imagine_pair, imagine_top_k
 from ..imagine.compare import MAX_TEXT_CHARS, MAX_TOP_K
@@ -209,7 +210,7 @@ def run_imagine(text_a, text_b, n_seeds, seed, steps, size, guidance, request: g
 
 
 def build_imagine_tab() -> None:
-    with gr.Tab("Imagine", id="imagine"):
+    with gr.Tab(tab_title("imagine"), id="imagine"):
         gr.Markdown("## ImaginE — imagine two texts and compare the imaginations\n"
                     "Each text is rendered by the text-to-image model (one image per seed, both texts with the same "
                     "seed); CLIP then compares the two images (**ImaginE_image**) and each text with the other's "

@@ -8,7 +8,7 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
-from ..capabilities import users_of
+from ..capabilities import tabs_using
 from ..models import ROLES, ModelUnavailable, get_registry
 from ..settings import current
 from .common import escape, guarded
@@ -28,7 +28,7 @@ SCREEN_NOTE = ("*used by*: the tabs that ask for the model; *state*: not loaded 
                "is, how it was checked on this computer's processor, and what would make an unavailable one "
                "available are under *Details*.")
 #: what each column of the details table means
-COLUMNS_NOTE = ("*used_by*: the capabilities that ask for the role (studio/capabilities.py); *state*: not loaded / loading / ready / unavailable (this profile cannot serve the role) / failed; "
+COLUMNS_NOTE = ("*used_by*: the tabs that ask for the role; *state*: not loaded / loading / ready / unavailable (this profile cannot serve the role) / failed; "
                 "*self_check*: each accelerated form (int8, int4, bf16) tried on this CPU and whether it agreed with "
                 "float32 (the served form last); *load_seconds*: how long the last load took; "
                 "*memory_mb*: the memory the loaded model holds; "
@@ -56,7 +56,7 @@ def _project_relative(value):
 
 
 def status_table() -> pd.DataFrame:
-    rows = [{**row, "used_by": ", ".join(users_of(row["role"])), "self_check": _self_check(row.get("self_check") or [])}
+    rows = [{**row, "used_by": ", ".join(tabs_using(row["role"])) or "—", "self_check": _self_check(row.get("self_check") or [])}
             for row in get_registry().status()]
     return pd.DataFrame(rows, columns=COLUMNS).map(_project_relative)
 
@@ -80,7 +80,7 @@ def unavailable_markdown() -> str:
     if not rows:
         return ""
     return "**Unavailable here:** " + "; ".join(
-        f"*{row['role']}* ({', '.join(users_of(row['role']))}): {escape(_project_relative(row['reason']))}"
+        f"*{row['role']}* ({', '.join(tabs_using(row['role'])) or 'no tab'}): {escape(_project_relative(row['reason']))}"
         for row in rows) + "."
 
 

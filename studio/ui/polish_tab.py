@@ -4,6 +4,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
+from ..capabilities import tab_title
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                PolishResult, components, polish)
@@ -203,7 +204,7 @@ def build_polish_tab() -> dict:
     """Returns the components other tabs wire to: {"literal", "candidates_table", "candidates", "polished",
     "send_button"}. `candidates` is a gr.State holding the list of candidate sentences (best first), `polished` the
     sentence they were made for."""
-    with gr.Tab("Polish", id="polish"):
+    with gr.Tab(tab_title("similes"), id="polish"):
         gr.Markdown("Turn a **literal sentence** into similes: \"was very loud\" → \"was as loud as thunder\".")
         tab_guide("polish")
         notice = role_notice("writer", "lm", "parser")

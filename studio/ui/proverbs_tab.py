@@ -7,6 +7,7 @@ import html
 import gradio as gr
 import pandas as pd
 
+from ..capabilities import tab_title
 from ..models import READY, get_registry
 from ..proverbs import align, get_scorer, ranking, resolve_proverb, similar
 from ..proverbs.catalog import usage_note
@@ -173,7 +174,7 @@ def find_similar(narrative: str, pool_text: str, method: str, request: gr.Reques
 
 
 def build_proverbs_tab() -> None:
-    with gr.Tab("Proverbs", id="proverbs"):
+    with gr.Tab(tab_title("proverbs"), id="proverbs"):
         gr.Markdown("Which proverb fits a story? Type a short narrative: the studio ranks its catalog of "
                     "proverbs (ePiC's 250 and more), shows which phrases of a proverb match which parts of your "
                     "story, and finds stories with similar motifs (ePiC, Ghosh & Srivastava, ACL 2022).")

@@ -6,6 +6,7 @@ import csv
 import gradio as gr
 import pandas as pd
 
+from ..capabilities import tab_title
 from ..errors import InputError
 from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_CANDIDATES, MAX_CHARS, MAX_CSV_BYTES,
                               MAX_CSV_ROWS, PAPER_QUALITY_PARTS, RerankResult, Settings, candidates_from_lines,
@@ -270,6 +271,28 @@ def _warn_flagged(scored: list[RerankResult]) -> None:
         gr.Warning("Some candidates hold no simile; they are flagged and ranked last.")
     if any(c.get("contradicts") for g in scored for c in g.candidates):
         gr.Warning("Some candidates contradict their literal sentence; they are flagged and ranked after the others.")
+    note = repeated_note(scored)
+    if note:
+        gr.Warning(note)
+
+
+def repeated_note(scored: list[RerankResult]) -> str:
+    """A warning naming candidates given twice in one literal's group ("Candidates 2 and 5 are the same
+    sentence…"), or "". Each is still scored: the table and the download keep one row per line given."""
+    repeats = []
+    for group in scored:
+        first: dict[str, int] = {}
+        for k, c in enumerate(group.candidates, start=1):
+            key = c["candidate"]
+            if key in first:
+                repeats.append((first[key], k))
+            else:
+                first[key] = k
+    if not repeats:
+        return ""
+    pairs = ", ".join(f"{a} and {b}" for a, b in repeats[:3]) + (" …" if len(repeats) > 3 else "")
+    where = " (in the CSV's groups)" if len(scored) > 1 else ""
+    return f"Candidates {pairs}{where} are the same sentence; each line is scored and kept in the table."
 
 
 def group_label(number: int, group: RerankResult) -> str:
@@ -417,7 +440,7 @@ def finish(run, table, status) -> None:
 
 def build_rerank_tab() -> dict:
     """Returns {"literal", "candidates", "rerank_inputs", "rerank_outputs", "run"} for wiring from other tabs."""
-    with gr.Tab("Rerank", id="rerank"):
+    with gr.Tab(tab_title("hauser"), id="rerank"):
         gr.Markdown("Score simile candidates for a literal sentence with **HAUSER** (He et al., ACL 2023): quality = "
                     "α·relevance + β·logical consistency + γ·sentiment consistency (each scaled from 0, the weakest of "
                     "the candidates, to 1, the best of them), creativity (rare images) and informativeness (the "
