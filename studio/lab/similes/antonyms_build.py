@@ -13,16 +13,16 @@ from collections import defaultdict
 from pathlib import Path
 
 from ...atomic import atomic_write
-from ...errors import InputError, parse_options
+from ...errors import parse_options
 from ...figures.antonyms import ASSET
+from .wordnet import WORDNET, licence, wordnet_file
 
-WORDNET_ADJ = Path("/usr/share/wordnet/data.adj")
+WORDNET_ADJ = WORDNET / "data.adj"
 
 
 def wordnet_antonyms(path: Path = WORDNET_ADJ) -> dict[str, set[str]]:
     """{adjective: its direct antonyms} from WordNet's data.adj (single words only)."""
-    if not path.is_file():
-        raise InputError(f"{path} is missing: install Debian's wordnet-base (`bash scripts/setup.sh --build`)")
+    wordnet_file(path)
     synsets: dict[str, tuple[str, list[str], list[tuple[str, str, str]]]] = {}
     with open(path, encoding="utf-8", errors="replace") as fh:
         for line in fh:
@@ -63,6 +63,7 @@ def build(argv: list[str]) -> dict:
         if kept:
             table[word] = kept
     atomic_write(args.out, json.dumps({"source": "WordNet 3 direct adjective antonyms (wordnet-base), antonym a simile "
-                                       "KB property", "rebuild": "python -m studio build antonyms", "antonyms": table},
+                                       "KB property", "licence": licence(args.wordnet.parent),
+                                       "rebuild": "python -m studio build antonyms", "antonyms": table},
                                       indent=0, ensure_ascii=False) + "\n")
     return {"out": str(args.out), "adjectives": len(table), "seconds": round(time.perf_counter() - started, 1)}

@@ -9,18 +9,16 @@ import time
 from pathlib import Path
 
 from ...atomic import atomic_write
-from ...errors import InputError, parse_options
+from ...errors import parse_options
 from ...figures.nouns import ASSET
-
-WORDNET = Path("/usr/share/wordnet")
+from .wordnet import WORDNET, licence, wordnet_file
 
 
 def wordnet_nouns(folder: Path = WORDNET) -> tuple[list[str], dict[str, str]]:
     """(the single-word noun lemmas, {irregular plural: its lemma}) of WordNet."""
     index, exc = folder / "index.noun", folder / "noun.exc"
     for path in (index, exc):
-        if not path.is_file():
-            raise InputError(f"{path} is missing: install Debian's wordnet-base (`bash scripts/setup.sh --build`)")
+        wordnet_file(path)
     nouns = set()
     with open(index, encoding="utf-8", errors="replace") as fh:
         for line in fh:
@@ -48,11 +46,9 @@ def build(argv: list[str]) -> dict:
     args = parse_options(ap, argv)
     started = time.perf_counter()
     nouns, plurals = wordnet_nouns(args.wordnet)
-    licence = args.wordnet.parent.parent / "doc" / "wordnet-base" / "copyright"
     data = {"source": "WordNet 3 noun lemmas, single words and two-part compounds written as one (wordnet-base), "
                       "and its irregular plurals",
-            "licence": licence.read_text(encoding="utf-8", errors="replace") if licence.is_file() else
-            "WordNet 3.0, Copyright 2006 by Princeton University; see Debian's wordnet-base copyright file",
+            "licence": licence(args.wordnet),
             "rebuild": "python -m studio build nouns", "nouns": nouns, "plurals": plurals}
     atomic_write(args.out, json.dumps(data, indent=0, ensure_ascii=False))
     return {"out": str(args.out), "nouns": len(nouns), "plurals": len(plurals),
