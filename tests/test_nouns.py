@@ -28,11 +28,28 @@ def test_assets_from_wordnet_carry_its_licence(tmp_path):
     from studio.figures.nouns import ASSET as NOUNS
     from studio.lab.similes.wordnet import LICENCE_NOTE, licence
 
-    for asset in (NOUNS, ANTONYMS):
-        assert "Princeton University" in json.loads(asset.read_text(encoding="utf-8"))["licence"], asset
+    for asset in (NOUNS, ANTONYMS):  # the licence itself, not the note written when it was not found
+        text = json.loads(asset.read_text(encoding="utf-8"))["licence"]
+        assert "Princeton University" in text and text != LICENCE_NOTE, asset
     data = tmp_path / "share" / "wordnet"
     data.mkdir(parents=True)
     assert licence(data) == LICENCE_NOTE  # no copyright file beside it: the note
     (tmp_path / "share" / "doc" / "wordnet-base").mkdir(parents=True)
     (tmp_path / "share" / "doc" / "wordnet-base" / "copyright").write_text("WordNet Release 3.0 licence")
     assert licence(data) == "WordNet Release 3.0 licence"
+
+
+def test_the_nouns_build_copies_the_licence_beside_its_wordnet(tmp_path):
+    import json
+
+    from studio.lab.similes.nouns_build import build
+
+    data = tmp_path / "share" / "wordnet"
+    data.mkdir(parents=True)
+    (data / "index.noun").write_text("dog n 1 0 1 0 02084071\nice_cream n 1 0 1 0 07614500\n")
+    (data / "noun.exc").write_text("mice mouse\n")
+    (tmp_path / "share" / "doc" / "wordnet-base").mkdir(parents=True)
+    (tmp_path / "share" / "doc" / "wordnet-base" / "copyright").write_text("WordNet Release 3.0 licence")
+    build(["--wordnet", str(data), "--out", str(tmp_path / "nouns.json")])
+    made = json.loads((tmp_path / "nouns.json").read_text())
+    assert made["licence"] == "WordNet Release 3.0 licence" and "icecream" in made["nouns"]

@@ -122,3 +122,19 @@ def test_every_front_door_refuses_what_is_not_english(text, message):
         judge_pair(english, text, "He slept.", names=("continuation 1", "continuation 2"))
     with pytest.raises(InputError, match="^Candidate 2 has no words|candidate 2 "):
         check_group(english, ["He is as fast as a cheetah.", text])
+
+
+def test_a_toast_shows_quoted_markup_as_text():
+    """gradio renders a toast's message as HTML; a refusal quoting the input reaches it escaped
+    (tests/robustness/test_browser_xss.py checks the page)."""
+    import gradio as gr
+
+    from studio.ui.common import guarded
+
+    @guarded
+    def refuse(text):
+        raise InputError(f"The literal sentence “{text}” reads as German.")
+
+    with pytest.raises(gr.Error) as refused:
+        refuse("Der <b>Hund</b>")
+    assert "&lt;b&gt;Hund&lt;/b&gt;" in refused.value.message and "<b>" not in refused.value.message

@@ -33,15 +33,17 @@ def guarded(fn):
             _log_refusal(fn, exc.message)
             exc.print_exception = False
             _remember_failure(args, kwargs, exc.message)
+            exc.message = toast_text(exc.message)
             raise
         except StudioError as exc:
             _log_refusal(fn, str(exc))
             _remember_failure(args, kwargs, str(exc), stopped=isinstance(exc, Stopped))
-            raise gr.Error(str(exc), title="Please check the input", print_exception=False) from None
+            raise gr.Error(toast_text(str(exc)), title="Please check the input", print_exception=False) from None
         except ModelUnavailable as exc:
             _log_refusal(fn, exc.message)
             _remember_failure(args, kwargs, exc.message)
-            raise gr.Error(exc.message, title=f"{exc.role} model unavailable", print_exception=False) from None
+            raise gr.Error(toast_text(exc.message), title=f"{exc.role} model unavailable",
+                           print_exception=False) from None
         except Exception as exc:  # the server keeps running; the log keeps the traceback
             log.exception("unexpected error in %s", fn.__name__)
             message = f"Something went wrong ({type(exc).__name__}). The error was logged; please try other input."
@@ -162,6 +164,22 @@ def cancellable(fn):
             raise
 
     return wrapper
+
+
+def toast_text(message: str) -> str:
+    """A message for a toast (gr.Error, gr.Warning, gr.Info), which gradio renders as HTML: escaped, since refusals
+    quote what the visitor typed ("the literal sentence “Der <b>Hund</b>…” reads as German")."""
+    return escape(message)
+
+
+def warn(message: str) -> None:
+    """A warning toast; the message is shown as text (`toast_text`)."""
+    gr.Warning(toast_text(message))
+
+
+def inform(message: str) -> None:
+    """An information toast; the message is shown as text (`toast_text`)."""
+    gr.Info(toast_text(message))
 
 
 def escape(text: str) -> str:

@@ -11,7 +11,7 @@ import pandas as pd
 from ..capabilities import tabs_using
 from ..models import ROLES, ModelUnavailable, get_registry
 from ..settings import current
-from .common import escape, guarded
+from .common import escape, guarded, inform, warn
 from .help import tab_guide
 
 COLUMNS = ["role", "used_by", "model", "backend", "state", "self_check", "load_seconds", "memory_mb", "reason", "fix"]
@@ -97,9 +97,9 @@ def load_role(role: str):
         raise gr.Error(f"Unknown role {role!r}.")
     try:
         get_registry().load(role)
-        gr.Info(f"{role} is ready.")
+        inform(f"{role} is ready.")
     except ModelUnavailable as exc:
-        gr.Warning(exc.message)
+        warn(exc.message)
     return status_table()
 
 

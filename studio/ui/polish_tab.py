@@ -9,7 +9,7 @@ from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CH
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                PolishResult, components, polish)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
-                     highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line)
+                     highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line, warn)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -123,7 +123,7 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, domai
     cands = result.candidates
     rows = [[c.sentence, c.phrase, c.strategy, "✓" if c.attested else "", c.keep, c.score] for c in cands]
     if not rows:
-        gr.Warning("No candidate survived the filters; try other strategies or another seed.")
+        warn("No candidate survived the filters; try other strategies or another seed.")
     files = result_downloads(request, "polish", [
         {"rank": i + 1, "candidate": c.sentence, "inserted phrase": c.phrase, "strategy": c.strategy, "keep": c.keep,
          "score": c.score, "vehicle": c.vehicle, "KB attests": c.attested} for i, c in enumerate(cands)],

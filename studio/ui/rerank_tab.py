@@ -13,7 +13,7 @@ from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_C
                               groups_from_csv, rerank, rerank_many)
 from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
-                     limited_textbox, role_notice, start_run)
+                     limited_textbox, role_notice, start_run, warn)
 from .help import tab_guide
 from .session_files import new_download, track
 
@@ -268,31 +268,33 @@ def _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance) 
 
 def _warn_flagged(scored: list[RerankResult]) -> None:
     if any(c["flag"] for g in scored for c in g.candidates):
-        gr.Warning("Some candidates hold no simile; they are flagged and ranked last.")
+        warn("Some candidates hold no simile; they are flagged and ranked last.")
     if any(c.get("contradicts") for g in scored for c in g.candidates):
-        gr.Warning("Some candidates contradict their literal sentence; they are flagged and ranked after the others.")
+        warn("Some candidates contradict their literal sentence; they are flagged and ranked after the others.")
     note = repeated_note(scored)
     if note:
-        gr.Warning(note)
+        warn(note)
 
 
 def repeated_note(scored: list[RerankResult]) -> str:
-    """A warning naming candidates given twice in one literal's group ("Candidates 2 and 5 are the same
-    sentence…"), or "". Each is still scored: the table and the download keep one row per line given."""
+    """A warning quoting each candidate given more than once in one literal's group (and, for a CSV's groups, naming
+    its literal sentence by its number in the "Literal sentence shown" picker), or "". Each line is still scored: the table and the
+    download keep one row per line given."""
     repeats = []
-    for group in scored:
-        first: dict[str, int] = {}
-        for k, c in enumerate(group.candidates, start=1):
-            key = c["candidate"]
-            if key in first:
-                repeats.append((first[key], k))
-            else:
-                first[key] = k
+    for number, group in enumerate(scored, start=1):
+        counts: dict[str, int] = {}
+        for c in group.candidates:
+            counts[c["candidate"]] = counts.get(c["candidate"], 0) + 1
+        where = f" for literal sentence {number} (“{_short(group.literal, 50)}”)" if len(scored) > 1 else ""
+        repeats += [f"“{_short(text)}” is given {n} times{where}" for text, n in counts.items() if n > 1]
     if not repeats:
         return ""
-    pairs = ", ".join(f"{a} and {b}" for a, b in repeats[:3]) + (" …" if len(repeats) > 3 else "")
-    where = " (in the CSV's groups)" if len(scored) > 1 else ""
-    return f"Candidates {pairs}{where} are the same sentence; each line is scored and kept in the table."
+    more = f"; and {len(repeats) - 3} more" if len(repeats) > 3 else ""
+    return "; ".join(repeats[:3]) + more + ". Each line is scored and kept in the table."
+
+
+def _short(text: str, limit: int = 70) -> str:
+    return text if len(text) <= limit else text[:limit - 2] + "…"
 
 
 def group_label(number: int, group: RerankResult) -> str:

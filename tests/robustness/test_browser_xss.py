@@ -61,3 +61,17 @@ def test_rerank_shows_a_typed_link_and_address_as_text(page):
     assert page.locator('a[href*="zorblax"]').count() == 0
     assert "[lava](http://zorblax.example)" in page.locator("#rerank-why").inner_text()
     _assert_not_injected(page)
+
+
+def test_a_refusal_quoting_typed_markup_shows_it_as_text(page):
+    """A refusal that quotes the typed text (here: German, not English) comes up in a toast, which gradio renders as
+    HTML: the quoted tags must show as text, not become elements."""
+    page.get_by_role("tab", name="Rerank", exact=True).click()
+    page.get_by_label("Literal sentence").filter(visible=True).first.fill(
+        "Der <b>Zorblax</b> ist heute sehr schnell und sehr laut gewesen.")
+    page.get_by_label("Candidates").filter(visible=True).first.fill("He ran like the wind.")
+    page.get_by_role("button", name="Rerank", exact=True).click()
+    toast = page.locator('[data-testid="toast-body"]').filter(has_text="reads as German")
+    toast.first.wait_for(timeout=RESULT_TIMEOUT_MS)
+    assert "<b>Zorblax</b>" in toast.first.inner_text()
+    assert toast.first.locator("b").count() == 0
