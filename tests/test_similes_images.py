@@ -76,6 +76,29 @@ def test_the_table_keeps_specific_or_attested_images(tmp_path, tiny_registry):
     assert json.loads(out.read_text())["adjective"] == table
 
 
+def test_no_image_points_at_something_unnamed():
+    """"as boxy as this car": a sample that points is no image, and a KB surface that points ("this car" is how the
+    KB writes "car") gives way to the writer's own."""
+    assert image_table.clean(" this car\n") is None and image_table.clean(" your mother.") is None
+    assert image_table.clean(" a car\n") == "a car"
+
+    class PointingKB:
+        def normalize(self, image):
+            return normal(image)
+
+        def has_vehicle(self, key):
+            return key in {"car", "sun"}
+
+        def surface(self, key):
+            return {"car": "this car", "sun": "the sun"}[key]
+
+    assert image_table._surface(PointingKB(), "car", {"a car": 3, "the car": 1}) == "a car"
+    assert image_table._surface(PointingKB(), "sun", {"a sun": 3}) == "the sun"
+    pointing = [image for rows in json.loads(images_mod.ASSET.read_text())["adjective"].values()
+                for image, *_ in rows if image.split()[0].lower() in image_table._POINTING]
+    assert pointing == []
+
+
 def test_manner_adverbs_give_their_adjectives(tiny_registry):
     doc = tiny_registry.get("parser")("The train moved slowly and the girl laughed happily.")
     verbs = {t.text: t for t in doc if t.pos_ == "VERB"}

@@ -51,6 +51,9 @@ CONTEXT = ("English similes, the best-known image for each quality:\n"
            "as cold as ice\nas quiet as a mouse\nas busy as a bee\nas light as a feather\n"
            "as stubborn as a mule\nas sharp as a razor\nas dark as night\nas proud as a peacock\n")
 _IMAGE = re.compile(r"^(?:(?:a|an|the)\s)?[a-z][a-z' -]{1,40}$")
+#: first words of a sample that points at something rather than naming an image ("as boxy as this car")
+_POINTING = {"this", "that", "these", "those", "any", "my", "your", "his", "her", "its", "our", "their", "some",
+             "every", "each", "no", "another"}
 #: adjectives that name no quality an image could have
 _BLOCK = {"other", "own", "last", "first", "few", "many", "same", "much", "only", "next", "such", "several", "sure",
           "whole", "certain", "various", "able", "main", "possible", "different", "second", "third", "previous",
@@ -97,9 +100,12 @@ def adjectives(limit: int = LIMIT) -> list[tuple[str, int]]:
 
 
 def clean(text: str) -> str | None:
-    """The image of one sample ("a rope", "the sky"), or None."""
+    """The image of one sample ("a rope", "the sky"), or None; none that points at something the sentence has not
+    named ("this car", "your mother": `_POINTING`)."""
     image = re.split(r"\n|\.|,|;| as | A\. ", " " + text.strip() + " ")[0].strip().lower().strip(" \"'")
-    return image if _IMAGE.match(image) and len(image.split()) <= 5 else None
+    if not _IMAGE.match(image) or len(image.split()) > 5 or image.split()[0] in _POINTING:
+        return None
+    return image
 
 
 def sample(out: Path, limit: int = LIMIT, seed: int = 0) -> None:
@@ -133,9 +139,10 @@ def _rows(samples: Path) -> list[dict]:
 
 
 def _surface(kb, image: str, found: Counter) -> str:
-    """The KB's usual surface of an image ("the sun"), else the writer's likeliest one."""
+    """The KB's usual surface of an image ("the sun"), else the writer's likeliest one; never one that points
+    (`_POINTING`: the KB writes "car" as "this car", "room" as "any room")."""
     key = kb.normalize(image)
-    if kb.has_vehicle(key):
+    if kb.has_vehicle(key) and kb.surface(key).split()[0].lower() not in _POINTING:
         return kb.surface(key)
     return max((s for s in found if normal(s) == image), key=lambda s: (found[s], s))
 
