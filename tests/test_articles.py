@@ -18,3 +18,10 @@ def test_the_article_follows_the_sound_not_the_letter(word, article):
 def test_with_indefinite_article():
     assert with_indefinite_article("old owl") == "an old owl"
     assert with_indefinite_article("unicorn") == "a unicorn"
+
+
+def test_a_vehicle_that_points_is_no_image():
+    from studio.figures.articles import points
+
+    assert points("this car") and points("My mother") and points("any room")
+    assert not points("those of a bull") and not points("a car") and not points("the sun") and not points("")

@@ -95,7 +95,7 @@ def test_no_image_points_at_something_unnamed():
     assert image_table._surface(PointingKB(), "car", {"a car": 3, "the car": 1}) == "a car"
     assert image_table._surface(PointingKB(), "sun", {"a sun": 3}) == "the sun"
     pointing = [image for rows in json.loads(images_mod.ASSET.read_text())["adjective"].values()
-                for image, *_ in rows if image.split()[0].lower() in image_table._POINTING]
+                for image, *_ in rows if image_table.points(image)]
     assert pointing == []
 
 

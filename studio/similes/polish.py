@@ -31,7 +31,7 @@ from pathlib import Path
 
 from ..errors import InputError, check_stop, require_text
 from ..figures.antonyms import load_antonyms
-from ..figures.articles import indefinite_article
+from ..figures.articles import indefinite_article, points
 from ..figures.components import Simile, extract_similes
 from ..figures.detector import simile_probability, someones, threshold
 from ..figures.english import refuse_non_english
@@ -567,8 +567,8 @@ def _acceptable(vehicle: str, context: set[str], kb) -> bool:
         return False
     if is_clause(vehicle):
         return 3 <= len(words) <= 9
-    if words[0] in _NP_BAD_START or any(a == b for a, b in zip(words, words[1:])):
-        return False  # a bad start ("of the …"), a stutter ("a freight freight")
+    if words[0] in _NP_BAD_START or points(vehicle) or any(a == b for a, b in zip(words, words[1:])):
+        return False  # a bad start ("of the …"), one that points ("my mother"), a stutter ("a freight freight")
     if offensive_words(vehicle, vehicle=True):  # slurs in the KB's 19th-century vehicles; names for peoples
         return False
     head = words[-1]

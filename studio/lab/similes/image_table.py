@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ...atomic import atomic_write
 from ...errors import parse_options
-from ...figures.articles import with_indefinite_article
+from ...figures.articles import points, with_indefinite_article
 from ...models import get_registry
 from ...models.config import cache_dir
 from ...shared_data import shared_file
@@ -51,9 +51,6 @@ CONTEXT = ("English similes, the best-known image for each quality:\n"
            "as cold as ice\nas quiet as a mouse\nas busy as a bee\nas light as a feather\n"
            "as stubborn as a mule\nas sharp as a razor\nas dark as night\nas proud as a peacock\n")
 _IMAGE = re.compile(r"^(?:(?:a|an|the)\s)?[a-z][a-z' -]{1,40}$")
-#: first words of a sample that points at something rather than naming an image ("as boxy as this car")
-_POINTING = {"this", "that", "these", "those", "any", "my", "your", "his", "her", "its", "our", "their", "some",
-             "every", "each", "no", "another"}
 #: adjectives that name no quality an image could have
 _BLOCK = {"other", "own", "last", "first", "few", "many", "same", "much", "only", "next", "such", "several", "sure",
           "whole", "certain", "various", "able", "main", "possible", "different", "second", "third", "previous",
@@ -101,9 +98,9 @@ def adjectives(limit: int = LIMIT) -> list[tuple[str, int]]:
 
 def clean(text: str) -> str | None:
     """The image of one sample ("a rope", "the sky"), or None; none that points at something the sentence has not
-    named ("this car", "your mother": `_POINTING`)."""
+    named ("this car", "your mother": `figures.articles.points`)."""
     image = re.split(r"\n|\.|,|;| as | A\. ", " " + text.strip() + " ")[0].strip().lower().strip(" \"'")
-    if not _IMAGE.match(image) or len(image.split()) > 5 or image.split()[0] in _POINTING:
+    if not _IMAGE.match(image) or len(image.split()) > 5 or points(image):
         return None
     return image
 
@@ -140,9 +137,9 @@ def _rows(samples: Path) -> list[dict]:
 
 def _surface(kb, image: str, found: Counter) -> str:
     """The KB's usual surface of an image ("the sun"), else the writer's likeliest one; never one that points
-    (`_POINTING`: the KB writes "car" as "this car", "room" as "any room")."""
+    (`figures.articles.points`: the KB writes "car" as "this car", "room" as "any room")."""
     key = kb.normalize(image)
-    if kb.has_vehicle(key) and kb.surface(key).split()[0].lower() not in _POINTING:
+    if kb.has_vehicle(key) and not points(kb.surface(key)):
         return kb.surface(key)
     return max((s for s in found if normal(s) == image), key=lambda s: (found[s], s))
 
