@@ -1,7 +1,7 @@
 """Issue 40 item 3: a typed front door per capability. A capability that declares one (`Capability.front_door`) is
 reached by its tab and its commands through that module only: they import no other module of any capability's
-package (besides other capabilities' front doors), only the UI's and the command line's own helpers and
-studio.errors; so a request goes ui → capability → models and back, and the front ends only format. Read from the
+package (besides other capabilities' front doors), only the UI's and the command line's own helpers,
+studio.errors and studio.capabilities (the declarations: a tab's title); so a request goes ui → capability → models and back, and the front ends only format. Read from the
 source, as tests/test_architecture.py reads it."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from test_architecture import STUDIO, imported_modules, studio_modules
 
 from studio.capabilities import CAPABILITIES
 
-#: what a tab or a command may import besides a front door
-FRONT_END_HELPERS = ("studio.ui", "studio.cli", "studio.errors")
+#: what a tab or a command may import besides a front door (studio.capabilities: the declarations, a tab's title)
+FRONT_END_HELPERS = ("studio.ui", "studio.cli", "studio.errors", "studio.capabilities")
 DOORS = {c.name: c for c in CAPABILITIES if c.front_door}
 
 
