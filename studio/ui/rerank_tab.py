@@ -278,8 +278,8 @@ def _warn_flagged(scored: list[RerankResult]) -> None:
 
 def repeated_note(scored: list[RerankResult]) -> str:
     """A warning quoting each candidate given more than once in one literal's group (and, for a CSV's groups, naming
-    its literal sentence by its number in the "Literal sentence shown" picker), or "". Each line is still scored: the table and the
-    download keep one row per line given."""
+    its literal sentence by its number in the "Literal sentence shown" picker), or "". Each line is still scored:
+    the table and the download keep one row per line given."""
     repeats = []
     for number, group in enumerate(scored, start=1):
         counts: dict[str, int] = {}
