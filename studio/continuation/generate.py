@@ -203,8 +203,8 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
                                       lambda f, what: progress(0.1 + 0.8 * f, what)),
                                   should_stop=should_stop)
     step(0.92, "ranking with the plausibility judge")
-    wordless = sum(not any(ch.isalpha() for ch in x.text) for x in samples)
-    samples = [x for x in samples if any(ch.isalpha() for ch in x.text)]  # ". …" is no continuation
+    worded = [x for x in samples if any(ch.isalpha() for ch in x.text)]  # ". …" is no continuation
+    wordless, samples = len(samples) - len(worded), worded
     for x in samples:  # a sentence of its own: "he was so proud." after a story typed in lower case
         x.text = x.text[:1].upper() + x.text[1:]
     ranked = merge_identical(samples)

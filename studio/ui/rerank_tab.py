@@ -156,7 +156,7 @@ def _raw_evidence_markdown(group: RerankResult) -> str:
              "relevance (higher = a more usual comparison; unbounded, often negative), "
              "logical consistency 0–1, sentiment consistency −1…1, creativity unbounded):"]
     for c in group.ranked():
-        text = c["candidate"] if len(c["candidate"]) <= 90 else c["candidate"][:88] + "…"
+        text = _short(c["candidate"], 90)
         row = raw[c["rank"]]
         numbers = ", ".join(f"{name} {row[key]:.3f}" for name, key in (
             ("relevance", "relevance"), ("logical consistency", "logical_consistency"),
@@ -256,7 +256,7 @@ def _explanation_markdown(group: RerankResult) -> str:
     backends and the settings in a collapsed details block."""
     lines = ["**Why these scores**, best first:"]
     for c in group.ranked():
-        text = c["candidate"] if len(c["candidate"]) <= 90 else c["candidate"][:88] + "…"
+        text = _short(c["candidate"], 90)
         lines.append(f"- #{c['rank']} *{escape_markdown(text)}* — {explain_candidate(c)}")
     return ("\n".join(lines) + "\n\n<details><summary>Details: raw evidence, backends and settings</summary>\n\n"
             + _raw_evidence_markdown(group) + "\n\n" + _backends_markdown(group) + "\n\n</details>")
@@ -294,12 +294,13 @@ def repeated_note(scored: list[RerankResult]) -> str:
 
 
 def _short(text: str, limit: int = 70) -> str:
+    """`text` cut to `limit` characters, an ellipsis marking the cut."""
     return text if len(text) <= limit else text[:limit - 2] + "…"
 
 
 def group_label(number: int, group: RerankResult) -> str:
     """The choice naming a scored group in the "Literal sentence shown" dropdown (plain text)."""
-    literal = group.literal if len(group.literal) <= 70 else group.literal[:68] + "…"
+    literal = _short(group.literal)
     n = len(group.candidates)
     return f"{number}. {literal} ({n} candidate{'s' if n != 1 else ''})"
 
