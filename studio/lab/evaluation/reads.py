@@ -4,9 +4,9 @@ The generated text of a read is reproducible by the command in its record (`how`
 in the record row by row (blind_reads/*_blind_read_*.json). These evaluations count them, so that the figure that counts
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
 from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15, 17 and 21) and the earlier
-report reads (5, 7, 8, 10, 12, 14, 16, 18, 19), Continue's dev reads (blind_reads/continuation_dev_read_1.json, counted by `eval
-continuation-report --only ranking`, and _2 to _4) and its earlier report reads (1-5) are recorded but not reported
-here. Reads 15-21 and Continue's 4-6 were made with `bench/writer_read.py`.
+report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20), Continue's dev reads (blind_reads/continuation_dev_read_1.json,
+counted by `eval continuation-report --only ranking`, and _2 to _4) and its earlier report reads (1-5) are recorded but
+not reported here. Reads 15-22 and Continue's 4-8 were made with `bench/writer_read.py`.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ...models import get_registry
 from ...models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
-POLISH_READ = "blind_reads/polish_blind_read_20.json"
+POLISH_READ = "blind_reads/polish_blind_read_22.json"
 POLISH_SERVED, POLISH_BEFORE = "writer reread", "before reread"
 #: the report reads of the served writer, pooled (each 20 new narratives written blind, never used for a choice)
 CONTINUATION_READS = ("blind_reads/continuation_blind_read_7.json", "blind_reads/continuation_blind_read_8.json")
@@ -68,7 +68,7 @@ def _share(pair: tuple[int, int]) -> float | None:
 class PolishReadEvaluation(Evaluation):
     name = "polish-read"
     title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
-    splits = {"blind read": f"{POLISH_READ}: blind_reads/polish_literals_report_14.txt, written for the read by a session "
+    splits = {"blind read": f"{POLISH_READ}: blind_reads/polish_literals_report_22.txt, written for the read by a session "
                             "that saw no output and never used for a choice; the served list (reread by the writer) "
                             "and the same list before the reread pooled, shuffled, read without rank, score, source "
                             "or version"}
