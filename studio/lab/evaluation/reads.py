@@ -3,10 +3,10 @@
 The generated text of a read is reproducible by the command in its record (`how`); the labels are a reader's, kept
 in the record row by row (blind_reads/*_blind_read_*.json). These evaluations count them, so that the figure that counts
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
-from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15, 17, 21, 23 and 24) and the earlier
-report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20), Continue's dev reads (blind_reads/continuation_dev_read_1.json,
-counted by `eval continuation-report --only ranking`, and _2 to _4) and its earlier report reads (1-5) are recorded but
-not reported here. Reads 15-24 and Continue's 4-8 were made with `bench/writer_read.py`.
+from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15, 17, 21, 23 and 24) and
+the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20), Continue's dev reads
+(blind_reads/continuation_dev_read_1.json, counted by `eval continuation-report --only ranking`, and _2 to _4) and its
+earlier report reads (1-5) are recorded but not reported here. Reads 15-24 and Continue's 4-8 were made with `bench/writer_read.py`.
 """
 from __future__ import annotations
 
