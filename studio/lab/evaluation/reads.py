@@ -6,7 +6,8 @@ for generation stands in results/ and in the README's table beside the model-sco
 from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15, 17, 21, 23 and 24) and
 the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20), Continue's dev reads
 (blind_reads/continuation_dev_read_1.json, counted by `eval continuation-report --only ranking`, and _2 to _4) and its
-earlier report reads (1-5) are recorded but not reported here. Reads 15-24 and Continue's 4-8 were made with `bench/writer_read.py`.
+earlier report reads (1-5) are recorded but not reported here. Reads 15-24 and Continue's 4-8 were made with
+`bench/writer_read.py`.
 """
 from __future__ import annotations
 
