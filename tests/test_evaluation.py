@@ -363,10 +363,10 @@ def test_blind_read_tally_counts_labels_not_rows():
             assert tally(record["rows"], "variant", variant, top=3) == (counts["top3_usable"], counts["top3"])
 
 
-def test_first_choice_of_a_read_follows_the_judges_ranking():
+def test_first_choice_of_a_read_follows_the_served_order():
     import numpy as np
 
-    from studio.lab.evaluation.reads import any_usable, first_choice_usable
+    from studio.lab.evaluation.reads import any_usable, ordered_usable
 
     feud, fright = "The brothers finally [buried the hatchet].", "She saw the bear and went as white as a sheet."
     rows = [{"generator": "g", "line": 1, "narrative": feud, "continuation": "They made peace at last.", "usable": 1},
@@ -382,9 +382,24 @@ def test_first_choice_of_a_read_follows_the_judges_ranking():
             assert "[" not in narrative  # the mark is removed, as the tab removes it
             return np.array([1.0 if self.prefer in o else 0.0 for o in options]) + 1e-3
 
-    assert first_choice_usable(rows, "g", Judge("peace")) == (1, 2)
-    assert first_choice_usable(rows, "g", Judge("again")) == (0, 2)
+    assert ordered_usable(rows, ("g",), Judge("peace")) == (1, 2)
+    assert ordered_usable(rows, ("g",), Judge("again")) == (0, 2)
+    assert ordered_usable(rows, ("g", "other"), Judge("ran"), top=2) == (2, 4)
     assert any_usable(rows, "g") == (1, 2)
+
+    class Embedder:  # "They made peace at last." says the story's last sentence again; the rest do not
+        def encode(self, texts):
+            return np.array([[1.0, 0.0] if ("hatchet" in t or "peace" in t) else [0.0, 1.0] for t in texts])
+
+    # the judge prefers the restatement by a little (log 1.001 − log 0.001 ≈ 6.9 > 2 · 1): it stays first; by less
+    # than the weight, the other one leads
+    assert ordered_usable(rows, ("g",), Judge("peace"), Embedder()) == (1, 2)
+
+    class Close(Judge):
+        def rank(self, narrative, options, expr=None):
+            return np.array([0.6 if "peace" in o else 0.4 for o in options])
+
+    assert ordered_usable(rows, ("g",), Close("peace"), Embedder()) == (0, 2)
 
 
 def test_a_perfect_rankers_ceiling_takes_each_pools_best_labels():

@@ -58,7 +58,8 @@ def render_continue(r: dict) -> str:
         lines.append(f"{r['mode']} inferences:")
         lines += [f"  - {x}" for x in r["inferences"]]
     pooled = r["drawn"] > r["settings"]["n"]
-    by = "whole sentences without a slip first, then the judge" if r["mode"] == "writer" else "fluency and the judge"
+    by = ("whole sentences without a slip first, then the judge, a restatement of the story's last sentence moved "
+          "down") if r["mode"] == "writer" else "fluency and the judge"
     lines.append(f"continuations (best {len(r['continuations'])} of {r['drawn']} samples drawn, by {by}; p = the "
                  "judge's probability):" if pooled else "continuations (most plausible first):")
     for c in r["continuations"]:

@@ -1,9 +1,11 @@
-"""Continuing a narrative with one sentence, then generate-then-rank with the plausibility judge. Modes: `tuned`
-(the default) samples the generator fine-tuned on the benchmark's plausible continuations (the registry's
+"""Continuing a narrative with one sentence, then generate-then-rank with the plausibility judge. Modes: `writer`
+(the default) asks the registry's `writer` (the largest offline LM), told what the figure means (writing.py); `tuned`
+samples the generator fine-tuned on the benchmark's plausible continuations (the registry's
 `continuation_generator` role: the lm + a LoRA delta), prompted with the narrative's end and the figure's meaning
 when the lexicon knows it; `plain` samples the plain lm after the narrative; `literal` / `context` ensemble the
-plain lm over the paper's knowledge inferences at decoding time. In tuned mode a pool of samples is drawn and the
-best `n` are shown (ranking.py); the other modes draw `n` and order them by the judge."""
+plain lm over the paper's knowledge inferences at decoding time. In writer and tuned modes a pool of samples is
+drawn and the best `n` are shown (ranking.py: the writer's by the judge, a restatement of the story's last sentence
+moved down); the other modes draw `n` and order them by the judge."""
 from __future__ import annotations
 
 import re
@@ -21,7 +23,7 @@ from .expression import Expression, find_expression, mark_notes
 from .writing import SYSTEM, copies_an_example, user_message
 from .knowledge import context_inferences, literal_inferences
 from .prompting import generator_prompt, paraphrase_prompt
-from .ranking import POOL, fluency, order
+from .ranking import POOL, fluency, order, restating, writer_order
 from .writing import slips
 
 MODES = ("writer", "tuned", "plain", "literal", "context")
@@ -81,6 +83,8 @@ class Ranked:
     samples: int = 1  # how many of the n samples gave this same continuation
     cut: bool = False  # the token limit came before its sentence ended
     fluency: float | None = None  # the plain lm's mean log-probability per token after the narrative (tuned mode)
+    restating: float | None = None  # cosine with the story's last sentence (writer mode's order: ranking.py)
+    slipped: bool = False  # writer mode: it repeats the figure's own words or adds a new simile (writing.slips)
 
 
 @dataclass
@@ -222,10 +226,14 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
         else:
             probs = judge.rank(text, [r.text for r in ranked], expr)
             judge_name = judge.name
-        if s.draws > s.n and s.mode == "writer" and probs is not None:  # the writer's pool: the judge's best n,
-            # whole sentences without a slip (writing.slips: the figure's own words, a new simile) first
-            slipped = [bool(slips(r.text, text, expr)) for r in ranked]
-            best = sorted(range(len(ranked)), key=lambda i: (ranked[i].cut, slipped[i], -probs[i], i))[: s.n]
+        if s.draws > s.n and s.mode == "writer" and probs is not None:  # the writer's pool: the best n by the
+            # judge, a sentence that restates the story's last one moved down (ranking.writer_order)
+            for r in ranked:
+                r.slipped = bool(slips(r.text, text, expr))
+            restates = _restating(text, [r.text for r in ranked], notes)
+            for r, cosine in zip(ranked, restates or []):
+                r.restating = round(cosine, 4)
+            best = writer_order(probs, [r.cut for r in ranked], [r.slipped for r in ranked], restates)[: s.n]
             ranked, probs = [ranked[i] for i in best], np.asarray(probs)[best]
             probs = probs / probs.sum()
         elif s.draws > s.n:  # the pool: the best n by fluency and the judge (ranking.py)
@@ -250,6 +258,16 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
                   continuations=ranked, settings=asdict(s), seconds=round(time.perf_counter() - started, 3),
                   judge=judge_name, notes=notes, shortfall=shortfall_lines(ranked, s, dropped, distinct, unwritten, wordless),
                   drawn=s.draws, distinct=distinct)
+
+
+def _restating(narrative: str, texts: list[str], notes: list[str]) -> list[float] | None:
+    """Each text's cosine with the narrative's last sentence (ranking.restating), or None (and a note) when the
+    embedder cannot serve: the judge alone orders the pool then."""
+    try:
+        return restating(get_registry().get("embedder"), narrative, texts)
+    except ModelUnavailable as exc:
+        notes.append(f"the embedder is not available ({exc.reason}); the judge alone ordered the continuations.")
+        return None
 
 
 def write(narrative: str, expr: Expression | None, s: Settings, progress=None, should_stop=None) -> list[Sample]:

@@ -1,15 +1,22 @@
-"""Which of the tuned generator's samples Continue shows, and in what order: it draws a pool of `POOL` samples and
-shows the best `n`.
+"""Which of a pool's samples Continue shows, and in what order.
 
-The key is `fluency + JUDGE_WEIGHT · log P(plausible)`:
+Tuned mode draws a pool of `POOL` samples and shows the best `n` by `fluency + JUDGE_WEIGHT · log P(plausible)`:
 - fluency: the plain lm's mean log-probability per token of the sentence after the narrative's end (its
   `narrative_tail`), a reading of how naturally the sentence follows;
 - P(plausible): the judge's probability over the pool.
-A sample cut by the token limit comes after every whole sentence.
+Why: docs/experiments.md#continuation-ranking.
 
-Why: docs/experiments.md#continuation-ranking. See docs/continuation.md (Ranking)."""
+Writer mode (`writer_order`) shows the best `n` of its pool by `log P(plausible) − RESTATING_WEIGHT · restating`,
+restating being the cosine of the `embedder`'s vectors of the continuation and the story's last sentence: the judge
+finds a sentence that says the last one again plausible, and a reader does not keep it ("Priya decided to stay up all
+night to finish her work." after "…she would have to burn the midnight oil."). A sentence with a slip (the figure's
+own words, a new simile: writing.slips) comes after every one without.
+Why: docs/experiments.md#continuation-restating.
+
+In both, a sample cut by the token limit comes after every whole sentence. See docs/continuation.md (Ranking)."""
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,6 +27,10 @@ from .prompting import narrative_tail
 POOL = 16
 #: weight of the judge's log-probability beside the lm's mean log-probability per token
 JUDGE_WEIGHT = 0.1
+#: writer mode: how far a continuation moves down for each unit of cosine with the story's last sentence
+#: why: docs/experiments.md#continuation-restating
+RESTATING_WEIGHT = 2.0
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+")
 
 
 def fluency(lm, narrative: str, texts: Sequence[str]) -> list[float]:
@@ -38,3 +49,28 @@ def order(fluencies: Sequence[float], probabilities: Sequence[float] | None, cut
     if probabilities is not None and judge_weight:
         key = key + judge_weight * np.log(np.clip(np.asarray(probabilities, dtype=float), 1e-12, 1.0))
     return sorted(range(len(key)), key=lambda i: (bool(cut[i]), -key[i], i))
+
+
+def last_sentence(narrative: str) -> str:
+    """The narrative's last sentence with a word in it (the whole text when none ends before it)."""
+    pieces = [p for p in _SENTENCE_BREAK.split(" ".join(narrative.split())) if any(ch.isalpha() for ch in p)]
+    return pieces[-1] if pieces else narrative.strip()
+
+
+def restating(embedder, narrative: str, texts: Sequence[str]) -> list[float]:
+    """The cosine of each text with the narrative's last sentence (the embedder's normalised vectors)."""
+    if not texts:
+        return []
+    vectors = np.asarray(embedder.encode([last_sentence(narrative)] + list(texts)), dtype=np.float64)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    return [float(x) for x in vectors[1:] @ vectors[0]]
+
+
+def writer_order(probabilities: Sequence[float], cut: Sequence[bool], slipped: Sequence[bool],
+                 restates: Sequence[float] | None, weight: float = RESTATING_WEIGHT) -> list[int]:
+    """Indices best first: whole sentences before cut ones, those without a slip first, each by log P(plausible)
+    − weight · its cosine with the story's last sentence (`restating`; the judge alone when `restates` is None)."""
+    key = np.log(np.clip(np.asarray(probabilities, dtype=float), 1e-12, 1.0))
+    if restates is not None and weight:
+        key = key - weight * np.asarray(restates, dtype=float)
+    return sorted(range(len(key)), key=lambda i: (bool(cut[i]), bool(slipped[i]), -key[i], i))

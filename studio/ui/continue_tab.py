@@ -47,10 +47,11 @@ COLUMNS = ["#", "continuation", "plausible (%)", "why here"]
 TABLE_NOTE = ("**plausible (%)**: the judge's share of plausibility among the continuations shown (they add up to "
               "100 %; calibrated on held-out narratives; empty when no judge ran). The order is the judge's, except "
               "where **why here** says otherwise: in *writer* mode a sentence cut short by the token limit, or one "
-              "that repeats the figure's own words or adds a new simile, is placed after the whole, fresh ones; in "
+              "that repeats the figure's own words or adds a new simile, is placed after the whole, fresh ones, and "
+              "a sentence that says the story's last sentence again moves down by how close it is to it; in "
               "*tuned* mode the best of the pool are ordered by how naturally they read (the plain language model's "
-              "fluency) together with the judge. Fluency, tokens and how many samples gave each sentence are "
-              "in the downloads.")
+              "fluency) together with the judge. Fluency, closeness to the last sentence, tokens and how many "
+              "samples gave each sentence are in the downloads.")
 
 
 def why_here(rows: list[dict], mode: str) -> list[str]:
@@ -71,11 +72,21 @@ def why_here(rows: list[dict], mode: str) -> list[str]:
                 f" (fluency {c['fluency']:.2f} per token)" if c.get("fluency") is not None else ""))
         elif above_worse and c["cut"]:
             notes.append("placed lower: cut short by the token limit")
-        elif above_worse:
+        elif above_worse and c.get("slipped"):
             notes.append("placed lower: it repeats the figure's own words or adds a new simile")
-        else:
+        elif above_worse:
+            notes.append(_restates(c, "placed lower: close to the story's last sentence"))
+        elif any(p is not None and p > ps[i] and (d["cut"] or d.get("slipped"))
+                 for p, d in zip(ps[i + 1:], rows[i + 1:])):
             notes.append("placed higher: a whole sentence that keeps to the figure")
+        else:
+            notes.append(_restates(c, "placed higher: further from the story's last sentence"))
     return notes
+
+
+def _restates(row: dict, text: str) -> str:
+    """`text` with the continuation's closeness to the story's last sentence, when it was measured."""
+    return text + (f" (closeness {row['restating']:.2f})" if row.get("restating") is not None else "")
 
 
 def _highlight(result: dict) -> list[tuple[str, str | None]]:

@@ -15,6 +15,8 @@ import json
 
 from ...continuation.expression import find_expression
 from ...continuation.judge import get_judge
+from ...continuation.ranking import restating, writer_order
+from ...continuation.writing import slips
 from ...models import get_registry
 from ...models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
@@ -117,33 +119,46 @@ class ContinuationReadEvaluation(Evaluation):
             return figures, details
         judge = get_judge()
         if judge is not None:
-            first = first_choice_usable(rows, CONTINUATION_SERVED, judge)
-            details["first choice usable"] = {"served judge (" + judge.name + ")": first,
-                                              "any of the narrative's continuations": any_usable(rows,
-                                                                                                 CONTINUATION_SERVED)}
+            pool, embedder = (CONTINUATION_SERVED, CONTINUATION_BEFORE), get_registry().get("embedder")
+            details["first choice usable"] = {
+                "served judge (" + judge.name + "), among the 3 shown": ordered_usable(rows, (CONTINUATION_SERVED,),
+                                                                                    judge),
+                "any of the narrative's continuations": any_usable(rows, CONTINUATION_SERVED)}
+            details["the pool of 6 in today's writer order (ranking.writer_order)"] = {
+                "first shown usable": ordered_usable(rows, pool, judge, embedder),
+                "3 shown usable": ordered_usable(rows, pool, judge, embedder, top=3),
+                "the judge alone: first": ordered_usable(rows, pool, judge),
+                "the judge alone: 3 shown": ordered_usable(rows, pool, judge, top=3)}
         return figures, details
 
 
-def _by_narrative(rows: list[dict], generator: str) -> dict:
+def _by_narrative(rows: list[dict], generators: tuple[str, ...]) -> dict:
     out: dict = {}
     for r in rows:
-        if r["generator"] == generator:
+        if r["generator"] in generators:
             out.setdefault(_narrative(r), []).append(r)
     return out
 
 
-def first_choice_usable(rows: list[dict], generator: str, judge) -> tuple[int, int]:
-    """(narratives whose continuation ranked first by `judge` was read usable, narratives): the rows carry their
-    narrative (`continuation_rows`), its expression found as the Continue tab finds it."""
-    usable = 0
-    groups = _by_narrative(rows, generator)
-    for narrative, group in groups.items():
+def ordered_usable(rows: list[dict], generators: tuple[str, ...], judge, embedder=None, top: int = 1) -> tuple[int, int]:
+    """(usable among each narrative's first `top` continuations, continuations counted) when the continuations the
+    `generators` drew for a narrative are ordered as writer mode orders its pool today (ranking.writer_order: the
+    judge's probability, a restatement of the story's last sentence moved down by the `embedder`'s cosine, a slip
+    last; the judge alone without an embedder). The rows carry their narrative (`continuation_rows`), its expression
+    found as the Continue tab finds it; the labels are the reader's, the order is recomputed, so a judge or an order
+    served after the read is measured on the same continuations."""
+    usable = counted = 0
+    for narrative, group in _by_narrative(rows, generators).items():
         text, expr = find_expression(narrative)
-        p = judge.rank(text, [r["continuation"] for r in group], expr)
-        usable += int(group[int(p.argmax())]["usable"])
-    return usable, len(groups)
+        texts = [r["continuation"] for r in group]
+        p = judge.rank(text, texts, expr)
+        restates = restating(embedder, text, texts) if embedder is not None else None
+        best = writer_order(p, [False] * len(group), [bool(slips(t, text, expr)) for t in texts], restates)[:top]
+        usable += sum(int(group[i]["usable"]) for i in best)
+        counted += len(best)
+    return usable, counted
 
 
 def any_usable(rows: list[dict], generator: str) -> tuple[int, int]:
-    groups = _by_narrative(rows, generator)
+    groups = _by_narrative(rows, (generator,))
     return sum(any(int(r["usable"]) for r in g) for g in groups.values()), len(groups)

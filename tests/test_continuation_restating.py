@@ -1,0 +1,93 @@
+"""Writer mode's order (ranking.writer_order): the judge's probability, a continuation that restates the story's last
+sentence moved down by its cosine with it (RESTATING_WEIGHT), slips and cut sentences last; and that Continue serves
+that order and says why a line sits where it does."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from studio.continuation import generate, ranking
+from studio.models import ModelUnavailable, get_registry
+from studio.models.roles import Generation
+from studio.ui.continue_tab import why_here
+
+STORY = ("Priya's spreadsheet was still half empty. She brewed a pot of coffee, because she would have to burn the "
+         "midnight oil.")
+
+
+def test_the_last_sentence_is_the_last_with_a_word():
+    assert ranking.last_sentence(STORY) == "She brewed a pot of coffee, because she would have to burn the midnight oil."
+    assert ranking.last_sentence('He said "no!" Then  he   left. …') == "Then he left."
+    assert ranking.last_sentence("no end mark here") == "no end mark here"
+
+
+def test_restating_is_the_cosine_with_the_last_sentence():
+    embedder = get_registry().get("embedder")
+    texts = ["She worked all night.", "The office cat knocked the coffee over."]
+    vectors = np.asarray(embedder.encode([ranking.last_sentence(STORY)] + texts), dtype=float)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    assert ranking.restating(embedder, STORY, texts) == pytest.approx(list(vectors[1:] @ vectors[0]), abs=1e-6)
+    assert ranking.restating(embedder, STORY, []) == []
+
+
+def test_a_restatement_moves_down_by_its_closeness():
+    probs, cut, slipped = [0.5, 0.3, 0.2], [False] * 3, [False] * 3
+    assert ranking.writer_order(probs, cut, slipped, None) == [0, 1, 2]  # the judge alone
+    restates = [0.8, 0.2, 0.3]  # keys: log p − 2·cos = −2.29, −1.60, −2.21
+    assert ranking.writer_order(probs, cut, slipped, restates) == [1, 2, 0]
+    assert ranking.writer_order(probs, cut, slipped, restates, weight=0) == [0, 1, 2]
+    # a cut sentence, then one with a slip, come after every whole fresh one, whatever their keys
+    assert ranking.writer_order(probs, [False, True, False], [False, False, True], [0.9, 0.0, 0.0]) == [0, 2, 1]
+    assert math.isclose(ranking.RESTATING_WEIGHT, 2.0)
+
+
+class _Judge:
+    """The judge's probabilities for the pool, in the order the writer drew it."""
+    name = "stub judge"
+
+    def __init__(self, probs):
+        self.probs = probs
+
+    def rank(self, narrative, options, expr=None):
+        return np.asarray(self.probs[:len(options)], dtype=float)
+
+
+def _writer_replies(monkeypatch, texts):
+    writer = get_registry().get("writer")
+    monkeypatch.setattr(writer, "reply", lambda *a, **k: [Generation(text=t, prompt="", new_tokens=9) for t in texts])
+
+
+def test_continue_serves_the_writer_order(monkeypatch):
+    import studio.continuation.judge as judge_module
+
+    texts = ["By dawn the figures finally added up.", "She stayed up all night to finish the spreadsheet.",
+             "Her flatmate found her asleep on the keyboard.", "The coffee went cold."]
+    _writer_replies(monkeypatch, texts)
+    monkeypatch.setattr(judge_module, "get_judge", lambda: _Judge([0.2, 0.5, 0.25, 0.05]))
+    closeness = dict(zip(texts, [0.1, 0.9, 0.2, 0.0]))  # keys: −1.81, −2.49, −1.79, −3.00
+    monkeypatch.setattr(generate, "restating", lambda embedder, story, ts: [closeness[t] for t in ts])
+    r = generate.continue_narrative(STORY, generate.Settings(n=3, pool=4))
+    assert [c.text for c in r.continuations] == [texts[2], texts[0], texts[1]]
+    assert [c.restating for c in r.continuations] == [0.2, 0.1, 0.9]
+    assert sum(c.p_plausible for c in r.continuations) == pytest.approx(1.0)
+    notes = why_here([vars(c) for c in r.continuations], "writer")
+    assert notes[0] == "placed higher: further from the story's last sentence (closeness 0.20)"
+    assert notes[2] == "placed lower: close to the story's last sentence (closeness 0.90)"
+
+
+def test_without_the_embedder_the_judge_alone_orders_and_says_so(monkeypatch):
+    import studio.continuation.judge as judge_module
+
+    texts = ["She stayed up all night.", "By dawn the figures added up."]
+    _writer_replies(monkeypatch, texts)
+    monkeypatch.setattr(judge_module, "get_judge", lambda: _Judge([0.6, 0.4]))
+
+    def unavailable(*a, **k):
+        raise ModelUnavailable("embedder", "its packages are not installed", "make setup")
+
+    monkeypatch.setattr(generate, "restating", unavailable)
+    r = generate.continue_narrative(STORY, generate.Settings(n=1, pool=2))
+    assert [c.text for c in r.continuations] == texts[:1] and r.continuations[0].restating is None
+    assert any("the judge alone ordered" in note for note in r.notes)
