@@ -9,8 +9,9 @@
 
 Polish: each literal through `polish(literal, n=10, seed=0)` with the default sources ("default sources": images, lm,
 retrieval, property) and with the writer source ("writer source": writer, property). Continue: each narrative through the writer mode with its pool of 6
-drawn in order (rank=False), then ordered as the served mode orders them (whole sentences, no slip, the judge's
-probability), so that the 3 shown and the 3 not shown are read alike.
+drawn in order (rank=False), then ordered as the served mode orders them (`ranking.writer_order`: whole sentences,
+no slip, the judge's probability with a restatement of the story's last sentence moved down), so that the 3 shown and
+the 3 not shown are read alike.
 """
 from __future__ import annotations
 
@@ -70,7 +71,9 @@ def generate(args) -> None:
     from studio.continuation.expression import find_expression
     from studio.continuation.generate import Settings, continue_narrative
     from studio.continuation.judge import get_judge
+    from studio.continuation.ranking import restating, writer_order
     from studio.continuation.writing import slips
+    from studio.models import get_registry
     from studio.similes.polish import polish
 
     out = {"polish": [], "continue": []}
@@ -91,8 +94,8 @@ def generate(args) -> None:
         text, expr = find_expression(story)
         texts = [c.text for c in r.continuations]
         probs = [float(p) for p in judge.rank(text, texts, expr)] if texts else []
-        order = sorted(range(len(texts)), key=lambda i: (r.continuations[i].cut, bool(slips(texts[i], text, expr)),
-                                                         -probs[i], i))
+        order = writer_order(probs, [c.cut for c in r.continuations], [bool(slips(x, text, expr)) for x in texts],
+                             restating(get_registry().get("embedder"), text, texts)) if texts else []
         out["continue"].append({"story": story, "variant": "writer", "seconds": round(time.perf_counter() - t, 2),
                                 "conts": [{"text": x, "rank": order.index(i) + 1, "drawn": i + 1, "p": probs[i]}
                                           for i, x in enumerate(texts)]})
