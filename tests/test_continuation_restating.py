@@ -18,7 +18,8 @@ STORY = ("Priya's spreadsheet was still half empty. She brewed a pot of coffee, 
 
 
 def test_the_last_sentence_is_the_last_with_a_word():
-    assert ranking.last_sentence(STORY) == "She brewed a pot of coffee, because she would have to burn the midnight oil."
+    assert ranking.last_sentence(STORY) == ("She brewed a pot of coffee, because she would have to burn the midnight "
+                                            "oil.")
     assert ranking.last_sentence('He said "no!" Then  he   left. …') == "Then he left."
     assert ranking.last_sentence("no end mark here") == "no end mark here"
 

@@ -71,10 +71,10 @@ def _share(pair: tuple[int, int]) -> float | None:
 class PolishReadEvaluation(Evaluation):
     name = "polish-read"
     title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
-    splits = {"blind read": f"{POLISH_READ}: blind_reads/polish_literals_report_22.txt, written for the read by a session "
-                            "that saw no output and never used for a choice; the served list (reread by the writer) "
-                            "and the same list before the reread pooled, shuffled, read without rank, score, source "
-                            "or version"}
+    splits = {"blind read": f"{POLISH_READ}: blind_reads/polish_literals_report_22.txt, written for the read by a "
+                            "session that saw no output and never used for a choice; the served list (reread by the "
+                            "writer) and the same list before the reread pooled, shuffled, read without rank, score, "
+                            "source or version"}
 
     def _compute(self, limit):
         record = _record(POLISH_READ)
@@ -140,7 +140,8 @@ def _by_narrative(rows: list[dict], generators: tuple[str, ...]) -> dict:
     return out
 
 
-def ordered_usable(rows: list[dict], generators: tuple[str, ...], judge, embedder=None, top: int = 1) -> tuple[int, int]:
+def ordered_usable(rows: list[dict], generators: tuple[str, ...], judge, embedder=None,
+                   top: int = 1) -> tuple[int, int]:
     """(usable among each narrative's first `top` continuations, continuations counted) when the continuations the
     `generators` drew for a narrative are ordered as writer mode orders its pool today (ranking.writer_order: the
     judge's probability, a restatement of the story's last sentence moved down by the `embedder`'s cosine, a slip
