@@ -24,7 +24,8 @@ from .base import Evaluation, Figure, share_interval
 POLISH_READ = "blind_reads/polish_blind_read_22.json"
 POLISH_SERVED, POLISH_BEFORE = "writer reread", "before reread"
 #: the report reads of the served writer, pooled (each 20 new narratives written blind, never used for a choice)
-CONTINUATION_READS = ("blind_reads/continuation_blind_read_7.json", "blind_reads/continuation_blind_read_8.json")
+CONTINUATION_READS = ("blind_reads/continuation_blind_read_7.json", "blind_reads/continuation_blind_read_8.json",
+                      "blind_reads/continuation_blind_read_9.json")
 CONTINUATION_SERVED, CONTINUATION_BEFORE = "writer, best 3 of 6", "writer, not shown"
 
 
@@ -50,7 +51,7 @@ def continuation_rows(paths: tuple[str, ...]) -> list[dict]:
         record = _record(path)
         text = (PROJECT_ROOT / record["narratives"]).read_text(encoding="utf-8")
         lines = [x.strip() for x in text.splitlines() if x.strip() and not x.startswith("#")]
-        out += [{**r, "narrative": lines[int(r["line"]) - 1]} for r in record["rows"]]
+        out += [{**r, "narrative": lines[int(r["line"]) - 1], "read": path} for r in record["rows"]]
     return out
 
 
@@ -94,11 +95,13 @@ class PolishReadEvaluation(Evaluation):
 
 class ContinuationReadEvaluation(Evaluation):
     name = "continuation-read"
-    title = "Continue: continuations fluent and true to the figure (blind reads of 40 new narratives, 3 each)"
+    title = "Continue: continuations fluent and true to the figure (blind reads of 60 new narratives, 3 each)"
     splits = {"blind read": f"{', '.join(CONTINUATION_READS)}: each 20 narratives (10 idioms, 10 similes; "
-                            "blind_reads/continuation_narratives_report_7.txt, _8.txt) written for the read by a "
-                            "session that saw no output, read by its own fresh reader; the served writer's 6 samples "
-                            "of each (the 3 shown and the 3 not), shuffled and read without source or rank"}
+                            "blind_reads/continuation_narratives_report_7.txt, _8.txt, _9.txt) written for the read by "
+                            "a session that saw no output, read by its own fresh reader; the served writer's 6 samples "
+                            "of each (the 3 shown and the 3 not), shuffled and read without source or rank; the 3 "
+                            "shown are those served when the read was made (reads 7-8: by the judge; read 9: by the "
+                            "judge with a restatement of the story's last sentence moved down)"}
 
     def _compute(self, limit):
         rows = continuation_rows(CONTINUATION_READS)
@@ -110,6 +113,9 @@ class ContinuationReadEvaluation(Evaluation):
         details = {"served": served, "not shown (the other 3 of the pool)": before, "first shown, served": top1,
                    "best 3 of the 6 a perfect ranker would show": best_shown(rows, (CONTINUATION_SERVED,
                                                                                    CONTINUATION_BEFORE), 3)}
+        details["per read: shown usable, first shown usable"] = {
+            path: [tally(part, "generator", CONTINUATION_SERVED), tally(part, "generator", CONTINUATION_SERVED, top=1)]
+            for path in CONTINUATION_READS for part in ([r for r in rows if r["read"] == path],)}
         others = sorted({r["generator"] for r in rows} - {CONTINUATION_SERVED, CONTINUATION_BEFORE})
         for generator in others:  # another writer read in the same read (the same reader, the same narratives)
             details[generator] = tally(rows, "generator", generator)
@@ -124,11 +130,13 @@ class ContinuationReadEvaluation(Evaluation):
                 "served judge (" + judge.name + "), among the 3 shown": ordered_usable(rows, (CONTINUATION_SERVED,),
                                                                                     judge),
                 "any of the narrative's continuations": any_usable(rows, CONTINUATION_SERVED)}
-            details["the pool of 6 in today's writer order (ranking.writer_order)"] = {
-                "first shown usable": ordered_usable(rows, pool, judge, embedder),
-                "3 shown usable": ordered_usable(rows, pool, judge, embedder, top=3),
-                "the judge alone: first": ordered_usable(rows, pool, judge),
-                "the judge alone: 3 shown": ordered_usable(rows, pool, judge, top=3)}
+            for name, part in [("all reads", rows)] + [(path, [r for r in rows if r["read"] == path])
+                                                        for path in CONTINUATION_READS]:
+                details[f"the pool of 6 in today's writer order (ranking.writer_order), {name}"] = {
+                    "first shown usable": ordered_usable(part, pool, judge, embedder),
+                    "3 shown usable": ordered_usable(part, pool, judge, embedder, top=3),
+                    "the judge alone: first": ordered_usable(part, pool, judge),
+                    "the judge alone: 3 shown": ordered_usable(part, pool, judge, top=3)}
         return figures, details
 
 
