@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 from ...continuation.expression import find_expression
 from ...continuation.judge import get_judge
 from ...continuation.ranking import restating, writer_order
@@ -125,18 +127,18 @@ class ContinuationReadEvaluation(Evaluation):
             return figures, details
         judge = get_judge()
         if judge is not None:
-            pool, embedder = (CONTINUATION_SERVED, CONTINUATION_BEFORE), get_registry().get("embedder")
+            scored = scored_pools(rows, (CONTINUATION_SERVED, CONTINUATION_BEFORE), judge,
+                                  get_registry().get("embedder"))
             details["first choice usable"] = {
-                "served judge (" + judge.name + "), among the 3 shown": ordered_usable(rows, (CONTINUATION_SERVED,),
-                                                                                    judge),
+                "served judge (" + judge.name + "), among the 3 shown": first_usable(
+                    scored, by_restating=False, only=(CONTINUATION_SERVED,)),
                 "any of the narrative's continuations": any_usable(rows, CONTINUATION_SERVED)}
-            for name, part in [("all reads", rows)] + [(path, [r for r in rows if r["read"] == path])
-                                                        for path in CONTINUATION_READS]:
+            for name, part in [("all reads", scored)] + [(path, [x for x in scored if x[0][0]["read"] == path])
+                                                          for path in CONTINUATION_READS]:
                 details[f"the pool of 6 in today's writer order (ranking.writer_order), {name}"] = {
-                    "first shown usable": ordered_usable(part, pool, judge, embedder),
-                    "3 shown usable": ordered_usable(part, pool, judge, embedder, top=3),
-                    "the judge alone: first": ordered_usable(part, pool, judge),
-                    "the judge alone: 3 shown": ordered_usable(part, pool, judge, top=3)}
+                    "first shown usable": first_usable(part), "3 shown usable": first_usable(part, top=3),
+                    "the judge alone: first": first_usable(part, by_restating=False),
+                    "the judge alone: 3 shown": first_usable(part, top=3, by_restating=False)}
         return figures, details
 
 
@@ -148,24 +150,41 @@ def _by_narrative(rows: list[dict], generators: tuple[str, ...]) -> dict:
     return out
 
 
-def ordered_usable(rows: list[dict], generators: tuple[str, ...], judge, embedder=None,
-                   top: int = 1) -> tuple[int, int]:
-    """(usable among each narrative's first `top` continuations, continuations counted) when the continuations the
-    `generators` drew for a narrative are ordered as writer mode orders its pool today (ranking.writer_order: the
-    judge's probability, a restatement of the story's last sentence moved down by the `embedder`'s cosine, a slip
-    last; the judge alone without an embedder). The rows carry their narrative (`continuation_rows`), its expression
-    found as the Continue tab finds it; the labels are the reader's, the order is recomputed, so a judge or an order
-    served after the read is measured on the same continuations."""
-    usable = counted = 0
+def scored_pools(rows: list[dict], generators: tuple[str, ...], judge, embedder=None) -> list[tuple]:
+    """Per narrative, what writer mode orders its pool by (ranking.writer_order): (its rows the `generators` drew,
+    the judge's probabilities, their cosines with the story's last sentence or None without an `embedder`, their
+    slips). The rows carry their narrative (`continuation_rows`), its expression found as the Continue tab finds it;
+    the labels are the reader's, the scores are recomputed, so a judge or an order served after the read is measured
+    on the same continuations."""
+    out = []
     for narrative, group in _by_narrative(rows, generators).items():
         text, expr = find_expression(narrative)
         texts = [r["continuation"] for r in group]
-        p = judge.rank(text, texts, expr)
-        restates = restating(embedder, text, texts) if embedder is not None else None
-        best = writer_order(p, [False] * len(group), [bool(slips(t, text, expr)) for t in texts], restates)[:top]
-        usable += sum(int(group[i]["usable"]) for i in best)
+        out.append((group, np.asarray(judge.rank(text, texts, expr), dtype=float),
+                    restating(embedder, text, texts) if embedder is not None else None,
+                    [bool(slips(t, text, expr)) for t in texts]))
+    return out
+
+
+def first_usable(scored: list[tuple], top: int = 1, by_restating: bool = True,
+                 only: tuple[str, ...] | None = None) -> tuple[int, int]:
+    """(usable among each pool's first `top` in writer mode's order, continuations counted), from `scored_pools`;
+    `by_restating` False: the judge alone; `only`: the rows of these generators alone (the 3 a read showed)."""
+    usable = counted = 0
+    for group, p, restates, slipped in scored:
+        keep = [i for i, r in enumerate(group) if only is None or r["generator"] in only]
+        best = writer_order(p[keep], [False] * len(keep), [slipped[i] for i in keep],
+                            [restates[i] for i in keep] if by_restating and restates is not None else None)[:top]
+        usable += sum(int(group[keep[i]]["usable"]) for i in best)
         counted += len(best)
     return usable, counted
+
+
+def ordered_usable(rows: list[dict], generators: tuple[str, ...], judge, embedder=None,
+                   top: int = 1) -> tuple[int, int]:
+    """`first_usable` of the pools the `generators` drew, in writer mode's order (the judge alone without an
+    `embedder`)."""
+    return first_usable(scored_pools(rows, generators, judge, embedder), top)
 
 
 def any_usable(rows: list[dict], generator: str) -> tuple[int, int]:
