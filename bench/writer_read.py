@@ -71,8 +71,7 @@ def generate(args) -> None:
     from studio.continuation.expression import find_expression
     from studio.continuation.generate import Settings, continue_narrative
     from studio.continuation.judge import get_judge
-    from studio.continuation.ranking import restating, writer_order
-    from studio.continuation.writing import slips
+    from studio.continuation.ranking import pool_signals, writer_order
     from studio.models import get_registry
     from studio.similes.polish import polish
 
@@ -94,11 +93,12 @@ def generate(args) -> None:
         text, expr = find_expression(story)
         texts = [c.text for c in r.continuations]
         probs = [float(p) for p in judge.rank(text, texts, expr)] if texts else []
-        order = writer_order(probs, [c.cut for c in r.continuations], [bool(slips(x, text, expr)) for x in texts],
-                             restating(get_registry().get("embedder"), text, texts)) if texts else []
+        cut = [c.cut for c in r.continuations]
+        order = writer_order(probs, cut, *pool_signals(text, expr, texts, get_registry().get("embedder"))) \
+            if texts else []
         out["continue"].append({"story": story, "variant": "writer", "seconds": round(time.perf_counter() - t, 2),
-                                "conts": [{"text": x, "rank": order.index(i) + 1, "drawn": i + 1, "p": probs[i]}
-                                          for i, x in enumerate(texts)]})
+                                "conts": [{"text": x, "rank": order.index(i) + 1, "drawn": i + 1, "p": probs[i],
+                                           "cut": cut[i]} for i, x in enumerate(texts)]})
         print("continue", story[:40], file=sys.stderr, flush=True)
     Path(args.out).write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
 
@@ -153,7 +153,7 @@ def record(args) -> None:
                  "generator": row["variant"] if not row["variant"].startswith("writer") else
                  f"{row['variant']}, best 3 of 6" if c["rank"] <= 3 else f"{row['variant']}, not shown",
                  "rank": c["rank"] if c["rank"] <= 3 or not row["variant"].startswith("writer") else c["rank"] - 3,
-                 "drawn": c.get("drawn"),
+                 "drawn": c.get("drawn"), "cut": c.get("cut"),
                  "p_plausible": c.get("p"), "continuation": c["text"],
                  "usable": labels[_id("continue", row["story"], c["text"].strip())]}
                 for row in d["continue"] for c in row["conts"]]

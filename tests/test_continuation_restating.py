@@ -68,7 +68,7 @@ def test_continue_serves_the_writer_order(monkeypatch):
     _writer_replies(monkeypatch, texts)
     monkeypatch.setattr(judge_module, "get_judge", lambda: _Judge([0.2, 0.5, 0.25, 0.05]))
     closeness = dict(zip(texts, [0.1, 0.9, 0.2, 0.0]))  # keys: −1.81, −2.49, −1.79, −3.00
-    monkeypatch.setattr(generate, "restating", lambda embedder, story, ts: [closeness[t] for t in ts])
+    monkeypatch.setattr(ranking, "restating", lambda embedder, story, ts: [closeness[t] for t in ts])
     r = generate.continue_narrative(STORY, generate.Settings(n=3, pool=4))
     assert [c.text for c in r.continuations] == [texts[2], texts[0], texts[1]]
     assert [c.restating for c in r.continuations] == [0.2, 0.1, 0.9]
@@ -85,10 +85,48 @@ def test_without_the_embedder_the_judge_alone_orders_and_says_so(monkeypatch):
     _writer_replies(monkeypatch, texts)
     monkeypatch.setattr(judge_module, "get_judge", lambda: _Judge([0.6, 0.4]))
 
-    def unavailable(*a, **k):
-        raise ModelUnavailable("embedder", "its packages are not installed", "make setup")
+    registry, served = get_registry(), get_registry().get
 
-    monkeypatch.setattr(generate, "restating", unavailable)
+    def get(role, *a, **k):
+        if role == "embedder":
+            raise ModelUnavailable("embedder", "its packages are not installed", "make setup")
+        return served(role, *a, **k)
+
+    monkeypatch.setattr(registry, "get", get)
     r = generate.continue_narrative(STORY, generate.Settings(n=1, pool=2))
     assert [c.text for c in r.continuations] == texts[:1] and r.continuations[0].restating is None
     assert any("the judge alone ordered" in note for note in r.notes)
+
+
+def test_the_writer_order_runs_when_every_sample_is_shown(monkeypatch):
+    """n as large as the pool: still whole, fresh sentences first and the restatement's move, not the judge alone."""
+    import studio.continuation.judge as judge_module
+
+    texts = ["She stayed up all night to finish the spreadsheet.", "By dawn the figures finally added up."]
+    _writer_replies(monkeypatch, texts)
+    monkeypatch.setattr(judge_module, "get_judge", lambda: _Judge([0.55, 0.45]))
+    monkeypatch.setattr(ranking, "restating", lambda embedder, story, ts: [0.9 if "night" in t else 0.1 for t in ts])
+    r = generate.continue_narrative(STORY, generate.Settings(n=2, pool=2))
+    assert [c.text for c in r.continuations] == texts[::-1]
+
+
+def _row(p, cut=False, slipped=False, restating=None):
+    return {"p_plausible": p, "cut": cut, "slipped": slipped, "fluency": None, "restating": restating}
+
+
+def test_why_here_names_the_reason_that_decided():
+    # two slips shown: the lower one moved for its closeness, not its slip; the upper one is no "whole, fresh" line
+    notes = why_here([_row(0.45), _row(0.20, slipped=True, restating=0.3), _row(0.35, slipped=True, restating=0.8)],
+                     "writer")
+    assert notes == ["", "placed higher: further from the story's last sentence (closeness 0.30)",
+                     "placed lower: close to the story's last sentence (closeness 0.80)"]
+    # two cut ones shown: likewise
+    notes = why_here([_row(0.5), _row(0.1, cut=True, restating=0.1), _row(0.3, cut=True, restating=0.8)], "writer")
+    assert notes[1].startswith("placed higher: further") and notes[2].startswith("placed lower: close")
+    # a slip above a cut sentence keeps its own words: it is whole, not fresh
+    notes = why_here([_row(0.2, slipped=True), _row(0.8, cut=True)], "writer")
+    assert notes == ["placed higher: a whole sentence", "placed lower: cut short by the token limit"]
+    notes = why_here([_row(0.2), _row(0.8, slipped=True)], "writer")
+    assert notes == ["placed higher: a whole sentence that keeps to the figure",
+                     "placed lower: it repeats the figure's own words or adds a new simile"]
+    assert why_here([_row(0.6, restating=0.2), _row(0.4, restating=0.9)], "writer") == ["", ""]

@@ -391,8 +391,8 @@ def test_first_choice_of_a_read_follows_the_served_order():
         def encode(self, texts):
             return np.array([[1.0, 0.0] if ("hatchet" in t or "peace" in t) else [0.0, 1.0] for t in texts])
 
-    # the judge prefers the restatement by a little (log 1.001 − log 0.001 ≈ 6.9 > 2 · 1): it stays first; by less
-    # than the weight, the other one leads
+    # the judge prefers the restatement by far (log 1.001 − log 0.001 ≈ 6.9 > 2 · 1): it stays first; by less than
+    # the weight (Close, below), the other one leads
     assert ordered_usable(rows, ("g",), Judge("peace"), Embedder()) == (1, 2)
 
     class Close(Judge):
@@ -400,6 +400,23 @@ def test_first_choice_of_a_read_follows_the_served_order():
             return np.array([0.6 if "peace" in o else 0.4 for o in options])
 
     assert ordered_usable(rows, ("g",), Close("peace"), Embedder()) == (0, 2)
+
+
+def test_first_usable_reads_the_tiers_the_shown_rows_and_the_move():
+    import numpy as np
+
+    from studio.lab.evaluation.reads import first_usable
+
+    group = [{"generator": "shown", "usable": 0}, {"generator": "shown", "usable": 1},
+             {"generator": "not shown", "usable": 1}]
+    pool = (group, np.array([0.5, 0.3, 0.2]), [False, False, False], [False, False, False], [0.9, 0.1, 0.0])
+    assert first_usable([pool]) == (1, 1)  # 0.5 moved down by its closeness (log .5 − 1.8 < log .3 − 0.2)
+    assert first_usable([pool], by_restating=False) == (0, 1)
+    assert first_usable([pool], top=2, only=("shown",)) == (1, 2)
+    cut = (group, np.array([0.2, 0.5, 0.3]), [False, True, False], [False, False, False], None)
+    assert first_usable([cut]) == (1, 1) and first_usable([cut], top=2) == (1, 2)  # the cut one (usable) goes last
+    slip = (group, np.array([0.2, 0.5, 0.3]), [False, False, False], [False, True, False], None)
+    assert first_usable([slip], top=1) == (1, 1) and first_usable([slip], top=2) == (1, 2)
 
 
 def test_a_perfect_rankers_ceiling_takes_each_pools_best_labels():

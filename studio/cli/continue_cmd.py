@@ -20,8 +20,8 @@ def register(sub) -> None:
     p.add_argument("--n", type=int, default=3, help="continuations shown, best first")
     p.add_argument("--pool", type=int, default=None,
                    help="writer and tuned modes: samples drawn, of which the best n are shown (default: writer 6, "
-                        "by the judge; tuned 16, by fluency and the judge); the other modes draw n and rank them "
-                        "with the judge")
+                        "by the judge, a restatement of the story's last sentence moved down; tuned 16, by fluency "
+                        "and the judge); the other modes draw n and rank them with the judge")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--top-k", type=int, default=5)
     p.add_argument("--temperature", type=float, default=0.7)

@@ -20,11 +20,10 @@ from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
 from .decoding import Sample, ensemble_sample
 from .expression import Expression, find_expression, mark_notes
-from .writing import SYSTEM, copies_an_example, user_message
+from .writing import SYSTEM, copies_an_example, ends_a_sentence, user_message
 from .knowledge import context_inferences, literal_inferences
 from .prompting import generator_prompt, paraphrase_prompt
-from .ranking import POOL, fluency, order, restating, writer_order
-from .writing import slips
+from .ranking import POOL, fluency, order, pool_signals, writer_order
 
 MODES = ("writer", "tuned", "plain", "literal", "context")
 MAX_NARRATIVE_CHARS = 4000
@@ -226,16 +225,17 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
         else:
             probs = judge.rank(text, [r.text for r in ranked], expr)
             judge_name = judge.name
-        if s.draws > s.n and s.mode == "writer" and probs is not None:  # the writer's pool: the best n by the
-            # judge, a sentence that restates the story's last one moved down (ranking.writer_order)
-            for r in ranked:
-                r.slipped = bool(slips(r.text, text, expr))
-            restates = _restating(text, [r.text for r in ranked], notes)
-            for r, cosine in zip(ranked, restates or []):
-                r.restating = round(cosine, 4)
-            best = writer_order(probs, [r.cut for r in ranked], [r.slipped for r in ranked], restates)[: s.n]
-            ranked, probs = [ranked[i] for i in best], np.asarray(probs)[best]
-            probs = probs / probs.sum()
+        if s.mode == "writer":  # the best n of the writer's pool by the judge (without one, alike), a sentence
+            # that restates the story's last one moved down, slips and cut ones last (ranking.writer_order)
+            slipped, restates = pool_signals(text, expr, [r.text for r in ranked], _embedder(notes))
+            for i, r in enumerate(ranked):
+                r.slipped, r.restating = slipped[i], None if restates is None else round(restates[i], 4)
+            best = writer_order(probs if probs is not None else [1.0] * len(ranked), [r.cut for r in ranked], slipped,
+                                restates)[: s.n]
+            ranked = [ranked[i] for i in best]
+            if probs is not None:
+                probs = np.asarray(probs)[best]
+                probs = probs / probs.sum()
         elif s.draws > s.n:  # the pool: the best n by fluency and the judge (ranking.py)
             step(0.96, "ranking by fluency")
             for r, f in zip(ranked, fluency(get_registry().get("lm"), ended, [r.text for r in ranked])):
@@ -260,11 +260,11 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
                   drawn=s.draws, distinct=distinct)
 
 
-def _restating(narrative: str, texts: list[str], notes: list[str]) -> list[float] | None:
-    """Each text's cosine with the narrative's last sentence (ranking.restating), or None (and a note) when the
-    embedder cannot serve: the judge alone orders the pool then."""
+def _embedder(notes: list[str]):
+    """The registry's embedder for writer mode's order (ranking.restating), or None (and a note) when it cannot
+    serve: the judge alone orders the pool then."""
     try:
-        return restating(get_registry().get("embedder"), narrative, texts)
+        return get_registry().get("embedder")
     except ModelUnavailable as exc:
         notes.append(f"the embedder is not available ({exc.reason}); the judge alone ordered the continuations.")
         return None
@@ -294,7 +294,7 @@ def write(narrative: str, expr: Expression | None, s: Settings, progress=None, s
         if text.lower().startswith("next sentence:"):
             text = text[len("next sentence:"):].strip()
         if text and not copies_an_example(text):  # another story's line, from the prompt
-            out.append(Sample(text=text, tokens=g.new_tokens, complete=bool(re.search(r"[.!?][\"')\]]*$", text))))
+            out.append(Sample(text=text, tokens=g.new_tokens, complete=ends_a_sentence(text)))
     return out
 
 

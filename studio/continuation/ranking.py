@@ -22,6 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .prompting import narrative_tail
+from .writing import slips
 
 #: samples the tuned generator draws for a request; the best `n` of them are shown
 POOL = 16
@@ -64,6 +65,13 @@ def restating(embedder, narrative: str, texts: Sequence[str]) -> list[float]:
     vectors = np.asarray(embedder.encode([last_sentence(narrative)] + list(texts)), dtype=np.float64)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     return [float(x) for x in vectors[1:] @ vectors[0]]
+
+
+def pool_signals(narrative: str, expr, texts: Sequence[str], embedder=None) -> tuple[list[bool], list[float] | None]:
+    """What `writer_order` reads of a pool beside the judge: each text's slip (writing.slips) and its cosine with the
+    narrative's last sentence (`restating`; None without an embedder)."""
+    slipped = [bool(slips(t, narrative, expr)) for t in texts]
+    return slipped, (restating(embedder, narrative, texts) if embedder is not None else None)
 
 
 def writer_order(probabilities: Sequence[float], cut: Sequence[bool], slipped: Sequence[bool],

@@ -79,6 +79,12 @@ def _words(text: str) -> tuple[str, ...]:
 _EXAMPLE_SENTENCES = {_words(sentence) for _, _, sentence in EXAMPLES}
 
 
+def ends_a_sentence(text: str) -> bool:
+    """A writer sample that ends a sentence (an end mark, then at most closing quotes or brackets); one that does not
+    was cut by the token limit."""
+    return bool(re.search(r"[.!?][\"')\]]*$", text))
+
+
 def copies_an_example(sentence: str) -> bool:
     """The writer answered with one of the prompt's own example sentences (it does, for a story close to one:
     "She was as happy as a clam." → Maya's "She ran next door to show her grandmother, …"): another story's line."""

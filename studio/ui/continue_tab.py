@@ -56,32 +56,40 @@ TABLE_NOTE = ("**plausible (%)**: the judge's share of plausibility among the co
 
 def why_here(rows: list[dict], mode: str) -> list[str]:
     """Per continuation (best first), why it sits above one the judge finds more plausible, or below one it finds
-    less plausible ("" where the order is the judge's)."""
+    less plausible ("" where the order is the judge's). Writer mode orders by tiers (a cut sentence after whole ones,
+    a slip after fresh ones: ranking.writer_order) and within a tier by the judge with a restatement of the story's
+    last sentence moved down; the reason named is the one that decided against the rows it was swapped with."""
     ps = [c["p_plausible"] for c in rows]
     notes = []
     for i, c in enumerate(rows):
         if ps[i] is None:
             notes.append("")
             continue
-        below_better = any(p is not None and p > ps[i] for p in ps[i + 1:])
-        above_worse = any(p is not None and p < ps[i] for p in ps[:i])
-        if not (below_better or above_worse):
+        above = [d for p, d in zip(ps[:i], rows[:i]) if p is not None and p < ps[i]]  # less plausible, above it
+        below = [d for p, d in zip(ps[i + 1:], rows[i + 1:]) if p is not None and p > ps[i]]  # more plausible, below
+        if not (above or below):
             notes.append("")
         elif mode == "tuned":
             notes.append("placed by fluency and plausibility together" + (
                 f" (fluency {c['fluency']:.2f} per token)" if c.get("fluency") is not None else ""))
-        elif above_worse and c["cut"]:
+        elif above and c["cut"] and any(not d["cut"] for d in above):
             notes.append("placed lower: cut short by the token limit")
-        elif above_worse and c.get("slipped"):
+        elif above and c.get("slipped") and any(_tier(d) < _tier(c) for d in above):
             notes.append("placed lower: it repeats the figure's own words or adds a new simile")
-        elif above_worse:
+        elif above:
             notes.append(_restates(c, "placed lower: close to the story's last sentence"))
-        elif any(p is not None and p > ps[i] and (d["cut"] or d.get("slipped"))
-                 for p, d in zip(ps[i + 1:], rows[i + 1:])):
-            notes.append("placed higher: a whole sentence that keeps to the figure")
+        elif any(_tier(d) > _tier(c) for d in below):
+            notes.append("placed higher: " + {(False, False): "a whole sentence that keeps to the figure",
+                                              (False, True): "a whole sentence",
+                                              (True, False): "it keeps to the figure"}.get(_tier(c), ""))
         else:
             notes.append(_restates(c, "placed higher: further from the story's last sentence"))
     return notes
+
+
+def _tier(row: dict) -> tuple[bool, bool]:
+    """Writer mode's tier of a continuation: (cut short, a slip); a lower tier comes first."""
+    return bool(row["cut"]), bool(row.get("slipped"))
 
 
 def _restates(row: dict, text: str) -> str:
@@ -128,7 +136,8 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
     parts = ([f"{distinct} distinct"] if distinct < drawn else []) + ([f"the best {shown} shown"] if pooled else [])
     counted = f"{drawn} sample(s) in {r['seconds']:.0f} s" + (f" ({', '.join(parts)})" if parts else "")
     # the judge in plain words on the line; which model it is, under Details
-    ranked = "the plausibility judge" if r["judge"] and (r["mode"] == "writer" or not pooled) else \
+    ranked = "the plausibility judge, a restatement of the story's last sentence moved down" if r["judge"] and \
+        r["mode"] == "writer" else "the plausibility judge" if r["judge"] and not pooled else \
         "fluency and the plausibility judge" if pooled and r["judge"] else "fluency (no judge)" if pooled else ""
     info = f"{_expression_note(r['expression'])}  \n{counted}" + (f"; ranked by {ranked}" if ranked else "") + \
         (f"  \n⚠️ {notes}" if notes else "") + \

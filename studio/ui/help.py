@@ -92,7 +92,8 @@ narrator). Press **Continue**; **Stop** ends it early.
 **What you see.** The expression found (highlighted) and its meaning, then one-sentence continuations, best first.
 In writer mode the writer draws 6 sentences at once and 3 are shown: whole sentences first, then those that do not
 reuse the idiom's own words or add a new simile, then by **p(plausible)**, the judge's probability (0–1) that it is a
-plausible next sentence. In tuned mode the generator draws a pool of samples (*Samples drawn*, under Sampling) and the
+plausible next sentence, a sentence that only says the story's last sentence again moved down by how close it is to it
+(*why here* says so). In tuned mode the generator draws a pool of samples (*Samples drawn*, under Sampling) and the
 best are shown, ranked by **fluency** (how naturally the sentence follows the story: the language model's mean log-probability per token,
 closer to 0 is better) plus a little of **p(plausible)**, the judge's probability (0–1) that it is a plausible next
 sentence; the other modes are ranked by p(plausible). **samples** says how many of the samples drawn gave that same

@@ -5,8 +5,8 @@ in the record row by row (blind_reads/*_blind_read_*.json). These evaluations co
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
 from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15, 17, 21, 23 and 24) and
 the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20), Continue's dev reads
-(blind_reads/continuation_dev_read_1.json, counted by `eval continuation-report --only ranking`, and _2 to _4) and its
-earlier report reads (1-5) are recorded but not reported here. Reads 15-24 and Continue's 4-8 were made with
+(blind_reads/continuation_dev_read_1.json, counted by `eval continuation-report --only ranking`, and _2 to _6) and its
+earlier report reads (1-6) are recorded but not reported here. Reads 15-24 and Continue's 4-9 were made with
 `bench/writer_read.py`.
 """
 from __future__ import annotations
@@ -17,9 +17,9 @@ import numpy as np
 
 from ...continuation.expression import find_expression
 from ...continuation.judge import get_judge
-from ...continuation.ranking import restating, writer_order
-from ...continuation.writing import slips
-from ...models import get_registry
+from ...continuation.ranking import pool_signals, writer_order
+from ...continuation.writing import ends_a_sentence
+from ...models import ModelUnavailable, get_registry
 from ...models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
@@ -127,18 +127,21 @@ class ContinuationReadEvaluation(Evaluation):
             return figures, details
         judge = get_judge()
         if judge is not None:
-            scored = scored_pools(rows, (CONTINUATION_SERVED, CONTINUATION_BEFORE), judge,
-                                  get_registry().get("embedder"))
+            try:
+                embedder = get_registry().get("embedder")
+            except ModelUnavailable as exc:
+                embedder, details["embedder"] = None, f"not available ({exc.reason}): orders without the restatement"
+            scored = scored_pools(rows, (CONTINUATION_SERVED, CONTINUATION_BEFORE), judge, embedder)
             details["first choice usable"] = {
-                "served judge (" + judge.name + "), among the 3 shown": first_usable(
-                    scored, by_restating=False, only=(CONTINUATION_SERVED,)),
+                "served judge (" + judge.name + "), the 3 shown in the order without the restatement's move":
+                    first_usable(scored, by_restating=False, only=(CONTINUATION_SERVED,)),
                 "any of the narrative's continuations": any_usable(rows, CONTINUATION_SERVED)}
             for name, part in [("all reads", scored)] + [(path, [x for x in scored if x[0][0]["read"] == path])
                                                           for path in CONTINUATION_READS]:
                 details[f"the pool of 6 in today's writer order (ranking.writer_order), {name}"] = {
                     "first shown usable": first_usable(part), "3 shown usable": first_usable(part, top=3),
-                    "the judge alone: first": first_usable(part, by_restating=False),
-                    "the judge alone: 3 shown": first_usable(part, top=3, by_restating=False)}
+                    "without the restatement's move: first": first_usable(part, by_restating=False),
+                    "without the restatement's move: 3 shown": first_usable(part, top=3, by_restating=False)}
         return figures, details
 
 
@@ -152,28 +155,30 @@ def _by_narrative(rows: list[dict], generators: tuple[str, ...]) -> dict:
 
 def scored_pools(rows: list[dict], generators: tuple[str, ...], judge, embedder=None) -> list[tuple]:
     """Per narrative, what writer mode orders its pool by (ranking.writer_order): (its rows the `generators` drew,
-    the judge's probabilities, their cosines with the story's last sentence or None without an `embedder`, their
-    slips). The rows carry their narrative (`continuation_rows`), its expression found as the Continue tab finds it;
-    the labels are the reader's, the scores are recomputed, so a judge or an order served after the read is measured
-    on the same continuations."""
+    the judge's probabilities, whether each was cut short (the record's flag, else `writing.ends_a_sentence`, the
+    rule the writer's samples are cut by), its slips, its cosines with the story's last sentence or None without an
+    `embedder`). The rows carry their narrative (`continuation_rows`), its expression found as the Continue tab finds
+    it; the labels are the reader's, the scores are recomputed, so a judge or an order served after the read is
+    measured on the same continuations."""
     out = []
     for narrative, group in _by_narrative(rows, generators).items():
         text, expr = find_expression(narrative)
         texts = [r["continuation"] for r in group]
-        out.append((group, np.asarray(judge.rank(text, texts, expr), dtype=float),
-                    restating(embedder, text, texts) if embedder is not None else None,
-                    [bool(slips(t, text, expr)) for t in texts]))
+        cut = [bool(r["cut"]) if r.get("cut") is not None else not ends_a_sentence(t) for r, t in zip(group, texts)]
+        out.append((group, np.asarray(judge.rank(text, texts, expr), dtype=float), cut,
+                    *pool_signals(text, expr, texts, embedder)))
     return out
 
 
 def first_usable(scored: list[tuple], top: int = 1, by_restating: bool = True,
                  only: tuple[str, ...] | None = None) -> tuple[int, int]:
     """(usable among each pool's first `top` in writer mode's order, continuations counted), from `scored_pools`;
-    `by_restating` False: the judge alone; `only`: the rows of these generators alone (the 3 a read showed)."""
+    `by_restating` False: without the restatement's move (the tiers and the judge); `only`: the rows of these
+    generators alone (the 3 a read showed)."""
     usable = counted = 0
-    for group, p, restates, slipped in scored:
+    for group, p, cut, slipped, restates in scored:
         keep = [i for i, r in enumerate(group) if only is None or r["generator"] in only]
-        best = writer_order(p[keep], [False] * len(keep), [slipped[i] for i in keep],
+        best = writer_order(p[keep], [cut[i] for i in keep], [slipped[i] for i in keep],
                             [restates[i] for i in keep] if by_restating and restates is not None else None)[:top]
         usable += sum(int(group[keep[i]]["usable"]) for i in best)
         counted += len(best)
