@@ -1,7 +1,8 @@
 """Character spans on word boundaries: a highlighted span never starts or ends inside a word ("with h / er face").
 
 Spans come from several tokenizers (spaCy, BPE offsets, regexes over cleaned text); whatever cut them, what a reader
-sees is snapped outwards to whole words and stripped of the spaces at its edges. Plain functions, no Gradio."""
+sees is snapped outwards to whole words and stripped of the spaces at its edges. Also `shorten`, the one way a long
+text is cut for a label or a message. Plain functions, no Gradio."""
 from __future__ import annotations
 
 _INNER = "'’"  # an apostrophe between letters is part of the word ("don't", "O’Neil")
@@ -53,3 +54,8 @@ def on_word_boundaries(text: str, start: int, end: int) -> bool:
     inside_start = start > 0 and is_word_char(text, start - 1) and is_word_char(text, start)
     inside_end = end < len(text) and is_word_char(text, end - 1) and is_word_char(text, end)
     return not inside_start and not inside_end
+
+
+def shorten(text: str, limit: int = 70) -> str:
+    """`text` as it is up to `limit` characters, else its first `limit` − 2 and an ellipsis marking the cut."""
+    return text if len(text) <= limit else text[:limit - 2] + "…"

@@ -6,6 +6,7 @@ import io
 from pathlib import Path
 
 from ..errors import InputError
+from ..textspans import shorten
 from .scorer import MAX_CANDIDATES, check_group
 
 MAX_CSV_BYTES = 1_000_000
@@ -58,9 +59,8 @@ def _groups(reader: csv.DictReader) -> list[tuple[str, list[str]]]:
         raise InputError("The CSV has no row with both a literal sentence and a candidate.")
     for literal, candidates in groups.items():
         if len(candidates) > MAX_CANDIDATES:
-            short = literal if len(literal) <= 60 else literal[:58] + "…"
-            raise InputError(f"The literal sentence “{short}” has {len(candidates)} candidates in the CSV; the limit "
-                             f"is {MAX_CANDIDATES} per literal sentence. Nothing was scored.")
+            raise InputError(f"The literal sentence “{shorten(literal, 60)}” has {len(candidates)} candidates in the "
+                             f"CSV; the limit is {MAX_CANDIDATES} per literal sentence. Nothing was scored.")
         try:
             check_group(literal, candidates, [f"candidate on line {n} of the CSV" for n in lines[literal]])
         except InputError as exc:

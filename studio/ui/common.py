@@ -14,7 +14,7 @@ import gradio as gr
 
 from ..errors import Stopped, StudioError, check_length, clean_length
 from ..models import ModelUnavailable, get_registry
-from ..textspans import next_word_start, snap_span
+from ..textspans import next_word_start, shorten, snap_span  # noqa: F401 (shorten: for the tabs)
 
 log = logging.getLogger("studio.ui")
 

@@ -15,7 +15,7 @@ from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL, SHARED_TOP, clean_narrative
 from .common import (after_limit_check, escape, examples, failed_run, guarded, highlight_pieces, limited_textbox,
-                     past_refusal, refuse_over_limit, role_notice, section_run, start_run)
+                     past_refusal, refuse_over_limit, role_notice, section_run, shorten, start_run)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -78,7 +78,7 @@ def _chart(rows: list[dict]):
                            text=[f"{100 * r['probability']:.0f} %" for r in rows], textposition="auto",
                            hovertext=[f"{r['proverb']}: {r['meaning']}" for r in rows], hoverinfo="text"))
     for rank, row in zip(ranks, rows):
-        label = row["proverb"] if len(row["proverb"]) <= 52 else row["proverb"][:50] + "…"
+        label = shorten(row["proverb"], 52)
         fig.add_annotation(x=0, xref="paper", xanchor="left", y=rank, yshift=17, showarrow=False,
                            text=html.escape(label), font=dict(size=12))
     fig.update_layout(height=90 + 48 * len(rows), margin=dict(l=10, r=10, t=40, b=40),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+from collections import Counter
 
 import gradio as gr
 import pandas as pd
@@ -13,7 +14,7 @@ from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_C
                               groups_from_csv, rerank, rerank_many)
 from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
-                     limited_textbox, role_notice, start_run, warn)
+                     limited_textbox, role_notice, shorten, start_run, warn)
 from .help import tab_guide
 from .session_files import new_download, track
 
@@ -156,7 +157,7 @@ def _raw_evidence_markdown(group: RerankResult) -> str:
              "relevance (higher = a more usual comparison; unbounded, often negative), "
              "logical consistency 0–1, sentiment consistency −1…1, creativity unbounded):"]
     for c in group.ranked():
-        text = _short(c["candidate"], 90)
+        text = shorten(c["candidate"], 90)
         row = raw[c["rank"]]
         numbers = ", ".join(f"{name} {row[key]:.3f}" for name, key in (
             ("relevance", "relevance"), ("logical consistency", "logical_consistency"),
@@ -256,7 +257,7 @@ def _explanation_markdown(group: RerankResult) -> str:
     backends and the settings in a collapsed details block."""
     lines = ["**Why these scores**, best first:"]
     for c in group.ranked():
-        text = _short(c["candidate"], 90)
+        text = shorten(c["candidate"], 90)
         lines.append(f"- #{c['rank']} *{escape_markdown(text)}* — {explain_candidate(c)}")
     return ("\n".join(lines) + "\n\n<details><summary>Details: raw evidence, backends and settings</summary>\n\n"
             + _raw_evidence_markdown(group) + "\n\n" + _backends_markdown(group) + "\n\n</details>")
@@ -282,25 +283,18 @@ def repeated_note(scored: list[RerankResult]) -> str:
     the table and the download keep one row per line given."""
     repeats = []
     for number, group in enumerate(scored, start=1):
-        counts: dict[str, int] = {}
-        for c in group.candidates:
-            counts[c["candidate"]] = counts.get(c["candidate"], 0) + 1
-        where = f" for literal sentence {number} (“{_short(group.literal, 50)}”)" if len(scored) > 1 else ""
-        repeats += [f"“{_short(text)}” is given {n} times{where}" for text, n in counts.items() if n > 1]
+        counts = Counter(c["candidate"] for c in group.candidates)
+        where = f" for literal sentence {number} (“{shorten(group.literal, 50)}”)" if len(scored) > 1 else ""
+        repeats += [f"“{shorten(text)}” is given {n} times{where}" for text, n in counts.items() if n > 1]
     if not repeats:
         return ""
     more = f"; and {len(repeats) - 3} more" if len(repeats) > 3 else ""
     return "; ".join(repeats[:3]) + more + ". Each line is scored and kept in the table."
 
 
-def _short(text: str, limit: int = 70) -> str:
-    """`text` cut to `limit` characters, an ellipsis marking the cut."""
-    return text if len(text) <= limit else text[:limit - 2] + "…"
-
-
 def group_label(number: int, group: RerankResult) -> str:
     """The choice naming a scored group in the "Literal sentence shown" dropdown (plain text)."""
-    literal = _short(group.literal)
+    literal = shorten(group.literal)
     n = len(group.candidates)
     return f"{number}. {literal} ({n} candidate{'s' if n != 1 else ''})"
 
