@@ -128,5 +128,28 @@ def test_why_here_names_the_reason_that_decided():
     assert notes == ["placed higher: a whole sentence", "placed lower: cut short by the token limit"]
     notes = why_here([_row(0.2), _row(0.8, slipped=True)], "writer")
     assert notes == ["placed higher: a whole sentence that keeps to the figure",
-                     "placed lower: it repeats the figure's own words or adds a new simile"]
+                     "placed lower: it repeats the figure's own words, spells out its meaning or adds a new simile"]
     assert why_here([_row(0.6, restating=0.2), _row(0.4, restating=0.9)], "writer") == ["", ""]
+
+
+def test_a_slip_is_the_figures_words_its_meaning_spelt_out_or_a_new_simile():
+    from studio.continuation.expression import Expression
+    from studio.continuation.writing import slips
+
+    story = "Nora's notes scattered across the stage, so she decided to wing it."
+    start = story.index("wing it")
+    idiom = Expression(kind="idiom", text="wing it", start=start, end=start + len("wing it"),
+                       meaning="To improvise; to perform with little or no preparation.")
+    assert slips("She began to improvise.", story, idiom) == ["spells out the figure's meaning"]
+    assert slips("She had no preparation at all.", story, idiom) == ["spells out the figure's meaning"]
+    assert slips("She flapped her arms like a bird's wings.", story, idiom) == ["reuses the figure's own words",
+                                                                      "stacks a new simile"]
+    assert slips("The audience laughed at her first joke, and she relaxed.", story, idiom) == []
+    # a meaning word the story itself uses is the story's, not a spelt-out meaning
+    told = "Nora had done no preparation; her notes scattered across the stage, so she decided to wing it."
+    start = told.index("wing it")
+    idiom = Expression(kind="idiom", text="wing it", start=start, end=start + len("wing it"), meaning=idiom.meaning)
+    assert slips("Without any preparation, she told the story of her grandmother's farm.", told, idiom) == []
+    # without a known meaning only the image words and a new simile count
+    unknown = Expression(kind="idiom", text="wing it", start=start, end=start + len("wing it"))
+    assert slips("She began to improvise.", told, unknown) == []

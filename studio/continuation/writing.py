@@ -91,18 +91,28 @@ def copies_an_example(sentence: str) -> bool:
     return _words(sentence) in _EXAMPLE_SENTENCES
 
 
+def _content(text: str) -> set[str]:
+    """The stems of a text's words that carry content (no function word, three letters or more)."""
+    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in _FUNCTION and len(w) > 2}
+
+
 def slips(sentence: str, narrative: str, expr: Expression | None) -> list[str]:
     """The blind reader's failure patterns a continuation shows, as cheap checks: it reuses the figure's image words
-    that the story has nowhere else (a literal reading, or the figure restated: "The cat ran out of the bag"), or
-    it stacks a new simile ("like a fish out of water")."""
+    that the story has nowhere else (a literal reading, or the figure restated: "The cat ran out of the bag"), it
+    spells out the figure's meaning in the meaning's own words that the story does not use ("She began to
+    improvise." after "…decided to wing it", whose meaning reads "To improvise; …"), or it stacks a new simile
+    ("like a fish out of water").
+    why: docs/experiments.md#continuation-meaning-slip"""
     found = []
     if expr is not None:
         image = expr.vehicle if expr.kind == "simile" and expr.vehicle else expr.text
         rest = narrative[:expr.start] + " " + narrative[expr.end:]
         elsewhere = {_stem(w) for w in _WORD.findall(rest.lower())}
-        words = {_stem(w) for w in _WORD.findall(image.lower()) if w not in _FUNCTION and len(w) > 2} - elsewhere
-        if words & {_stem(w) for w in _WORD.findall(sentence.lower())}:
+        said = _content(sentence)
+        if (_content(image) - elsewhere) & said:
             found.append("reuses the figure's own words")
+        if expr.meaning and (_content(expr.meaning) - _content(narrative)) & said:
+            found.append("spells out the figure's meaning")
     if _NEW_FIGURE.search(sentence):
         found.append("stacks a new simile")
     return found

@@ -47,11 +47,11 @@ COLUMNS = ["#", "continuation", "plausible (%)", "why here"]
 TABLE_NOTE = ("**plausible (%)**: the judge's share of plausibility among the continuations shown (they add up to "
               "100 %; calibrated on held-out narratives; empty when no judge ran). The order is the judge's, except "
               "where **why here** says otherwise: in *writer* mode a sentence cut short by the token limit, or one "
-              "that repeats the figure's own words or adds a new simile, is placed after the whole, fresh ones, and "
-              "a sentence that says the story's last sentence again moves down by how close it is to it; in "
-              "*tuned* mode the best of the pool are ordered by how naturally they read (the plain language model's "
-              "fluency) together with the judge. Fluency, closeness to the last sentence, tokens and how many "
-              "samples gave each sentence are in the downloads.")
+              "that repeats the figure's own words, spells out its meaning or adds a new simile, is placed after the "
+              "whole, fresh ones, and a sentence that says the story's last sentence again moves down by how close "
+              "it is to it; in *tuned* mode the best of the pool are ordered by how naturally they read (the plain "
+              "language model's fluency) together with the judge. Fluency, closeness to the last sentence, tokens "
+              "and how many samples gave each sentence are in the downloads.")
 
 
 def why_here(rows: list[dict], mode: str) -> list[str]:
@@ -75,7 +75,7 @@ def why_here(rows: list[dict], mode: str) -> list[str]:
         elif above and c["cut"] and any(not d["cut"] for d in above):
             notes.append("placed lower: cut short by the token limit")
         elif above and c.get("slipped") and any(_tier(d) < _tier(c) for d in above):
-            notes.append("placed lower: it repeats the figure's own words or adds a new simile")
+            notes.append("placed lower: it repeats the figure's own words, spells out its meaning or adds a new simile")
         elif above:
             notes.append(_restates(c, "placed lower: close to the story's last sentence"))
         elif any(_tier(d) > _tier(c) for d in below):
