@@ -21,6 +21,16 @@ def test_the_shipped_table_holds_the_common_qualities():
             assert attested or (votes >= image_table.MIN_VOTES and specificity >= image_table.MIN_SPECIFICITY)
 
 
+def test_the_table_also_samples_the_qualities_the_kb_compares(tiny_registry):
+    """Beyond the training texts' frequent adjectives, every KB property that reads as an adjective is sampled
+    ("sour", "brittle": qualities people compare that the texts seldom name); nouns and blocked words are not."""
+    frequent = {"good", "cold"}
+    extra = dict(image_table.kb_adjectives(frequent))
+    assert {"sour", "brittle", "murky"} <= set(extra) and not frequent & set(extra)
+    assert not set(extra) & image_table._BLOCK and all(w >= 1 for w in extra.values())
+    assert "quickly" not in extra and "were" not in extra  # an adverb and a verb among the KB's properties
+
+
 def test_normal_drops_the_article():
     assert normal("A mouse") == "mouse" and normal("the sky") == "sky" and normal("an owl") == "owl"
     assert normal("grain of sand") == "grain of sand"

@@ -83,7 +83,7 @@ class Ranked:
     cut: bool = False  # the token limit came before its sentence ended
     fluency: float | None = None  # the plain lm's mean log-probability per token after the narrative (tuned mode)
     restating: float | None = None  # cosine with the story's last sentence (writer mode's order: ranking.py)
-    slipped: bool = False  # writer mode: it repeats the figure's words, spells out its meaning or adds a simile (writing.slips)
+    slipped: bool = False  # writer mode: the figure's words, its meaning spelt out or a new simile (writing.slips)
 
 
 @dataclass

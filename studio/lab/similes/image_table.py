@@ -10,7 +10,8 @@ votes and a specificity of at least MIN_SPECIFICITY, or the KB attests it.
 
 Adjectives: those of the training texts (the HAUSER generator's literals of Polish's train part, except the 23 rated
 ones; the narratives of the figurative-narrative train part, not Continue's dev or test), counted with their weight
-as KB properties; the most frequent LIMIT.
+as KB properties; the most frequent LIMIT. Then every other quality the simile KB holds that is an adjective ("sour",
+"brittle", "murky": the qualities people compare, which the training texts seldom name).
 Nothing of a blind read's inputs. (Verbs were tried the same way, "slept like a log", … "<past> like": the lists
 restated the verb, "read like a book", "closed like a door"; docs/experiments.md.)
 
@@ -96,6 +97,26 @@ def adjectives(limit: int = LIMIT) -> list[tuple[str, int]]:
     return ranked[:limit]
 
 
+def kb_adjectives(exclude: set[str] = frozenset()) -> list[tuple[str, int]]:
+    """[(adjective, weight)] of the simile KB's properties that read as an adjective ("It was very sour."), heaviest
+    first, but those in `exclude`."""
+    from ...figures.kb import load_kb
+
+    nlp = get_registry().get("parser").nlp
+    props = sorted(((p, w) for p, w in load_kb().property_counts().items()
+                    if p.isalpha() and len(p) > 2 and p not in _BLOCK and p not in exclude),
+                   key=lambda x: (-x[1], x[0]))
+    docs = nlp.pipe((f"It was very {p}." for p, _ in props), batch_size=256, disable=["ner"])
+    return [(p, max(1, round(w))) for (p, w), doc in zip(props, docs) if doc[3].pos_ == "ADJ" and doc[3].tag_ == "JJ"]
+
+
+def words(limit: int = LIMIT) -> list[tuple[str, int]]:
+    """What the table samples: the `limit` most frequent adjectives of the training texts (`adjectives`), then the
+    KB's other adjectives (`kb_adjectives`)."""
+    frequent = adjectives(limit)
+    return frequent + kb_adjectives({a for a, _ in frequent})
+
+
 def clean(text: str) -> str | None:
     """The image of one sample ("a rope", "the sky"), or None; none that points at something the sentence has not
     named ("this car", "your mother": `figures.articles.points`)."""
@@ -107,7 +128,7 @@ def clean(text: str) -> str | None:
 
 def sample(out: Path, limit: int = LIMIT, seed: int = 0) -> None:
     done = {r["word"] for r in _rows(out)} if out.is_file() else set()
-    todo = [(a, c) for a, c in adjectives(limit) if a not in done]
+    todo = [(a, c) for a, c in words(limit) if a not in done]
     print(f"{len(done)} adjectives done, {len(todo)} to sample", flush=True)
     writer = get_registry().get("writer")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -172,13 +193,13 @@ def with_articles(result: dict[str, list], lm, parser=None) -> int:
 
 def table(samples: Path, out: Path, limit: int = LIMIT, allowed: set[str] | None = None, lm=None,
           parser=None) -> dict:
-    """The table from the samples of the `limit` most frequent adjectives of the training texts, or of `allowed`
-    (samples of other words are left out); `lm` chooses the articles (`with_articles`; default the writer, and the
-    registry's parser)."""
+    """The table from the samples of `words(limit)` (the `limit` most frequent adjectives of the training texts and the
+    KB's other adjectives), or of `allowed` (samples of other words are left out); `lm` chooses the articles
+    (`with_articles`; default the writer, and the registry's parser)."""
     from ...figures.kb import load_kb
 
     kb = load_kb()
-    allowed = {word for word, _ in adjectives(limit)} if allowed is None else allowed
+    allowed = {word for word, _ in words(limit)} if allowed is None else allowed
     rows = [r for r in _rows(samples) if r["word"] in allowed]
     votes = {}
     for r in rows:  # "a sun", "the sun" and "sun" are one image, written as the KB writes it ("the sun")
@@ -206,7 +227,7 @@ def table(samples: Path, out: Path, limit: int = LIMIT, allowed: set[str] | None
     articles = with_articles(result, lm if lm is not None else get_registry().get("writer"), parser)
     data = {"meta": {"built_with": "python -m studio build images", "model": "writer",
                      "samples": SAMPLES, "min_votes": MIN_VOTES, "min_specificity": MIN_SPECIFICITY,
-                     "limit": limit,
+                     "limit": limit, "kb_adjectives": len(allowed) - min(limit, len(allowed)),
                      "columns": ["image", "votes", "specificity", "attested in the KB"],
                      "adjectives_sampled": len(votes), "adjectives": len(result),
                      "images": sum(map(len, result.values())), "articles_added": articles},
@@ -222,7 +243,8 @@ def default_samples() -> Path:
 def build(argv: list[str]) -> dict:
     """`python -m studio build images`: sample what is missing, then write the table; returns its meta."""
     ap = argparse.ArgumentParser(prog="python -m studio build images", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--limit", type=int, default=LIMIT, help="the most frequent adjectives only")
+    ap.add_argument("--limit", type=int, default=LIMIT,
+                    help="the most frequent adjectives of the training texts (the KB's others come after)")
     ap.add_argument("--samples", type=Path, default=None, help="the samples file (default: in the cache)")
     ap.add_argument("--out", type=Path, default=ASSET)
     args = parse_options(ap, argv)
