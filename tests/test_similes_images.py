@@ -152,8 +152,8 @@ def test_the_order_names_the_image_table_only_when_its_images_are_listed(tiny_re
     hard = polish("The bread was very hard.", n=4, seed=0, reread=False)
     assert any(c.strategy == "images" for c in hard.candidates) and hard.ranked_by.startswith("images, then")
     assert "(source images) first" in _status(hard, True, list(DEFAULT_STRATEGIES))
-    assert images("bland") == []
-    bland = polish("The soup was very bland.", n=4, seed=0, reread=False)
+    assert images("drab") == []
+    bland = polish("The curtains were very drab.", n=4, seed=0, reread=False)
     assert bland.candidates and all(c.strategy != "images" for c in bland.candidates)
     assert not bland.ranked_by.startswith("images") and "image table" not in bland.score_meaning
     status = _status(bland, True, list(DEFAULT_STRATEGIES))
