@@ -63,9 +63,9 @@ def test_keep_follows_the_weights_and_refuses_other_features():
 
 def test_the_tiny_profile_ranks_by_the_score(tiny_registry):
     """The shipped weights were fitted with the offline MiniLM: beside the tiny embedder they are not used."""
-    report = polish("The soup was very bland.", n=5, seed=0, reread=False)
+    report = polish("The curtains were very drab.", n=5, seed=0, reread=False)
     cands = report.candidates
-    # the image table has nothing for "bland": the order does not name its source
+    # the image table has nothing for "drab": the order does not name its source
     assert report.ranked_by == "score" and cands and report.expected_keepers is None
     assert "image table" not in report.score_meaning
     assert all(c.keep is None for c in cands)
@@ -74,13 +74,13 @@ def test_the_tiny_profile_ranks_by_the_score(tiny_registry):
 
 @pytest.mark.offline
 def test_offline_polish_ranks_by_keep(offline):
-    report = polish("The soup was very bland.", n=10, seed=0, reread=False)
+    report = polish("The curtains were very drab.", n=10, seed=0, reread=False)
     cands = report.candidates
     assert report.ranked_by == "keep" and "keep =" in report.score_meaning
     keeps = [c.keep for c in cands]
     assert all(0 < k < 1 for k in keeps) and keeps == sorted(keeps, reverse=True)
     assert report.expected_keepers == pytest.approx(sum(keeps), abs=0.051)  # keep is calibrated: its sum
-    report_before = polish("The soup was very bland.", n=10, seed=0, ranker=False, reread=False)
+    report_before = polish("The curtains were very drab.", n=10, seed=0, ranker=False, reread=False)
     before = report_before.candidates
     assert report_before.ranked_by == "score" and all(c.keep is None for c in before)
 
