@@ -54,10 +54,13 @@ def _reread_pairs(args, out) -> None:
         for lit in _lines(args.literals):
             t = time.perf_counter()
             P.polish(lit, n=10, seed=0)
-            for variant, key in (("before reread", "before"), ("writer reread", "after")):
+            # with --reread-pool, also the first 20 before the reread: every line the reread can bring into the 10,
+            # so that another order of them can be counted on the same labels (report read 27)
+            for variant, key, cut in (("before reread", "before", 10), ("writer reread", "after", 10)) + (
+                    (("first 20 before reread", "before", 20),) if args.reread_pool else ()):
                 out["polish"].append({"literal": lit, "variant": variant, "seconds": round(time.perf_counter() - t, 2),
                                       "cands": [{"sentence": c.sentence, "rank": i + 1, "strategy": c.strategy}
-                                                for i, c in enumerate(seen[key][:10])]})
+                                                for i, c in enumerate(seen[key][:cut])]})
             print(lit, file=sys.stderr, flush=True)
     finally:
         P._writer_order = served
@@ -140,7 +143,8 @@ def record(args) -> None:
                  "usable": labels[_id("polish", row["literal"], c["sentence"].strip())]}
                 for row in d["polish"] for c in row["cands"]]
         variants = {v: {"usable": sum(r["usable"] for r in rows if r["variant"] == v),
-                        "candidates": sum(1 for r in rows if r["variant"] == v), "asked": 10 * len(literals),
+                        "candidates": sum(1 for r in rows if r["variant"] == v),
+                        "asked": max(10, max(r["rank"] for r in rows if r["variant"] == v)) * len(literals),
                         "top3_usable": sum(r["usable"] for r in rows if r["variant"] == v and r["rank"] <= 3),
                         "top3": sum(1 for r in rows if r["variant"] == v and r["rank"] <= 3)}
                     for v in dict.fromkeys(r["variant"] for r in rows)}
@@ -169,6 +173,8 @@ def main() -> None:
     g.add_argument("--narratives")
     g.add_argument("--out", required=True)
     g.add_argument("--polish-variants", choices=sorted(POLISH_VARIANTS), default="writer")
+    g.add_argument("--reread-pool", action="store_true", help="with --polish-variants reread: also the first 20 "
+                   "before the reread")
     q = sub.add_parser("pool")
     q.add_argument("read")
     q.add_argument("--reader", required=True)

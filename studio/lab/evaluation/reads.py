@@ -3,10 +3,10 @@
 The generated text of a read is reproducible by the command in its record (`how`); the labels are a reader's, kept
 in the record row by row (blind_reads/*_blind_read_*.json). These evaluations count them, so that the figure that counts
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
-from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15, 17, 21, 23 and 24) and
-the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20), Continue's dev reads
+from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15, 17, 21, 23, 24 and 26) and
+the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20; 22 goes in the details), Continue's dev reads
 (blind_reads/continuation_dev_read_1.json, counted by `eval continuation-report --only ranking`, and _2 to _6) and its
-earlier report reads (1-6) are recorded but not reported here. Reads 15-24 and Continue's 4-9 were made with
+earlier report reads (1-6) are recorded but not reported here. Reads 15-27 and Continue's 4-9 were made with
 `bench/writer_read.py`.
 """
 from __future__ import annotations
@@ -23,8 +23,10 @@ from ...models import ModelUnavailable, get_registry
 from ...models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
-POLISH_READ = "blind_reads/polish_blind_read_22.json"
-POLISH_SERVED, POLISH_BEFORE = "writer reread", "before reread"
+POLISH_READ = "blind_reads/polish_blind_read_27.json"
+#: the report read before it (the image table of 578 adjectives), counted beside it in the details
+POLISH_EARLIER_READ = "blind_reads/polish_blind_read_22.json"
+POLISH_SERVED, POLISH_BEFORE, POLISH_POOL = "writer reread", "before reread", "first 20 before reread"
 #: the report reads of the served writer, pooled (each 20 new narratives written blind, never used for a choice)
 CONTINUATION_READS = ("blind_reads/continuation_blind_read_7.json", "blind_reads/continuation_blind_read_8.json",
                       "blind_reads/continuation_blind_read_9.json")
@@ -67,6 +69,14 @@ def best_shown(rows: list[dict], generators: tuple[str, ...], n: int) -> tuple[i
     return sum(sum(sorted(p, reverse=True)[:n]) for p in pools.values()), sum(min(n, len(p)) for p in pools.values())
 
 
+def best_polish(rows: list[dict], n: int) -> tuple[int, int]:
+    """(usable, shown) if each literal's first `n` were picked from its rows by the reader's own labels."""
+    pools: dict = {}
+    for r in rows:
+        pools.setdefault(r["literal"], []).append(int(r["usable"]))
+    return sum(sum(sorted(p, reverse=True)[:n]) for p in pools.values()), sum(min(n, len(p)) for p in pools.values())
+
+
 def _share(pair: tuple[int, int]) -> float | None:
     return pair[0] / pair[1] if pair[1] else None
 
@@ -74,10 +84,10 @@ def _share(pair: tuple[int, int]) -> float | None:
 class PolishReadEvaluation(Evaluation):
     name = "polish-read"
     title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
-    splits = {"blind read": f"{POLISH_READ}: blind_reads/polish_literals_report_22.txt, written for the read by a "
+    splits = {"blind read": f"{POLISH_READ}: blind_reads/polish_literals_report_27.txt, written for the read by a "
                             "session that saw no output and never used for a choice; the served list (reread by the "
-                            "writer) and the same list before the reread pooled, shuffled, read without rank, score, "
-                            "source or version"}
+                            "writer), the same list before the reread and its first 20 (every line the reread can "
+                            "bring into the 10) pooled, shuffled, read without rank, score, source or version"}
 
     def _compute(self, limit):
         record = _record(POLISH_READ)
@@ -92,6 +102,16 @@ class PolishReadEvaluation(Evaluation):
             # list before the writer's reread, read in the same read, goes in the details (the table's anchor column is the paper's)
             share = served[0] / of
             figures.append(Figure(metric, share, "blind read", of, interval=share_interval(share, of)))
+        details["first line usable, served"] = tally(rows, "variant", POLISH_SERVED, 1)
+        pool = [r for r in rows if r["variant"] == POLISH_POOL]
+        if pool:  # what the 20 the reread chooses from hold, and the most any order of them could put in the top 3
+            details["the first 20 before the reread"] = {
+                "usable": tally(rows, "variant", POLISH_POOL),
+                "best 3 of the 20 a perfect order would show": best_polish(pool, 3)}
+        earlier = _record(POLISH_EARLIER_READ)["rows"]
+        details["earlier report read (" + POLISH_EARLIER_READ + ", other literals, the image table of 578 "
+                "adjectives)"] = {"served": tally(earlier, "variant", POLISH_SERVED),
+                                  "served, top 3": tally(earlier, "variant", POLISH_SERVED, 3)}
         return figures, details
 
 
