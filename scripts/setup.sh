@@ -81,9 +81,11 @@ if [ "${STUDIO_LLAMACPP:-1}" != 0 ] && [ ! -f ".venv/.llama-cpp-$flags_id" ]; th
   fi
 fi
 # `--build`: the Debian text resources only the asset builds read (`python -m studio build kb`: dict-gcide, the GNU
-# Collaborative International Dictionary of English; `build antonyms` and `train nli-cross --kb-pairs`: WordNet's
-# adjectives; `build nouns`: its nouns). The app and the tests never need them.
+# Collaborative International Dictionary of English; `build antonyms`, `build images` and `train nli-cross
+# --kb-pairs`: WordNet's adjectives; `build nouns`: its nouns), and requirements-build.txt (`build images`: wordfreq).
+# The app and the tests never need them.
 if [ "${1:-}" = "--build" ]; then
+  install -r requirements-build.txt || echo "setup: could not install requirements-build.txt" >&2
   missing=""
   [ -f /usr/share/dictd/gcide.dict.dz ] || missing="$missing dict-gcide"
   [ -f /usr/share/wordnet/data.adj ] || missing="$missing wordnet-base"

@@ -31,6 +31,29 @@ def test_the_table_also_samples_the_qualities_the_kb_compares(tiny_registry):
     assert "quickly" not in extra and "were" not in extra  # an adverb and a verb among the KB's properties
 
 
+def test_the_table_also_samples_the_commonest_english_qualities(tmp_path, tiny_registry):
+    """After those, the commonest words WordNet holds mainly as a descriptive adjective: not a relational one
+    ("national"), a noun first ("tart"), an inflected form ("worse"), a stop word, a word WordNet lacks, or one
+    already sampled."""
+    (tmp_path / "data.adj").write_text(
+        "  1 a header line\n"
+        "00000001 00 s 01 plush 0 001 & 00000002 a 0000 | rich and superior in quality\n"
+        "00000002 00 a 01 rich 0 001 ! 00000003 a 0101 | possessing material wealth\n"
+        "00000004 00 a 01 national 0 002 \\ 00000009 n 0101 ! 00000005 a 0101 | of or relating to a nation\n"
+        "00000006 00 s 01 grumpy 0 001 & 00000002 a 0000 | annoyed and irritable\n"
+        "00000007 00 s 02 tart 0 worse 0 001 & 00000002 a 0000 | sharp or sour\n")
+    (tmp_path / "index.adj").write_text("".join(f"{w} a 1 1 & 1 0 0000000{i}\n" for i, w in enumerate(
+        ["grumpy", "national", "plush", "rich", "tart", "worse"])))
+    (tmp_path / "index.noun").write_text("tart n 2 1 @ 2 0 00000011 00000012\n")
+    (tmp_path / "index.verb").write_text("")
+    (tmp_path / "verb.exc").write_text("went go\n")
+    (tmp_path / "adj.exc").write_text("worse bad\n")
+    ranked = ["the", "national", "worse", "tart", "plush", "grumpy", "sluggish", "rich"]
+    common = image_table.common_adjectives({"rich"}, limit=5, folder=tmp_path, ranked=ranked)
+    assert common == [("plush", 1), ("grumpy", 1)]
+    assert image_table.common_adjectives(set(), limit=1, folder=tmp_path, ranked=ranked) == [("plush", 1)]
+
+
 def test_normal_drops_the_article():
     assert normal("A mouse") == "mouse" and normal("the sky") == "sky" and normal("an owl") == "owl"
     assert normal("grain of sand") == "grain of sand"

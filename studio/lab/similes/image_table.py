@@ -11,7 +11,9 @@ votes and a specificity of at least MIN_SPECIFICITY, or the KB attests it.
 Adjectives: those of the training texts (the HAUSER generator's literals of Polish's train part, except the 23 rated
 ones; the narratives of the figurative-narrative train part, not Continue's dev or test), counted with their weight
 as KB properties; the most frequent LIMIT. Then every other quality the simile KB holds that is an adjective ("sour",
-"brittle", "murky": the qualities people compare, which the training texts seldom name).
+"brittle", "murky": the qualities people compare, which the training texts seldom name). Then the COMMON commonest
+English words WordNet holds mainly as a descriptive adjective ("grumpy", "eerie", "greasy": what writers type; the
+frequencies are wordfreq's, `requirements-build.txt`, WordNet Debian's, `bash scripts/setup.sh --build`).
 Nothing of a blind read's inputs. (Verbs were tried the same way, "slept like a log", … "<past> like": the lists
 restated the verb, "read like a book", "closed like a door"; docs/experiments.md.)
 
@@ -38,6 +40,7 @@ from ...models import get_registry
 from ...models.config import cache_dir
 from ...shared_data import shared_file
 from ...similes.images import ASSET, normal
+from .wordnet import WORDNET, wordnet_file
 
 LIMIT = 600
 SAMPLES = 16
@@ -47,6 +50,8 @@ TEMPERATURE = 0.8
 MIN_VOTES = 3
 MIN_SPECIFICITY = 3.0
 MAX_IMAGES = 12
+#: the commonest English quality adjectives sampled after the training texts' and the KB's (`common_adjectives`)
+COMMON = 1000
 
 CONTEXT = ("English similes, the best-known image for each quality:\n"
            "as cold as ice\nas quiet as a mouse\nas busy as a bee\nas light as a feather\n"
@@ -110,11 +115,73 @@ def kb_adjectives(exclude: set[str] = frozenset()) -> list[tuple[str, int]]:
     return [(p, max(1, round(w))) for (p, w), doc in zip(props, docs) if doc[3].pos_ == "ADJ" and doc[3].tag_ == "JJ"]
 
 
-def words(limit: int = LIMIT) -> list[tuple[str, int]]:
-    """What the table samples: the `limit` most frequent adjectives of the training texts (`adjectives`), then the
-    KB's other adjectives (`kb_adjectives`)."""
+def _wordnet_senses(folder: Path, pos: str) -> dict[str, int]:
+    """{lemma: its number of senses} of WordNet's index for a part of speech."""
+    out = {}
+    for line in wordnet_file(folder / f"index.{pos}").read_text(encoding="utf-8").splitlines():
+        if not line.startswith(" "):
+            fields = line.split()
+            out[fields[0]] = int(fields[2])
+    return out
+
+
+def _quality_adjectives(folder: Path) -> set[str]:
+    """WordNet's descriptive adjectives: those of a sense in a cluster (a satellite, "plush" of "rich", or a head with
+    an antonym, "cold" / "hot"); a relational adjective names no quality ("national" is of a nation)."""
+    out = set()
+    for line in wordnet_file(folder / "data.adj").read_text(encoding="utf-8").splitlines():
+        if line.startswith(" "):
+            continue
+        fields = line.partition("|")[0].split()
+        n = int(fields[3], 16)
+        rest = fields[4 + 2 * n:]
+        pointers = {rest[1 + 4 * i] for i in range(int(rest[0]))}
+        if fields[2] == "s" and "\\" not in pointers:
+            out |= {fields[4 + 2 * i].split("(")[0].lower() for i in range(n)}
+    return out
+
+
+def common_adjectives(exclude: set[str] = frozenset(), limit: int = COMMON, folder: Path = WORDNET,
+                      ranked: list[str] | None = None) -> list[tuple[str, int]]:
+    """[(adjective, 1)]: the commonest English words (wordfreq's list, its first 40,000) that WordNet holds mainly as a
+    quality adjective (at least as many adjective senses as noun or verb senses, one of them no pertainym), not an
+    inflected form (-ed, -ing, WordNet's irregular forms: "sent", "worse") nor a stop word, but those in `exclude`;
+    the first `limit`. The writer's inputs name qualities neither the training texts nor the KB hold ("plush",
+    "grumpy", "sluggish": report read 27). `ranked`: the words, commonest first (default wordfreq's)."""
+    if ranked is None:
+        import wordfreq  # requirements-build.txt (`bash scripts/setup.sh --build`)
+
+        ranked = wordfreq.top_n_list("en", 40_000)
+
+    adj, noun, verb = (_wordnet_senses(folder, pos) for pos in ("adj", "noun", "verb"))
+    quality = _quality_adjectives(folder)
+    inflected = {line.split()[0] for name in ("verb.exc", "adj.exc")
+                 for line in wordnet_file(folder / name).read_text(encoding="utf-8").splitlines() if line.strip()}
+    stop = get_registry().get("parser").nlp.Defaults.stop_words
+    out = []
+    for word in ranked:
+        if (word.isalpha() and word.islower() and len(word) > 2 and word in quality and word not in _BLOCK
+                and word not in exclude and word not in inflected and word not in stop
+                and not word.endswith(("ed", "ing")) and adj.get(word, 0) >= max(noun.get(word, 0), verb.get(word, 0))):
+            out.append((word, 1))
+            if len(out) == limit:
+                break
+    return out
+
+
+def word_groups(limit: int = LIMIT, common: int = COMMON) -> dict[str, list[tuple[str, int]]]:
+    """What the table samples, in order: the `limit` most frequent adjectives of the training texts ("frequent":
+    `adjectives`), then the KB's other adjectives ("kb": `kb_adjectives`), then the `common` commonest English
+    quality adjectives not yet in ("common": `common_adjectives`)."""
     frequent = adjectives(limit)
-    return frequent + kb_adjectives({a for a, _ in frequent})
+    kb = kb_adjectives({a for a, _ in frequent})
+    return {"frequent": frequent, "kb": kb,
+            "common": common_adjectives({a for a, _ in frequent + kb}, common) if common else []}
+
+
+def words(limit: int = LIMIT, common: int = COMMON) -> list[tuple[str, int]]:
+    """`word_groups`, one list."""
+    return [w for group in word_groups(limit, common).values() for w in group]
 
 
 def clean(text: str) -> str | None:
@@ -193,13 +260,15 @@ def with_articles(result: dict[str, list], lm, parser=None) -> int:
 
 def table(samples: Path, out: Path, limit: int = LIMIT, allowed: set[str] | None = None, lm=None,
           parser=None) -> dict:
-    """The table from the samples of `words(limit)` (the `limit` most frequent adjectives of the training texts and the
-    KB's other adjectives), or of `allowed` (samples of other words are left out); `lm` chooses the articles
+    """The table from the samples of `word_groups(limit)` (the `limit` most frequent adjectives of the training texts,
+    the KB's other adjectives, the commonest English ones), or of `allowed` (samples of other words are left out); `lm`
+    chooses the articles
     (`with_articles`; default the writer, and the registry's parser)."""
     from ...figures.kb import load_kb
 
     kb = load_kb()
-    allowed = {word for word, _ in words(limit)} if allowed is None else allowed
+    groups = word_groups(limit) if allowed is None else {"given": [(w, 1) for w in sorted(allowed)]}
+    allowed = {word for group in groups.values() for word, _ in group}
     rows = [r for r in _rows(samples) if r["word"] in allowed]
     votes = {}
     for r in rows:  # "a sun", "the sun" and "sun" are one image, written as the KB writes it ("the sun")
@@ -227,7 +296,7 @@ def table(samples: Path, out: Path, limit: int = LIMIT, allowed: set[str] | None
     articles = with_articles(result, lm if lm is not None else get_registry().get("writer"), parser)
     data = {"meta": {"built_with": "python -m studio build images", "model": "writer",
                      "samples": SAMPLES, "min_votes": MIN_VOTES, "min_specificity": MIN_SPECIFICITY,
-                     "limit": limit, "kb_adjectives": len(allowed) - min(limit, len(allowed)),
+                     "limit": limit, **{f"{name}_adjectives": len(group) for name, group in groups.items()},
                      "columns": ["image", "votes", "specificity", "attested in the KB"],
                      "adjectives_sampled": len(votes), "adjectives": len(result),
                      "images": sum(map(len, result.values())), "articles_added": articles},
