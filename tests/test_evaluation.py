@@ -420,13 +420,15 @@ def test_first_usable_reads_the_tiers_the_shown_rows_and_the_move():
 
 
 def test_a_perfect_rankers_ceiling_takes_each_pools_best_labels():
-    from studio.lab.evaluation.reads import best_shown
+    from studio.lab.evaluation.reads import best_polish, best_shown
 
     rows = [{"generator": "shown", "line": 1, "usable": 0}, {"generator": "shown", "line": 1, "usable": 0},
             {"generator": "not shown", "line": 1, "usable": 1}, {"generator": "not shown", "line": 1, "usable": 1},
             {"generator": "shown", "line": 2, "usable": 1}, {"generator": "other", "line": 2, "usable": 1}]
     assert best_shown(rows, ("shown", "not shown"), 3) == (3, 4)  # line 1: 2 of its 3 best; line 2: 1 of its 1
     assert best_shown(rows, ("shown", "not shown"), 1) == (2, 2)
+    polish = [{"literal": "a", "usable": u} for u in (0, 1, 0, 1, 1)] + [{"literal": "b", "usable": 0}]
+    assert best_polish(polish, 3) == (3, 4) and best_polish(polish, 1) == (1, 2)  # Polish's pools are per literal
 
 
 def test_read_list_metrics_weigh_the_parts_as_quality_does():

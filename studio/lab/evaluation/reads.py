@@ -59,22 +59,23 @@ def continuation_rows(paths: tuple[str, ...]) -> list[dict]:
     return out
 
 
-def best_shown(rows: list[dict], generators: tuple[str, ...], n: int) -> tuple[int, int]:
-    """(usable, shown) if each narrative's `n` shown were picked from everything its `generators` drew by the reader's
-    own labels: the ceiling of any ranker over that pool."""
+def _best(rows: list[dict], key, n: int) -> tuple[int, int]:
+    """(usable, shown) if each input's `n` shown were picked from its rows (grouped by `key`) by the reader's own
+    labels: the ceiling of any ranker over that pool."""
     pools: dict = {}
     for r in rows:
-        if r["generator"] in generators:
-            pools.setdefault(_narrative(r), []).append(int(r["usable"]))
+        pools.setdefault(key(r), []).append(int(r["usable"]))
     return sum(sum(sorted(p, reverse=True)[:n]) for p in pools.values()), sum(min(n, len(p)) for p in pools.values())
+
+
+def best_shown(rows: list[dict], generators: tuple[str, ...], n: int) -> tuple[int, int]:
+    """`_best` over everything each narrative's `generators` drew."""
+    return _best([r for r in rows if r["generator"] in generators], _narrative, n)
 
 
 def best_polish(rows: list[dict], n: int) -> tuple[int, int]:
-    """(usable, shown) if each literal's first `n` were picked from its rows by the reader's own labels."""
-    pools: dict = {}
-    for r in rows:
-        pools.setdefault(r["literal"], []).append(int(r["usable"]))
-    return sum(sum(sorted(p, reverse=True)[:n]) for p in pools.values()), sum(min(n, len(p)) for p in pools.values())
+    """`_best` over each literal's rows."""
+    return _best(rows, lambda r: r["literal"], n)
 
 
 def _share(pair: tuple[int, int]) -> float | None:

@@ -126,8 +126,9 @@ def _wordnet_senses(folder: Path, pos: str) -> dict[str, int]:
 
 
 def _quality_adjectives(folder: Path) -> set[str]:
-    """WordNet's descriptive adjectives: those of a sense in a cluster (a satellite, "plush" of "rich", or a head with
-    an antonym, "cold" / "hot"); a relational adjective names no quality ("national" is of a nation)."""
+    """WordNet's descriptive adjectives: the words of a satellite sense ("plush", of "rich") that is no pertainym. A
+    relational adjective names no quality ("national" is of a nation); heads ("cold", "hot") are mostly in the table
+    by then, and taking them let in relational words with an antonym ("national" / "international")."""
     out = set()
     for line in wordnet_file(folder / "data.adj").read_text(encoding="utf-8").splitlines():
         if line.startswith(" "):
@@ -144,7 +145,7 @@ def _quality_adjectives(folder: Path) -> set[str]:
 def common_adjectives(exclude: set[str] = frozenset(), limit: int = COMMON, folder: Path = WORDNET,
                       ranked: list[str] | None = None) -> list[tuple[str, int]]:
     """[(adjective, 1)]: the commonest English words (wordfreq's list, its first 40,000) that WordNet holds mainly as a
-    quality adjective (at least as many adjective senses as noun or verb senses, one of them no pertainym), not an
+    quality adjective (`_quality_adjectives`; at least as many adjective senses as noun or verb senses), not an
     inflected form (-ed, -ing, WordNet's irregular forms: "sent", "worse") nor a stop word, but those in `exclude`;
     the first `limit`. The writer's inputs name qualities neither the training texts nor the KB hold ("plush",
     "grumpy", "sluggish": report read 27). `ranked`: the words, commonest first (default wordfreq's)."""
@@ -262,8 +263,7 @@ def table(samples: Path, out: Path, limit: int = LIMIT, allowed: set[str] | None
           parser=None) -> dict:
     """The table from the samples of `word_groups(limit)` (the `limit` most frequent adjectives of the training texts,
     the KB's other adjectives, the commonest English ones), or of `allowed` (samples of other words are left out); `lm`
-    chooses the articles
-    (`with_articles`; default the writer, and the registry's parser)."""
+    chooses the articles (`with_articles`; default the writer, and the registry's parser)."""
     from ...figures.kb import load_kb
 
     kb = load_kb()
