@@ -15,26 +15,15 @@ from pathlib import Path
 from ...atomic import atomic_write
 from ...errors import parse_options
 from ...figures.antonyms import ASSET
-from .wordnet import WORDNET, licence, wordnet_file
+from .wordnet import WORDNET, licence
+from .wordnet import synsets as read_synsets
 
 WORDNET_ADJ = WORDNET / "data.adj"
 
 
 def wordnet_antonyms(path: Path = WORDNET_ADJ) -> dict[str, set[str]]:
     """{adjective: its direct antonyms} from WordNet's data.adj (single words only)."""
-    wordnet_file(path)
-    synsets: dict[str, tuple[str, list[str], list[tuple[str, str, str]]]] = {}
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            if line.startswith(" "):
-                continue
-            fields = line.split("|")[0].split()
-            offset, ss_type, w_cnt = fields[0], fields[2], int(fields[3], 16)
-            words = [fields[4 + 2 * i].split("(")[0].lower() for i in range(w_cnt)]
-            k = 4 + 2 * w_cnt
-            p_cnt = int(fields[k])
-            ptrs = [(fields[k + 1 + 4 * j], fields[k + 2 + 4 * j], fields[k + 4 + 4 * j]) for j in range(p_cnt)]
-            synsets[offset] = (ss_type, words, ptrs)
+    synsets = {offset: (ss_type, words, ptrs) for offset, ss_type, words, ptrs in read_synsets(path)}
     out: dict[str, set[str]] = defaultdict(set)
     for ss_type, words, ptrs in synsets.values():
         for symbol, target, src_tgt in ptrs:

@@ -40,7 +40,7 @@ from ...models import get_registry
 from ...models.config import cache_dir
 from ...shared_data import shared_file
 from ...similes.images import ASSET, normal
-from .wordnet import WORDNET, wordnet_file
+from .wordnet import WORDNET, synsets, wordnet_file
 
 LIMIT = 600
 SAMPLES = 16
@@ -129,17 +129,8 @@ def _quality_adjectives(folder: Path) -> set[str]:
     """WordNet's descriptive adjectives: the words of a satellite sense ("plush", of "rich") that is no pertainym. A
     relational adjective names no quality ("national" is of a nation); heads ("cold", "hot") are mostly in the table
     by then, and taking them let in relational words with an antonym ("national" / "international")."""
-    out = set()
-    for line in wordnet_file(folder / "data.adj").read_text(encoding="utf-8").splitlines():
-        if line.startswith(" "):
-            continue
-        fields = line.partition("|")[0].split()
-        n = int(fields[3], 16)
-        rest = fields[4 + 2 * n:]
-        pointers = {rest[1 + 4 * i] for i in range(int(rest[0]))}
-        if fields[2] == "s" and "\\" not in pointers:
-            out |= {fields[4 + 2 * i].split("(")[0].lower() for i in range(n)}
-    return out
+    return {word for _, ss_type, words, ptrs in synsets(folder / "data.adj")
+            if ss_type == "s" and all(symbol != "\\" for symbol, _, _ in ptrs) for word in words}
 
 
 def common_adjectives(exclude: set[str] = frozenset(), limit: int = COMMON, folder: Path = WORDNET,

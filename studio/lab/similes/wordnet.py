@@ -2,6 +2,7 @@
 licence every asset derived from it carries."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from ...errors import InputError
@@ -22,3 +23,18 @@ def licence(folder: Path = WORDNET) -> str:
     """WordNet's licence, as Debian ships it beside the data in `folder` (/usr/share/wordnet → /usr/share/doc)."""
     path = folder.parent / "doc" / "wordnet-base" / "copyright"
     return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else LICENCE_NOTE
+
+
+def synsets(path: Path) -> Iterator[tuple[str, str, list[str], list[tuple[str, str, str]]]]:
+    """(offset, synset type, its words lower-cased, its pointers as (symbol, target offset, source/target)) of each
+    synset of a WordNet data file (data.adj, …); the licence lines are skipped."""
+    with open(wordnet_file(path), encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if line.startswith(" "):
+                continue
+            fields = line.split("|")[0].split()
+            w_cnt = int(fields[3], 16)
+            words = [fields[4 + 2 * i].split("(")[0].lower() for i in range(w_cnt)]
+            k = 4 + 2 * w_cnt
+            ptrs = [(fields[k + 1 + 4 * j], fields[k + 2 + 4 * j], fields[k + 4 + 4 * j]) for j in range(int(fields[k]))]
+            yield fields[0], fields[2], words, ptrs
