@@ -105,6 +105,8 @@ CAPABILITIES: tuple[Capability, ...] = (
 STUDIO_TABS = ("studio.ui.models_tab:build_models_tab", "studio.ui.about_tab:build_about_tab")
 STUDIO_COMMANDS = ("studio.cli.models_cmd", "studio.cli.groups")
 STUDIO_TARGETS = {"eval": {"all": "studio.lab.evaluation.cli:run_all", "table": "studio.lab.evaluation.cli:table"}}
+#: the evaluation of what every front door shares (the English check, studio/figures/english.py)
+STUDIO_EVALUATIONS = {"language": "studio.lab.evaluation.language:LanguageEvaluation"}
 
 
 def tabs() -> list[str]:
@@ -118,7 +120,8 @@ def command_modules() -> list[str]:
 
 def targets() -> dict[str, dict[str, str]]:
     """{group: {target: "module:function"}} over all capabilities; a target named twice is an error."""
-    out: dict[str, dict[str, str]] = {"build": {}, "train": {}, "eval": dict(STUDIO_TARGETS["eval"])}
+    out: dict[str, dict[str, str]] = {"build": {}, "train": {}, "eval": {
+        **STUDIO_TARGETS["eval"], **{n: f"studio.lab.evaluation.cli:{n}" for n in STUDIO_EVALUATIONS}}}
     for c in CAPABILITIES:
         named_targets = dict(c.targets)
         named_targets["eval"] = {**{n: f"studio.lab.evaluation.cli:{n}" for n in c.evaluations},
@@ -132,8 +135,8 @@ def targets() -> dict[str, dict[str, str]]:
 
 
 def evaluations() -> dict[str, str]:
-    """{name: "module:Class"} of every evaluation contract, in the order of CAPABILITIES."""
-    return {name: where for c in CAPABILITIES for name, where in c.evaluations.items()}
+    """{name: "module:Class"} of every evaluation contract, in the order of CAPABILITIES, the studio's own last."""
+    return {**{name: where for c in CAPABILITIES for name, where in c.evaluations.items()}, **STUDIO_EVALUATIONS}
 
 
 def tab_title(name: str) -> str:

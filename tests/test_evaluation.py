@@ -291,7 +291,7 @@ def judge_scores_once(monkeypatch):
 @pytest.mark.offline
 @pytest.mark.slow
 @pytest.mark.portability
-@pytest.mark.parametrize("name", ["components", "hauser", "continuation", "proverbs", "nli", "sentiment"])
+@pytest.mark.parametrize("name", ["components", "hauser", "continuation", "proverbs", "nli", "sentiment", "language"])
 def test_committed_sample_figures_are_recomputed_by_the_code(name, reference, judge_scores_once):
     """The first rows of each split (40; 6 for the judge's long narratives, 20 for HAUSER) through the real scorers, on the float32
     reference forms (no int8, int4 or bfloat16, whatever the CPU has), give the committed results' sample figures."""

@@ -1,6 +1,7 @@
 """What the studio takes as English: its models and knowledge base know English figures of speech only, so a text in
-another script or another language is refused with a clear message (a script check and a function-word count, no
-model), as is a text with no word at all (emoji alone). Every capability's front door asks here."""
+another script or another language is refused with a clear message (a script check, a function-word count and, for a
+text with no English function word, the registry's small language identifier), as is a text with no word at all
+(emoji alone). Every capability's front door asks here."""
 from __future__ import annotations
 
 import re
@@ -31,9 +32,16 @@ ENGLISH_WORDS = {"the", "a", "an", "is", "was", "were", "are", "be", "been", "an
                  "he", "she", "it", "they", "i", "you", "we", "his", "her", "their", "very", "not", "but", "as", "at",
                  "by", "for", "from", "had", "has", "have", "that", "this", "my", "our", "its", "so", "like"}
 _FOREIGN_LETTERS = re.compile(r"[äöüßñçãõåøæœ]")
+#: a text of two words or more with no English function word is refused when the `language` role (langid.py) gives
+#: another language at least MIN_OTHER_LANGUAGE probability, names left out ("Der Hund bellt laut.", "Mein Bruder
+#: läuft schnell."), and one with at most one when it gives the whole text at least MIN_OTHER_LANGUAGE_SURE ("Die
+#: Kinder lachten laut im Garten.", "A sopa estava salgada.")
+#: why: docs/experiments.md#other-language-identifier
+MIN_OTHER_LANGUAGE = 0.9
+MIN_OTHER_LANGUAGE_SURE = 0.99
 
 
-def refuse_non_english(text: str, what: str = "sentence") -> None:
+def refuse_non_english(text: str, what: str = "sentence", identifier: bool = True) -> None:
     """An InputError when `text` (a `what`: "sentence", "narrative", "continuation 1", …) has no letter at all, is
     written mostly in another script than Latin ("…מאוד like a lion's roar" is no simile in any language), or reads as
     another Latin-script language (`refuse_other_language`)."""
@@ -46,15 +54,17 @@ def refuse_non_english(text: str, what: str = "sentence") -> None:
         script = script if len(script) <= 3 else script.capitalize()  # "Hebrew", "CJK"
         raise InputError(f"The studio works in English: {_named(what)} is written mostly in {script} letters. "
                          "Type it in English.")
-    refuse_other_language(text, what)
+    refuse_other_language(text, what, identifier)
 
 
-def refuse_other_language(text: str, what: str = "sentence") -> None:
+def refuse_other_language(text: str, what: str = "sentence", identifier: bool = True) -> None:
     """An InputError when a Latin-script text reads as another language than English: more distinct function words
     of that language than English ones, at least two, or one beside a letter English does not use in a text of three
     words or more ("Der Fluss war sehr langsam." is German). Capitalised words after the first are names, not
     function words ("Ludwig van Beethoven", "Los Angeles"), and a name with such a letter alone is no sign
-    ("Jürgen laughed loudly.")."""
+    ("Jürgen laughed loudly."). A text of two words or more with at most one English function word goes to the
+    language identifier (`MIN_OTHER_LANGUAGE`); `identifier=False` leaves it out (the function words alone, as
+    measured against it by `eval language`)."""
     tokens = re.findall(r"[^\W\d_]+", text)
     words = {w.lower() for k, w in enumerate(tokens) if k == 0 or not w[:1].isupper()}
     english = len(words & ENGLISH_WORDS)
@@ -62,8 +72,28 @@ def refuse_other_language(text: str, what: str = "sentence") -> None:
     language, count = max(hits.items(), key=lambda item: item[1])
     foreign_letter = bool(_FOREIGN_LETTERS.search(text.lower()))
     if (count >= 2 or (count == 1 and foreign_letter and len(tokens) >= 3)) and count > english:
-        raise InputError(f"The studio works in English: {_named(what)} reads as {language}, and its models and "
-                         "knowledge base know English figures of speech only. Type it in English.")
+        _refuse(what, language)
+    if identifier and english <= 1 and len(tokens) >= 2:
+        unnamed = " ".join(w for k, w in enumerate(tokens) if k == 0 or not w[:1].isupper())
+        language = (english == 0 and _identified(unnamed, MIN_OTHER_LANGUAGE)) or \
+            _identified(text, MIN_OTHER_LANGUAGE_SURE)
+        if language:
+            _refuse(what, language)
+
+
+def _identified(text: str, at_least: float) -> str:
+    """The name of the language other than English that the `language` role gives `text` at least `at_least`
+    probability; "" otherwise."""
+    from ..models import get_registry
+
+    identifier = get_registry().get("language")
+    code, probability = identifier.classify(text)
+    return identifier.LANGUAGES[code] if code != "en" and probability >= at_least else ""
+
+
+def _refuse(what: str, language: str) -> None:
+    raise InputError(f"The studio works in English: {_named(what)} reads as {language}, and its models and "
+                     "knowledge base know English figures of speech only. Type it in English.")
 
 
 def _named(what: str) -> str:

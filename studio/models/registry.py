@@ -15,7 +15,7 @@ from .loaders.common import LoadError, configure_torch_threads, reference_forms
 from .specs import ModelSpec, spec_for
 
 NOT_LOADED, LOADING, READY, UNAVAILABLE, FAILED = "not loaded", "loading", "ready", "unavailable", "failed"
-TORCH_FREE_BACKENDS = ("spacy", "vader", "simile_reranker", "onnx_int8", "embedder_variant", "proverbs_adapter")  # a variant sets threads if it needs torch
+TORCH_FREE_BACKENDS = ("spacy", "langid", "vader", "simile_reranker", "onnx_int8", "embedder_variant", "proverbs_adapter")  # a variant sets threads if it needs torch
 RETRY_AFTER_S = 10.0  # a failed load is retried on use after this long (so a fix needs no restart)
 
 

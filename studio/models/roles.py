@@ -202,6 +202,19 @@ class DiffusionModel(Role):
         """One PIL image; identical for identical arguments."""
 
 
+class LanguageIdentifier(Role):
+    """Which language a text is written in, among LANGUAGES (English and the Latin-script languages a visitor is
+    likeliest to type by mistake)."""
+    role = "language"
+    #: ISO 639-1 code -> the name a message shows
+    LANGUAGES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "nl": "Dutch",
+                 "pt": "Portuguese"}
+
+    @abstractmethod
+    def classify(self, text: str) -> tuple[str, float]:
+        """(code, probability) of the likeliest language of LANGUAGES; the probabilities over them sum to 1."""
+
+
 class Parser(Role):
     role = "parser"
     nlp = None

@@ -113,6 +113,11 @@ _VARIANTS = {
                                           "python -m studio train continuation"),
 }
 
+#: the language identifier of the front doors' English check (studio/figures/english.py): py3langid's own model,
+#: shipped inside its PyPI package (4.5 MB), the same on every profile
+_LANGUAGE = ModelSpec("language", "langid", "py3langid", "langid.py's model (py3langid), restricted to English and the "
+                      "six Latin-script languages a visitor likeliest types")
+
 
 PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
     "hub": {
@@ -133,6 +138,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "clip": ModelSpec("clip", "open_clip", HUB_CLIP, "ImaginE's CLIP-ViT-B/32"),
         "diffusion": ModelSpec("diffusion", "diffusers", HUB_DIFFUSION, "CompVis/stable-diffusion-v1-1 selectable"),
         "parser": ModelSpec("parser", "spacy", HUB_PARSER_PKG),
+        "language": _LANGUAGE,
     },
     "offline": {
         "embedder": ModelSpec("embedder", "sentence_transformers", f"package:{OFFLINE_EMBEDDER_PKG}/model", "all-MiniLM-L6-v2"),
@@ -163,6 +169,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "diffusion": ModelSpec("diffusion", "diffusers", "", unavailable_reason=_NO_OFFLINE_DIFFUSION[0],
                                fix=_NO_OFFLINE_DIFFUSION[1]),
         "parser": ModelSpec("parser", "spacy", OFFLINE_PARSER_PKG, "en_core_web_sm packaged on PyPI"),
+        "language": _LANGUAGE,
     },
     "tiny": {
         "embedder": ModelSpec("embedder", "tiny_embedder", "tiny-bert", "random, seeded"),
@@ -182,6 +189,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "diffusion": ModelSpec("diffusion", "tiny_diffusion", "tiny-stable-diffusion", "random, seeded"),
         # No random parser can parse; the packaged small pipeline is already small and deterministic.
         "parser": ModelSpec("parser", "spacy", OFFLINE_PARSER_PKG, "the packaged small pipeline"),
+        "language": _LANGUAGE,
     },
 }
 

@@ -17,7 +17,7 @@ ORDER = ("hauser", "components", "continuation", "proverbs", "polish")
 PAGES = {"hauser": "hauser.md", "nli": "hauser.md", "sentiment": "hauser.md",
          "polish": "similes.md", "polish-read": "similes.md", "polish-ranker": "similes.md", "components": "similes.md",
          "continuation": "continuation.md", "continuation-read": "continuation.md",
-         "proverbs": "proverbs.md"}
+         "proverbs": "proverbs.md", "language": "robustness.md"}
 
 
 def _fmt(value) -> str:

@@ -21,6 +21,7 @@ LOADERS = {
     "open_clip": ("vision", "load_open_clip"),
     "diffusers": ("vision", "load_diffusers"),
     "spacy": ("parser", "load_spacy"),
+    "langid": ("language", "load_langid"),
     "embedder_variant": ("..variants", "load_variant_role"),
     "simile_reranker": ("simile_reranker", "load_simile_reranker"),
     "polish_ranker": ("simile_reranker", "load_polish_ranker"),

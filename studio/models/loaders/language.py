@@ -1,0 +1,33 @@
+"""Language identification: langid.py's naive Bayes model over byte n-grams (py3langid, its model shipped inside the
+PyPI package), or a langid model file given by STUDIO_MODEL_LANGUAGE."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..roles import LanguageIdentifier
+from .common import LoadError
+
+
+class LangidIdentifier(LanguageIdentifier):
+    backend = "langid.py (py3langid)"
+
+    def __init__(self, identifier, model_id: str):
+        self._identifier, self.model_id = identifier, model_id
+
+    def classify(self, text: str) -> tuple[str, float]:
+        code, probability = self._identifier.classify(text)
+        return code, float(probability)
+
+    def close(self) -> None:
+        self._identifier = None
+
+
+def load_langid(spec, registry) -> LanguageIdentifier:
+    try:
+        from py3langid.langid import MODEL_FILE, LanguageIdentifier as Langid
+    except ImportError as exc:
+        raise LoadError("py3langid is not installed", "pip install -r requirements.txt", unavailable=True) from exc
+    path = spec.model_id if Path(spec.model_id).is_file() else MODEL_FILE  # the package's own model
+    identifier = Langid.from_model_file(path, norm_probs=True)
+    identifier.set_languages(list(LanguageIdentifier.LANGUAGES))
+    return LangidIdentifier(identifier, spec.model_id)
