@@ -129,6 +129,18 @@ def pattern(tokens: list[list[str]]) -> list[dict]:
     return [_slot_token(joined, i) for i in range(len(joined))]
 
 
+#: words English uses one for the other inside an idiom ("till the cows come home", Wiktionary's "until the cows
+#: come home"): a pattern with one also matches the other (a second pattern, since spaCy checks a single value in C)
+SYNONYMS = {"until": "till", "till": "until", "toward": "towards", "towards": "toward", "among": "amongst",
+            "amongst": "among", "while": "whilst", "whilst": "while"}
+
+
+def variants(tokens_pattern: list[dict]) -> list[list[dict]]:
+    """The pattern, and the same with each SYNONYMS word swapped for its twin where it has one."""
+    swapped = [{**t, "LEMMA": SYNONYMS[t["LEMMA"]]} if t.get("LEMMA") in SYNONYMS else t for t in tokens_pattern]
+    return [tokens_pattern] if swapped == tokens_pattern else [tokens_pattern, swapped]
+
+
 def tokenize_phrases(phrases: list[str]) -> list[list[list[str]]]:
     nlp = get_registry().get("parser").nlp
     disabled = [name for name in ("parser", "ner") if name in nlp.pipe_names]
@@ -149,7 +161,7 @@ class IdiomLexicon:
         self.matcher = Matcher(nlp.vocab)
         for key, e in self.entries.items():
             if len(literal_tokens(e.tokens)) >= 2:  # "do a" would match every "do", "something like" every "he liked"
-                self.matcher.add(key, [pattern(e.tokens)])
+                self.matcher.add(key, variants(pattern(e.tokens)))
 
     def __len__(self) -> int:
         return len(self.entries)
