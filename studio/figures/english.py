@@ -1,6 +1,6 @@
 """What the studio takes as English: its models and knowledge base know English figures of speech only, so a text in
 another script or another language is refused with a clear message (a script check, a function-word count and, for a
-text with no English function word, the registry's small language identifier), as is a text with no word at all
+text with at most one English function word, the registry's small language identifier), as is a text with no word at all
 (emoji alone). Every capability's front door asks here."""
 from __future__ import annotations
 
