@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from studio.figures.irony import IRONY_MARGIN, contrast_contexts, find_ironies, literal_reading
+from studio.figures.irony import IRONY_MARGIN, contrast_contexts, find_ironies, literal_reading, stated_reading
 from studio.figures.lm_features import LMFeatures
 from studio.models.roles import LanguageModel
 from studio.figures.antonyms import load_antonyms
@@ -55,6 +55,9 @@ def test_literal_reading_and_contrast_contexts():
     assert contrast_contexts(TEXT, s, {"quiet": ("noisy",)}) == []  # no antonym known: nothing to contrast
     like = Simile("Her voice", "a whisper", "was", "like", None, {"vehicle": (19, 28)})
     assert contrast_contexts("Her voice was like a whisper.", like, {"loud": ("soft",)}) == []
+    # any other "as P as V" is read as the property it states; a "like V" simile states none
+    assert stated_reading(TEXT, s) == "Her voice was very loud."
+    assert stated_reading("Her voice was like a whisper.", like) is None and stated_reading(TEXT, None) is None
 
 
 def test_find_ironies_fires_only_past_the_margin():
@@ -108,6 +111,11 @@ def test_the_issue_probe_is_a_contradiction(offline):
     assert whisper.logical_consistency < thunder.logical_consistency
     off = score_group("Her voice was very loud.", [TEXT], Settings(irony=False)).candidates[0]
     assert not off.irony and group.settings["irony"] is True
+    # not ironic: read as the property it states, so a vehicle alone cannot make the NLI call it a contradiction
+    assert thunder.nli_read == "Her voice was very loud." and "very loud" in evidence_text(thunder.to_dict())
+    bitter = score_group("The coffee was bitter.", ["The coffee was as bitter as regret.",
+                                                     "The coffee was as bitter as medicine."]).candidates
+    assert all(c.nli["verdict"] == "entailment" and not c.contradicts for c in bitter)
     # so sure a contradiction goes after the candidate that is not one, in the combined rank and on the page
     assert whisper.contradicts and not thunder.contradicts and (whisper.rank, thunder.rank) == (2, 1)
     from studio.ui.rerank_tab import explain_candidate, screen_table

@@ -41,6 +41,9 @@ def register(sub) -> None:
     p.add_argument("--no-irony", action="store_true",
                    help="judge an ironic \"as P as V\" by its words, not its literal reading (\"as loud as a whisper\" "
                         "→ \"very soft\")")
+    p.add_argument("--no-stated-property", action="store_true",
+                   help="judge any other \"as P as V\" by its words, not the property it states (\"as bitter as regret\" "
+                        "→ \"very bitter\")")
     p.add_argument("--no-property-backoff", action="store_true",
                    help="Eq. 2 as the paper has it: a topic-vehicle pair the KB never saw adds 0, even when the "
                         "simile states its property (\"as quiet as a grave\")")
@@ -56,7 +59,8 @@ def run(args):
                                                 ("lm_creativity", args.lm_creativity)) if value is not None}
     weights = PAPER_QUALITY_WEIGHTS if args.paper_weights else (args.alpha, args.beta, args.gamma)
     settings = Settings(weights, tuple(args.rank_weights), args.relevance,
-                        irony=not args.no_irony, property_backoff=not args.no_property_backoff,
+                        irony=not args.no_irony, stated_property=not args.no_stated_property,
+                        property_backoff=not args.no_property_backoff,
                         contradiction_gate=None if args.no_contradiction_gate else CONTRADICTION_GATE, **back_off)
     if args.batch:
         if args.literal or args.candidate:

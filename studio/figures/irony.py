@@ -40,6 +40,16 @@ def literal_reading(candidate: str, simile, antonym: str) -> str:
     return candidate[:a] + "very " + antonym + candidate[b:]
 
 
+def stated_reading(candidate: str, simile) -> str | None:
+    """The candidate with its "as P as V" (or "P as V") simile read as the property it states, "very P" ("The coffee
+    was as bitter as regret." → "The coffee was very bitter."); None for a simile of another form."""
+    if simile is None or simile.comparator not in _AS_COMPARATORS or "property" not in simile.spans \
+            or "vehicle" not in simile.spans:
+        return None
+    pa, pb = simile.spans["property"]
+    return literal_reading(candidate, simile, candidate[pa:pb])
+
+
 def contrast_contexts(candidate: str, simile, antonyms: dict) -> list[tuple[str, str]]:
     """(antonym, the words before the vehicle with the antonym for the property) for a simile whose property has
     antonyms; [] for any other simile."""

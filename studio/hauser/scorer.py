@@ -9,6 +9,8 @@ from typing import Sequence
 from ..errors import InputError, require_text
 from ..figures.components import extract_similes_batch
 from ..figures.english import refuse_non_english
+from ..figures.irony import stated_reading
+from ..figures.lm_features import first_vehicle
 from ..figures.lm_features import shared
 from ..models import NLI_LABELS, ModelUnavailable, get_registry
 from . import criteria as C
@@ -28,6 +30,9 @@ class Settings:
     lm_creativity: float = C.DEFAULT_LM_CREATIVITY  # μ of the LM back-off in creativity; 0: the paper's Eq. 8-9
     #: read an ironic "as P as V" literally before the NLI ("as loud as a whisper" → "very soft"; irony.py); needs the LM
     irony: bool = True
+    #: the NLI reads any other "as P as V" simile as the property it states ("as bitter as regret" → "very bitter"):
+    #: the vehicle's fit is relevance's, and a vehicle alone misled the NLI into contradictions
+    stated_property: bool = True
     #: Eq. 2 backs a topic-vehicle pair the KB never saw off to the simile's stated property (kb_features.py)
     property_backoff: bool = True
     #: a candidate with P(contradiction) at least this goes after the others in the combined rank; None: the paper's
@@ -99,6 +104,9 @@ class CandidateScore:
     fit: dict = field(default_factory=dict)
     #: an ironic simile read literally before the NLI (irony.Irony.to_dict), or {}
     irony: dict = field(default_factory=dict)
+    #: what the NLI read when not the candidate itself: an "as P as V" simile's stated property ("The coffee was very
+    #: bitter.") or an ironic simile's literal reading; "" otherwise
+    nli_read: str = ""
     #: the NLI reads it as contradicting the literal (P ≥ Settings.contradiction_gate): ranked after the others
     contradicts: bool = False
 
@@ -193,10 +201,11 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
 
     _step(progress, 0.45, "logical consistency (NLI)")
     nli = registry.get("nli")
-    # an ironic simile is judged by its literal reading ("as loud as a whisper" → "very soft")
-    nli_probs = nli.predict([lit for _, lit, _ in flat],
-                            [irony.reading if irony else cand for (_, _, cand), irony in zip(flat, ironies)],
-                            batch_size=128)
+    # an ironic simile is judged by its literal reading ("as loud as a whisper" → "very soft"), any other "as P as V"
+    # by the property it states ("as bitter as regret" → "very bitter")
+    read = [irony.reading if irony else (settings.stated_property and stated_reading(cand, first_vehicle(sims))) or cand
+            for (_, _, cand), sims, irony in zip(flat, similes, ironies)]
+    nli_probs = nli.predict([lit for _, lit, _ in flat], read, batch_size=128)
     p_contra = nli_probs[:, 2]
 
     _step(progress, 0.7, "sentiment consistency")
@@ -230,7 +239,8 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
                 informativeness=C.informativeness(vehicles) if valid else None,
                 sentiment_texts=cut_pairs[k], nli=nli_verdict(nli_probs[k]),
                 evidence=kb.evidence(sims, method=settings.relevance, property_backoff=settings.property_backoff)
-                if valid else {}, irony=ironies[k].to_dict() if ironies[k] else {}))
+                if valid else {}, irony=ironies[k].to_dict() if ironies[k] else {},
+                nli_read=read[k] if read[k] != cand else ""))
             k += 1
         _normalize_and_rank(rows, settings)
         results.append(GroupScore(literal, rows, _settings_dict(settings), backends))
@@ -278,6 +288,8 @@ def evidence_text(c: dict) -> str:
     if irony:
         parts.append(f"ironic: the LM finds the vehicle likelier after “{irony['antonym']}” than after "
                      f"“{irony['property']}” ({irony['margin']:+.1f} nats), so the NLI read “{irony['reading']}”")
+    elif c.get("nli_read"):
+        parts.append(f"the NLI read the simile as the property it states: “{c['nli_read']}”")
     if nli:
         parts.append(f"NLI: {nli['verdict']} (contradiction {nli['contradiction']:.2f})")
     return " · ".join(parts)
@@ -342,7 +354,7 @@ def _settings_dict(settings: Settings) -> dict:
     alpha, beta, gamma = settings.quality_weights
     return {"alpha": alpha, "beta": beta, "gamma": gamma, "rank_weights": list(settings.rank_weights),
             "relevance": settings.relevance, "lm_relevance": settings.lm_relevance,
-            "lm_creativity": settings.lm_creativity, "irony": settings.irony,
+            "lm_creativity": settings.lm_creativity, "irony": settings.irony, "stated_property": settings.stated_property,
             "property_backoff": settings.property_backoff, "contradiction_gate": settings.contradiction_gate}
 
 
