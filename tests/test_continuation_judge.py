@@ -31,3 +31,12 @@ def test_a_stored_low_rank_encoder_never_downloads_a_base_the_profile_does_not_s
     with pytest.raises(LoadError) as info:
         served_base("sentence-transformers/all-mpnet-base-v2")
     assert info.value.unavailable and "tiny profile" in info.value.reason
+
+
+def test_two_identical_continuations_are_refused_before_any_model(tiny_registry):
+    """A visitor who pasted one sentence in both boxes was told "continuation 1" won at 50 % / 50 %."""
+    from studio.errors import InputError
+
+    with pytest.raises(InputError, match="Continuation 1 and continuation 2 are the same sentence"):
+        judge_pair("He slept like a log. The alarm rang.", "He woke up rested.", "He  woke up RESTED.",
+                   names=("continuation 1", "continuation 2"))

@@ -25,7 +25,9 @@ def render(result: dict) -> str:
         return f"{result['written']} lines written to {result['out']}, {result['failed']} failed"
     if not result["similes"]:
         return "no simile found"
-    lines = [f"simile detector: {'yes' if result['is_simile'] else 'no (literal comparison)'}"]
+    p = result["detector"]["p_simile"]
+    lines = [f"simile detector: {'yes' if result['is_simile'] else 'no (literal comparison)'}"
+             + ("" if p is None else f" (P(simile) {p:.2f}, threshold {result['detector']['threshold']:.2f})")]
     for s in result["similes"]:
         lines.append(f"[{s['comparator']}] topic={s['topic']!r} event={s['event']!r} vehicle={s['vehicle']!r} "
                      f"property={s['property']!r}")

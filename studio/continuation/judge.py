@@ -60,6 +60,9 @@ def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | 
     option2 = require_text(option2, names[1], MAX_OPTION_CHARS)
     for text, what in ((narrative, "narrative"), (option1, names[0]), (option2, names[1])):
         refuse_non_english(text, what)
+    if " ".join(option1.lower().split()) == " ".join(option2.lower().split()):
+        raise InputError(f"{names[0][:1].upper() + names[0][1:]} and {names[1]} are the same sentence: there is "
+                         "nothing to choose between. Write two different continuations.")
     judge = get_judge()
     if judge is None:
         raise ModelUnavailable("judge", "the plausibility judge is not trained or not served in this profile",

@@ -3,16 +3,19 @@ topic, vehicle, event and property, and whether the trained detector calls it a 
 from __future__ import annotations
 
 from ..errors import require_text
-
 from ..figures.components import extract_similes
-MAX_SENTENCE_CHARS = 2000
 from ..figures.detector import detect, threshold
 from ..figures.english import refuse_non_english
+
+MAX_SENTENCE_CHARS = 2000
 
 
 def analyse(sentence: str) -> dict:
     text = require_text(sentence, "sentence", max_chars=MAX_SENTENCE_CHARS)
     refuse_non_english(text)
     similes = extract_similes(text)
-    return {"sentence": text, "is_simile": bool(similes) and detect(text) >= threshold(),
+    p = float(detect(text)) if similes else None
+    # the detector's verdict with its probability: a comparison the extractor finds may still read as literal to it
+    return {"sentence": text, "is_simile": p is not None and p >= threshold(),
+            "detector": {"p_simile": None if p is None else round(p, 3), "threshold": round(float(threshold()), 3)},
             "similes": [s.to_dict() for s in similes]}

@@ -15,16 +15,17 @@ from .common import (after_limit_check, cancellable, cancelled, escape, escape_m
 from .help import tab_guide
 from .session_files import result_downloads
 
-# Written for the studio (not from the benchmark): narratives that end in an idiom or a simile; two in the default
-# (writer) mode, one each in the knowledge modes.
+# Written for the studio (not from the benchmark): narratives that end in an idiom or a simile, all in the default
+# (writer) mode: an example that switched to a knowledge mode left it on for the visitor's own stories, and the small
+# LM's inferences read as nonsense ("Break is an integer")
 EXAMPLES = [
     ["Nora had rehearsed her speech for weeks, but when she stepped onto the stage her notes slipped from her hands "
      "and scattered across the floor. The audience went quiet. She took a deep breath and decided to "
      "[wing it].", "writer"],
     ["The house had been empty since the winter. When Sam finally opened the door, the hallway was cold and silent, "
-     "and the old clock on the wall stood still, [like a heart that had forgotten to beat].", "literal"],
+     "and the old clock on the wall stood still, [like a heart that had forgotten to beat].", "writer"],
     ["After three nights without sleep, the interns finally finished the report. Marco closed his laptop, lay down "
-     "on the office sofa and slept like a log.", "context"],
+     "on the office sofa and slept like a log.", "writer"],
     ["My brother promised he would fix the roof before the rain came, but he spent the whole weekend watching films. "
      "When the storm arrived he was running around the house like a headless chicken.", "writer"],
 ]

@@ -235,8 +235,9 @@ def build_polish_tab() -> dict:
         status = gr.Markdown(elem_id="polish-status", label="Status")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["markdown", "str", "number"], interactive=False,
                              elem_id="polish-table", elem_classes=["studio-fit-table"], column_widths=["62%", "22%", "16%"], max_height=1400,
-                             wrap=True, label="Candidates, best first (inserted phrase in bold; click a row to see its "
-                                              "components)")
+                             wrap=True, label="Candidates, best first: by keep, then the writer model's reread (the "
+                                              "line above says when), so keep need not fall row by row (inserted "
+                                              "phrase in bold; click a row to see its components)")
         gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Candidates (CSV and JSON)", file_count="multiple")
         with gr.Accordion("Details: every number, as the API returns it", open=False):
