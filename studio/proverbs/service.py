@@ -140,6 +140,10 @@ def story(narrative: str) -> str:
         raise InputError(f"The narrative is too short to carry a proverb ({words} word{'s' if words != 1 else ''}): "
                          f"a proverb sums up a story, so tell what happened in a sentence or more (at least "
                          f"{MIN_NARRATIVE_WORDS} words).")
+    sentences = [x for x in re.split(r"(?<=[.!?…])[\"'”’)\]]*\s+", narrative.strip()) if re.search(r"\w", x)]
+    if sentences and all(x.rstrip("\"'”’)] ").endswith("?") for x in sentences):
+        raise InputError("The narrative is only a question: a proverb sums up a story, so tell what happened "
+                         "(\"The tortoise kept walking while the hare slept, and won the race.\").")
     return narrative
 
 
