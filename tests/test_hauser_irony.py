@@ -58,6 +58,8 @@ def test_literal_reading_and_contrast_contexts():
     # any other "as P as V" is read as the property it states; a "like V" simile states none
     assert stated_reading(TEXT, s) == "Her voice was very loud."
     assert stated_reading("Her voice was like a whisper.", like) is None and stated_reading(TEXT, None) is None
+    twice = "Her voice was twice as loud as a whisper."  # a measure, not "very loud"
+    assert stated_reading(twice, _as_simile(twice, "loud", "a whisper")) is None
 
 
 def test_find_ironies_fires_only_past_the_margin():

@@ -207,11 +207,12 @@ def test_a_question_alone_is_no_story():
     """A visitor's "Why is the sky blue?" got "Blue are the hills that are far away" at 59 % fit."""
     from studio.proverbs import ranking
 
-    for question in ("Why is the sky blue?", "What now? Where do we go from here?"):
+    for question in ("Why is the sky blue?", "What now? Where do we go from here?", "Why is the sky blue?!"):
         with pytest.raises(InputError, match="only a question"):
             ranking(question)
     assert len(ranking("Why did he run? The dog had chased him all the way home.", 1)) == 1
     assert len(ranking('"Where are you going?" she asked, and he did not answer.', 1)) == 1
+    assert len(ranking('She looked at her son and asked, "Why do you always lie?"', 1)) == 1
 
 
 def test_catalog_lookup_normalizes():

@@ -197,6 +197,17 @@ def test_overrides_accept_hub_ids_and_local_paths_only(monkeypatch, tmp_path):
     assert row["model"] == str(tmp_path) and row["state"] == NOT_LOADED
 
 
+def test_the_language_role_serves_py3langids_model_or_refuses_an_override_that_is_no_model_file(monkeypatch, tmp_path):
+    registry = Registry(Settings.from_env("tiny"))
+    identifier = registry.get("language")
+    assert identifier.classify("Der Hund bellt laut und die Katze schläft.")[0] == "de"
+    assert identifier.classify("The dog barked loudly and the cat slept.")[0] == "en"
+    monkeypatch.setenv("STUDIO_MODEL_LANGUAGE", str(tmp_path))  # a folder: no langid model file
+    with pytest.raises(ModelUnavailable) as err:
+        Registry(Settings.from_env("tiny")).get("language")
+    assert err.value.state == UNAVAILABLE and "no langid model file" in err.value.reason
+
+
 def test_an_alias_role_serves_the_other_roles_model_once(monkeypatch):
     """The hub profile names one model for `embedder` and `retrieval_embedder`: the second role is an alias that
     loads nothing of its own, counts no memory and follows the first through an unload."""

@@ -15,7 +15,7 @@ from studio.settings import StudioSettings, current, from_environ, markdown_tabl
 ROOT = Path(__file__).resolve().parents[1]
 READS_ENVIRONMENT = re.compile(r"os\.environ|getenv|\benviron\b")
 #: Python names in studio/capabilities.py that look like variables but are not read from the environment
-NOT_VARIABLES = {"STUDIO_TABS", "STUDIO_COMMANDS", "STUDIO_TARGETS"}
+NOT_VARIABLES = {"STUDIO_TABS", "STUDIO_COMMANDS", "STUDIO_TARGETS", "STUDIO_EVALUATIONS"}
 
 
 def _sources():

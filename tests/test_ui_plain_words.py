@@ -131,7 +131,8 @@ def test_polish_refuses_another_latin_script_language(text, language):
                                   "The café was full and the crème brûlée was gone.", "Jürgen laughed loudly.",
                                   "Björk sang.", "Rio de Janeiro sparkled.", "Señora Gómez smiled warmly.",
                                   "Klaus drove home slowly.", "Piazza Navona glowed golden.", "Snow fell softly.",
-                                  "Ludwig van Beethoven composed quietly."])
+                                  "Ludwig van Beethoven composed quietly.", "João sang softly.",
+                                  "Crème brûlée tastes divine.", "Mañana, maybe."])
 def test_english_sentences_pass_the_language_check(text):
     from studio.figures.english import refuse_non_english
 

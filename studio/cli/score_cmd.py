@@ -39,8 +39,9 @@ def register(sub) -> None:
     p.add_argument("--lm-creativity", type=float, default=None, metavar="μ",
                    help="weight of the vehicle's LM surprisal in creativity (default 0.3; 0: the paper's Eq. 8-9)")
     p.add_argument("--no-irony", action="store_true",
-                   help="judge an ironic \"as P as V\" by its words, not its literal reading (\"as loud as a whisper\" "
-                        "→ \"very soft\")")
+                   help="leave out the ironic-simile check: an ironic \"as P as V\" is then read as the property it "
+                        "states (\"as loud as a whisper\" → \"very loud\", not \"very soft\"), or by its words with "
+                        "--no-stated-property")
     p.add_argument("--no-stated-property", action="store_true",
                    help="judge any other \"as P as V\" by its words, not the property it states (\"as bitter as regret\" "
                         "→ \"very bitter\")")

@@ -32,10 +32,11 @@ ENGLISH_WORDS = {"the", "a", "an", "is", "was", "were", "are", "be", "been", "an
                  "he", "she", "it", "they", "i", "you", "we", "his", "her", "their", "very", "not", "but", "as", "at",
                  "by", "for", "from", "had", "has", "have", "that", "this", "my", "our", "its", "so", "like"}
 _FOREIGN_LETTERS = re.compile(r"[äöüßñçãõåøæœ]")
+_ENGLISH_LETTERS = re.compile(r"^[A-Za-z]+$")
 #: a text of two words or more with no English function word is refused when the `language` role (langid.py) gives
-#: another language at least MIN_OTHER_LANGUAGE probability, names left out ("Der Hund bellt laut.", "Mein Bruder
-#: läuft schnell."), and one with at most one when it gives the whole text at least MIN_OTHER_LANGUAGE_SURE ("Die
-#: Kinder lachten laut im Garten.", "A sopa estava salgada.")
+#: another language at least MIN_OTHER_LANGUAGE probability, names and words with letters English lacks left out
+#: ("Der Hund bellt laut.", "Meu irmão corre rápido."), and one with at most one when it gives the whole text at least
+#: MIN_OTHER_LANGUAGE_SURE ("Het water was koud." is not sure enough: 0.98)
 #: why: docs/experiments.md#other-language-identifier
 MIN_OTHER_LANGUAGE = 0.9
 MIN_OTHER_LANGUAGE_SURE = 0.99
@@ -63,7 +64,7 @@ def refuse_other_language(text: str, what: str = "sentence", identifier: bool = 
     words or more ("Der Fluss war sehr langsam." is German). Capitalised words after the first are names, not
     function words ("Ludwig van Beethoven", "Los Angeles"), and a name with such a letter alone is no sign
     ("Jürgen laughed loudly."). A text of two words or more with at most one English function word goes to the
-    language identifier (`MIN_OTHER_LANGUAGE`); `identifier=False` leaves it out (the function words alone, as
+    language identifier (`MIN_OTHER_LANGUAGE`), its names and loanwords left out; `identifier=False` leaves it out (the function words alone, as
     measured against it by `eval language`)."""
     tokens = re.findall(r"[^\W\d_]+", text)
     words = {w.lower() for k, w in enumerate(tokens) if k == 0 or not w[:1].isupper()}
@@ -74,8 +75,10 @@ def refuse_other_language(text: str, what: str = "sentence", identifier: bool = 
     if (count >= 2 or (count == 1 and foreign_letter and len(tokens) >= 3)) and count > english:
         _refuse(what, language)
     if identifier and english <= 1 and len(tokens) >= 2:
-        unnamed = " ".join(w for k, w in enumerate(tokens) if k == 0 or not w[:1].isupper())
-        language = (english == 0 and _identified(unnamed, MIN_OTHER_LANGUAGE)) or \
+        # names and loanwords left out: capitalised words after the first, and words with a letter English lacks
+        # ("João sang softly.", "Crème brûlée tastes divine.")
+        plain = [w for k, w in enumerate(tokens) if (k == 0 or not w[:1].isupper()) and _ENGLISH_LETTERS.match(w)]
+        language = (english == 0 and len(plain) >= 2 and _identified(" ".join(plain), MIN_OTHER_LANGUAGE)) or \
             _identified(text, MIN_OTHER_LANGUAGE_SURE)
         if language:
             _refuse(what, language)

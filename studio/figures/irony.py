@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass
 #: nats; see the module docstring
 IRONY_MARGIN = 4.0
 _AS_COMPARATORS = ("as ... as", "ADJ as")
+#: words that measure an "as P as" comparison rather than assert P ("twice as tall as", "half as long as")
+_MEASURES = {"twice", "thrice", "half", "times", "nearly", "almost", "not", "never", "hardly", "quarter", "third"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,9 @@ def stated_reading(candidate: str, simile) -> str | None:
     was as bitter as regret." → "The coffee was very bitter."); None for a simile of another form."""
     if simile is None or simile.comparator not in _AS_COMPARATORS or "property" not in simile.spans \
             or "vehicle" not in simile.spans:
+        return None
+    before = candidate[:simile.spans["comparator"][0]].split()
+    if before and before[-1].lower() in _MEASURES:  # "twice as sweet as honey" is no "very sweet"
         return None
     pa, pb = simile.spans["property"]
     return literal_reading(candidate, simile, candidate[pa:pb])

@@ -10,8 +10,7 @@ from ..errors import InputError, require_text
 from ..figures.components import extract_similes_batch
 from ..figures.english import refuse_non_english
 from ..figures.irony import stated_reading
-from ..figures.lm_features import first_vehicle
-from ..figures.lm_features import shared
+from ..figures.lm_features import first_vehicle, shared
 from ..models import NLI_LABELS, ModelUnavailable, get_registry
 from . import criteria as C
 from .kb_features import NO_TOPIC, PROPERTY

@@ -140,8 +140,9 @@ def story(narrative: str) -> str:
         raise InputError(f"The narrative is too short to carry a proverb ({words} word{'s' if words != 1 else ''}): "
                          f"a proverb sums up a story, so tell what happened in a sentence or more (at least "
                          f"{MIN_NARRATIVE_WORDS} words).")
-    sentences = [x for x in re.split(r"(?<=[.!?…])[\"'”’)\]]*\s+", narrative.strip()) if re.search(r"\w", x)]
-    if sentences and all(x.rstrip("\"'”’)] ").endswith("?") for x in sentences):
+    sentences = [x.strip() for x in re.split(r"(?<=[.!?…])\s+", narrative.strip()) if re.search(r"\w", x)]
+    # a question asked inside quotes belongs to a story ('She asked, "Why do you always lie?"')
+    if sentences and all(re.search(r"\?[!?]*$", x) and not re.search(r"[\"“”]", x) for x in sentences):
         raise InputError("The narrative is only a question: a proverb sums up a story, so tell what happened "
                          "(\"The tortoise kept walking while the hare slept, and won the race.\").")
     return narrative

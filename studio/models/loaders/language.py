@@ -7,6 +7,9 @@ from pathlib import Path
 from ..roles import LanguageIdentifier
 from .common import LoadError
 
+#: the spec's model id for the model shipped inside the py3langid package
+PACKAGE = "py3langid"
+
 
 class LangidIdentifier(LanguageIdentifier):
     backend = "langid.py (py3langid)"
@@ -27,7 +30,10 @@ def load_langid(spec, registry) -> LanguageIdentifier:
         from py3langid.langid import MODEL_FILE, LanguageIdentifier as Langid
     except ImportError as exc:
         raise LoadError("py3langid is not installed", "pip install -r requirements.txt", unavailable=True) from exc
-    path = spec.model_id if Path(spec.model_id).is_file() else MODEL_FILE  # the package's own model
+    if spec.model_id != PACKAGE and not Path(spec.model_id).is_file():
+        raise LoadError(f"no langid model file at {spec.model_id!r}",
+                        "point STUDIO_MODEL_LANGUAGE at a langid.py model file, or unset it", unavailable=True)
+    path = MODEL_FILE if spec.model_id == PACKAGE else spec.model_id  # the package's own model, or the file given
     identifier = Langid.from_model_file(path, norm_probs=True)
     identifier.set_languages(list(LanguageIdentifier.LANGUAGES))
     return LangidIdentifier(identifier, spec.model_id)
