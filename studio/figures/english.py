@@ -64,10 +64,11 @@ def refuse_other_language(text: str, what: str = "sentence", identifier: bool = 
     words or more ("Der Fluss war sehr langsam." is German). Capitalised words after the first are names, not
     function words ("Ludwig van Beethoven", "Los Angeles"), and a name with such a letter alone is no sign
     ("Jürgen laughed loudly."). A text of two words or more with at most one English function word goes to the
-    language identifier (`MIN_OTHER_LANGUAGE`), its names and loanwords left out; `identifier=False` leaves it out (the function words alone, as
-    measured against it by `eval language`)."""
+    language identifier (`MIN_OTHER_LANGUAGE`), its names and loanwords left out; `identifier=False` leaves it out
+    (the function words alone, as measured against it by `eval language`)."""
     tokens = re.findall(r"[^\W\d_]+", text)
-    words = {w.lower() for k, w in enumerate(tokens) if k == 0 or not w[:1].isupper()}
+    unnamed = [w for k, w in enumerate(tokens) if k == 0 or not w[:1].isupper()]  # capitalised words after the first
+    words = {w.lower() for w in unnamed}
     english = len(words & ENGLISH_WORDS)
     hits = {language: len(words & vocabulary) for language, vocabulary in FUNCTION_WORDS.items()}
     language, count = max(hits.items(), key=lambda item: item[1])
@@ -75,9 +76,9 @@ def refuse_other_language(text: str, what: str = "sentence", identifier: bool = 
     if (count >= 2 or (count == 1 and foreign_letter and len(tokens) >= 3)) and count > english:
         _refuse(what, language)
     if identifier and english <= 1 and len(tokens) >= 2:
-        # names and loanwords left out: capitalised words after the first, and words with a letter English lacks
-        # ("João sang softly.", "Crème brûlée tastes divine.")
-        plain = [w for k, w in enumerate(tokens) if (k == 0 or not w[:1].isupper()) and _ENGLISH_LETTERS.match(w)]
+        # loanwords left out too: words with a letter English lacks ("João sang softly.", "Crème brûlée tastes
+        # divine.")
+        plain = [w for w in unnamed if _ENGLISH_LETTERS.match(w)]
         language = (english == 0 and len(plain) >= 2 and _identified(" ".join(plain), MIN_OTHER_LANGUAGE)) or \
             _identified(text, MIN_OTHER_LANGUAGE_SURE)
         if language:

@@ -14,8 +14,8 @@ def analyse(sentence: str) -> dict:
     text = require_text(sentence, "sentence", max_chars=MAX_SENTENCE_CHARS)
     refuse_non_english(text)
     similes = extract_similes(text)
-    p = float(detect(text)) if similes else None
+    p, cut = (float(detect(text)) if similes else None), float(threshold())
     # the detector's verdict with its probability: a comparison the extractor finds may still read as literal to it
-    return {"sentence": text, "is_simile": p is not None and p >= threshold(),
-            "detector": {"p_simile": None if p is None else round(p, 3), "threshold": round(float(threshold()), 3)},
+    return {"sentence": text, "is_simile": p is not None and p >= cut,
+            "detector": {"p_simile": None if p is None else round(p, 3), "threshold": round(cut, 3)},
             "similes": [s.to_dict() for s in similes]}
