@@ -290,3 +290,19 @@ def test_till_matches_until_and_back():
                         ("He went towards the light.", "went towards the light")):
         assert [text[m.start:m.end] for m in lex.match(text)] == [shown], text
     assert lex.match("She counted the till after closing time.") == []
+
+
+def test_a_wiktionary_sense_reads_as_written():
+    """A visitor saw "hang up his boots" glossed as "to retire , call it a day ( informal , sports ) To stop playing
+    a field sport.", and the writer was told it so. Spaced punctuation is closed up, a usage label that starts
+    another sense becomes a break, and the usage example after a sense is cut."""
+    from studio.figures.idioms import tidy_sense
+
+    assert tidy_sense("to retire , call it a day ( informal , sports ) To stop playing a field sport.") \
+        == "to retire, call it a day / To stop playing a field sport."
+    assert tidy_sense("Undecided ; wavering in one's opinion . I am still on the fence about which way to vote.") \
+        == "Undecided; wavering in one's opinion."
+    assert tidy_sense("(idiomatic, by extension) To assume control of a situation.") \
+        == "To assume control of a situation."
+    assert tidy_sense("To create (a reputation, career) by hard work , or as if by cutting.") \
+        == "To create (a reputation, career) by hard work, or as if by cutting."

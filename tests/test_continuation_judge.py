@@ -40,3 +40,16 @@ def test_two_identical_continuations_are_refused_before_any_model(tiny_registry)
     with pytest.raises(InputError, match="Continuation 1 and continuation 2 are the same sentence"):
         judge_pair("He slept like a log. The alarm rang.", "He woke up rested.", "He  woke up RESTED.",
                    names=("continuation 1", "continuation 2"))
+
+
+def test_a_verdict_adds_up_to_100_and_calls_a_close_pair_too_close():
+    """A visitor saw 52 % and 49 % for one pair, and "continuation 2" named the winner of a pair at 50 % / 50 %."""
+    from studio.continuation.judge import TOO_CLOSE, percentages, verdict
+
+    assert percentages(0.515) == (52, 48) and percentages(0.4949) == (49, 51) and sum(percentages(0.123)) == 100
+    names = ("continuation 1", "continuation 2")
+    assert verdict(0.78, names) == "Continuation 1 is the more plausible: 78 % against 22 % for continuation 2."
+    assert verdict(0.22, names).startswith("Continuation 2 is the more plausible: 78 %")
+    for p in (0.5, 0.5001, 0.4999, TOO_CLOSE - 0.01, 1 - TOO_CLOSE + 0.01):
+        assert verdict(p, names).startswith("Too close to call"), p
+    assert not verdict(TOO_CLOSE + 0.01, names).startswith("Too close")

@@ -138,3 +138,32 @@ def test_a_toast_shows_quoted_markup_as_text():
     with pytest.raises(gr.Error) as refused:
         refuse("Der <b>Hund</b>")
     assert "&lt;b&gt;Hund&lt;/b&gt;" in refused.value.message and "<b>" not in refused.value.message
+
+
+def test_a_row_clicked_in_a_table_restored_from_a_link_gives_its_own_sentence():
+    """A visitor's shared Polish link: the table came back without the candidates' plain texts, and a click on a row
+    showed the components of the box's default sentence. The cell is read back (`unescape_markdown`)."""
+    from types import SimpleNamespace
+
+    from studio.ui.common import escape_markdown, unescape_markdown
+    from studio.ui.polish_tab import _highlight, candidate_selected
+
+    for sentence in ("He ran like a deer.", "Tom's *cat* [x](http://a.b) ran: 5 # 1 - <b>x</b> & y@z.c \\ done."):
+        assert unescape_markdown(escape_markdown(sentence)) == sentence
+        cell = _highlight(sentence, 4, sentence[4:9])
+        assert candidate_selected([], "default", SimpleNamespace(index=[0, 0], row_value=[cell, "lm", 0.3])) \
+            == sentence
+    assert candidate_selected([], "default", SimpleNamespace(index=[0, 0], row_value=None)) == "default"
+    assert candidate_selected([], "default", SimpleNamespace(index=[0, 0])) == "default"
+
+
+def test_the_components_verdict_says_in_words_whether_the_detector_takes_a_simile():
+    from studio.ui.polish_tab import components_verdict
+
+    part = [{"vehicle": "rain"}]
+    assert components_verdict({"similes": part, "is_simile": True, "detector": {"p_simile": 0.9, "threshold": 0.5}}) \
+        .startswith("**A simile**")
+    no = components_verdict({"similes": part, "is_simile": False, "detector": {"p_simile": 0.155, "threshold": 0.5}})
+    assert no.startswith("**Not a simile, by the detector** (probability 0.15")
+    assert components_verdict({"similes": [], "is_simile": False, "detector": {"p_simile": None}}) \
+        .startswith("**No comparison found**")

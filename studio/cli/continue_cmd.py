@@ -125,4 +125,4 @@ def run_judge(args) -> dict | None:
 def render_judge(r: dict) -> str:
     if "judged" in r:
         return f"judged {r['judged']} line(s), {r['failed']} failed → {r['out']}"
-    return f"option1 {r['p_option1']:.3f}   option2 {r['p_option2']:.3f}   → {r['choice']}"
+    return f"option1 {r['p_option1']:.3f}   option2 {r['p_option2']:.3f}   → {r['choice']}\n{r['verdict']}"

@@ -14,6 +14,26 @@ from ..models import ModelUnavailable, get_registry
 from .features import Case
 
 MAX_OPTION_CHARS = 600  # a continuation is one or two sentences
+#: below this probability for the winner a judgement is "too close to call": the probabilities are calibrated (where
+#: the judge says 55 %, it is right about 55 times in 100), so such a choice is little better than a coin toss
+TOO_CLOSE = 0.6
+
+
+def percentages(p_option1: float) -> tuple[int, int]:
+    """Whole percentages of the two options that add up to 100 (each rounded on its own, 0.515 and 0.485 would
+    show as 52 % and 49 %)."""
+    first = int(round(100 * float(p_option1)))
+    return first, 100 - first
+
+
+def verdict(p_option1: float, names: tuple[str, str] = ("option 1", "option 2")) -> str:
+    """The judgement in one sentence: which option is the more plausible and by how much, or too close to call."""
+    first, second = percentages(p_option1)
+    if max(p_option1, 1.0 - p_option1) < TOO_CLOSE:
+        return (f"Too close to call: {names[0]} {first} %, {names[1]} {second} %. At this margin the judge is "
+                "right little more often than a coin toss.")
+    win, lose, pw, pl = (*names, first, second) if first >= second else (names[1], names[0], second, first)
+    return f"{win[:1].upper() + win[1:]} is the more plausible: {pw} % against {pl} % for {lose}."
 
 
 @dataclass
@@ -81,4 +101,4 @@ def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | 
     if not all(np.isfinite([j.p_option1, j.p_option2])):
         raise InputError("The judge could not score these texts.")
     return {"p_option1": round(j.p_option1, 4), "p_option2": round(j.p_option2, 4), "choice": j.choice,
-            "expression": expr.to_dict() if expr else None, "seconds": round(time.perf_counter() - started, 3)}
+            "verdict": verdict(j.p_option1, names), "expression": expr.to_dict() if expr else None, "seconds": round(time.perf_counter() - started, 3)}

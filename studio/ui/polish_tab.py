@@ -9,7 +9,8 @@ from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CH
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                PolishResult, components, polish)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
-                     highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line, warn)
+                     highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
+                     unescape_markdown, warn)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -101,7 +102,8 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
     ranked = f"ranked by {base}" if last not in by else f"best first by {by[last]}" if not first \
         else f"{', then '.join(first)} first, then the rest by {by[last]}"
     if result.reread:
-        ranked += "; then reread by the writer model (each moves by how likely it finds the simile in the sentence)"
+        ranked += ("; then the writer model rereads them and reorders the list (each moves by how likely it finds "
+                   "the simile in the sentence), so a candidate ranked first above can end lower")
     status = f"{result.delivered} of the {result.asked} candidates asked; {ranked}."
     if result.expected_keepers is not None and shown:
         status += (f" A writer would keep about {result.expected_keepers:.0f} of them (their keeps summed)"
@@ -173,7 +175,21 @@ def run_components(sentence: str, request: gr.Request = None):
             if part == "comparator" and "property" in s["spans"]:
                 continue  # "as light as" would swallow the property's own colour
             marks.append((a, b, part))
-    return highlight_pieces(text, marks), result
+    return components_verdict(result), highlight_pieces(text, marks), result
+
+
+def components_verdict(result: dict) -> str:
+    """The line above the parts: whether the detector takes the comparison for a simile, in words (a visitor saw the
+    parts of "It looks like rain." coloured and the "not a simile" only inside the JSON)."""
+    detector = result.get("detector") or {}
+    p, threshold = detector.get("p_simile"), detector.get("threshold", 0.5)
+    if not result.get("similes") or p is None:
+        return "**No comparison found**: no *like*, *as … as* or similar comparison to take apart."
+    if result.get("is_simile"):
+        return f"**A simile**: the detector's probability {p:.2f} (it takes {threshold:.2f} or more for one)."
+    return (f"**Not a simile, by the detector** (probability {p:.2f}, under its {threshold:.2f}): the parts below are "
+            "those of the comparison found, which may be literal (\"It looks like rain.\"). The detector also "
+            "misses some similes: its F1 on held-out sentences is in the README's Results.")
 
 
 #: the note beside the buttons when the box no longer holds the sentence the candidates were made for
@@ -194,10 +210,15 @@ def send_state(candidates: list[str], literal: str | None, polished: str | None)
 def candidate_selected(state: list[str], current: str | None, evt: gr.SelectData):
     """The clicked candidate into the Components box; a click on no candidate leaves the box's text (KEEP_VALUE in
     common.py)."""
-    if not state or evt.index is None:
+    if evt.index is None:
         return current
     row = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
-    return state[row] if 0 <= row < len(state) else current
+    if state and 0 <= row < len(state):
+        return state[row]
+    # a table restored from a shared link comes without the candidates' plain texts: its own cell, read back
+    cells = getattr(evt, "row_value", None)
+    cells = cells if isinstance(cells, (list, tuple)) else []
+    return unescape_markdown(cells[0]) if cells and isinstance(cells[0], str) and cells[0].strip() else current
 
 
 def build_polish_tab() -> dict:
@@ -255,6 +276,7 @@ def build_polish_tab() -> dict:
             show = gr.Button("Show components", scale=1)
         examples(EXAMPLES_SIMILE, [sentence], "Similes (and literal 'like')")
         parts_status = gr.Markdown(elem_id="components-status")
+        parts_verdict = gr.Markdown(elem_id="components-verdict")
         highlighted = gr.HighlightedText(label="Topic / vehicle / event / property", color_map=COLOURS,
                                          elem_id="components-parts",
                                          show_legend=True, combine_adjacent=False)
@@ -288,7 +310,8 @@ def build_polish_tab() -> dict:
             lambda note: "" if note == BELOW_NOTE else note, inputs=stale, outputs=stale, api_name=False, queue=False,
             show_progress="hidden")  # the run's note goes; a note that the list is out of date stays
         literal.change(**send_args)
-        parts = dict(fn=run_components, inputs=[sentence], outputs=[highlighted, details], status=parts_status,
+        parts = dict(fn=run_components, inputs=[sentence], outputs=[parts_verdict, highlighted, details],
+                     status=parts_status,
                      busy="Finding the components…")
         section_run(show.click, **parts, api_name="components", checks=((sentence, "sentence", MAX_SENTENCE_CHARS),))
         section_run(table.select(candidate_selected, inputs=[candidates, sentence], outputs=sentence,
