@@ -194,7 +194,7 @@ def test_a_narrative_too_short_for_a_proverb_is_refused(capsys):
     from studio.cli import main
     from studio.proverbs import ranking
 
-    for short in ("Hello.", "Good morning!"):
+    for short in ("Hello.", "Good morning!", "<b>x</b>"):  # a visitor's markup was given proverbs
         with pytest.raises(InputError, match="too short to carry a proverb"):
             ranking(short)
     assert len(ranking("He lost everything.", 2)) == 2  # three words carry one

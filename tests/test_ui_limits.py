@@ -160,10 +160,20 @@ def test_a_row_clicked_in_a_table_restored_from_a_link_gives_its_own_sentence():
 def test_the_components_verdict_says_in_words_whether_the_detector_takes_a_simile():
     from studio.ui.polish_tab import components_verdict
 
-    part = [{"vehicle": "rain"}]
-    assert components_verdict({"similes": part, "is_simile": True, "detector": {"p_simile": 0.9, "threshold": 0.5}}) \
+    found = {"sentence": "x", "similes": [{"vehicle": "rain"}]}
+    assert components_verdict({**found, "is_simile": True, "detector": {"p_simile": 0.9, "threshold": 0.5}}) \
         .startswith("**A simile**")
-    no = components_verdict({"similes": part, "is_simile": False, "detector": {"p_simile": 0.155, "threshold": 0.5}})
+    no = components_verdict({**found, "is_simile": False, "detector": {"p_simile": 0.155, "threshold": 0.5}})
     assert no.startswith("**Not a simile, by the detector** (probability 0.15")
-    assert components_verdict({"similes": [], "is_simile": False, "detector": {"p_simile": None}}) \
+    assert components_verdict({"sentence": "Hi.", "similes": [], "is_simile": False, "detector": {"p_simile": None}}) \
         .startswith("**No comparison found**")
+    assert components_verdict(None) == ""  # a refusal or a run under way empties the JSON, and the line with it
+
+
+def test_the_judge_panel_says_its_verdict_from_the_bars():
+    from studio.ui.continue_tab import judge_verdict_line
+
+    assert judge_verdict_line({"continuation 1": 0.23, "continuation 2": 0.77}) \
+        == "Continuation 2 is the more plausible: 77 % against 23 % for continuation 1."
+    assert judge_verdict_line({"continuation 1": 0.52, "continuation 2": 0.48}).startswith("Too close to call")
+    assert judge_verdict_line(None) == ""

@@ -135,7 +135,7 @@ def story(narrative: str) -> str:
     """The cleaned narrative, or an InputError when it is too short to carry a proverb ("Hello."): the check of
     every Proverbs mode (recommend, align, similar)."""
     narrative = clean_narrative(narrative)
-    words = len(re.findall(r"\w+", narrative))
+    words = len(re.findall(r"\w+", re.sub(r"<[^<>]*>", " ", narrative)))  # markup's tags are no words
     if words < MIN_NARRATIVE_WORDS:
         raise InputError(f"The narrative is too short to carry a proverb ({words} word{'s' if words != 1 else ''}): "
                          f"a proverb sums up a story, so tell what happened in a sentence or more (at least "

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..capabilities import tab_title
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, WRITER_POOL, Settings, continue_narrative
-from ..continuation.judge import MAX_OPTION_CHARS, judge_pair, percentages
+from ..continuation.judge import MAX_OPTION_CHARS, judge_pair, percentages, verdict
 from ..continuation.ranking import POOL
 from .common import (after_limit_check, cancellable, cancelled, escape, escape_markdown, examples, failed_run,
                      guarded, highlight_pieces, limited_textbox, refuse_over_limit, role_notice, section_run,
@@ -158,7 +158,15 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
 def run_judge(narrative, option1, option2, request: gr.Request = None):
     r = judge_pair(narrative, option1, option2, names=("continuation 1", "continuation 2"))
     first, second = percentages(r["p_option1"])  # the bars add up to 100
-    return r["verdict"], {"continuation 1": first / 100, "continuation 2": second / 100}
+    return {"continuation 1": first / 100, "continuation 2": second / 100}
+
+
+def judge_verdict_line(label) -> str:
+    """The verdict in words above the bars (`judge.verdict`), read from the Label's value ("" when it is empty: a
+    refusal or a run under way). A step of its own after the judgement, so that the /judge endpoint's answer stays
+    the probabilities."""
+    p1 = label.get("continuation 1") if isinstance(label, dict) else None  # the Label gives {class: confidence}
+    return "" if p1 is None else verdict(float(p1), ("continuation 1", "continuation 2"))
 
 
 def build_continue_tab() -> None:
@@ -231,12 +239,14 @@ def build_continue_tab() -> None:
             judge_btn = gr.Button("Judge")
             judge_status = gr.Markdown(elem_id="judge-status")
             verdict_line = gr.Markdown(elem_id="judge-verdict")
-            verdict = gr.Label(label="P(plausible)", num_top_classes=2, show_heading=False)
+            bars = gr.Label(label="P(plausible)", num_top_classes=2, show_heading=False)
             gr.Markdown(JUDGE_NOTE, elem_classes=["studio-note"])
             examples(JUDGE_EXAMPLES, [narrative, option1, option2], "Judge example")
-            section_run(judge_btn.click, run_judge, [narrative, option1, option2], [verdict_line, verdict],
-                        judge_status,
+            section_run(judge_btn.click, run_judge, [narrative, option1, option2], [bars], judge_status,
                         busy="Judging…", api_name="judge",
                         checks=((narrative, "narrative", MAX_NARRATIVE_CHARS),
                                 (option1, "continuation 1", MAX_OPTION_CHARS),
                                 (option2, "continuation 2", MAX_OPTION_CHARS)))
+            # the sentence follows the bars, and goes with them (a refusal or a new run empties both)
+            bars.change(judge_verdict_line, inputs=bars, outputs=verdict_line, api_name=False, queue=False,
+                        show_progress="hidden")

@@ -175,12 +175,15 @@ def run_components(sentence: str, request: gr.Request = None):
             if part == "comparator" and "property" in s["spans"]:
                 continue  # "as light as" would swallow the property's own colour
             marks.append((a, b, part))
-    return components_verdict(result), highlight_pieces(text, marks), result
+    return highlight_pieces(text, marks), result
 
 
-def components_verdict(result: dict) -> str:
+def components_verdict(result: dict | None) -> str:
     """The line above the parts: whether the detector takes the comparison for a simile, in words (a visitor saw the
-    parts of "It looks like rain." coloured and the "not a simile" only inside the JSON)."""
+    parts of "It looks like rain." coloured and the "not a simile" only inside the JSON); "" without a result. A step
+    of its own after the components (from their JSON), so that the /components endpoint's answer stays as it was."""
+    if not isinstance(result, dict) or "sentence" not in result:
+        return ""
     detector = result.get("detector") or {}
     p, threshold = detector.get("p_simile"), detector.get("threshold", 0.5)
     if not result.get("similes") or p is None:
@@ -310,10 +313,12 @@ def build_polish_tab() -> dict:
             lambda note: "" if note == BELOW_NOTE else note, inputs=stale, outputs=stale, api_name=False, queue=False,
             show_progress="hidden")  # the run's note goes; a note that the list is out of date stays
         literal.change(**send_args)
-        parts = dict(fn=run_components, inputs=[sentence], outputs=[parts_verdict, highlighted, details],
-                     status=parts_status,
+        parts = dict(fn=run_components, inputs=[sentence], outputs=[highlighted, details], status=parts_status,
                      busy="Finding the components…")
         section_run(show.click, **parts, api_name="components", checks=((sentence, "sentence", MAX_SENTENCE_CHARS),))
+        # the verdict follows the JSON, and goes with it (a refusal or a new run empties both)
+        details.change(components_verdict, inputs=details, outputs=parts_verdict, api_name=False, queue=False,
+                       show_progress="hidden")
         section_run(table.select(candidate_selected, inputs=[candidates, sentence], outputs=sentence,
                                  api_name=False).then, **parts, api_name=False, scroll_to_output=True)
     return {"literal": literal, "candidates_table": table, "candidates": candidates, "polished": polished,
