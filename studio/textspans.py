@@ -2,8 +2,20 @@
 
 Spans come from several tokenizers (spaCy, BPE offsets, regexes over cleaned text); whatever cut them, what a reader
 sees is snapped outwards to whole words and stripped of the spaces at its edges. Also `shorten`, the one way a long
-text is cut for a label or a message. Plain functions, no Gradio."""
+text is cut for a label or a message, and `blank_markup`, the one reading of a typed HTML tag. Plain functions, no
+Gradio."""
 from __future__ import annotations
+
+import re
+
+#: an HTML tag ("<img src=x>", "</b>"): shown as text like anything typed, but its name and attributes are not words
+#: ("x < y and y > z" holds none)
+MARKUP_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+
+
+def blank_markup(text: str) -> str:
+    """`text` with its HTML tags blanked out by spaces (the same length, so that offsets still hold)."""
+    return MARKUP_TAG.sub(lambda tag: " " * len(tag.group()), text)
 
 _INNER = "'’"  # an apostrophe between letters is part of the word ("don't", "O’Neil")
 

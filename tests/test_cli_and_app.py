@@ -140,3 +140,22 @@ def test_launch_waits_for_a_slow_first_answer_where_gradio_gives_up():
     started = time.monotonic()
     assert not _answers(f"http://127.0.0.1:{free_port()}/", deadline_s=1)
     assert time.monotonic() - started < 5
+
+
+def test_the_verdict_lines_follow_their_results():
+    """Judge's sentence follows the bars, Show components' follows the JSON: each a change of that output, not an
+    endpoint of its own (the /judge and /components answers keep their outputs)."""
+    from studio.ui import build_demo
+
+    demo = build_demo()
+    by_id = {block._id: block for block in demo.blocks.values()}
+    wired = set()
+    for dep in demo.fns.values():
+        for block_id, event in dep.targets:
+            source = by_id.get(block_id)
+            outs = [getattr(o, "elem_id", None) for o in dep.outputs]
+            if event == "change" and source is not None and outs in (["judge-verdict"], ["components-verdict"]):
+                assert dep.api_visibility != "public" and dep.fn.__name__ in ("judge_verdict_line",
+                                                                              "components_verdict")
+                wired.add((type(source).__name__, outs[0]))
+    assert wired == {("Label", "judge-verdict"), ("JSON", "components-verdict")}

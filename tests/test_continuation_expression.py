@@ -306,3 +306,6 @@ def test_a_wiktionary_sense_reads_as_written():
         == "To assume control of a situation."
     assert tidy_sense("To create (a reputation, career) by hard work , or as if by cutting.") \
         == "To create (a reputation, career) by hard work, or as if by cutting."
+    assert tidy_sense("( literally , fishing ) To nibble at bait on a hook . ( figuratively ) To be lured by an "
+                      "offer .") == "To be lured by an offer."  # the writer is told the figure's meaning only
+    assert tidy_sense("(idiomatic, colloquial) go away") == "go away"

@@ -198,6 +198,7 @@ def test_a_narrative_too_short_for_a_proverb_is_refused(capsys):
         with pytest.raises(InputError, match="too short to carry a proverb"):
             ranking(short)
     assert len(ranking("He lost everything.", 2)) == 2  # three words carry one
+    assert len(ranking("x < y and y > z.", 1)) == 1  # no tag in it: five words
     assert main(["proverbs", "Hello."]) == 2
     err = capsys.readouterr().err
     assert "too short to carry a proverb" in err and err.strip().count("\n") == 0

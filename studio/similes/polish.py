@@ -40,6 +40,7 @@ from ..figures.nouns import known_noun
 from ..figures.lm_features import shared
 from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
+from ..textspans import blank_markup
 from ..models.specs import POLISHER_DELTA as DELTA_PATH  # the registry's `polisher` role serves it
 from .writer_vehicles import DOMAINS, REGISTERS
 
@@ -360,15 +361,10 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
 #: parts of speech a simile can attach to ("there", "so" and the other stop-word adverbs do not count): a sentence
 #: with none of them ("Hello.", "Yes.", "I am.") has nothing to compare
 CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "ADV"}
-#: an HTML tag ("<img src=x>", "</b>"): shown as text like anything typed, but its name and attributes are not words a
-#: simile could attach to
-MARKUP_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
-
-
 def without_markup(literal: str) -> str:
     """The sentence with its HTML tags blanked out (the same length, so that offsets still hold); an InputError when
     nothing is left: "<img src=x onerror=…>" is no sentence, though spaCy finds nouns in its attributes."""
-    blanked = MARKUP_TAG.sub(lambda tag: " " * len(tag.group()), literal)
+    blanked = blank_markup(literal)  # a tag's name and attributes are no words a simile could attach to
     if blanked != literal and not any(ch.isalpha() for ch in blanked):  # emoji alone is no markup: refused after
         raise InputError("Nothing to polish: the sentence is HTML markup, with no words outside its tags. Polish "
                          "works on plain text: type a sentence (e.g. \"The lake was calm.\") instead.")

@@ -163,8 +163,8 @@ def run_judge(narrative, option1, option2, request: gr.Request = None):
 
 def judge_verdict_line(label) -> str:
     """The verdict in words above the bars (`judge.verdict`), read from the Label's value ("" when it is empty: a
-    refusal or a run under way). A step of its own after the judgement, so that the /judge endpoint's answer stays
-    the probabilities."""
+    refusal or a run under way). A step of its own after the judgement, so that the /judge endpoint answers with the
+    probabilities alone."""
     p1 = label.get("continuation 1") if isinstance(label, dict) else None  # the Label gives {class: confidence}
     return "" if p1 is None else verdict(float(p1), ("continuation 1", "continuation 2"))
 

@@ -189,9 +189,9 @@ def components_verdict(result: dict | None) -> str:
     if not result.get("similes") or p is None:
         return "**No comparison found**: no *like*, *as … as* or similar comparison to take apart."
     if result.get("is_simile"):
-        return f"**A simile**: the detector's probability {p:.2f} (it takes {threshold:.2f} or more for one)."
-    return (f"**Not a simile, by the detector** (probability {p:.2f}, under its {threshold:.2f}): the parts below are "
-            "those of the comparison found, which may be literal (\"It looks like rain.\"). The detector also "
+        return f"**A simile**: the detector's probability {p:.3f} (it takes {threshold:.3f} or more for one)."
+    return (f"**Not a simile, by the detector** (probability {p:.3f}, under its {threshold:.3f}): the parts below "
+            "are those of the comparison found, which may be literal (\"It looks like rain.\"). The detector also "
             "misses some similes: its F1 on held-out sentences is in the README's Results.")
 
 
