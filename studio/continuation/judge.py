@@ -101,4 +101,5 @@ def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | 
     if not all(np.isfinite([j.p_option1, j.p_option2])):
         raise InputError("The judge could not score these texts.")
     return {"p_option1": round(j.p_option1, 4), "p_option2": round(j.p_option2, 4), "choice": j.choice,
-            "verdict": verdict(j.p_option1, names), "expression": expr.to_dict() if expr else None, "seconds": round(time.perf_counter() - started, 3)}
+            "verdict": verdict(j.p_option1, names), "expression": expr.to_dict() if expr else None,
+            "seconds": round(time.perf_counter() - started, 3)}

@@ -361,6 +361,8 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
 #: parts of speech a simile can attach to ("there", "so" and the other stop-word adverbs do not count): a sentence
 #: with none of them ("Hello.", "Yes.", "I am.") has nothing to compare
 CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "ADV"}
+
+
 def without_markup(literal: str) -> str:
     """The sentence with its HTML tags blanked out (the same length, so that offsets still hold); an InputError when
     nothing is left: "<img src=x onerror=…>" is no sentence, though spaCy finds nouns in its attributes."""
