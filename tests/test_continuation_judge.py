@@ -42,6 +42,20 @@ def test_two_identical_continuations_are_refused_before_any_model(tiny_registry)
                    names=("continuation 1", "continuation 2"))
 
 
+def test_a_continuation_that_is_only_markup_is_refused_before_any_model(tiny_registry):
+    """A visitor's "<img src=x onerror=alert(1)>" as continuation 2 was judged "the more plausible: 80 %"; markup with
+    words outside its tags is still a text to judge (refuse_non_english, every front door's check)."""
+    from studio.errors import InputError
+    from studio.figures.english import refuse_non_english
+
+    with pytest.raises(InputError, match="Continuation 2 is HTML markup, with no words outside its tags"):
+        judge_pair("He slept like a log. The alarm rang.", "He woke up rested.", "<img src=x onerror=alert(1)>",
+                   names=("continuation 1", "continuation 2"))
+    with pytest.raises(InputError, match="The narrative is HTML markup"):
+        refuse_non_english("<p></p><b></b>", "narrative")
+    refuse_non_english("<b>He</b> woke up rested.", "continuation 1")  # words outside the tags: taken
+
+
 def test_a_verdict_adds_up_to_100_and_calls_a_close_pair_too_close():
     """A visitor saw 52 % and 49 % for one pair, and "continuation 2" named the winner of a pair at 50 % / 50 %."""
     from studio.continuation.judge import TOO_CLOSE, percentages, verdict

@@ -1,13 +1,14 @@
 """What the studio takes as English: its models and knowledge base know English figures of speech only, so a text in
 another script or another language is refused with a clear message (a script check, a function-word count and, for a
 text with at most one English function word, the registry's small language identifier), as is a text with no word at all
-(emoji alone). Every capability's front door asks here."""
+(emoji alone) or only inside HTML tags ("<img src=x onerror=…>"). Every capability's front door asks here."""
 from __future__ import annotations
 
 import re
 import unicodedata
 
 from ..errors import InputError, _the
+from ..textspans import blank_markup
 
 #: the share of a text's letters that must be Latin for the studio to take it as English (a script check only)
 MIN_LATIN_SHARE = 0.5
@@ -43,12 +44,15 @@ MIN_OTHER_LANGUAGE_SURE = 0.99
 
 
 def refuse_non_english(text: str, what: str = "sentence", identifier: bool = True) -> None:
-    """An InputError when `text` (a `what`: "sentence", "narrative", "continuation 1", …) has no letter at all, is
-    written mostly in another script than Latin ("…מאוד like a lion's roar" is no simile in any language), or reads as
-    another Latin-script language (`refuse_other_language`)."""
+    """An InputError when `text` (a `what`: "sentence", "narrative", "continuation 1", …) has no letter at all or
+    none outside HTML tags, is written mostly in another script than Latin ("…מאוד like a lion's roar" is no simile
+    in any language), or reads as another Latin-script language (`refuse_other_language`)."""
     letters = [ch for ch in text if ch.isalpha()]
     if not letters:
         raise InputError(f"{_the(what)} has no words, only numbers, signs or emoji: type it in English words.")
+    if not any(ch.isalpha() for ch in blank_markup(text)):  # a tag's name and attributes are no words
+        raise InputError(f"{_the(what)} is HTML markup, with no words outside its tags: the studio works on plain "
+                         "text, so type it in English words.")
     other = [ch for ch in letters if not unicodedata.name(ch, "").startswith("LATIN")]
     if len(other) > (1 - MIN_LATIN_SHARE) * len(letters):
         script = unicodedata.name(other[0], "OTHER").split()[0]

@@ -261,7 +261,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     parser = registry.get("parser")
     doc = parser(literal)
     # a tag's name and attributes are not words to polish: the checks read the sentence without them
-    plain = without_markup(literal)
+    plain = blank_markup(literal)  # markup alone was refused by refuse_non_english
     refuse_unpolishable(doc if plain == literal else parser(plain))
     slots = find_slots(literal, doc)
     if not slots:
@@ -363,20 +363,10 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
 CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "ADV"}
 
 
-def without_markup(literal: str) -> str:
-    """The sentence with its HTML tags blanked out (the same length, so that offsets still hold); an InputError when
-    nothing is left: "<img src=x onerror=…>" is no sentence, though spaCy finds nouns in its attributes."""
-    blanked = blank_markup(literal)  # a tag's name and attributes are no words a simile could attach to
-    if blanked != literal and not any(ch.isalpha() for ch in blanked):  # emoji alone is no markup: refused after
-        raise InputError("Nothing to polish: the sentence is HTML markup, with no words outside its tags. Polish "
-                         "works on plain text: type a sentence (e.g. \"The lake was calm.\") instead.")
-    return blanked
-
-
 def refuse_unpolishable(doc) -> None:
     """An InputError for a parsed sentence Polish cannot work with: no content word a simile could attach to (a
     greeting, "Hello."), or a sentence that already holds a simile (a second comparison would be inserted into the
-    first: "as as blue as a sapphire as the sea"). Markup alone is refused before (`without_markup`)."""
+    first: "as as blue as a sapphire as the sea"). Markup alone is refused before (`refuse_non_english`)."""
     if not any(t.is_alpha and t.pos_ in CONTENT_POS and not (t.pos_ == "ADV" and t.is_stop) for t in doc):
         raise InputError("Nothing to polish: the sentence has no word a simile could attach to (a thing, an action "
                          "or a quality), as in a greeting. Type a sentence that describes something (e.g. "
