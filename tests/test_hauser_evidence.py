@@ -32,9 +32,10 @@ def test_pair_and_vehicle_evidence_with_counts_and_sources(sourced_kb):
     assert ev["sources"] == {"b.tsv": 3}
     assert sourced_kb.pair_evidence("the hero", "a child")["level"] in ("none", "embedding")
     veh = sourced_kb.vehicle_evidence("the child")
-    assert veh["level"] == "exact" and veh["matched"] == [{"vehicle": "child", "n": 5}]
+    assert veh["level"] == "exact" and veh["matched"] == [{"vehicle": "child", "n": 5, "written": "child"}]
+    assert veh["written"] == "the child" and ev["written"] == {"topic": "He", "vehicle": "a child"}
     assert veh["sources"] == {"a.csv": 4, "b.tsv": 1}
-    assert sourced_kb.vehicle_evidence("boy")["matched"] == [{"vehicle": "little boy", "n": 3}]
+    assert sourced_kb.vehicle_evidence("boy")["matched"] == [{"vehicle": "little boy", "n": 3, "written": "little boy"}]
 
 
 def test_scores_carry_evidence_and_the_nli_verdict(sourced_kb):
@@ -55,7 +56,7 @@ def test_rerank_tab_shows_evidence_escaped(sourced_kb):
 
     text = show_group(rerank(LITERAL, CANDIDATES, Settings()))[3]
     # in words first, the raw lines under Details
-    assert "**Why these scores**" in text and "compare “he” with “child” 3 times" in text
+    assert "**Why these scores**" in text and "compare “He” with “a child” 3 times" in text
     assert "he \\~ child ×3" in text.split("<details>", 1)[1]
     assert "[link](http://x)" not in text and "\\[link\\]\\(http&#58;//x\\)" in text and "\\*rock\\*" in text
 
@@ -69,7 +70,8 @@ def test_evidence_withholds_a_slur_from_the_kb_but_counts_it(monkeypatch):
                    "triplets": {}, "contexts": [], "sources": {"names": [], "vehicles": {}, "pairs": {}}})
     ev = KBFeatures(kb).evidence(extract_similes("The night was as dark as a deep pocket."))
     shown = [m for part in ev.values() for e in part for m in e["matched"]]
-    assert {"vehicle": "[withheld] pocket", "n": 2} in shown or {"vehicle": "[withheld]'s pocket", "n": 2} in shown
+    assert {"vehicle": "[withheld] pocket", "n": 2, "written": "[withheld] pocket"} in shown
+    assert "nigg" not in str(shown)
     assert not any("nigg" in str(m) for m in shown)
 
 
@@ -129,3 +131,20 @@ def test_the_property_back_off_is_shown_as_evidence(property_kb):
 
 
 PROPERTY_LEVEL = "property"
+
+
+def test_the_rerank_tab_names_an_image_in_the_candidate_s_words_not_the_kb_s_lemma(monkeypatch):
+    """A visitor read "Similes compare 'she' with 'lightne'": the KB's lemma table maps "lightning" to "lightne"; the
+    explanation quotes the candidate's own words (and an emoji after the image is no part of it)."""
+    from studio.hauser.service import rerank
+    from studio.ui.rerank_tab import show_group
+
+    kb = SimileKB({"meta": {}, "lemmas": {"lightning": "lightne"}, "vehicles": {"lightne": 29},
+                   "surfaces": {"lightne": "lightning"}, "pairs": {"she\tlightne": 2},
+                   "triplets": {"she\tlightne": [["quick", 2, 0.9]]}, "contexts": []})
+    monkeypatch.setattr(kb_module, "load_kb", lambda: kb)
+    text = show_group(rerank("She is really fast.", ["She is fast like lightning 🌩", "She is fast like a hare."],
+                             Settings()))[3]
+    why = text.split("<details>", 1)[0]
+    assert "compare “She” with “lightning” twice" in why and "“lightning” is the image of 29 similes" in why
+    assert "lightne”" not in why and "🌩”" not in why

@@ -145,3 +145,9 @@ def test_the_extractor_reads_no_entities_so_skipping_them_changes_nothing(monkey
     monkeypatch.setattr(components, "UNREAD_PIPES", ())
     full = extract_similes_batch(texts, learned=True) + [s for t in texts for s in extract_similes(t)]
     assert [repr(s) for s in skipped] == [repr(s) for s in full] and len(full) >= 8
+
+
+@pytest.mark.parametrize("text,vehicle", [("She is fast like lightning 🌩", "lightning"),
+                                          ("He ran like the wind 🏃 and won.", "the wind")])
+def test_an_emoji_after_the_image_is_not_part_of_the_vehicle(text, vehicle):
+    assert [s.vehicle for s in extract_similes(text)] == [vehicle]

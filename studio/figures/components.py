@@ -344,6 +344,8 @@ def _assemble(trigger, comp_span, comparator, vehicle_root, anchor, prop) -> Sim
 
             v_end = choose_vehicle_end(learned[0], vehicle_root, v_start, v_end, _governing_verb(trigger), learned[1])
         doc = trigger.doc
+        while v_end > v_start and not _has_word(doc[v_end]):
+            v_end -= 1  # an emoji after the image ("like lightning 🌩") is not part of it
         vehicle = doc.text[doc[v_start].idx:doc[v_end].idx + len(doc[v_end])]
         spans["vehicle"] = (doc[v_start].idx, doc[v_end].idx + len(doc[v_end]))
         heads["vehicle"] = _semantic_head(vehicle_root).lower_
@@ -380,6 +382,11 @@ VEHICLE_CONJ_IN_PP = False
 SHORT_CLAUSES = False
 #: quotes do not count towards the vehicle's length ('the "smutty nose" of some vast sea animal')
 QUOTES_FREE = True
+
+
+def _has_word(tok) -> bool:
+    """Whether a token holds a letter or a digit (an emoji or a sign does not)."""
+    return any(ch.isalnum() for ch in tok.text)
 
 
 def _length(doc, start: int, end: int) -> int:
@@ -437,8 +444,8 @@ def _vehicle_span(root, first: int) -> tuple[int, int]:
         start = min(i for i in keep if i <= root.i)
         while start < root.i and root.i - start + 1 > _MAX_VEHICLE_TOKENS:
             start += 1
-    while end > start and doc[end].is_punct:
-        end -= 1
+    while end > start and (doc[end].is_punct or not _has_word(doc[end])):
+        end -= 1  # a closing mark, or an emoji after the image ("like lightning 🌩"), is not part of it
     while start < end and doc[start].text in _QUOTES:
         start += 1
     return start, end

@@ -208,7 +208,7 @@ class SimileKB:
         return {"property": p, "vehicle": v, "level": hit.level,
                 "matched": [{"pair": key.replace("\t", " ~ "), "n": counts[key]} for key in keys[:k]],
                 "triplets": [{"property": q, "n": n, "P": P} for q, n, P in hit.value],
-                "sources": self._sources(self._pair_sources, keys)}
+                "sources": self._sources(self._pair_sources, keys), "written": {"vehicle": " ".join((vehicle or "").split())}}
 
     def _property_key(self, prop: str) -> str:
         """A property as the triplets store it (lemmatized when the lemma is a stored property)."""
@@ -245,7 +245,8 @@ class SimileKB:
         """What stands behind a topic-vehicle lookup: the level, the KB pairs that matched (with their counts), the
         top-k (property, n, P) triplets and the sources (file → instances) the matched pairs came from."""
         t, v = self.normalize(topic), self.normalize(vehicle)
-        out = {"topic": t, "vehicle": v, "level": "none", "matched": [], "triplets": [], "sources": {}}
+        out = {"topic": t, "vehicle": v, "level": "none", "matched": [], "triplets": [], "sources": {},
+               "written": {"topic": " ".join((topic or "").split()), "vehicle": " ".join((vehicle or "").split())}}
         if f"{t}\t{v}" in self._pairs:
             keys = [f"{t}\t{v}"]
             out["level"] = "exact"
@@ -278,8 +279,10 @@ class SimileKB:
                 keys = [x for n, _ in self._neighbours(h) for x in self._vehicles_by_head().get(n, [])]
                 level = "embedding" if keys else "none"
         keys = sorted(keys, key=lambda x: (-self._vehicles[x], x))
-        return {"vehicle": v, "level": level, "matched": [{"vehicle": x, "n": self._vehicles[x]} for x in keys[:k]],
-                "sources": self._sources(self._vehicle_sources, keys)}
+        return {"vehicle": v, "level": level,
+                "matched": [{"vehicle": x, "n": self._vehicles[x], "written": self.surface(x)} for x in keys[:k]],
+                "sources": self._sources(self._vehicle_sources, keys),
+                "written": " ".join((vehicle or "").split())}
 
     def _pairs_by_head(self) -> dict[str, list[str]]:
         if not hasattr(self, "_pair_index"):

@@ -86,8 +86,9 @@ class KBFeatures:
         pairs = []
         for s in with_vehicle:
             if self.relevance_lookup(s, method, property_backoff)[1] == PROPERTY:
-                pairs.append({"topic": self.kb.normalize(s.topic) if s.topic else None,
-                              **self.kb.property_evidence(s.property, s.vehicle, k), "level": PROPERTY})
+                found = self.kb.property_evidence(s.property, s.vehicle, k)
+                found["written"] = {"topic": " ".join(s.topic.split()) if s.topic else None, **found["written"]}
+                pairs.append({"topic": self.kb.normalize(s.topic) if s.topic else None, **found, "level": PROPERTY})
             elif not s.topic:
                 pairs.append({"topic": None, "vehicle": s.vehicle, "level": NO_TOPIC, "matched": [], "triplets": [],
                               "sources": {}})
@@ -97,7 +98,7 @@ class KBFeatures:
         # the KB is mined partly from 19th-century books: a matched instance with a slur is counted, not written out
         for ev in pairs + creativity:
             for m in ev.get("matched", []):
-                for key in ("pair", "vehicle"):
+                for key in ("pair", "vehicle", "written"):  # "written": the KB's own surface of a matched vehicle
                     if key in m:
                         m[key] = masked(m[key])
         return {"relevance": pairs, "creativity": creativity}

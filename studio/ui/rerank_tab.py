@@ -194,7 +194,9 @@ def explain_candidate(c: dict) -> str:
         return "No comparison was found in this line, so it is ranked last."
     ev, said = c.get("evidence") or {}, []
     for pair in ev.get("relevance", []):
-        topic, vehicle = pair.get("topic"), pair.get("vehicle")
+        written = pair.get("written") or {}  # the candidate's own words, not the KB's lemmas ("lightning", not "lightne")
+        topic = (written.get("topic") or pair.get("topic")) if pair.get("topic") else None
+        vehicle = (written.get("vehicle") or pair.get("vehicle")) if pair.get("vehicle") else None
         if not vehicle:
             continue
         if pair["level"] == "none" or not topic:
@@ -214,8 +216,9 @@ def explain_candidate(c: dict) -> str:
     for veh in ev.get("creativity", []):
         if not veh["vehicle"]:
             continue
+        name = veh.get("written") or veh["vehicle"]
         if veh["level"] == "none":
-            said.append(f"{_quote(veh['vehicle'])} is never an image in the knowledge base: an unusual choice.")
+            said.append(f"{_quote(name)} is never an image in the knowledge base: an unusual choice.")
         else:
             n = sum(m["n"] for m in veh["matched"])
             whole, about = _count(n)
@@ -223,10 +226,11 @@ def explain_candidate(c: dict) -> str:
             kind = ": a familiar image." if n >= 20 else "." if n >= 5 else ": a rare image."
             found = [m["vehicle"] for m in veh["matched"]][:3]
             if veh["level"] == "exact" or found == [veh["vehicle"]]:
-                said.append(f"{_quote(veh['vehicle'])} is the image of {similes}{kind}")
+                said.append(f"{_quote(name)} is the image of {similes}{kind}")
             else:  # matched by its main word or by a word of close meaning
-                said.append(f"{_quote(veh['vehicle'])} itself is no image in the knowledge base, but "
-                            f"{', '.join(_quote(v) for v in found)} {'is' if len(found) == 1 else 'are'} the image of "
+                shown = [m.get("written") or m["vehicle"] for m in veh["matched"]][:3]
+                said.append(f"{_quote(name)} itself is no image in the knowledge base, but "
+                            f"{', '.join(_quote(v) for v in shown)} {'is' if len(shown) == 1 else 'are'} the image of "
                             f"{similes}{kind}")
     first = next((s for s in c.get("similes", []) if s.get("vehicle")), {})
     if wordless(first.get("vehicle")):
@@ -240,7 +244,7 @@ def explain_candidate(c: dict) -> str:
     irony = c.get("irony") or {}
     if irony:
         said.append(f"It reads as ironic (the image suits {_quote(irony['antonym'])} better than "
-                    f"{_quote(irony['property'])}), so it was checked as meaning {_quote(irony['reading'])}.")
+                    f"{_quote(irony['property'])}), so it was checked as meaning {_quote(irony['reading'].rstrip('. '))}.")
     nli = c.get("nli") or {}
     if nli:
         said.append({"entailment": "A meaning check finds that it says what the literal sentence says.",
