@@ -208,7 +208,7 @@ class SimileKB:
         return {"property": p, "vehicle": v, "level": hit.level,
                 "matched": [{"pair": key.replace("\t", " ~ "), "n": counts[key]} for key in keys[:k]],
                 "triplets": [{"property": q, "n": n, "P": P} for q, n, P in hit.value],
-                "sources": self._sources(self._pair_sources, keys), "written": {"vehicle": " ".join((vehicle or "").split())}}
+                "sources": self._sources(self._pair_sources, keys), "written": {"vehicle": as_written(vehicle)}}
 
     def _property_key(self, prop: str) -> str:
         """A property as the triplets store it (lemmatized when the lemma is a stored property)."""
@@ -246,7 +246,7 @@ class SimileKB:
         top-k (property, n, P) triplets and the sources (file → instances) the matched pairs came from."""
         t, v = self.normalize(topic), self.normalize(vehicle)
         out = {"topic": t, "vehicle": v, "level": "none", "matched": [], "triplets": [], "sources": {},
-               "written": {"topic": " ".join((topic or "").split()), "vehicle": " ".join((vehicle or "").split())}}
+               "written": {"topic": as_written(topic), "vehicle": as_written(vehicle)}}
         if f"{t}\t{v}" in self._pairs:
             keys = [f"{t}\t{v}"]
             out["level"] = "exact"
@@ -282,7 +282,7 @@ class SimileKB:
         return {"vehicle": v, "level": level,
                 "matched": [{"vehicle": x, "n": self._vehicles[x], "written": self.surface(x)} for x in keys[:k]],
                 "sources": self._sources(self._vehicle_sources, keys),
-                "written": " ".join((vehicle or "").split())}
+                "written": as_written(vehicle)}
 
     def _pairs_by_head(self) -> dict[str, list[str]]:
         if not hasattr(self, "_pair_index"):
@@ -372,6 +372,12 @@ class SimileKB:
             self._head_index = (key, names, _cached_embeddings(embedder, names))
         _, names, matrix = self._head_index
         return names, matrix, embedder
+
+
+def as_written(text: str | None) -> str:
+    """A phrase as its writer wrote it, spaces tidied: what an explanation quotes instead of the KB's lemma key
+    ("lightning", whose key is "lightne")."""
+    return " ".join((text or "").split())
 
 
 def _sorted_triplets(rows) -> list[tuple[str, int, float]]:

@@ -9,6 +9,7 @@ Why: docs/experiments.md#hauser-property-backoff"""
 from __future__ import annotations
 
 from ..offensive import masked
+from ..figures.kb import as_written
 from . import criteria as C
 
 NO_TOPIC = "no topic"
@@ -87,7 +88,7 @@ class KBFeatures:
         for s in with_vehicle:
             if self.relevance_lookup(s, method, property_backoff)[1] == PROPERTY:
                 found = self.kb.property_evidence(s.property, s.vehicle, k)
-                found["written"] = {"topic": " ".join(s.topic.split()) if s.topic else None, **found["written"]}
+                found["written"] = {"topic": as_written(s.topic) or None, **found["written"]}
                 pairs.append({"topic": self.kb.normalize(s.topic) if s.topic else None, **found, "level": PROPERTY})
             elif not s.topic:
                 pairs.append({"topic": None, "vehicle": s.vehicle, "level": NO_TOPIC, "matched": [], "triplets": [],

@@ -194,7 +194,7 @@ def explain_candidate(c: dict) -> str:
         return "No comparison was found in this line, so it is ranked last."
     ev, said = c.get("evidence") or {}, []
     for pair in ev.get("relevance", []):
-        written = pair.get("written") or {}  # the candidate's own words, not the KB's lemmas ("lightning", not "lightne")
+        written = pair.get("written") or {}  # the candidate's own words, not the KB's lemma ("lightne")
         topic = (written.get("topic") or pair.get("topic")) if pair.get("topic") else None
         vehicle = (written.get("vehicle") or pair.get("vehicle")) if pair.get("vehicle") else None
         if not vehicle:
@@ -244,7 +244,8 @@ def explain_candidate(c: dict) -> str:
     irony = c.get("irony") or {}
     if irony:
         said.append(f"It reads as ironic (the image suits {_quote(irony['antonym'])} better than "
-                    f"{_quote(irony['property'])}), so it was checked as meaning {_quote(irony['reading'].rstrip('. '))}.")
+                    f"{_quote(irony['property'])}), so it was checked as meaning "
+                    f"{_quote(irony['reading'].rstrip('. '))}.")
     nli = c.get("nli") or {}
     if nli:
         said.append({"entailment": "A meaning check finds that it says what the literal sentence says.",
