@@ -71,7 +71,6 @@ def test_evidence_withholds_a_slur_from_the_kb_but_counts_it(monkeypatch):
     ev = KBFeatures(kb).evidence(extract_similes("The night was as dark as a deep pocket."))
     shown = [m for part in ev.values() for e in part for m in e["matched"]]
     assert {"vehicle": "[withheld] pocket", "n": 2, "written": "[withheld] pocket"} in shown
-    assert "nigg" not in str(shown)
     assert not any("nigg" in str(m) for m in shown)
 
 

@@ -345,7 +345,7 @@ def _assemble(trigger, comp_span, comparator, vehicle_root, anchor, prop) -> Sim
             v_end = choose_vehicle_end(learned[0], vehicle_root, v_start, v_end, _governing_verb(trigger), learned[1])
         doc = trigger.doc
         while v_end > v_start and not _has_word(doc[v_end]):
-            v_end -= 1  # an emoji after the image ("like lightning 🌩") is not part of it
+            v_end -= 1  # an emoji after the image ("like lightning 🌩") is not part of it, whichever end was chosen
         vehicle = doc.text[doc[v_start].idx:doc[v_end].idx + len(doc[v_end])]
         spans["vehicle"] = (doc[v_start].idx, doc[v_end].idx + len(doc[v_end]))
         heads["vehicle"] = _semantic_head(vehicle_root).lower_
@@ -444,8 +444,8 @@ def _vehicle_span(root, first: int) -> tuple[int, int]:
         start = min(i for i in keep if i <= root.i)
         while start < root.i and root.i - start + 1 > _MAX_VEHICLE_TOKENS:
             start += 1
-    while end > start and (doc[end].is_punct or not _has_word(doc[end])):
-        end -= 1  # a closing mark, or an emoji after the image ("like lightning 🌩"), is not part of it
+    while end > start and doc[end].is_punct:
+        end -= 1
     while start < end and doc[start].text in _QUOTES:
         start += 1
     return start, end
