@@ -423,6 +423,30 @@ def test_a_vehicle_of_the_opposite_adjective_is_left_out(offline):
     assert _opposite_images(polisher_lm()[0], cands) == {0}
 
 
+def test_a_vehicle_the_kb_knows_for_the_opposite_is_left_out():
+    """Read as unusable in our blind reads (train): "He walked slowly down the empty road like a deer." (the KB's
+    deer is fast; the polisher finds it no likelier after "fast"), "His backpack was as heavy as a feather."; the
+    snail, the elephant and a sentence without a manner adverb stay."""
+    from studio.figures.antonyms import load_antonyms
+    from studio.figures.kb import load_kb
+    from studio.similes.polish import Candidate, _opposite_in_kb, opposite_in_kb
+
+    kb, antonyms = load_kb(), load_antonyms()
+    assert opposite_in_kb(kb, "slow", "a deer", antonyms) == "fast"
+    assert opposite_in_kb(kb, "heavy", "a feather", antonyms) == "light"
+    assert opposite_in_kb(kb, "slow", "a snail", antonyms) is None
+    assert opposite_in_kb(kb, "heavy", "an elephant", antonyms) is None
+    assert opposite_in_kb(kb, "slow", "as if the road had no end", antonyms) is None  # a clause has no KB image
+
+    literal = "He walked slowly down the empty road."
+    cands = [Candidate(f"He walked slowly down the empty road like {v}.", f"like {v}", 36, "lm", 0.5, v, kind="verb")
+             for v in ("a deer", "a snail")]
+    cands += [Candidate(f"His backpack was as heavy as {v}.", f"as heavy as {v}", 17, "lm", 0.5, v,
+                        kind="adjective", cue="heavy") for v in ("a feather", "an elephant")]
+    assert _opposite_in_kb(kb, cands, literal) == {0, 2}
+    assert _opposite_in_kb(kb, cands, "He walked down the empty road.") == {2}
+
+
 def test_the_manner_adverbs_adjective_is_found():
     from studio.figures.antonyms import load_antonyms
     from studio.similes.polish import manner_adjective

@@ -84,6 +84,11 @@ OPPOSITE_MARGIN = 2.5
 #: V." ("…walked slowly … like an arrow"). Chosen on our blind reads' train literals (the smallest margin that drops
 #: no usable candidate there), checked on dev: docs/experiments.md#polish-opposite-adverb
 ADVERB_OPPOSITE_MARGIN = 0.0
+#: an "as ADJ as V" or a manner adverb's "like V" candidate is also dropped when the simile KB knows V for an antonym
+#: of ADJ at least this plausibly (about one attested instance) and for ADJ less, among V's ATTESTED_TOP properties
+#: ("…walked slowly … like a deer": the KB's deer is fast; the polisher finds deer no likelier after "fast")
+#: why: docs/experiments.md#polish-opposite-in-kb
+KB_OPPOSITE_MIN = 0.9
 LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
 MAX_CHARS = 400
 CONTEXT_WORDS = 20
@@ -97,7 +102,8 @@ SCORE_MEANING = ("score = how readily the polisher (the language model fine-tune
 RANKING = ("Candidates are ranked by the score, best first; an \"as ADJ as\" simile whose vehicle the simile KB "
            "knows for that adjective (marked KB: \"as sweet as honey\") counts double; one whose vehicle the "
            "polisher finds likelier after the opposite adjective (\"as heavy as a feather\"), or after the opposite of "
-           "the sentence's manner adverb (\"moved slowly … like an arrow\"), is left out.")
+           "the sentence's manner adverb (\"moved slowly … like an arrow\"), or whose vehicle the simile KB knows for "
+           "that opposite (\"walked slowly … like a deer\"), is left out.")
 KEEP_MEANING = ("keep = how likely a writer is to keep the candidate (0..1): a logistic model fitted on our own blind "
                 "reads' labels, from the score, the source, KB attestation and how close the vehicle's meaning is to "
                 "\"something ADJ\" or \"something that VERB\", to the sentence, to its subject and to \"a person\". "
@@ -306,7 +312,8 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     floor = (MIN_SCORE if min_score is None else float(min_score)) if trained else 0.0  # set for the trained polisher
     weak = [c for c in candidates if c.score < floor]
     candidates = [c for c in candidates if c.score >= floor]
-    opposite = _opposite_images(polisher, candidates) | _opposite_manner(polisher, candidates, literal)
+    opposite = _opposite_images(polisher, candidates) | _opposite_manner(polisher, candidates, literal) \
+        | _opposite_in_kb(kb, candidates, literal)
     candidates = [c for i, c in enumerate(candidates) if i not in opposite]
     by_keep = ranker and _keep_probabilities(candidates, literal, doc)
     for c in candidates:  # the ranker was fitted on the other sources' reads: it says nothing of the writer's images
@@ -719,6 +726,35 @@ def _opposite_manner(lm, candidates, literal: str) -> set[int]:
         return set()
     found = find_ironies(shared(lm), [item for _, item in items], antonyms, margin=ADVERB_OPPOSITE_MARGIN)
     return {i for (i, _), hit in zip(items, found) if hit is not None}
+
+
+def opposite_in_kb(kb, adjective: str, vehicle: str, antonyms: dict) -> str | None:
+    """The antonym of `adjective` the simile KB knows `vehicle` for (plausibility at least KB_OPPOSITE_MIN, above the
+    adjective's own, among its ATTESTED_TOP properties), or None: ("slow", "a deer") → "fast"."""
+    opposites = antonyms.get(adjective.lower(), ())
+    if not opposites or is_clause(vehicle):
+        return None
+    props = dict(kb.properties_of_vehicle(vehicle, k=ATTESTED_TOP))
+    weight, best = max(((props.get(kb.lemma(a), 0.0), a) for a in opposites), default=(0.0, None))
+    return best if weight >= KB_OPPOSITE_MIN and weight > props.get(kb.lemma(adjective.lower()), 0.0) else None
+
+
+def _opposite_in_kb(kb, candidates, literal: str) -> set[int]:
+    """Indices of the "as ADJ as V" candidates, and of the "like V" candidates of a sentence with a manner adverb,
+    whose vehicle the simile KB knows for the opposite of ADJ (`opposite_in_kb`)."""
+    antonyms = load_antonyms()
+    manner = manner_adjective(literal, antonyms)
+    out = set()
+    for i, c in enumerate(candidates):
+        if c.kind == "adjective":
+            adjective = c.cue
+        elif c.kind == "verb" and manner and _LIKE.fullmatch(c.phrase):
+            adjective = manner
+        else:
+            continue
+        if opposite_in_kb(kb, adjective, c.vehicle, antonyms):
+            out.add(i)
+    return out
 
 
 def attested(kb, adjective: str, vehicle: str) -> bool:

@@ -35,7 +35,9 @@ another seed. The **score**
 probabilities over the phrase and the word after it; higher reads more fluently; long sentences get low scores
 throughout). **KB ✓** after the source marks an "as ADJ as" simile whose vehicle the simile
 knowledge base knows for that adjective ("as sweet as honey"); keep takes the mark into account.
-An "as ADJ as" simile whose vehicle suits the opposite adjective better ("as heavy as a feather") is left out. None is
+An "as ADJ as" simile whose vehicle suits the opposite adjective better ("as heavy as a feather"), or a "like" simile
+whose vehicle suits the opposite of the sentence's manner adverb ("walked slowly … like a deer": the polisher or the
+simile knowledge base finds the vehicle fast), is left out. None is
 dropped for a low keep or score (a list shorter than asked says why). Without the ranker (the hub and tiny profiles)
 keep is empty and candidates are ranked by the score, KB ✓ counting double. Neither number says how creative a
 simile is: **Send to Rerank** scores that (it waits for a Polish of the sentence in the box: candidates made for
