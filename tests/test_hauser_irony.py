@@ -101,6 +101,35 @@ def test_committed_antonyms():
     assert "soft" in table["loud"] and "slow" in table["fast"] and "light" in table["heavy"]
 
 
+def test_an_ironic_simile_of_the_literals_own_word_is_read_against_it():
+    from studio.figures.irony import Irony, states_property
+
+    fast = Irony("fast", "slow", 5.0, "She is very slow.")
+    assert states_property("SHE IS REALLY FAST!!", fast)
+    assert states_property("She is fast, they say.", fast)
+    assert not states_property("She is not fast.", fast)  # a negation: the NLI decides
+    assert not states_property("She won't be fast.", fast) and not states_property("She isn’t fast.", fast)
+    assert not states_property("She is steadfast.", fast)  # the word, not a part of one
+    assert not states_property("She is quick.", fast)  # the literal's own word only
+
+
+@pytest.mark.offline
+def test_a_visitors_ironic_simile_of_the_literals_word_contradicts_it(offline):
+    """The served NLI calls "She is really fast." → "She is very slow." an entailment; read ironically, "as fast as a
+    snail" says the opposite of the sentence's own word, so it contradicts and goes after the others."""
+    from studio.hauser.scorer import evidence_text, score_group
+
+    snail, cheetah = score_group("SHE IS REALLY FAST!!", ["She's as fast as a snail.",
+                                                         "She's as fast as a cheetah."]).candidates
+    assert snail.irony["states_property"] and snail.logical_consistency == 0.0 and snail.contradicts
+    assert "the sentence itself says “fast”" in evidence_text(snail.to_dict())
+    assert not cheetah.irony and not cheetah.contradicts and (snail.rank, cheetah.rank) == (2, 1)
+    from studio.ui.rerank_tab import explain_candidate
+
+    said = explain_candidate(snail.to_dict())
+    assert "itself says “fast”, so the simile contradicts it" in said and "says what the literal sentence says" not in said
+
+
 @pytest.mark.offline
 def test_the_issue_probe_is_a_contradiction(offline):
     from studio.hauser.scorer import Settings, evidence_text, score_group

@@ -16,6 +16,7 @@ Why: docs/experiments.md#hauser-irony-margin
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 
 #: nats; see the module docstring
@@ -34,6 +35,21 @@ class Irony:
 
     def to_dict(self) -> dict:
         return {**asdict(self), "margin": round(self.margin, 3)}
+
+
+#: a negation in the literal sentence ("The crowd was not loud") keeps `states_property` from deciding
+_NEGATION = re.compile(r"\b(?:not|never|no|nothing|nobody|none|without|neither|nor)\b|n['’]t\b", re.IGNORECASE)
+
+
+def states_property(literal: str, irony: Irony) -> bool:
+    """Whether the literal sentence itself says the ironic simile's property, unnegated ("SHE IS REALLY FAST!!" for
+    "She's as fast as a snail."): read literally ("very slow"), the candidate then says the opposite of the literal, a
+    contradiction by construction, which the NLI does not always see (it calls "She is really fast." → "She is very
+    slow." an entailment). On FLUTE simile train all 7 such pairs are contradictions; the served NLI sees 2.
+    Why: docs/experiments.md#hauser-irony-states-property"""
+    if _NEGATION.search(literal):
+        return False
+    return re.search(rf"(?<![\w-]){re.escape(irony.property.lower())}(?![\w-])", literal.lower()) is not None
 
 
 def literal_reading(candidate: str, simile, antonym: str) -> str:

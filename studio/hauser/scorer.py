@@ -9,7 +9,7 @@ from typing import Sequence
 from ..errors import InputError, require_text
 from ..figures.components import extract_similes_batch
 from ..figures.english import refuse_non_english
-from ..figures.irony import stated_reading
+from ..figures.irony import stated_reading, states_property
 from ..figures.lm_features import first_vehicle, shared
 from ..models import NLI_LABELS, ModelUnavailable, get_registry
 from . import criteria as C
@@ -205,7 +205,10 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     read = [irony.reading if irony else (settings.stated_property and stated_reading(cand, first_vehicle(sims))) or cand
             for (_, _, cand), sims, irony in zip(flat, similes, ironies)]
     nli_probs = nli.predict([lit for _, lit, _ in flat], read, batch_size=128)
-    p_contra = nli_probs[:, 2]
+    # an ironic simile of the literal's own word ("…really fast" → "…as fast as a snail", read "very slow")
+    # contradicts it by construction, whatever the NLI makes of the two sentences
+    against = [irony is not None and states_property(lit, irony) for (_, lit, _), irony in zip(flat, ironies)]
+    p_contra = [1.0 if by_construction else float(p) for p, by_construction in zip(nli_probs[:, 2], against)]
 
     _step(progress, 0.7, "sentiment consistency")
     sentiment = registry.get("sentiment")
@@ -238,7 +241,7 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
                 informativeness=C.informativeness(vehicles) if valid else None,
                 sentiment_texts=cut_pairs[k], nli=nli_verdict(nli_probs[k]),
                 evidence=kb.evidence(sims, method=settings.relevance, property_backoff=settings.property_backoff)
-                if valid else {}, irony=ironies[k].to_dict() if ironies[k] else {},
+                if valid else {}, irony={**ironies[k].to_dict(), "states_property": against[k]} if ironies[k] else {},
                 nli_read=read[k] if read[k] != cand else ""))
             k += 1
         _normalize_and_rank(rows, settings)
@@ -286,7 +289,9 @@ def evidence_text(c: dict) -> str:
     nli, irony = c.get("nli") or {}, c.get("irony") or {}
     if irony:
         parts.append(f"ironic: the LM finds the vehicle likelier after “{irony['antonym']}” than after "
-                     f"“{irony['property']}” ({irony['margin']:+.1f} nats), so the NLI read “{irony['reading']}”")
+                     f"“{irony['property']}” ({irony['margin']:+.1f} nats), so the NLI read “{irony['reading']}”"
+                     + (f"; the sentence itself says “{irony['property']}”, so the simile contradicts it"
+                        if irony.get("states_property") else ""))
     elif c.get("nli_read"):
         parts.append(f"the NLI read the simile as the property it states: “{c['nli_read']}”")
     if nli:

@@ -246,6 +246,11 @@ def explain_candidate(c: dict) -> str:
         said.append(f"It reads as ironic (the image suits {_quote(irony['antonym'])} better than "
                     f"{_quote(irony['property'])}), so it was checked as meaning "
                     f"{_quote(irony['reading'].rstrip('. '))}.")
+        if irony.get("states_property"):  # a contradiction by construction: the NLI's own verdict is not the reason
+            said.append(f"The literal sentence itself says {_quote(irony['property'])}, so the simile contradicts "
+                        "it, and it is ranked after every candidate that is not a contradiction, whatever its "
+                        "creativity.")
+            return " ".join(s for s in said if s)
     nli = c.get("nli") or {}
     if nli:
         said.append({"entailment": "A meaning check finds that it says what the literal sentence says.",
