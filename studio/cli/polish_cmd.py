@@ -1,7 +1,8 @@
 """`python -m studio polish`: simile candidates for a literal sentence."""
 from __future__ import annotations
 
-from ..similes.service import DEFAULT_STRATEGIES, DOMAINS, MAX_N, REGISTERS, STRATEGIES, polish
+from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, MAX_N, REGISTERS, STRATEGIES, Misspelling, polish,
+                               spelling_note)
 from . import add_json_flag
 from .batch import single_or_batch
 
@@ -44,6 +45,8 @@ def render(result: dict) -> str:
         lines.append(f"({result['score']})")
     if result.get("shortfall"):
         lines.append(f"note: {result['shortfall']}")
+    if result.get("spelling"):
+        lines.append("note: " + spelling_note(result["literal"], [Misspelling(**m) for m in result["spelling"]]))
     return "\n".join(lines) or "no candidates"
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import asdict, dataclass
 
 from ..errors import InputError, _the
 from ..textspans import blank_markup
@@ -108,3 +109,120 @@ def _named(what: str) -> str:
     """"the narrative", and a numbered name as it is: "continuation 2"."""
     the = _the(what)
     return the[:1].lower() + the[1:]
+
+
+# ------------------------------------------------------------------------------------------ spelling
+
+@dataclass(frozen=True)
+class Misspelling:
+    """A word the spelling dictionary does not know, as typed, and the known word it likely stands for."""
+    word: str
+    suggestion: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+#: British spellings the (American) dictionary lacks, turned into the American form it knows: "colour", "harbour",
+#: "realise", "analyse", "catalogue", "travelled", "paediatric", "draught", "plough", "tyre"
+_BRITISH = ((re.compile(r"our"), "or"), (re.compile(r"tre(s?)$"), r"ter\1"),
+            (re.compile(r"is(e|es|ed|ing|ation|ations)$"), r"iz\1"), (re.compile(r"ys(e|es|ed|ing)$"), r"yz\1"),
+            (re.compile(r"ogue(s?)$"), r"og\1"), (re.compile(r"ll(ed|ing|er|ers)$"), r"l\1"),
+            (re.compile(r"ae"), "e"), (re.compile(r"oe"), "e"), (re.compile(r"ence$"), "ense"),
+            (re.compile(r"augh"), "af"), (re.compile(r"ough(s?)$"), r"ow\1"), (re.compile(r"yre"), "ire"),
+            (re.compile(r"^mould"), "mold"), (re.compile(r"^pyj"), "paj"))
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+
+
+def misspellings(text: str) -> list[Misspelling]:
+    """The words of `text` that look like typos, each once, in order: unknown to the `spelling` role's dictionary,
+    and one edit (or only repeated letters: "reeeally") from the known word it corrects to ("verry" → "very", "sofft"
+    → "soft"). Left alone: capitalised words (names; a sentence's first word too, which may be one), acronyms, words with letters English lacks, words
+    of one or two letters, British spellings of known words ("colour", "harbour"), and unknown words with no close
+    correction ("smartphone"). A notice, never a refusal: the models read the text as typed."""
+    from ..models import get_registry
+
+    dictionary = get_registry().get("spelling")
+    shouting = text.upper() == text
+    out, seen = [], set()
+    for k, m in enumerate(_WORD.finditer(blank_markup(text))):
+        word = m.group()
+        if len(word) < 3 or not _ENGLISH_LETTERS.match(word.replace("'", "").replace("’", "")):
+            continue
+        if word[:1].isupper() and not shouting:  # a name, or a sentence's first word (which may be one)
+            continue
+        if word.isupper() and not shouting:  # an acronym
+            continue
+        lower = word.lower().replace("’", "'")
+        if lower in seen or _known(dictionary, lower):
+            continue
+        seen.add(lower)
+        suggestion = _apostrophe(dictionary, lower) or dictionary.correction(lower)
+        if suggestion and suggestion != lower and suggestion.isascii() and (_one_edit(lower, suggestion) or _squeezed(lower) == _squeezed(
+                suggestion)):
+            out.append(Misspelling(word, suggestion))
+    return out
+
+
+def _known(dictionary, word: str) -> bool:
+    if dictionary.known(word):
+        return True
+    for base in (re.sub(r"'(s|d|ll|re|ve|m|t)$", "", word), re.sub(r"(?<=[a-z]{3})s$", "", word),
+                 re.sub(r"(?<=[a-z]{3})es$", "", word)):
+        if base != word and dictionary.known(base):  # "sofa's", "she'd"; a plural the list lacks, "spyholes"
+            return True
+    return any(dictionary.known(pattern.sub(american, word)) for pattern, american in _BRITISH
+               if pattern.search(word))
+
+
+def _apostrophe(dictionary, word: str) -> str | None:
+    """A contraction typed without its apostrophe, when the dictionary knows it with one: "wasnt" → "wasn't",
+    "theyd" → "they'd"."""
+    for bare, written in (("nt", "n't"), ("ve", "'ve"), ("ll", "'ll"), ("re", "'re"), ("d", "'d"), ("s", "'s"),
+                          ("m", "'m")):
+        if word.endswith(bare) and len(word) > len(bare) + 1:
+            contraction = word[:-len(bare)] + written
+            if dictionary.known(contraction):
+                return contraction
+    return None
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether one insertion, deletion, substitution or swap of neighbours turns `a` into `b`."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def _squeezed(word: str) -> str:
+    return re.sub(r"(.)\1+", r"\1", word)
+
+
+def corrected(text: str, found) -> str:
+    """`text` with each of `found` (`misspellings`) replaced by its suggestion, a capital kept."""
+    fixes = {m.word: m.suggestion for m in found}
+
+    def fix(match):
+        word = match.group()
+        new = fixes.get(word)
+        if new is None:
+            return word
+        return new.upper() if word.isupper() and len(word) > 1 else new[:1].upper() + new[1:] if word[:1].isupper() \
+            else new
+    return _WORD.sub(fix, text)
+
+
+def spelling_note(text: str, found, quote=lambda words: f"“{words}”") -> str:
+    """One line for the user about `misspellings` of `text` ("" for none): 'Check the spelling: “verry” (very?),
+    “sofft” (soft?); did you mean “Her voice was very soft.”? The models read the sentence as typed, …'. `quote`
+    renders typed text as the caller's page needs (escaped)."""
+    if not found:
+        return ""
+    words = ", ".join(f"{quote(m.word)} ({m.suggestion}?)" for m in found)
+    return (f"Check the spelling: {words}; did you mean {quote(corrected(text, found))}? The models read the "
+            "sentence as typed, so a typo changes what they propose.")

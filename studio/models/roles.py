@@ -215,6 +215,20 @@ class LanguageIdentifier(Role):
         """(code, probability) of the likeliest language of LANGUAGES; the probabilities over them sum to 1."""
 
 
+class SpellingDictionary(Role):
+    """Which words of English a dictionary knows, and the likeliest known word for one it does not (a typo's
+    correction)."""
+    role = "spelling"
+
+    @abstractmethod
+    def known(self, word: str) -> bool:
+        """Whether the dictionary knows the (lower-case) word."""
+
+    @abstractmethod
+    def correction(self, word: str) -> str | None:
+        """The likeliest known word within two edits of the (lower-case) word, or None."""
+
+
 class Parser(Role):
     role = "parser"
     nlp = None

@@ -117,6 +117,10 @@ _VARIANTS = {
 #: shipped inside its PyPI package (4.5 MB), the same on every profile
 _LANGUAGE = ModelSpec("language", "langid", "py3langid", "langid.py's model (py3langid), restricted to English and the "
                       "six Latin-script languages a visitor likeliest types")
+#: the front doors' spelling notice (studio/figures/english.py): pyspellchecker's English word frequency list, shipped
+#: inside its PyPI package, the same on every profile
+_SPELLING = ModelSpec("spelling", "pyspellchecker", "pyspellchecker:en", "pyspellchecker's English word frequencies "
+                      "(the spelling notice of Polish and Rerank)")
 
 
 PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
@@ -139,6 +143,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         "diffusion": ModelSpec("diffusion", "diffusers", HUB_DIFFUSION, "CompVis/stable-diffusion-v1-1 selectable"),
         "parser": ModelSpec("parser", "spacy", HUB_PARSER_PKG),
         "language": _LANGUAGE,
+        "spelling": _SPELLING,
     },
     "offline": {
         "embedder": ModelSpec("embedder", "sentence_transformers", f"package:{OFFLINE_EMBEDDER_PKG}/model", "all-MiniLM-L6-v2"),
@@ -170,6 +175,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
                                fix=_NO_OFFLINE_DIFFUSION[1]),
         "parser": ModelSpec("parser", "spacy", OFFLINE_PARSER_PKG, "en_core_web_sm packaged on PyPI"),
         "language": _LANGUAGE,
+        "spelling": _SPELLING,
     },
     "tiny": {
         "embedder": ModelSpec("embedder", "tiny_embedder", "tiny-bert", "random, seeded"),
@@ -190,6 +196,7 @@ PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
         # No random parser can parse; the packaged small pipeline is already small and deterministic.
         "parser": ModelSpec("parser", "spacy", OFFLINE_PARSER_PKG, "the packaged small pipeline"),
         "language": _LANGUAGE,
+        "spelling": _SPELLING,
     },
 }
 

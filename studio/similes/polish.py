@@ -34,7 +34,7 @@ from ..figures.antonyms import load_antonyms
 from ..figures.articles import indefinite_article, points
 from ..figures.components import Simile, extract_similes
 from ..figures.detector import simile_probability, someones, threshold
-from ..figures.english import refuse_non_english
+from ..figures.english import misspellings, refuse_non_english, spelling_note
 from ..figures.irony import find_ironies
 from ..figures.nouns import known_noun
 from ..figures.lm_features import shared
@@ -224,6 +224,7 @@ class PolishResult:
     expected_keepers: float | None  # the keeps summed: how many a writer would keep; None without the ranker
     shortfall: str             # why fewer than asked came, or ""
     reread: bool               # the writer reread the list
+    spelling: tuple = ()       # the literal's likely typos (`english.Misspelling`), noticed and left as typed
 
     def to_dict(self) -> dict:
         """The JSON of `python -m studio polish --json` (without the literal, which the caller gives as typed)."""
@@ -232,6 +233,8 @@ class PolishResult:
                "generator": self.generator, "expected_keepers": self.expected_keepers, "reread": self.reread}
         if self.shortfall:
             out["shortfall"] = self.shortfall
+        if self.spelling:
+            out["spelling"] = [m.to_dict() for m in self.spelling]
         return out
 
 
@@ -262,6 +265,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
             progress(fraction, what)
 
     refuse_non_english(literal)
+    typos = tuple(misspellings(literal))  # a notice: the models read the sentence as typed
     registry = get_registry()
     step(0.02, "parsing the sentence")
     parser = registry.get("parser")
@@ -362,7 +366,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
         expected_keepers=round(sum(c.keep for c in chosen), 1) if by_keep and all(
             c.keep is not None for c in chosen) else None,
-        shortfall=shortfall, reread=by_writer)
+        shortfall=shortfall, reread=by_writer, spelling=typos)
 
 
 #: parts of speech a simile can attach to ("there", "so" and the other stop-word adverbs do not count): a sentence

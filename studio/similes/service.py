@@ -1,7 +1,8 @@
 """The similes capability's front door: what the Polish tab, the `polish` and `components` commands and the API call.
 
 - `polish(literal, n, strategies, seed, domain=…, register=…) -> PolishResult`: simile candidates for a literal
-  sentence, best first, and how they came (asked, delivered, merged, rejected, the ranking, a shortfall's reason).
+  sentence, best first, and how they came (asked, delivered, merged, rejected, the ranking, a shortfall's reason,
+  the sentence's likely typos: `spelling`, worded for the user by `spelling_note`).
   It checks every input (the text and its length, n, seed, strategies, domain, register) and raises `InputError`
   with a message for the visitor; the callers pass the inputs on as given.
 - `components(sentence) -> dict`: the similes in a sentence with their topic, vehicle, event and property.
@@ -11,6 +12,7 @@ what the numbers mean. The work itself is in polish.py (the realiser and its sou
 writer source), images.py, retrieval.py, aptness.py (the keep ranker) and analysis.py (components)."""
 from __future__ import annotations
 
+from ..figures.english import Misspelling, spelling_note
 from .analysis import MAX_SENTENCE_CHARS
 from .analysis import analyse as components
 from .polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
@@ -19,4 +21,4 @@ from .writer_vehicles import DOMAINS, REGISTERS
 
 __all__ = ["polish", "PolishResult", "Candidate", "components",
            "MAX_CHARS", "MAX_N", "MAX_SENTENCE_CHARS", "STRATEGIES", "DEFAULT_STRATEGIES", "DOMAINS", "REGISTERS",
-           "SCORE_MEANING", "KEEP_MEANING", "RANKING", "PROPERTY_FIRST", "WRITER_ORDER"]
+           "SCORE_MEANING", "KEEP_MEANING", "RANKING", "PROPERTY_FIRST", "WRITER_ORDER", "Misspelling", "spelling_note"]

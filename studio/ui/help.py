@@ -20,7 +20,9 @@ HELP = {
     "polish": """
 **What to do.** Type a plain (literal) sentence in English or click an example, keep the sources ticked, press
 **Polish**. **Stop** ends a long run; the line above the table then says it stopped. A greeting ("Hello."), a
-sentence that already holds a simile, or one in another language is refused with the reason.
+sentence that already holds a simile, or one in another language is refused with the reason. A likely typo is
+named above the table with the corrected sentence ("verry sofft": did you mean "very soft"?); the sentence is polished
+as typed, so fix it and press Polish again.
 
 **What you see.** Each row is one candidate: the sentence with the inserted simile phrase in **bold**, the source
 that proposed it (with **KB ✓**, below) and **keep**; the phrase and the **score** (shown as *fluency* when no keep

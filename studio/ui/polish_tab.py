@@ -7,7 +7,7 @@ import pandas as pd
 from ..capabilities import tab_title
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
-                               PolishResult, components, polish)
+                               PolishResult, components, polish, spelling_note)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
                      unescape_markdown, warn)
@@ -90,9 +90,12 @@ def _highlight(sentence: str, offset: int, phrase: str) -> str:
 
 
 def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
-    """The line above the table, in plain text (the API's status too): how many came, from what, in which order."""
+    """The line above the table, in plain text (the API's status too): how many came, from what, in which order;
+    first, a notice of the sentence's likely typos."""
+    typos = spelling_note(result.literal, result.spelling, quote=lambda text: f"“{escape_markdown(text)}”")
+    typos = f"✏️ {typos}  \n" if typos else ""
     if result.shortfall:
-        return f"⚠️ {result.shortfall}"
+        return f"{typos}⚠️ {result.shortfall}"
     by = {"keep": "keep", "score": "fluency (no keep model here)"}
     base = result.ranked_by.removesuffix(WRITER_ORDER)
     last = base.split()[-1]
@@ -111,7 +114,7 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
                       result.expected_keepers < 2.5 else "."))
     if "lm" in strategies:
         status += f" The lm source used {GENERATORS.get(result.generator, result.generator)}."
-    return status
+    return typos + status
 
 
 @guarded
@@ -134,7 +137,7 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, domai
          "score": SCORE_MEANING, "keep": KEEP_MEANING,
          "ranking": result.ranked_by, "generator": result.generator,
          "delivered": result.delivered, "expected keepers": result.expected_keepers,
-         "shortfall": result.shortfall})
+         "shortfall": result.shortfall, "spelling": [m.to_dict() for m in result.spelling]})
     return (pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files,
             _status(result, bool(rows), list(strategies)), literal, [c.offset for c in cands])
 

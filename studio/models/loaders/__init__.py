@@ -22,6 +22,7 @@ LOADERS = {
     "diffusers": ("vision", "load_diffusers"),
     "spacy": ("parser", "load_spacy"),
     "langid": ("language", "load_langid"),
+    "pyspellchecker": ("language", "load_pyspellchecker"),
     "embedder_variant": ("..variants", "load_variant_role"),
     "simile_reranker": ("simile_reranker", "load_simile_reranker"),
     "polish_ranker": ("simile_reranker", "load_polish_ranker"),

@@ -1,14 +1,17 @@
 """Language identification: langid.py's naive Bayes model over byte n-grams (py3langid, its model shipped inside the
-PyPI package), or a langid model file given by STUDIO_MODEL_LANGUAGE."""
+PyPI package), or a langid model file given by STUDIO_MODEL_LANGUAGE. Spelling: pyspellchecker's English word
+frequency list (shipped inside its PyPI package)."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..roles import LanguageIdentifier
+from ..roles import LanguageIdentifier, SpellingDictionary
 from .common import LoadError
 
 #: the spec's model id for the model shipped inside the py3langid package
 PACKAGE = "py3langid"
+#: the spec's model id for the English word list shipped inside the pyspellchecker package
+SPELLING_PACKAGE = "pyspellchecker:en"
 
 
 class LangidIdentifier(LanguageIdentifier):
@@ -37,3 +40,34 @@ def load_langid(spec, registry) -> LanguageIdentifier:
     identifier = Langid.from_model_file(path, norm_probs=True)
     identifier.set_languages(list(LanguageIdentifier.LANGUAGES))
     return LangidIdentifier(identifier, spec.model_id)
+
+
+class PySpellChecker(SpellingDictionary):
+    backend = "pyspellchecker (English word frequencies)"
+
+    def __init__(self, checker, model_id: str):
+        self._checker, self.model_id = checker, model_id
+
+    def known(self, word: str) -> bool:
+        return word in self._checker
+
+    def correction(self, word: str) -> str | None:
+        return self._checker.correction(word)
+
+    def close(self) -> None:
+        self._checker = None
+
+
+def load_pyspellchecker(spec, registry) -> SpellingDictionary:
+    try:
+        from spellchecker import SpellChecker
+    except ImportError as exc:
+        raise LoadError("pyspellchecker is not installed", "pip install -r requirements.txt",
+                        unavailable=True) from exc
+    if spec.model_id == SPELLING_PACKAGE:  # the package's own English list
+        return PySpellChecker(SpellChecker(language="en"), spec.model_id)
+    if not Path(spec.model_id).is_file():
+        raise LoadError(f"no word frequency file at {spec.model_id!r}",
+                        "point STUDIO_MODEL_SPELLING at a pyspellchecker word frequency file (JSON, optionally "
+                        "gzipped), or unset it", unavailable=True)
+    return PySpellChecker(SpellChecker(language=None, local_dictionary=spec.model_id), spec.model_id)

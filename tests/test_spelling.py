@@ -1,0 +1,79 @@
+"""The spelling notice (studio/figures/english.py `misspellings`, the `spelling` role): likely typos are named with a
+correction, clean English, names, acronyms, British spellings and contractions are not; Polish carries the notice
+in its result, its command line and its tab's status line, and polishes the sentence as typed."""
+from __future__ import annotations
+
+import pytest
+
+from studio.figures.english import corrected, misspellings, spelling_note
+from studio.models import UNAVAILABLE, ModelUnavailable, Registry, Settings
+
+
+def _found(text: str) -> list[tuple[str, str]]:
+    return [(m.word, m.suggestion) for m in misspellings(text)]
+
+
+def test_typos_are_named_with_their_correction():
+    assert _found("Her voice was verry sofft.") == [("verry", "very"), ("sofft", "soft")]
+    assert _found("It was reeeally cold and it wasnt fair.") == [("reeeally", "really"), ("wasnt", "wasn't")]
+    assert _found("SHE IS REALLY FSAT!!") == [("FSAT", "fast")]  # a shouted sentence is read in lower case
+
+
+@pytest.mark.parametrize("text", [
+    "The old man walked very slowly down the street.",
+    "Priya and Dr Okafor met NASA engineers at the café.",  # names, an acronym, a loanword
+    "The harbour smelled of colour; she realised the draught was travelling through the catalogue.",  # British
+    "She won't go, and the sofa's cushions were lumpy.",  # contractions, a possessive, a plural
+    "I took a selfie with my smartphone.",  # unknown, but no close correction: left alone
+])
+def test_clean_english_is_left_alone(text):
+    assert misspellings(text) == []
+
+
+def test_the_note_offers_the_corrected_sentence_and_quotes_as_asked():
+    found = misspellings("Verry well: her voice was verry sofft.")
+    assert corrected("Verry well: her voice was verry sofft.", found) == "Verry well: her voice was very soft."
+    shout = misspellings("HER VOICE WAS VERRY SOFFT.")
+    assert corrected("HER VOICE WAS VERRY SOFFT.", shout) == "HER VOICE WAS VERY SOFT."
+    note = spelling_note("Her voice was verry sofft.", misspellings("Her voice was verry sofft."),
+                         quote=lambda text: f"<{text}>")
+    assert note.startswith("Check the spelling: <verry> (very?), <sofft> (soft?); did you mean "
+                           "<Her voice was very soft.>?")
+    assert spelling_note("Fine.", []) == ""
+
+
+def test_polish_notices_typos_and_polishes_the_sentence_as_typed(capsys):
+    from studio.cli import main
+    from studio.similes.service import polish
+    from studio.ui.polish_tab import _status
+
+    result = polish("Her voice was verry sofft.", n=3, strategies=["insertion"], seed=0)
+    assert [m.to_dict() for m in result.spelling] == [{"word": "verry", "suggestion": "very"},
+                                                      {"word": "sofft", "suggestion": "soft"}]
+    assert result.to_dict()["spelling"][1] == {"word": "sofft", "suggestion": "soft"}
+    assert all("verry sofft" in c.sentence for c in result.candidates)  # nothing typed is changed
+    assert _status(result, True, ["insertion"]).startswith("✏️ Check the spelling: “verry” (very?)")
+    assert "spelling" not in polish("Her voice was very soft.", n=3, strategies=["insertion"]).to_dict()
+    assert main(["polish", "Her voice was verry sofft.", "--n", "2", "--strategies", "insertion"]) == 0
+    assert "note: Check the spelling: “verry” (very?), “sofft” (soft?); did you mean “Her voice was very soft.”?" \
+        in capsys.readouterr().out
+
+
+def test_the_tab_escapes_what_was_typed():
+    from studio.similes.polish import PolishResult
+    from studio.figures.english import Misspelling
+    from studio.ui.polish_tab import _status
+
+    typed = "<b>verry</b> *sofft*"
+    result = PolishResult(typed, [], 3, 0, {}, 0, 0, 0, 0, 0, "", "score", "", None, "", False,
+                          spelling=(Misspelling("verry", "very"), Misspelling("sofft", "soft")))
+    status = _status(result, False, [])
+    assert "<b>" not in status and r"\*" in status
+
+
+def test_the_spelling_role_refuses_an_override_that_is_no_word_list(monkeypatch, tmp_path):
+    assert Registry(Settings.from_env("tiny")).get("spelling").known("simile")
+    monkeypatch.setenv("STUDIO_MODEL_SPELLING", str(tmp_path))  # a folder
+    with pytest.raises(ModelUnavailable) as err:
+        Registry(Settings.from_env("tiny")).get("spelling")
+    assert err.value.state == UNAVAILABLE and "no word frequency file" in err.value.reason
