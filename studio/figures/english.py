@@ -137,15 +137,16 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 def misspellings(text: str) -> list[Misspelling]:
     """The words of `text` that look like typos, each once, in order: unknown to the `spelling` role's dictionary,
     and one edit (or only repeated letters: "reeeally") from the known word it corrects to ("verry" → "very", "sofft"
-    → "soft"). Left alone: capitalised words (names; a sentence's first word too, which may be one), acronyms, words with letters English lacks, words
-    of one or two letters, British spellings of known words ("colour", "harbour"), and unknown words with no close
-    correction ("smartphone"). A notice, never a refusal: the models read the text as typed."""
+    → "soft"). Left alone: capitalised words (names; a sentence's first word too, which may be one), acronyms, words
+    with letters English lacks, words of one or two letters, British spellings of known words ("colour", "harbour"),
+    and unknown words with no close correction ("smartphone"). A notice, never a refusal: the models read the text
+    as typed."""
     from ..models import get_registry
 
     dictionary = get_registry().get("spelling")
     shouting = text.upper() == text
     out, seen = [], set()
-    for k, m in enumerate(_WORD.finditer(blank_markup(text))):
+    for m in _WORD.finditer(blank_markup(text)):
         word = m.group()
         if len(word) < 3 or not _ENGLISH_LETTERS.match(word.replace("'", "").replace("’", "")):
             continue
@@ -158,8 +159,8 @@ def misspellings(text: str) -> list[Misspelling]:
             continue
         seen.add(lower)
         suggestion = _apostrophe(dictionary, lower) or dictionary.correction(lower)
-        if suggestion and suggestion != lower and suggestion.isascii() and (_one_edit(lower, suggestion) or _squeezed(lower) == _squeezed(
-                suggestion)):
+        close = suggestion and (_one_edit(lower, suggestion) or _squeezed(lower) == _squeezed(suggestion))
+        if close and suggestion != lower and suggestion.isascii():
             out.append(Misspelling(word, suggestion))
     return out
 

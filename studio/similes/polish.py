@@ -34,7 +34,7 @@ from ..figures.antonyms import load_antonyms
 from ..figures.articles import indefinite_article, points
 from ..figures.components import Simile, extract_similes
 from ..figures.detector import simile_probability, someones, threshold
-from ..figures.english import misspellings, refuse_non_english, spelling_note
+from ..figures.english import misspellings, refuse_non_english
 from ..figures.irony import find_ironies
 from ..figures.nouns import known_noun
 from ..figures.lm_features import shared
