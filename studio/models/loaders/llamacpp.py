@@ -41,7 +41,7 @@ FEATURE_FLAGS = {"SSE3": "pni", "SSSE3": "ssse3", "AVX": "avx", "AVX2": "avx2", 
                  "AVX512_BF16": "avx512_bf16", "AVX_VNNI": "avx_vnni", "AMX_INT8": "amx_int8"}
 #: the instructions the portable build needs; checked before the library is even imported
 BASELINE = ("avx2", "fma", "f16c")
-FORM = "llama.cpp, float16 weights (portable AVX2 build)"
+FORM = "llama.cpp, float16 weights converted once from the packaged GGUF (portable AVX2 build)"
 SERVED_FILE = "llamacpp.f16.gguf"
 #: KV cells shared by all sequences of one call (float16 K and V: ~23 KB a token for SmolLM2-135M)
 N_CTX = 4096
