@@ -158,9 +158,10 @@ def misspellings(text: str) -> list[Misspelling]:
         if lower in seen or _known(dictionary, lower):
             continue
         seen.add(lower)
-        suggestion = _apostrophe(dictionary, lower) or dictionary.correction(lower)
+        suggestion = _apostrophe(dictionary, lower) or dictionary.correction(lower) or (
+            _squeezed(lower) != lower and (dictionary.correction(_squeezed(lower)) or _squeezed(lower)))
         close = suggestion and (_one_edit(lower, suggestion) or _squeezed(lower) == _squeezed(suggestion))
-        if close and suggestion != lower and suggestion.isascii():
+        if close and suggestion != lower and suggestion.isascii() and dictionary.known(suggestion):
             out.append(Misspelling(word, suggestion))
     return out
 

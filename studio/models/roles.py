@@ -226,7 +226,8 @@ class SpellingDictionary(Role):
 
     @abstractmethod
     def correction(self, word: str) -> str | None:
-        """The likeliest known word within two edits of the (lower-case) word, or None."""
+        """The likeliest known word one edit from the (lower-case) word, or None (one edit keeps it fast: two edits
+        of a long word are hundreds of thousands of candidates)."""
 
 
 class Parser(Role):

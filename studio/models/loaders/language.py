@@ -65,9 +65,9 @@ def load_pyspellchecker(spec, registry) -> SpellingDictionary:
         raise LoadError("pyspellchecker is not installed", "pip install -r requirements.txt",
                         unavailable=True) from exc
     if spec.model_id == SPELLING_PACKAGE:  # the package's own English list
-        return PySpellChecker(SpellChecker(language="en"), spec.model_id)
+        return PySpellChecker(SpellChecker(language="en", distance=1), spec.model_id)
     if not Path(spec.model_id).is_file():
         raise LoadError(f"no word frequency file at {spec.model_id!r}",
                         "point STUDIO_MODEL_SPELLING at a pyspellchecker word frequency file (JSON, optionally "
                         "gzipped), or unset it", unavailable=True)
-    return PySpellChecker(SpellChecker(language=None, local_dictionary=spec.model_id), spec.model_id)
+    return PySpellChecker(SpellChecker(language=None, local_dictionary=spec.model_id, distance=1), spec.model_id)
