@@ -151,3 +151,14 @@ def test_the_extractor_reads_no_entities_so_skipping_them_changes_nothing(monkey
                                           ("He ran like the wind 🏃 and won.", "the wind")])
 def test_an_emoji_after_the_image_is_not_part_of_the_vehicle(text, vehicle):
     assert [s.vehicle for s in extract_similes(text)] == [vehicle]
+
+
+def test_a_typed_html_tag_is_no_word_of_a_simile():
+    """A visitor's "as dark as <img src=x onerror=…> ink" had the vehicle "<img src=x onerror": a tag is read as blanks,
+    so the vehicle is "ink" at its own offsets; batch and single extraction agree."""
+    text = "The night was as dark as <img src=x onerror=alert(1)> ink."
+    for similes in (extract_similes(text, learned=True), extract_similes_batch([text], learned=True)[0]):
+        (simile,) = similes
+        a, b = simile.spans["vehicle"]
+        assert simile.vehicle == "ink" == text[a:b]
+    assert [s.vehicle for s in extract_similes("The night was as dark as <b>coal</b>.")] == ["coal"]

@@ -472,3 +472,11 @@ def test_a_vehicle_of_the_opposite_manner_is_left_out(offline):
              for v in ("a falcon", "an arrow", "a snail")]
     assert _opposite_manner(lm, cands, literal) == {0, 1}
     assert _opposite_manner(lm, cands, "The train moved up the hill.") == set()
+
+
+def test_a_sentence_in_tags_is_polished_inside_them():
+    """"<b>The night was dark.</b>" was polished after its closing tag ("…</b> like an abyss"): the tags are read as
+    blanks, so the adjective's slot is found and the simile goes where it belongs; the tags stay as typed."""
+    cands = polish("<b>The night was dark.</b>", n=3, strategies=["insertion"], seed=0).candidates
+    assert cands and all(c.sentence.startswith("<b>The night was as dark as ") and c.sentence.endswith(".</b>")
+                         for c in cands)

@@ -17,6 +17,7 @@ import contextvars
 from dataclasses import asdict, dataclass, field
 
 from ..errors import InputError
+from ..textspans import blank_markup
 from ..models import get_registry
 from ..models.registry import ModelUnavailable
 
@@ -105,7 +106,9 @@ def _vehicle_weights() -> tuple[dict, float] | None:
 
 
 def extract_similes(text: str, doc=None, learned: bool = False) -> list[Simile]:
-    """Every simile in `text`, in order of its comparator. Offsets index into `text` (or `doc.text`).
+    """Every simile in `text`, in order of its comparator. Offsets index into `text` (or `doc.text`). An HTML tag is
+    read as blanks (`blank_markup`: its name and attributes are no words; offsets hold), so "as dark as <img …> ink"
+    has the vehicle "ink".
     `learned`: end each vehicle where the learned reranker says (component_model.py) rather than where the rules
     do; it was trained on similes made by inserting a comparison into a literal sentence (HAUSER's candidates), where
     it cuts the prepositional phrases the rules swallow ("lightning into the bushes" → "lightning")."""
@@ -114,7 +117,7 @@ def extract_similes(text: str, doc=None, learned: bool = False) -> list[Simile]:
             raise InputError(f"The sentence must be text, not {type(text).__name__}.")
         if not text.strip():
             return []
-        doc = _parser()(text, disable=UNREAD_PIPES)
+        doc = _parser()(blank_markup(text), disable=UNREAD_PIPES)
     token = _LEARNED.set(learned)
     try:
         return _similes_in(doc)
@@ -124,7 +127,7 @@ def extract_similes(text: str, doc=None, learned: bool = False) -> list[Simile]:
 
 def extract_similes_batch(texts: list[str], batch_size: int = 64, learned: bool = False) -> list[list[Simile]]:
     """`extract_similes` for many texts at once; the parser's pipe keeps it fast for corpora."""
-    texts = [t if isinstance(t, str) else "" for t in texts]
+    texts = [blank_markup(t) if isinstance(t, str) else "" for t in texts]
     docs = _parser().pipe(texts, batch_size=batch_size, disable=UNREAD_PIPES)
     token = _LEARNED.set(learned)
     try:

@@ -269,10 +269,10 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     registry = get_registry()
     step(0.02, "parsing the sentence")
     parser = registry.get("parser")
-    doc = parser(literal)
-    # a tag's name and attributes are not words to polish: the checks read the sentence without them
-    plain = blank_markup(literal)  # markup alone was refused by refuse_non_english
-    refuse_unpolishable(doc if plain == literal else parser(plain))
+    # a tag's name and attributes are not words to polish: the sentence is read with them blanked (offsets hold), so
+    # "<b>The night was dark.</b>" gets "as dark as coal" inside its tags, not "like an abyss" after them
+    doc = parser(blank_markup(literal))  # markup alone was refused by refuse_non_english
+    refuse_unpolishable(doc)
     slots = find_slots(literal, doc)
     if not slots:
         raise InputError("No place for a simile was found: the sentence needs a verb or a predicated adjective.")
