@@ -447,6 +447,18 @@ def test_a_vehicle_the_kb_knows_for_the_opposite_is_left_out():
     assert _opposite_in_kb(kb, cands, "He walked down the empty road.") == {2}
 
 
+def test_a_vehicle_cut_off_mid_phrase_is_left_out():
+    """A visitor saw "asdf qwer zxcv like a ball of twine on a": a vehicle ending in an article, a preposition or a
+    conjunction was cut off; a whole one stays."""
+    from studio.figures.kb import load_kb
+    from studio.similes.polish import _acceptable
+
+    kb = load_kb()
+    for cut in ("a ball of twine on a", "a bag of", "a cat and", "the edge of the"):
+        assert not _acceptable(cut, set(), kb), cut
+    assert _acceptable("a ball of twine", set(), kb) and _acceptable("a bag of bones", set(), kb)
+
+
 def test_the_manner_adverbs_adjective_is_found():
     from studio.figures.antonyms import load_antonyms
     from studio.similes.polish import manner_adjective

@@ -159,6 +159,9 @@ _NP_BAD_START = {"if", "though", "when", "that", "which", "who", "and", "but", "
                  "were", "be", "been", "it", "he", "she", "they", "i", "you", "we", "in", "on", "at", "with", "for",
                  "of", "by", "from", "as", "like", "not", "so", "very", "too", "had", "has", "have", "do", "did",
                  "does", "would", "could", "should", "will", "can", "may", "might", "must"}
+#: a vehicle cut off mid-phrase ends in one of these: "a ball of twine on a", "a bag of"
+_NP_BAD_END = {"a", "an", "the", "of", "on", "in", "at", "to", "with", "for", "from", "by", "and", "or", "but", "as",
+               "like", "into", "onto", "over", "under", "than", "my", "our", "your", "its", "their", "his"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
@@ -571,6 +574,8 @@ def _acceptable(vehicle: str, context: set[str], kb) -> bool:
     if offensive_words(vehicle, vehicle=True):  # slurs in the KB's 19th-century vehicles; names for peoples
         return False
     head = words[-1]
+    if head in _NP_BAD_END:
+        return False  # cut off mid-phrase
     if head in _JUNK_HEADS or kb.head(vehicle) in _JUNK_HEADS or vehicle.endswith(("'s", "'")):
         return False
     content = {w for w in words if len(w) > 2} - {"the", "and", "like"}
