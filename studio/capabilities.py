@@ -55,7 +55,8 @@ CAPABILITIES: tuple[Capability, ...] = (
                      "polish": "studio.lab.evaluation.polish:PolishEvaluation",
                      "polish-read": "studio.lab.evaluation.reads:PolishReadEvaluation",
                      "polish-ranker": "studio.lab.evaluation.polish_ranker:PolishRankerEvaluation"},
-        roles=("writer", "polisher", "lm", "parser", "embedder", "simile_components", "polish_ranker"),
+        roles=("writer", "polisher", "lm", "parser", "embedder", "simile_components", "polish_ranker", "language",
+               "spelling"),
         serving=("studio.similes.service", "studio.similes.polish"), front_door="studio.similes.service"),
     Capability(
         "hauser", "HAUSER scoring and reranking", "studio.ui.rerank_tab:build_rerank_tab",
@@ -67,7 +68,7 @@ CAPABILITIES: tuple[Capability, ...] = (
         evaluations={"hauser": "studio.lab.evaluation.hauser:HauserEvaluation",
                      "nli": "studio.lab.evaluation.nli:NLIEvaluation",
                      "sentiment": "studio.lab.evaluation.sentiment:SentimentEvaluation"},
-        roles=("nli", "sentiment", "embedder", "parser", "simile_components", "lm", "writer"),
+        roles=("nli", "sentiment", "embedder", "parser", "simile_components", "lm", "writer", "language"),
         serving=("studio.hauser.service", "studio.hauser.scorer"), front_door="studio.hauser.service"),
     Capability(
         "imagine", "ImaginE: imaginations compared", "studio.ui.imagine_tab:build_imagine_tab",
@@ -83,7 +84,7 @@ CAPABILITIES: tuple[Capability, ...] = (
                  "train": {"proverbs": "studio.lab.proverbs.train:train"},
                  "eval": {"proverbs-report": "studio.lab.proverbs.evaluate:evaluate"}},
         evaluations={"proverbs": "studio.lab.evaluation.proverbs:ProverbsEvaluation"},
-        roles=("retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "embedder", "parser"),
+        roles=("retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "embedder", "parser", "language"),
         serving=("studio.proverbs.service",)),
     Capability(
         "continuation", "Figurative narratives: continue and judge", "studio.ui.continue_tab:build_continue_tab",
@@ -97,7 +98,7 @@ CAPABILITIES: tuple[Capability, ...] = (
                  "eval": {"continuation-report": "studio.lab.continuation.evaluate:evaluate"}},
         evaluations={"continuation": "studio.lab.evaluation.continuation:ContinuationEvaluation",
                      "continuation-read": "studio.lab.evaluation.reads:ContinuationReadEvaluation"},
-        roles=("writer", "continuation_generator", "lm", "judge_cross", "embedder", "parser"),
+        roles=("writer", "continuation_generator", "lm", "judge_cross", "embedder", "parser", "language"),
         serving=("studio.continuation.generate", "studio.continuation.judge")),
 )
 

@@ -492,3 +492,16 @@ def test_a_sentence_in_tags_is_polished_inside_them():
     cands = polish("<b>The night was dark.</b>", n=3, strategies=["insertion"], seed=0).candidates
     assert cands and all(c.sentence.startswith("<b>The night was as dark as ") and c.sentence.endswith(".</b>")
                          for c in cands)
+
+
+def test_one_image_written_apart_or_together_is_one_candidate():
+    """A visitor saw "as salty as sea water" and "as salty as seawater" both in a top 3: one group now, as "a boy"
+    and "a little boy" were already."""
+    from studio.figures.kb import load_kb
+    from studio.similes.polish import _merge
+
+    rows = [{"vehicle": v} for v in ("sea water", "seawater", "an ice-cream", "ice cream", "a boy", "a little boy",
+                                     "the sea")]
+    groups, merged = _merge(rows, load_kb())
+    assert [[r["vehicle"] for r in g] for g in groups] == [["sea water"], ["an ice-cream"], ["a boy"], ["the sea"]]
+    assert merged == 3

@@ -784,11 +784,14 @@ MAX_VARIANTS = 1  # members of a near-duplicate group that are scored (the rest 
 
 
 def _merge(rows, kb):
-    """Near duplicates — the same vehicle head ("a boy", "a little boy"; or one vehicle at two slots) — form one
-    group, of which the first MAX_VARIANTS proposals are scored and the best kept; returns (groups, merged)."""
+    """Near duplicates — the same vehicle head ("a boy", "a little boy"; or one vehicle at two slots), or the same
+    words written apart or together ("sea water", "seawater"; "ice-cream") — form one group, of which the first
+    MAX_VARIANTS proposals are scored and the best kept; returns (groups, merged)."""
     groups: dict[str, list] = {}
+    spelt: dict[str, str] = {}  # the vehicle's letters without articles, spaces and hyphens -> its group
     for r in rows:
-        groups.setdefault(_vehicle_key(r["vehicle"], kb), []).append(r)
+        letters = re.sub(r"[\s-]+", "", re.sub(r"^(?:a|an|the)\s+", "", r["vehicle"].lower()))
+        groups.setdefault(spelt.setdefault(letters, _vehicle_key(r["vehicle"], kb)), []).append(r)
     out = [members[:MAX_VARIANTS] for members in groups.values()]
     return out, sum(len(m) - 1 for m in groups.values())
 
