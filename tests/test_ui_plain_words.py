@@ -166,6 +166,19 @@ def test_weighted_kb_counts_read_as_whole_numbers():
     assert "about 19 times" in text and "about 77 similes" in text and "18.6" not in text and "“weak”" in text
 
 
+def test_a_zero_in_the_logic_column_is_said_to_be_relative():
+    """A visitor read logic 0 beside "A meaning check finds that it says what the literal sentence says." as a failed
+    check: the columns are min-max within the list, and the explanation now says so for that 0."""
+    from studio.ui.rerank_tab import explain_candidate
+
+    c = {"flag": "", "similes": [{"vehicle": "sunshine"}], "evidence": {},
+         "nli": {"verdict": "entailment", "contradiction": 0.02}, "logical_consistency_norm": 0.0}
+    assert "only means that it is the least clearly consistent" in explain_candidate(c)
+    assert "least clearly" not in explain_candidate({**c, "logical_consistency_norm": 0.4})
+    contra = {**c, "nli": {"verdict": "contradiction", "contradiction": 0.95}, "contradicts": True}
+    assert "least clearly" not in explain_candidate(contra)
+
+
 @pytest.mark.parametrize("fit, word", [(-0.5, "a natural"), (-3.0, "a possible"), (-6.0, "an unlikely")])
 def test_the_writers_fit_is_said_in_words(fit, word):
     from studio.ui.rerank_tab import explain_candidate

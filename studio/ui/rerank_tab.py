@@ -257,6 +257,10 @@ def explain_candidate(c: dict) -> str:
                      "neutral": "A meaning check finds that it neither contradicts nor repeats the literal sentence.",
                      "contradiction": "A meaning check finds that it may contradict the literal sentence "
                                       f"(about {nli['contradiction']:.0%} sure)."}.get(nli["verdict"], ""))
+        if nli["verdict"] != "contradiction" and c.get("logical_consistency_norm") == 0 and not c.get("contradicts"):
+            # the columns are min-max within the list: its 0 is the least sure agreement here, not a failed check
+            said.append("Its 0 in the logic column only means that it is the least clearly consistent of these "
+                        "candidates.")
     if c.get("contradicts"):
         said.append("So sure a contradiction is ranked after every candidate that is not one, whatever its "
                     "creativity.")
