@@ -77,3 +77,14 @@ def test_the_spelling_role_refuses_an_override_that_is_no_word_list(monkeypatch,
     with pytest.raises(ModelUnavailable) as err:
         Registry(Settings.from_env("tiny")).get("spelling")
     assert err.value.state == UNAVAILABLE and "no word frequency file" in err.value.reason
+
+
+def test_keyboard_mashing_is_refused_and_names_are_not():
+    from studio.errors import InputError
+    from studio.figures.english import refuse_non_english
+
+    with pytest.raises(InputError, match=r"no word an English dictionary knows \(“asdf”, “qwer”, “zxcv”\)"):
+        refuse_non_english("asdf qwer zxcv")
+    for text in ("Zorblax yelps.", "Rio de Janeiro sparkled.", "ok", "hmm mmm", "The harbour was grey."):
+        refuse_non_english(text)  # a known word, names, or a single word: not refused
+    refuse_non_english("asdf qwer zxcv", identifier=False)  # the function words alone do not decide it

@@ -47,7 +47,8 @@ MIN_OTHER_LANGUAGE_SURE = 0.99
 def refuse_non_english(text: str, what: str = "sentence", identifier: bool = True) -> None:
     """An InputError when `text` (a `what`: "sentence", "narrative", "continuation 1", …) has no letter at all or
     none outside HTML tags, is written mostly in another script than Latin ("…מאוד like a lion's roar" is no simile
-    in any language), or reads as another Latin-script language (`refuse_other_language`)."""
+    in any language), reads as another Latin-script language (`refuse_other_language`), or, with `identifier`, holds
+    two words or more in lower case and not one the `spelling` role's dictionary knows ("asdf qwer zxcv")."""
     letters = [ch for ch in text if ch.isalpha()]
     if not letters:
         raise InputError(f"{_the(what)} has no words, only numbers, signs or emoji: type it in English words.")
@@ -61,6 +62,24 @@ def refuse_non_english(text: str, what: str = "sentence", identifier: bool = Tru
         raise InputError(f"The studio works in English: {_named(what)} is written mostly in {script} letters. "
                          "Type it in English.")
     refuse_other_language(text, what, identifier)
+    if identifier:
+        refuse_no_english_word(text, what)
+
+
+def refuse_no_english_word(text: str, what: str = "sentence") -> None:
+    """An InputError when `text` has two words or more in lower case (capitalised ones may be names) and the spelling
+    dictionary knows none of them, British spellings, plurals and contractions included: keyboard mashing ("asdf qwer
+    zxcv"), not English."""
+    from ..models import get_registry
+
+    words = [w for w in _WORD.findall(blank_markup(text)) if w.islower() and len(w) >= 2]
+    if len(words) < 2:
+        return
+    dictionary = get_registry().get("spelling")
+    if not any(_known(dictionary, w.replace("’", "'")) for w in words):
+        shown = ", ".join(f"“{w}”" for w in list(dict.fromkeys(words))[:3])
+        raise InputError(f"{_the(what)} has no word an English dictionary knows ({shown}): type it in English "
+                         "words.")
 
 
 def refuse_other_language(text: str, what: str = "sentence", identifier: bool = True) -> None:
