@@ -68,7 +68,8 @@ CAPABILITIES: tuple[Capability, ...] = (
         evaluations={"hauser": "studio.lab.evaluation.hauser:HauserEvaluation",
                      "nli": "studio.lab.evaluation.nli:NLIEvaluation",
                      "sentiment": "studio.lab.evaluation.sentiment:SentimentEvaluation"},
-        roles=("nli", "sentiment", "embedder", "parser", "simile_components", "lm", "writer", "language"),
+        roles=("nli", "sentiment", "embedder", "parser", "simile_components", "lm", "writer", "language",
+               "spelling"),
         serving=("studio.hauser.service", "studio.hauser.scorer"), front_door="studio.hauser.service"),
     Capability(
         "imagine", "ImaginE: imaginations compared", "studio.ui.imagine_tab:build_imagine_tab",
@@ -84,7 +85,8 @@ CAPABILITIES: tuple[Capability, ...] = (
                  "train": {"proverbs": "studio.lab.proverbs.train:train"},
                  "eval": {"proverbs-report": "studio.lab.proverbs.evaluate:evaluate"}},
         evaluations={"proverbs": "studio.lab.evaluation.proverbs:ProverbsEvaluation"},
-        roles=("retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "embedder", "parser", "language"),
+        roles=("retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "embedder", "parser", "language",
+               "spelling"),
         serving=("studio.proverbs.service",)),
     Capability(
         "continuation", "Figurative narratives: continue and judge", "studio.ui.continue_tab:build_continue_tab",
@@ -98,7 +100,8 @@ CAPABILITIES: tuple[Capability, ...] = (
                  "eval": {"continuation-report": "studio.lab.continuation.evaluate:evaluate"}},
         evaluations={"continuation": "studio.lab.evaluation.continuation:ContinuationEvaluation",
                      "continuation-read": "studio.lab.evaluation.reads:ContinuationReadEvaluation"},
-        roles=("writer", "continuation_generator", "lm", "judge_cross", "embedder", "parser", "language"),
+        roles=("writer", "continuation_generator", "lm", "judge_cross", "embedder", "parser", "language",
+               "spelling"),
         serving=("studio.continuation.generate", "studio.continuation.judge")),
 )
 
