@@ -429,7 +429,8 @@ def test_a_vehicle_the_kb_knows_for_the_opposite_is_left_out():
     snail, the elephant and a sentence without a manner adverb stay."""
     from studio.figures.antonyms import load_antonyms
     from studio.figures.kb import load_kb
-    from studio.similes.polish import Candidate, _opposite_in_kb, opposite_in_kb
+    from studio.figures.irony import opposite_in_kb
+    from studio.similes.polish import Candidate, _opposite_in_kb
 
     kb, antonyms = load_kb(), load_antonyms()
     assert opposite_in_kb(kb, "slow", "a deer", antonyms) == "fast"

@@ -37,6 +37,11 @@ class Irony:
         return {**asdict(self), "margin": round(self.margin, 3)}
 
 
+#: a vehicle the simile KB knows for an antonym of P at least this plausibly (about one attested instance), and for P
+#: less, among its KB_TOP likeliest properties, suits the opposite of P (`opposite_in_kb`)
+#: why: docs/experiments.md#polish-opposite-in-kb
+KB_OPPOSITE_MIN = 0.9
+KB_TOP = 30
 #: a negation in the literal sentence ("The crowd was not loud") keeps `states_property` from deciding
 _NEGATION = re.compile(r"\b(?:not|never|no|nothing|nobody|none|without|neither|nor)\b|n['’]t\b", re.IGNORECASE)
 
@@ -50,6 +55,18 @@ def states_property(literal: str, irony: Irony) -> bool:
     if _NEGATION.search(literal):
         return False
     return re.search(rf"(?<![\w-]){re.escape(irony.property.lower())}(?![\w-])", literal.lower()) is not None
+
+
+def opposite_in_kb(kb, adjective: str, vehicle: str, antonyms: dict) -> str | None:
+    """The antonym of `adjective` the simile KB knows `vehicle` for (plausibility at least KB_OPPOSITE_MIN, above the
+    adjective's own, among its KB_TOP properties), or None: ("slow", "a deer") → "fast"; a clause ("as if …") has
+    none."""
+    opposites = antonyms.get(adjective.lower(), ())
+    if not opposites or vehicle.lower().startswith(("as if ", "as though ")):
+        return None
+    props = dict(kb.properties_of_vehicle(vehicle, k=KB_TOP))
+    weight, best = max(((props.get(kb.lemma(a), 0.0), a) for a in opposites), default=(0.0, None))
+    return best if weight >= KB_OPPOSITE_MIN and weight > props.get(kb.lemma(adjective.lower()), 0.0) else None
 
 
 def literal_reading(candidate: str, simile, antonym: str) -> str:

@@ -35,7 +35,7 @@ from ..figures.articles import indefinite_article, points
 from ..figures.components import Simile, extract_similes
 from ..figures.detector import simile_probability, someones, threshold
 from ..figures.english import misspellings, refuse_non_english
-from ..figures.irony import find_ironies
+from ..figures.irony import find_ironies, opposite_in_kb
 from ..figures.nouns import known_noun
 from ..figures.lm_features import shared
 from ..models import ModelUnavailable, get_registry
@@ -85,10 +85,9 @@ OPPOSITE_MARGIN = 2.5
 #: no usable candidate there), checked on dev: docs/experiments.md#polish-opposite-adverb
 ADVERB_OPPOSITE_MARGIN = 0.0
 #: an "as ADJ as V" or a manner adverb's "like V" candidate is also dropped when the simile KB knows V for an antonym
-#: of ADJ at least this plausibly (about one attested instance) and for ADJ less, among V's ATTESTED_TOP properties
-#: ("…walked slowly … like a deer": the KB's deer is fast; the polisher finds deer no likelier after "fast")
+#: of ADJ (`irony.opposite_in_kb`: "…walked slowly … like a deer": the KB's deer is fast; the polisher finds deer no
+#: likelier after "fast")
 #: why: docs/experiments.md#polish-opposite-in-kb
-KB_OPPOSITE_MIN = 0.9
 LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
 MAX_CHARS = 400
 CONTEXT_WORDS = 20
@@ -735,17 +734,6 @@ def _opposite_manner(lm, candidates, literal: str) -> set[int]:
         return set()
     found = find_ironies(shared(lm), [item for _, item in items], antonyms, margin=ADVERB_OPPOSITE_MARGIN)
     return {i for (i, _), hit in zip(items, found) if hit is not None}
-
-
-def opposite_in_kb(kb, adjective: str, vehicle: str, antonyms: dict) -> str | None:
-    """The antonym of `adjective` the simile KB knows `vehicle` for (plausibility at least KB_OPPOSITE_MIN, above the
-    adjective's own, among its ATTESTED_TOP properties), or None: ("slow", "a deer") → "fast"."""
-    opposites = antonyms.get(adjective.lower(), ())
-    if not opposites or is_clause(vehicle):
-        return None
-    props = dict(kb.properties_of_vehicle(vehicle, k=ATTESTED_TOP))
-    weight, best = max(((props.get(kb.lemma(a), 0.0), a) for a in opposites), default=(0.0, None))
-    return best if weight >= KB_OPPOSITE_MIN and weight > props.get(kb.lemma(adjective.lower()), 0.0) else None
 
 
 def _opposite_in_kb(kb, candidates, literal: str) -> set[int]:
