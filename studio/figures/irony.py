@@ -21,6 +21,10 @@ from dataclasses import asdict, dataclass
 
 #: nats; see the module docstring
 IRONY_MARGIN = 4.0
+#: nats, the writer's margin beside the small LM's: the smallest of 2, 2.5, …, 4 that reads none of the KB's sincere
+#: "as P as V" similes as ironic (the LM's 4.0 reads 1 of 211); either model's reading makes a simile ironic
+#: why: docs/experiments.md#hauser-writer-irony
+WRITER_IRONY_MARGIN = 3.5
 _AS_COMPARATORS = ("as ... as", "ADJ as")
 #: words that measure an "as P as" comparison rather than assert P ("twice as tall as", "half as long as")
 _MEASURES = {"twice", "thrice", "half", "times", "nearly", "almost", "not", "never", "hardly", "quarter", "third"}
@@ -97,6 +101,11 @@ def contrast_contexts(candidate: str, simile, antonyms: dict) -> list[tuple[str,
     prop = candidate[pa:pb].lower()
     va = simile.spans["vehicle"][0]
     return [(a, " ".join((candidate[:pa] + a + candidate[pb:va]).split())) for a in antonyms.get(prop, ())]
+
+
+def either_irony(first: list[Irony | None], second: list[Irony | None]) -> list[Irony | None]:
+    """Item by item, the irony either model found (the larger margin's when both did)."""
+    return [b if a is None else a if b is None or a.margin >= b.margin else b for a, b in zip(first, second)]
 
 
 def find_ironies(features, items, antonyms: dict, margin: float | None = None) -> list[Irony | None]:

@@ -195,6 +195,12 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
             fit_backend = f"not used ({exc.message}); relevance without the LM back-off"
         else:
             fit_backend, fit_rows, fit_used = writer.description, writer.fits(items), True
+            if settings.irony and lm_backend and not lm_backend.startswith("not used"):
+                # the writer knows images the small LM does not ("as warm as an iceberg"): either one's reading counts
+                from ..figures.antonyms import load_antonyms
+                from ..figures.irony import WRITER_IRONY_MARGIN, either_irony, find_ironies
+
+                ironies = either_irony(ironies, find_ironies(writer, items, load_antonyms(), WRITER_IRONY_MARGIN))
     # the weights applied: the paper's formulas (0) where a model is off or cannot serve
     lm_weights = (settings.lm_relevance if fit_used else 0.0, settings.lm_creativity if lm_used else 0.0)
 
