@@ -131,6 +131,20 @@ def test_a_visitors_ironic_simile_of_the_literals_word_contradicts_it(offline):
 
 
 @pytest.mark.offline
+def test_the_writer_reads_an_irony_the_small_lm_misses(offline):
+    """A visitor's "Her smile was as warm as an iceberg." after "Her smile was warm.": the small LM's margin stays under
+    4 nats, the writer finds an iceberg 5.5 nats likelier after "as cool as" (its margin: 3.5), so the simile is read
+    "very cool" and, the literal saying "warm", contradicts it; the sun stays consistent."""
+    from studio.figures.irony import WRITER_IRONY_MARGIN
+    from studio.hauser.scorer import score_group
+
+    sun, iceberg = score_group("Her smile was warm.", ["Her smile was as warm as the sun.",
+                                                       "Her smile was as warm as an iceberg."]).candidates
+    assert iceberg.irony["reading"] == "Her smile was very cool." and iceberg.irony["margin"] >= WRITER_IRONY_MARGIN + 1
+    assert iceberg.contradicts and iceberg.irony["states_property"] and not sun.irony and not sun.contradicts
+
+
+@pytest.mark.offline
 def test_the_issue_probe_is_a_contradiction(offline):
     from studio.hauser.scorer import Settings, evidence_text, score_group
 
