@@ -103,9 +103,14 @@ def contrast_contexts(candidate: str, simile, antonyms: dict) -> list[tuple[str,
     return [(a, " ".join((candidate[:pa] + a + candidate[pb:va]).split())) for a in antonyms.get(prop, ())]
 
 
-def either_irony(first: list[Irony | None], second: list[Irony | None]) -> list[Irony | None]:
-    """Item by item, the irony either model found (the larger margin's when both did)."""
-    return [b if a is None else a if b is None or a.margin >= b.margin else b for a, b in zip(first, second)]
+def find_served_ironies(lm, writer, items, antonyms: dict) -> list[Irony | None]:
+    """The served check: item by item, the irony the small LM (`IRONY_MARGIN`) or the writer (`WRITER_IRONY_MARGIN`;
+    None: not served) finds, the larger margin's when both do. `lm`, `writer`: their memoising `LMFeatures`."""
+    by_lm = find_ironies(lm, items, antonyms)
+    if writer is None:
+        return by_lm
+    by_writer = find_ironies(writer, items, antonyms, WRITER_IRONY_MARGIN)
+    return [b if a is None else a if b is None or a.margin >= b.margin else b for a, b in zip(by_lm, by_writer)]
 
 
 def find_ironies(features, items, antonyms: dict, margin: float | None = None) -> list[Irony | None]:

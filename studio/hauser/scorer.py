@@ -170,7 +170,7 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     kb.kb.prefetch_unseen([s.vehicle for sims in similes for s in sims if s.vehicle])
     kb_rows = [kb.features(sims, settings.relevance, settings.property_backoff) for sims in similes]
     items = [(g, cand, sims) for (g, _, cand), sims in zip(flat, similes)]
-    lm_rows, lm_backend, lm_used, ironies = [None] * len(flat), None, False, [None] * len(flat)
+    lm_rows, lm_backend, lm_used, ironies, lm = [None] * len(flat), None, False, [None] * len(flat), None
     if settings.lm_creativity or settings.irony:
         _step(progress, 0.35, "the small language model's view of each vehicle")
         try:
@@ -181,12 +181,7 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
             lm_backend = lm.description
             if settings.lm_creativity:
                 lm_rows, lm_used = lm.features(items), True
-            if settings.irony:  # an LM pass only for the "as P as" candidates whose property has an antonym
-                from ..figures.antonyms import load_antonyms
-                from ..figures.irony import find_ironies
-
-                ironies = find_ironies(lm, items, load_antonyms())
-    fit_rows, fit_backend, fit_used = [None] * len(flat), None, False
+    fit_rows, fit_backend, fit_used, writer = [None] * len(flat), None, False, None
     if settings.lm_relevance:
         _step(progress, 0.4, "how well each vehicle fits its sentence (the writer)")
         try:
@@ -195,12 +190,11 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
             fit_backend = f"not used ({exc.message}); relevance without the LM back-off"
         else:
             fit_backend, fit_rows, fit_used = writer.description, writer.fits(items), True
-            if settings.irony and lm_backend and not lm_backend.startswith("not used"):
-                # the writer knows images the small LM does not ("as warm as an iceberg"): either one's reading counts
-                from ..figures.antonyms import load_antonyms
-                from ..figures.irony import WRITER_IRONY_MARGIN, either_irony, find_ironies
+    if settings.irony and lm is not None:  # LM passes only for the "as P as" candidates whose property has an antonym
+        from ..figures.antonyms import load_antonyms
+        from ..figures.irony import find_served_ironies
 
-                ironies = either_irony(ironies, find_ironies(writer, items, load_antonyms(), WRITER_IRONY_MARGIN))
+        ironies = find_served_ironies(lm, writer, items, load_antonyms())
     # the weights applied: the paper's formulas (0) where a model is off or cannot serve
     lm_weights = (settings.lm_relevance if fit_used else 0.0, settings.lm_creativity if lm_used else 0.0)
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from ...figures.antonyms import load_antonyms
 from ...figures.components import extract_similes_batch
-from ...figures.irony import WRITER_IRONY_MARGIN, either_irony, find_ironies
+from ...figures.irony import find_served_ironies
 from ...figures.lm_features import shared
 from ...models import get_registry
 from ..hauser.paths import data_file
@@ -99,9 +99,8 @@ def _similes_of(texts: list[str]) -> list[list]:
 def ironies_of(texts: list[str]) -> list:
     """The ironic-simile check as HAUSER's scorer runs it, over single sentences: an Irony or None per text."""
     items = [(k, text, sims) for k, (text, sims) in enumerate(zip(texts, _similes_of(texts)))]
-    registry, antonyms = get_registry(), load_antonyms()
-    by_lm = find_ironies(shared(registry.get("lm")), items, antonyms)
-    return either_irony(by_lm, find_ironies(shared(registry.get("writer")), items, antonyms, WRITER_IRONY_MARGIN))
+    registry = get_registry()
+    return find_served_ironies(shared(registry.get("lm")), shared(registry.get("writer")), items, load_antonyms())
 
 
 def flute_ironic_train() -> list[str]:
