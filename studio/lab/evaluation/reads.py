@@ -3,10 +3,10 @@
 The generated text of a read is reproducible by the command in its record (`how`); the labels are a reader's, kept
 in the record row by row (blind_reads/*_blind_read_*.json). These evaluations count them, so that the figure that counts
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
-from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15, 17, 21, 23, 24 and 26) and
-the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20; 22 goes in the details), Continue's dev reads
+from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15, 17, 21, 23, 24, 26 and 28)
+and the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20; 22 and 27 go in the details), Continue's dev reads
 (blind_reads/continuation_dev_read_1.json, counted by `eval continuation-report --only ranking`, and _2 to _6) and its
-earlier report reads (1-6) are recorded but not reported here. Reads 15-27 and Continue's 4-9 were made with
+earlier report reads (1-6) are recorded but not reported here. Reads 15-33 and Continue's 4-9 were made with
 `bench/writer_read.py`.
 """
 from __future__ import annotations
@@ -23,10 +23,15 @@ from ...models import ModelUnavailable, get_registry
 from ...models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
-POLISH_READ = "blind_reads/polish_blind_read_27.json"
-#: the report read before it (the image table of 578 adjectives), counted beside it in the details
-POLISH_EARLIER_READ = "blind_reads/polish_blind_read_22.json"
-POLISH_SERVED, POLISH_BEFORE, POLISH_POOL = "writer reread", "before reread", "first 20 before reread"
+POLISH_READ = "blind_reads/polish_blind_read_33.json"
+#: the served list (with the keep floor) and the same ranked list without it, read in the same pool
+POLISH_SERVED, POLISH_BEFORE = "keep floor", "weak shown"
+#: the report reads before it, counted beside it in the details: read 27 (the writer's reread, the image table of
+#: 2,129 adjectives, no keep floor) and read 22 (the image table of 578 adjectives)
+POLISH_EARLIER_READS = (("blind_reads/polish_blind_read_27.json", "writer reread", "first 20 before reread",
+                         "the writer's reread, no keep floor"),
+                        ("blind_reads/polish_blind_read_22.json", "writer reread", None,
+                         "the image table of 578 adjectives"))
 #: the report reads of the served writer, pooled (each 20 new narratives written blind, never used for a choice)
 CONTINUATION_READS = ("blind_reads/continuation_blind_read_7.json", "blind_reads/continuation_blind_read_8.json",
                       "blind_reads/continuation_blind_read_9.json")
@@ -85,10 +90,11 @@ def _share(pair: tuple[int, int]) -> float | None:
 class PolishReadEvaluation(Evaluation):
     name = "polish-read"
     title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
-    splits = {"blind read": f"{POLISH_READ}: blind_reads/polish_literals_report_27.txt, written for the read by a "
+    splits = {"blind read": f"{POLISH_READ}: blind_reads/polish_literals_report_33.txt, written for the read by a "
                             "session that saw no output and never used for a choice; the served list (reread by the "
-                            "writer), the same list before the reread and its first 20 (every line the reread can "
-                            "bring into the 10) pooled, shuffled, read without rank, score, source or version"}
+                            "writer, weak candidates withheld by the keep floor) and the same ranked list without the "
+                            "floor (Show weak candidates) pooled, shuffled, read without rank, score, source or "
+                            "version; a list shorter than 10 counts its missing lines as not kept"}
 
     def _compute(self, limit):
         record = _record(POLISH_READ)
@@ -100,19 +106,22 @@ class PolishReadEvaluation(Evaluation):
             served, before = tally(rows, "variant", POLISH_SERVED, top), tally(rows, "variant", POLISH_BEFORE, top)
             details[metric] = {"served": served, POLISH_BEFORE: before, "asked": of}
             # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept; the
-            # list before the writer's reread, read in the same read, goes in the details (the table's anchor column is the paper's)
+            # list without the keep floor, read in the same read, goes in the details (the table's anchor column is
+            # the paper's)
             share = served[0] / of
             figures.append(Figure(metric, share, "blind read", of, interval=share_interval(share, of)))
         details["first line usable, served"] = tally(rows, "variant", POLISH_SERVED, 1)
-        pool = [r for r in rows if r["variant"] == POLISH_POOL]
-        if pool:  # what the 20 the reread chooses from hold, and the most any order of them could put in the top 3
-            details["the first 20 before the reread"] = {
-                "usable": tally(rows, "variant", POLISH_POOL),
-                "best 3 of the 20 a perfect order would show": best_polish(pool, 3)}
-        earlier = _record(POLISH_EARLIER_READ)["rows"]
-        details["earlier report read (" + POLISH_EARLIER_READ + ", other literals, the image table of 578 "
-                "adjectives)"] = {"served": tally(earlier, "variant", POLISH_SERVED),
-                                  "served, top 3": tally(earlier, "variant", POLISH_SERVED, 3)}
+        details["candidates delivered, served"] = sum(1 for r in rows if r["variant"] == POLISH_SERVED)
+        for path, served_name, pool_name, what in POLISH_EARLIER_READS:
+            earlier = _record(path)["rows"]
+            entry = {"served": tally(earlier, "variant", served_name),
+                     "served, top 3": tally(earlier, "variant", served_name, 3)}
+            pool = [r for r in earlier if r["variant"] == pool_name]
+            if pool:  # what the 20 the reread chose from held, and the most any order of them could put in the top 3
+                entry["the first 20 before the reread"] = {
+                    "usable": tally(earlier, "variant", pool_name),
+                    "best 3 of the 20 a perfect order would show": best_polish(pool, 3)}
+            details[f"earlier report read ({path}, other literals, {what})"] = entry
         return figures, details
 
 
