@@ -32,8 +32,7 @@ os.environ.setdefault("STUDIO_PROFILE", "offline")
 POLISH_VARIANTS = {"writer": (("default sources", None), ("writer source", ["writer", "property"])),
                    "images": (("before images", ["lm", "retrieval", "property"]),
                               ("images first", ["images", "lm", "retrieval", "property"])),
-                   "reread": (),  # the default sources, before and after the writer's reread (_reread_pairs)
-                   "floor": ()}  # the default sources, with the keep floor (served) and without it (_floor_pairs)
+                   "reread": ()}  # the default sources, before and after the writer's reread (_reread_pairs)
 
 
 def _reread_pairs(args, out) -> None:
@@ -67,33 +66,6 @@ def _reread_pairs(args, out) -> None:
         P._writer_order = served
 
 
-def _floor_pairs(args, out) -> None:
-    """Each literal polished once (default sources); the list as served, with the keep floor ("keep floor"), and the
-    same ranked list without it ("weak shown", what `show_weak=True` gives), both cut to 10."""
-    from studio.similes import polish as P
-
-    served, seen = P.withhold_unlikely, {}
-
-    def recording(ranked, floor, *rest):
-        seen["weak"] = list(ranked)
-        shown, withheld = served(ranked, floor, *rest)
-        seen["floor"] = list(shown)
-        return shown, withheld
-
-    P.withhold_unlikely = recording
-    try:
-        for lit in _lines(args.literals):
-            t = time.perf_counter()
-            P.polish(lit, n=10, seed=0)
-            for variant, key in (("keep floor", "floor"), ("weak shown", "weak")):
-                out["polish"].append({"literal": lit, "variant": variant, "seconds": round(time.perf_counter() - t, 2),
-                                      "cands": [{"sentence": c.sentence, "rank": i + 1, "strategy": c.strategy}
-                                                for i, c in enumerate(seen[key][:10])]})
-            print(lit, file=sys.stderr, flush=True)
-    finally:
-        P.withhold_unlikely = served
-
-
 def _lines(path: str) -> list[str]:
     return [x.strip() for x in Path(path).read_text(encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
 
@@ -109,9 +81,7 @@ def generate(args) -> None:
     out = {"polish": [], "continue": []}
     if args.polish_variants == "reread" and args.literals:  # one run per literal: before and after the reread
         _reread_pairs(args, out)
-    if args.polish_variants == "floor" and args.literals:  # one run per literal: with and without the keep floor
-        _floor_pairs(args, out)
-    for lit in _lines(args.literals) if args.literals and args.polish_variants not in ("reread", "floor") else []:
+    for lit in _lines(args.literals) if args.literals and args.polish_variants != "reread" else []:
         for variant, strategies in POLISH_VARIANTS[args.polish_variants]:
             t = time.perf_counter()
             cands = polish(lit, n=10, seed=0, strategies=strategies).candidates

@@ -9,7 +9,6 @@ import pytest
 
 from studio.similes import aptness
 from studio.lab.similes import aptness_train as at
-from studio.similes import polish as P
 from studio.similes.polish import polish
 
 VECTORS = {  # a tiny world: "lime" goes with tangy things, "drum" with rumbling ones
@@ -62,19 +61,6 @@ def test_keep_follows_the_weights_and_refuses_other_features():
         aptness.p_keep(stale, x)
 
 
-def _keeping(sentence: str, keep):
-    return P.Candidate(sentence=sentence, phrase=sentence, offset=0, strategy="lm", score=0.5, vehicle="x", keep=keep)
-
-
-def test_the_keep_floor_withholds_only_weak_candidates_after_the_first_three():
-    ranked = [_keeping("a", 0.05), _keeping("b", 0.4), _keeping("c", 0.1), _keeping("d", 0.14), _keeping("e", None),
-              _keeping("f", 0.15), _keeping("g", 0.02)]
-    shown, withheld = P.withhold_unlikely(ranked, 0.15)
-    assert [c.sentence for c in shown] == ["a", "b", "c", "e", "f"]  # the first three stay; no keep, never withheld
-    assert [c.sentence for c in withheld] == ["d", "g"]
-    assert P.withhold_unlikely(ranked, 0.0) == (ranked, [])
-
-
 def test_the_tiny_profile_ranks_by_the_score(tiny_registry):
     """The shipped weights were fitted with the offline MiniLM: beside the tiny embedder they are not used."""
     report = polish("The curtains were very drab.", n=5, seed=0, reread=False)
@@ -94,14 +80,6 @@ def test_offline_polish_ranks_by_keep(offline):
     keeps = [c.keep for c in cands]
     assert all(0 < k < 1 for k in keeps) and keeps == sorted(keeps, reverse=True)
     assert report.expected_keepers == pytest.approx(sum(keeps), abs=0.051)  # keep is calibrated: its sum
-    # past the first three, the keep floor withholds the unlikely keepers; show_weak lists them from the same pool
-    floor, after = P.KEEP_FLOOR, P.KEEP_FLOOR_AFTER
-    assert all(k >= floor for k in keeps[after:])
-    weak = polish("The curtains were very drab.", n=10, seed=0, reread=False, show_weak=True)
-    assert weak.withheld == 0 and weak.delivered == 10
-    kept = [c.sentence for i, c in enumerate(weak.candidates) if i < after or c.keep >= floor]
-    assert [c.sentence for c in cands][:len(kept)] == kept
-    assert len(kept) < 10 and report.withheld >= 10 - len(kept)  # this sentence has weak candidates to withhold
     report_before = polish("The curtains were very drab.", n=10, seed=0, ranker=False, reread=False)
     before = report_before.candidates
     assert report_before.ranked_by == "score" and all(c.keep is None for c in before)

@@ -2,8 +2,6 @@
 (fewer candidates, fewer distinct samples, a sentence cut by the token limit) is said, with the reason."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from studio.continuation.generate import Settings, continue_narrative
@@ -101,12 +99,3 @@ def test_cli_polish_says_the_shortfall(capsys):
 
     assert main(["polish", "He yelps and howls.", "--n", "20", "--strategies", "property"]) == 0
     assert "of the 20 candidates asked" in capsys.readouterr().out
-
-
-def test_cli_polish_shows_weak_candidates_when_asked(capsys):
-    """The tiny profile serves no keep ranker, so nothing is withheld; the flag is read and the JSON says so."""
-    from studio.cli import main
-
-    assert main(["polish", "He yelps and howls.", "--n", "3", "--strategies", "property", "--show-weak",
-                 "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["withheld"] == 0

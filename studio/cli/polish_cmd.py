@@ -1,8 +1,8 @@
 """`python -m studio polish`: simile candidates for a literal sentence."""
 from __future__ import annotations
 
-from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_FLOOR, KEEP_FLOOR_AFTER, MAX_N, REGISTERS,
-                               STRATEGIES, Misspelling, polish, spelling_note)
+from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, MAX_N, REGISTERS, STRATEGIES, Misspelling, polish,
+                               spelling_note)
 from . import add_json_flag
 from .batch import single_or_batch
 
@@ -18,9 +18,6 @@ def register(sub) -> None:
     p.add_argument("--domain", default="any", choices=DOMAINS, metavar="DOMAIN",
                    help="the writer's image domain: " + ", ".join(DOMAINS))
     p.add_argument("--register", default="plain", choices=REGISTERS, help="the writer's register")
-    p.add_argument("--show-weak", action="store_true",
-                   help=f"also list candidates a writer is unlikely to keep (keep under {KEEP_FLOOR:g} after the "
-                        f"first {KEEP_FLOOR_AFTER}), which are withheld by default")
     p.add_argument("--batch", metavar="IN.jsonl", help='lines {"literal": ...}')
     p.add_argument("--out", metavar="OUT.jsonl", help="batch output")
     add_json_flag(p)
@@ -30,7 +27,7 @@ def register(sub) -> None:
 def run(args):
     def one(literal: str) -> dict:
         result = polish(literal, n=args.n, strategies=args.strategies or None, seed=args.seed, domain=args.domain,
-                        register=args.register, show_weak=args.show_weak)
+                        register=args.register)
         return {"literal": literal, **result.to_dict()}
 
     return single_or_batch(args, args.literal, "literal", one,

@@ -56,13 +56,6 @@ DEFAULT_STRATEGIES = ("images", "lm", "retrieval", "property")
 #: not filter
 #: why: docs/experiments.md#polish-no-floor
 MIN_SCORE = 0.0
-#: with the keep ranker, a candidate of the lm, retrieval, property or insertion source below the list's first
-#: KEEP_FLOOR_AFTER is withheld when its keep is under KEEP_FLOOR (the image table's and the writer's have no keep);
-#: `show_weak` lists them. Chosen on the blind reads' dev lists; on their test lists it withheld 664 of 4,099 lines,
-#: 63 of them usable (a writer keeps about 1 in 10 of those, 1 in 4 of the rest)
-#: why: docs/experiments.md#polish-keep-floor
-KEEP_FLOOR = 0.15
-KEEP_FLOOR_AFTER = 3
 MAX_N = 50
 #: the lm source samples this many times the vehicles it is asked for (+ 6), at most LM_MAX_SAMPLES per slot, and the
 #: polisher's score picks among them
@@ -113,9 +106,8 @@ RANKING = ("Candidates are ranked by the score, best first; an \"as ADJ as\" sim
 KEEP_MEANING = ("keep = how likely a writer is to keep the candidate (0..1): a logistic model fitted on our own blind "
                 "reads' labels, from the score, the source, KB attestation and how close the vehicle's meaning is to "
                 "\"something ADJ\" or \"something that VERB\", to the sentence, to its subject and to \"a person\". "
-                f"Candidates are ranked by keep, best first; after the first {KEEP_FLOOR_AFTER}, one with a keep under "
-                f"{KEEP_FLOOR:g} is withheld unless weak candidates are asked for. Their keeps summed estimate how many "
-                "of the list a writer would keep (how well they did on fresh reads: the README's Results).")
+                "Candidates are ranked by keep, best first. Their keeps summed estimate how many of the list a writer "
+                "would keep (how well they did on fresh reads: the README's Results).")
 #: with the writer, an adjective's best PROPERTY_FIRST KB vehicles come first, then the writer's images; and the
 #: property source leaves verb slots to the writer
 #: why: docs/experiments.md#polish-writer-source
@@ -235,14 +227,12 @@ class PolishResult:
     shortfall: str             # why fewer than asked came, or ""
     reread: bool               # the writer reread the list
     spelling: tuple = ()       # the literal's likely typos (`english.Misspelling`), noticed and left as typed
-    withheld: int = 0          # candidates under the keep floor (KEEP_FLOOR), left out unless `show_weak`
 
     def to_dict(self) -> dict:
         """The JSON of `python -m studio polish --json` (without the literal, which the caller gives as typed)."""
         out = {"candidates": [c.to_dict() for c in self.candidates], "asked": self.asked,
                "delivered": self.delivered, "score": self.score_meaning, "ranked_by": self.ranked_by,
-               "generator": self.generator, "expected_keepers": self.expected_keepers, "reread": self.reread,
-               "withheld": self.withheld}
+               "generator": self.generator, "expected_keepers": self.expected_keepers, "reread": self.reread}
         if self.shortfall:
             out["shortfall"] = self.shortfall
         if self.spelling:
@@ -252,15 +242,14 @@ class PolishResult:
 
 def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progress=None,
            should_stop=None, domain: str = "any", register: str = "plain", min_score: float | None = None,
-           ranker: bool = True, reread: bool = True, show_weak: bool = False) -> PolishResult:
+           ranker: bool = True, reread: bool = True) -> PolishResult:
     """The n best simile candidates for a literal sentence (fewer when fewer distinct ones exist: `shortfall` says
     why), and what was delivered. Every input is checked here (text and its length, n, seed, strategies, domain,
     register): the tab, the command line and the API pass them on as given. `strategies` None (or "") is
     DEFAULT_STRATEGIES; a comma-separated string or a list of STRATEGIES names, at least one. `progress(fraction,
     what)` follows the work; `should_stop()` is polled between steps and ends the job with `Stopped`. Plain
     callables, no UI. For evaluation and fitting only: `min_score` overrides the floor (MIN_SCORE); `ranker=False`
-    ranks by the score as without the `polish_ranker` role; `reread=False` leaves out the writer's reread. `show_weak`
-    lists the candidates the keep floor (KEEP_FLOOR) would withhold."""
+    ranks by the score as without the `polish_ranker` role; `reread=False` leaves out the writer's reread."""
     literal = require_text(literal, "literal sentence", MAX_CHARS)
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_N:
         raise InputError(f"The number of candidates must be between 1 and {MAX_N}.")
@@ -348,35 +337,26 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     merged += twins
     step(0.99, "the writer reads the best candidates")
     ranked, by_writer = _writer_order(ranked, n) if reread else (ranked, False)
-    candidates, unlikely = withhold_unlikely(ranked, KEEP_FLOOR if by_keep and not show_weak else 0.0)
-    chosen = candidates[:n]
+    candidates = ranked
+    chosen = ranked[:n]
     shortfall = ""
     if len(chosen) < n:
-        reasons = []
-        if unlikely:
-            reasons.append(f"{len(unlikely)} more {'was' if len(unlikely) == 1 else 'were'} withheld as unlikely to "
-                           f"be kept (keep under {KEEP_FLOOR:g}, after the first {KEEP_FLOOR_AFTER}; a writer keeps "
-                           "about 1 in 10 of those): ask for weak candidates too (Show weak candidates; --show-weak) "
-                           "to see them")
-        if len(ranked) < n:
-            each = ", ".join(f"{name} {count}" for name, count in proposed.items())
-            reasons.append(
-                f"only {len(ranked)} distinct similes exist for this "
-                f"literal from the chosen sources ({each} proposals; {merged} merged as near duplicates — the same "
-                f"vehicle head or modifier —, {rejected} dropped as ungrammatical, repeating the sentence's words or "
-                f"of the subject's own kind"
-                + (f", {len(weak)} scored below {floor} by the polisher" if floor > 0 else "")
-                + (f", {len(opposite)} whose vehicle suits the opposite adjective" if opposite else "")
-                + "). Add sources (insertion is off by default) or try another seed (it changes the lm source) or "
-                "sentence.")
-        shortfall = f"{len(chosen)} of the {n} candidates asked: " + "; ".join(reasons)
-        shortfall += "" if shortfall.endswith(".") else "."
+        each = ", ".join(f"{name} {count}" for name, count in proposed.items())
+        shortfall = (
+            f"{len(chosen)} of the {n} candidates asked: only {len(candidates)} distinct similes exist for this "
+            f"literal from the chosen sources ({each} proposals; {merged} merged as near duplicates — the same "
+            f"vehicle head or modifier —, {rejected} dropped as ungrammatical, repeating the sentence's words or "
+            f"of the subject's own kind"
+            + (f", {len(weak)} scored below {floor} by the polisher" if floor > 0 else "")
+            + (f", {len(opposite)} whose vehicle suits the opposite adjective" if opposite else "")
+            + "). Add sources (insertion is off by default) or try another seed (it changes the lm source) or "
+            "sentence.")
     # the order names a source's place only when one of its candidates is in the list
     images_shown = any(c.strategy == "images" for c in chosen)
     writer_shown = "writer" in strategies and any(c.strategy == "writer" or id(c) in kb_first for c in chosen)
     return PolishResult(
         literal=literal, candidates=chosen, asked=n, delivered=len(chosen), proposed=proposed,
-        distinct=len(ranked), merged=merged, rejected=rejected, below_min_score=len(weak),
+        distinct=len(candidates), merged=merged, rejected=rejected, below_min_score=len(weak),
         opposite=len(opposite),
         score_meaning=SCORE_MEANING + " " + WRITER_FIRST * writer_shown + (
             KEEP_MEANING if by_keep else RANKING) + IMAGES_FIRST * images_shown + (
@@ -388,7 +368,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
         expected_keepers=round(sum(c.keep for c in chosen), 1) if by_keep and all(
             c.keep is not None for c in chosen) else None,
-        shortfall=shortfall, reread=by_writer, spelling=typos, withheld=len(unlikely))
+        shortfall=shortfall, reread=by_writer, spelling=typos)
 
 
 #: parts of speech a simile can attach to ("there", "so" and the other stop-word adverbs do not count): a sentence
@@ -869,16 +849,6 @@ def simile_tail(c: Candidate) -> tuple[str, str] | None:
 
 
 _TAIL = re.compile(r"^(.*?\b(?:as|like|than)\b)\s+(.+)$", re.I | re.S)
-
-
-def withhold_unlikely(ranked: list[Candidate], floor: float,
-                      after: int = KEEP_FLOOR_AFTER) -> tuple[list[Candidate], list[Candidate]]:
-    """(shown, withheld): past the list's first `after`, a candidate with a keep under `floor` is withheld (one
-    without a keep, the image table's or the writer's, never is); the order is kept. `floor` 0 withholds nothing."""
-    shown, withheld = [], []
-    for i, c in enumerate(ranked):
-        (withheld if i >= after and c.keep is not None and c.keep < floor else shown).append(c)
-    return shown, withheld
 
 
 def _writer_order(ranked: list[Candidate], n: int) -> tuple[list[Candidate], bool]:

@@ -1,9 +1,8 @@
 """The similes capability's front door: what the Polish tab, the `polish` and `components` commands and the API call.
 
-- `polish(literal, n, strategies, seed, domain=…, register=…, show_weak=False) -> PolishResult`: simile candidates
-  for a literal sentence, best first, and how they came (asked, delivered, merged, rejected, withheld under the keep
-  floor unless `show_weak`, the ranking, a shortfall's reason, the sentence's likely typos: `spelling`, worded for
-  the user by `spelling_note`).
+- `polish(literal, n, strategies, seed, domain=…, register=…) -> PolishResult`: simile candidates for a literal
+  sentence, best first, and how they came (asked, delivered, merged, rejected, the ranking, a shortfall's reason,
+  the sentence's likely typos: `spelling`, worded for the user by `spelling_note`).
   It checks every input (the text and its length, n, seed, strategies, domain, register) and raises `InputError`
   with a message for the visitor; the callers pass the inputs on as given.
 - `components(sentence) -> dict`: the similes in a sentence with their topic, vehicle, event and property.
@@ -16,12 +15,10 @@ from __future__ import annotations
 from ..figures.english import Misspelling, spelling_note
 from .analysis import MAX_SENTENCE_CHARS
 from .analysis import analyse as components
-from .polish import (DEFAULT_STRATEGIES, KEEP_FLOOR, KEEP_FLOOR_AFTER, KEEP_MEANING, MAX_CHARS, MAX_N,
-                     PROPERTY_FIRST, RANKING, SCORE_MEANING, STRATEGIES, WRITER_ORDER, Candidate, PolishResult,
-                     polish)
+from .polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
+                     STRATEGIES, WRITER_ORDER, Candidate, PolishResult, polish)
 from .writer_vehicles import DOMAINS, REGISTERS
 
 __all__ = ["polish", "PolishResult", "Candidate", "components",
            "MAX_CHARS", "MAX_N", "MAX_SENTENCE_CHARS", "STRATEGIES", "DEFAULT_STRATEGIES", "DOMAINS", "REGISTERS",
-           "SCORE_MEANING", "KEEP_MEANING", "KEEP_FLOOR", "KEEP_FLOOR_AFTER", "RANKING", "PROPERTY_FIRST",
-           "WRITER_ORDER", "Misspelling", "spelling_note"]
+           "SCORE_MEANING", "KEEP_MEANING", "RANKING", "PROPERTY_FIRST", "WRITER_ORDER", "Misspelling", "spelling_note"]

@@ -40,10 +40,8 @@ throughout). **KB ✓** after the source marks an "as ADJ as" simile whose vehic
 knowledge base knows for that adjective ("as sweet as honey"); keep takes the mark into account.
 An "as ADJ as" simile whose vehicle suits the opposite adjective better ("as heavy as a feather"), or a "like" simile
 whose vehicle suits the opposite of the sentence's manner adverb ("walked slowly … like a deer": the polisher or the
-simile knowledge base finds the vehicle fast), is left out. After the first three, a candidate with a keep under
-0.15 is withheld (a writer keeps about 1 in 10 of those): the list can be shorter than asked, and the line above the
-table says how many were withheld; tick **Show weak candidates** to list them too. Nothing is dropped for a low
-score. Without the ranker (the hub and tiny profiles)
+simile knowledge base finds the vehicle fast), is left out. None is
+dropped for a low keep or score (a list shorter than asked says why). Without the ranker (the hub and tiny profiles)
 keep is empty and candidates are ranked by the score, KB ✓ counting double. Neither number says how creative a
 simile is: **Send to Rerank** scores that (it waits for a Polish of the sentence in the box: candidates made for
 another sentence are never scored against this one). The line above the table says how many candidates came out of

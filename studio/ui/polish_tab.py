@@ -5,9 +5,9 @@ import gradio as gr
 import pandas as pd
 
 from ..capabilities import tab_title
-from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_FLOOR, KEEP_FLOOR_AFTER, KEEP_MEANING, MAX_CHARS,
-                               MAX_N, MAX_SENTENCE_CHARS, PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING,
-                               STRATEGIES, WRITER_ORDER, PolishResult, components, polish, spelling_note)
+from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
+                               PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
+                               PolishResult, components, polish, spelling_note)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
                      unescape_markdown, warn)
@@ -119,14 +119,12 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
 
 @guarded
 def run_polish(literal: str, strategies: list[str], n: float, seed: float, domain: str = "any",
-               register: str = "plain", show_weak: bool = False, request: gr.Request = None,
-               progress=gr.Progress()):
+               register: str = "plain", request: gr.Request = None, progress=gr.Progress()):
     """The /polish endpoint: the candidates as plain text with every number (`COLUMNS`), the downloads and a plain
     status line. The page shows the table through `screen_table`. The capability checks the inputs."""
     result = polish(literal, n=int(n), strategies=list(strategies or []), seed=int(seed),
                     progress=lambda fraction, what: progress(fraction, desc=what),
-                    should_stop=cancelled, domain=domain or "any", register=register or "plain",
-                    show_weak=bool(show_weak))
+                    should_stop=cancelled, domain=domain or "any", register=register or "plain")
     cands = result.candidates
     rows = [[c.sentence, c.phrase, c.strategy, "✓" if c.attested else "", c.keep, c.score] for c in cands]
     if not rows:
@@ -135,8 +133,7 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, domai
         {"rank": i + 1, "candidate": c.sentence, "inserted phrase": c.phrase, "strategy": c.strategy, "keep": c.keep,
          "score": c.score, "vehicle": c.vehicle, "KB attests": c.attested} for i, c in enumerate(cands)],
         {"literal": literal, "strategies": list(strategies), "candidates asked": int(n), "seed": int(seed),
-         "image domain": domain, "register": register, "weak candidates shown": bool(show_weak),
-         "withheld under the keep floor": result.withheld,
+         "image domain": domain, "register": register,
          "score": SCORE_MEANING, "keep": KEEP_MEANING,
          "ranking": result.ranked_by, "generator": result.generator,
          "delivered": result.delivered, "expected keepers": result.expected_keepers,
@@ -260,9 +257,6 @@ def build_polish_tab() -> dict:
                     domain = gr.Dropdown(list(DOMAINS), value="any", label="Image domain (writer)",
                                          info="where the writer's images come from")
                     register = gr.Radio(list(REGISTERS), value="plain", label="Register (writer)")
-                show_weak = gr.Checkbox(value=False, label="Show weak candidates",
-                                        info=f"also list those a writer is unlikely to keep (keep under {KEEP_FLOOR:g} "
-                                             f"after the first {KEEP_FLOOR_AFTER}); a writer keeps about 1 in 10")
                 gr.Markdown(SOURCES_NOTE + "\n\n" + SOURCES_DETAILS, elem_classes=["studio-note"])
         examples(EXAMPLES_LITERAL, [literal], "Literal sentences")
         status = gr.Markdown(elem_id="polish-status", label="Status")
@@ -307,7 +301,7 @@ def build_polish_tab() -> dict:
         runs = [after_limit_check(trigger, literal_limit, clears=(start_outputs, cleared)).success(
                     start, outputs=start_outputs, api_name=False,
                     queue=False, show_progress="hidden").success(
-                    cancellable(run_polish), inputs=[literal, strategies, n, seed, domain, register, show_weak],
+                    cancellable(run_polish), inputs=[literal, strategies, n, seed, domain, register],
                     outputs=polish_outputs, api_name=api_name, show_progress_on=[table, stale])
                 for trigger, api_name in ((go.click, "polish"), (literal.submit, False))]
         for run in runs:

@@ -24,12 +24,13 @@ from ...models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
 POLISH_READ = "blind_reads/polish_blind_read_33.json"
-#: the served list (with the keep floor) and the same ranked list without it, read in the same pool
-POLISH_SERVED, POLISH_BEFORE = "keep floor", "weak shown"
+#: the served list ("weak shown": no keep floor, as served) and the same ranked list with the keep floor that was tried
+#: and withdrawn (docs/experiments.md#polish-keep-floor), read in the same pool
+POLISH_SERVED, POLISH_BEFORE = "weak shown", "keep floor"
 #: the report reads before it, counted beside it in the details: read 27 (the writer's reread, the image table of
-#: 2,129 adjectives, no keep floor) and read 22 (the image table of 578 adjectives)
+#: 2,129 adjectives) and read 22 (the image table of 578 adjectives)
 POLISH_EARLIER_READS = (("blind_reads/polish_blind_read_27.json", "writer reread", "first 20 before reread",
-                         "the writer's reread, no keep floor"),
+                         "the writer's reread, the image table of 2,129 adjectives"),
                         ("blind_reads/polish_blind_read_22.json", "writer reread", None,
                          "the image table of 578 adjectives"))
 #: the report reads of the served writer, pooled (each 20 new narratives written blind, never used for a choice)
@@ -92,9 +93,9 @@ class PolishReadEvaluation(Evaluation):
     title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
     splits = {"blind read": f"{POLISH_READ}: blind_reads/polish_literals_report_33.txt, written for the read by a "
                             "session that saw no output and never used for a choice; the served list (reread by the "
-                            "writer, weak candidates withheld by the keep floor) and the same ranked list without the "
-                            "floor (Show weak candidates) pooled, shuffled, read without rank, score, source or "
-                            "version; a list shorter than 10 counts its missing lines as not kept"}
+                            "writer) and the same list with a keep floor that was tried and withdrawn pooled, "
+                            "shuffled, read without rank, score, source or version; a list shorter than 10 counts "
+                            "its missing lines as not kept"}
 
     def _compute(self, limit):
         record = _record(POLISH_READ)
@@ -106,12 +107,11 @@ class PolishReadEvaluation(Evaluation):
             served, before = tally(rows, "variant", POLISH_SERVED, top), tally(rows, "variant", POLISH_BEFORE, top)
             details[metric] = {"served": served, POLISH_BEFORE: before, "asked": of}
             # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept; the
-            # list without the keep floor, read in the same read, goes in the details (the table's anchor column is
-            # the paper's)
+            # list with the withdrawn keep floor, read in the same read, goes in the details (the table's anchor
+            # column is the paper's)
             share = served[0] / of
             figures.append(Figure(metric, share, "blind read", of, interval=share_interval(share, of)))
         details["first line usable, served"] = tally(rows, "variant", POLISH_SERVED, 1)
-        details["candidates delivered, served"] = sum(1 for r in rows if r["variant"] == POLISH_SERVED)
         for path, served_name, pool_name, what in POLISH_EARLIER_READS:
             earlier = _record(path)["rows"]
             entry = {"served": tally(earlier, "variant", served_name),

@@ -75,7 +75,7 @@ def select_floor(items: list[tuple[str, list[str]]], n: int = 10, seed: int = 0,
         if not paper:
             continue
         try:
-            cands = polish(literal, n=n, seed=seed, min_score=0.0, show_weak=True).candidates
+            cands = polish(literal, n=n, seed=seed, min_score=0.0).candidates
         except StudioError:
             continue
         rows.append((literal, paper, cands))
