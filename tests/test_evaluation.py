@@ -346,6 +346,18 @@ def test_blind_read_figures_are_tallied_from_the_committed_records(name):
     _assert_same_figures(evaluation(name).compute()["figures"], committed["figures"])
 
 
+def test_a_second_reader_is_counted_on_the_same_served_lines():
+    from studio.lab.evaluation.reads import (POLISH_READ, POLISH_SECOND_READER, POLISH_SERVED, _record,
+                                             second_reader, tally)
+
+    got = second_reader(POLISH_SECOND_READER)
+    first, _ = tally(_record(POLISH_READ)["rows"], "variant", POLISH_SERVED)
+    assert got["read 33"]["served, usable (first reader, second reader)"][0] == first
+    second = _record(POLISH_SECOND_READER)["rows"]
+    assert len(second) == sum(v["distinct lines"] for v in got.values())
+    assert all(0 < v["kappa"] <= v["agreement"] <= 1 for v in got.values())
+
+
 def test_blind_read_tally_counts_labels_not_rows():
     from studio.lab.evaluation.reads import tally
 

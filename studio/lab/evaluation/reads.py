@@ -33,6 +33,8 @@ POLISH_EARLIER_READS = (("blind_reads/polish_blind_read_27.json", "writer reread
                          "the writer's reread, the image table of 2,129 adjectives"),
                         ("blind_reads/polish_blind_read_22.json", "writer reread", None,
                          "the image table of 578 adjectives"))
+#: a second fresh reader of reads 33 and 27 (one pool): how much a read's figure owes to its reader
+POLISH_SECOND_READER = "blind_reads/polish_second_reader_33.json"
 #: the report reads of the served writer, pooled (each 20 new narratives written blind, never used for a choice)
 CONTINUATION_READS = ("blind_reads/continuation_blind_read_7.json", "blind_reads/continuation_blind_read_8.json",
                       "blind_reads/continuation_blind_read_9.json")
@@ -122,7 +124,33 @@ class PolishReadEvaluation(Evaluation):
                     "usable": tally(earlier, "variant", pool_name),
                     "best 3 of the 20 a perfect order would show": best_polish(pool, 3)}
             details[f"earlier report read ({path}, other literals, {what})"] = entry
+        details["a second reader (" + POLISH_SECOND_READER + ")"] = second_reader(POLISH_SECOND_READER)
         return figures, details
+
+
+def second_reader(path: str) -> dict:
+    """For each read a second reader labelled: the served list's usable lines and top 3 by each reader, and how often
+    the two agree on a distinct line (the share, and Cohen's kappa)."""
+    second = _record(path)
+    out = {}
+    for read, record_path in second["reads"].items():
+        theirs = {r["id"]: r["usable"] for r in second["rows"] if str(r["read"]) == read}
+        rows = _record(record_path)["rows"]
+        served = POLISH_SERVED if record_path == POLISH_READ else "writer reread"
+        first = {r["id"]: r["usable"] for r in rows}
+        ids = sorted(first)
+        a, b = np.array([first[i] for i in ids]), np.array([theirs[i] for i in ids])
+        agree = float((a == b).mean())
+        chance = a.mean() * b.mean() + (1 - a.mean()) * (1 - b.mean())
+        shown = [r for r in rows if r["variant"] == served]
+        out[f"read {read}"] = {
+            "served, usable (first reader, second reader)": [sum(r["usable"] for r in shown),
+                                                             sum(theirs[r["id"]] for r in shown)],
+            "served, top 3 (first, second)": [sum(r["usable"] for r in shown if r["rank"] <= 3),
+                                              sum(theirs[r["id"]] for r in shown if r["rank"] <= 3)],
+            "distinct lines": len(ids), "agreement": round(agree, 3),
+            "kappa": round((agree - chance) / (1 - chance), 3)}
+    return out
 
 
 class ContinuationReadEvaluation(Evaluation):
