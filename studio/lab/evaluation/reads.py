@@ -131,25 +131,25 @@ class PolishReadEvaluation(Evaluation):
 def second_reader(path: str) -> dict:
     """For each read a second reader labelled: the served list's usable lines and top 3 by each reader, and how often
     the two agree on a distinct line (the share, and Cohen's kappa)."""
+    from sklearn.metrics import cohen_kappa_score
+
     second = _record(path)
+    served_as = {POLISH_READ: POLISH_SERVED, **{p: name for p, name, _, _ in POLISH_EARLIER_READS}}
     out = {}
     for read, record_path in second["reads"].items():
         theirs = {r["id"]: r["usable"] for r in second["rows"] if str(r["read"]) == read}
         rows = _record(record_path)["rows"]
-        served = POLISH_SERVED if record_path == POLISH_READ else "writer reread"
         first = {r["id"]: r["usable"] for r in rows}
         ids = sorted(first)
         a, b = np.array([first[i] for i in ids]), np.array([theirs[i] for i in ids])
-        agree = float((a == b).mean())
-        chance = a.mean() * b.mean() + (1 - a.mean()) * (1 - b.mean())
-        shown = [r for r in rows if r["variant"] == served]
+        agree, kappa = float((a == b).mean()), float(cohen_kappa_score(a, b))
+        shown = [r for r in rows if r["variant"] == served_as[record_path]]
         out[f"read {read}"] = {
             "served, usable (first reader, second reader)": [sum(r["usable"] for r in shown),
                                                              sum(theirs[r["id"]] for r in shown)],
             "served, top 3 (first, second)": [sum(r["usable"] for r in shown if r["rank"] <= 3),
                                               sum(theirs[r["id"]] for r in shown if r["rank"] <= 3)],
-            "distinct lines": len(ids), "agreement": round(agree, 3),
-            "kappa": round((agree - chance) / (1 - chance), 3)}
+            "distinct lines": len(ids), "agreement": round(agree, 3), "kappa": round(kappa, 3)}
     return out
 
 
