@@ -70,12 +70,10 @@ def refuse_no_english_word(text: str, what: str = "sentence") -> None:
     """An InputError when `text` has two words or more in lower case (capitalised ones may be names) and the spelling
     dictionary knows none of them, British spellings, plurals and contractions included: keyboard mashing ("asdf qwer
     zxcv"), not English."""
-    from ..models import get_registry
-
     words = [w for w in _WORD.findall(blank_markup(text)) if w.islower() and len(w) >= 2]
     if len(words) < 2:
         return
-    dictionary = get_registry().get("spelling")
+    dictionary = _dictionary()
     if not any(_known(dictionary, w.replace("’", "'")) for w in words):
         shown = ", ".join(f"“{w}”" for w in list(dict.fromkeys(words))[:3])
         raise InputError(f"{_the(what)} has no word an English dictionary knows ({shown}): type it in English "
@@ -160,9 +158,7 @@ def misspellings(text: str) -> list[Misspelling]:
     with letters English lacks, words of one or two letters, British spellings of known words ("colour", "harbour"),
     and unknown words with no close correction ("smartphone"). A notice, never a refusal: the models read the text
     as typed."""
-    from ..models import get_registry
-
-    dictionary = get_registry().get("spelling")
+    dictionary = _dictionary()
     shouting = text.upper() == text
     out, seen = [], set()
     for m in _WORD.finditer(blank_markup(text)):
@@ -177,12 +173,20 @@ def misspellings(text: str) -> list[Misspelling]:
         if lower in seen or _known(dictionary, lower):
             continue
         seen.add(lower)
+        squeezed = _squeezed(lower)
         suggestion = _apostrophe(dictionary, lower) or dictionary.correction(lower) or (
-            _squeezed(lower) != lower and (dictionary.correction(_squeezed(lower)) or _squeezed(lower)))
-        close = suggestion and (_one_edit(lower, suggestion) or _squeezed(lower) == _squeezed(suggestion))
+            squeezed != lower and (dictionary.correction(squeezed) or squeezed))
+        close = suggestion and (_one_edit(lower, suggestion) or squeezed == _squeezed(suggestion))
         if close and suggestion != lower and suggestion.isascii() and dictionary.known(suggestion):
             out.append(Misspelling(word, suggestion))
     return out
+
+
+def _dictionary():
+    """The registry's `spelling` role (loaded once, on first use)."""
+    from ..models import get_registry
+
+    return get_registry().get("spelling")
 
 
 def _known(dictionary, word: str) -> bool:
