@@ -1,4 +1,4 @@
-"""HAUSER's formulas pinned on hand-computed examples (no models needed)."""
+"""HAUSER's formulas pinned on hand-computed examples (no models needed but the parser)."""
 from __future__ import annotations
 
 import math
@@ -9,7 +9,8 @@ import pytest
 from studio.errors import InputError
 from studio.hauser import criteria as C
 from studio.hauser.kb_features import NO_TOPIC, KBFeatures
-from studio.hauser.scorer import NO_SIMILE, CandidateScore, Settings, _normalize_and_rank, sentiment_cut
+from studio.hauser.scorer import (NO_SIMILE, CandidateScore, Settings, _normalize_and_rank, off_sentence,
+                                  sentiment_cut)
 from studio.figures.components import Simile
 from studio.figures.kb import SimileKB
 
@@ -115,6 +116,21 @@ def test_a_sure_contradiction_goes_after_the_others_whatever_its_creativity():
     for bad in (0, 1.5, "high", True):
         with pytest.raises(InputError, match="contradiction gate"):
             Settings(contradiction_gate=bad)
+
+
+def test_a_line_of_another_sentence_goes_after_the_others(tiny_registry):
+    """The visitor's "The car was as fast as lightning." among rewrites of "Her laugh was loud." was ranked second,
+    unflagged."""
+    literal = "Her laugh was loud."
+    pairs = [(literal, "The car was as fast as lightning."), (literal, "Her laugh was as loud as thunder."),
+             (literal, "She laughed as loudly as a drum."), ("It is.", "It is like a dog.")]
+    assert off_sentence(tiny_registry.get("parser"), pairs) == [True, False, False, False]  # "It is.": no content word
+    rows = [_row(0, 10.0, 0.9, 0.1, 5.0, 2.0), _row(1, 1.0, 0.8, 0.1, 1.0, 1.0), _row(2, 0.0, 0.7, 0.0, 0.0, 1.0)]
+    _normalize_and_rank(rows, Settings())
+    assert [r.rank for r in rows] == [1, 2, 3]
+    rows[0].off_sentence = True
+    _normalize_and_rank(rows, Settings())
+    assert [r.rank for r in rows] == [3, 1, 2] and rows[0].quality == pytest.approx(1.0)  # its scores stay
 
 
 def test_single_candidate_normalizes_to_half():

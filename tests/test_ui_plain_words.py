@@ -179,6 +179,18 @@ def test_a_zero_in_the_logic_column_is_said_to_be_relative():
     assert "least clearly" not in explain_candidate(contra)
 
 
+def test_a_line_off_the_sentence_is_said_in_words_and_flagged():
+    from studio.ui.rerank_tab import explain_candidate, screen_table
+
+    c = {"flag": "", "similes": [{"vehicle": "lightning"}], "evidence": {}, "off_sentence": True}
+    assert "rewrite of another sentence" in explain_candidate(c)
+    assert "another sentence" not in explain_candidate({**c, "off_sentence": False})
+    row = {"rank": 2, "candidate": "The car was as fast as lightning.", "vehicle": "lightning", "flag": "",
+           "contradicts": False, "off_sentence": True, "quality": 0.0, "creativity_rel": 0.1, "relevance_norm": 0.0,
+           "logical_consistency_norm": 0.0, "sentiment_consistency_norm": 0.0, "informativeness": 1.0}
+    assert "off the sentence" in screen_table([row]).to_string()
+
+
 @pytest.mark.parametrize("fit, word", [(-0.5, "a natural"), (-3.0, "a possible"), (-6.0, "an unlikely")])
 def test_the_writers_fit_is_said_in_words(fit, word):
     from studio.ui.rerank_tab import explain_candidate

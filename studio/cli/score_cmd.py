@@ -118,7 +118,9 @@ def render(result: RerankResult) -> str:
                      f"{fmt(row['logical_consistency'], 6, 3)} {fmt(row['sentiment_consistency'], 7, 3)}  "
                      f"{row['candidate']}" + (f"  [{row['flag']}]" if row["flag"] else "")
                      + ("  [contradicts the literal sentence: ranked after the others]" if row.get("contradicts")
-                        else ""))
+                        else "")
+                     + ("  [off the sentence: keeps almost none of its words; ranked after the others]"
+                        if row.get("off_sentence") else ""))
     b = result.backends
     s = result.settings
     lines += ["", "Q: quality, 0–1 relative within these candidates (1 = the best here, 0 = the weakest; "

@@ -61,8 +61,10 @@ contradicts the literal sentence; an ironic “as loud as a whisper” is judged
 evidence says so) and **sentiment** (whether the simile keeps the sentence's tone). **creativity**: higher for a
 vehicle neither the knowledge base nor the language model expects, lower for common ones, also compared within the
 list (0–1 on screen; the raw value, unbounded, is in the details and the CSV). **image words** (informativeness): the
-vehicle's length in words. *no simile* marks a candidate without one (ranked last), *no words* an image without a
-letter (an emoji). With a single candidate there is nothing to compare, so the 0–1 columns stay empty. *Why these
+vehicle's length in words. *no simile* marks a candidate without one (ranked last), *contradicts* one the meaning
+check is at least 90 % sure contradicts the literal sentence, *off the sentence* one that keeps less than a quarter of
+the literal sentence's content words (a rewrite of another sentence; both ranked after the others), *no words* an image
+without a letter (an emoji). With a single candidate there is nothing to compare, so the 0–1 columns stay empty. *Why these
 scores* says in words what the knowledge base and the models found; its *Details* hold the raw evidence.
 
 The sliders weigh quality's parts (α : β : γ) and the three rankings. Click a column title to sort. The CSV holds every

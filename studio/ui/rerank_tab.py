@@ -21,7 +21,7 @@ from .session_files import new_download, track
 #: every column of a scored row: the CSV download (raw and normalized criteria, components)
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
            "logical_consistency", "logical_consistency_norm", "sentiment_consistency", "sentiment_consistency_norm",
-           "topic", "vehicle", "event", "kb_level", "nli_verdict", "evidence", "flag", "contradicts"]
+           "topic", "vehicle", "event", "kb_level", "nli_verdict", "evidence", "flag", "contradicts", "off_sentence"]
 #: what the page shows: (title on screen, row key, decimals or None for text) — short titles, numbers rounded. The 0–1
 #: columns are relative within the list ("…_rel": creativity min-max scaled here for the screen only, as the paper
 #: scales the quality criteria); the raw criteria, topic, event and KB match are in the details and the download
@@ -56,7 +56,8 @@ SCORES_NOTE = (
     "simile keeps the sentence's tone. **image words**: how many words the image (the vehicle) has; longer "
     "images carry more detail. **flag**: “no simile” when the line holds no comparison (ranked last), “contradicts” "
     "when the meaning check is at least 90 % sure the simile contradicts the literal sentence (ranked after the "
-    "others: a rare image is creative, but not of use), “no words” "
+    "others: a rare image is creative, but not of use), “off the sentence” when the line holds less than a quarter of "
+    "the literal sentence's content words (a rewrite of another sentence; ranked after the others), “no words” "
     "when its image has no letters (an emoji or a symbol, which the knowledge base cannot know). *Why these "
     "scores* under the chart says it in words for each candidate.")
 EXAMPLES = [
@@ -264,6 +265,9 @@ def explain_candidate(c: dict) -> str:
     if c.get("contradicts"):
         said.append("So sure a contradiction is ranked after every candidate that is not one, whatever its "
                     "creativity.")
+    if c.get("off_sentence"):
+        said.append("It keeps less than a quarter of the literal sentence's content words, so it reads as a rewrite "
+                    "of another sentence and is ranked after the candidates that rewrite this one.")
     return " ".join(s for s in said if s) or "—"
 
 
@@ -287,6 +291,9 @@ def _warn_flagged(scored: list[RerankResult]) -> None:
         warn("Some candidates hold no simile; they are flagged and ranked last.")
     if any(c.get("contradicts") for g in scored for c in g.candidates):
         warn("Some candidates contradict their literal sentence; they are flagged and ranked after the others.")
+    if any(c.get("off_sentence") for g in scored for c in g.candidates):
+        warn("Some candidates keep almost none of their literal sentence's words; they are flagged “off the "
+             "sentence” and ranked after the others.")
     note = repeated_note(scored)
     if note:
         warn(note)
@@ -326,7 +333,7 @@ def screen_table(rows: list[dict]) -> pd.DataFrame:
     def cell(row, key, digits):
         if key == "flag_short":  # the reason is in the note and the CSV
             return "no simile" if row["flag"] else "contradicts" if row.get("contradicts") else \
-                "no words" if wordless(row["vehicle"]) else ""
+                "off the sentence" if row.get("off_sentence") else "no words" if wordless(row["vehicle"]) else ""
         value = row[key]
         if digits is None or value is None:
             return value
