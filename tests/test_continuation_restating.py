@@ -74,8 +74,10 @@ def test_continue_serves_the_writer_order(monkeypatch):
     assert [c.restating for c in r.continuations] == [0.2, 0.1, 0.9]
     assert sum(c.p_plausible for c in r.continuations) == pytest.approx(1.0)
     notes = why_here([vars(c) for c in r.continuations], "writer")
-    assert notes[0] == "placed higher: further from the story's last sentence (closeness 0.20)"
-    assert notes[2] == "placed lower: close to the story's last sentence (closeness 0.90)"
+    assert notes[0] == ("placed higher: further from the story's last sentence (closeness 0.20: the "
+                        "cosine of the two sentences' meanings; 1 would say it again)")
+    assert notes[2] == ("placed lower: close to the story's last sentence (closeness 0.90: the cosine "
+                        "of the two sentences' meanings; 1 would say it again)")
 
 
 def test_without_the_embedder_the_judge_alone_orders_and_says_so(monkeypatch):
@@ -118,8 +120,9 @@ def test_why_here_names_the_reason_that_decided():
     # two slips shown: the lower one moved for its closeness, not its slip; the upper one is no "whole, fresh" line
     notes = why_here([_row(0.45), _row(0.20, slipped=True, restating=0.3), _row(0.35, slipped=True, restating=0.8)],
                      "writer")
-    assert notes == ["", "placed higher: further from the story's last sentence (closeness 0.30)",
-                     "placed lower: close to the story's last sentence (closeness 0.80)"]
+    said = ": the cosine of the two sentences' meanings; 1 would say it again)"
+    assert notes == ["", f"placed higher: further from the story's last sentence (closeness 0.30{said}",
+                     f"placed lower: close to the story's last sentence (closeness 0.80{said}"]
     # two cut ones shown: likewise
     notes = why_here([_row(0.5), _row(0.1, cut=True, restating=0.1), _row(0.3, cut=True, restating=0.8)], "writer")
     assert notes[1].startswith("placed higher: further") and notes[2].startswith("placed lower: close")

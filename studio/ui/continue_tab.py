@@ -73,7 +73,8 @@ def why_here(rows: list[dict], mode: str) -> list[str]:
             notes.append("")
         elif mode == "tuned":
             notes.append("placed by fluency and plausibility together" + (
-                f" (fluency {c['fluency']:.2f} per token)" if c.get("fluency") is not None else ""))
+                f" (fluency {c['fluency']:.2f}: the language model's mean log-probability per token; nearer 0 "
+                "reads more naturally)" if c.get("fluency") is not None else ""))
         elif above and c["cut"] and any(not d["cut"] for d in above):
             notes.append("placed lower: cut short by the token limit")
         elif above and c.get("slipped") and any(_tier(d) < _tier(c) for d in above):
@@ -96,7 +97,8 @@ def _tier(row: dict) -> tuple[bool, bool]:
 
 def _restates(row: dict, text: str) -> str:
     """`text` with the continuation's closeness to the story's last sentence, when it was measured."""
-    return text + (f" (closeness {row['restating']:.2f})" if row.get("restating") is not None else "")
+    return text + (f" (closeness {row['restating']:.2f}: the cosine of the two sentences' meanings; 1 would say it "
+                   "again)" if row.get("restating") is not None else "")
 
 
 def _highlight(result: dict) -> list[tuple[str, str | None]]:
@@ -188,7 +190,10 @@ def build_continue_tab() -> None:
                                             info=f"up to {MAX_NARRATIVE_CHARS:,} characters",
                                        placeholder="… and he was smiling [to beat the band].")
                 with gr.Row():
-                    mode = gr.Radio(list(MODES), value="writer", label="Mode")
+                    mode = gr.Radio(list(MODES), value="writer", label="Mode",
+                                    info="writer writes best; tuned, plain, literal and context are the paper's "
+                                         "systems on the small language model, for comparison: they often miss "
+                                         "the figure's sense, and context mode tends to describe “the narrator”")
                     n = gr.Slider(1, 10, value=3, step=1, label="Continuations shown")
                     seed = gr.Number(0, precision=0, label="Seed")
                 with gr.Accordion("Sampling", open=False):

@@ -310,12 +310,14 @@ def build_imagine_topk(literal: gr.Component, similes: gr.Component, *, column: 
         available = imagine_available()
         if not available:
             gr.Markdown(availability_notice(short=True), elem_classes=["studio-panel"], elem_id="imagine-topk-off")
-        with gr.Row():
-            k = gr.Slider(1, MAX_TOP_K, value=DEFAULT_TOP_K, step=1, label="k (best similes)")
-            n_seeds = gr.Slider(1, MAX_SEEDS, value=1, step=1, label="Seeds per text")
-            seed = gr.Number(value=0, precision=0, minimum=0, label="First seed")
-            steps = gr.Slider(0, STEPS_SLIDER_MAX, value=0, step=1, label="Steps", info="0 = the model's default")
-            size = gr.Slider(0, MAX_SIZE, value=0, step=SIZE_STEP, label="Size (px)", info="0 = the model's default")
+        with gr.Row():  # greyed out with the buttons when no image model serves: nothing to set
+            k = gr.Slider(1, MAX_TOP_K, value=DEFAULT_TOP_K, step=1, label="k (best similes)", interactive=available)
+            n_seeds = gr.Slider(1, MAX_SEEDS, value=1, step=1, label="Seeds per text", interactive=available)
+            seed = gr.Number(value=0, precision=0, minimum=0, label="First seed", interactive=available)
+            steps = gr.Slider(0, STEPS_SLIDER_MAX, value=0, step=1, label="Steps", info="0 = the model's default",
+                              interactive=available)
+            size = gr.Slider(0, MAX_SIZE, value=0, step=SIZE_STEP, label="Size (px)", info="0 = the model's default",
+                             interactive=available)
         with gr.Row():
             go_button = gr.Button("Imagine top k", variant="primary", interactive=available)
             stop_button = gr.Button("Stop", variant="stop", interactive=available)

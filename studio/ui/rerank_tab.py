@@ -56,8 +56,9 @@ SCORES_NOTE = (
     "simile keeps the sentence's tone. **image words**: how many words the image (the vehicle) has; longer "
     "images carry more detail. **flag**: “no simile” when the line holds no comparison (ranked last), “contradicts” "
     "when the meaning check is at least 90 % sure the simile contradicts the literal sentence (ranked after the "
-    "others: a rare image is creative, but not of use), “off the sentence” when the line holds less than a quarter of "
-    "the literal sentence's content words (a rewrite of another sentence; ranked after the others), “no words” "
+    "others: a rare image is creative, but not of use), “off the sentence” when the line holds less than a "
+    "quarter of the literal sentence's content words (a rewrite of another sentence; ranked after the others), "
+    "“no words” "
     "when its image has no letters (an emoji or a symbol, which the knowledge base cannot know). *Why these "
     "scores* under the chart says it in words for each candidate.")
 EXAMPLES = [
