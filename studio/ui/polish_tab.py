@@ -190,7 +190,8 @@ def components_verdict(result: dict | None) -> str:
     detector = result.get("detector") or {}
     p, threshold = detector.get("p_simile"), detector.get("threshold", 0.5)
     if not result.get("similes") or p is None:
-        return "**No comparison found**: no *like*, *as … as* or similar comparison to take apart."
+        return ("**No comparison found**: no *like*, *as … as* or similar comparison to take apart (a comparative "
+                "with *than*, \"deeper than a knife\", is not one the simile parts describe).")
     if result.get("is_simile"):
         return f"**A simile**: the detector's probability {p:.3f} (it takes {threshold:.3f} or more for one)."
     return (f"**Not a simile, by the detector** (probability {p:.3f}, under its {threshold:.3f}): the parts below "

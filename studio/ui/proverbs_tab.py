@@ -57,7 +57,8 @@ METHOD_WORDS = {"proverb-distribution-cosine": "they fit the same proverbs",
                 "proverb-distribution-js": "they fit the same proverbs (Jensen-Shannon)",
                 "embedding-cosine": "their words mean alike"}
 PAIRS_NOTE = ("**similarity**: cosine between the embeddings of the proverb phrase and the narrative span (up to 1; "
-              "higher = closer in meaning).")
+              "higher = closer in meaning). Every phrase is paired with its closest span, so a similarity near 0 "
+              "says the phrase has no counterpart in the narrative: the pair is the nearest there is, not a match.")
 SIMILAR_COLUMNS = ["#", "similarity", "narrative", "proverbs both fit"]
 SIMILAR_NOTE = ("**similarity** (up to 1, higher = more alike) depends on the choice: *they fit the same proverbs*, how "
                 "alike the two narratives' fits over the whole catalog are (cosine; *Jensen-Shannon*: 1 − their "
