@@ -38,6 +38,10 @@ def test_slots_follow_english_grammar(tiny_registry):
     text = "He kicked the ball and ran."
     ends = {s.anchor for s in find_slots(text, parse(text))}
     assert ends == {"ball", "ran"}  # each verb's phrase ends after its object; the conjoined verb has its own
+    # report read 33's "stamped the returned books like a dog one by one": a reduplicated adverbial ends the phrase
+    for text in ("The librarian stamped the returned books one by one.", "He ate the soup bit by bit."):
+        (slot,) = [s for s in find_slots(text, parse(text)) if s.kind == "verb"]
+        assert realise(text, slot, "a machine")[0] == text[:-1] + " like a machine."
 
 
 def test_noun_phrases_agree():

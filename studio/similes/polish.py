@@ -490,12 +490,25 @@ def find_slots(literal: str, doc) -> list[Slot]:
     return list(slots.values())
 
 
+#: the middle word of a reduplicated adverbial ("one by one", "day after day", "face to face")
+_REDUPLICATING = {"by", "after", "to", "upon"}
+
+
+def _reduplicated(token) -> bool:
+    """Whether the token's phrase is a reduplicated adverbial, "one by one", "bit by bit", "day after day": part of
+    the verb's phrase, so the comparison goes after it ("stamped the books one by one like a machine", not "stamped
+    the books like a machine one by one")."""
+    words = [t.lower_ for t in token.subtree if not t.is_punct]
+    return len(words) == 3 and words[0] == words[2] and words[1] in _REDUPLICATING
+
+
 def _phrase_end(verb):
-    """The last token of the verb's own phrase: its particles, objects, adverbs and prepositional phrases, not a
-    conjoined or subordinate clause, and not the sentence's punctuation."""
+    """The last token of the verb's own phrase: its particles, objects, adverbs, prepositional phrases and a
+    reduplicated adverbial ("one by one"), not a conjoined or subordinate clause, and not the sentence's
+    punctuation."""
     last = verb
     for child in verb.children:
-        if child.i < verb.i or child.dep_ in _VP_STOP:
+        if child.i < verb.i or (child.dep_ in _VP_STOP and not (child.dep_ == "npadvmod" and _reduplicated(child))):
             continue
         tokens = [t for t in child.subtree if not t.is_punct]
         if tokens:
