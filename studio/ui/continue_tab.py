@@ -191,9 +191,8 @@ def build_continue_tab() -> None:
                                        placeholder="… and he was smiling [to beat the band].")
                 with gr.Row():
                     mode = gr.Radio(list(MODES), value="writer", label="Mode",
-                                    info="writer writes best; tuned, plain, literal and context are the paper's "
-                                         "systems on the small language model, for comparison: they often miss "
-                                         "the figure's sense, and context mode tends to describe “the narrator”")
+                                    info="writer writes best; the other four are the paper's systems on the "
+                                         "small language model, for comparison")
                     n = gr.Slider(1, 10, value=3, step=1, label="Continuations shown")
                     seed = gr.Number(0, precision=0, label="Seed")
                 with gr.Accordion("Sampling", open=False):

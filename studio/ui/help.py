@@ -94,7 +94,9 @@ proverb with the part of your story it matches; **similarity** is how close they
 `… she decided to [wing it].`) or click an example. Choose a **mode**: *writer* (the default: the writer model, a
 1.5 B instruction-tuned model, told the idiom's meaning when it is known), *tuned* (a small generator trained on the
 benchmark's stories), *plain*, *literal* (uses the expression's meaning) or *context* (uses guesses about the
-narrator). Press **Continue**; **Stop** ends it early.
+narrator). The last four rebuild the paper's systems on the small language model, for comparison: they often miss the
+figure's sense, and *context* tends to write about "the narrator" instead of continuing the story. Press
+**Continue**; **Stop** ends it early.
 
 **What you see.** The expression found (highlighted) and its meaning, then one-sentence continuations, best first.
 In writer mode the writer draws 6 sentences at once and 3 are shown: whole sentences first, then those that do not
