@@ -125,14 +125,15 @@ def _imagine_blocks():
     config = demo.get_config_file()
     buttons = {c["props"]["value"]: c["props"] for c in config["components"] if c["type"] == "button"}
     markdown = [str(c["props"].get("value") or "") for c in config["components"] if c["type"] == "markdown"]
-    return buttons, markdown
+    settings = {c["props"].get("label"): c["props"] for c in config["components"] if c["type"] in ("slider", "number")}
+    return buttons, markdown, settings
 
 
 def test_unavailable_imagine_is_one_panel_and_disabled_buttons(offline):
     from studio.models import get_registry
 
     before = {r["role"]: r["state"] for r in get_registry().status()}
-    buttons, markdown = _imagine_blocks()
+    buttons, markdown, settings = _imagine_blocks()
     assert buttons["Imagine"]["interactive"] is False and buttons["Imagine top k"]["interactive"] is False
     panels = [m for m in markdown if "ImaginE is switched off" in m]
     assert len(panels) == 1  # one panel, not one warning per role plus a note
@@ -142,12 +143,14 @@ def test_unavailable_imagine_is_one_panel_and_disabled_buttons(offline):
         assert needed in panel, needed
     assert panel.index("<details>") < panel.index("STUDIO_PROFILE=hub")  # folded away for the operator
     assert sum("Imagine top k is off here" in m for m in markdown) == 1
+    # the top k settings are greyed out with its buttons (a visitor took them for live ones)
+    assert all(settings[label]["interactive"] is False for label in ("k (best similes)", "Seeds per text", "First seed"))
     assert not any("⚠️" in m for m in markdown)  # no separate per-role warnings
     assert {r["role"]: r["state"] for r in get_registry().status()} == before  # decided without loading a model
 
 
 def test_available_imagine_has_live_buttons_and_no_panel():
-    buttons, markdown = _imagine_blocks()  # the tiny profile renders
+    buttons, markdown, _ = _imagine_blocks()  # the tiny profile renders
     assert buttons["Imagine"].get("interactive") is not False
     assert buttons["Imagine top k"].get("interactive") is not False
     assert not any("switched off" in m or "is off here" in m for m in markdown)
