@@ -156,3 +156,10 @@ def test_a_slip_is_the_figures_words_its_meaning_spelt_out_or_a_new_simile():
     # without a known meaning only the image words and a new simile count
     unknown = Expression(kind="idiom", text="wing it", start=start, end=start + len("wing it"))
     assert slips("She began to improvise.", told, unknown) == []
+
+
+def test_why_here_says_what_fluency_is_in_tuned_mode():
+    rows = [{**_row(0.3), "fluency": -1.78}, {**_row(0.7), "fluency": -2.5}]
+    notes = why_here(rows, "tuned")
+    assert notes[0] == ("placed by fluency and plausibility together (fluency -1.78: the language model's mean "
+                        "log-probability per token; nearer 0 reads more naturally)")

@@ -1,4 +1,4 @@
-"""HAUSER's formulas pinned on hand-computed examples (no models needed but the parser)."""
+"""HAUSER's formulas pinned on hand-computed examples (no models needed, but for the one offline test)."""
 from __future__ import annotations
 
 import math
@@ -118,19 +118,35 @@ def test_a_sure_contradiction_goes_after_the_others_whatever_its_creativity():
             Settings(contradiction_gate=bad)
 
 
-def test_a_line_of_another_sentence_goes_after_the_others(tiny_registry):
-    """The visitor's "The car was as fast as lightning." among rewrites of "Her laugh was loud." was ranked second,
-    unflagged."""
-    literal = "Her laugh was loud."
-    pairs = [(literal, "The car was as fast as lightning."), (literal, "Her laugh was as loud as thunder."),
-             (literal, "She laughed as loudly as a drum."), ("It is.", "It is like a dog.")]
-    assert off_sentence(tiny_registry.get("parser"), pairs) == [True, False, False, False]  # "It is.": no content word
+def test_a_line_off_the_sentence_goes_after_the_others_with_its_scores_kept():
     rows = [_row(0, 10.0, 0.9, 0.1, 5.0, 2.0), _row(1, 1.0, 0.8, 0.1, 1.0, 1.0), _row(2, 0.0, 0.7, 0.0, 0.0, 1.0)]
     _normalize_and_rank(rows, Settings())
     assert [r.rank for r in rows] == [1, 2, 3]
     rows[0].off_sentence = True
     _normalize_and_rank(rows, Settings())
     assert [r.rank for r in rows] == [3, 1, 2] and rows[0].quality == pytest.approx(1.0)  # its scores stay
+
+
+@pytest.mark.offline
+def test_a_line_of_another_sentence_is_off_it_and_a_rewrite_in_other_words_is_not(offline):
+    """The visitor's "The car was as fast as lightning." among rewrites of "Her laugh was loud." was ranked second,
+    unflagged; a reviewer's "He was as weary as a dog." for "He was tired." shares no lemma but means alike."""
+    from studio.hauser.scorer import score_group, table_rows
+
+    parser, embedder = offline.get("parser"), offline.get("embedder")
+    pairs = [("Her laugh was loud.", "The car was as fast as lightning."),
+             ("Her laugh was loud.", "Her laugh was as loud as thunder."), ("He was tired.", "He was as weary as a dog."),
+             ("It was cold.", "It was freezing like ice."), ("It is.", "The car was as fast as lightning.")]
+    assert off_sentence(parser, embedder, pairs) == [True, False, False, False, False]  # "It is.": no content word
+    assert off_sentence(parser, None, pairs) == [False] * 5  # no embedder: nothing flagged
+    car, thunder, drum = score_group("Her laugh was loud.", ["The car was as fast as lightning.",
+                                                             "Her laugh was as loud as thunder.",
+                                                             "She laughed as loudly as a drum."]).candidates
+    assert car.off_sentence and car.rank == 3 and not (thunder.off_sentence or drum.off_sentence)
+    group = score_group("Her laugh was loud.", ["The car was as fast as lightning.", "Her laugh was as loud as thunder."])
+    assert [row["off_sentence"] for row in table_rows(group.to_dict())] == [False, True]  # the CSV's column
+    unflagged = score_group("Her laugh was loud.", ["The car was as fast as lightning."], Settings(off_sentence=False))
+    assert not unflagged.candidates[0].off_sentence and unflagged.settings["off_sentence"] is False
 
 
 def test_single_candidate_normalizes_to_half():

@@ -125,7 +125,7 @@ def _imagine_blocks():
     config = demo.get_config_file()
     buttons = {c["props"]["value"]: c["props"] for c in config["components"] if c["type"] == "button"}
     markdown = [str(c["props"].get("value") or "") for c in config["components"] if c["type"] == "markdown"]
-    settings = {c["props"].get("label"): c["props"] for c in config["components"] if c["type"] in ("slider", "number")}
+    settings = [c["props"] for c in config["components"] if c["type"] in ("slider", "number", "dropdown")]
     return buttons, markdown, settings
 
 
@@ -144,7 +144,10 @@ def test_unavailable_imagine_is_one_panel_and_disabled_buttons(offline):
     assert panel.index("<details>") < panel.index("STUDIO_PROFILE=hub")  # folded away for the operator
     assert sum("Imagine top k is off here" in m for m in markdown) == 1
     # the top k settings are greyed out with its buttons (a visitor took them for live ones)
-    assert all(settings[label]["interactive"] is False for label in ("k (best similes)", "Seeds per text", "First seed"))
+    ids = {p.get("elem_id") for p in settings} | {c for p in settings for c in p.get("elem_classes") or ()}
+    assert {"imagine-seeds", "imagine-seed", "imagine-steps", "imagine-size", "imagine-guidance",
+            "imagine-topk-setting"} <= ids  # both panels' settings were found
+    assert len(settings) == 10 and all(p["interactive"] is False for p in settings)
     assert not any("⚠️" in m for m in markdown)  # no separate per-role warnings
     assert {r["role"]: r["state"] for r in get_registry().status()} == before  # decided without loading a model
 

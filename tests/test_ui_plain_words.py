@@ -183,7 +183,7 @@ def test_a_line_off_the_sentence_is_said_in_words_and_flagged():
     from studio.ui.rerank_tab import explain_candidate, screen_table
 
     c = {"flag": "", "similes": [{"vehicle": "lightning"}], "evidence": {}, "off_sentence": True}
-    assert "rewrite of another sentence" in explain_candidate(c)
+    assert "a line of another sentence" in explain_candidate(c)
     assert "another sentence" not in explain_candidate({**c, "off_sentence": False})
     row = {"rank": 2, "candidate": "The car was as fast as lightning.", "vehicle": "lightning", "flag": "",
            "contradicts": False, "off_sentence": True, "quality": 0.0, "creativity_rel": 0.1, "relevance_norm": 0.0,

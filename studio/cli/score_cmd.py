@@ -51,6 +51,10 @@ def register(sub) -> None:
     p.add_argument("--no-contradiction-gate", action="store_true",
                    help="the paper's combined rank: a candidate the meaning check is at least 90 %% sure contradicts "
                         "the literal sentence is not moved after the others")
+    p.add_argument("--no-off-sentence", action="store_true",
+                   help="the paper's combined rank: a candidate that keeps less than a quarter of the literal "
+                        "sentence's content words and means little like it (a line of another sentence) is not "
+                        "moved after the others")
     add_json_flag(p)
     p.set_defaults(func=run, render=render)
 
@@ -62,7 +66,8 @@ def run(args):
     settings = Settings(weights, tuple(args.rank_weights), args.relevance,
                         irony=not args.no_irony, stated_property=not args.no_stated_property,
                         property_backoff=not args.no_property_backoff,
-                        contradiction_gate=None if args.no_contradiction_gate else CONTRADICTION_GATE, **back_off)
+                        contradiction_gate=None if args.no_contradiction_gate else CONTRADICTION_GATE,
+                        off_sentence=not args.no_off_sentence, **back_off)
     if args.batch:
         if args.literal or args.candidate:
             raise InputError("use either --batch or --literal/--candidate, not both")
@@ -119,8 +124,8 @@ def render(result: RerankResult) -> str:
                      f"{row['candidate']}" + (f"  [{row['flag']}]" if row["flag"] else "")
                      + ("  [contradicts the literal sentence: ranked after the others]" if row.get("contradicts")
                         else "")
-                     + ("  [off the sentence: keeps almost none of its words; ranked after the others]"
-                        if row.get("off_sentence") else ""))
+                     + ("  [off the sentence: keeps less than a quarter of the literal sentence's words and "
+                        "means little like it; ranked after the others]" if row.get("off_sentence") else ""))
     b = result.backends
     s = result.settings
     lines += ["", "Q: quality, 0–1 relative within these candidates (1 = the best here, 0 = the weakest; "
@@ -131,7 +136,11 @@ def render(result: RerankResult) -> str:
               f"α, β, γ = {s['alpha']:.3f}, {s['beta']:.3f}, {s['gamma']:.3f}; rank weights "
                   f"{':'.join(f'{w:g}' for w in s['rank_weights'])}; relevance {s['relevance']}; "
                   + (f"a contradiction (P ≥ {s['contradiction_gate']:g}) ranked after the others"
-                     if s.get("contradiction_gate") is not None else "no contradiction gate (the paper's order)"),
+                     if s.get("contradiction_gate") is not None else "no contradiction gate")
+                  + ("; a line of another sentence ranked after the others" if s.get("off_sentence")
+                     else "; lines of other sentences not moved")
+                  + (" (the paper's order)" if s.get("contradiction_gate") is None and not s.get("off_sentence")
+                     else ""),
               f"backends: nli = {b['nli']}; sentiment = {b['sentiment']}; kb = {b['kb']}; relevance's fit = "
                   f"{b.get('writer') or 'off'}; creativity's surprisal = {b.get('lm') or 'off'}"]
     return "\n".join(lines)

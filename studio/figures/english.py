@@ -251,3 +251,12 @@ def spelling_note(text: str, found, quote=lambda words: f"“{words}”") -> str
     words = ", ".join(f"{quote(m.word)} ({m.suggestion}?)" for m in found)
     return (f"Check the spelling: {words}; did you mean {quote(corrected(text, found))}? The models read the "
             "sentence as typed, so a typo changes what they propose.")
+
+
+#: the parts of speech that carry a sentence's content (spaCy's universal tags)
+CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV"})
+
+
+def content_lemmas(doc) -> set[str]:
+    """The lemmas of a parsed text's content words (nouns, verbs, adjectives, adverbs; no stop words), lowercased."""
+    return {t.lemma_.lower() for t in doc if t.pos_ in CONTENT_POS and t.is_alpha and not t.is_stop}

@@ -6,9 +6,11 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
+import numpy as np
+
 from ..errors import InputError, require_text
 from ..figures.components import extract_similes_batch
-from ..figures.english import refuse_non_english
+from ..figures.english import content_lemmas, refuse_non_english
 from ..figures.irony import stated_reading, states_property
 from ..figures.lm_features import first_vehicle, shared
 from ..models import NLI_LABELS, ModelUnavailable, get_registry
@@ -18,13 +20,14 @@ from .kb_features import NO_TOPIC, PROPERTY
 MAX_CANDIDATES = 50
 MAX_CHARS = 2000  # the HAUSER data holds literal sentences of over 1,000 characters
 NO_SIMILE = "no simile with a vehicle was found in this candidate; it is ranked last"
-#: a candidate holding less than this share of the literal sentence's content words (nouns, verbs, adjectives,
-#: adverbs) is "off the sentence" and ranked after the others: a line of another sentence ("The car was as fast as
-#: lightning." for "Her laugh was loud."). At 0.25 it fires on 1 of the HAUSER generator's 12,495 candidates
-#: and on none of the 5,813 lines of Polish's blind reads.
-#: why: docs/experiments.md#hauser-off-sentence
+#: a candidate holding less than OFF_SENTENCE_SHARE of the literal sentence's content words (lemmas of its nouns,
+#: verbs, adjectives, adverbs) and meaning little alike (the `embedder`'s cosine under OFF_SENTENCE_COSINE) is "off the
+#: sentence" and ranked after the others: a line of another sentence ("The car was as fast as lightning." for "Her
+#: laugh was loud."), not a rewrite in other words ("He was as weary as a dog." for "He was tired.": cosine 0.61). Of
+#: the HAUSER generator's 12,495 candidates 1 has a cosine under 0.3 with its literal; of other literals' candidates
+#: pasted beside them 92.5 % are caught. why: docs/experiments.md#hauser-off-sentence
 OFF_SENTENCE_SHARE = 0.25
-_CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "ADV"}
+OFF_SENTENCE_COSINE = 0.3
 
 
 @dataclass
@@ -44,6 +47,8 @@ class Settings:
     #: a candidate with P(contradiction) at least this goes after the others in the combined rank; None: the paper's
     #: order
     contradiction_gate: float | None = C.CONTRADICTION_GATE
+    #: a line of another sentence (`off_sentence`) goes after the others; False: the paper's order
+    off_sentence: bool = True
 
     def __post_init__(self):
         # parts or weights alike (5 : 1 : 0 or 5/6, 1/6, 0): quality stays within 0–1
@@ -229,7 +234,13 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
                 "parser": registry.get("parser").backend, "lm": lm_backend, "writer": fit_backend}
 
     _step(progress, 0.9, "normalizing and ranking")
-    elsewhere = off_sentence(registry.get("parser"), [(lit, cand) for _, lit, cand in flat])
+    elsewhere = [False] * len(flat)
+    if settings.off_sentence:
+        try:
+            embedder = registry.get("embedder")
+        except ModelUnavailable:  # scored anyway; nothing is flagged
+            embedder = None
+        elsewhere = off_sentence(registry.get("parser"), embedder, [(lit, cand) for _, lit, cand in flat])
     results, k = [], 0
     for literal, cands in groups:
         rows = []
@@ -260,24 +271,30 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     return results
 
 
-def content_lemmas(doc) -> set[str]:
-    """The lemmas of a parsed text's content words (nouns, verbs, adjectives, adverbs; no stop words)."""
-    return {t.lemma_.lower() for t in doc if t.pos_ in _CONTENT_POS and t.is_alpha and not t.is_stop}
-
-
 def literal_share(literal_doc, candidate_doc) -> float | None:
     """The share of the literal's content lemmas the candidate holds; None when the literal has none."""
     own = content_lemmas(literal_doc)
     return len(own & content_lemmas(candidate_doc)) / len(own) if own else None
 
 
-def off_sentence(parser, pairs: Sequence[tuple[str, str]]) -> list[bool]:
+def off_sentence(parser, embedder, pairs: Sequence[tuple[str, str]]) -> list[bool]:
     """Per (literal, candidate): whether the candidate holds less than OFF_SENTENCE_SHARE of the literal's content
-    words (one parse per distinct text)."""
+    words and its meaning is little like the literal's (the embedder's cosine under OFF_SENTENCE_COSINE); one tagging
+    and one vector per distinct text. Without an embedder nothing is flagged."""
+    if embedder is None or not pairs:
+        return [False] * len(pairs)
     texts = list(dict.fromkeys(t for pair in pairs for t in pair))
-    docs = dict(zip(texts, parser.pipe(texts)))
+    docs = dict(zip(texts, parser.pipe(texts, disable=("ner", "parser"))))  # lemmas need the tags only
     shares = [literal_share(docs[lit], docs[cand]) for lit, cand in pairs]
-    return [share is not None and share < OFF_SENTENCE_SHARE for share in shares]
+    asked = [pair for pair, share in zip(pairs, shares) if share is not None and share < OFF_SENTENCE_SHARE]
+    if not asked:
+        return [False] * len(pairs)
+    words = list(dict.fromkeys(t for pair in asked for t in pair))
+    vectors = np.asarray(embedder.encode(words), dtype=np.float64)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    at = dict(zip(words, vectors))
+    far = {pair for pair in asked if float(at[pair[0]] @ at[pair[1]]) < OFF_SENTENCE_COSINE}
+    return [pair in far for pair in pairs]
 
 
 def nli_verdict(probs) -> dict:
@@ -390,7 +407,8 @@ def _settings_dict(settings: Settings) -> dict:
     return {"alpha": alpha, "beta": beta, "gamma": gamma, "rank_weights": list(settings.rank_weights),
             "relevance": settings.relevance, "lm_relevance": settings.lm_relevance,
             "lm_creativity": settings.lm_creativity, "irony": settings.irony, "stated_property": settings.stated_property,
-            "property_backoff": settings.property_backoff, "contradiction_gate": settings.contradiction_gate}
+            "property_backoff": settings.property_backoff, "contradiction_gate": settings.contradiction_gate,
+            "off_sentence": settings.off_sentence}
 
 
 def _step(progress, fraction: float, what: str) -> None:

@@ -34,7 +34,7 @@ from ..figures.antonyms import load_antonyms
 from ..figures.articles import indefinite_article, points
 from ..figures.components import Simile, extract_similes
 from ..figures.detector import simile_probability, someones, threshold
-from ..figures.english import misspellings, refuse_non_english
+from ..figures.english import CONTENT_POS, misspellings, refuse_non_english
 from ..figures.irony import find_ironies, opposite_in_kb
 from ..figures.nouns import known_noun
 from ..figures.lm_features import shared
@@ -371,15 +371,12 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         shortfall=shortfall, reread=by_writer, spelling=typos)
 
 
-#: parts of speech a simile can attach to ("there", "so" and the other stop-word adverbs do not count): a sentence
-#: with none of them ("Hello.", "Yes.", "I am.") has nothing to compare
-CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "ADV"}
-
-
 def refuse_unpolishable(doc) -> None:
     """An InputError for a parsed sentence Polish cannot work with: no content word a simile could attach to (a
     greeting, "Hello."), or a sentence that already holds a simile (a second comparison would be inserted into the
     first: "as as blue as a sapphire as the sea"). Markup alone is refused before (`refuse_non_english`)."""
+    # a content word a simile can attach to ("there", "so" and the other stop-word adverbs do not count): a sentence
+    # with none ("Hello.", "Yes.", "I am.") has nothing to compare
     if not any(t.is_alpha and t.pos_ in CONTENT_POS and not (t.pos_ == "ADV" and t.is_stop) for t in doc):
         raise InputError("Nothing to polish: the sentence has no word a simile could attach to (a thing, an action "
                          "or a quality), as in a greeting. Type a sentence that describes something (e.g. "

@@ -224,14 +224,18 @@ def build_imagine_tab() -> None:
             text_a = limited_textbox(MAX_TEXT_CHARS, label="Text A (e.g. the literal sentence or the reference)",
                                      lines=2)
             text_b = limited_textbox(MAX_TEXT_CHARS, label="Text B (e.g. the simile or the hypothesis)", lines=2)
-        with gr.Row():
+        with gr.Row():  # greyed out with the buttons when no image model serves
             n_seeds = gr.Slider(1, MAX_SEEDS, value=1, step=1, label="Seeds per text",
-                                info="the paper averages over 5")
-            seed = gr.Number(value=0, precision=0, minimum=0, label="First seed", info="seeds are consecutive")
-            steps = gr.Slider(0, STEPS_SLIDER_MAX, value=0, step=1, label="Steps", info="0 = the model's default")
-            size = gr.Slider(0, MAX_SIZE, value=0, step=SIZE_STEP, label="Size (px)", info="0 = the model's default")
+                                info="the paper averages over 5", interactive=available, elem_id="imagine-seeds")
+            seed = gr.Number(value=0, precision=0, minimum=0, label="First seed", info="seeds are consecutive",
+                             interactive=available, elem_id="imagine-seed")
+            steps = gr.Slider(0, STEPS_SLIDER_MAX, value=0, step=1, label="Steps", info="0 = the model's default",
+                              interactive=available, elem_id="imagine-steps")
+            size = gr.Slider(0, MAX_SIZE, value=0, step=SIZE_STEP, label="Size (px)", info="0 = the model's default",
+                             interactive=available, elem_id="imagine-size")
             guidance = gr.Dropdown(GUIDANCE_CHOICES, value=MODEL_DEFAULT, allow_custom_value=True, label="Guidance",
-                                   info=f"classifier-free guidance, 0–{MAX_GUIDANCE:g}")
+                                   info=f"classifier-free guidance, 0–{MAX_GUIDANCE:g}", interactive=available,
+                                   elem_id="imagine-guidance")
         gr.Markdown(LIMITS, elem_classes=["studio-note"])
         with gr.Row():
             go_button = gr.Button("Imagine", variant="primary", interactive=available)
@@ -311,13 +315,16 @@ def build_imagine_topk(literal: gr.Component, similes: gr.Component, *, column: 
         if not available:
             gr.Markdown(availability_notice(short=True), elem_classes=["studio-panel"], elem_id="imagine-topk-off")
         with gr.Row():  # greyed out with the buttons when no image model serves: nothing to set
-            k = gr.Slider(1, MAX_TOP_K, value=DEFAULT_TOP_K, step=1, label="k (best similes)", interactive=available)
-            n_seeds = gr.Slider(1, MAX_SEEDS, value=1, step=1, label="Seeds per text", interactive=available)
-            seed = gr.Number(value=0, precision=0, minimum=0, label="First seed", interactive=available)
+            k = gr.Slider(1, MAX_TOP_K, value=DEFAULT_TOP_K, step=1, label="k (best similes)", interactive=available,
+                          elem_classes=["imagine-topk-setting"])
+            n_seeds = gr.Slider(1, MAX_SEEDS, value=1, step=1, label="Seeds per text", interactive=available,
+                                elem_classes=["imagine-topk-setting"])
+            seed = gr.Number(value=0, precision=0, minimum=0, label="First seed", interactive=available,
+                             elem_classes=["imagine-topk-setting"])
             steps = gr.Slider(0, STEPS_SLIDER_MAX, value=0, step=1, label="Steps", info="0 = the model's default",
-                              interactive=available)
+                              interactive=available, elem_classes=["imagine-topk-setting"])
             size = gr.Slider(0, MAX_SIZE, value=0, step=SIZE_STEP, label="Size (px)", info="0 = the model's default",
-                             interactive=available)
+                             interactive=available, elem_classes=["imagine-topk-setting"])
         with gr.Row():
             go_button = gr.Button("Imagine top k", variant="primary", interactive=available)
             stop_button = gr.Button("Stop", variant="stop", interactive=available)

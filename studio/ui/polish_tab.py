@@ -1,6 +1,8 @@
 """Polish tab: simile candidates for a literal sentence, and the components of any simile."""
 from __future__ import annotations
 
+import re
+
 import gradio as gr
 import pandas as pd
 
@@ -190,8 +192,9 @@ def components_verdict(result: dict | None) -> str:
     detector = result.get("detector") or {}
     p, threshold = detector.get("p_simile"), detector.get("threshold", 0.5)
     if not result.get("similes") or p is None:
-        return ("**No comparison found**: no *like*, *as … as* or similar comparison to take apart (a comparative "
-                "with *than*, \"deeper than a knife\", is not one the simile parts describe).")
+        than = re.search(r"\bthan\b", result.get("sentence") or "", re.I)  # "cut deeper than a knife"
+        return "**No comparison found**: no *like*, *as … as* or similar comparison to take apart" + (
+            " (a comparative with *than* is not one the simile parts describe)." if than else ".")
     if result.get("is_simile"):
         return f"**A simile**: the detector's probability {p:.3f} (it takes {threshold:.3f} or more for one)."
     return (f"**Not a simile, by the detector** (probability {p:.3f}, under its {threshold:.3f}): the parts below "

@@ -13,6 +13,7 @@ from ..proverbs import align, get_scorer, ranking, resolve_proverb, similar
 from ..proverbs.catalog import usage_note
 from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
 from ..proverbs.motifs import DEFAULT_METHOD, METHODS
+from ..proverbs.alignment import DEFAULT_THRESHOLD
 from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL, SHARED_TOP, clean_narrative
 from .common import (after_limit_check, escape, examples, failed_run, guarded, highlight_pieces, limited_textbox,
                      past_refusal, refuse_over_limit, role_notice, section_run, shorten, start_run)
@@ -57,8 +58,11 @@ METHOD_WORDS = {"proverb-distribution-cosine": "they fit the same proverbs",
                 "proverb-distribution-js": "they fit the same proverbs (Jensen-Shannon)",
                 "embedding-cosine": "their words mean alike"}
 PAIRS_NOTE = ("**similarity**: cosine between the embeddings of the proverb phrase and the narrative span (up to 1; "
-              "higher = closer in meaning). Every phrase is paired with its closest span, so a similarity near 0 "
-              "says the phrase has no counterpart in the narrative: the pair is the nearest there is, not a match.")
+              "higher = closer in meaning). Phrases and spans are matched one to one, the best pairing overall that "
+              f"keeps the proverb's order where it can; a phrase under {DEFAULT_THRESHOLD:g} stays unaligned, so a "
+              "similarity just "
+              "above it says the phrase has no real counterpart in the narrative: the pair is the nearest there is, "
+              "not a match.")
 SIMILAR_COLUMNS = ["#", "similarity", "narrative", "proverbs both fit"]
 SIMILAR_NOTE = ("**similarity** (up to 1, higher = more alike) depends on the choice: *they fit the same proverbs*, how "
                 "alike the two narratives' fits over the whole catalog are (cosine; *Jensen-Shannon*: 1 − their "

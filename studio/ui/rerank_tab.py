@@ -56,9 +56,9 @@ SCORES_NOTE = (
     "simile keeps the sentence's tone. **image words**: how many words the image (the vehicle) has; longer "
     "images carry more detail. **flag**: “no simile” when the line holds no comparison (ranked last), “contradicts” "
     "when the meaning check is at least 90 % sure the simile contradicts the literal sentence (ranked after the "
-    "others: a rare image is creative, but not of use), “off the sentence” when the line holds less than a "
-    "quarter of the literal sentence's content words (a rewrite of another sentence; ranked after the others), "
-    "“no words” "
+    "others: a rare image is creative, but not of use), “off the sentence” when the line keeps less than a "
+    "quarter of the literal sentence's content words and means little like it (a line of another sentence; ranked "
+    "after the others), “no words” "
     "when its image has no letters (an emoji or a symbol, which the knowledge base cannot know). *Why these "
     "scores* under the chart says it in words for each candidate.")
 EXAMPLES = [
@@ -267,8 +267,9 @@ def explain_candidate(c: dict) -> str:
         said.append("So sure a contradiction is ranked after every candidate that is not one, whatever its "
                     "creativity.")
     if c.get("off_sentence"):
-        said.append("It keeps less than a quarter of the literal sentence's content words, so it reads as a rewrite "
-                    "of another sentence and is ranked after the candidates that rewrite this one.")
+        said.append("It keeps less than a quarter of the literal sentence's content words and means little like "
+                    "it, so it reads as a line of another sentence and is ranked after the candidates that rewrite "
+                    "this one.")
     return " ".join(s for s in said if s) or "—"
 
 
@@ -293,8 +294,8 @@ def _warn_flagged(scored: list[RerankResult]) -> None:
     if any(c.get("contradicts") for g in scored for c in g.candidates):
         warn("Some candidates contradict their literal sentence; they are flagged and ranked after the others.")
     if any(c.get("off_sentence") for g in scored for c in g.candidates):
-        warn("Some candidates keep almost none of their literal sentence's words; they are flagged “off the "
-             "sentence” and ranked after the others.")
+        warn("Some candidates keep less than a quarter of their literal sentence's content words and mean little "
+             "like it; they are flagged “off the sentence” and ranked after the others.")
     note = repeated_note(scored)
     if note:
         warn(note)
