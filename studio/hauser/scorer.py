@@ -120,8 +120,8 @@ class CandidateScore:
     nli_read: str = ""
     #: the NLI reads it as contradicting the literal (P ≥ Settings.contradiction_gate): ranked after the others
     contradicts: bool = False
-    #: it holds less than OFF_SENTENCE_SHARE of the literal's content words: a line of another sentence, ranked after
-    #: the others
+    #: it holds less than OFF_SENTENCE_SHARE of the literal's content words and means little like it (`off_sentence`):
+    #: a line of another sentence, ranked after the others
     off_sentence: bool = False
 
     def to_dict(self) -> dict:
