@@ -6,8 +6,6 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
-import numpy as np
-
 from ..errors import InputError, require_text
 from ..figures.components import extract_similes_batch
 from ..figures.english import content_lemmas, refuse_non_english
@@ -290,9 +288,7 @@ def off_sentence(parser, embedder, pairs: Sequence[tuple[str, str]]) -> list[boo
     if not asked:
         return [False] * len(pairs)
     words = list(dict.fromkeys(t for pair in asked for t in pair))
-    vectors = np.asarray(embedder.encode(words), dtype=np.float64)
-    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    at = dict(zip(words, vectors))
+    at = dict(zip(words, embedder.encode(words)))  # unit vectors (the Embedder role's contract): a dot is the cosine
     far = {pair for pair in asked if float(at[pair[0]] @ at[pair[1]]) < OFF_SENTENCE_COSINE}
     return [pair in far for pair in pairs]
 
