@@ -29,6 +29,9 @@ def test_slots_follow_english_grammar(tiny_registry):
     text = "Her voice was very loud."
     (adj,) = [s for s in find_slots(text, parse(text)) if s.kind == "adjective"]
     assert realise(text, adj, "thunder")[0] == "Her voice was as loud as thunder."  # intensifier removed
+    text = "The dog was very very very big."  # a visitor's: all of a run goes, not its last word alone
+    (adj,) = [s for s in find_slots(text, parse(text)) if s.kind == "adjective"]
+    assert realise(text, adj, "a house")[0] == "The dog was as big as a house."
     text = "He walked slowly down the road."
     slots = find_slots(text, parse(text))
     assert [s.kind for s in slots] == ["verb"]
@@ -67,6 +70,15 @@ def test_no_vehicle_twice_and_the_shortfall_says_why():
     if len(cands) < 50:
         assert f"{len(cands)} of the 50 candidates asked" in result.shortfall and "merged" in result.shortfall
     assert "score" in result.score_meaning and result.generator
+
+
+def test_no_like_comparison_where_the_sentence_already_says_like():
+    """A visitor's "I like apples." gave "I like apples like a lot." (keep 0.53): the comparison word repeats the
+    verb. No "like …" candidate is made there; the shortfall says why."""
+    result = polish("I like apples.", n=10, seed=0)
+    assert not any(c.phrase.startswith("like ") for c in result.candidates)
+    assert "already says" in result.shortfall
+    assert any(c.phrase.startswith("like ") for c in polish("I eat apples.", n=10, seed=0).candidates)
 
 
 def test_seed_is_honoured():
@@ -110,7 +122,7 @@ def test_refuses_what_it_cannot_polish(text, message):
 
 
 def test_still_polishes_short_literals():
-    for literal in ("The lake was calm.", "He moved.", "It was empty.", "I like tea.", "<b>The lake</b> was calm."):
+    for literal in ("The lake was calm.", "He moved.", "It was empty.", "I drink tea.", "<b>The lake</b> was calm."):
         assert polish(literal, n=2, strategies=["property", "insertion"], seed=0).candidates, literal
 
 

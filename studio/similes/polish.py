@@ -347,6 +347,8 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
             f"literal from the chosen sources ({each} proposals; {merged} merged as near duplicates — the same "
             f"vehicle head or modifier —, {rejected} dropped as ungrammatical, repeating the sentence's words or "
             f"of the subject's own kind"
+            + (" (no \"like …\" comparison is offered where the sentence already says \"like\")"
+               if _LIKES.search(literal) else "")
             + (f", {len(weak)} scored below {floor} by the polisher" if floor > 0 else "")
             + (f", {len(opposite)} whose vehicle suits the opposite adjective" if opposite else "")
             + "). Add sources (insertion is off by default) or try another seed (it changes the lm source) or "
@@ -382,12 +384,18 @@ def refuse_unpolishable(doc) -> None:
                          "or a quality), as in a greeting. Type a sentence that describes something (e.g. "
                          "\"The lake was calm.\") instead.")
 
-    found = [s for s in extract_similes("", doc=doc) if simile_probability(s, doc) >= threshold()]
-    literal_ones = [s for s in found if literal_comparison(s)]
-    if found and len(literal_ones) == len(found):
-        first = literal_ones[0]
+    # a "like" comparison or one of like with like counts whatever the detector makes of it: a second comparison
+    # beside it doubles it ("She looks like her mother like a doll."; "He ran like the wind like a cheetah."); none of
+    # the 410 literal sentences writers gave the blind reads holds one. A doubted "as … as" does not: the extractor
+    # also reads "walked slowly as the sun set" as one
+    comparisons = [s for s in extract_similes("", doc=doc) if s.comparator == "like" or literal_comparison(s)
+                   or simile_probability(s, doc) >= threshold()]
+    found = [s for s in comparisons if simile_probability(s, doc) >= threshold() and not literal_comparison(s)]
+    if comparisons and not found:
+        first = comparisons[0]
         said = f"as {first.property} as {first.vehicle}" if first.property else f"{first.comparator} {first.vehicle}"
-        raise InputError(f"This sentence already makes a comparison (\"{said}\", a literal one: like with like), "
+        kind = ", a literal one: like with like" if literal_comparison(first) else ""
+        raise InputError(f"This sentence already makes a comparison (\"{said}\"{kind}), "
                          "and a simile added beside it "
                          "would clash with it. Polish adds a simile to a sentence without a comparison: leave it out "
                          "(\"He looked tired.\") to polish the sentence.")
@@ -449,6 +457,8 @@ def find_slots(literal: str, doc) -> list[Slot]:
             first = tok
             mods = [c for c in tok.children if c.dep_ in ("advmod", "amod") and c.i == tok.i - 1]
             intensified = bool(mods) and mods[0].lower_ in _INTENSIFIERS
+            while intensified and mods[0].i > 0 and doc[mods[0].i - 1].lower_ in _INTENSIFIERS:
+                mods = [doc[mods[0].i - 1]]  # a run of them goes too: "was very very big" → "was as big as a house"
             # a manner adverb goes inside the comparison: "was bitterly cold" → "was as bitterly cold as ice"; so does
             # an adjective's own modifier: "was bright yellow" → "was as bright yellow as the sun"
             graded = bool(mods) and not intensified and (mods[0].dep_ == "amod" or (
@@ -657,6 +667,9 @@ def like_with_like_scores(rows, doc, kb) -> list[tuple[float, float] | None]:
     return [None if h is None else (sims[h], sims[h] - median) for h in heads]
 
 
+_LIKES = re.compile(r"\blik(?:e|es|ed|ing)\b", re.IGNORECASE)
+
+
 def _realise_all(literal, proposals, context, kb):
     rows, rejected, seen = [], 0, set()
     for rank, (strategy, slot, vehicle) in enumerate(proposals):
@@ -666,6 +679,9 @@ def _realise_all(literal, proposals, context, kb):
             rejected += 1
             continue
         sentence, phrase, offset = realise(literal, slot, np_)
+        if phrase.startswith("like ") and _LIKES.search(literal):
+            rejected += 1  # "I like apples like candy.": the comparison word repeats the sentence's verb
+            continue
         key = re.sub(r"\W+", " ", sentence.lower()).strip()
         if key in seen:
             continue
