@@ -83,6 +83,9 @@ def test_a_link_after_an_example_restores_the_text_that_was_run(browser, app_url
         box = page.get_by_label("Literal sentence").filter(visible=True).first
         page.wait_for_function("() => [...document.querySelectorAll('textarea')].some(t => t.value === "
                                "'The lake was calm.')", timeout=30_000)
+        # the click runs the example, as the Polish button would (a visitor saw an empty table after one)
+        page.locator("#polish-table").get_by_text("calm", exact=False).filter(visible=True).first.wait_for(
+            timeout=RESULT_TIMEOUT_MS)
         box.fill("The night was very cold.")
         page.get_by_role("button", name="Polish", exact=True).click()
         page.locator("#polish-table").get_by_text("cold", exact=False).filter(visible=True).first.wait_for(
@@ -99,5 +102,24 @@ def test_a_link_after_an_example_restores_the_text_that_was_run(browser, app_url
             timeout=30_000)
         assert opened.get_by_label("Literal sentence").filter(visible=True).first.input_value() == \
             "The night was very cold."
+    finally:
+        page.context.close()
+
+
+def test_an_example_of_rerank_and_of_the_judge_runs_on_a_click(browser, app_url):
+    """A visitor clicked an example and saw only the box fill: a click now presses the tab's own button."""
+    from studio.ui.continue_tab import JUDGE_EXAMPLES
+    from studio.ui.rerank_tab import EXAMPLES
+
+    page = open_page(browser, app_url)
+    try:
+        select_tab(page, "Rerank")
+        page.get_by_text(EXAMPLES[0][0][:30], exact=False).filter(visible=True).first.click()
+        page.locator("#rerank-why").get_by_text("child", exact=False).first.wait_for(timeout=RESULT_TIMEOUT_MS)
+        select_tab(page, "Continue")
+        page.get_by_text(JUDGE_EXAMPLES[0][1][:30], exact=False).filter(visible=True).first.click()
+        # a verdict, or on the tiny profile (no judge) the refusal: either way the Judge button ran
+        page.wait_for_function("() => ['#judge-verdict', '#judge-status'].some(id => /continuation|No result/"
+                               ".test(document.querySelector(id)?.innerText || ''))", timeout=RESULT_TIMEOUT_MS)
     finally:
         page.context.close()

@@ -107,6 +107,33 @@ def test_concurrent_first_calls_load_once(monkeypatch):
     assert row["state"] == READY and row["load_seconds"] >= 0.2
 
 
+def test_two_roles_load_one_after_the_other_and_a_nested_get_does_not_deadlock(monkeypatch):
+    """Two threads importing transformers at once can see it half made ("cannot import name 'BertConfig'"): loads
+    of different roles never overlap. A loader that gets another role (an alias) still finishes."""
+    active, most = [0], [0]
+
+    def loader_for(backend):
+        def load(spec, registry):
+            active[0] += 1
+            most[0] = max(most[0], active[0])
+            time.sleep(0.1)
+            active[0] -= 1
+            if spec.role == "nli":
+                registry.get("sentiment")  # nested, in the same thread
+            return object()
+        return load
+
+    monkeypatch.setattr(registry_module, "loader_for", loader_for)
+    registry = Registry(Settings.from_env("tiny"))
+    threads = [threading.Thread(target=registry.get, args=(role,)) for role in ("lm", "embedder", "nli", "parser")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    assert not any(t.is_alive() for t in threads) and most[0] == 1
+    assert {r["role"]: r["state"] for r in registry.status()}["sentiment"] == READY
+
+
 def test_failed_load_marks_only_that_role_and_retry_works(monkeypatch):
     calls = []
     monkeypatch.setattr(registry_module, "loader_for", _counting_loader(calls, delay=0, fail_times=1))

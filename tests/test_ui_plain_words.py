@@ -224,3 +224,18 @@ def test_no_stray_component_from_an_update_made_at_build_time():
     config = build_demo(admin=False).get_config_file()
     labels = [c["props"].get("value") for c in config["components"] if c["type"] == "button"]
     assert "Run" not in labels, labels
+
+
+def test_the_status_says_when_none_of_the_writers_images_is_shown():
+    """A visitor ticked the writer source for "The old man walked very slowly." and saw no writer line, unsaid."""
+    import dataclasses
+
+    from studio.similes.service import polish
+    from studio.ui.polish_tab import _status
+
+    result = dataclasses.replace(polish("The lake was calm.", n=3, seed=0, strategies=["lm"]), shortfall="")
+    assert "writer" not in _status(result, True, ["lm"])
+    dropped = dataclasses.replace(result, proposed={**result.proposed, "writer": 4})
+    assert "None of the writer's 4 images is in the list" in _status(dropped, True, ["lm", "writer"])
+    none = dataclasses.replace(result, proposed={**result.proposed, "writer": 0})
+    assert "The writer proposed no image" in _status(none, True, ["lm", "writer"])

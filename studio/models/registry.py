@@ -150,7 +150,10 @@ class Registry:
         if entry.state == READY and model is not None:
             entry.last_used = time.monotonic()
             return model
-        with entry.lock:  # concurrent first calls: one loads, the others wait for it
+        # one load at a time, across roles: two threads importing transformers at once can see it half made ("cannot
+        # import name 'BertConfig'", which marked a role failed for a visitor). Always this lock before a role's
+        # own, so that a loader's nested get (an alias, the embedder under a head) cannot deadlock
+        with _LOADING, entry.lock:  # concurrent first calls: one loads, the others wait for it
             if entry.state == READY:
                 entry.last_used = time.monotonic()
                 return entry.model
@@ -268,6 +271,8 @@ class Registry:
 
 _registry: Registry | None = None
 _registry_lock = threading.Lock()
+#: held while any role loads (re-entrant: a loader may get another role), taken before the role's own lock
+_LOADING = threading.RLock()
 
 
 def get_registry() -> Registry:

@@ -6,6 +6,7 @@ import collections
 import contextvars
 import functools
 import html
+import json
 import logging
 import re
 import threading
@@ -203,11 +204,15 @@ def unescape_markdown(text: str) -> str:
     return html.unescape(re.sub(r"\\(.)", r"\1", str(text).replace("**", "")))
 
 
-def examples(samples: list, inputs: list, label: str) -> gr.Dataset:
-    """Clickable examples that fill `inputs` with a sample's values. Not gr.Examples: its click sends each value as a
-    property update, and gradio then keeps a new copy of the box in the session (another id) that the texts typed
-    afterwards update, while a shared link ("Copy a link to this result") restores the box from the old one: the
-    example's text beside results computed for another. Plain values keep the box itself up to date."""
+def examples(samples: list, inputs: list, label: str, run: gr.Button | None = None) -> gr.Dataset:
+    """Clickable examples that fill `inputs` with a sample's values, then press `run` (the tab's own button, with an
+    `elem_id`), so that a click shows a result the way the button would: the same checks, progress, Stop and queue.
+    Not gr.Examples: its click sends each value as a property update, and gradio then keeps a new copy of the box in
+    the session (another id) that the texts typed afterwards update, while a shared link ("Copy a link to this
+    result") restores the box from the old one: the example's text beside results computed for another. Plain values
+    keep the box itself up to date."""
+    if run is not None and not run.elem_id:
+        raise ValueError("an example's run button needs an elem_id")
     dataset = gr.Dataset(components=inputs, samples=[list(s) if isinstance(s, (list, tuple)) else [s] for s in samples],
                          label=label, samples_per_page=10)
 
@@ -215,7 +220,10 @@ def examples(samples: list, inputs: list, label: str) -> gr.Dataset:
         values = list(sample)
         return values[0] if len(inputs) == 1 else tuple(values)
 
-    dataset.click(fill, inputs=dataset, outputs=inputs, api_name=False, queue=False, show_progress="hidden")
+    filled = dataset.click(fill, inputs=dataset, outputs=inputs, api_name=False, queue=False, show_progress="hidden")
+    if run is not None:  # the boxes hold the example when this runs in the page
+        filled.then(None, js=f"() => {{ document.getElementById({json.dumps(run.elem_id)})?.click(); }}",
+                    api_name=False, queue=False, show_progress="hidden")
     return dataset
 
 

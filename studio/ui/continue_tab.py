@@ -207,7 +207,7 @@ def build_continue_tab() -> None:
                                               f"{WRITER_POOL}, tuned {POOL}); the other modes draw as many as "
                                               "they show")
                 with gr.Row():
-                    go = gr.Button("Continue", variant="primary")
+                    go = gr.Button("Continue", variant="primary", elem_id="continue-go")
                     stop = gr.Button("Stop", variant="stop")
             with gr.Column(scale=3):
                 highlighted = gr.HighlightedText(label="Narrative and expression", combine_adjacent=True,
@@ -220,7 +220,7 @@ def build_continue_tab() -> None:
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)
-        examples(EXAMPLES, [narrative, mode], "Example narratives")
+        examples(EXAMPLES, [narrative, mode], "Example narratives", run=go)
         # the earlier result goes first (an error or a Stop leaves none of it on screen); the progress and an error's
         # mark sit on the table, and a failed run's line (#continue-info) says why
         started = [highlighted, table, inferences, downloads, info]
@@ -240,12 +240,12 @@ def build_continue_tab() -> None:
                                           info=f"up to {MAX_OPTION_CHARS} characters")
                 option2 = limited_textbox(MAX_OPTION_CHARS, label="Continuation 2", lines=2,
                                           info=f"up to {MAX_OPTION_CHARS} characters")
-            judge_btn = gr.Button("Judge")
+            judge_btn = gr.Button("Judge", elem_id="judge-go")
             judge_status = gr.Markdown(elem_id="judge-status")
             verdict_line = gr.Markdown(elem_id="judge-verdict")
             bars = gr.Label(label="P(plausible)", num_top_classes=2, show_heading=False)
             gr.Markdown(JUDGE_NOTE, elem_classes=["studio-note"])
-            examples(JUDGE_EXAMPLES, [narrative, option1, option2], "Judge example")
+            examples(JUDGE_EXAMPLES, [narrative, option1, option2], "Judge example", run=judge_btn)
             section_run(judge_btn.click, run_judge, [narrative, option1, option2], [bars], judge_status,
                         busy="Judging…", api_name="judge",
                         checks=((narrative, "narrative", MAX_NARRATIVE_CHARS),

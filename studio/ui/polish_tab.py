@@ -116,6 +116,11 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
                       result.expected_keepers < 2.5 else "."))
     if "lm" in strategies:
         status += f" The lm source used {GENERATORS.get(result.generator, result.generator)}."
+    if "writer" in strategies and not any(c.strategy == "writer" for c in result.candidates):
+        proposed = result.proposed.get("writer", 0)  # a visitor ticked it and saw nothing of it, unsaid
+        status += (f" None of the writer's {proposed} images is in the list: the filters dropped them or the other "
+                   "sources gave the same images." if proposed else
+                   " The writer proposed no image for this sentence.")
     return typos + status
 
 
@@ -247,7 +252,7 @@ def build_polish_tab() -> dict:
                 literal = limited_textbox(MAX_CHARS, label="Literal sentence", value="He yelps and howls.",
                                           max_lines=3, info=f"up to {MAX_CHARS} characters")
                 with gr.Row(elem_id="polish-buttons"):
-                    go = gr.Button("Polish", variant="primary", min_width=90)
+                    go = gr.Button("Polish", variant="primary", min_width=90, elem_id="polish-go")
                     stop = gr.Button("Stop", variant="stop", min_width=70)
                     send = gr.Button("Send to Rerank", interactive=False, elem_id="polish-send", min_width=130)
                 stale = gr.Markdown(elem_id="polish-stale")
@@ -262,7 +267,7 @@ def build_polish_tab() -> dict:
                                          info="where the writer's images come from")
                     register = gr.Radio(list(REGISTERS), value="plain", label="Register (writer)")
                 gr.Markdown(SOURCES_NOTE + "\n\n" + SOURCES_DETAILS, elem_classes=["studio-note"])
-        examples(EXAMPLES_LITERAL, [literal], "Literal sentences")
+        examples(EXAMPLES_LITERAL, [literal], "Literal sentences", run=go)
         status = gr.Markdown(elem_id="polish-status", label="Status")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["markdown", "str", "number"], interactive=False,
                              elem_id="polish-table", elem_classes=["studio-fit-table"], column_widths=["62%", "22%", "16%"], max_height=1400,
@@ -283,8 +288,8 @@ def build_polish_tab() -> dict:
         with gr.Row():
             sentence = limited_textbox(MAX_SENTENCE_CHARS, label="Simile sentence", value=EXAMPLES_SIMILE[0][0],
                                        scale=3, max_lines=3, info=f"up to {MAX_SENTENCE_CHARS:,} characters")
-            show = gr.Button("Show components", scale=1)
-        examples(EXAMPLES_SIMILE, [sentence], "Similes (and literal 'like')")
+            show = gr.Button("Show components", scale=1, elem_id="components-go")
+        examples(EXAMPLES_SIMILE, [sentence], "Similes (and literal 'like')", run=show)
         parts_status = gr.Markdown(elem_id="components-status")
         parts_verdict = gr.Markdown(elem_id="components-verdict")
         highlighted = gr.HighlightedText(label="Topic / vehicle / event / property", color_map=COLOURS,

@@ -192,8 +192,8 @@ def build_proverbs_tab() -> None:
                                        placeholder="A few sentences about something that happened…")
             with gr.Column(scale=1):
                 k = gr.Slider(1, 20, value=5, step=1, label="How many proverbs")
-                go_button = gr.Button("Recommend proverbs", variant="primary")
-        examples(EXAMPLES, [narrative], "Example narratives (click one)")
+                go_button = gr.Button("Recommend proverbs", variant="primary", elem_id="proverbs-go")
+        examples(EXAMPLES, [narrative], "Example narratives (click one)", run=go_button)
         status = gr.Markdown(elem_classes="studio-note", label="Status", elem_id="proverbs-status")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["number", "str", "str", "number"], interactive=False,
                              wrap=True, label="Top proverbs, best first", elem_id="proverbs-table",

@@ -110,7 +110,7 @@ def criteria_chart(rows: list[dict]):
     from plotly.subplots import make_subplots
 
     rows = screen_rows(rows)
-    labels = [f"#{r['rank']} {(r['vehicle'] or r['candidate'])[:28]}" for r in rows]
+    labels = [f"#{r['rank']} {shorten(r['vehicle'] or r['candidate'], 30)}" for r in rows]  # a cut says so
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1, row_heights=[0.7, 0.3],
                         subplot_titles=("within this list: 1 = best here, 0 = weakest",
                                         "words in the image"))
@@ -500,8 +500,8 @@ def build_rerank_tab() -> dict:
                     wi = gr.Slider(0, 5, value=DEFAULT_RANK_WEIGHTS[2], step=0.5, label="informativeness")
                 relevance = gr.Radio([("Eq. 2: Σ n·P over KB triplets", "eq2"), ("Eq. 3: pair count n(t, v)", "eq3")],
                                      value="eq2", label="Relevance")
-        run = gr.Button("Rerank", variant="primary")
-        examples(EXAMPLES, [literal, candidates], "Examples (from the HAUSER paper)")
+        run = gr.Button("Rerank", variant="primary", elem_id="rerank-go")
+        examples(EXAMPLES, [literal, candidates], "Examples (from the HAUSER paper)", run=run)
         groups = gr.State([])  # the scored groups the picker shows
         loaded = gr.State([])  # the uploaded CSV's (literal, candidates) groups, which Rerank scores again
         status = gr.Markdown(elem_id="rerank-status", label="Status")
