@@ -234,7 +234,7 @@ def test_the_status_says_when_none_of_the_writers_images_is_shown():
     from studio.ui.polish_tab import _status
 
     result = dataclasses.replace(polish("The lake was calm.", n=3, seed=0, strategies=["lm"]), shortfall="")
-    assert "writer" not in _status(result, True, ["lm"])
+    assert "None of the writer" not in _status(result, True, ["lm"])
     dropped = dataclasses.replace(result, proposed={**result.proposed, "writer": 4})
     assert "None of the writer's 4 images is in the list" in _status(dropped, True, ["lm", "writer"])
     none = dataclasses.replace(result, proposed={**result.proposed, "writer": 0})
