@@ -149,12 +149,10 @@ def test_a_literal_comparison_is_not_called_a_simile(tiny_registry):
     with pytest.raises(InputError, match="literal one") as exc:  # refused, whatever the detector says: not "a simile"
         refuse_unpolishable(doc)
     assert "simile;" not in str(exc.value)
-    # a visitor's "She looks like her mother." was polished into "She looks like her mother like a doll."; a
-    # comparison the detector doubts ("like the wind") is refused as one too
+    # a visitor's "She looks like her mother." was polished into "She looks like her mother like a doll."
     with pytest.raises(InputError, match="literal one"):
         refuse_unpolishable(tiny_registry.get("parser")("She looks like her mother."))
-    with pytest.raises(InputError, match=r"already makes a comparison \("):
-        refuse_unpolishable(tiny_registry.get("parser")("He ran like the wind."))
+    refuse_unpolishable(tiny_registry.get("parser")("Cats like milk."))  # the verb, which a parser may misread
     with pytest.raises(InputError, match="already holds a simile"):
         refuse_unpolishable(tiny_registry.get("parser")("Her eyes were as blue as the sea."))
 

@@ -153,6 +153,8 @@ class Registry:
         # one load at a time, across roles: two threads importing transformers at once can see it half made ("cannot
         # import name 'BertConfig'", which marked a role failed for a visitor). Always this lock before a role's
         # own, so that a loader's nested get (an alias, the embedder under a head) cannot deadlock
+        if entry.state == UNAVAILABLE or (entry.state == FAILED and time.monotonic() - entry.failed_at < RETRY_AFTER_S):
+            raise entry.error  # at once: no wait behind another role's load
         with _LOADING, entry.lock:  # concurrent first calls: one loads, the others wait for it
             if entry.state == READY:
                 entry.last_used = time.monotonic()
