@@ -14,7 +14,8 @@ INTRO = ("# Figurative Language Studio\n"
          "Type a sentence or a short story and explore its figurative language: turn a plain sentence into similes "
          "and rank them, picture two texts, find the proverb a story tells, continue a story that ends in an idiom.  \n"
          "Each tab has examples under its inputs (a click runs one; Imagine's only fill the boxes), a **How to read "
-         "this** note, and **Copy a link** to share what you see. **Imagine** needs a text-to-image and a CLIP model: it is off in the *offline* profile.")
+         "this** note, and **Copy a link** to share what you see. **Imagine** needs a text-to-image and a CLIP "
+         "model: it is off in the *offline* profile.")
 
 HELP = {
     "polish": """
