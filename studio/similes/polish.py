@@ -308,7 +308,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
 
         proposals += [(name, slot, v) for slot, v in makers[name]()]
     proposed = {name: len({(p[1].start, p[2].lower()) for p in proposals if p[0] == name}) for name in strategies}
-    rows, rejected = _realise_all(literal, proposals, context, kb)
+    rows, rejected, repeats_like = _realise_all(literal, proposals, context, kb)
     dropped = _like_with_like(rows, doc, kb) | _no_image(rows, parser)
     rows, rejected = [r for i, r in enumerate(rows) if i not in dropped], rejected + len(dropped)
     rows, merged = _merge(rows, kb)
@@ -347,8 +347,8 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
             f"literal from the chosen sources ({each} proposals; {merged} merged as near duplicates — the same "
             f"vehicle head or modifier —, {rejected} dropped as ungrammatical, repeating the sentence's words or "
             f"of the subject's own kind"
-            + (" (no \"like …\" comparison is offered where the sentence already says \"like\")"
-               if _LIKES.search(literal) else "")
+            + (f" ({repeats_like} of them \"like …\" comparisons, not offered where the sentence already says "
+               "\"like\")" if repeats_like else "")
             + (f", {len(weak)} scored below {floor} by the polisher" if floor > 0 else "")
             + (f", {len(opposite)} whose vehicle suits the opposite adjective" if opposite else "")
             + "). Add sources (insertion is off by default) or try another seed (it changes the lm source) or "
@@ -387,14 +387,13 @@ def refuse_unpolishable(doc) -> None:
     # a comparison of like with like counts whatever the detector makes of it: a second comparison beside it doubles
     # it ("She looks like her mother like a doll."); none of the 410 literal sentences writers gave the blind reads
     # holds one. Another doubted comparison does not: the parser reads "Cats like milk." as one
-    comparisons = [s for s in extract_similes("", doc=doc) if literal_comparison(s)
-                   or simile_probability(s, doc) >= threshold()]
-    found = [s for s in comparisons if simile_probability(s, doc) >= threshold() and not literal_comparison(s)]
-    if comparisons and not found:
-        first = comparisons[0]
+    extracted = extract_similes("", doc=doc)
+    literal_ones = [s for s in extracted if literal_comparison(s)]
+    found = [s for s in extracted if not literal_comparison(s) and simile_probability(s, doc) >= threshold()]
+    if literal_ones and not found:
+        first = literal_ones[0]
         said = f"as {first.property} as {first.vehicle}" if first.property else f"{first.comparator} {first.vehicle}"
-        kind = ", a literal one: like with like" if literal_comparison(first) else ""
-        raise InputError(f"This sentence already makes a comparison (\"{said}\"{kind}), "
+        raise InputError(f"This sentence already makes a comparison (\"{said}\", a literal one: like with like), "
                          "and a simile added beside it "
                          "would clash with it. Polish adds a simile to a sentence without a comparison: leave it out "
                          "(\"He looked tired.\") to polish the sentence.")
@@ -670,7 +669,8 @@ _LIKES = re.compile(r"\blik(?:e|es|ed|ing)\b", re.IGNORECASE)
 
 
 def _realise_all(literal, proposals, context, kb):
-    rows, rejected, seen = [], 0, set()
+    """(rows, rejected, of them the "like …" ones of a sentence that says "like")."""
+    rows, rejected, seen, repeats_like = [], 0, set(), 0
     for rank, (strategy, slot, vehicle) in enumerate(proposals):
         # the image table's surface is the writer's own choice of article ("a river"): the KB's bare one would undo it
         np_ = vehicle if is_clause(vehicle) or strategy == "images" else noun_phrase(vehicle, kb)
@@ -679,7 +679,7 @@ def _realise_all(literal, proposals, context, kb):
             continue
         sentence, phrase, offset = realise(literal, slot, np_)
         if phrase.startswith("like ") and _LIKES.search(literal):
-            rejected += 1  # "I like apples like candy.": the comparison word repeats the sentence's verb
+            rejected, repeats_like = rejected + 1, repeats_like + 1  # "I like apples like candy."
             continue
         key = re.sub(r"\W+", " ", sentence.lower()).strip()
         if key in seen:
@@ -688,7 +688,7 @@ def _realise_all(literal, proposals, context, kb):
         rows.append({"strategy": strategy, "slot": slot, "vehicle": np_, "sentence": sentence, "phrase": phrase,
                      "offset": offset, "attested": slot.kind == "adjective" and attested(kb, slot.anchor, np_),
                      "rank": rank if strategy in RANKED_SOURCES else None})
-    return rows, rejected
+    return rows, rejected, repeats_like
 
 
 _AS_ADJ_AS = re.compile(r"as (\w+) as ")
