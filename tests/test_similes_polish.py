@@ -32,6 +32,9 @@ def test_slots_follow_english_grammar(tiny_registry):
     text = "The dog was very very very big."  # a visitor's: all of a run goes, not its last word alone
     (adj,) = [s for s in find_slots(text, parse(text)) if s.kind == "adjective"]
     assert realise(text, adj, "a house")[0] == "The dog was as big as a house."
+    text = "The old dog was very, very tired."  # the new user's check of a clean clone: "was very, as tired as"
+    (adj,) = [s for s in find_slots(text, parse(text)) if s.kind == "adjective"]
+    assert realise(text, adj, "a bear")[0] == "The old dog was as tired as a bear."
     text = "He walked slowly down the road."
     slots = find_slots(text, parse(text))
     assert [s.kind for s in slots] == ["verb"]

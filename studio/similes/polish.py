@@ -455,8 +455,11 @@ def find_slots(literal: str, doc) -> list[Slot]:
             first = tok
             mods = [c for c in tok.children if c.dep_ in ("advmod", "amod") and c.i == tok.i - 1]
             intensified = bool(mods) and mods[0].lower_ in _INTENSIFIERS
-            while intensified and mods[0].i > 0 and doc[mods[0].i - 1].lower_ in _INTENSIFIERS:
-                mods = [doc[mods[0].i - 1]]  # a run of them goes too: "was very very big" → "was as big as a house"
+            while intensified:  # a run of them goes too, commas between: "was very, very big" → "was as big as"
+                j = mods[0].i - 1 - (mods[0].i >= 2 and doc[mods[0].i - 1].text == ",")
+                if j < 0 or doc[j].lower_ not in _INTENSIFIERS:
+                    break
+                mods = [doc[j]]
             # a manner adverb goes inside the comparison: "was bitterly cold" → "was as bitterly cold as ice"; so does
             # an adjective's own modifier: "was bright yellow" → "was as bright yellow as the sun"
             graded = bool(mods) and not intensified and (mods[0].dep_ == "amod" or (
