@@ -28,3 +28,19 @@ def test_start_up_imports_can_be_left_to_the_first_request(monkeypatch):
 def test_a_missing_library_is_left_for_the_first_request_to_report(monkeypatch):
     monkeypatch.setattr(preimport, "LIBRARIES", ("torch", "no_such_library_xyz"))
     assert set(preimport.import_backends()) == {"torch", "no_such_library_xyz"}
+
+
+def test_an_import_at_start_waits_for_a_role_that_is_loading(monkeypatch):
+    """A role loading in a request thread and the start-up imports never import a library at the same time."""
+    import threading
+
+    from studio.models.registry import LOAD_LOCK
+
+    monkeypatch.setattr(preimport, "LIBRARIES", ("json",))
+    with LOAD_LOCK:  # a role is loading
+        thread = threading.Thread(target=preimport.import_backends, daemon=True)
+        thread.start()
+        thread.join(timeout=0.5)
+        assert thread.is_alive()
+    thread.join(timeout=10)
+    assert not thread.is_alive()

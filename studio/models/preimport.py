@@ -10,17 +10,20 @@ import threading
 import time
 
 from ..settings import current
+from .registry import LOAD_LOCK
 
 LIBRARIES = ("torch", "transformers", "sentence_transformers")
 
 
 def import_backends() -> dict[str, float]:
-    """Import the model libraries now; seconds per library (0 for one already imported)."""
+    """Import the model libraries now; seconds per library (0 for one already imported). Each import holds the
+    registry's load lock, so a role loading in another thread (a first request) never sees a library half made."""
     spent = {}
     for name in LIBRARIES:
         started = time.perf_counter()
         try:
-            importlib.import_module(name)
+            with LOAD_LOCK:
+                importlib.import_module(name)
         except ImportError:  # the first request will report what is missing, as it would have
             pass
         spent[name] = round(time.perf_counter() - started, 3)

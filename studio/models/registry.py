@@ -155,7 +155,7 @@ class Registry:
         # own, so that a loader's nested get (an alias, the embedder under a head) cannot deadlock
         if entry.state == UNAVAILABLE or (entry.state == FAILED and time.monotonic() - entry.failed_at < RETRY_AFTER_S):
             raise entry.error  # at once: no wait behind another role's load
-        with _LOADING, entry.lock:  # concurrent first calls: one loads, the others wait for it
+        with LOAD_LOCK, entry.lock:  # concurrent first calls: one loads, the others wait for it
             if entry.state == READY:
                 entry.last_used = time.monotonic()
                 return entry.model
@@ -273,8 +273,10 @@ class Registry:
 
 _registry: Registry | None = None
 _registry_lock = threading.Lock()
-#: held while any role loads (re-entrant: a loader may get another role), taken before the role's own lock
-_LOADING = threading.RLock()
+#: held while any role loads (re-entrant: a loader may get another role), taken before the role's own lock, and
+#: while the start-up thread imports a model library (`preimport`): two threads importing transformers at once can see
+#: it half made ("cannot import name 'BertConfig'")
+LOAD_LOCK = threading.RLock()
 
 
 def get_registry() -> Registry:
