@@ -92,9 +92,19 @@ def test_several_similes_in_order():
     "He ran as fast as he could.",
     "Someone like you should know.",
     "Fruits such as apples are healthy.",
+    "Like, I was so tired.",
 ])
 def test_literal_uses_yield_no_simile(text):
     assert extract_similes(text) == []
+
+
+def test_a_like_the_tagger_calls_an_interjection_is_read_by_its_attachment():
+    """After "very slowly" the tagger calls "like" an interjection (UH) while the parser attaches it as a preposition
+    with an object: Polish's own "…walked very slowly like a little boy." is a simile for Rerank too."""
+    text = "The old man walked very slowly like a little boy."
+    s = one(text)
+    assert (s.topic, s.vehicle, s.event, s.comparator) == ("The old man", "a little boy", "walked", "like")
+    check_spans(text, s)
 
 
 def test_batch_matches_single():

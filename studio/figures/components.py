@@ -162,8 +162,9 @@ def _similes_in(doc) -> list[Simile]:
 
 def _from_like(like) -> Simile | None:
     doc = like.doc
-    if like.tag_.startswith("VB") or like.pos_ in ("VERB", "AUX", "NOUN", "INTJ"):
-        return None  # "I like tea", "the likes of"
+    if like.tag_.startswith("VB") or like.pos_ in ("VERB", "AUX", "NOUN") or (like.pos_ == "INTJ" and not (
+            INTJ_PREPOSITIONS and like.dep_ == "prep" and any(c.dep_ == "pobj" for c in like.children))):
+        return None  # "I like tea", "the likes of", "like, you know"
     prev = doc[like.i - 1] if like.i > 0 else None
     nxt = doc[like.i + 1] if like.i + 1 < len(doc) else None
     if nxt is None or nxt.text in ("-", "–") or (prev is not None and prev.text == "-"):
@@ -203,6 +204,9 @@ def _counted_image(num) -> bool:
 
 
 SPLIT_OBJECTS = True  # why: docs/experiments.md#components-dev-rules
+#: a "like" the tagger calls an interjection but the parser attaches as a preposition with an object is the
+#: comparator ("walked very slowly like a little boy": like/UH, prep, boy/pobj); why: docs/experiments.md#like-intj
+INTJ_PREPOSITIONS = True
 
 
 def _like_object(like):
