@@ -1037,14 +1037,18 @@ def _by_retrieval(kb, slots, doc, want) -> list[tuple[Slot, str]]:
 
     out = []
     for slot in slots[:1] if want <= 8 else slots[:2]:
-        taken = 0
-        for vehicle, _score in search(kb, slot.words, k=40):
-            if len(vehicle.split()) > 4 or not _usable_vehicle(kb, vehicle):
-                continue
+        out += _usable_vehicles(kb, slot, search(kb, slot.words, k=40), want)
+    return out
+
+
+def _usable_vehicles(kb, slot, ranked, want) -> list[tuple[Slot, str]]:
+    """The first `want` of the KB's ranked (vehicle, score) that are usable images of at most four words, as written."""
+    out = []
+    for vehicle, _score in ranked:
+        if len(out) >= want:
+            break
+        if len(vehicle.split()) <= 4 and _usable_vehicle(kb, vehicle):
             out.append((slot, kb.surface(vehicle)))
-            taken += 1
-            if taken >= want:
-                break
     return out
 
 
@@ -1064,14 +1068,7 @@ def _by_property(kb, lm, literal, doc, slots, want, adjectives_only=False) -> li
         want = max(want, PROPERTY_WANT_ADJECTIVE)
         pool = max(pool, 2 * want)
     for prop, _ in props[:1] if want <= 8 else props[:2]:
-        taken = 0
-        for vehicle, _score in kb.vehicles_for_property(prop, k=pool):
-            if len(vehicle.split()) > 4 or not _usable_vehicle(kb, vehicle):
-                continue
-            out.append((slot, kb.surface(vehicle)))
-            taken += 1
-            if taken >= want:
-                break
+        out += _usable_vehicles(kb, slot, kb.vehicles_for_property(prop, k=pool), want)
     return out
 
 
