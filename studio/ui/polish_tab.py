@@ -213,7 +213,7 @@ STALE_NOTE = ("⚠️ The candidates below were made for the previous sentence: 
 
 
 #: under the buttons while Polish runs (the status line and the table may be below the screen's edge)
-BELOW_NOTE = "*Polishing… the candidates will appear below the examples.*"
+BELOW_NOTE = "*Polishing… the candidates will appear below the sources and options.*"
 
 
 def send_state(candidates: list[str], literal: str | None, polished: str | None):
@@ -256,6 +256,8 @@ def build_polish_tab() -> dict:
                     stop = gr.Button("Stop", variant="stop", min_width=70)
                     send = gr.Button("Send to Rerank", interactive=False, elem_id="polish-send", min_width=130)
                 stale = gr.Markdown(elem_id="polish-stale")
+                # under the buttons, beside the options: the space the options' column leaves on a wide screen
+                examples(EXAMPLES_LITERAL, [literal], "Literal sentences", run=go)
             with gr.Column(scale=2):
                 strategies = gr.CheckboxGroup(list(STRATEGIES), value=list(DEFAULT_STRATEGIES),
                                               label="Sources of vehicles")
@@ -267,7 +269,6 @@ def build_polish_tab() -> dict:
                                          info="where the writer's images come from")
                     register = gr.Radio(list(REGISTERS), value="plain", label="Register (writer)")
                 gr.Markdown(SOURCES_NOTE + "\n\n" + SOURCES_DETAILS, elem_classes=["studio-note"])
-        examples(EXAMPLES_LITERAL, [literal], "Literal sentences", run=go)
         status = gr.Markdown(elem_id="polish-status", label="Status")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["markdown", "str", "number"], interactive=False,
                              elem_id="polish-table", elem_classes=["studio-fit-table"], column_widths=["62%", "22%", "16%"], max_height=1400,
