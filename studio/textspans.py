@@ -17,6 +17,11 @@ def blank_markup(text: str) -> str:
     """`text` with its HTML tags blanked out by spaces (the same length, so that offsets still hold)."""
     return MARKUP_TAG.sub(lambda tag: " " * len(tag.group()), text)
 
+
+def word_count(text: str) -> int:
+    """The words of a typed text, its tags' names and attributes not counted ("<b>x</b>" holds one)."""
+    return len(re.findall(r"\w+", blank_markup(text)))
+
 _INNER = "'’"  # an apostrophe between letters is part of the word ("don't", "O’Neil")
 
 

@@ -69,3 +69,20 @@ def test_a_verdict_adds_up_to_100_and_calls_a_close_pair_too_close():
     for p in (0.597, 0.6, 0.403, 0.61):  # the threshold is read on the whole percentages shown (60 %)
         assert not verdict(p, names).startswith("Too close"), p
     assert TOO_CLOSE == 0.6
+
+
+def test_a_narrative_or_a_continuation_too_short_is_refused_before_any_model(tiny_registry):
+    """A visitor's "<b>x</b>" as the narrative got the writer's instructions back as its continuation, and "<b>x</b>"
+    as a continuation was judged at 31 %."""
+    from studio.continuation.generate import continue_narrative
+    from studio.errors import InputError
+
+    with pytest.raises(InputError, match=r"The narrative is too short to continue \(1 word\).*at least 3 words"):
+        continue_narrative("<b>x</b>")
+    with pytest.raises(InputError, match="narrative is too short"):
+        judge_pair("<b>x</b>", "He woke up rested.", "He had not slept at all.")
+    with pytest.raises(InputError, match=r"Continuation 2 is too short to judge \(1 word\)"):
+        judge_pair("He slept like a log. The alarm rang.", "He woke up rested.", "<b>x</b>",
+                   names=("continuation 1", "continuation 2"))
+    with pytest.raises(ModelUnavailable):  # two words are a sentence ("He left."): judged, here by no judge
+        judge_pair("He slept like a log.", "He woke up rested.", "He left.")

@@ -131,8 +131,8 @@ def test_why_here_names_the_reason_that_decided():
     assert notes == ["placed higher: a whole sentence", "placed lower: cut short by the token limit"]
     notes = why_here([_row(0.2), _row(0.8, slipped=True)], "writer")
     assert notes == ["placed higher: a whole sentence that keeps to the figure",
-                     "placed lower: it repeats the figure's own words, spells out its meaning, adds a new simile "
-                     "or states a bare feeling that would fit any story"]
+                     "placed lower: it repeats the figure's own words, spells out its meaning, adds a new simile, "
+                     "states a bare feeling that would fit any story or talks about the text"]
     assert why_here([_row(0.6, restating=0.2), _row(0.4, restating=0.9)], "writer") == ["", ""]
 
 
@@ -161,6 +161,12 @@ def test_a_slip_is_the_figures_words_its_meaning_spelt_out_or_a_new_simile():
     # without a known meaning only the image words and a new simile count
     unknown = Expression(kind="idiom", text="wing it", start=start, end=start + len("wing it"))
     assert slips("She began to improvise.", told, unknown) == []
+    # words about the text, not the story: the reads' "…a direct result of the idiom.", and the instructions given back
+    assert slips("Her smile was a direct result of the idiom.", told, unknown) == ["talks about the text, not the story"]
+    assert slips("The story ends with a simile or idiom that is figurative.", "x", None) == [
+        "talks about the text, not the story"]
+    assert slips("She read the next sentence of her novel aloud.", "She had written a novel. It was her narrative, "
+                 "down to the next sentence.", None) == []  # the story's own words
 
 
 def test_why_here_says_what_fluency_is_in_tuned_mode():

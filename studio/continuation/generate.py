@@ -18,6 +18,7 @@ from ..errors import InputError, check_stop, require_text
 from ..figures.english import refuse_non_english
 from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
+from ..textspans import word_count
 from .decoding import Sample, ensemble_sample
 from .expression import Expression, find_expression, mark_notes
 from .writing import SYSTEM, copies_an_example, ends_a_sentence, user_message
@@ -27,6 +28,21 @@ from .ranking import POOL, fluency, order, pool_signals, writer_order
 
 MODES = ("writer", "tuned", "plain", "literal", "context")
 MAX_NARRATIVE_CHARS = 4000
+#: a story to continue or to judge a continuation of: "<b>x</b>" would get the writer's instructions back as its
+#: "continuation" (Proverbs asks the same of its stories)
+MIN_NARRATIVE_WORDS = 3
+
+
+def require_story(narrative) -> str:
+    """The narrative cleaned (`require_text`), or an InputError when it is empty, too long, not English or too
+    short to continue: the check of Continue and of the judge."""
+    raw = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)
+    refuse_non_english(raw, "narrative")
+    if (words := word_count(raw)) < MIN_NARRATIVE_WORDS:
+        raise InputError(f"The narrative is too short to continue ({words} word{'s' if words != 1 else ''}): tell a "
+                         f"story of a sentence or more, ending in an idiom or a simile (at least "
+                         f"{MIN_NARRATIVE_WORDS} words).")
+    return raw
 LIMITS = {"n": (1, 10), "pool": (1, 32), "top_k": (1, 200), "temperature": (0.0, 2.0), "max_new_tokens": (1, 60)}
 #: writer mode: samples drawn for the best n shown, and the tokens a sentence may take (8-25 words)
 WRITER_POOL = 6
@@ -83,7 +99,7 @@ class Ranked:
     cut: bool = False  # the token limit came before its sentence ended
     fluency: float | None = None  # the plain lm's mean log-probability per token after the narrative (tuned mode)
     restating: float | None = None  # cosine with the story's last sentence (writer mode's order: ranking.py)
-    slipped: bool = False  # writer mode: the figure's words, its meaning spelt out or a new simile (writing.slips)
+    slipped: bool = False  # writer mode: a slip of writing.slips (the figure's words, its meaning spelt out, …)
 
 
 @dataclass
@@ -155,8 +171,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
 
     started = time.perf_counter()
     s = (settings or Settings()).check()
-    raw = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)
-    refuse_non_english(raw, "narrative")
+    raw = require_story(narrative)
     step(0.01, "finding the idiom or simile")
     text, expr = find_expression(raw)
     ended = ended_sentence(text)  # what the small models continue: "…high and dry" would get ". I was sad." first

@@ -11,9 +11,11 @@ import numpy as np
 from ..errors import InputError, require_text
 from ..figures.english import refuse_non_english
 from ..models import ModelUnavailable, get_registry
+from ..textspans import word_count
 from .features import Case
 
 MAX_OPTION_CHARS = 600  # a continuation is one or two sentences
+MIN_OPTION_WORDS = 2  # "He left." is one; "<b>x</b>" or "ok" is none
 #: below this probability for the winner a judgement is "too close to call": the probabilities are calibrated (where
 #: the judge says 55 %, it is right about 55 times in 100), so such a choice is little better than a coin toss
 TOO_CLOSE = 0.6
@@ -72,14 +74,18 @@ def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | 
     """Which of two continuations of `narrative` the judge finds plausible. `names`: how a refusal names the two
     texts (the page's boxes are "continuation 1" and "continuation 2")."""
     from .expression import Expression, find_expression
-    from .generate import MAX_NARRATIVE_CHARS
+    from .generate import require_story
 
     started = time.perf_counter()
-    narrative = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)
+    narrative = require_story(narrative)
     option1 = require_text(option1, names[0], MAX_OPTION_CHARS)
     option2 = require_text(option2, names[1], MAX_OPTION_CHARS)
-    for text, what in ((narrative, "narrative"), (option1, names[0]), (option2, names[1])):
+    for text, what in ((option1, names[0]), (option2, names[1])):
         refuse_non_english(text, what)
+        if (words := word_count(text)) < MIN_OPTION_WORDS:
+            raise InputError(f"{what[:1].upper() + what[1:]} is too short to judge ({words} word"
+                             f"{'s' if words != 1 else ''}): a continuation is a sentence of at least "
+                             f"{MIN_OPTION_WORDS} words.")
     if " ".join(option1.lower().split()) == " ".join(option2.lower().split()):
         raise InputError(f"{names[0][:1].upper() + names[0][1:]} and {names[1]} are the same sentence: there is "
                          "nothing to choose between. Write two different continuations.")

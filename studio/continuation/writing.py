@@ -64,6 +64,9 @@ _NEW_FIGURE = re.compile(r"\b(?:like (?:a|an|the)|as \w+ as|felt like)\b", re.I)
 #: it 23 times, never usable; such lines: dev reads 2 of 32 usable against 20 % of the others, report reads 2 of 17)
 _STOCK_FEELING = re.compile(r"^(?:\w+'?s? ){1,3}(?:felt|feels|feel) an? (?:sense|feeling) of \w+(?: and \w+)?[.!]?$",
                             re.I)
+#: words about the text rather than in the story ("…was a direct result of the idiom.", "The next sentence could be:",
+#: the instructions given back for a story of one word): every such line of the committed reads (7) is unusable
+_META = re.compile(r"\b(?:similes?|idioms?|figurative|metaphors?|narratives?|next sentence|figure of speech)\b", re.I)
 #: words of a figure that say nothing of its image ("as red as a beetroot": as, a)
 _FUNCTION = {"a", "an", "the", "as", "like", "of", "to", "in", "on", "at", "out", "up", "off", "and", "or", "his",
              "her", "their", "its", "my", "your", "our", "one", "with", "for", "into", "from", "by", "be", "is", "was",
@@ -105,8 +108,9 @@ def slips(sentence: str, narrative: str, expr: Expression | None) -> list[str]:
     that the story has nowhere else (a literal reading, or the figure restated: "The cat ran out of the bag"), it
     spells out the figure's meaning in the meaning's own words that the story does not use ("She began to
     improvise." after "…decided to wing it", whose meaning reads "To improvise; …"), or it stacks a new simile
-    ("like a fish out of water"), or it is a bare feeling that would fit any story ("He felt a sense of pride.").
-    why: docs/experiments.md#continuation-meaning-slip, #continuation-stock-feeling"""
+    ("like a fish out of water"), or it is a bare feeling that would fit any story ("He felt a sense of pride."), or
+    it talks about the text ("…a direct result of the idiom.").
+    why: docs/experiments.md#continuation-meaning-slip, #continuation-stock-feeling, #continuation-meta-slip"""
     found = []
     if expr is not None:
         image = expr.vehicle if expr.kind == "simile" and expr.vehicle else expr.text
@@ -121,4 +125,6 @@ def slips(sentence: str, narrative: str, expr: Expression | None) -> list[str]:
         found.append("stacks a new simile")
     if _STOCK_FEELING.match(sentence.strip()):
         found.append("a bare feeling that would fit any story")
+    if (meta := _META.search(sentence)) and meta.group().lower() not in narrative.lower():
+        found.append("talks about the text, not the story")
     return found

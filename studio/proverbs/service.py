@@ -18,7 +18,7 @@ from .catalog import Proverb, load_catalog
 from .index import ALIGNMENT_ROLE, EMBEDDER_ROLE, TUNED_ROLE, get_index
 from .motifs import DEFAULT_METHOD, METHODS, similarity_matrix
 from .scorer import FineTunedPart, Scorer, adapters
-from ..textspans import blank_markup
+from ..textspans import word_count
 
 MAX_NARRATIVE_CHARS = 4000
 log = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ def story(narrative: str) -> str:
     """The cleaned narrative, or an InputError when it is too short to carry a proverb ("Hello."): the check of
     every Proverbs mode (recommend, align, similar)."""
     narrative = clean_narrative(narrative)
-    words = len(re.findall(r"\w+", blank_markup(narrative)))  # a tag's name and attributes are no words
+    words = word_count(narrative)
     if words < MIN_NARRATIVE_WORDS:
         raise InputError(f"The narrative is too short to carry a proverb ({words} word{'s' if words != 1 else ''}): "
                          f"a proverb sums up a story, so tell what happened in a sentence or more (at least "
