@@ -189,3 +189,20 @@ def test_polish_keeps_the_table_s_article(tiny_registry):
     sentences = [c.sentence for c in polish("The lake was calm.", n=6, strategies=["images"], seed=0,
                                             reread=False).candidates]
     assert "The lake was as calm as a river." in sentences and "The lake was as calm as river." not in sentences
+
+
+def test_the_expected_keepers_count_the_candidates_keep_scores_and_say_so(tiny_registry):
+    """A visitor read "Summed over the list it estimates how many a writer would keep (the line above the table)" and
+    never saw the estimate: the image table's lines have no keep, and one of them in the list hid the sum."""
+    import dataclasses
+
+    from studio.ui.polish_tab import _status
+
+    hard = polish("The bread was very hard.", n=4, seed=0, reread=False)
+    assert hard.delivered == 4 and any(c.strategy == "images" for c in hard.candidates)
+    mixed = _status(dataclasses.replace(hard, expected_keepers=1.4, keep_counted=2), True, list(DEFAULT_STRATEGIES))
+    assert "Of the 2 with a keep, a writer would keep about 1 (their keeps summed; the other 2 come from" in mixed
+    assert "few apt images" not in mixed
+    whole = _status(dataclasses.replace(hard, expected_keepers=1.4, keep_counted=4), True, list(DEFAULT_STRATEGIES))
+    assert "A writer would keep about 1 of them" in whole and "few apt images" in whole
+    assert "would keep" not in _status(hard, True, list(DEFAULT_STRATEGIES))  # no keep model in the tiny profile

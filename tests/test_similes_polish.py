@@ -64,6 +64,17 @@ def test_noun_phrases_agree():
     assert noun_phrase("a thunder", kb) == "thunder" and noun_phrase("a lion", kb) == "a lion"
 
 
+def test_a_pronoun_is_no_image():
+    """A visitor got "The soldier was as brave as himself." from the polisher."""
+    from studio.figures.kb import load_kb
+    from studio.similes.polish import _acceptable
+
+    kb = load_kb()
+    for pronoun in ("himself", "herself", "itself", "themselves", "hers", "theirs"):
+        assert not _acceptable(pronoun, set(), kb), pronoun
+    assert _acceptable("a lion", set(), kb)
+
+
 def test_no_vehicle_twice_and_the_shortfall_says_why():
     result = polish("Her voice was very loud.", n=50, seed=0)
     cands = result.candidates

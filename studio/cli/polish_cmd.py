@@ -40,7 +40,10 @@ def render(result: dict) -> str:
     lines = [f"{_keep(c)}{c['score']:6.3f} {'KB' if c.get('attested') else '  '} [{c['strategy']:<9}] {c['sentence']}"
              for c in result["candidates"]]
     if result.get("expected_keepers") is not None and lines:
-        lines.append(f"a writer would keep about {result['expected_keepers']:.0f} of these (their keeps summed)")
+        counted = result.get("keep_counted", len(lines))
+        lines.append(f"a writer would keep about {result['expected_keepers']:.0f} of these (their keeps summed)"
+                     if counted == len(lines) else f"a writer would keep about {result['expected_keepers']:.0f} of "
+                     f"the {counted} with a keep (their keeps summed; the others' sources have none)")
     if result.get("score") and lines:
         lines.append(f"({result['score']})")
     if result.get("shortfall"):

@@ -153,7 +153,8 @@ _JUNK_HEADS = {"ever", "other", "others", "anyone", "anything", "none", "rest", 
                "possible", "one", "thing", "way", "time", "that", "this", "it", "what", "all", "any", "he", "she",
                "they", "you", "i", "we", "him", "her", "them", "us", "me", "his", "their", "something", "someone",
                "somebody", "nothing", "everything", "everyone", "before", "well", "much", "many", "more", "most",
-               "such", "same", "hell"}
+               "such", "same", "hell", "hers", "ours", "theirs", "himself", "herself", "itself", "themselves",
+               "myself", "yourself", "ourselves", "yourselves", "oneself"}
 _NP_BAD_START = {"if", "though", "when", "that", "which", "who", "and", "but", "or", "to", "is", "was", "are",
                  "were", "be", "been", "it", "he", "she", "they", "i", "you", "we", "in", "on", "at", "with", "for",
                  "of", "by", "from", "as", "like", "not", "so", "very", "too", "had", "has", "have", "do", "did",
@@ -223,16 +224,19 @@ class PolishResult:
     score_meaning: str         # what `score` (and `keep`) mean and how the list is ranked (SCORE_MEANING, …)
     ranked_by: str
     generator: str             # the lm source's generator
-    expected_keepers: float | None  # the keeps summed: how many a writer would keep; None without the ranker
+    expected_keepers: float | None  # the keeps summed: how many of the `keep_counted` a writer would keep; None
+    #: without the ranker or with no candidate it scores
     shortfall: str             # why fewer than asked came, or ""
     reread: bool               # the writer reread the list
     spelling: tuple = ()       # the literal's likely typos (`english.Misspelling`), noticed and left as typed
+    keep_counted: int = 0      # the candidates with a keep (the image table's and the writer's have none)
 
     def to_dict(self) -> dict:
         """The JSON of `python -m studio polish --json` (without the literal, which the caller gives as typed)."""
         out = {"candidates": [c.to_dict() for c in self.candidates], "asked": self.asked,
                "delivered": self.delivered, "score": self.score_meaning, "ranked_by": self.ranked_by,
-               "generator": self.generator, "expected_keepers": self.expected_keepers, "reread": self.reread}
+               "generator": self.generator, "expected_keepers": self.expected_keepers,
+               "keep_counted": self.keep_counted, "reread": self.reread}
         if self.shortfall:
             out["shortfall"] = self.shortfall
         if self.spelling:
@@ -356,6 +360,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     # the order names a source's place only when one of its candidates is in the list
     images_shown = any(c.strategy == "images" for c in chosen)
     writer_shown = "writer" in strategies and any(c.strategy == "writer" or id(c) in kb_first for c in chosen)
+    kept = [c for c in chosen if c.keep is not None]
     return PolishResult(
         literal=literal, candidates=chosen, asked=n, delivered=len(chosen), proposed=proposed,
         distinct=len(candidates), merged=merged, rejected=rejected, below_min_score=len(weak),
@@ -368,8 +373,8 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
             WRITER_ORDER if by_writer else ""),
         generator="trained polisher (LoRA delta)" if trained else "plain lm, few-shot (no delta fits)",
         # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
-        expected_keepers=round(sum(c.keep for c in chosen), 1) if by_keep and all(
-            c.keep is not None for c in chosen) else None,
+        expected_keepers=round(sum(c.keep for c in kept), 1) if by_keep and kept else None,
+        keep_counted=len(kept) if by_keep else 0,
         shortfall=shortfall, reread=by_writer, spelling=typos)
 
 

@@ -26,7 +26,8 @@ FLUENCY_COLUMN = "fluency (0–1)"
 SCORE_NOTE = ("**keep (0–1)**: how likely a writer is to keep the candidate, from a model fitted on our own blind "
               "reads (0.5 = one in two); the candidates are ranked by it, best first, and then the writer model rereads "
               "the first 20 (each moves by how likely it finds the simile in the sentence). Summed over the list it "
-              "estimates how many a writer would keep (the line above the table). **fluency (0–1)** (shown instead "
+              "estimates how many a writer would keep (the line above the table; the *images* and *writer* sources' "
+              "lines have no keep and are not counted). **fluency (0–1)** (shown instead "
               "when no keep model is served, and in *Details*): how readily the polisher writes this simile for "
               "this sentence, higher reads more naturally; it says nothing about creativity (*Send to Rerank* "
               f"scores that). **KB ✓** after the source: the knowledge base knows this image for this adjective "
@@ -110,10 +111,14 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
         ranked += ("; then the writer model rereads them and reorders the list (each moves by how likely it finds "
                    "the simile in the sentence), so a candidate ranked first above can end lower")
     status = f"{result.delivered} of the {result.asked} candidates asked; {ranked}."
-    if result.expected_keepers is not None and shown:
+    if result.expected_keepers is not None and shown and result.keep_counted == result.delivered:
         status += (f" A writer would keep about {result.expected_keepers:.0f} of them (their keeps summed)"
                    + ("; few apt images were found for this sentence: try rewording it." if
                       result.expected_keepers < 2.5 else "."))
+    elif result.expected_keepers is not None and shown:  # the image table's and the writer's lines have no keep
+        status += (f" Of the {result.keep_counted} with a keep, a writer would keep about "
+                   f"{result.expected_keepers:.0f} (their keeps summed; the other {result.delivered - result.keep_counted}"
+                   " come from sources the keep model does not score).")
     if "lm" in strategies:
         status += f" The lm source used {GENERATORS.get(result.generator, result.generator)}."
     if "writer" in strategies and not any(c.strategy == "writer" for c in result.candidates):
