@@ -37,12 +37,19 @@ def require_story(narrative) -> str:
     """The narrative cleaned (`require_text`), or an InputError when it is empty, too long, not English or too
     short to continue: the check of Continue and of the judge."""
     raw = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)
+    check_story(raw)
+    return raw
+
+
+def check_story(raw: str) -> None:
+    """An InputError when a cleaned narrative is not English or too short to continue."""
     refuse_non_english(raw, "narrative")
     if (words := word_count(raw)) < MIN_NARRATIVE_WORDS:
         raise InputError(f"The narrative is too short to continue ({words} word{'s' if words != 1 else ''}): tell a "
                          f"story of a sentence or more, ending in an idiom or a simile (at least "
                          f"{MIN_NARRATIVE_WORDS} words).")
-    return raw
+
+
 LIMITS = {"n": (1, 10), "pool": (1, 32), "top_k": (1, 200), "temperature": (0.0, 2.0), "max_new_tokens": (1, 60)}
 #: writer mode: samples drawn for the best n shown, and the tokens a sentence may take (8-25 words)
 WRITER_POOL = 6

@@ -74,12 +74,13 @@ def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | 
     """Which of two continuations of `narrative` the judge finds plausible. `names`: how a refusal names the two
     texts (the page's boxes are "continuation 1" and "continuation 2")."""
     from .expression import Expression, find_expression
-    from .generate import require_story
+    from .generate import MAX_NARRATIVE_CHARS, check_story
 
     started = time.perf_counter()
-    narrative = require_story(narrative)
+    narrative = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)
     option1 = require_text(option1, names[0], MAX_OPTION_CHARS)
     option2 = require_text(option2, names[1], MAX_OPTION_CHARS)
+    check_story(narrative)  # after every text's limit: a text over its limit is named first
     for text, what in ((option1, names[0]), (option2, names[1])):
         refuse_non_english(text, what)
         if (words := word_count(text)) < MIN_OPTION_WORDS:
