@@ -22,6 +22,7 @@ def word_count(text: str) -> int:
     """The words of a typed text, its tags' names and attributes not counted ("<b>x</b>" holds one)."""
     return len(re.findall(r"\w+", blank_markup(text)))
 
+
 _INNER = "'’"  # an apostrophe between letters is part of the word ("don't", "O’Neil")
 
 

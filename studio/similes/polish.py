@@ -224,8 +224,7 @@ class PolishResult:
     score_meaning: str         # what `score` (and `keep`) mean and how the list is ranked (SCORE_MEANING, …)
     ranked_by: str
     generator: str             # the lm source's generator
-    expected_keepers: float | None  # the keeps summed: how many of the `keep_counted` a writer would keep; None
-    #: without the ranker or with no candidate it scores
+    expected_keepers: float | None  # keeps summed: how many of the keep_counted a writer would keep (None: none)
     shortfall: str             # why fewer than asked came, or ""
     reread: bool               # the writer reread the list
     spelling: tuple = ()       # the literal's likely typos (`english.Misspelling`), noticed and left as typed
