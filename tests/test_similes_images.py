@@ -203,6 +203,8 @@ def test_the_expected_keepers_count_the_candidates_keep_scores_and_say_so(tiny_r
     mixed = _status(dataclasses.replace(hard, expected_keepers=1.4, keep_counted=2), True, list(DEFAULT_STRATEGIES))
     assert "Of the 2 with a keep, a writer would keep about 1 (their keeps summed; the other 2 come from" in mixed
     assert "few apt images" not in mixed
+    one = _status(dataclasses.replace(hard, expected_keepers=1.4, keep_counted=3), True, list(DEFAULT_STRATEGIES))
+    assert "the other one comes from sources" in one
     whole = _status(dataclasses.replace(hard, expected_keepers=1.4, keep_counted=4), True, list(DEFAULT_STRATEGIES))
     assert "A writer would keep about 1 of them" in whole and "few apt images" in whole
     assert "would keep" not in _status(hard, True, list(DEFAULT_STRATEGIES))  # no keep model in the tiny profile

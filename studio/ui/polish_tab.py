@@ -116,9 +116,11 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
                    + ("; few apt images were found for this sentence: try rewording it." if
                       result.expected_keepers < 2.5 else "."))
     elif result.expected_keepers is not None and shown:  # the image table's and the writer's lines have no keep
+        other = result.delivered - result.keep_counted
         status += (f" Of the {result.keep_counted} with a keep, a writer would keep about "
-                   f"{result.expected_keepers:.0f} (their keeps summed; the other {result.delivered - result.keep_counted}"
-                   " come from sources the keep model does not score).")
+                   f"{result.expected_keepers:.0f} (their keeps summed; " + (
+                       "the other one comes" if other == 1 else f"the other {other} come")
+                   + " from sources the keep model does not score).")
     if "lm" in strategies:
         status += f" The lm source used {GENERATORS.get(result.generator, result.generator)}."
     if "writer" in strategies and not any(c.strategy == "writer" for c in result.candidates):
