@@ -82,6 +82,7 @@ def test_offline_judge_batch_answers_as_the_judge(offline, tmp_path, capsys, stu
     assert "line 2" in err and "line 3" in err and "option2" in err
     results = [json.loads(x) for x in dst.read_text().splitlines()]
     assert len(results) == 2 and all(abs(r["p_option1"] + r["p_option2"] - 1) < 1e-3 for r in results)
+    assert [r["line"] for r in results] == [1, 4]  # which input each answers, once a line has failed
     assert all(r["choice"] == ("option1" if r["p_option1"] >= r["p_option2"] else "option2") for r in results)
     assert results[0]["p_option1"] == pytest.approx(js[0].p_option1, abs=1e-3)  # the batch is the judge's answer
 

@@ -79,7 +79,7 @@ def test_a_narrative_or_a_continuation_too_short_is_refused_before_any_model(tin
 
     with pytest.raises(InputError, match=r"The narrative is too short to continue \(1 word\).*at least 3 words"):
         continue_narrative("<b>x</b>")
-    with pytest.raises(InputError, match="narrative is too short"):
+    with pytest.raises(InputError, match="narrative is too short to judge a continuation of"):
         judge_pair("<b>x</b>", "He woke up rested.", "He had not slept at all.")
     with pytest.raises(InputError, match=r"Continuation 2 is too short to judge \(1 word\)"):
         judge_pair("He slept like a log. The alarm rang.", "He woke up rested.", "<b>x</b>",

@@ -111,7 +111,7 @@ def run_judge(args) -> dict | None:
                 failed += 1
                 print(f"line {number}: {exc}", file=sys.stderr)
                 continue
-            out.write(json.dumps(result, ensure_ascii=False) + "\n")
+            out.write(json.dumps({"line": number, **result}, ensure_ascii=False) + "\n")  # which input it answers
             done += 1
     finally:
         if args.out:
@@ -124,5 +124,6 @@ def run_judge(args) -> dict | None:
 
 def render_judge(r: dict) -> str:
     if "judged" in r:
-        return f"judged {r['judged']} line(s), {r['failed']} failed → {r['out']}"
+        return (f"judged {r['judged']} line(s) → {r['out']} (each with its input's \"line\" number); "
+                f"{r['failed']} other line(s) failed, said above")
     return f"option1 {r['p_option1']:.3f}   option2 {r['p_option2']:.3f}   → {r['choice']}\n{r['verdict']}"

@@ -37,7 +37,8 @@ def run(args):
 def render(result: dict) -> str:
     if "batch" in result:
         return f"{result['written']} lines written to {result['out']}, {result['failed']} failed"
-    lines = [f"{_keep(c)}{c['score']:6.3f} {'KB' if c.get('attested') else '  '} [{c['strategy']:<9}] {c['sentence']}"
+    column = any(c.get("keep") is not None for c in result["candidates"])
+    lines = [f"{_keep(c, column)}{c['score']:6.3f} {'KB' if c.get('attested') else '  '} [{c['strategy']:<9}] {c['sentence']}"
              for c in result["candidates"]]
     if result.get("expected_keepers") is not None and lines:
         counted = result.get("keep_counted", len(lines))
@@ -53,5 +54,8 @@ def render(result: dict) -> str:
     return "\n".join(lines) or "no candidates"
 
 
-def _keep(candidate: dict) -> str:
-    return "" if candidate.get("keep") is None else f"keep {candidate['keep']:.2f}  "
+def _keep(candidate: dict, column: bool = True) -> str:
+    """"keep 0.54  ", or as many spaces for a line without a keep when other lines have one (`column`)."""
+    if candidate.get("keep") is None:
+        return " " * len("keep 0.00  ") if column else ""
+    return f"keep {candidate['keep']:.2f}  "

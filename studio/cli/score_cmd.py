@@ -108,7 +108,8 @@ def run_batch(source: str, out: str, settings) -> dict:
         for start in range(0, len(good), BATCH_CHUNK):
             for group in rerank_many(good[start:start + BATCH_CHUNK], settings):
                 fout.write(json.dumps(group.to_dict(), ensure_ascii=False) + "\n")
-            print(f"scored {min(start + BATCH_CHUNK, len(good))}/{len(good)} groups", file=sys.stderr, flush=True)
+            print(f"progress: {min(start + BATCH_CHUNK, len(good))} of the {len(good)} well-formed groups scored",
+                  file=sys.stderr, flush=True)
     return {"batch": str(src), "out": str(dest), "written": len(good), "failed": failed}
 
 

@@ -41,11 +41,12 @@ def require_story(narrative) -> str:
     return raw
 
 
-def check_story(raw: str) -> None:
-    """An InputError when a cleaned narrative is not English or too short to continue."""
+def check_story(raw: str, purpose: str = "to continue") -> None:
+    """An InputError when a cleaned narrative is not English or too short to continue (`purpose`: what it is too
+    short for, as the message says it)."""
     refuse_non_english(raw, "narrative")
     if (words := word_count(raw)) < MIN_NARRATIVE_WORDS:
-        raise InputError(f"The narrative is too short to continue ({words} word{'s' if words != 1 else ''}): tell a "
+        raise InputError(f"The narrative is too short {purpose} ({words} word{'s' if words != 1 else ''}): tell a "
                          f"story of a sentence or more, ending in an idiom or a simile (at least "
                          f"{MIN_NARRATIVE_WORDS} words).")
 

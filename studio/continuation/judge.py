@@ -80,7 +80,7 @@ def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | 
     narrative = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)
     option1 = require_text(option1, names[0], MAX_OPTION_CHARS)
     option2 = require_text(option2, names[1], MAX_OPTION_CHARS)
-    check_story(narrative)  # after every text's limit: a text over its limit is named first
+    check_story(narrative, "to judge a continuation of")  # after every text's limit: one over its limit is named first
     for text, what in ((option1, names[0]), (option2, names[1])):
         refuse_non_english(text, what)
         if (words := word_count(text)) < MIN_OPTION_WORDS:
