@@ -38,8 +38,8 @@ def render(result: dict) -> str:
     if "batch" in result:
         return f"{result['written']} lines written to {result['out']}, {result['failed']} failed"
     column = any(c.get("keep") is not None for c in result["candidates"])
-    lines = [f"{_keep(c, column)}{c['score']:6.3f} {'KB' if c.get('attested') else '  '} [{c['strategy']:<9}] {c['sentence']}"
-             for c in result["candidates"]]
+    lines = [f"{_keep(c, column)}{c['score']:6.3f} {'KB' if c.get('attested') else '  '} [{c['strategy']:<9}] "
+             f"{c['sentence']}" for c in result["candidates"]]
     if result.get("expected_keepers") is not None and lines:
         counted = result.get("keep_counted", len(lines))
         lines.append(f"a writer would keep about {result['expected_keepers']:.0f} of these (their keeps summed)"
