@@ -130,6 +130,37 @@ def test_a_visitors_ironic_simile_of_the_literals_word_contradicts_it(offline):
     assert "itself says “fast”, so the simile contradicts it" in said and "says what the literal sentence says" not in said
 
 
+def test_the_literals_own_antonym_of_a_stated_property():
+    from studio.figures.irony import stated_opposites
+
+    table = {"noisy": ("quiet",), "light": ("heavy", "dark")}
+    assert stated_opposites("The old house was very quiet at night.", "noisy", table) == ["quiet"]
+    assert stated_opposites("The house was not quiet.", "noisy", table) == []  # a negation: the NLI decides
+    assert stated_opposites("Quiet, then noisy.", "noisy", table) == []  # it says the property too
+    assert stated_opposites("The bag was heavy and dark.", "light", table) == ["heavy", "dark"]
+    assert stated_opposites("The quietness was deep.", "noisy", table) == []  # the word, not a part of one
+
+
+@pytest.mark.offline
+def test_a_sincere_simile_of_the_literals_antonym_contradicts_it(offline):
+    """A visitor's Rerank put "…as noisy as a rock concert…" first for "…was very quiet at night." (the NLI reads
+    "very noisy" against "very quiet" as an entailment); a rock concert is no likelier after "quiet" for either LM, so
+    the simile says the literal's opposite. FLUTE's ironic "as sweet as a lemon" (an entailment of "…was sour", which
+    the irony margins miss) is no such contradiction: a lemon is likelier after "sour"."""
+    from studio.hauser.scorer import evidence_text, score_group
+    from studio.ui.rerank_tab import explain_candidate
+
+    concert, mouse = score_group("The old house was very quiet at night.", [
+        "The old house was as noisy as a rock concert at night.",
+        "The old house was as quiet as a mouse at night."]).candidates
+    assert concert.opposite == "quiet" and concert.contradicts and concert.logical_consistency == 0.0
+    assert not mouse.opposite and not mouse.contradicts and (mouse.rank, concert.rank) == (1, 2)
+    assert "the sentence itself says “quiet”, the opposite" in evidence_text(concert.to_dict())
+    assert "itself says “quiet”, the opposite of the simile's property" in explain_candidate(concert.to_dict())
+    (lemon,) = score_group("The watermelon was sour", ["The watermelon was as sweet as a lemon"]).candidates
+    assert not lemon.opposite
+
+
 @pytest.mark.offline
 def test_the_writer_reads_an_irony_the_small_lm_misses(offline):
     """A visitor's "Her smile was as warm as an iceberg." after "Her smile was warm.": the small LM's margin stays under

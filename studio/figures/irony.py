@@ -56,9 +56,7 @@ def states_property(literal: str, irony: Irony) -> bool:
     contradiction by construction, which the NLI does not always see (it calls "She is really fast." → "She is very
     slow." an entailment). On FLUTE simile train all 7 such pairs are contradictions; the served NLI sees 2.
     Why: docs/experiments.md#hauser-irony-states-property"""
-    if _NEGATION.search(literal):
-        return False
-    return re.search(rf"(?<![\w-]){re.escape(irony.property.lower())}(?![\w-])", literal.lower()) is not None
+    return not _NEGATION.search(literal) and _says(literal, irony.property)
 
 
 def opposite_in_kb(kb, adjective: str, vehicle: str, antonyms: dict) -> str | None:
@@ -116,28 +114,81 @@ def find_served_ironies(lm, writer, items, antonyms: dict) -> list[Irony | None]
 def find_ironies(features, items, antonyms: dict, margin: float | None = None) -> list[Irony | None]:
     """One Irony (or None) per (group, candidate, similes) item, for its first simile with a vehicle; `features`
     is the LM's memoising `LMFeatures`; `margin` defaults to IRONY_MARGIN."""
+    margin = IRONY_MARGIN if margin is None else margin
+    out = []
+    for plan in _antonym_gains(features, items, antonyms):
+        if plan is None:
+            out.append(None)
+            continue
+        candidate, s, gains = plan
+        best, gain = max(gains.items(), key=lambda x: x[1])
+        prop = candidate[slice(*s.spans["property"])]
+        out.append(Irony(prop, best, gain, literal_reading(candidate, s, best)) if gain >= margin else None)
+    return out
+
+
+def _antonym_gains(features, items, antonyms: dict, only=None) -> list:
+    """Per (group, candidate, similes) item, None or (candidate, its first simile, {antonym A: log P(V | the words
+    before V with A for P) − log P(V | the words before V)}) for the antonyms of its stated property P (those in
+    `only`'s entry for the item when given); one memoised LM call for all."""
     from .lm_features import contexts, first_vehicle
 
-    margin = IRONY_MARGIN if margin is None else margin
     asks, plans = [], []
-    for group, candidate, similes in items:
+    for k, (group, candidate, similes) in enumerate(items):
         s = first_vehicle(similes)
-        alts = contrast_contexts(candidate, s, antonyms)
+        alts = [(a, alt) for a, alt in contrast_contexts(candidate, s, antonyms) if only is None or a in only[k]]
         if not alts:
             plans.append(None)
             continue
         before, _, vehicle = contexts(candidate, s)
-        plans.append((candidate, s, before, vehicle, alts))
+        plans.append((group, candidate, s, before, vehicle, alts))
         asks += [(group, before, vehicle)] + [(group, alt, vehicle) for _, alt in alts]
     values = dict(zip(asks, features.in_context(asks))) if asks else {}
     out = []
-    for (group, _, _), plan in zip(items, plans):
+    for plan in plans:
         if plan is None:
             out.append(None)
             continue
-        candidate, s, before, vehicle, alts = plan
+        group, candidate, s, before, vehicle, alts = plan
         base = values[(group, before, vehicle)]
-        best, gain = max(((a, values[(group, alt, vehicle)] - base) for a, alt in alts), key=lambda x: x[1])
-        prop = candidate[slice(*s.spans["property"])]
-        out.append(Irony(prop, best, gain, literal_reading(candidate, s, best)) if gain >= margin else None)
+        out.append((candidate, s, {a: values[(group, alt, vehicle)] - base for a, alt in alts}))
+    return out
+
+
+def stated_opposites(literal: str, prop: str, antonyms: dict) -> list[str]:
+    """The antonyms of `prop` the literal sentence itself says, unnegated, when it does not say `prop` too ("quiet"
+    for "noisy" in "The old house was very quiet at night.")."""
+    if _NEGATION.search(literal) or _says(literal, prop):
+        return []
+    return [a for a in antonyms.get(prop.lower(), ()) if _says(literal, a)]
+
+
+def _says(text: str, word: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(word.lower())}(?![\w-])", text.lower()) is not None
+
+
+def find_served_opposites(lm, writer, items, literals: list[str], antonyms: dict,
+                          ironies: list[Irony | None]) -> list[str | None]:
+    """Per item, the antonym A of its sincere "as P as V" simile's property that the literal sentence says, or None:
+    "The old house was as noisy as a rock concert at night." after "…was very quiet at night." → "quiet". Sincere: not
+    read as ironic (`ironies`), and V no likelier after A than after P for the small LM nor for the writer (a rock
+    concert: −2.5 and −6.1 nats), which is what keeps out the ironic similes both margins miss ("as sweet as a lemon"
+    after "…was sour": +1.4 and +1.1). The simile then says the opposite of the sentence's own word, a contradiction
+    by construction. Needs the writer (None: nothing is found): the small LM alone finds "a rock" no likelier after
+    "dull" than after "sharp".
+    Why: docs/experiments.md#hauser-stated-opposite"""
+    if writer is None:
+        return [None] * len(items)
+    from .lm_features import first_vehicle
+
+    only = []
+    for (_, candidate, similes), literal, irony in zip(items, literals, ironies):
+        s = first_vehicle(similes)
+        ok = irony is None and stated_reading(candidate, s) is not None
+        only.append(stated_opposites(literal, candidate[slice(*s.spans["property"])], antonyms) if ok else [])
+    by_lm, by_writer = _antonym_gains(lm, items, antonyms, only), _antonym_gains(writer, items, antonyms, only)
+    out = []
+    for a, b in zip(by_lm, by_writer):
+        found = [x for x in (a[2] if a else {}) if a[2][x] <= 0 and b is not None and b[2].get(x, 1.0) <= 0]
+        out.append(found[0] if found else None)
     return out

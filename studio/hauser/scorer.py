@@ -116,6 +116,9 @@ class CandidateScore:
     #: what the NLI read when not the candidate itself: an "as P as V" simile's stated property ("The coffee was very
     #: bitter.") or an ironic simile's literal reading; "" otherwise
     nli_read: str = ""
+    #: the antonym of a sincere "as P as V" simile's property that the literal sentence itself says ("quiet" for "as
+    #: noisy as a rock concert" after "…was very quiet"): a contradiction by construction (irony.find_served_opposites)
+    opposite: str = ""
     #: the NLI reads it as contradicting the literal (P ≥ Settings.contradiction_gate): ranked after the others
     contradicts: bool = False
     #: it holds less than OFF_SENTENCE_SHARE of the literal's content words and means little like it (`off_sentence`):
@@ -203,11 +206,14 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
             fit_backend = f"not used ({exc.message}); relevance without the LM back-off"
         else:
             fit_backend, fit_rows, fit_used = writer.description, writer.fits(items), True
+    opposites = [None] * len(flat)
     if settings.irony and lm is not None:  # LM passes only for the "as P as" candidates whose property has an antonym
         from ..figures.antonyms import load_antonyms
-        from ..figures.irony import find_served_ironies
+        from ..figures.irony import find_served_ironies, find_served_opposites
 
-        ironies = find_served_ironies(lm, writer, items, load_antonyms())
+        antonyms = load_antonyms()
+        ironies = find_served_ironies(lm, writer, items, antonyms)
+        opposites = find_served_opposites(lm, writer, items, [lit for _, lit, _ in flat], antonyms, ironies)
     # the weights applied: the paper's formulas (0) where a model is off or cannot serve
     lm_weights = (settings.lm_relevance if fit_used else 0.0, settings.lm_creativity if lm_used else 0.0)
 
@@ -218,9 +224,11 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     read = [irony.reading if irony else (settings.stated_property and stated_reading(cand, first_vehicle(sims))) or cand
             for (_, _, cand), sims, irony in zip(flat, similes, ironies)]
     nli_probs = nli.predict([lit for _, lit, _ in flat], read, batch_size=128)
-    # an ironic simile of the literal's own word ("…really fast" → "…as fast as a snail", read "very slow")
-    # contradicts it by construction, whatever the NLI makes of the two sentences
-    against = [irony is not None and states_property(lit, irony) for (_, lit, _), irony in zip(flat, ironies)]
+    # an ironic simile of the literal's own word ("…really fast" → "…as fast as a snail", read "very slow"), or a
+    # sincere one of its antonym ("…very quiet" → "…as noisy as a rock concert"), contradicts it by construction,
+    # whatever the NLI makes of the two sentences
+    against = [(irony is not None and states_property(lit, irony)) or opposite is not None
+               for (_, lit, _), irony, opposite in zip(flat, ironies, opposites)]
     p_contra = [1.0 if by_construction else float(p) for p, by_construction in zip(nli_probs[:, 2], against)]
 
     _step(progress, 0.7, "sentiment consistency")
@@ -262,7 +270,8 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
                 sentiment_texts=cut_pairs[k], nli=nli_verdict(nli_probs[k]),
                 evidence=kb.evidence(sims, method=settings.relevance, property_backoff=settings.property_backoff)
                 if valid else {}, irony={**ironies[k].to_dict(), "states_property": against[k]} if ironies[k] else {},
-                nli_read=read[k] if read[k] != cand else "", off_sentence=elsewhere[k] and valid))
+                nli_read=read[k] if read[k] != cand else "", opposite=opposites[k] or "",
+                off_sentence=elsewhere[k] and valid))
             k += 1
         _normalize_and_rank(rows, settings)
         results.append(GroupScore(literal, rows, _settings_dict(settings), backends))
@@ -338,6 +347,9 @@ def evidence_text(c: dict) -> str:
                         if irony.get("states_property") else ""))
     elif c.get("nli_read"):
         parts.append(f"the NLI read the simile as the property it states: “{c['nli_read']}”")
+    if c.get("opposite"):
+        parts.append(f"the sentence itself says “{c['opposite']}”, the opposite of the simile's property, so the "
+                     "simile contradicts it")
     if nli:
         parts.append(f"NLI: {nli['verdict']} (contradiction {nli['contradiction']:.2f})")
     return " · ".join(parts)

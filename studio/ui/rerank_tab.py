@@ -253,6 +253,11 @@ def explain_candidate(c: dict) -> str:
                         "it, and it is ranked after every candidate that is not a contradiction, whatever its "
                         "creativity.")
             return " ".join(s for s in said if s)
+    if c.get("opposite"):  # a sincere simile of the literal's antonym: the same contradiction by construction
+        said.append(f"The literal sentence itself says {_quote(c['opposite'])}, the opposite of the simile's "
+                    "property, so the simile contradicts it, and it is ranked after every candidate that is not a "
+                    "contradiction, whatever its creativity.")
+        return " ".join(s for s in said if s)
     nli = c.get("nli") or {}
     if nli:
         said.append({"entailment": "A meaning check finds that it says what the literal sentence says.",
