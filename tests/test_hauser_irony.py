@@ -201,3 +201,17 @@ def test_the_issue_probe_is_a_contradiction(offline):
 
     shown = _result(group)  # what the tab shows of this group
     assert list(screen_table(shown.rows)["flag"]) == ["", "contradicts"] and shown.rows[1]["contradicts"] is True
+
+
+@pytest.mark.offline
+def test_a_tag_around_the_vehicle_is_read_as_blanks(offline):
+    """A visitor's "The man was as strong as a <b>bear</b>." was read as ironic ("very weak</b>") and flagged as a
+    contradiction: every model now reads a typed tag as blanks, so it scores as the plain sentence does."""
+    from studio.hauser.scorer import score_group
+
+    tagged, plain = score_group("The man was very strong.", ["The man was as strong as a <b>bear</b>.",
+                                                             "The man was as strong as a bear."]).candidates
+    assert not tagged.irony and not tagged.contradicts and tagged.candidate.endswith("<b>bear</b>.")
+    for part in ("relevance", "logical_consistency", "sentiment_consistency", "creativity", "informativeness"):
+        assert getattr(tagged, part) == pytest.approx(getattr(plain, part), abs=1e-6), part
+    assert "<" not in tagged.nli_read and tagged.nli_read.replace(" .", ".") == plain.nli_read == "The man was very strong."

@@ -72,9 +72,10 @@ def opposite_in_kb(kb, adjective: str, vehicle: str, antonyms: dict) -> str | No
 
 
 def literal_reading(candidate: str, simile, antonym: str) -> str:
-    """The candidate with "as P as V" (or "P as V") replaced by "very A"."""
+    """The candidate with "as P as V" (or "P as V") replaced by "very A", its spaces closed up (a tag read as blanks
+    leaves a run of them)."""
     a, b = simile.spans["comparator"][0], simile.spans["vehicle"][1]
-    return candidate[:a] + "very " + antonym + candidate[b:]
+    return " ".join((candidate[:a] + "very " + antonym + candidate[b:]).split())
 
 
 def stated_reading(candidate: str, simile) -> str | None:

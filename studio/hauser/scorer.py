@@ -12,6 +12,7 @@ from ..figures.english import content_lemmas, refuse_non_english
 from ..figures.irony import stated_reading, states_property
 from ..figures.lm_features import first_vehicle, shared
 from ..models import NLI_LABELS, ModelUnavailable, get_registry
+from ..textspans import blank_markup
 from . import criteria as C
 from .kb_features import NO_TOPIC, PROPERTY
 
@@ -176,7 +177,8 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
 
     settings = settings or Settings()
     groups = [check_group(lit, cands) for lit, cands in groups]
-    flat = [(g, lit, cand) for g, (lit, cands) in enumerate(groups) for cand in cands]
+    # every model reads a typed tag as blanks (`blank_markup`: the same length, so spans found hold on the text shown)
+    flat = [(g, blank_markup(lit), blank_markup(cand)) for g, (lit, cands) in enumerate(groups) for cand in cands]
     registry = get_registry()
     _step(progress, 0.05, "extracting simile components")
     # candidates are literals with a comparison inserted: the learned vehicle boundary was trained on just those
@@ -270,7 +272,7 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
                 sentiment_texts=cut_pairs[k], nli=nli_verdict(nli_probs[k]),
                 evidence=kb.evidence(sims, method=settings.relevance, property_backoff=settings.property_backoff)
                 if valid else {}, irony={**ironies[k].to_dict(), "states_property": against[k]} if ironies[k] else {},
-                nli_read=read[k] if read[k] != cand else "", opposite=opposites[k] or "",
+                nli_read=read[k] if read[k] != flat[k][2] else "", opposite=opposites[k] or "",
                 off_sentence=elsewhere[k] and valid))
             k += 1
         _normalize_and_rank(rows, settings)
