@@ -78,3 +78,15 @@ def test_training_alignment_finds_the_inserted_vehicle():
     comp, a, b = inserted_vehicle("Her voice was loud .", cand)
     assert cand[a:b] == "a clap of thunder"
     assert inserted_vehicle("He ran home .", "He walked home slowly.") is None  # not one inserted comparison
+
+
+@pytest.mark.parametrize("text, vehicle, prop", [
+    ("Her speech was as boring as watching paint dry.", "watching paint dry", "boring"),  # a visitor's: none before
+    ("It was as easy as taking candy from a baby.", "taking candy from a baby", "easy"),
+    ("Arguing with her is like hitting a rock with an egg.", "hitting a rock with an egg", None),
+])
+def test_an_action_is_an_image_kept_whole(text, vehicle, prop):
+    for learned in (False, True):
+        (simile,) = extract_similes(text, learned=learned)
+        assert (simile.vehicle, simile.property) == (vehicle, prop)
+    assert extract_similes("I feel like going home.") == [] and extract_similes("She was as busy as ever.") == []

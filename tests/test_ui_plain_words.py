@@ -48,7 +48,11 @@ def test_a_single_candidate_gets_no_relative_score_and_a_reason(client):
     assert [row[t] for t in ("quality", "creativity", "relevance", "logic", "sentiment")] == [None] * 5
     assert row["image words"] == 2
     assert scale_note(table) == SINGLE_NOTE and "nothing to compare" in SINGLE_NOTE
-    assert scale_note({"headers": [], "data": [[1], [2]]}) == ""
+    flag = [""] * (len(table["headers"]) - 1)
+    assert scale_note({"headers": table["headers"], "data": [[1, *flag], [2, *flag]]}).startswith("✅ Scored 2 "
+                                                                                              "candidates")
+    two = scale_note({"headers": table["headers"], "data": [[1, *flag], [2, *flag[:-1], "contradicts"]]})
+    assert "1 flagged" in two and scale_note({"headers": [], "data": []}) == ""
 
 
 def test_polish_api_is_plain_text_and_the_page_bolds_the_phrase(client):

@@ -293,10 +293,21 @@ def _is_property_word(tok) -> bool:
     return tok.is_alpha and tok.pos_ not in ("DET", "PRON", "NUM", "CCONJ", "SCONJ", "AUX", "PART")
 
 
+#: "as ADJ as" + a gerund phrase of its own ("as boring as watching paint dry") is a simile with that phrase as its
+#: vehicle; why: docs/experiments.md#as-gerund
+GERUND_VEHICLES = True
+
+
 def _object_after(as_tok):
     """The noun the comparison "as" introduces: its object if parsed so, else the noun phrase right after it."""
     doc = as_tok.doc
     obj = next((c for c in as_tok.children if c.dep_ == "pobj" and c.i > as_tok.i), None)
+    if obj is None and GERUND_VEHICLES and as_tok.i + 1 < len(doc):
+        # "as boring as watching paint dry" compares with an action, as "is like hitting a rock" does (`_like_object`)
+        act = doc[as_tok.i + 1]
+        if act.tag_ == "VBG" and act.dep_ == "pcomp" and act.head.i == as_tok.i \
+                and not any(c.dep_ in _SUBJECT_DEPS for c in act.children):
+            return act
     if obj is None:
         for chunk in doc.noun_chunks:
             if chunk.start == as_tok.i + 1:
@@ -346,7 +357,7 @@ def _assemble(trigger, comp_span, comparator, vehicle_root, anchor, prop) -> Sim
             return None  # a misparse that puts the compared noun before the comparator
         v_start, v_end = _vehicle_span(vehicle_root, trigger.i + 1)
         learned = _vehicle_weights()
-        if learned is not None:
+        if learned is not None and not (GERUND_VEHICLES and vehicle_root.tag_ == "VBG"):  # an action: its whole phrase
             from .component_model import choose_vehicle_end
 
             v_end = choose_vehicle_end(learned[0], vehicle_root, v_start, v_end, _governing_verb(trigger), learned[1])
@@ -416,6 +427,9 @@ def _vehicle_span(root, first: int) -> tuple[int, int]:
                 continue
             if child.dep_ == "prt" and root.tag_ == "VBG":
                 keep.add(child.i)  # "setting off a nuclear weapon"
+                continue
+            if GERUND_VEHICLES and tok is root and root.tag_ == "VBG" and child.dep_ == "ccomp" and child.i > root.i:
+                visit(child, pp_depth)  # the action's own clause: "watching paint dry", "having a tooth pulled"
                 continue
             if child.dep_ in _VEHICLE_CUT_DEPS:
                 continue

@@ -351,9 +351,18 @@ def screen_table(rows: list[dict]) -> pd.DataFrame:
 
 
 def scale_note(table) -> str:
-    """The status line after a scoring: why the 0–1 columns are empty for a single candidate, else nothing."""
+    """The status line after a scoring: why the 0–1 columns are empty for a single candidate, else how many were
+    scored and how many go last for a flag (and which first); nothing without a table."""
     rows = table.get("data") if isinstance(table, dict) else None if table is None else table.values.tolist()
-    return SINGLE_NOTE if rows is not None and len(rows) == 1 else ""
+    if not rows:
+        return ""
+    if len(rows) == 1:
+        return SINGLE_NOTE
+    flag = SCREEN_COLUMNS.index("flag")
+    flagged = sum(bool(str(row[flag] or "").strip()) for row in rows)
+    return (f"✅ Scored {len(rows)} candidates, best first by the three rankings combined 2 : 2 : 1"
+            + (f"; {flagged} flagged (see the flag column) go after the others." if flagged else ".")
+            + " *Why these scores*, under the chart, says it in words.")
 
 
 @guarded
