@@ -88,3 +88,13 @@ def test_keyboard_mashing_is_refused_and_names_are_not():
     for text in ("Zorblax yelps.", "Rio de Janeiro sparkled.", "ok", "hmm mmm", "The harbour was grey."):
         refuse_non_english(text)  # a known word, names, or a single word: not refused
     refuse_non_english("asdf qwer zxcv", identifier=False)  # the function words alone do not decide it
+
+
+def test_a_sentences_first_word_with_two_letters_swapped(offline):
+    """A visitor's "Teh night was vrey dark." had "vrey" named but not "Teh": a sentence's first word is left alone (a
+    name may stand there), unless it is an English function word with two letters swapped."""
+    from studio.figures.english import misspellings
+
+    found = {m.word: m.suggestion for m in misspellings("Teh night was vrey dark. Tehy left. Hsi dog stayed.")}
+    assert found == {"Teh": "The", "vrey": "very", "Tehy": "They", "Hsi": "His"}
+    assert misspellings("Theo walked home. Arn is here. Bot ran.") == []  # names one edit from "the", "are", "not"
