@@ -236,6 +236,8 @@ def build_continue_tab() -> None:
         stop.click(stopped_line("no continuation for this narrative; press Continue to run it again."), inputs=info,
                    outputs=info, cancels=[run], api_name=False, queue=False)
         with gr.Accordion("Judge: which continuation is plausible?", open=True):
+            gr.Markdown("The judge reads the narrative in the box above (Continue's) and the two continuations "
+                        "below it.", elem_classes=["studio-note"])
             with gr.Row():
                 option1 = limited_textbox(MAX_OPTION_CHARS, label="Continuation 1", lines=2,
                                           info=f"up to {MAX_OPTION_CHARS} characters")
