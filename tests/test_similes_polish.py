@@ -536,3 +536,22 @@ def test_one_image_written_apart_or_together_is_one_candidate():
     groups, merged = _merge(rows, load_kb())
     assert [[r["vehicle"] for r in g] for g in groups] == [["sea water"], ["an ice-cream"], ["a boy"], ["the sea"]]
     assert merged == 3
+
+
+def test_a_negated_adjective_is_said_and_its_opposites_offered(capsys):
+    """A visitor's "The room was not quiet." got "…not as quiet as a mouse / a pillow": what such similes do is said,
+    with WordNet's opposites of the adjective as sentences to polish; the list is the sentence's as typed."""
+    from studio.cli import main
+    from studio.similes.service import polish
+    from studio.ui.polish_tab import _status
+
+    result = polish("The room was not quiet.", n=3, strategies=["insertion"], seed=0)
+    assert result.negation.startswith("The sentence says “not quiet”: a simile of “quiet” compares with what is quiet")
+    assert "“The room was noisy.”" in result.negation and result.to_dict()["negation"] == result.negation
+    assert "💬 The sentence says" in _status(result, True, ["insertion"])
+    assert all("not as quiet as" in c.sentence for c in result.candidates)
+    very = polish("The soup was not very hot.", n=3, strategies=["insertion"], seed=0).negation
+    assert "“not very hot”" in very and "“The soup was cold.”" not in very  # "not very hot" is no "cold"
+    assert polish("The room was quiet.", n=3, strategies=["insertion"], seed=0).negation == ""
+    assert main(["polish", "The room wasn't quiet.", "--n", "2", "--strategies", "insertion"]) == 0
+    assert "note: The sentence says that it is not quiet" in capsys.readouterr().out

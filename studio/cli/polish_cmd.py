@@ -51,6 +51,8 @@ def render(result: dict) -> str:
         lines.append(f"note: {result['shortfall']}")
     if result.get("spelling"):
         lines.append("note: " + spelling_note(result["literal"], [Misspelling(**m) for m in result["spelling"]]))
+    if result.get("negation"):
+        lines.append(f"note: {result['negation']}")
     return "\n".join(lines) or "no candidates"
 
 

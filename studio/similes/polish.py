@@ -229,6 +229,7 @@ class PolishResult:
     reread: bool               # the writer reread the list
     spelling: tuple = ()       # the literal's likely typos (`english.Misspelling`), noticed and left as typed
     keep_counted: int = 0      # the candidates with a keep (the image table's and the writer's have none)
+    negation: str = ""         # the best slot's adjective is negated: what its similes do, and a rewrite to polish
 
     def to_dict(self) -> dict:
         """The JSON of `python -m studio polish --json` (without the literal, which the caller gives as typed)."""
@@ -240,6 +241,8 @@ class PolishResult:
             out["shortfall"] = self.shortfall
         if self.spelling:
             out["spelling"] = [m.to_dict() for m in self.spelling]
+        if self.negation:
+            out["negation"] = self.negation
         return out
 
 
@@ -374,7 +377,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
         expected_keepers=round(sum(c.keep for c in kept), 1) if by_keep and kept else None,
         keep_counted=len(kept) if by_keep else 0,
-        shortfall=shortfall, reread=by_writer, spelling=typos)
+        shortfall=shortfall, reread=by_writer, spelling=typos, negation=negation_note(literal, doc, slots[0]))
 
 
 def refuse_unpolishable(doc) -> None:
@@ -441,6 +444,31 @@ def _prompt(literal: str, trained: bool) -> str:
 
 
 # ------------------------------------------------------------------------------------------ slots
+
+def negation_note(literal: str, doc, slot: Slot) -> str:
+    """For an adjective slot whose adjective the sentence negates ("The room was not quiet."): its similes compare
+    with what has the quality ("not as quiet as a mouse"), which weakens the sentence rather than pictures it; one
+    line saying so, with the sentence that states the adjective's antonym when WordNet has one and "not" stands
+    right before the slot ("The room was noisy."). "" otherwise."""
+    if slot.kind != "adjective":
+        return ""
+    span = doc.char_span(slot.start, slot.end, alignment_mode="expand")
+    if span is None or not len(span):
+        return ""
+    adj = span[-1]
+    neg = next((c for t in (adj, adj.head) for c in t.children if c.dep_ == "neg"), None)
+    if neg is None:
+        return ""
+    said = (f"“{literal[neg.idx:slot.end]}”" if neg.lower_ == "not" and neg.i < span.start
+            else f"that it is not {slot.adjective}")
+    note = (f"The sentence says {said}: a simile of “{slot.adjective}” compares with what is {slot.adjective} "
+            f"(“not as {slot.adjective} as …”), which weakens the sentence rather than pictures it.")
+    opposites = load_antonyms().get(slot.adjective.lower(), ())
+    if opposites and neg.lower_ == "not" and neg.i + 1 == span.start and len(span) == 1:  # "not very hot" ≠ "cold"
+        rewrites = " or ".join(f"“{literal[:neg.idx] + a + literal[slot.end:]}”" for a in opposites[:3])
+        return note + f" To picture what it is, polish {rewrites} (WordNet's opposites of “{slot.adjective}”)."
+    return note + " To picture what it is, polish a sentence that says the quality itself."
+
 
 def find_slots(literal: str, doc) -> list[Slot]:
     """Adjective slots (predicated adjectives) and verb slots (the end of each verb's phrase)."""

@@ -97,6 +97,8 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
     first, a notice of the sentence's likely typos."""
     typos = spelling_note(result.literal, result.spelling, quote=lambda text: f"“{escape_markdown(text)}”")
     typos = f"✏️ {typos}  \n" if typos else ""
+    if result.negation:  # it quotes the sentence: escaped like the typos' line
+        typos += f"💬 {escape_markdown(result.negation)}  \n"
     if result.shortfall:
         return f"{typos}⚠️ {result.shortfall}"
     by = {"keep": "keep", "score": "fluency (no keep model here)"}
@@ -151,7 +153,8 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, domai
          "score": SCORE_MEANING, "keep": KEEP_MEANING,
          "ranking": result.ranked_by, "generator": result.generator,
          "delivered": result.delivered, "expected keepers": result.expected_keepers,
-         "shortfall": result.shortfall, "spelling": [m.to_dict() for m in result.spelling]})
+         "shortfall": result.shortfall, "spelling": [m.to_dict() for m in result.spelling],
+         "negation": result.negation})
     return (pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files,
             _status(result, bool(rows), list(strategies)), literal, [c.offset for c in cands])
 
