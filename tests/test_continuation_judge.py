@@ -86,3 +86,27 @@ def test_a_narrative_or_a_continuation_too_short_is_refused_before_any_model(tin
                    names=("continuation 1", "continuation 2"))
     with pytest.raises(ModelUnavailable):  # two words are a sentence ("He left."): judged, here by no judge
         judge_pair("He slept like a log.", "He woke up rested.", "He left.")
+
+
+def test_what_restates_the_last_sentence(tiny_registry):
+    from studio.continuation.judge import last_sentence, restates
+
+    story = "Tom put off his knee surgery for months. The pain got worse. Finally he decided to <b>bite the bullet</b>."
+    assert last_sentence(story).strip() == "Finally he decided to    bite the bullet    ."
+    assert restates("He bit a bullet.", story) and restates("He decided to bite the bullet!", story)
+    assert not restates("He booked the surgery for Monday.", story)  # "surgery" is in an earlier sentence
+    assert not restates("He took a bullet out of the drawer.", story) and not restates("And then?", story)
+
+
+@pytest.mark.offline
+def test_an_option_that_only_restates_the_last_sentence_loses(offline):
+    """A visitor's probe: after "…Finally he decided to bite the bullet." the cross-encoder gave "He bit a bullet."
+    76 % and "He decided to bite the bullet." 90 % against "He booked the surgery for Monday."."""
+    story = ("Tom had been putting off his knee surgery for months. The pain got worse every week. Finally he "
+             "decided to bite the bullet.")
+    for said_again in ("He bit a bullet.", "He decided to bite the bullet."):
+        out = judge_pair(story, said_again, "He booked the surgery for Monday.")
+        assert out["choice"] == "option2" and out["restates"] == [True, False]
+        assert "Option 1 only says the narrative's last sentence again" in out["verdict"]
+    plain = judge_pair(story, "He called the hospital and booked the operation.", "He went to the beach.")
+    assert plain["restates"] == [False, False] and "last sentence" not in plain["verdict"]

@@ -76,11 +76,15 @@ class CrossJudge:
         return [s[owner == i] for i in range(len(cases))]
 
     def pairs(self, cases, option1, option2):
-        from .judge import Judgement
+        """One calibrated Judgement per (case, option1, option2); an option that only restates the narrative's last
+        sentence loses `judge.RESTATEMENT_PENALTY` nats of log-odds against one that does not."""
+        from .judge import RESTATEMENT_PENALTY, Judgement, restates
 
         out = []
-        for s in self.scores(cases, [[a, b] for a, b in zip(option1, option2)]):
-            p2 = float(1.0 / (1.0 + np.exp(-(s[1] - s[0]) / self.temperature)))
+        for case, a, b, s in zip(cases, option1, option2,
+                                 self.scores(cases, [[a, b] for a, b in zip(option1, option2)])):
+            said_again = float(restates(b, case.narrative)) - float(restates(a, case.narrative))
+            p2 = float(1.0 / (1.0 + np.exp(-((s[1] - s[0]) / self.temperature - RESTATEMENT_PENALTY * said_again))))
             out.append(Judgement(1.0 - p2, p2))
         return out
 
