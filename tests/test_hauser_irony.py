@@ -159,6 +159,9 @@ def test_a_sincere_simile_of_the_literals_antonym_contradicts_it(offline):
     assert "itself says “quiet”, the opposite of the simile's property" in explain_candidate(concert.to_dict())
     (lemon,) = score_group("The watermelon was sour", ["The watermelon was as sweet as a lemon"]).candidates
     assert not lemon.opposite
+    (negated,) = score_group("The old house was very quiet at night.",  # agrees with the literal
+                             ["The old house wasn't as noisy as a rock concert at night."]).candidates
+    assert not negated.opposite and not negated.contradicts
 
 
 @pytest.mark.offline
@@ -212,6 +215,7 @@ def test_a_tag_around_the_vehicle_is_read_as_blanks(offline):
     tagged, plain = score_group("The man was very strong.", ["The man was as strong as a <b>bear</b>.",
                                                              "The man was as strong as a bear."]).candidates
     assert not tagged.irony and not tagged.contradicts and tagged.candidate.endswith("<b>bear</b>.")
+    assert tagged.similes[0]["vehicle"] == "a bear"  # the blanked tag's spaces closed up
     for part in ("relevance", "logical_consistency", "sentiment_consistency", "creativity", "informativeness"):
         assert getattr(tagged, part) == pytest.approx(getattr(plain, part), abs=1e-6), part
     assert "<" not in tagged.nli_read and tagged.nli_read.replace(" .", ".") == plain.nli_read == "The man was very strong."

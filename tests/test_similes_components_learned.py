@@ -84,9 +84,13 @@ def test_training_alignment_finds_the_inserted_vehicle():
     ("Her speech was as boring as watching paint dry.", "watching paint dry", "boring"),  # a visitor's: none before
     ("It was as easy as taking candy from a baby.", "taking candy from a baby", "easy"),
     ("Arguing with her is like hitting a rock with an egg.", "hitting a rock with an egg", None),
+    ("It was as easy as falling off a log.", "falling off a log", "easy"),  # the particle with its object
+    ("He ran as fast as running away from a bear.", "running away from a bear", "fast"),
 ])
 def test_an_action_is_an_image_kept_whole(text, vehicle, prop):
     for learned in (False, True):
         (simile,) = extract_similes(text, learned=learned)
         assert (simile.vehicle, simile.property) == (vehicle, prop)
     assert extract_similes("I feel like going home.") == [] and extract_similes("She was as busy as ever.") == []
+    for literal in ("It is famous as being the oldest bridge.", "He was happy as running was his passion."):
+        assert extract_similes(literal, learned=True) == [], literal  # "ADJ as" + a gerund is no comparison

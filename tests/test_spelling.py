@@ -98,3 +98,7 @@ def test_a_sentences_first_word_with_two_letters_swapped(offline):
     found = {m.word: m.suggestion for m in misspellings("Teh night was vrey dark. Tehy left. Hsi dog stayed.")}
     assert found == {"Teh": "The", "vrey": "very", "Tehy": "They", "Hsi": "His"}
     assert misspellings("Theo walked home. Arn is here. Bot ran.") == []  # names one edit from "the", "are", "not"
+    for text in ("<b>Teh</b> night was dark.", " Teh night was dark.", "“Teh night was dark,” she said.",
+                 "It rained. “Teh night was dark.”"):
+        assert [m.suggestion for m in misspellings(text)] == ["The"], text
+    assert misspellings("He said Teh was a name.") == []  # not a sentence's first word

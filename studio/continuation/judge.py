@@ -3,7 +3,6 @@ option) of studio.continuation.crossjudge (the registry's `judge_cross` role). A
 Bradley–Terry probabilities (a softmax), which is how generate-then-rank orders its samples."""
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 
@@ -14,6 +13,7 @@ from ..figures.english import content_lemmas, refuse_non_english
 from ..models import ModelUnavailable, get_registry
 from ..textspans import blank_markup, word_count
 from .features import Case
+from .ranking import last_sentence
 
 MAX_OPTION_CHARS = 600  # a continuation is one or two sentences
 MIN_OPTION_WORDS = 2  # "He left." is one; "<b>x</b>" or "ok" is none
@@ -26,7 +26,6 @@ TOO_CLOSE = 0.6
 #: (the smallest of 0.5, 1, 2, 3, 4 with at most 5 % and at most 0.3 points lost)
 #: why: docs/experiments.md#judge-restatement
 RESTATEMENT_PENALTY = 3.0
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def percentages(p_option1: float) -> tuple[int, int]:
@@ -56,20 +55,14 @@ class Judgement:
         return "option1" if self.p_option1 >= self.p_option2 else "option2"
 
 
-def last_sentence(narrative: str) -> str:
-    """The narrative's last sentence with a letter in it (tags read as blanks): the one its figure ends."""
-    sentences = [x for x in _SENTENCE_END.split(blank_markup(narrative).strip()) if re.search(r"[A-Za-z]", x)]
-    return sentences[-1] if sentences else narrative
-
-
 def restates(option: str, narrative: str) -> bool:
     """Whether a continuation only says the narrative's last sentence again: it has content words (nouns, verbs,
     adjectives, adverbs; lemmas) and all of them are the last sentence's ("He bit the bullet." after "…Finally he
     decided to bite the bullet."). The benchmark's options almost never do (28 of 10,280 train options, as often the
     plausible one as not)."""
     parser = get_registry().get("parser")
-    said = content_lemmas(parser(blank_markup(option)))
-    return bool(said) and said <= content_lemmas(parser(last_sentence(narrative)))
+    said = content_lemmas(parser(" ".join(blank_markup(option).split())))
+    return bool(said) and said <= content_lemmas(parser(last_sentence(blank_markup(narrative))))
 
 
 def case_for(narrative: str, expr=None) -> Case:

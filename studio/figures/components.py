@@ -271,7 +271,7 @@ def _from_as(as_tok) -> Simile | None:
         if nxt.lower_ in _NON_SIMILE_PROPERTIES:
             return None
         second = doc[i + 2]
-        obj = _object_after(second)
+        obj = _object_after(second, gerund=True)
         if obj is None:
             return None
         return _assemble(second, (as_tok.idx, second.idx + len(second)), "as ... as", obj, nxt, nxt)
@@ -298,11 +298,11 @@ def _is_property_word(tok) -> bool:
 GERUND_VEHICLES = True
 
 
-def _object_after(as_tok):
+def _object_after(as_tok, gerund: bool = False):
     """The noun the comparison "as" introduces: its object if parsed so, else the noun phrase right after it."""
     doc = as_tok.doc
     obj = next((c for c in as_tok.children if c.dep_ == "pobj" and c.i > as_tok.i), None)
-    if obj is None and GERUND_VEHICLES and as_tok.i + 1 < len(doc):
+    if obj is None and gerund and GERUND_VEHICLES and as_tok.i + 1 < len(doc):  # "as ADJ as" only, not "famous as"
         # "as boring as watching paint dry" compares with an action, as "is like hitting a rock" does (`_like_object`)
         act = doc[as_tok.i + 1]
         if act.tag_ == "VBG" and act.dep_ == "pcomp" and act.head.i == as_tok.i \
@@ -364,7 +364,7 @@ def _assemble(trigger, comp_span, comparator, vehicle_root, anchor, prop) -> Sim
         doc = trigger.doc
         while v_end > v_start and not _has_word(doc[v_end]):
             v_end -= 1  # an emoji after the image ("like lightning 🌩") is not part of it, whichever end was chosen
-        vehicle = doc.text[doc[v_start].idx:doc[v_end].idx + len(doc[v_end])]
+        vehicle = " ".join(doc.text[doc[v_start].idx:doc[v_end].idx + len(doc[v_end])].split())  # a blanked tag's spaces
         spans["vehicle"] = (doc[v_start].idx, doc[v_end].idx + len(doc[v_end]))
         heads["vehicle"] = _semantic_head(vehicle_root).lower_
     topic_tok, event_tok = _topic_and_event(anchor, trigger, prop is not None and anchor is prop)
@@ -426,10 +426,14 @@ def _vehicle_span(root, first: int) -> tuple[int, int]:
                 visit(child, pp_depth)  # "without any ostentation and pride"
                 continue
             if child.dep_ == "prt" and root.tag_ == "VBG":
-                keep.add(child.i)  # "setting off a nuclear weapon"
+                if GERUND_VEHICLES and tok.i == root.i:
+                    visit(child, pp_depth)  # "falling off a log": the particle with what the parser hangs on it
+                else:
+                    keep.add(child.i)  # "setting off a nuclear weapon"
                 continue
-            if GERUND_VEHICLES and tok is root and root.tag_ == "VBG" and child.dep_ == "ccomp" and child.i > root.i:
-                visit(child, pp_depth)  # the action's own clause: "watching paint dry", "having a tooth pulled"
+            if GERUND_VEHICLES and tok.i == root.i and root.tag_ == "VBG" and child.i > root.i \
+                    and child.dep_ in ("ccomp", "advmod"):
+                visit(child, pp_depth)  # the action's own clause or adverb: "watching paint dry", "running away"
                 continue
             if child.dep_ in _VEHICLE_CUT_DEPS:
                 continue

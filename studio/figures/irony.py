@@ -185,7 +185,8 @@ def find_served_opposites(lm, writer, items, literals: list[str], antonyms: dict
     only = []
     for (_, candidate, similes), literal, irony in zip(items, literals, ironies):
         s = first_vehicle(similes)
-        ok = irony is None and stated_reading(candidate, s) is not None
+        ok = irony is None and stated_reading(candidate, s) is not None \
+            and not _NEGATION.search(candidate[:s.spans["comparator"][0]])  # "…wasn't as noisy as…" agrees
         only.append(stated_opposites(literal, candidate[slice(*s.spans["property"])], antonyms) if ok else [])
     by_lm, by_writer = _antonym_gains(lm, items, antonyms, only), _antonym_gains(writer, items, antonyms, only)
     out = []

@@ -350,6 +350,10 @@ def screen_table(rows: list[dict]) -> pd.DataFrame:
                         columns=SCREEN_COLUMNS)
 
 
+#: the flags whose candidates the ranking puts after the others ("no words" is a note, not a move)
+MOVED_FLAGS = ("no simile", "contradicts", "off the sentence")
+
+
 def scale_note(table) -> str:
     """The status line after a scoring: why the 0–1 columns are empty for a single candidate, else how many were
     scored and how many go last for a flag (and which first); nothing without a table."""
@@ -359,10 +363,10 @@ def scale_note(table) -> str:
     if len(rows) == 1:
         return SINGLE_NOTE
     flag = SCREEN_COLUMNS.index("flag")
-    flagged = sum(bool(str(row[flag] or "").strip()) for row in rows)
-    return (f"✅ Scored {len(rows)} candidates, best first by the three rankings combined 2 : 2 : 1"
-            + (f"; {flagged} flagged (see the flag column) go after the others." if flagged else ".")
-            + " *Why these scores*, under the chart, says it in words.")
+    flagged = sum(str(row[flag] or "").strip() in MOVED_FLAGS for row in rows)
+    return (f"✅ Scored {len(rows)} candidates, best first by the three rankings combined (by the rank weights)"
+            + (f"; {flagged} flagged (no simile, contradicts or off the sentence) go after the others." if flagged
+               else ".") + " *Why these scores*, under the chart, says it in words.")
 
 
 @guarded
