@@ -364,7 +364,8 @@ def _assemble(trigger, comp_span, comparator, vehicle_root, anchor, prop) -> Sim
         doc = trigger.doc
         while v_end > v_start and not _has_word(doc[v_end]):
             v_end -= 1  # an emoji after the image ("like lightning 🌩") is not part of it, whichever end was chosen
-        vehicle = " ".join(doc.text[doc[v_start].idx:doc[v_end].idx + len(doc[v_end])].split())  # a blanked tag's spaces
+        # a blanked tag's spaces closed up ("a <b>bear</b>" is read "a    bear")
+        vehicle = " ".join(doc.text[doc[v_start].idx:doc[v_end].idx + len(doc[v_end])].split())
         spans["vehicle"] = (doc[v_start].idx, doc[v_end].idx + len(doc[v_end]))
         heads["vehicle"] = _semantic_head(vehicle_root).lower_
     topic_tok, event_tok = _topic_and_event(anchor, trigger, prop is not None and anchor is prop)
