@@ -177,3 +177,7 @@ def test_the_judge_panel_says_its_verdict_from_the_bars():
         == "Continuation 2 is the more plausible: 77 % against 23 % for continuation 1."
     assert judge_verdict_line({"continuation 1": 0.52, "continuation 2": 0.48}).startswith("Too close to call")
     assert judge_verdict_line(None) == ""
+    story = "Tom put off the surgery for months. Finally he decided to bite the bullet."
+    line = judge_verdict_line({"continuation 1": 0.14, "continuation 2": 0.86}, story, "He bit a bullet.",
+                              "He booked the surgery for Monday.")
+    assert line.endswith("Continuation 1 only says the narrative's last sentence again, which counts against it.")

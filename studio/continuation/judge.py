@@ -65,6 +65,15 @@ def restates(option: str, narrative: str) -> bool:
     return bool(said) and said <= content_lemmas(parser(last_sentence(blank_markup(narrative))))
 
 
+def restatement_note(said_again: list[bool], names: tuple[str, str] = ("option 1", "option 2")) -> str:
+    """" Option 1 only says the narrative's last sentence again, which counts against it." when one of the two
+    restates (`restates`) and the other does not; "" otherwise."""
+    if said_again[0] == said_again[1]:
+        return ""
+    who = names[0] if said_again[0] else names[1]
+    return f" {who[:1].upper() + who[1:]} only says the narrative's last sentence again, which counts against it."
+
+
 def case_for(narrative: str, expr=None) -> Case:
     if expr is None:
         return Case(narrative, "", "", "")
@@ -125,11 +134,7 @@ def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | 
     if not all(np.isfinite([j.p_option1, j.p_option2])):
         raise InputError("The judge could not score these texts.")
     said_again = [restates(option1, text), restates(option2, text)]
-    told = verdict(j.p_option1, names)
-    if said_again[0] != said_again[1]:
-        who = names[0] if said_again[0] else names[1]
-        told += (f" {who[:1].upper() + who[1:]} only says the narrative's last sentence again, which counts against "
-                 "it.")
+    told = verdict(j.p_option1, names) + restatement_note(said_again, names)
     return {"p_option1": round(j.p_option1, 4), "p_option2": round(j.p_option2, 4), "choice": j.choice,
             "verdict": told, "restates": said_again, "expression": expr.to_dict() if expr else None,
             "seconds": round(time.perf_counter() - started, 3)}

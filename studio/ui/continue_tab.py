@@ -7,7 +7,8 @@ import pandas as pd
 
 from ..capabilities import tab_title
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, WRITER_POOL, Settings, continue_narrative
-from ..continuation.judge import MAX_OPTION_CHARS, judge_pair, percentages, verdict
+from ..continuation.judge import (MAX_OPTION_CHARS, judge_pair, percentages, restatement_note, restates,
+                                  verdict)
 from ..continuation.ranking import POOL
 from .common import (after_limit_check, cancellable, cancelled, escape, escape_markdown, examples, failed_run,
                      guarded, highlight_pieces, limited_textbox, refuse_over_limit, role_notice, section_run,
@@ -164,12 +165,19 @@ def run_judge(narrative, option1, option2, request: gr.Request = None):
     return {"continuation 1": first / 100, "continuation 2": second / 100}
 
 
-def judge_verdict_line(label) -> str:
+def judge_verdict_line(label, narrative=None, option1=None, option2=None) -> str:
     """The verdict in words above the bars (`judge.verdict`), read from the Label's value ("" when it is empty: a
-    refusal or a run under way). A step of its own after the judgement, so that the /judge endpoint answers with the
+    refusal or a run under way), and which continuation only says the narrative's last sentence again, if one does
+    (`judge.restatement_note`). A step of its own after the judgement, so that the /judge endpoint answers with the
     probabilities alone."""
     p1 = label.get("continuation 1") if isinstance(label, dict) else None  # the Label gives {class: confidence}
-    return "" if p1 is None else verdict(float(p1), ("continuation 1", "continuation 2"))
+    if p1 is None:
+        return ""
+    names = ("continuation 1", "continuation 2")
+    note = ""
+    if narrative and option1 and option2:  # the texts the bars were judged on (a new run empties the bars first)
+        note = restatement_note([restates(option1, narrative), restates(option2, narrative)], names)
+    return verdict(float(p1), names) + note  # no typed text in it
 
 
 def build_continue_tab() -> None:
@@ -255,5 +263,5 @@ def build_continue_tab() -> None:
                                 (option1, "continuation 1", MAX_OPTION_CHARS),
                                 (option2, "continuation 2", MAX_OPTION_CHARS)))
             # the sentence follows the bars, and goes with them (a refusal or a new run empties both)
-            bars.change(judge_verdict_line, inputs=bars, outputs=verdict_line, api_name=False, queue=False,
-                        show_progress="hidden")
+            bars.change(judge_verdict_line, inputs=[bars, narrative, option1, option2], outputs=verdict_line,
+                        api_name=False, queue=False, show_progress="hidden")
