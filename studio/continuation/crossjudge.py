@@ -83,9 +83,10 @@ class CrossJudge:
         out = []
         for case, a, b, s in zip(cases, option1, option2,
                                  self.scores(cases, [[a, b] for a, b in zip(option1, option2)])):
-            said_again = float(restates(b, case.narrative)) - float(restates(a, case.narrative))
-            p2 = float(1.0 / (1.0 + np.exp(-((s[1] - s[0]) / self.temperature - RESTATEMENT_PENALTY * said_again))))
-            out.append(Judgement(1.0 - p2, p2))
+            said_again = (restates(a, case.narrative), restates(b, case.narrative))
+            shift = RESTATEMENT_PENALTY * (float(said_again[1]) - float(said_again[0]))
+            p2 = float(1.0 / (1.0 + np.exp(-((s[1] - s[0]) / self.temperature - shift))))
+            out.append(Judgement(1.0 - p2, p2, said_again))
         return out
 
     def rank(self, narrative: str, options: list[str], expr=None) -> np.ndarray:

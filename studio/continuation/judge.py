@@ -49,6 +49,7 @@ def verdict(p_option1: float, names: tuple[str, str] = ("option 1", "option 2"))
 class Judgement:
     p_option1: float
     p_option2: float
+    restates: tuple[bool, bool] = (False, False)  # each option only says the narrative's last sentence again
 
     @property
     def choice(self) -> str:
@@ -133,7 +134,7 @@ def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | 
     j = judge.pairs([case_for(text, expr)], [option1], [option2])[0]
     if not all(np.isfinite([j.p_option1, j.p_option2])):
         raise InputError("The judge could not score these texts.")
-    said_again = [restates(option1, text), restates(option2, text)]
+    said_again = list(j.restates)  # found once, where the judge weighed them
     told = verdict(j.p_option1, names) + restatement_note(said_again, names)
     return {"p_option1": round(j.p_option1, 4), "p_option2": round(j.p_option2, 4), "choice": j.choice,
             "verdict": told, "restates": said_again, "expression": expr.to_dict() if expr else None,

@@ -162,12 +162,13 @@ def misspellings(text: str) -> list[Misspelling]:
     dictionary = _dictionary()
     shouting = text.upper() == text
     out, seen = [], set()
-    for m in _WORD.finditer(blank_markup(text)):
+    blanked = blank_markup(text)
+    for m in _WORD.finditer(blanked):
         word = m.group()
         if len(word) < 3 or not _ENGLISH_LETTERS.match(word.replace("'", "").replace("’", "")):
             continue
         if word[:1].isupper() and not shouting:  # a name, or a sentence's first word (which may be one)
-            if word.lower() not in seen and (suggestion := _swapped_function_word(dictionary, word, m.start(), text)):
+            if word.lower() not in seen and (suggestion := _swapped_function_word(dictionary, word, blanked[:m.start()])):
                 seen.add(word.lower())
                 out.append(Misspelling(word, suggestion))
             continue
@@ -190,13 +191,14 @@ def misspellings(text: str) -> list[Misspelling]:
 _SENTENCE_START = re.compile(r"(?:^|[.!?…][\"'’”)\]]*\s)[\s\"'“‘(\[]*$")
 
 
-def _swapped_function_word(dictionary, word: str, start: int, text: str) -> str | None:
+def _swapped_function_word(dictionary, word: str, before: str) -> str | None:
     """A sentence's capitalised first word that is an English function word with two letters swapped ("Teh", "Hte",
     "Tehy"): its correction, capitalised; None for any other word (a name: "Theo", "Arn" are one edit from "the",
     "are" but not their letters swapped). Over the 596 texts of blind_reads/ and 1,047 crowd-written narratives of the
-    shared data, it names none. Why: docs/experiments.md#spelling-first-word"""
+    shared data, it names none. `before`: the text before the word, tags blanked.
+    Why: docs/experiments.md#spelling-first-word"""
     lower = word.lower()
-    if (len(word) < 3 or not word[1:].islower() or not _SENTENCE_START.search(blank_markup(text)[:start])
+    if (len(word) < 3 or not word[1:].islower() or not _SENTENCE_START.search(before)
             or _known(dictionary, lower)):
         return None
     suggestion = dictionary.correction(lower)
