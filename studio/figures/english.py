@@ -168,7 +168,8 @@ def misspellings(text: str) -> list[Misspelling]:
         if len(word) < 3 or not _ENGLISH_LETTERS.match(word.replace("'", "").replace("’", "")):
             continue
         if word[:1].isupper() and not shouting:  # a name, or a sentence's first word (which may be one)
-            if word.lower() not in seen and (suggestion := _swapped_function_word(dictionary, word, blanked[:m.start()])):
+            suggestion = None if word.lower() in seen else _swapped_function_word(dictionary, word, blanked[:m.start()])
+            if suggestion:
                 seen.add(word.lower())
                 out.append(Misspelling(word, suggestion))
             continue
