@@ -31,8 +31,24 @@ COLUMNS_JS = """(selector) => [...document.querySelectorAll(selector)].filter(e 
 })"""
 
 
+#: how long a table may take to lay out its columns after its result is on screen (Gradio measures them after the
+#: rows arrive; on two busy cores a phone's table was once measured before that, at 800 ms)
+SETTLE_S = 10.0
+
+
+def _laid_out(tables, expected: int) -> bool:
+    return bool(tables) and all(
+        len(t["heads"]) == expected and t["box"][1] <= t["window"] + 1
+        and all(a >= t["box"][0] - 1 and b <= t["box"][1] + 1 and w >= 24 for _, a, b, w in t["heads"])
+        for t in tables)
+
+
 def _columns_inside(page, selector: str, expected: int):
+    deadline = time.monotonic() + SETTLE_S
     tables = page.evaluate(COLUMNS_JS, selector)
+    while not _laid_out(tables, expected) and time.monotonic() < deadline:
+        page.wait_for_timeout(250)
+        tables = page.evaluate(COLUMNS_JS, selector)
     assert tables, f"no table {selector} on screen"
     for table in tables:
         left, right = table["box"]
