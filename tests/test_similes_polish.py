@@ -555,3 +555,15 @@ def test_a_negated_adjective_is_said_and_its_opposites_offered(capsys):
     assert polish("The room was quiet.", n=3, strategies=["insertion"], seed=0).negation == ""
     assert main(["polish", "The room wasn't quiet.", "--n", "2", "--strategies", "insertion"]) == 0
     assert "note: The sentence says that it is not quiet" in capsys.readouterr().out
+
+
+@pytest.mark.offline
+def test_the_likelier_opposite_is_offered_first(offline):
+    """The antonym table is alphabetical ("quiet": "active", "noisy"); the note offered "The room was active." first.
+    The polisher's LM now orders the opposites by how likely each is in the sentence."""
+    from studio.similes.service import polish
+
+    note = polish("The room was not quiet.", n=3, strategies=["insertion"], seed=0).negation
+    assert note.index("“The room was noisy.”") < note.index("“The room was active.”")
+    note = polish("The old man was not young.", n=3, strategies=["insertion"], seed=0).negation
+    assert "“The old man was old.”" in note  # one opposite: nothing to order

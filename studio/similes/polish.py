@@ -377,7 +377,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
         expected_keepers=round(sum(c.keep for c in kept), 1) if by_keep and kept else None,
         keep_counted=len(kept) if by_keep else 0,
-        shortfall=shortfall, reread=by_writer, spelling=typos, negation=negation_note(literal, doc, slots[0]))
+        shortfall=shortfall, reread=by_writer, spelling=typos, negation=negation_note(literal, doc, slots[0], polisher))
 
 
 def refuse_unpolishable(doc) -> None:
@@ -445,11 +445,12 @@ def _prompt(literal: str, trained: bool) -> str:
 
 # ------------------------------------------------------------------------------------------ slots
 
-def negation_note(literal: str, doc, slot: Slot) -> str:
+def negation_note(literal: str, doc, slot: Slot, lm=None) -> str:
     """For an adjective slot whose adjective the sentence negates ("The room was not quiet."): its similes compare
     with what has the quality ("not as quiet as a mouse"), which weakens the sentence rather than pictures it; one
     line saying so, with the sentence that states the adjective's antonym when WordNet has one and "not" stands
-    right before the slot ("The room was noisy."). "" otherwise."""
+    right before the slot ("The room was noisy."), the antonym `lm` finds likeliest in the sentence first ("noisy"
+    before "active"; the table's own order is alphabetical). "" otherwise."""
     if slot.kind != "adjective":
         return ""
     span = doc.char_span(slot.start, slot.end, alignment_mode="expand")
@@ -465,6 +466,10 @@ def negation_note(literal: str, doc, slot: Slot) -> str:
             f"(“not as {slot.adjective} as …”), which weakens the sentence rather than pictures it.")
     opposites = load_antonyms().get(slot.adjective.lower(), ())
     if opposites and neg.lower_ == "not" and neg.i + 1 == span.start and len(span) == 1:  # "not very hot" ≠ "cold"
+        if lm is not None and len(opposites) > 1:
+            said = [value for value, _ in lm.loglik([literal[:neg.idx].rstrip()] * len(opposites),
+                                                     [" " + a for a in opposites])]
+            opposites = [a for _, a in sorted(zip(said, opposites), key=lambda t: -t[0])]
         rewrites = " or ".join(f"“{literal[:neg.idx] + a + literal[slot.end:]}”" for a in opposites[:3])
         return note + f" To picture what it is, polish {rewrites} (WordNet's opposites of “{slot.adjective}”)."
     return note + " To picture what it is, polish a sentence that says the quality itself."
