@@ -55,6 +55,21 @@ def test_a_single_candidate_gets_no_relative_score_and_a_reason(client):
     assert "1 flagged" in two and scale_note({"headers": [], "data": []}) == ""
 
 
+def test_the_status_line_says_which_of_a_csvs_literals_is_shown():
+    """A visitor uploaded a CSV of two literal sentences and read "Scored 2 candidates" with no word of the second:
+    the status line names which one the table shows and where the others are."""
+    from types import SimpleNamespace
+
+    from studio.ui.rerank_tab import SCREEN_COLUMNS, group_label, scale_note
+
+    groups = [SimpleNamespace(literal="The tea was hot.", candidates=[{}, {}]),
+              SimpleNamespace(literal="He was tall.", candidates=[{}, {}])]
+    table = {"headers": SCREEN_COLUMNS, "data": [[1] + [""] * (len(SCREEN_COLUMNS) - 1)] * 2}
+    note = scale_note(table, groups, group_label(2, groups[1]))
+    assert note.startswith("✅ Scored 2 candidates") and "held 2 literal sentences: this is number 2" in note
+    assert "download holds all 2" in note and scale_note(table, [], None) == scale_note(table)
+
+
 def test_polish_api_is_plain_text_and_the_page_bolds_the_phrase(client):
     from studio.ui.polish_tab import COLUMNS, screen_table
 

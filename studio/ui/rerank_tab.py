@@ -354,19 +354,28 @@ def screen_table(rows: list[dict]) -> pd.DataFrame:
 MOVED_FLAGS = ("no simile", "contradicts", "off the sentence")
 
 
-def scale_note(table) -> str:
+def scale_note(table, groups=None, shown=None) -> str:
     """The status line after a scoring: why the 0–1 columns are empty for a single candidate, else how many were
-    scored and how many go last for a flag (and which first); nothing without a table."""
+    scored and how many go last for a flag (and which first); nothing without a table. With a CSV's `groups` (more
+    than one literal sentence) and the picker's `shown` label: which of them the table shows, and where the others
+    are."""
     rows = table.get("data") if isinstance(table, dict) else None if table is None else table.values.tolist()
     if not rows:
         return ""
     if len(rows) == 1:
-        return SINGLE_NOTE
-    flag = SCREEN_COLUMNS.index("flag")
-    flagged = sum(str(row[flag] or "").strip() in MOVED_FLAGS for row in rows)
-    return (f"✅ Scored {len(rows)} candidates, best first by the three rankings combined (by the rank weights)"
-            + (f"; {flagged} flagged (no simile, contradicts or off the sentence) go after the others." if flagged
-               else ".") + " *Why these scores*, under the chart, says it in words.")
+        note = SINGLE_NOTE
+    else:
+        flag = SCREEN_COLUMNS.index("flag")
+        flagged = sum(str(row[flag] or "").strip() in MOVED_FLAGS for row in rows)
+        note = (f"✅ Scored {len(rows)} candidates, best first by the three rankings combined (by the rank weights)"
+                + (f"; {flagged} flagged (no simile, contradicts or off the sentence) go after the others." if flagged
+                   else ".") + " *Why these scores*, under the chart, says it in words.")
+    if groups and len(groups) > 1:
+        labels = [group_label(i + 1, g) for i, g in enumerate(groups)]
+        k = labels.index(shown) + 1 if shown in labels else 1
+        note += (f" The CSV held {len(groups)} literal sentences: this is number {k}; *Literal sentence shown* "
+                 f"picks another, and the download holds all {len(groups)}.")
+    return note
 
 
 @guarded
@@ -467,13 +476,15 @@ def scoring(after, inputs: list, outputs: list, status, api_name):
     start = start_run("Scoring…", *CLEARED)
     run = after(start, outputs=[*outputs, status], api_name=False, queue=False, show_progress="hidden").success(
         run_rerank, inputs=inputs, outputs=outputs, api_name=api_name, show_progress_on=table)
-    finish(run, table, status)
+    finish(run, table, status, picker=(outputs[6], outputs[5]))
     return run
 
 
-def finish(run, table, status) -> None:
-    """After a scoring run: an empty status line when it succeeded, the reason (and no table) when it failed."""
-    run.success(scale_note, inputs=table, outputs=status, api_name=False, queue=False, show_progress="hidden")
+def finish(run, table, status, picker=()) -> None:
+    """After a scoring run: the status line when it succeeded (`scale_note`; `picker`: the CSV's scored groups and
+    the dropdown that shows one), the reason (and no table) when it failed."""
+    run.success(scale_note, inputs=[table, *picker], outputs=status, api_name=False, queue=False,
+                show_progress="hidden")
     run.failure(failed_run(None), outputs=[table, status], api_name=False, queue=False)
 
 
@@ -549,12 +560,13 @@ def build_rerank_tab() -> dict:
                                 api_name=False, queue=False).then(
             run_csv, inputs=[upload, *inputs[2:-1]], outputs=[*outputs, loaded, literal, candidates],
             api_name="rerank_csv", show_progress_on=table)
-        finish(csv_run, table, status)
+        finish(csv_run, table, status, picker=(groups, group_choice))
         # a refused file leaves the upload box: Rerank would otherwise seem to score it, while it scores the boxes
         csv_run.failure(lambda: None, outputs=upload, api_name=False, queue=False, show_progress="hidden")
         group_choice.input(pick_group, inputs=[groups, group_choice],
                            outputs=[table, winner, chart, backends, literal, candidates], api_name=False).then(
-            scale_note, inputs=table, outputs=status, api_name=False, queue=False, show_progress="hidden")
+            scale_note, inputs=[table, groups, group_choice], outputs=status, api_name=False, queue=False,
+            show_progress="hidden")
         build_imagine_topk(literal, table)
     return {"literal": literal, "candidates": candidates, "rerank_inputs": inputs, "rerank_outputs": outputs,
             "status": status, "run": run_rerank}
