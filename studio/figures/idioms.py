@@ -130,9 +130,10 @@ def pattern(tokens: list[list[str]]) -> list[dict]:
 
 
 #: words English uses one for the other inside an idiom ("till the cows come home", Wiktionary's "until the cows
-#: come home"): a pattern with one also matches the other (a second pattern, since spaCy checks a single value in C)
+#: come home"; "bitten off more than he could chew", Wiktionary's "… one can chew"): a pattern with one also matches
+#: the other (a second pattern, since spaCy checks a single value in C); why: docs/experiments.md#idiom-can-could
 SYNONYMS = {"until": "till", "till": "until", "toward": "towards", "towards": "toward", "among": "amongst",
-            "amongst": "among", "while": "whilst", "whilst": "while"}
+            "amongst": "among", "while": "whilst", "whilst": "while", "can": "could", "could": "can"}
 
 
 def variants(tokens_pattern: list[dict]) -> list[list[dict]]:
