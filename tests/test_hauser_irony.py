@@ -91,14 +91,58 @@ def test_build_antonyms_keeps_antonyms_that_are_kb_properties(tmp_path, monkeypa
                    "contexts": []})
     monkeypatch.setattr("studio.figures.kb.load_kb", lambda: kb)
     out = tmp_path / "antonyms.json"
-    module.build(["--out", str(out), "--wordnet", str(adj)])
+    module.build(["--out", str(out), "--wordnet", str(adj), "--no-writer"])
     table = json.loads(out.read_text())["antonyms"]
     assert table == {"loud": ["soft"], "soft": ["loud"]}  # "unquiet" is no simile property: quiet has none
+
+
+def test_the_writers_opposites_are_kept_only_where_confirmed(tmp_path):
+    """A KB property WordNet gives no direct antonym gets the writer's opposite when the answer is a KB property
+    and WordNet's satellite head or the writer's own opposite of the answer confirms it."""
+    from types import SimpleNamespace
+
+    from studio.lab.similes.antonyms_build import satellite_antonyms, writer_antonyms
+
+    adj = tmp_path / "data.adj"  # "small" ↔ "large"; "tiny" a satellite of "small"
+    adj.write_text("00000001 00 a 01 small 0 002 ! 00000002 a 0101 & 00000003 a 0000 | small\n"
+                   "00000002 00 a 01 large 0 001 ! 00000001 a 0101 | large\n"
+                   "00000003 00 s 01 tiny 0 001 & 00000001 a 0000 | tiny\n")
+    (tmp_path / "index.adj").write_text("  1 licence\nsmall a 1 2 ! & 1 0 00000001\nlarge a 1 1 ! 1 0 00000002\n"
+                                        "tiny a 1 1 & 1 0 00000003\n")
+    heads = satellite_antonyms(adj)
+    assert heads == {"tiny": {"large"}}
+    answers = {"tiny": "large", "quick": "slow", "slow": "fast", "silent": "noisy", "noisy": "silent",
+               "red": "crimson", "lazy": "lazy"}
+    writer = SimpleNamespace(reply=lambda system, user, **kw: [SimpleNamespace(
+        text=answers.get(user.split('"')[1], "none") + ".")])
+    properties = {"tiny", "large", "quick", "slow", "fast", "silent", "noisy", "red", "lazy"}
+    kept = writer_antonyms(writer, ["tiny", "quick", "silent", "red", "lazy"], properties, heads)
+    # tiny: WordNet's head confirms; silent: the writer gives it back; quick: "slow" is answered "fast", and WordNet
+    # was not asked about it here; red: "crimson" is no KB property; lazy: the word itself
+    assert kept == {"tiny": ["large"], "silent": ["noisy"]}
 
 
 def test_committed_antonyms():
     table = load_antonyms()
     assert "soft" in table["loud"] and "slow" in table["fast"] and "light" in table["heavy"]
+    # the writer's, confirmed, where WordNet has no direct antonym; marked as such in the asset
+    assert table["quick"] == ("slow",) and table["silent"] == ("noisy",) and table["tiny"] == ("big",)
+    from studio.figures.antonyms import ASSET
+
+    marked = set(json.loads(ASSET.read_text(encoding="utf-8"))["from_writer"])
+    assert {"quick", "silent", "tiny"} <= marked and "loud" not in marked and marked <= set(table)
+
+
+@pytest.mark.offline
+def test_an_ironic_simile_of_an_added_property_contradicts(offline):
+    """"as quick as a snail" for "The man was quick." was an entailment (0.97, tied with the cheetah): "quick" had no
+    antonym in WordNet's direct table. The writer's "slow" lets the irony check read it as "very slow"."""
+    from studio.hauser.service import rerank
+
+    ranked = rerank("The man was quick.", ["The man was as quick as a snail.",
+                                           "The man was as quick as a cheetah."]).ranked()
+    assert [c["candidate"] for c in ranked][-1] == "The man was as quick as a snail."
+    assert ranked[-1]["contradicts"] and not ranked[0]["contradicts"]
 
 
 def test_an_ironic_simile_of_the_literals_own_word_is_read_against_it():

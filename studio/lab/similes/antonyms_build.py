@@ -2,7 +2,10 @@
 
 `python -m studio build antonyms`: the table of studio/figures/antonyms.py (assets/similes/antonyms.json) from
 WordNet's direct adjective antonyms (Debian `wordnet-base`, /usr/share/wordnet/data.adj), kept only where the
-antonym is a property of the simile KB.
+antonym is a property of the simile KB. A KB property WordNet gives no such antonym ("quick", "silent", "tiny",
+"boring": satellites of another adjective) gets the opposite the registry's writer names, kept only where it is a KB
+property and WordNet or the writer itself confirms it: the antonym of the head a satellite sense of the word is
+similar to ("tiny" → "small" → "large"), or the word back as the answer's own opposite. `--no-writer`: WordNet only.
 """
 from __future__ import annotations
 
@@ -19,6 +22,9 @@ from .wordnet import WORDNET, licence
 from .wordnet import synsets as read_synsets
 
 WORDNET_ADJ = WORDNET / "data.adj"
+#: the senses of a word whose satellite heads confirm the writer's answer (WordNet orders senses by frequency)
+CONFIRMING_SENSES = 2
+WRITER_SYSTEM = "You are a careful lexicographer. You answer with one English word and nothing else."
 
 
 def wordnet_antonyms(path: Path = WORDNET_ADJ) -> dict[str, set[str]]:
@@ -37,12 +43,73 @@ def wordnet_antonyms(path: Path = WORDNET_ADJ) -> dict[str, set[str]]:
     return {w: {a for a in ants if "_" not in a and a != w} for w, ants in out.items() if "_" not in w and ants}
 
 
+def satellite_antonyms(path: Path = WORDNET_ADJ, senses: int = CONFIRMING_SENSES) -> dict[str, set[str]]:
+    """{adjective: the direct antonyms of the heads its first `senses` satellite senses are similar to} (single
+    words): "tiny" → {"large", "big"}."""
+    synsets = {offset: (ss_type, words, ptrs) for offset, ss_type, words, ptrs in read_synsets(path)}
+
+    def antonyms_of(offset: str) -> set[str]:
+        _, words, ptrs = synsets[offset]
+        return {synsets[target][1][int(st[2:], 16) - 1] if int(st[2:], 16) else synsets[target][1][0]
+                for symbol, target, st in ptrs if symbol == "!" and target in synsets}
+
+    out: dict[str, set[str]] = {}
+    with open(path.parent / "index.adj", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if line.startswith(" "):
+                continue
+            fields = line.split()
+            offsets = fields[6 + int(fields[3]):]  # lemma pos synset_cnt p_cnt [ptr…] sense_cnt tagsense_cnt offsets
+            found = set()
+            for offset in offsets[:senses]:
+                ss_type, _, ptrs = synsets.get(offset, ("", [], []))
+                if ss_type == "s":
+                    for symbol, head, _ in ptrs:
+                        if symbol == "&" and head in synsets:
+                            found |= antonyms_of(head)
+            found = {a for a in found if "_" not in a and a != fields[0]}
+            if found and "_" not in fields[0]:
+                out[fields[0]] = found
+    return out
+
+
+def _writer_opposite(writer, word: str) -> str:
+    text = writer.reply(WRITER_SYSTEM, f"What is the opposite of the adjective \"{word}\"? One word.", n=1,
+                        max_new_tokens=6, top_k=1, temperature=1.0, seed=0)[0].text
+    words = [w for w in "".join(c if c.isalpha() or c == "-" else " " for c in text.lower()).split()]
+    return words[0] if words else ""
+
+
+def writer_antonyms(writer, missing: list[str], properties: set[str], wordnet_heads: dict[str, set[str]],
+                    progress=None) -> dict[str, list[str]]:
+    """{p: [a]} for each word p of `missing` whose opposite a by the writer is a KB property other than p, confirmed
+    by WordNet's satellite heads (`satellite_antonyms`) or by the writer giving p back as a's opposite; failing
+    that, WordNet's satellite-head antonym b that is a KB property and that the writer answers p for ("boring":
+    the writer's "engaging" is no KB property; WordNet's "interesting" is, and its opposite is "boring")."""
+    out = {}
+    for i, word in enumerate(missing):
+        answer = _writer_opposite(writer, word)
+        heads = wordnet_heads.get(word, set())
+        if answer in properties and answer != word and (
+                answer in heads or _writer_opposite(writer, answer) == word):
+            out[word] = [answer]
+        else:
+            back = next((b for b in sorted(heads & properties - {word, answer})
+                         if _writer_opposite(writer, b) == word), None)
+            if back is not None:
+                out[word] = [back]
+        if progress is not None and (i + 1) % 50 == 0:
+            progress(f"{i + 1} of {len(missing)} properties asked, {len(out)} opposites kept")
+    return out
+
+
 def build(argv: list[str]) -> dict:
     from ...figures.kb import load_kb
 
     ap = argparse.ArgumentParser(prog="python -m studio build antonyms", description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=ASSET)
     ap.add_argument("--wordnet", type=Path, default=WORDNET_ADJ, help="WordNet's data.adj")
+    ap.add_argument("--no-writer", action="store_true", help="WordNet's direct antonyms only")
     args = parse_options(ap, argv)
     started = time.perf_counter()
     properties = set(load_kb().properties())
@@ -51,8 +118,20 @@ def build(argv: list[str]) -> dict:
         kept = sorted(a for a in ants if a in properties)
         if kept:
             table[word] = kept
+    added = {}
+    if not args.no_writer:
+        from ...models import get_registry
+
+        missing = sorted(p for p in properties if p not in table and p.isalpha())
+        added = writer_antonyms(get_registry().get("writer"), missing, properties, satellite_antonyms(args.wordnet),
+                                progress=lambda line: print(line, flush=True))
+        table.update(added)
     atomic_write(args.out, json.dumps({"source": "WordNet 3 direct adjective antonyms (wordnet-base), antonym a simile "
-                                       "KB property", "licence": licence(args.wordnet.parent),
-                                       "rebuild": "python -m studio build antonyms", "antonyms": table},
+                                       "KB property; for a property WordNet gives none, the writer's opposite "
+                                       "confirmed by WordNet's satellite heads or by the writer (listed in 'from_writer')",
+                                       "licence": licence(args.wordnet.parent),
+                                       "rebuild": "python -m studio build antonyms", "from_writer": sorted(added),
+                                       "antonyms": dict(sorted(table.items()))},
                                       indent=0, ensure_ascii=False) + "\n")
-    return {"out": str(args.out), "adjectives": len(table), "seconds": round(time.perf_counter() - started, 1)}
+    return {"out": str(args.out), "adjectives": len(table), "from_writer": len(added),
+            "seconds": round(time.perf_counter() - started, 1)}
