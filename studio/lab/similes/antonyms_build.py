@@ -2,8 +2,8 @@
 
 `python -m studio build antonyms`: the table of studio/figures/antonyms.py (assets/similes/antonyms.json) from
 WordNet's direct adjective antonyms (Debian `wordnet-base`, /usr/share/wordnet/data.adj), kept only where the
-antonym is a property of the simile KB. A KB property WordNet gives no such antonym ("quick", "silent", "tiny",
-"boring": satellites of another adjective) gets the opposite the registry's writer names, kept only where it is a KB
+antonym is a property of the simile KB. A KB property WordNet gives no such antonym ("quick", "silent", "tiny":
+satellites of another adjective) gets the opposite the registry's writer names, kept only where it is a KB
 property and WordNet or the writer itself confirms it: the antonym of the head a satellite sense of the word is
 similar to ("tiny" → "small" → "large"), or the word back as the answer's own opposite. `--no-writer`: WordNet only.
 """
@@ -84,8 +84,8 @@ def writer_antonyms(writer, missing: list[str], properties: set[str], wordnet_he
                     progress=None) -> dict[str, list[str]]:
     """{p: [a]} for each word p of `missing` whose opposite a by the writer is a KB property other than p, confirmed
     by WordNet's satellite heads (`satellite_antonyms`) or by the writer giving p back as a's opposite; failing
-    that, WordNet's satellite-head antonym b that is a KB property and that the writer answers p for ("boring":
-    the writer's "engaging" is no KB property; WordNet's "interesting" is, and its opposite is "boring")."""
+    that, WordNet's satellite-head antonym b that is a KB property and that the writer answers p for ("clear":
+    WordNet's "confused" is a KB property, and the writer's opposite of "confused" is "clear")."""
     out = {}
     for i, word in enumerate(missing):
         answer = _writer_opposite(writer, word)
@@ -128,7 +128,8 @@ def build(argv: list[str]) -> dict:
         table.update(added)
     atomic_write(args.out, json.dumps({"source": "WordNet 3 direct adjective antonyms (wordnet-base), antonym a simile "
                                        "KB property; for a property WordNet gives none, the writer's opposite "
-                                       "confirmed by WordNet's satellite heads or by the writer (listed in 'from_writer')",
+                                       "confirmed by WordNet's satellite heads or by the writer (listed in "
+                                       "'from_writer')",
                                        "licence": licence(args.wordnet.parent),
                                        "rebuild": "python -m studio build antonyms", "from_writer": sorted(added),
                                        "antonyms": dict(sorted(table.items()))},
