@@ -31,4 +31,4 @@ bench: setup
 kb:
 	bash scripts/setup.sh --build
 	.venv/bin/python -m studio build kb
-	.venv/bin/python -m studio build antonyms
+	.venv/bin/python -m studio --profile offline build antonyms
