@@ -36,28 +36,33 @@ COLUMNS_JS = """(selector) => [...document.querySelectorAll(selector)].filter(e 
 SETTLE_S = 10.0
 
 
-def _laid_out(tables, expected: int) -> bool:
-    return bool(tables) and all(
-        len(t["heads"]) == expected and t["box"][1] <= t["window"] + 1
-        and all(a >= t["box"][0] - 1 and b <= t["box"][1] + 1 and w >= 24 for _, a, b, w in t["heads"])
-        for t in tables)
+def _misfits(tables, selector: str, expected: int) -> list:
+    """What is wrong with the tables' columns (empty: every column inside its table's box and the window)."""
+    if not tables:
+        return [f"no table {selector} on screen"]
+    out = []
+    for table in tables:
+        left, right = table["box"]
+        heads = table["heads"]
+        if len(heads) != expected:
+            out.append((selector, [h[0] for h in heads]))
+        if right > table["window"] + 1:
+            out.append((selector, "the table runs past the window", table))
+        for title, a, b, width in heads:
+            if a < left - 1 or b > right + 1:
+                out.append((selector, title, "outside the table's box", table))
+            if width < 24:
+                out.append((selector, title, "too narrow to read", width))
+    return out
 
 
 def _columns_inside(page, selector: str, expected: int):
     deadline = time.monotonic() + SETTLE_S
-    tables = page.evaluate(COLUMNS_JS, selector)
-    while not _laid_out(tables, expected) and time.monotonic() < deadline:
+    misfits = _misfits(page.evaluate(COLUMNS_JS, selector), selector, expected)
+    while misfits and time.monotonic() < deadline:
         page.wait_for_timeout(250)
-        tables = page.evaluate(COLUMNS_JS, selector)
-    assert tables, f"no table {selector} on screen"
-    for table in tables:
-        left, right = table["box"]
-        heads = table["heads"]
-        assert len(heads) == expected, (selector, [h[0] for h in heads])
-        assert right <= table["window"] + 1, (selector, "the table runs past the window", table)
-        for title, a, b, width in heads:
-            assert a >= left - 1 and b <= right + 1, (selector, title, "outside the table's box", table)
-            assert width >= 24, (selector, title, "too narrow to read", width)
+        misfits = _misfits(page.evaluate(COLUMNS_JS, selector), selector, expected)
+    assert not misfits, misfits[0]
 
 
 OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
