@@ -13,12 +13,14 @@ import argparse
 import json
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 from ...atomic import atomic_write
 from ...errors import parse_options
 from ...figures.antonyms import ASSET
 from .wordnet import WORDNET, licence
+from .wordnet import index as wordnet_index
 from .wordnet import synsets as read_synsets
 
 WORDNET_ADJ = WORDNET / "data.adj"
@@ -27,49 +29,44 @@ CONFIRMING_SENSES = 2
 WRITER_SYSTEM = "You are a careful lexicographer. You answer with one English word and nothing else."
 
 
+def _antonym_pairs(synsets: dict, words: list[str], ptrs) -> Iterator[tuple[str, str]]:
+    """(word, its antonym) of one synset's lexical antonym pointers."""
+    for symbol, target, src_tgt in ptrs:
+        if symbol != "!" or target not in synsets:
+            continue
+        src, tgt = int(src_tgt[:2], 16), int(src_tgt[2:], 16)
+        if src and tgt:
+            yield words[src - 1], synsets[target][1][tgt - 1]
+
+
+def _read(path: Path) -> dict:
+    return {offset: (ss_type, words, ptrs) for offset, ss_type, words, ptrs in read_synsets(path)}
+
+
 def wordnet_antonyms(path: Path = WORDNET_ADJ) -> dict[str, set[str]]:
     """{adjective: its direct antonyms} from WordNet's data.adj (single words only)."""
-    synsets = {offset: (ss_type, words, ptrs) for offset, ss_type, words, ptrs in read_synsets(path)}
+    synsets = _read(path)
     out: dict[str, set[str]] = defaultdict(set)
-    for ss_type, words, ptrs in synsets.values():
-        for symbol, target, src_tgt in ptrs:
-            if symbol != "!" or target not in synsets:
-                continue
-            src, tgt = int(src_tgt[:2], 16), int(src_tgt[2:], 16)
-            a = words[src - 1] if src else None
-            b = synsets[target][1][tgt - 1] if tgt else None
-            if a and b:
-                out[a].add(b)
+    for _, words, ptrs in synsets.values():
+        for a, b in _antonym_pairs(synsets, words, ptrs):
+            out[a].add(b)
     return {w: {a for a in ants if "_" not in a and a != w} for w, ants in out.items() if "_" not in w and ants}
 
 
 def satellite_antonyms(path: Path = WORDNET_ADJ, senses: int = CONFIRMING_SENSES) -> dict[str, set[str]]:
     """{adjective: the direct antonyms of the heads its first `senses` satellite senses are similar to} (single
     words): "tiny" → {"large", "big"}."""
-    synsets = {offset: (ss_type, words, ptrs) for offset, ss_type, words, ptrs in read_synsets(path)}
-
-    def antonyms_of(offset: str) -> set[str]:
-        _, words, ptrs = synsets[offset]
-        return {synsets[target][1][int(st[2:], 16) - 1] if int(st[2:], 16) else synsets[target][1][0]
-                for symbol, target, st in ptrs if symbol == "!" and target in synsets}
-
+    synsets = _read(path)
     out: dict[str, set[str]] = {}
-    with open(path.parent / "index.adj", encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            if line.startswith(" "):
-                continue
-            fields = line.split()
-            offsets = fields[6 + int(fields[3]):]  # lemma pos synset_cnt p_cnt [ptr…] sense_cnt tagsense_cnt offsets
-            found = set()
-            for offset in offsets[:senses]:
-                ss_type, _, ptrs = synsets.get(offset, ("", [], []))
-                if ss_type == "s":
-                    for symbol, head, _ in ptrs:
-                        if symbol == "&" and head in synsets:
-                            found |= antonyms_of(head)
-            found = {a for a in found if "_" not in a and a != fields[0]}
-            if found and "_" not in fields[0]:
-                out[fields[0]] = found
+    for lemma, offsets in wordnet_index(path.parent / "index.adj"):
+        found = set()
+        for offset in offsets[:senses]:
+            ss_type, _, ptrs = synsets.get(offset, ("", [], []))
+            for head in (h for symbol, h, _ in ptrs if ss_type == "s" and symbol == "&" and h in synsets):
+                found |= {b for _, b in _antonym_pairs(synsets, synsets[head][1], synsets[head][2])}
+        found = {a for a in found if "_" not in a and a != lemma}
+        if found and "_" not in lemma:
+            out[lemma] = found
     return out
 
 

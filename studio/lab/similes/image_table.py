@@ -41,6 +41,7 @@ from ...models.config import cache_dir
 from ...shared_data import shared_file
 from ...similes.images import ASSET, normal
 from .wordnet import WORDNET, synsets, wordnet_file
+from .wordnet import index as wordnet_index
 
 LIMIT = 600
 SAMPLES = 16
@@ -117,12 +118,7 @@ def kb_adjectives(exclude: set[str] = frozenset()) -> list[tuple[str, int]]:
 
 def _wordnet_senses(folder: Path, pos: str) -> dict[str, int]:
     """{lemma: its number of senses} of WordNet's index for a part of speech."""
-    out = {}
-    for line in wordnet_file(folder / f"index.{pos}").read_text(encoding="utf-8").splitlines():
-        if not line.startswith(" "):
-            fields = line.split()
-            out[fields[0]] = int(fields[2])
-    return out
+    return {lemma: len(offsets) for lemma, offsets in wordnet_index(folder / f"index.{pos}")}
 
 
 def _quality_adjectives(folder: Path) -> set[str]:

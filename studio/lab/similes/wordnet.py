@@ -38,3 +38,15 @@ def synsets(path: Path) -> Iterator[tuple[str, str, list[str], list[tuple[str, s
             k = 4 + 2 * w_cnt
             ptrs = [(fields[k + 1 + 4 * j], fields[k + 2 + 4 * j], fields[k + 4 + 4 * j]) for j in range(int(fields[k]))]
             yield fields[0], fields[2], words, ptrs
+
+
+def index(path: Path) -> Iterator[tuple[str, list[str]]]:
+    """(lemma, its synset offsets, most frequent sense first) of each entry of a WordNet index file (index.adj, …);
+    the licence lines are skipped."""
+    with open(wordnet_file(path), encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if line.startswith(" "):
+                continue
+            # lemma pos synset_cnt p_cnt [ptr_symbol…] sense_cnt tagsense_cnt [synset_offset…]
+            fields = line.split()
+            yield fields[0], fields[6 + int(fields[3]):]
