@@ -293,8 +293,9 @@ def judge_scores_once(monkeypatch):
 @pytest.mark.portability
 @pytest.mark.parametrize("name", ["components", "hauser", "continuation", "proverbs", "nli", "sentiment", "language"])
 def test_committed_sample_figures_are_recomputed_by_the_code(name, reference, judge_scores_once):
-    """The first rows of each split (40; 6 for the judge's long narratives, 20 for HAUSER) through the real scorers, on the float32
-    reference forms (no int8, int4 or bfloat16, whatever the CPU has), give the committed results' sample figures."""
+    """The first rows of each split (40; 6 for the judge's long narratives, 20 for HAUSER and the NLI) through the
+    real scorers, on the float32 reference forms (no int8, int4 or bfloat16, whatever the CPU has), give the committed
+    results' sample figures."""
     committed = json.loads((RESULTS_DIR / f"{name}.json").read_text())
     if committed["profile"] != reference.profile:
         pytest.fail(f"results/{name}.json was measured on the {committed['profile']} profile")

@@ -196,9 +196,9 @@ def test_the_cached_prefix_changes_no_answer(offline):
                                                                                  "has a cat?")
 
     def ask(system, user, n=2):
-        return [g.text for g in writer.reply(system, user, n=n, max_new_tokens=6, temperature=0)]
+        return [g.text for g in writer.reply(system, user, n=n, max_new_tokens=3, temperature=0)]
 
-    afresh = LanguageModel.reply(writer, *sky, n=1, max_new_tokens=6, temperature=0)[0].text  # no prefix cache
+    afresh = LanguageModel.reply(writer, *sky, n=1, max_new_tokens=3, temperature=0)[0].text  # no prefix cache
     writer._forget_prefixes()
     bare = writer.loglik(["The sky is"], [" blue."])  # scored with no prefix in the cache
     first = ask(*sky)  # the prefix is evaluated and kept
@@ -220,7 +220,7 @@ def test_the_cached_prefix_changes_no_answer(offline):
         raise Stopped("stopped")
 
     with pytest.raises(Stopped):
-        writer.reply(*cat, n=2, max_new_tokens=6, temperature=0, on_text=stop)
+        writer.reply(*cat, n=2, max_new_tokens=3, temperature=0, on_text=stop)
     assert not writer._prefixes and ask(*sky) == first and ask(*cat) == other
 
 
@@ -232,7 +232,7 @@ def test_continue_in_writer_mode_reports_each_token_and_stops_within_one(offline
     story = "Kim had promised to keep the party a secret, but at dinner she spilled the beans."
     calls = []
     # a pool of 3 short samples (the served 6 of up to 48 tokens took half a minute here): the same path
-    result = continue_narrative(story, Settings(seed=1, pool=3, max_new_tokens=16),
+    result = continue_narrative(story, Settings(seed=1, pool=3, max_new_tokens=8),
                                 progress=lambda f, what: calls.append((f, what)))
     writing = [f for f, what in calls if what.startswith("writing")]
     assert len(writing) >= max(c.tokens for c in result.continuations) and writing == sorted(writing)
@@ -240,7 +240,7 @@ def test_continue_in_writer_mode_reports_each_token_and_stops_within_one(offline
     assert all(c.p_plausible is not None for c in result.continuations)
     calls.clear()
     with pytest.raises(Stopped):
-        continue_narrative(story, Settings(seed=1, pool=3, max_new_tokens=16),
+        continue_narrative(story, Settings(seed=1, pool=3, max_new_tokens=8),
                            progress=lambda f, what: calls.append((f, what)),
                            should_stop=lambda: sum(w.startswith("writing") for _, w in calls) >= 5)
     assert sum(w.startswith("writing") for _, w in calls) == 5
