@@ -21,6 +21,13 @@ def test_known_noun(word, known):
     assert nouns.known_noun(word) is known
 
 
+@pytest.mark.parametrize("word, only", [("jelly", True), ("Jelly", True), ("glue", True), ("crazy", False),
+                                        ("blue", False), ("upright", False), ("mad", False), ("wot", False)])
+def test_only_a_noun(word, only):
+    """A noun WordNet never lists as an adjective or an adverb (what the simile extractor reads after "like")."""
+    assert nouns.only_a_noun(word) is only
+
+
 def test_assets_from_wordnet_carry_its_licence(tmp_path):
     import json
 
@@ -46,10 +53,14 @@ def test_the_nouns_build_copies_the_licence_beside_its_wordnet(tmp_path):
 
     data = tmp_path / "share" / "wordnet"
     data.mkdir(parents=True)
-    (data / "index.noun").write_text("dog n 1 0 1 0 02084071\nice_cream n 1 0 1 0 07614500\n")
     (data / "noun.exc").write_text("mice mouse\n")
+    (data / "index.adj").write_text("blue a 1 0 1 0 00370869\n")
+    (data / "index.adv").write_text("upright r 1 0 1 0 00000001\n")
+    (data / "index.noun").write_text("blue n 1 0 1 0 04577769\ndog n 1 0 1 0 02084071\nice_cream n 1 0 1 0 07614500\n"
+                                     "upright n 1 0 1 0 04516354\n")
     (tmp_path / "share" / "doc" / "wordnet-base").mkdir(parents=True)
     (tmp_path / "share" / "doc" / "wordnet-base" / "copyright").write_text("WordNet Release 3.0 licence")
     build(["--wordnet", str(data), "--out", str(tmp_path / "nouns.json")])
     made = json.loads((tmp_path / "nouns.json").read_text())
     assert made["licence"] == "WordNet Release 3.0 licence" and "icecream" in made["nouns"]
+    assert made["also_adjective_or_adverb"] == ["blue", "upright"]

@@ -107,6 +107,16 @@ def test_a_like_the_tagger_calls_an_interjection_is_read_by_its_attachment():
     check_spans(text, s)
 
 
+def test_a_noun_the_tagger_calls_an_adjective_after_like_is_the_image():
+    """The tagger calls "jelly" an adjective after "felt like" (an adverb after "was like"); WordNet knows it only as
+    a noun, so it is the image. A word WordNet also knows as an adjective stays literal ("ran like crazy")."""
+    for text in ("Her legs felt like jelly.", "The road was like jelly."):
+        s = one(text)
+        assert (s.vehicle, s.comparator) == ("jelly", "like")
+        check_spans(text, s)
+    assert extract_similes("He ran like crazy.") == []
+
+
 def test_batch_matches_single():
     texts = ["He wept like a child.", "I like tea.", "Cold as ice, she said."]
     assert [[s.to_dict() for s in r] for r in extract_similes_batch(texts)] == \

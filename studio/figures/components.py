@@ -20,6 +20,7 @@ from ..errors import InputError
 from ..textspans import blank_markup
 from ..models import get_registry
 from ..models.registry import ModelUnavailable
+from .nouns import only_a_noun
 
 COMPARATORS = ("like", "as ... as", "ADJ as", "as if", "as though")
 
@@ -232,8 +233,12 @@ def _like_object(like):
 
 
 def _is_image_noun(tok, allow_subject: bool = False) -> bool:
-    mistagged = tok.pos_ == "ADJ" and tok.dep_ == "pobj" and any(c.dep_ == "det" for c in tok.children)
-    if tok.pos_ not in ("NOUN", "PROPN") and not mistagged:  # "an oven" tagged ADJ is still a noun phrase
+    # "an oven" tagged ADJ is still a noun phrase; so is "like jelly", the tagger's ADJ or ADV, where WordNet knows
+    # the word only as a noun (docs/experiments.md#like-jelly)
+    mistagged = tok.dep_ == "pobj" and (
+        (tok.pos_ == "ADJ" and any(c.dep_ == "det" for c in tok.children))
+        or (tok.pos_ in ("ADJ", "ADV") and tok.head.lower_ == "like" and only_a_noun(tok.text)))
+    if tok.pos_ not in ("NOUN", "PROPN") and not mistagged:
         return False  # pronouns ("like that", "like me"), numbers, verbs, clause heads
     if tok.lower_ in _NON_SIMILE_VEHICLES:
         return False

@@ -1,6 +1,7 @@
 """`python -m studio build nouns`: the English noun list of studio/figures/nouns.py (assets/similes/nouns.json) from
-WordNet's noun index (single words, and two-part compounds joined: "rollercoaster") and its irregular plurals (Debian `wordnet-base`, /usr/share/wordnet/index.noun and noun.exc;
-`bash scripts/setup.sh --build` installs it). Single words only, lower case."""
+WordNet's noun index (single words, and two-part compounds joined: "rollercoaster") and its irregular plurals (Debian
+`wordnet-base`, /usr/share/wordnet/index.noun and noun.exc; `bash scripts/setup.sh --build` installs it), and which of
+those nouns WordNet also knows as an adjective or an adverb (index.adj, index.adv). Single words only, lower case."""
 from __future__ import annotations
 
 import argparse
@@ -39,17 +40,31 @@ def wordnet_nouns(folder: Path = WORDNET) -> tuple[list[str], dict[str, str]]:
     return sorted(nouns), dict(sorted(plurals.items()))
 
 
+def also_adjectives_or_adverbs(nouns: list[str], folder: Path = WORDNET) -> list[str]:
+    """The nouns WordNet also lists as an adjective or an adverb ("crazy", "blue", "upright"; not "jelly")."""
+    others = set()
+    for name in ("index.adj", "index.adv"):
+        path = folder / name
+        wordnet_file(path)
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            others.update(line.split(" ", 1)[0].lower() for line in fh if not line.startswith(" "))
+    return sorted(set(nouns) & others)
+
+
 def build(argv: list[str]) -> dict:
     ap = argparse.ArgumentParser(prog="python -m studio build nouns", description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=ASSET)
-    ap.add_argument("--wordnet", type=Path, default=WORDNET, help="the folder of WordNet's index.noun and noun.exc")
+    ap.add_argument("--wordnet", type=Path, default=WORDNET,
+                    help="the folder of WordNet's index.noun, noun.exc, index.adj and index.adv")
     args = parse_options(ap, argv)
     started = time.perf_counter()
     nouns, plurals = wordnet_nouns(args.wordnet)
+    also = also_adjectives_or_adverbs(nouns, args.wordnet)
     data = {"source": "WordNet 3 noun lemmas, single words and two-part compounds written as one (wordnet-base), "
-                      "and its irregular plurals",
+                      "its irregular plurals, and the nouns it also lists as adjectives or adverbs",
             "licence": licence(args.wordnet),
-            "rebuild": "python -m studio build nouns", "nouns": nouns, "plurals": plurals}
+            "rebuild": "python -m studio build nouns", "nouns": nouns, "plurals": plurals,
+            "also_adjective_or_adverb": also}
     atomic_write(args.out, json.dumps(data, indent=0, ensure_ascii=False))
-    return {"out": str(args.out), "nouns": len(nouns), "plurals": len(plurals),
+    return {"out": str(args.out), "nouns": len(nouns), "plurals": len(plurals), "also_adjective_or_adverb": len(also),
             "seconds": round(time.perf_counter() - started, 1)}
