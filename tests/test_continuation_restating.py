@@ -112,8 +112,9 @@ def test_the_writer_order_runs_when_every_sample_is_shown(monkeypatch):
     assert [c.text for c in r.continuations] == texts[::-1]
 
 
-def _row(p, cut=False, slipped=False, restating=None):
-    return {"p_plausible": p, "cut": cut, "slipped": slipped, "fluency": None, "restating": restating}
+def _row(p, cut=False, slipped=False, restating=None, slips=()):
+    return {"p_plausible": p, "cut": cut, "slipped": slipped or bool(slips), "slips": list(slips), "fluency": None,
+            "restating": restating}
 
 
 def test_why_here_names_the_reason_that_decided():
@@ -129,10 +130,11 @@ def test_why_here_names_the_reason_that_decided():
     # a slip above a cut sentence keeps its own words: it is whole, not fresh
     notes = why_here([_row(0.2, slipped=True), _row(0.8, cut=True)], "writer")
     assert notes == ["placed higher: a whole sentence", "placed lower: cut short by the token limit"]
-    notes = why_here([_row(0.2), _row(0.8, slipped=True)], "writer")
+    notes = why_here([_row(0.2), _row(0.8, slips=["stacks a new simile"])], "writer")
     assert notes == ["placed higher: a whole sentence that keeps to the figure",
-                     "placed lower: it repeats the figure's own words, spells out its meaning, adds a new simile, "
-                     "states a bare feeling that would fit any story or talks about the text"]
+                     "placed lower: stacks a new simile"]  # the slip it shows, not every kind there is
+    notes = why_here([_row(0.2), _row(0.8, slips=["reuses the figure's own words", "stacks a new simile"])], "writer")
+    assert notes[1] == "placed lower: reuses the figure's own words; stacks a new simile"
     assert why_here([_row(0.6, restating=0.2), _row(0.4, restating=0.9)], "writer") == ["", ""]
 
 

@@ -108,6 +108,7 @@ class Ranked:
     fluency: float | None = None  # the plain lm's mean log-probability per token after the narrative (tuned mode)
     restating: float | None = None  # cosine with the story's last sentence (writer mode's order: ranking.py)
     slipped: bool = False  # writer mode: a slip of writing.slips (the figure's words, its meaning spelt out, …)
+    slips: list[str] = field(default_factory=list)  # which of them (writing.slips' words: "stacks a new simile")
 
 
 @dataclass
@@ -252,7 +253,8 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
             # that restates the story's last one moved down, slips and cut ones last (ranking.writer_order)
             slipped, restates = pool_signals(text, expr, [r.text for r in ranked], _embedder(notes))
             for i, r in enumerate(ranked):
-                r.slipped, r.restating = slipped[i], None if restates is None else round(restates[i], 4)
+                r.slipped, r.slips = bool(slipped[i]), list(slipped[i])
+                r.restating = None if restates is None else round(restates[i], 4)
             best = writer_order(probs if probs is not None else [1.0] * len(ranked), [r.cut for r in ranked], slipped,
                                 restates)[: s.n]
             ranked = [ranked[i] for i in best]

@@ -67,17 +67,19 @@ def restating(embedder, narrative: str, texts: Sequence[str]) -> list[float]:
     return [float(x) for x in vectors[1:] @ vectors[0]]
 
 
-def pool_signals(narrative: str, expr, texts: Sequence[str], embedder=None) -> tuple[list[bool], list[float] | None]:
-    """What `writer_order` reads of a pool beside the judge: each text's slip (writing.slips) and its cosine with the
-    narrative's last sentence (`restating`; None without an embedder)."""
-    slipped = [bool(slips(t, narrative, expr)) for t in texts]
-    return slipped, (restating(embedder, narrative, texts) if embedder is not None else None)
+def pool_signals(narrative: str, expr, texts: Sequence[str], embedder=None) -> tuple[list[list[str]],
+                                                                                     list[float] | None]:
+    """What `writer_order` reads of a pool beside the judge: each text's slips (writing.slips: the patterns it shows,
+    [] for none) and its cosine with the narrative's last sentence (`restating`; None without an embedder)."""
+    found = [slips(t, narrative, expr) for t in texts]
+    return found, (restating(embedder, narrative, texts) if embedder is not None else None)
 
 
-def writer_order(probabilities: Sequence[float], cut: Sequence[bool], slipped: Sequence[bool],
+def writer_order(probabilities: Sequence[float], cut: Sequence[bool], slipped: Sequence,
                  restates: Sequence[float] | None, weight: float = RESTATING_WEIGHT) -> list[int]:
-    """Indices best first: whole sentences before cut ones, those without a slip first, each by log P(plausible)
-    − weight · its cosine with the story's last sentence (`restating`; the judge alone when `restates` is None)."""
+    """Indices best first: whole sentences before cut ones, those without a slip (`slipped[i]` false or empty)
+    first, each by log P(plausible) − weight · its cosine with the story's last sentence (`restating`; the judge
+    alone when `restates` is None)."""
     key = np.log(np.clip(np.asarray(probabilities, dtype=float), 1e-12, 1.0))
     if restates is not None and weight:
         key = key - weight * np.asarray(restates, dtype=float)

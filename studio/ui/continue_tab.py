@@ -79,8 +79,7 @@ def why_here(rows: list[dict], mode: str) -> list[str]:
         elif above and c["cut"] and any(not d["cut"] for d in above):
             notes.append("placed lower: cut short by the token limit")
         elif above and c.get("slipped") and any(_tier(d) < _tier(c) for d in above):
-            notes.append("placed lower: it repeats the figure's own words, spells out its meaning, adds a new simile, "
-                         "states a bare feeling that would fit any story or talks about the text")
+            notes.append("placed lower: " + ("; ".join(c.get("slips") or ()) or "a slip of the figure"))
         elif above:
             notes.append(_restates(c, "placed lower: close to the story's last sentence"))
         elif any(_tier(d) > _tier(c) for d in below):
