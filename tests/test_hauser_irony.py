@@ -74,6 +74,34 @@ def test_find_ironies_fires_only_past_the_margin():
     assert IRONY_MARGIN > 0
 
 
+def test_an_antonyms_context_is_run_only_where_the_gain_could_reach_the_margin():
+    """A gain is at most −log P(V | its own sentence): with thunder's −1.5 after "as loud as" in the memo (the
+    writer's fits put it there), a margin of 4 cannot be reached, so "as soft as" is never run for it; the whisper
+    (−8.0) is asked, and its irony found as before. Nothing in the memo prunes nothing."""
+    class Counting(TableLM):
+        def __init__(self):
+            self.asked = []
+
+        def loglik_shared(self, context, continuations, score_last=None):
+            self.asked += [context + c for c in continuations]
+            return super().loglik_shared(context, continuations, score_last)
+
+    whisper, thunder = TEXT, "Her voice was as loud as thunder."
+    items = [(0, whisper, [_as_simile(whisper, "loud", "a whisper")]),
+             (0, thunder, [_as_simile(thunder, "loud", "thunder")])]
+    lm = Counting()
+    feats = LMFeatures(lm)
+    feats.fits(items)  # as the scorer runs the writer's fits before the irony check
+    ironic, literal = find_ironies(feats, items, {"loud": ("soft",)}, margin=4.0)
+    assert ironic.margin == pytest.approx(6.0) and literal is None
+    assert not any("soft" in a and "thunder" in a for a in lm.asked)
+    assert any("soft" in a and "whisper" in a for a in lm.asked)
+    for margin in (1.0, 4.0):  # below the vehicle's own surprisal, or with no fits memoised, the context is run
+        lm = Counting()
+        assert find_ironies(LMFeatures(lm), items[1:], {"loud": ("soft",)}, margin=margin) == [None]
+        assert any("soft" in a and "thunder" in a for a in lm.asked)
+
+
 def test_build_antonyms_keeps_antonyms_that_are_kb_properties(tmp_path, monkeypatch):
     from studio.lab.similes import antonyms_build as module
     from studio.figures.kb import SimileKB

@@ -117,7 +117,7 @@ def find_ironies(features, items, antonyms: dict, margin: float | None = None) -
     is the LM's memoising `LMFeatures`; `margin` defaults to IRONY_MARGIN."""
     margin = IRONY_MARGIN if margin is None else margin
     out = []
-    for plan in _antonym_gains(features, items, antonyms):
+    for plan in _antonym_gains(features, items, antonyms, reach=margin):
         if plan is None:
             out.append(None)
             continue
@@ -128,13 +128,17 @@ def find_ironies(features, items, antonyms: dict, margin: float | None = None) -
     return out
 
 
-def _antonym_gains(features, items, antonyms: dict, only=None) -> list:
+def _antonym_gains(features, items, antonyms: dict, only=None, reach: float | None = None) -> list:
     """Per (group, candidate, similes) item, None or (candidate, its first simile, {antonym A: log P(V | the words
     before V with A for P) − log P(V | the words before V)}) for the antonyms of its stated property P (those in
-    `only`'s entry for the item when given); one memoised LM call for all."""
+    `only`'s entry for the item when given); one memoised LM call for all. With `reach`, only the gains that could
+    reach it are asked for: a log-probability is at most 0, so a gain is at most −log P(V | the words before V), and
+    an item whose vehicle the memo already holds as likelier than e^−reach in its own sentence (the writer's, from
+    its fits) gets None without its antonyms' contexts being run. Only memoised values prune: a pass of its own would
+    change what shares the others' passes, and llama.cpp rounds a log-probability by up to 0.2 nats with that."""
     from .lm_features import contexts, first_vehicle
 
-    asks, plans = [], []
+    plans = []
     for k, (group, candidate, similes) in enumerate(items):
         s = first_vehicle(similes)
         alts = [(a, alt) for a, alt in contrast_contexts(candidate, s, antonyms) if only is None or a in only[k]]
@@ -143,7 +147,11 @@ def _antonym_gains(features, items, antonyms: dict, only=None) -> list:
             continue
         before, _, vehicle = contexts(candidate, s)
         plans.append((group, candidate, s, before, vehicle, alts))
-        asks += [(group, before, vehicle)] + [(group, alt, vehicle) for _, alt in alts]
+    if reach is not None:
+        own = features.known([(p[0], p[3], p[4]) for p in plans if p is not None])
+        plans = [p if p is not None and own.get((p[0], p[3], p[4]), -reach) <= -reach else None for p in plans]
+    asks = [ask for p in plans if p is not None
+            for ask in [(p[0], p[3], p[4])] + [(p[0], alt, p[4]) for _, alt in p[5]]]
     values = dict(zip(asks, features.in_context(asks))) if asks else {}
     out = []
     for plan in plans:

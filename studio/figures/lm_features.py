@@ -147,6 +147,12 @@ class LMFeatures:
                           generic=False)
             return [self._memo[("ctx", before, vehicle)][0] for _, before, vehicle in asks]
 
+    def known(self, asks) -> dict:
+        """{(group, words before, vehicle): log P(vehicle | words before it)} of the asks the memo holds; no LM call."""
+        with self._lock:
+            return {ask: self._memo[("ctx", ask[1], ask[2])][0] for ask in asks
+                    if ("ctx", ask[1], ask[2]) in self._memo}
+
     def _compute(self, located, in_context: bool, generic: bool) -> None:
         """What the memo lacks of `located` (group, words before, generic context, vehicle), in one call to the LM's
         `loglik_many` (one decode on llama.cpp): with `in_context`, log P(vehicle | words before it) per group and
