@@ -251,11 +251,11 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
             judge_name = judge.name
         if s.mode == "writer":  # the best n of the writer's pool by the judge (without one, alike), a sentence
             # that restates the story's last one moved down, slips and cut ones last (ranking.writer_order)
-            slipped, restates = pool_signals(text, expr, [r.text for r in ranked], _embedder(notes))
+            found, restates = pool_signals(text, expr, [r.text for r in ranked], _embedder(notes))
             for i, r in enumerate(ranked):
-                r.slipped, r.slips = bool(slipped[i]), list(slipped[i])
+                r.slipped, r.slips = bool(found[i]), found[i]
                 r.restating = None if restates is None else round(restates[i], 4)
-            best = writer_order(probs if probs is not None else [1.0] * len(ranked), [r.cut for r in ranked], slipped,
+            best = writer_order(probs if probs is not None else [1.0] * len(ranked), [r.cut for r in ranked], found,
                                 restates)[: s.n]
             ranked = [ranked[i] for i in best]
             if probs is not None:
