@@ -57,10 +57,27 @@ def test_the_nouns_build_copies_the_licence_beside_its_wordnet(tmp_path):
     (data / "index.adj").write_text("blue a 1 0 1 0 00370869\n")
     (data / "index.adv").write_text("upright r 1 0 1 0 00000001\n")
     (data / "index.noun").write_text("blue n 1 0 1 0 04577769\ndog n 1 0 1 0 02084071\nice_cream n 1 0 1 0 07614500\n"
-                                     "upright n 1 0 1 0 04516354\n")
+                                     "upright n 1 0 1 0 04516354\ngrave n 2 0 2 0 00000010 00000020\n"
+                                     "tomb n 1 0 1 0 00000020\nstar n 2 0 2 0 00000030 00000040\n"
+                                     "wizard n 2 0 2 0 00000050 00000040\n")
+    # data.noun: offset lex_filenum ss_type w_cnt (word lex_id)… p_cnt | gloss
+    (data / "data.noun").write_text("00000010 03 n 01 grave 0 000 | death\n00000020 06 n 02 grave 0 tomb 0 000 | a place\n"
+                                    "00000040 18 n 02 star 0 wizard 0 000 | someone dazzlingly skilled\n")
     (tmp_path / "share" / "doc" / "wordnet-base").mkdir(parents=True)
     (tmp_path / "share" / "doc" / "wordnet-base" / "copyright").write_text("WordNet Release 3.0 licence")
     build(["--wordnet", str(data), "--out", str(tmp_path / "nouns.json")])
     made = json.loads((tmp_path / "nouns.json").read_text())
     assert made["licence"] == "WordNet Release 3.0 licence" and "icecream" in made["nouns"]
     assert made["also_adjective_or_adverb"] == ["blue", "upright"]
+    # "tomb"'s first sense is "grave"'s second: one image; the sense "star" and "wizard" share is neither's first
+    assert made["same_image"] == [[["tomb"], ["grave"]]]
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("grave", "tomb", True), ("tomb", "Grave", True), ("graveyard", "cemetery", True), ("rock", "stone", True),
+    ("madman", "lunatic", True), ("grave", "graveyard", False), ("dog", "cat", False), ("lion", "tiger", False),
+    ("sea", "ocean", False), ("hucklehead", "hucklehead", False)])
+def test_same_image(a, b, same):
+    """Two nouns name one image when WordNet gives them a sense that is the first of at least one of them (Polish
+    shows one line per image: docs/experiments.md#polish-same-image)."""
+    assert nouns.same_image(a, b) is same

@@ -349,6 +349,10 @@ def test_near_duplicates_share_a_head_or_a_modifier():
               cand("a hungry wolf", 0.2), cand("an old man", 0.1), cand("an old woman", 0.05)]
     kept, merged = _distinct_images(ranked, kb)
     assert [c.vehicle for c in kept] == ["a mournful sigh", "a wolf", "an old man", "an old woman"] and merged == 2
+    # one image by WordNet: "a tomb" after "a grave", "a cemetery" after "a graveyard"; "a graveyard" is another image
+    ranked = [cand(v, 0.5 - i / 10) for i, v in enumerate(("a grave", "a graveyard", "a tomb", "a shoe", "a cemetery"))]
+    kept, merged = _distinct_images(ranked, kb)
+    assert [c.vehicle for c in kept] == ["a grave", "a graveyard", "a shoe"] and merged == 2
 
 
 def test_the_floor_is_chosen_on_dev_by_the_stated_criterion(monkeypatch):

@@ -1,5 +1,6 @@
-"""English nouns, for telling an image from a non-word ("as salty as a hucklehead", "as noisy as wot"), and a noun
-the tagger mistakes for an adjective after "like" ("felt like jelly") from an adjective ("ran like crazy").
+"""English nouns, for telling an image from a non-word ("as salty as a hucklehead", "as noisy as wot"), a noun the
+tagger mistakes for an adjective after "like" ("felt like jelly") from an adjective ("ran like crazy"), and two
+nouns that name one image ("a grave", "a tomb").
 
 Built from WordNet's noun lemmas (Debian `wordnet-base`, /usr/share/wordnet/index.noun: single words, and two-part
 compounds written as one, "rollercoaster") by `python -m studio build nouns`; the app reads the derived list `assets/similes/nouns.json`. A plural is known through WordNet's
@@ -19,11 +20,44 @@ PLURAL_ENDINGS = (("ies", "y"), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches
 
 
 @lru_cache(maxsize=1)
+def _data() -> dict:
+    return json.loads(ASSET.read_text(encoding="utf-8")) if ASSET.is_file() else {}
+
+
+@lru_cache(maxsize=1)
 def _nouns() -> tuple[frozenset[str], dict[str, str], frozenset[str]]:
-    if not ASSET.is_file():
-        return frozenset(), {}, frozenset()
-    data = json.loads(ASSET.read_text(encoding="utf-8"))
-    return frozenset(data["nouns"]), dict(data["plurals"]), frozenset(data.get("also_adjective_or_adverb", ()))
+    data = _data()
+    return (frozenset(data.get("nouns", ())), dict(data.get("plurals", {})),
+            frozenset(data.get("also_adjective_or_adverb", ())))
+
+
+@lru_cache(maxsize=1)
+def _images() -> tuple[dict[str, frozenset[int]], dict[str, frozenset[int]]]:
+    """({noun: the groups whose first part holds it}, {noun: the groups whose second part holds it})."""
+    core: dict[str, set[int]] = {}
+    rest: dict[str, set[int]] = {}
+    for i, (first, others) in enumerate(_data().get("same_image", ())):
+        for w in first:
+            core.setdefault(w, set()).add(i)
+        for w in others:
+            rest.setdefault(w, set()).add(i)
+    return ({w: frozenset(g) for w, g in core.items()}, {w: frozenset(g) for w, g in rest.items()})
+
+
+def image_groups(word: str) -> tuple[frozenset[int], frozenset[int]]:
+    """(the WordNet sense groups whose first sense `word` (a lemma, any case) is, the groups it names by its second
+    sense): see `same_image`."""
+    core, rest = _images()
+    w = word.lower().strip()
+    return core.get(w, frozenset()), rest.get(w, frozenset())
+
+
+def same_image(a: str, b: str) -> bool:
+    """Whether two nouns (lemmas) name one image: WordNet gives them a sense in common that is the first sense of at
+    least one ("tomb" and "grave", "rock" and "stone", "madman" and "lunatic"; not "star" and "wizard", whose shared
+    sense is neither's first). False when the list is missing."""
+    (a_core, a_rest), (b_core, b_rest) = image_groups(a), image_groups(b)
+    return bool(a_core & (b_core | b_rest) or b_core & a_rest)
 
 
 def known_noun(word: str) -> bool:

@@ -36,7 +36,7 @@ from ..figures.components import Simile, extract_similes
 from ..figures.detector import simile_probability, someones, threshold
 from ..figures.english import CONTENT_POS, misspellings, refuse_non_english
 from ..figures.irony import find_ironies, opposite_in_kb
-from ..figures.nouns import known_noun
+from ..figures.nouns import known_noun, same_image
 from ..figures.lm_features import shared
 from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
@@ -890,12 +890,13 @@ def _keep_probabilities(candidates: list[Candidate], literal: str, doc) -> bool:
 
 
 def _distinct_images(ranked: list[Candidate], kb) -> tuple[list[Candidate], int]:
-    """Best first, a candidate is kept unless a better one already has its vehicle head or shares a modifier with
-    it (near duplicates); returns (kept, merged)."""
+    """Best first, a candidate is kept unless a better one already has its vehicle head, a head that names the same
+    image by WordNet ("a tomb" after "a grave", `nouns.same_image`), or shares a modifier with it (near duplicates);
+    returns (kept, merged). Why: docs/experiments.md#polish-same-image"""
     kept, heads, mods, merged = [], set(), set(), 0
     for c in ranked:
         head, own = _vehicle_key(c.vehicle, kb), modifiers(c.vehicle, kb)
-        if head in heads or own & mods:
+        if head in heads or own & mods or any(same_image(head, h) for h in heads):
             merged += 1
             continue
         kept.append(c)

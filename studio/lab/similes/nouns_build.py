@@ -1,7 +1,8 @@
 """`python -m studio build nouns`: the English noun list of studio/figures/nouns.py (assets/similes/nouns.json) from
 WordNet's noun index (single words, and two-part compounds joined: "rollercoaster") and its irregular plurals (Debian
 `wordnet-base`, /usr/share/wordnet/index.noun and noun.exc; `bash scripts/setup.sh --build` installs it), and which of
-those nouns WordNet also knows as an adjective or an adverb (index.adj, index.adv). Single words only, lower case."""
+those nouns WordNet also knows as an adjective or an adverb (index.adj, index.adv), and the nouns that name one image
+(a synset that is the first sense of one and among the first two of another: "grave" and "tomb"; data.noun). Single words only, lower case."""
 from __future__ import annotations
 
 import argparse
@@ -12,7 +13,10 @@ from pathlib import Path
 from ...atomic import atomic_write
 from ...errors import parse_options
 from ...figures.nouns import ASSET
-from .wordnet import WORDNET, licence, wordnet_file
+from .wordnet import WORDNET, index, licence, synsets, wordnet_file
+
+#: how many of a noun's senses, most frequent first, may name the image it shares with another noun
+IMAGE_SENSES = 2
 
 
 def wordnet_nouns(folder: Path = WORDNET) -> tuple[list[str], dict[str, str]]:
@@ -51,6 +55,29 @@ def also_adjectives_or_adverbs(nouns: list[str], folder: Path = WORDNET) -> list
     return sorted(set(nouns) & others)
 
 
+def same_images(folder: Path = WORDNET, senses: int = IMAGE_SENSES) -> list[list[list[str]]]:
+    """WordNet's noun synsets that are the first sense of a single-word member and among the first `senses` senses of
+    another, as [the members whose first sense it is, the other members within their first `senses`], sorted:
+    [["tomb"], ["grave"]], [["cemetery", "graveyard", "necropolis"], []], [["lunatic", "madman", "maniac"], []].
+    Two nouns are one image to Polish when a group holds both and at least one is in its first part
+    (`studio.figures.nouns.same_image`): "grave" and "tomb", not "star" and "wizard" (the sense they share is
+    neither's first)."""
+    first: dict[str, set[str]] = {}
+    near: dict[str, set[str]] = {}
+    for lemma, offsets in index(folder / "index.noun"):
+        if "_" not in lemma:
+            first.setdefault(offsets[0], set()).add(lemma.lower())
+            for offset in offsets[1:senses]:
+                near.setdefault(offset, set()).add(lemma.lower())
+    groups = set()
+    for offset, _, words, _ in synsets(folder / "data.noun"):
+        core = first.get(offset, set()) & set(words)
+        rest = (near.get(offset, set()) & set(words)) - core
+        if core and len(core) + len(rest) >= 2:
+            groups.add((tuple(sorted(core)), tuple(sorted(rest))))
+    return [[list(core), list(rest)] for core, rest in sorted(groups)]
+
+
 def build(argv: list[str]) -> dict:
     ap = argparse.ArgumentParser(prog="python -m studio build nouns", description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=ASSET)
@@ -60,11 +87,13 @@ def build(argv: list[str]) -> dict:
     started = time.perf_counter()
     nouns, plurals = wordnet_nouns(args.wordnet)
     also = also_adjectives_or_adverbs(nouns, args.wordnet)
+    images = same_images(args.wordnet)
     data = {"source": "WordNet 3 noun lemmas, single words and two-part compounds written as one (wordnet-base), "
-                      "its irregular plurals, and the nouns it also lists as adjectives or adverbs",
+                      "its irregular plurals, the nouns it also lists as adjectives or adverbs, and the nouns that name one "
+                      f"image (a synset that is the first sense of one and among the first {IMAGE_SENSES} of another)",
             "licence": licence(args.wordnet),
             "rebuild": "python -m studio build nouns", "nouns": nouns, "plurals": plurals,
-            "also_adjective_or_adverb": also}
+            "also_adjective_or_adverb": also, "same_image": images}
     atomic_write(args.out, json.dumps(data, indent=0, ensure_ascii=False))
     return {"out": str(args.out), "nouns": len(nouns), "plurals": len(plurals), "also_adjective_or_adverb": len(also),
-            "seconds": round(time.perf_counter() - started, 1)}
+            "same_image": len(images), "seconds": round(time.perf_counter() - started, 1)}
