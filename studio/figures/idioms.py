@@ -142,27 +142,36 @@ def _synonym_twin(tokens_pattern: list[dict]) -> list[list[dict]]:
     return [tokens_pattern] if swapped == tokens_pattern else [tokens_pattern, swapped]
 
 
-def variants(tokens: list[list[str]]) -> list[list[dict]]:
+def variants(tokens: list[list[str]], verbs: frozenset[str] = frozenset()) -> list[list[dict]]:
     """An entry's patterns: its own; where the bare phrase's tagging gave a word another lemma than the one it takes
-    after "to" (`tokenize_phrases`), the same with that lemma, as a verb ("wing it", "laid down the law"), and the
-    same with the word as written ("a shot in the dark", whose "shot" the bare tagging read as "shoot"); each also
-    with its SYNONYMS twin."""
+    after "to" (`tokenize_phrases`), the same with that lemma, as a verb ("wing it", "laid down the law"), and, for
+    a written word that is no verb's base form (`verbs`, the parser's lemmatizer's list), the same with the word as
+    written ("a shot in the dark", "scared to death", whose bare lemmas were "shoot" and "scar"; not "the wing it
+    had hurt"); each also with its SYNONYMS twin."""
     own = pattern(tokens)
     if all(len(t) < 4 or t[3] == t[1] for t in tokens):
         return _synonym_twin(own)
     read_after_to = [[t[0], t[3], *t[2:3]] if len(t) > 3 else t for t in tokens]
-    # a lemma only the reading after "to" gives is a verb's: "wing" must not match the noun ("how many wings it has")
-    twin = [{**b, "POS": "VERB"} if b != a else b for a, b in zip(own, pattern(read_after_to))]
+    after_to = pattern(read_after_to)
+    twin = [{**b, "POS": "VERB"} if b != a else b for a, b in zip(own, after_to)]
     written = [t[0] for t in _joined_possessives(tokens)]  # aligned with the patterns ("one's" is one slot)
-    as_written = [{"LOWER": w} if b != a else a for w, a, b in zip(written, own, pattern(read_after_to))]
-    return _synonym_twin(own) + _synonym_twin(twin) + _synonym_twin(as_written)
+    as_written = [{"LOWER": w} if b != a and w not in verbs else a for w, a, b in zip(written, own, after_to)]
+    return _synonym_twin(own) + _synonym_twin(twin) + ([] if as_written == own else _synonym_twin(as_written))
+
+
+def verb_lemmas(nlp) -> frozenset[str]:
+    """The verbs' base forms the parser's rule lemmatizer knows (empty when it has none)."""
+    try:
+        return frozenset(nlp.get_pipe("lemmatizer").lookups.get_table("lemma_index")["verb"])
+    except (KeyError, AttributeError):
+        return frozenset()
 
 
 def tokenize_phrases(phrases: list[str]) -> list[list[list[str]]]:
     """[lowercased text, lemma, tag, lemma after "to"] per token of each phrase. A bare phrase is tagged out of
-    context, and its verb's lemma can be another word's ("wing it": "we", "lay down the law": "lie", "scared to
-    death": "scar"); after "to " the tagger reads a verb as one ("wing", "lay", "scare"). Both lemmas make a
-    pattern (`variants`): a noun read as a verb after "to" keeps its own ("shot in the dark").
+    context, and a word's lemma can be another word's ("wing it": "we", "lay down the law": "lie", "scared to
+    death": "scar", "shot in the dark": "shoot"); after "to " the tagger gives "wing", "lay", "scared", "shot". The
+    bare lemma keeps its pattern; `variants` adds the others.
     Why: docs/experiments.md#idiom-lemma-after-to"""
     nlp = get_registry().get("parser").nlp
     disabled = [name for name in ("parser", "ner") if name in nlp.pipe_names]
@@ -193,9 +202,10 @@ class IdiomLexicon:
         for e in entries:  # the studio's own entries come last and win
             self.entries[e.idiom.lower()] = e
         self.matcher = Matcher(nlp.vocab)
+        verbs = verb_lemmas(nlp)
         for key, e in self.entries.items():
             if len(literal_tokens(e.tokens)) >= 2:  # "do a" would match every "do", "something like" every "he liked"
-                self.matcher.add(key, variants(e.tokens))
+                self.matcher.add(key, variants(e.tokens, verbs))
 
     def __len__(self) -> int:
         return len(self.entries)

@@ -45,8 +45,8 @@ def _images() -> tuple[dict[str, frozenset[int]], dict[str, frozenset[int]]]:
 
 
 def image_groups(word: str) -> tuple[frozenset[int], frozenset[int]]:
-    """(the WordNet sense groups whose first sense `word` (a lemma, any case) is, the groups it names by its second
-    sense): see `same_image`."""
+    """(the WordNet sense groups that are `word`'s first sense (a lemma, any case), the groups among its next senses
+    up to `IMAGE_SENSES`): see `same_image`."""
     core, rest = _images()
     w = word.lower().strip()
     return core.get(w, frozenset()), rest.get(w, frozenset())
@@ -54,8 +54,8 @@ def image_groups(word: str) -> tuple[frozenset[int], frozenset[int]]:
 
 def same_image(a: str, b: str) -> bool:
     """Whether two nouns (lemmas) name one image: WordNet gives them a sense in common that is the first sense of at
-    least one ("tomb" and "grave", "rock" and "stone", "madman" and "lunatic"; not "star" and "wizard", whose shared
-    sense is neither's first). False when the list is missing."""
+    least one and among the other's first two (`IMAGE_SENSES` of `build nouns`): "tomb" and "grave", "rock" and
+    "stone", "madman" and "lunatic"; not "grave" and "graveyard". False when the list is missing."""
     (a_core, a_rest), (b_core, b_rest) = image_groups(a), image_groups(b)
     return bool(a_core & (b_core | b_rest) or b_core & a_rest)
 

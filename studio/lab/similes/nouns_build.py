@@ -60,8 +60,7 @@ def same_images(folder: Path = WORDNET, senses: int = IMAGE_SENSES) -> list[list
     another, as [the members whose first sense it is, the other members within their first `senses`], sorted:
     [["tomb"], ["grave"]], [["cemetery", "graveyard", "necropolis"], []], [["lunatic", "madman", "maniac"], []].
     Two nouns are one image to Polish when a group holds both and at least one is in its first part
-    (`studio.figures.nouns.same_image`): "grave" and "tomb", not "star" and "wizard" (the sense they share is
-    neither's first)."""
+    (`studio.figures.nouns.same_image`): "grave" and "tomb"; not "grave" and "graveyard", which share no sense."""
     first: dict[str, set[str]] = {}
     near: dict[str, set[str]] = {}
     for lemma, offsets in index(folder / "index.noun"):
