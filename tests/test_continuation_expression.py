@@ -278,6 +278,22 @@ def test_the_studio_lexicon_carries_the_reading_after_to():
     assert found is not None and found.text == "laid down the law"
 
 
+@pytest.mark.parametrize("text, held", [
+    ("She forgot every word of her toast and had to wing it.", "wing it"),
+    ("She forgot every word of her toast and had to wing it!\"", "wing it"),
+    ("She had to wing it, and then she sat down.", None),  # not the story's last words
+    ("She opened the door and smiled.", None),  # no idiom ends it
+    ("She tried hard and did it as well.", None),  # no verb in "as well"
+    ("After the war they settled down and [grew up].", None)])  # a marked story is never asked; nothing ends it
+def test_an_untaken_phrasal_verb_at_the_story_s_end_is_named(text, held):
+    """`untaken_idiom`: the Wiktionary phrasal verb that ends the story and `takeable` held back, for Continue's note
+    (docs/experiments.md#continuation-untaken-idiom)."""
+    clean, found = expression.find_expression(text)
+    assert (found is not None) == ("[" in text)
+    if found is None:
+        assert expression.untaken_idiom(clean) == held
+
+
 def test_wiktionary_pointers_give_the_meaning_they_point_to():
     senses = {"stick in the mud": ["A person unwilling to take part."],
               "stick-in-the-mud": ["Alternative spelling of stick in the mud"],

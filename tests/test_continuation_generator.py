@@ -113,3 +113,17 @@ def test_the_full_stop_goes_where_a_sentence_has_no_end_mark(typed, given):
     from studio.continuation.generate import ended_sentence
 
     assert ended_sentence(typed) == given
+
+
+def test_a_phrasal_verb_idiom_that_ends_the_story_is_named_in_a_note(monkeypatch):
+    """"…had to wing it." holds no noun or adjective, so the studio does not take Wiktionary's "wing it" unmarked (a
+    phrasal verb is mostly literal); the result says so and how to mark it."""
+    from studio.continuation import generate
+    from studio.continuation.decoding import Sample
+
+    monkeypatch.setattr(generate, "ensemble_sample",
+                        lambda lm, prompts, **kw: [Sample(text="The crowd laughed along.", tokens=5)])
+    result = generate.continue_narrative("Maya stood up for the toast, but she forgot every word and had to wing it.",
+                                         generate.Settings(mode="plain", n=1, seed=0))
+    assert result.expression is None
+    assert any("“wing it”, which ends the story" in note and "“[wing it]”" in note for note in result.notes)

