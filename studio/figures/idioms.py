@@ -59,7 +59,7 @@ class Entry:
     idiom: str
     meaning: str
     source: str
-    #: [lowercased text, lemma, tag, lemma after "to"] per token of the idiom (older assets: no tag, no lemma after "to")
+    #: [lowercased text, lemma, tag, lemma after "to"] per token of the idiom (older assets: no tag nor lemma after "to")
     tokens: list[list[str]]
 
 
