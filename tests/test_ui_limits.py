@@ -181,3 +181,21 @@ def test_the_judge_panel_says_its_verdict_from_the_bars():
     line = judge_verdict_line({"continuation 1": 0.14, "continuation 2": 0.86}, story, "He bit a bullet.",
                               "He booked the surgery for Monday.")
     assert line.endswith("Continuation 1 only says the narrative's last sentence again, which counts against it.")
+    assert "The judge was told the idiom “bite the bullet”, meaning: To accept a negative aspect" in line
+
+
+def test_the_judge_panel_says_what_it_was_told_of_the_figure_and_escapes_it():
+    """The judge reads the figure's meaning with the narrative: the line says which figure it was told, or that it
+    found none and how to mark one; typed text in it is shown as text."""
+    from studio.ui.continue_tab import judge_verdict_line
+
+    bars = {"continuation 1": 0.3, "continuation 2": 0.7}
+    line = judge_verdict_line(bars, "Sam forgot every word of his toast and had to wing it.", "He laughed it off.",
+                              "He sat down at once.")
+    assert "No idiom or simile was found in the narrative" in line and "`[ ]`" in line
+    line = judge_verdict_line(bars, "Sam forgot every word of his toast and had to [wing it].", "He laughed.",
+                              "He sat down at once.")
+    assert "The judge was told the idiom “wing it”, meaning: To improvise" in line
+    line = judge_verdict_line(bars, "After three nights without sleep, Marco <b>slept like a *log*</b>.",
+                              "He woke at noon, rested.", "He was tired all day.")
+    assert "the simile “slept like a \\*log\\*”" in line and "<b>" not in line

@@ -75,6 +75,15 @@ def restatement_note(said_again: list[bool], names: tuple[str, str] = ("option 1
     return f" {who[:1].upper() + who[1:]} only says the narrative's last sentence again, which counts against it."
 
 
+def figure_told(narrative: str) -> tuple[str, str, str] | None:
+    """(kind, expression, meaning) the judge is told for `narrative` as `judge_pair` reads it (marked, or found by
+    `find_expression`; meaning "" where none is known), or None when the narrative holds none."""
+    from .expression import find_expression
+
+    _, expr = find_expression(narrative)
+    return None if expr is None else (expr.kind, expr.text, expr.meaning or "")
+
+
 def case_for(narrative: str, expr=None) -> Case:
     if expr is None:
         return Case(narrative, "", "", "")

@@ -7,8 +7,8 @@ import pandas as pd
 
 from ..capabilities import tab_title
 from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, WRITER_POOL, Settings, continue_narrative
-from ..continuation.judge import (MAX_OPTION_CHARS, judge_pair, percentages, restatement_note, restates,
-                                  verdict)
+from ..continuation.judge import (MAX_OPTION_CHARS, figure_told, judge_pair, percentages, restatement_note,
+                                  restates, verdict)
 from ..continuation.ranking import POOL
 from .common import (after_limit_check, cancellable, cancelled, escape, escape_markdown, examples, failed_run,
                      guarded, highlight_pieces, limited_textbox, refuse_over_limit, role_notice, section_run,
@@ -166,17 +166,29 @@ def run_judge(narrative, option1, option2, request: gr.Request = None):
 
 def judge_verdict_line(label, narrative=None, option1=None, option2=None) -> str:
     """The verdict in words above the bars (`judge.verdict`), read from the Label's value ("" when it is empty: a
-    refusal or a run under way), and which continuation only says the narrative's last sentence again, if one does
-    (`judge.restatement_note`). A step of its own after the judgement, so that the /judge endpoint answers with the
+    refusal or a run under way), what the judge was told of the narrative's figure (`judge.figure_told`: the idiom
+    and its meaning, or that none was found and how to mark one), and which continuation only says the narrative's
+    last sentence again, if one does (`judge.restatement_note`). A step of its own after the judgement, so that the /judge endpoint answers with the
     probabilities alone."""
     p1 = label.get("continuation 1") if isinstance(label, dict) else None  # the Label gives {class: confidence}
     if p1 is None:
         return ""
     names = ("continuation 1", "continuation 2")
-    note = ""
+    told = note = ""
     if narrative and option1 and option2:  # the texts the bars were judged on (a new run empties the bars first)
+        told = " " + _figure_line(figure_told(narrative))
         note = restatement_note([restates(option1, narrative), restates(option2, narrative)], names)
-    return verdict(float(p1), names) + note  # no typed text in it
+    return verdict(float(p1), names) + told + note
+
+
+def _figure_line(figure: tuple[str, str, str] | None) -> str:
+    """What the judge was told of the narrative's figure, in words (the typed expression and meaning escaped)."""
+    if figure is None:
+        return ("No idiom or simile was found in the narrative, so the judge read it without a figure's meaning: "
+                "mark one with `[ ]` to tell it.")
+    kind, text, meaning = figure
+    return (f"The judge was told the {kind} “{escape_markdown(text)}”"
+            + (f", meaning: {escape_markdown(meaning.rstrip('.'))}." if meaning else " (no meaning known)."))
 
 
 def build_continue_tab() -> None:
