@@ -168,8 +168,8 @@ def judge_verdict_line(label, narrative=None, option1=None, option2=None) -> str
     """The verdict in words above the bars (`judge.verdict`), read from the Label's value ("" when it is empty: a
     refusal or a run under way), what the judge was told of the narrative's figure (`judge.figure_told`: the idiom
     and its meaning, or that none was found and how to mark one), and which continuation only says the narrative's
-    last sentence again, if one does (`judge.restatement_note`). A step of its own after the judgement, so that the /judge endpoint answers with the
-    probabilities alone."""
+    last sentence again, if one does (`judge.restatement_note`). A step of its own after the judgement, so that the
+    /judge endpoint answers with the probabilities alone."""
     p1 = label.get("continuation 1") if isinstance(label, dict) else None  # the Label gives {class: confidence}
     if p1 is None:
         return ""
