@@ -59,7 +59,7 @@ class Entry:
     idiom: str
     meaning: str
     source: str
-    #: [lowercased text, lemma, tag, lemma after "to"] per token of the idiom (older assets: no tag nor lemma after "to")
+    #: [lowercased text, lemma, tag, lemma after "to"] per token of the idiom (older assets: neither of the last two)
     tokens: list[list[str]]
 
 

@@ -89,9 +89,9 @@ def build(argv: list[str]) -> dict:
     also = also_adjectives_or_adverbs(nouns, args.wordnet)
     images = same_images(args.wordnet)
     data = {"source": "WordNet 3 noun lemmas, single words and two-part compounds written as one (wordnet-base), "
-                      "its irregular plurals, the nouns it also lists as adjectives or adverbs, and the nouns that name "
-                      f"one image (a synset that is the first sense of one and among the first {IMAGE_SENSES} of "
-                      "another)",
+                      "its irregular plurals, the nouns it also lists as adjectives or adverbs, and the nouns that "
+                      f"name one image (a synset that is the first sense of one and among the first {IMAGE_SENSES} "
+                      "of another)",
             "licence": licence(args.wordnet),
             "rebuild": "python -m studio build nouns", "nouns": nouns, "plurals": plurals,
             "also_adjective_or_adverb": also, "same_image": images}
