@@ -78,6 +78,27 @@ def test_send_to_rerank_waits_for_the_sentence_in_the_box(fresh):
     assert "previous sentence" not in page.locator("#polish-stale").inner_text()  # no candidates are shown at all
 
 
+def test_a_typo_offers_the_corrected_sentence_and_polishes_it(fresh):
+    """A likely typo: the button under Polish offers the corrected sentence, a click puts it in the box and polishes it,
+    and a sentence without one offers nothing."""
+    page = fresh
+    select_tab(page, "Polish")
+    respell = page.locator("#polish-respell")
+    assert not respell.is_visible()
+    _polish(page, "The river was vrey slow.")
+    _wait_status(page, "#polish-status", "candidates asked")
+    respell.wait_for(state="visible", timeout=10_000)
+    assert respell.inner_text() == "Polish “The river was very slow.” instead"
+    assert "vrey" in _status(page)
+    respell.click()
+    page.wait_for_function("() => document.querySelector('#polish-status').innerText.includes('candidates asked') && "
+                           "!document.querySelector('#polish-status').innerText.includes('vrey')",
+                           timeout=RESULT_TIMEOUT_MS)
+    assert _box(page, "Literal sentence").input_value() == "The river was very slow."
+    assert not respell.is_visible()
+    assert "vrey" not in page.locator("#polish-table").inner_text()
+
+
 def test_send_refuses_a_sentence_its_candidates_were_not_made_for():
     """Item 1 on the server: the Send handler itself refuses a box that changed (a click racing the button's state)."""
     import gradio as gr

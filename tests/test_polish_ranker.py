@@ -87,8 +87,12 @@ def test_offline_polish_ranks_by_keep(offline):
 
 def test_splits_are_by_literal_set():
     assert [at.split_of(s) for s in (1, 2, 3, 4, 5, 6, 7, 8)] == ["train"] * 3 + ["dev"] * 2 + ["test"] * 3
+    assert [at.split_of(s) for s in (21, 23, 27, 33)] == ["test"] * 4  # _dev_N, _report_N: never fitted or chosen on
     sets = at.literal_sets()
     assert sets["The violinist's bow was very steady."] == 7  # blind_reads/polish_literals_7.txt
+    assert sets["The hawk circled lazily above the wheat field."] == 23  # blind_reads/polish_literals_dev_23.txt
+    assert sets["The yew tree in the churchyard is ancient."] == 33  # blind_reads/polish_literals_report_33.txt
+    assert sets["The baby cried all night."] == 1  # in sets 1 and 10: the first
     assert not any(literal.startswith("#") for literal in sets)
 
 

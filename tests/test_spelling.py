@@ -102,3 +102,20 @@ def test_a_sentences_first_word_with_two_letters_swapped(offline):
                  "It rained. “Teh night was dark.”"):
         assert [m.suggestion for m in misspellings(text)] == ["The"], text
     assert misspellings("He said Teh was a name.") == []  # not a sentence's first word
+
+
+def test_the_tab_offers_to_polish_the_corrected_sentence():
+    from studio.similes.service import respelled
+    from studio.ui.polish_tab import RESPELL_SHOWN, respell_offer
+
+    assert respelled("Her voice was verry sofft.") == "Her voice was very soft."
+    assert respelled("Her voice was very soft.") is None
+    button, text = respell_offer("Her voice was verry sofft.")
+    assert button.visible and button.value == "Polish “Her voice was very soft.” instead"
+    assert text == "Her voice was very soft."  # the whole sentence goes into the box, whatever the label shows
+    assert respell_offer("Her voice was very soft.")[0].visible is False
+    assert respell_offer("")[1] == "" and respell_offer(None)[0].visible is False
+    long = "Her voice was verry sofft " + "and the night was long " * 6 + "."
+    button, text = respell_offer(long)
+    assert len(button.value) <= RESPELL_SHOWN + len("Polish “” instead") and button.value.endswith("…” instead")
+    assert text.startswith("Her voice was very soft and") and text.endswith("long .")

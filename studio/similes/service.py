@@ -6,13 +6,15 @@
   It checks every input (the text and its length, n, seed, strategies, domain, register) and raises `InputError`
   with a message for the visitor; the callers pass the inputs on as given.
 - `components(sentence) -> dict`: the similes in a sentence with their topic, vehicle, event and property.
+- `respelled(literal) -> str | None`: the literal with its likely typos corrected (what `spelling_note` suggests),
+  None when it has none: the sentence the Polish tab offers to polish instead.
 
 The limits and choices below are what the front ends show beside their inputs; the meanings are the texts that say
 what the numbers mean. The work itself is in polish.py (the realiser and its sources), writer_vehicles.py (the
 writer source), images.py, retrieval.py, aptness.py (the keep ranker) and analysis.py (components)."""
 from __future__ import annotations
 
-from ..figures.english import Misspelling, spelling_note
+from ..figures.english import Misspelling, corrected, misspellings, spelling_note
 from .analysis import MAX_SENTENCE_CHARS
 from .analysis import analyse as components
 from .polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
@@ -21,4 +23,13 @@ from .writer_vehicles import DOMAINS, REGISTERS
 
 __all__ = ["polish", "PolishResult", "Candidate", "components",
            "MAX_CHARS", "MAX_N", "MAX_SENTENCE_CHARS", "STRATEGIES", "DEFAULT_STRATEGIES", "DOMAINS", "REGISTERS",
-           "SCORE_MEANING", "KEEP_MEANING", "RANKING", "PROPERTY_FIRST", "WRITER_ORDER", "Misspelling", "spelling_note"]
+           "SCORE_MEANING", "KEEP_MEANING", "RANKING", "PROPERTY_FIRST", "WRITER_ORDER", "Misspelling", "spelling_note",
+           "respelled"]
+
+
+def respelled(literal: str) -> str | None:
+    """`literal` with each likely typo (`english.misspellings`) replaced by its suggestion, or None when it has none
+    (or the correction changes nothing)."""
+    found = misspellings(literal)
+    fixed = corrected(literal, found) if found else None
+    return fixed if fixed and fixed != literal else None

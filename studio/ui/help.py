@@ -23,7 +23,7 @@ HELP = {
 **Polish**. **Stop** ends a long run; the line above the table then says it stopped. A greeting ("Hello."), a
 sentence that already holds a simile, or one in another language is refused with the reason. A likely typo is
 named above the table with the corrected sentence ("verry sofft": did you mean "very soft"?); the sentence is polished
-as typed, so fix it and press Polish again.
+as typed, and a button under **Polish** ("Polish “… very soft.” instead") polishes the corrected one.
 
 **What you see.** Each row is one candidate: the sentence with the inserted simile phrase in **bold**, the source
 that proposed it (with **KB ✓**, below) and **keep**; the phrase and the **score** (shown as *fluency* when no keep

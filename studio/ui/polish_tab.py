@@ -9,7 +9,7 @@ import pandas as pd
 from ..capabilities import tab_title
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
-                               PolishResult, components, polish, spelling_note)
+                               PolishResult, components, polish, respelled, spelling_note)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
                      unescape_markdown, warn)
@@ -246,6 +246,23 @@ def candidate_selected(state: list[str], current: str | None, evt: gr.SelectData
     return unescape_markdown(cells[0]) if cells and isinstance(cells[0], str) and cells[0].strip() else current
 
 
+def respell_offer(polished_text: str | None):
+    """After a run: the button that polishes the sentence with its likely typos corrected ("The room was vrey hot." →
+    "Polish “The room was very hot.” instead"), and that sentence; hidden when the sentence has none."""
+    try:
+        fixed = respelled(polished_text) if polished_text else None
+    except Exception:  # noqa: BLE001 — an offer, never a failure: the status line already names the typos
+        fixed = None
+    if not fixed:
+        return gr.Button(visible=False), ""
+    shown = fixed if len(fixed) <= RESPELL_SHOWN else fixed[:RESPELL_SHOWN - 1].rstrip() + "…"
+    return gr.Button(value=f"Polish “{shown}” instead", visible=True), fixed
+
+
+#: the longest corrected sentence a button label shows whole (a longer one is cut there, with "…")
+RESPELL_SHOWN = 80
+
+
 def build_polish_tab() -> dict:
     """Returns the components other tabs wire to: {"literal", "candidates_table", "candidates", "polished",
     "send_button"}. `candidates` is a gr.State holding the list of candidate sentences (best first), `polished` the
@@ -266,6 +283,8 @@ def build_polish_tab() -> dict:
                     stop = gr.Button("Stop", variant="stop", min_width=70)
                     send = gr.Button("Send to Rerank", interactive=False, elem_id="polish-send", min_width=130)
                 stale = gr.Markdown(elem_id="polish-stale")
+                # after a run on a sentence with likely typos: polish the corrected sentence in one click
+                respell = gr.Button(visible=False, elem_id="polish-respell", size="sm", variant="secondary")
                 # under the buttons, beside the options: the space the options' column leaves on a wide screen
                 examples(EXAMPLES_LITERAL, [literal], "Literal sentences", run=go)
             with gr.Column(scale=2):
@@ -295,6 +314,7 @@ def build_polish_tab() -> dict:
         candidates = gr.State([])
         polished = gr.State("")  # the sentence (as typed) the candidates were made for
         offsets = gr.State([])  # where each candidate's inserted phrase starts (its bold on screen)
+        respelled_text = gr.State("")  # the polished sentence with its likely typos corrected ("" without any)
         gr.Markdown("### Components of a simile")
         with gr.Row():
             sentence = limited_textbox(MAX_SENTENCE_CHARS, label="Simile sentence", value=EXAMPLES_SIMILE[0][0],
@@ -318,13 +338,22 @@ def build_polish_tab() -> dict:
         start_outputs = [table, plain, candidates, downloads, polished, send, stale, status]
         send_args = dict(fn=send_state, inputs=[candidates, literal, polished], outputs=[send, stale], api_name=False,
                          queue=False, show_progress="hidden")
+        # the corrected sentence into the box, then the same run as Polish
+        respelling = respell.click(lambda text: (text, gr.Button(visible=False)), inputs=respelled_text,
+                                   outputs=[literal, respell], api_name=False, queue=False, show_progress="hidden")
         runs = [after_limit_check(trigger, literal_limit, clears=(start_outputs, cleared)).success(
                     start, outputs=start_outputs, api_name=False,
                     queue=False, show_progress="hidden").success(
                     cancellable(run_polish), inputs=[literal, strategies, n, seed, domain, register],
                     outputs=polish_outputs, api_name=api_name, show_progress_on=[table, stale])
-                for trigger, api_name in ((go.click, "polish"), (literal.submit, False))]
+                for trigger, api_name in ((go.click, "polish"), (literal.submit, False), (respelling.success, False))]
+        hide_respell = dict(fn=lambda: (gr.Button(visible=False), ""), outputs=[respell, respelled_text],
+                            api_name=False, queue=False, show_progress="hidden")
+        for trigger in (go.click, literal.submit):  # a new run: no offer until it has its result
+            trigger(**hide_respell)
         for run in runs:
+            run.success(respell_offer, inputs=polished, outputs=[respell, respelled_text], api_name=False,
+                        show_progress="hidden")
             run.success(screen_table, inputs=[plain, offsets], outputs=table, api_name=False, queue=False,
                         show_progress="hidden")
             run.success(**send_args)

@@ -37,20 +37,24 @@ from ...similes.polish import _score_all, attested, find_slots, is_clause, polis
 BLIND_READS_DIR = PROJECT_ROOT / "blind_reads"
 SPLITS = {"train": (1, 2, 3), "dev": (4, 5)}  # every later set is test
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+#: a literal set's file: polish_literals.txt (set 1), polish_literals_N.txt, and the later reads' sets named for
+#: their use, polish_literals_dev_N.txt (read to make Polish's choices) and polish_literals_report_N.txt (reported)
+_SET_FILE = re.compile(r"polish_literals(?:_(?:dev|report))?(?:_(\d+))?\.txt")
 
 
 def split_of(literal_set: int) -> str:
+    """train: sets 1-3; dev: sets 4-5; test: every later set (6-10 and the dev and report reads' sets, which neither
+    the fit nor its choices saw). Why the later reads' sets do not join train: docs/experiments.md#polish-ranker-refit"""
     return next((name for name, sets in SPLITS.items() if literal_set in sets), "test")
 
 
 def literal_sets() -> dict[str, int]:
-    """literal → its set number (blind_reads/polish_literals.txt is set 1, polish_literals_N.txt set N)."""
+    """literal → its set number (blind_reads/polish_literals.txt is set 1, polish_literals_N.txt,
+    polish_literals_dev_N.txt and polish_literals_report_N.txt set N); a literal in two sets belongs to the first."""
     out: dict[str, int] = {}
-    for path in sorted(BLIND_READS_DIR.glob("polish_literals*.txt")):
-        m = re.fullmatch(r"polish_literals(?:_(\d+))?\.txt", path.name)
-        if not m:
-            continue
-        number = int(m.group(1) or 1)
+    files = {int(m.group(1) or 1): path for path in BLIND_READS_DIR.glob("polish_literals*.txt")
+             if (m := _SET_FILE.fullmatch(path.name))}
+    for number, path in sorted(files.items()):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.startswith("#"):
                 out.setdefault(line.strip(), number)
@@ -147,12 +151,13 @@ def dataset(labels, rows, sets, split: str):
     return keys, x, y
 
 
-def top3(lists, rows, sets, split: str, weights: dict | None) -> dict:
+def top3(lists, rows, sets, split: str, weights: dict | None, only=None) -> dict:
     """Top 3 usable of each labelled list of the split (its candidates today's code still makes), ordered as shown
-    and by P(keep): {"lists", "slots", "shown", "ranked"} (ranked only with weights)."""
+    and by P(keep): {"lists", "slots", "shown", "ranked"} (ranked only with weights). `only`: the literal sets to
+    count (default all of the split's)."""
     out = {"lists": 0, "slots": 0, "shown": 0, "ranked": 0}
     for _read, _variant, literal, items in lists:
-        if split_of(sets.get(literal, 0)) != split:
+        if split_of(sets.get(literal, 0)) != split or (only is not None and sets.get(literal) not in only):
             continue
         items = [(rank, key, u) for rank, key, u in items if (literal, key) in rows]
         if len(items) < 4:  # nothing to reorder that changes a top 3
