@@ -246,6 +246,10 @@ def candidate_selected(state: list[str], current: str | None, evt: gr.SelectData
     return unescape_markdown(cells[0]) if cells and isinstance(cells[0], str) and cells[0].strip() else current
 
 
+#: the longest corrected sentence a button label shows whole (a longer one is cut there, with "…")
+RESPELL_SHOWN = 80
+
+
 def respell_offer(polished_text: str | None):
     """After a run: the button that polishes the sentence with its likely typos corrected ("The room was vrey hot." →
     "Polish “The room was very hot.” instead"), and that sentence; hidden when the sentence has none."""
@@ -257,10 +261,6 @@ def respell_offer(polished_text: str | None):
         return gr.Button(visible=False), ""
     shown = fixed if len(fixed) <= RESPELL_SHOWN else fixed[:RESPELL_SHOWN - 1].rstrip() + "…"
     return gr.Button(value=f"Polish “{shown}” instead", visible=True), fixed
-
-
-#: the longest corrected sentence a button label shows whole (a longer one is cut there, with "…")
-RESPELL_SHOWN = 80
 
 
 def build_polish_tab() -> dict:

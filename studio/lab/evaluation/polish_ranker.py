@@ -3,11 +3,12 @@ candidates a writer keeps into its top 3 than the order they were shown in?
 
 The lists and labels are the committed reads' (blind_reads/polish_blind_read_*.json); each read candidate is scored as
 today's Polish scores it, as `python -m studio train polish-ranker` does (studio/lab/similes/aptness_train.py: splits by
-literal set, train 1–3, dev 4–5, test every later set). Only the served weights are measured here. "As shown" is each read's
-own order: the polisher's fluency before the ranker (reads 4-14), then keep, and from read 20 on keep and the writer's
-reread with the image table's lines first (the dev and report reads' sets, polish_literals_dev_N.txt and _report_N.txt):
-there the anchor is the served order, of which keep is one part. The details hold sets 6-10 and the later sets apart. A fresh blind read of the
-served lists (`eval polish-read`) is the figure that counts: this one reorders lists made before the ranker.
+literal set, train 1–3, dev 4–5, test every later set). Only the served weights are measured here. "As shown" is
+each read's own order: the polisher's fluency before the ranker, then keep, and in the later reads (the sets of
+polish_literals_dev_N.txt and _report_N.txt) keep and the writer's reread with the image table's lines first: there
+the anchor is the served order, of which keep is one part. The details hold sets 6-10 and the later sets apart. A
+fresh blind read of the served lists (`eval polish-read`) is the figure that counts: this one reorders lists made
+before.
 """
 from __future__ import annotations
 

@@ -44,7 +44,8 @@ _SET_FILE = re.compile(r"polish_literals(?:_(?:dev|report))?(?:_(\d+))?\.txt")
 
 def split_of(literal_set: int) -> str:
     """train: sets 1-3; dev: sets 4-5; test: every later set (6-10 and the dev and report reads' sets, which neither
-    the fit nor its choices saw). Why the later reads' sets do not join train: docs/experiments.md#polish-ranker-refit"""
+    the fit nor its choices saw). Why the later reads' sets do not join train:
+    docs/experiments.md#polish-ranker-refit"""
     return next((name for name, sets in SPLITS.items() if literal_set in sets), "test")
 
 
