@@ -47,10 +47,13 @@ def test_rerank_csv_bad_file_clears_and_every_literal_is_scored(browser, app_url
 
         # the refused file has left the upload box by itself: a good one goes straight in
         assert page.locator("#rerank-upload").get_by_role("button", name="Clear").count() == 0
+        # Rerank waits while a file is read, and is usable again after a refused one
+        page.wait_for_function("() => !document.querySelector('#rerank-go').disabled", timeout=10_000)
         good = tmp_path / "three.csv"
         good.write_text(MULTI_CSV)
         page.locator("#rerank-upload input[type=file]").set_input_files(str(good))
         _wait_in_table(page, "cheetah")
+        page.wait_for_function("() => !document.querySelector('#rerank-go').disabled", timeout=10_000)
         picker = page.locator("#rerank-group")
         picker.wait_for(state="visible", timeout=10_000)
         assert "3 scored from the CSV" in picker.inner_text()

@@ -33,7 +33,8 @@ close the vehicle is to "something ADJ" or "something that VERB", to the sentenc
 chance: 0.5 is one in two. Candidates are ranked by keep, then the writer model rereads the first 20 (each moves by
 how likely it finds the simile in the sentence), and the line above the table sums their keeps: about how many of
 the list a writer would keep. Under 2.5 it says few apt images were found: rewording the sentence may help more than
-another seed. The image table's images (source *images*, listed first) have no keep (the model was fitted on the
+another seed. The image table's images (source *images*, listed first, then moved like the rest by the writer
+model's reread) have no keep (the model was fitted on the
 other sources), so a list that holds one shows no sum. The **score**
 (0–1) is how readily the polisher writes this simile for this sentence (the geometric mean of its per-token
 probabilities over the phrase and the word after it; higher reads more fluently; long sentences get low scores

@@ -35,7 +35,8 @@ SCORE_NOTE = ("**keep (0–1)**: how likely a writer is to keep the candidate, f
               f"knowledge base's {PROPERTY_FIRST} best images (source *property*) come first, then the writer's "
               "images in the writer's own order (they have no keep: the keep model was fitted on the other "
               "sources), then the other sources' candidates. The *images* source's candidates come first of all, "
-              "in the table's order, also without keep.")
+              "in the table's order, also without keep, before the writer model's reread, which moves them too: "
+              "so an *images* line can end below another source's.")
 #: what the details table's columns mean (the paper-level definitions)
 DETAILS_NOTE = ("**" + KEEP_MEANING.replace(" = ", "**: ", 1) + " Without the ranker (the hub and tiny profiles: "
                 "another embedder than it was fitted with) the column is empty and " + RANKING[0].lower() +

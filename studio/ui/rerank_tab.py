@@ -556,13 +556,19 @@ def build_rerank_tab() -> dict:
         scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS),
                                   clears=([*outputs, status], CLEARED)).success, inputs, outputs, status, "rerank")
         # the CSV's run fills the input boxes too; a bad file's error marks the table, not them
-        csv_run = upload.upload(start_run("Scoring the CSV…", *clear_results()), outputs=[*outputs, loaded, status],
-                                api_name=False, queue=False).then(
+        # Rerank waits for the file (its first step disables the button, the run's end enables it): pressed while
+        # the CSV was read, it scored the boxes' earlier text, and its table came after the file's, under the
+        # file's first literal (a visitor's sweep, 2026-12-05)
+        csv_run = upload.upload(start_run("Scoring the CSV…", *clear_results(), gr.Button(interactive=False)),
+                                outputs=[*outputs, loaded, run, status], api_name=False, queue=False).then(
             run_csv, inputs=[upload, *inputs[2:-1]], outputs=[*outputs, loaded, literal, candidates],
             api_name="rerank_csv", show_progress_on=table)
         finish(csv_run, table, status, picker=(groups, group_choice))
         # a refused file leaves the upload box: Rerank would otherwise seem to score it, while it scores the boxes
-        csv_run.failure(lambda: None, outputs=upload, api_name=False, queue=False, show_progress="hidden")
+        csv_run.failure(lambda: (None, gr.Button(interactive=True)), outputs=[upload, run], api_name=False,
+                        queue=False, show_progress="hidden")
+        csv_run.success(lambda: gr.Button(interactive=True), outputs=run, api_name=False, queue=False,
+                        show_progress="hidden")
         group_choice.input(pick_group, inputs=[groups, group_choice],
                            outputs=[table, winner, chart, backends, literal, candidates], api_name=False).then(
             scale_note, inputs=[table, groups, group_choice], outputs=status, api_name=False, queue=False,
