@@ -241,15 +241,16 @@ def build_continue_tab() -> None:
         downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)
         examples(EXAMPLES, [narrative, mode], "Example narratives", run=go)
-        # the earlier result goes first (an error or a Stop leaves none of it on screen); the progress and an error's
-        # mark sit on the table, and a failed run's line (#continue-info) says why
+        # the earlier result goes first (an error or a Stop leaves none of it on screen); the progress sits on the
+        # table and the status line, an error's mark on the table, and a failed run's line (#continue-info) says why
         started = [highlighted, table, inferences, downloads, info]
         run = after_limit_check(go.click, (narrative, "narrative", MAX_NARRATIVE_CHARS),
                                 clears=(started, (None, None, None, None))).success(
             start_run("Continuing…", None, None, None, None), [], [highlighted, table, inferences, downloads, info],
             api_name=False, queue=False, show_progress="hidden").success(
             cancellable(run_continue), [narrative, mode, n, seed, top_k, temperature, max_tokens, pool],
-            [highlighted, info, table, inferences, downloads], api_name="continue", show_progress_on=table)
+            [highlighted, info, table, inferences, downloads], api_name="continue",
+            show_progress_on=[table, info])  # the bar also beside the narrative: the table is below a laptop's fold
         run.failure(failed_run(None), outputs=[table, info], api_name=False, queue=False)
         # Stop cancels the run: the decoder sees `cancelled()` before its next token and ends
         stop.click(stopped_line("no continuation for this narrative; press Continue to run it again."), inputs=info,

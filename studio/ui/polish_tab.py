@@ -285,7 +285,8 @@ def build_polish_tab() -> dict:
                     send = gr.Button("Send to Rerank", interactive=False, elem_id="polish-send", min_width=130)
                 stale = gr.Markdown(elem_id="polish-stale")
                 # after a run on a sentence with likely typos: polish the corrected sentence in one click
-                respell = gr.Button(visible=False, elem_id="polish-respell", size="sm", variant="secondary")
+                respell = gr.Button("Polish the corrected sentence", visible=False, elem_id="polish-respell", size="sm",
+                                    variant="secondary")
                 # under the buttons, beside the options: the space the options' column leaves on a wide screen
                 examples(EXAMPLES_LITERAL, [literal], "Literal sentences", run=go)
             with gr.Column(scale=2):

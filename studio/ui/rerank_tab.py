@@ -559,7 +559,7 @@ def build_rerank_tab() -> dict:
         # Rerank waits for the file (its first step disables the button, the run's end enables it): pressed while
         # the CSV was read, it scored the boxes' earlier text, and its table came after the file's, under the
         # file's first literal (a visitor's sweep, 2026-12-05)
-        csv_run = upload.upload(start_run("Scoring the CSV…", *clear_results(), gr.Button(interactive=False)),
+        csv_run = upload.upload(start_run("Scoring the CSV…", *clear_results(), gr.update(interactive=False)),
                                 outputs=[*outputs, loaded, run, status], api_name=False, queue=False).then(
             run_csv, inputs=[upload, *inputs[2:-1]], outputs=[*outputs, loaded, literal, candidates],
             api_name="rerank_csv", show_progress_on=table)
