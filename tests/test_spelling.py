@@ -106,7 +106,7 @@ def test_a_sentences_first_word_with_two_letters_swapped(offline):
 
 def test_the_tab_offers_to_polish_the_corrected_sentence():
     from studio.similes.service import respelled
-    from studio.ui.polish_tab import RESPELL_SHOWN, respell_offer
+    from studio.ui.polish_tab import RESPELL_SHOWN, respell_offer, respell_take
 
     assert respelled("Her voice was verry sofft.") == "Her voice was very soft."
     assert respelled("Her voice was very soft.") is None
@@ -119,3 +119,7 @@ def test_the_tab_offers_to_polish_the_corrected_sentence():
     button, text = respell_offer(long)
     assert len(button.value) <= RESPELL_SHOWN + len("Polish “” instead") and button.value.endswith("…” instead")
     assert text.startswith("Her voice was very soft and") and text.endswith("long .")
+    # a click puts the offer in the box; a page from a shared link has the button but not the sentence: the box's
+    assert respell_take("Her voice was very soft.", "Her voice was verry sofft.")[0] == "Her voice was very soft."
+    assert respell_take("", "Her voice was verry sofft.")[0] == "Her voice was very soft."
+    assert respell_take("", "Her voice was very soft.")[0] == "Her voice was very soft."

@@ -105,6 +105,9 @@ def build_demo(admin: bool | None = None) -> gr.Blocks:
             names.setdefault(str(tab.label).lower(), tab.id)
         demo.load(select_tab_from_link(names), outputs=[tabs, link_note], api_name=False, queue=False,
                   show_progress="hidden")
+        if built.get("build_rerank_tab"):  # a link copied while a CSV was read saved Rerank disabled: not for its page
+            demo.load(lambda: gr.update(interactive=True), outputs=built["build_rerank_tab"]["button"], api_name=False,
+                      queue=False, show_progress="hidden")
         demo.unload(end_session)  # a closed browser tab takes its uploads and downloads with it
     # a component whose value is a function (the profile lines, the Models table, a tab's notice) is refreshed by a
     # load event Gradio names after the function ("/lambda_4", "/status_table"): page plumbing, not an endpoint

@@ -247,6 +247,18 @@ def candidate_selected(state: list[str], current: str | None, evt: gr.SelectData
     return unescape_markdown(cells[0]) if cells and isinstance(cells[0], str) and cells[0].strip() else current
 
 
+def respell_take(offered: str | None, literal: str | None):
+    """The offer's click: its sentence into the box (the button goes). A page opened from a shared link shows the
+    button without the session's sentence: it is worked out again from the box."""
+    fixed = offered
+    if not fixed and literal:
+        try:
+            fixed = respelled(literal)
+        except Exception:  # noqa: BLE001 — the box keeps its text, and Polish then says what is wrong with it
+            fixed = None
+    return fixed or literal or "", gr.Button(visible=False)
+
+
 #: the longest corrected sentence a button label shows whole (a longer one is cut there, with "…")
 RESPELL_SHOWN = 80
 
@@ -341,8 +353,8 @@ def build_polish_tab() -> dict:
         send_args = dict(fn=send_state, inputs=[candidates, literal, polished], outputs=[send, stale], api_name=False,
                          queue=False, show_progress="hidden")
         # the corrected sentence into the box, then the same run as Polish
-        respelling = respell.click(lambda text: (text, gr.Button(visible=False)), inputs=respelled_text,
-                                   outputs=[literal, respell], api_name=False, queue=False, show_progress="hidden")
+        respelling = respell.click(respell_take, inputs=[respelled_text, literal], outputs=[literal, respell],
+                                   api_name=False, queue=False, show_progress="hidden")
         runs = [after_limit_check(trigger, literal_limit, clears=(start_outputs, cleared)).success(
                     start, outputs=start_outputs, api_name=False,
                     queue=False, show_progress="hidden").success(
@@ -355,12 +367,13 @@ def build_polish_tab() -> dict:
             trigger(**hide_respell)
         for run in runs:
             run.success(respell_offer, inputs=polished, outputs=[respell, respelled_text], api_name=False,
-                        show_progress="hidden")
+                        queue=False, show_progress="hidden")
             run.success(screen_table, inputs=[plain, offsets], outputs=table, api_name=False, queue=False,
                         show_progress="hidden")
             run.success(**send_args)
             run.failure(failed_run(None, None, ""), outputs=[table, plain, stale, status], api_name=False,
                         queue=False)
+            run.failure(**hide_respell)
         # Stop cancels the run: the worker sees `cancelled()` at its next strategy or batch and ends
         stop.click(stopped_line("no candidates for this sentence; press Polish to run it again."), inputs=status,
                    outputs=status, cancels=runs, api_name=False, queue=False).then(

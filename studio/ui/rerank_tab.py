@@ -489,7 +489,8 @@ def finish(run, table, status, picker=()) -> None:
 
 
 def build_rerank_tab() -> dict:
-    """Returns {"literal", "candidates", "rerank_inputs", "rerank_outputs", "run"} for wiring from other tabs."""
+    """Returns {"literal", "candidates", "rerank_inputs", "rerank_outputs", "status", "run", "button"} for wiring
+    from other tabs and the page (`button`: Rerank, which a CSV run disables while it reads the file)."""
     with gr.Tab(tab_title("hauser"), id="rerank"):
         gr.Markdown("Score simile candidates for a literal sentence with **HAUSER** (He et al., ACL 2023): quality = "
                     "α·relevance + β·logical consistency + γ·sentiment consistency (each scaled from 0, the weakest of "
@@ -575,7 +576,7 @@ def build_rerank_tab() -> dict:
             show_progress="hidden")
         build_imagine_topk(literal, table)
     return {"literal": literal, "candidates": candidates, "rerank_inputs": inputs, "rerank_outputs": outputs,
-            "status": status, "run": run_rerank}
+            "status": status, "run": run_rerank, "button": run}
 
 
 def wire_from_polish(polish: dict, rerank: dict, tabs: gr.Tabs) -> None:

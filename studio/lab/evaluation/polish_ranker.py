@@ -4,9 +4,10 @@ candidates a writer keeps into its top 3 than the order they were shown in?
 The lists and labels are the committed reads' (blind_reads/polish_blind_read_*.json); each read candidate is scored as
 today's Polish scores it, as `python -m studio train polish-ranker` does (studio/lab/similes/aptness_train.py: splits by
 literal set, train 1–3, dev 4–5, test every later set). Only the served weights are measured here. "As shown" is
-each read's own order: the polisher's fluency before the ranker, then keep, and in the later reads (the sets of
-polish_literals_dev_N.txt and _report_N.txt) keep and the writer's reread with the image table's lines first: there
-the anchor is the served order, of which keep is one part. The details hold sets 6-10 and the later sets apart. A
+each read's own order, what Polish served when it was read: the polisher's fluency before the ranker, then keep,
+and from read 20 on keep and the writer's reread (with the image table's lines first from read 17): for the later
+sets (polish_literals_dev_N.txt and _report_N.txt) the anchor is mostly the served order, of which keep is one
+part. The details hold sets 6-10 and the later sets apart. A
 fresh blind read of the served lists (`eval polish-read`) is the figure that counts: this one reorders lists made
 before.
 """
@@ -21,7 +22,8 @@ class PolishRankerEvaluation(Evaluation):
     title = "Polish: the top 3 of labelled lists, ordered by the ranker's P(keep) vs as shown"
     splits = {"train": "literal sets 1-3 (blind_reads/polish_literals.txt, _2, _3): the weights are fitted here",
               "dev": "literal sets 4-5: C chosen here",
-              "test": "every later literal set (6-10, and the dev and report reads' sets): reported, never chosen on"}
+              "test": "every later literal set (6-10, and the dev and report reads' sets): reported; neither keep's "
+                      "fit nor its C saw them (sets 10 and the dev reads' were read for Polish's other choices)"}
     #: the test's first sets, blind_reads/polish_literals_6.txt … _10.txt (the later sets' lists were served with
     #: more than keep)
     FIRST_TEST_SETS = range(6, 11)
@@ -39,7 +41,7 @@ class PolishRankerEvaluation(Evaluation):
                               "auc_score_alone": at.auc_of_score(x, y), "candidates": int(len(y)),
                               "usable": int(y.sum())}
             if split == "test":
-                later = set(sets.values()) - set(self.FIRST_TEST_SETS)
+                later = {n for n in sets.values() if n > max(self.FIRST_TEST_SETS)}
                 for part, only in (("sets 6-10", set(self.FIRST_TEST_SETS)), ("the later sets", later)):
                     details[split][part] = at.top3(lists, rows, sets, split, ranker.weights, only)
             shown = round(t["shown"] / t["slots"], 4) if t["slots"] else None

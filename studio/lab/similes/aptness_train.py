@@ -53,8 +53,13 @@ def literal_sets() -> dict[str, int]:
     """literal → its set number (blind_reads/polish_literals.txt is set 1, polish_literals_N.txt,
     polish_literals_dev_N.txt and polish_literals_report_N.txt set N); a literal in two sets belongs to the first."""
     out: dict[str, int] = {}
-    files = {int(m.group(1) or 1): path for path in BLIND_READS_DIR.glob("polish_literals*.txt")
-             if (m := _SET_FILE.fullmatch(path.name))}
+    files: dict[int, Path] = {}
+    for path in sorted(BLIND_READS_DIR.glob("polish_literals*.txt")):
+        if m := _SET_FILE.fullmatch(path.name):
+            number = int(m.group(1) or 1)
+            if number in files:
+                raise ValueError(f"two literal sets numbered {number}: {files[number].name} and {path.name}")
+            files[number] = path
     for number, path in sorted(files.items()):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.startswith("#"):
