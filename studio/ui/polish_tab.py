@@ -247,16 +247,21 @@ def candidate_selected(state: list[str], current: str | None, evt: gr.SelectData
     return unescape_markdown(cells[0]) if cells and isinstance(cells[0], str) and cells[0].strip() else current
 
 
+def _respelled(text: str | None) -> str | None:
+    """`respelled(text)`, or None for no text or a text it cannot read: the offer is never a failure (the status line
+    already names the typos, and Polish says what is wrong with a sentence it refuses)."""
+    if not text:
+        return None
+    try:
+        return respelled(text)
+    except Exception:  # noqa: BLE001 — see above
+        return None
+
+
 def respell_take(offered: str | None, literal: str | None):
     """The offer's click: its sentence into the box (the button goes). A page opened from a shared link shows the
     button without the session's sentence: it is worked out again from the box."""
-    fixed = offered
-    if not fixed and literal:
-        try:
-            fixed = respelled(literal)
-        except Exception:  # noqa: BLE001 — the box keeps its text, and Polish then says what is wrong with it
-            fixed = None
-    return fixed or literal or "", gr.Button(visible=False)
+    return offered or _respelled(literal) or literal or "", gr.Button(visible=False)
 
 
 #: the longest corrected sentence a button label shows whole (a longer one is cut there, with "…")
@@ -266,10 +271,7 @@ RESPELL_SHOWN = 80
 def respell_offer(polished_text: str | None):
     """After a run: the button that polishes the sentence with its likely typos corrected ("The room was vrey hot." →
     "Polish “The room was very hot.” instead"), and that sentence; hidden when the sentence has none."""
-    try:
-        fixed = respelled(polished_text) if polished_text else None
-    except Exception:  # noqa: BLE001 — an offer, never a failure: the status line already names the typos
-        fixed = None
+    fixed = _respelled(polished_text)
     if not fixed:
         return gr.Button(visible=False), ""
     shown = fixed if len(fixed) <= RESPELL_SHOWN else fixed[:RESPELL_SHOWN - 1].rstrip() + "…"
