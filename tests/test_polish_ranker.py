@@ -112,5 +112,40 @@ def test_top3_compares_the_same_candidates_in_both_orders(tmp_path):
     coef = [0.0] * len(aptness.FEATURES)
     coef[col] = 1.0
     t = at.top3(lists, feature_rows, {"L.": 6}, "test", _weights(coef))
-    assert t == {"lists": 1, "slots": 3, "shown": 1, "ranked": 3}
+    assert t == {"lists": 1, "slots": 3, "shown": 1, "ranked": 3, "first_shown": 0, "first_ranked": 1}
     assert at.top3(lists, feature_rows, {"L.": 6}, "dev", _weights(coef))["lists"] == 0
+
+
+def test_the_writer_fit_is_added_once_and_read_per_token_within_the_literal(monkeypatch):
+    """`writer_fit` asks the writer what Polish's reread asks (the words after the comparison word), only for what
+    the pool lacks; `reread_rows` turns it into the fit per token and its z-score among the literal's candidates."""
+    from types import SimpleNamespace
+
+    asks = []
+
+    class Writer:
+        def loglik_many(self, batch):
+            asks.extend(batch)
+            return [[(-2.0 * len(cont), len(cont)) if "lime" in cont else (-6.0, 2) for cont in conts]
+                    for _, conts, _ in batch]
+
+    registry = SimpleNamespace(spec=lambda role: SimpleNamespace(backend="gguf_writer"), get=lambda role: Writer())
+    monkeypatch.setattr(at, "get_registry", lambda: registry)
+    base = {"offset": 13, "strategy": "lm", "score": 0.5, "attested": False, "kind": "adjective", "cue": "tangy",
+            "keep": None, "rank": None}
+    pool = {"The cake was tangy.": {"subject": "cake", "candidates": [
+        {**base, "sentence": "The cake was as tangy as a lime.", "phrase": "as tangy as a lime", "vehicle": "a lime"},
+        {**base, "sentence": "The cake was as tangy as a drum.", "phrase": "as tangy as a drum", "vehicle": "a drum"},
+        {**base, "sentence": "The cake was tangy.", "phrase": "tangy", "vehicle": "tangy"}]}}
+    assert at.writer_fit(pool, progress=None)
+    assert asks == [("The cake was as", [" tangy as a drum", " tangy as a lime"], None)]
+    cands = pool["The cake was tangy."]["candidates"]
+    assert cands[2]["writer"] is None and cands[1]["writer"] == [-6.0, 2]
+    assert at.writer_fit(pool, progress=None) and len(asks) == 1  # nothing left to ask
+    rows = {("The cake was tangy.", at.norm(c["sentence"])): np.zeros(len(aptness.FEATURES)) for c in cands}
+    reread = at.reread_rows(pool, rows)
+    lime, drum, bare = (reread[("The cake was tangy.", at.norm(c["sentence"]))] for c in cands)
+    assert lime[-2] == -2.0 and drum[-2] == -3.0 and bare[-2] < drum[-2]  # per token; none: mean less 3 deviations
+    assert lime[-1] > 0 > drum[-1] > bare[-1]
+    registry.spec = lambda role: SimpleNamespace(backend="transformers_lm")
+    assert not at.writer_fit({"L.": {"candidates": []}}, progress=None)  # a writer that does not reread: none

@@ -23,6 +23,10 @@ import numpy as np
 #: the features, in the order of the weights (aptness_train.py writes them with the weights; a mismatch is refused)
 FEATURES = ("log_score", "attested", "lm", "retrieval", "property", "clause", "adjective",
             "cue_cos_adjective", "cue_cos_verb", "sentence_cos", "subject_cos", "person_cos", "words", "definite")
+#: the writer's reread (`reread_features`): keep's features and two of the writer's, its log-likelihood per token of the
+#: simile's words after the comparison word, and that value's z-score among the candidates it read together.
+#: why: docs/experiments.md#polish-learned-reread
+REREAD_FEATURES = FEATURES + ("writer_per_token", "writer_z")
 #: a vehicle close to this is a bare person ("a man", "my sister"): rarely an image
 #: why: docs/experiments.md#polish-keep-ranker
 PERSON = "a person"
@@ -84,9 +88,21 @@ def features(items: Sequence[Item], literal: str, subject: str | None,
     return np.asarray(rows)
 
 
-def p_keep(weights: dict, x: np.ndarray) -> np.ndarray:
-    """P(a writer keeps it) per row: sigmoid(w · (x − mean) / scale + b), as fitted."""
-    if list(weights["features"]) != list(FEATURES):
+def reread_features(x: np.ndarray, per_token: Sequence[float]) -> np.ndarray:
+    """Rows of REREAD_FEATURES: keep's rows `x` and, per row, the writer's log-likelihood per token of the simile
+    (-inf where it has none: no comparison word) and its z-score among these rows. A row without a value takes the
+    rows' mean less three deviations, as the fit did."""
+    v = np.asarray(per_token, dtype=np.float64)
+    finite = np.isfinite(v)
+    mean, sd = (float(v[finite].mean()), float(v[finite].std()) + 1e-6) if finite.any() else (0.0, 1.0)
+    v = np.where(finite, v, mean - 3 * sd)
+    return np.column_stack([np.asarray(x, dtype=np.float64).reshape(len(v), -1), v, (v - mean) / sd])
+
+
+def p_keep(weights: dict, x: np.ndarray, features: Sequence[str] = FEATURES) -> np.ndarray:
+    """P(a writer keeps it) per row: sigmoid(w · (x − mean) / scale + b), as fitted. `features` names x's columns
+    (FEATURES, or REREAD_FEATURES for the reread's weights); weights fitted on others are refused."""
+    if list(weights["features"]) != list(features):
         raise ValueError("the ranker's weights were fitted on other features; run `python -m studio train "
                          "polish-ranker`")
     z = (x - np.asarray(weights["mean"])) / np.asarray(weights["scale"])

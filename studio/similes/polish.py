@@ -29,6 +29,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import InputError, check_stop, require_text
 from ..figures.antonyms import load_antonyms
 from ..figures.articles import indefinite_article, points
@@ -114,18 +116,19 @@ KEEP_MEANING = ("keep = how likely a writer is to keep the candidate (0..1): a l
 PROPERTY_FIRST = 5
 #: sources whose own order ranks their candidates (the keep ranker was fitted on the others' reads)
 RANKED_SOURCES = ("images", "writer")
-#: the writer (the largest offline LM) rereads the list: each of the first WRITER_READS_TOP candidates moves to its
-#: place in the list plus WRITER_WEIGHT times its place by the writer's log-likelihood of the simile in the sentence
-#: why: docs/experiments.md#polish-writer-weight
-WRITER_WEIGHT = 2.0
+#: the writer (the largest offline LM) rereads the list: the first WRITER_READS_TOP candidates are ordered by keep
+#: computed again with the writer's log-likelihood of the simile in the sentence (the `polish_ranker` role's reread
+#: weights, aptness.REREAD_FEATURES)
+#: why: docs/experiments.md#polish-learned-reread
 WRITER_READS_TOP = 20
 #: the writer's backends that reread: llama.cpp (the offline profile) and the tiny profile's random model; the hub
 #: profile's float32 transformers writer (6 GB) does not
 #: why: docs/experiments.md#polish-writer-review
 REREAD_BACKENDS = ("gguf_writer", "tiny_writer")
 WRITER_ORDER = ", reread by the writer"
-WRITER_READS = (" The writer (the largest offline language model) then rereads the first 20: each moves by how likely "
-                "the writer finds the simile in the sentence, so the list is no longer in the order of keep or score.")
+WRITER_READS = (" The writer (the largest offline language model) then rereads the first 20: their keep is computed "
+                "again with how likely the writer finds the simile in the sentence, and they are ordered by it (the "
+                "image table's lines among them, by the same reading).")
 WRITER_FIRST = ("For an adjective the knowledge base's best vehicles come first (source \"property\", by keep); then "
                 "the writer's images (source \"writer\"), in the order the writer proposed them; then the other "
                 "sources' candidates. ")
@@ -327,7 +330,8 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     opposite = _opposite_images(polisher, candidates) | _opposite_manner(polisher, candidates, literal) \
         | _opposite_in_kb(kb, candidates, literal)
     candidates = [c for i, c in enumerate(candidates) if i not in opposite]
-    by_keep = ranker and _keep_probabilities(candidates, literal, doc)
+    rows = _keep_probabilities(candidates, literal, doc) if ranker else None
+    by_keep = rows is not None
     for c in candidates:  # the ranker was fitted on the other sources' reads: it says nothing of the writer's images
         if c.rank is not None:
             c.keep = None
@@ -342,7 +346,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         (1, c.rank, ()) if c.rank is not None else (2, 0, by_other(c)))), kb)
     merged += twins
     step(0.99, "the writer reads the best candidates")
-    ranked, by_writer = _writer_order(ranked, n) if reread else (ranked, False)
+    ranked, by_writer = _writer_order(ranked, rows) if reread and by_keep else (ranked, False)
     candidates = ranked
     chosen = ranked[:n]
     shortfall = ""
@@ -870,23 +874,24 @@ def modifiers(vehicle: str, kb) -> set[str]:
     return out
 
 
-def _keep_probabilities(candidates: list[Candidate], literal: str, doc) -> bool:
-    """Sets each candidate's `keep` from the `polish_ranker` role (studio/similes/aptness.py); False, with nothing
-    set, when the role or the embedder it was fitted with is not served (hub and tiny profiles, no asset)."""
+def _keep_probabilities(candidates: list[Candidate], literal: str, doc) -> dict[int, np.ndarray] | None:
+    """Sets each candidate's `keep` from the `polish_ranker` role (studio/similes/aptness.py) and returns its feature
+    rows by id(candidate), what the writer's reread adds to; None, with nothing set, when the role or the embedder it
+    was fitted with is not served (hub and tiny profiles, no asset)."""
     from . import aptness
 
     if not candidates:
-        return False
+        return None
     try:
         ranker, embedder = get_registry().get("polish_ranker"), get_registry().get("embedder")
     except ModelUnavailable:
-        return False
+        return None
     items = [aptness.Item(c.vehicle, c.score, c.strategy, c.attested, c.kind, c.cue, is_clause(c.vehicle))
              for c in candidates]
-    keep = aptness.p_keep(ranker.weights, aptness.features(items, literal, aptness.subject_of(doc), embedder.encode))
-    for c, p in zip(candidates, keep):
+    x = aptness.features(items, literal, aptness.subject_of(doc), embedder.encode)
+    for c, p in zip(candidates, aptness.p_keep(ranker.weights, x)):
         c.keep = round(float(p), 4)
-    return True
+    return {id(c): row for c, row in zip(candidates, x)}
 
 
 def _distinct_images(ranked: list[Candidate], kb) -> tuple[list[Candidate], int]:
@@ -917,12 +922,16 @@ def simile_tail(c: Candidate) -> tuple[str, str] | None:
 _TAIL = re.compile(r"^(.*?\b(?:as|like|than)\b)\s+(.+)$", re.I | re.S)
 
 
-def _writer_order(ranked: list[Candidate], n: int) -> tuple[list[Candidate], bool]:
-    """The first WRITER_READS_TOP candidates reordered by their place in the list plus WRITER_WEIGHT times their place
-    by the writer's log-likelihood of the simile in the sentence (`simile_tail`; ties keep the list's order); the
-    rest follow as they were. (list, False) when the profile's writer does not reread (REREAD_BACKENDS), cannot
-    serve, or fails while reading: the list is then as it was."""
+def _writer_order(ranked: list[Candidate], rows: dict[int, np.ndarray]) -> tuple[list[Candidate], bool]:
+    """The first WRITER_READS_TOP candidates ordered by keep computed again with the writer's log-likelihood per
+    token of the simile in the sentence (`simile_tail`; the `polish_ranker` role's reread weights over
+    aptness.REREAD_FEATURES, `rows` keep's feature rows by id); ties keep the list's order, and a candidate that
+    carries keep takes the new one. The rest follow as they were. (list, False) when the profile's writer does not
+    reread (REREAD_BACKENDS), the ranker has no reread weights for this writer, or the writer cannot serve or fails
+    while reading: the list is then as it was.
+    why: docs/experiments.md#polish-learned-reread"""
     from ..models import ModelUnavailable, get_registry
+    from . import aptness
 
     top = ranked[:WRITER_READS_TOP]
     tails = [simile_tail(c) for c in top]
@@ -939,18 +948,24 @@ def _writer_order(ranked: list[Candidate], n: int) -> tuple[list[Candidate], boo
         return ranked, False
     contexts = list(asks)
     try:
+        weights = registry.get("polish_ranker").reread
+        if weights is None:
+            return ranked, False
         results = registry.get("writer").loglik_many([(ctx, asks[ctx], None) for ctx in contexts])
     except ModelUnavailable:
         return ranked, False
     except Exception as exc:  # noqa: BLE001 — a reread that fails leaves the list as it was; the user gets the list
         log.warning("the writer's reread failed, the list keeps its order: %s", exc)
         return ranked, False
-    scores = {(ctx, cont): total for ctx, result in zip(contexts, results)
-              for cont, (total, _) in zip(asks[ctx], result)}
-    loglik = [scores[tail] if tail is not None else float("-inf") for tail in tails]
-    by_writer = sorted(range(len(top)), key=lambda i: (-loglik[i], i))
-    place = {i: p for p, i in enumerate(by_writer)}
-    order = sorted(range(len(top)), key=lambda i: (i + WRITER_WEIGHT * place[i], i))
+    per_token = {(ctx, cont): total / max(count, 1) for ctx, result in zip(contexts, results)
+                 for cont, (total, count) in zip(asks[ctx], result)}
+    x = aptness.reread_features(np.stack([rows[id(c)] for c in top]),
+                                [per_token[tail] if tail is not None else float("-inf") for tail in tails])
+    p = aptness.p_keep(weights, x, aptness.REREAD_FEATURES)
+    for c, value in zip(top, p):
+        if c.keep is not None:
+            c.keep = round(float(value), 4)
+    order = sorted(range(len(top)), key=lambda i: (-p[i], i))
     return [top[i] for i in order] + ranked[len(top):], True
 
 

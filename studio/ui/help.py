@@ -30,8 +30,9 @@ that proposed it (with **KB ✓**, below) and **keep**; the phrase and the **sco
 model is served) are under *Details*. **keep** (0–1) is how likely a writer is to keep the candidate,
 learned from our blind reads (readers judged thousands of candidates usable or not): it weighs the score with how
 close the vehicle is to "something ADJ" or "something that VERB", to the sentence and to its subject. Read it as a
-chance: 0.5 is one in two. Candidates are ranked by keep, then the writer model rereads the first 20 (each moves by
-how likely it finds the simile in the sentence), and the line above the table sums their keeps: about how many of
+chance: 0.5 is one in two. Candidates are ranked by keep, then the writer model rereads the first 20: their keep is
+computed again with how likely it finds the simile in the sentence, and they are ordered by it. The line above the
+table sums their keeps: about how many of
 the list a writer would keep. Under 2.5 it says few apt images were found: rewording the sentence may help more than
 another seed. The image table's images (source *images*, listed first, then moved like the rest by the writer
 model's reread) have no keep (the model was fitted on the

@@ -25,7 +25,8 @@ FLUENCY_COLUMN = "fluency (0–1)"
 #: what each number in the table means, shown under it
 SCORE_NOTE = ("**keep (0–1)**: how likely a writer is to keep the candidate, from a model fitted on our own blind "
               "reads (0.5 = one in two); the candidates are ranked by it, best first, and then the writer model rereads "
-              "the first 20 (each moves by how likely it finds the simile in the sentence). Summed over the list it "
+              "the first 20: their keep is computed again with how likely it finds the simile in the sentence, and "
+              "they are ordered by it. Summed over the list it "
               "estimates how many a writer would keep (the line above the table; the *images* and *writer* sources' "
               "lines have no keep and are not counted). **fluency (0–1)** (shown instead "
               "when no keep model is served, and in *Details*): how readily the polisher writes this simile for "
@@ -111,8 +112,8 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
     ranked = f"ranked by {base}" if last not in by else f"best first by {by[last]}" if not first \
         else f"{', then '.join(first)} first, then the rest by {by[last]}"
     if result.reread:
-        ranked += ("; then the writer model rereads them and reorders the list (each moves by how likely it finds "
-                   "the simile in the sentence), so a candidate ranked first above can end lower")
+        ranked += ("; then the writer model rereads the first 20 and orders them by keep computed again with how "
+                   "likely it finds the simile in the sentence")
     status = f"{result.delivered} of the {result.asked} candidates asked; {ranked}."
     if result.expected_keepers is not None and shown and result.keep_counted == result.delivered:
         status += (f" A writer would keep about {result.expected_keepers:.0f} of them (their keeps summed)"
@@ -317,9 +318,9 @@ def build_polish_tab() -> dict:
         status = gr.Markdown(elem_id="polish-status", label="Status")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["markdown", "str", "number"], interactive=False,
                              elem_id="polish-table", elem_classes=["studio-fit-table"], column_widths=["62%", "22%", "16%"], max_height=1400,
-                             wrap=True, label="Candidates, best first: by keep, then the writer model's reread (the "
-                                              "line above says when), so keep need not fall row by row (inserted "
-                                              "phrase in bold; click a row to see its components)")
+                             wrap=True, label="Candidates, best first by keep (after the writer model's reread when "
+                                              "the line above says so; lines without keep are placed by it too; "
+                                              "inserted phrase in bold; click a row to see its components)")
         gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Candidates (CSV and JSON)", file_count="multiple")
         with gr.Accordion("Details: every number, as the API returns it", open=False):

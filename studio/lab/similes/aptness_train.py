@@ -32,7 +32,8 @@ from ...models import get_registry
 from ...models.config import PROJECT_ROOT
 from ...models.specs import POLISH_RANKER
 from ...similes import aptness
-from ...similes.polish import _score_all, attested, find_slots, is_clause, polisher_lm, realise
+from ...similes.polish import (REREAD_BACKENDS, Candidate, _score_all, attested, find_slots, is_clause, polisher_lm,
+                               realise, simile_tail)
 
 BLIND_READS_DIR = PROJECT_ROOT / "blind_reads"
 SPLITS = {"train": (1, 2, 3), "dev": (4, 5)}  # every later set is test
@@ -150,18 +151,65 @@ def featurise(pool: dict[str, dict], encode) -> dict[tuple[str, str], np.ndarray
     return out
 
 
+def writer_fit(pool: dict[str, dict], progress=print) -> bool:
+    """Adds to each pooled candidate the writer's log-likelihood of its simile's words after the comparison word
+    ("writer": [total, tokens], as Polish's reread asks it; None without a comparison word), computing only what is
+    missing; False, with nothing added, when the profile's writer does not reread (polish.REREAD_BACKENDS)."""
+    registry = get_registry()
+    if registry.spec("writer").backend not in REREAD_BACKENDS:
+        return False
+    need: dict[str, set[str]] = {}
+    for entry in pool.values():
+        for c in entry["candidates"]:
+            if "writer" not in c and (tail := simile_tail(Candidate(**c))) is not None:
+                need.setdefault(tail[0], set()).add(tail[1])
+    writer, started, done = registry.get("writer"), time.perf_counter(), {}
+    contexts = sorted(need)
+    for k in range(0, len(contexts), 20):
+        chunk = contexts[k:k + 20]
+        for ctx, result in zip(chunk, writer.loglik_many([(ctx, sorted(need[ctx]), None) for ctx in chunk])):
+            done.update({(ctx, cont): [float(total), int(count)] for cont, (total, count) in zip(sorted(need[ctx]),
+                                                                                            result)})
+        if progress:
+            progress(f"  the writer read {min(k + 20, len(contexts))}/{len(contexts)} sentence beginnings "
+                     f"({time.perf_counter() - started:.0f} s)")
+    for entry in pool.values():
+        for c in entry["candidates"]:
+            if "writer" not in c:
+                tail = simile_tail(Candidate(**c))
+                c["writer"] = None if tail is None else done[tail]
+    return True
+
+
+def reread_rows(pool: dict[str, dict], rows: dict) -> dict[tuple[str, str], np.ndarray]:
+    """(literal, normalised candidate) → its row of aptness.REREAD_FEATURES: keep's row and the writer's fit per
+    token, its z-score among the literal's pooled candidates (`writer_fit` first)."""
+    out = {}
+    for literal, entry in pool.items():
+        keys = [(literal, norm(c["sentence"])) for c in entry["candidates"]]
+        if not keys:
+            continue
+        fit_ = [float("-inf") if c.get("writer") is None else c["writer"][0] / max(c["writer"][1], 1)
+                for c in entry["candidates"]]
+        for key, row in zip(keys, aptness.reread_features(np.stack([rows[k] for k in keys]), fit_)):
+            out[key] = row
+    return out
+
+
 def dataset(labels, rows, sets, split: str):
     keys = [k for k in labels if k in rows and split_of(sets.get(k[0], 0)) == split]
-    x = np.stack([rows[k] for k in keys]) if keys else np.zeros((0, len(aptness.FEATURES)))
+    width = len(next(iter(rows.values()))) if rows else len(aptness.FEATURES)
+    x = np.stack([rows[k] for k in keys]) if keys else np.zeros((0, width))
     y = np.array([int(np.mean(labels[k]) >= 0.5) for k in keys])
     return keys, x, y
 
 
-def top3(lists, rows, sets, split: str, weights: dict | None, only=None) -> dict:
+def top3(lists, rows, sets, split: str, weights: dict | None, only=None, features=aptness.FEATURES) -> dict:
     """Top 3 usable of each labelled list of the split (its candidates today's code still makes), ordered as shown
-    and by P(keep): {"lists", "slots", "shown", "ranked"} (ranked only with weights). `only`: the literal sets to
-    count (default all of the split's)."""
-    out = {"lists": 0, "slots": 0, "shown": 0, "ranked": 0}
+    and by P(keep): {"lists", "slots", "shown", "ranked", "first_shown", "first_ranked"} (ranked only with weights).
+    `only`: the literal sets to count (default all of the split's); `features`: the rows' columns (keep's, or the
+    reread's with `reread_rows`)."""
+    out = {"lists": 0, "slots": 0, "shown": 0, "ranked": 0, "first_shown": 0, "first_ranked": 0}
     for _read, _variant, literal, items in lists:
         if split_of(sets.get(literal, 0)) != split or (only is not None and sets.get(literal) not in only):
             continue
@@ -172,21 +220,23 @@ def top3(lists, rows, sets, split: str, weights: dict | None, only=None) -> dict
         out["lists"] += 1
         out["slots"] += k
         out["shown"] += sum(u for _, _, u in sorted(items)[:k])
+        out["first_shown"] += sorted(items)[0][2]
         if weights is not None:
-            p = aptness.p_keep(weights, np.stack([rows[(literal, key)] for _, key, _ in items]))
+            p = aptness.p_keep(weights, np.stack([rows[(literal, key)] for _, key, _ in items]), features)
             order = np.argsort(-p, kind="stable")
             out["ranked"] += sum(items[i][2] for i in order[:k])
+            out["first_ranked"] += items[order[0]][2]
     return out
 
 
-def fit(x, y, c: float) -> dict:
+def fit(x, y, c: float, features=aptness.FEATURES) -> dict:
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
 
     scaler = StandardScaler().fit(x)
     model = LogisticRegression(C=c, max_iter=2000).fit(scaler.transform(x), y)
     scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
-    return {"features": list(aptness.FEATURES), "mean": scaler.mean_.round(6).tolist(),
+    return {"features": list(features), "mean": scaler.mean_.round(6).tolist(),
             "scale": scale.round(6).tolist(), "coef": model.coef_[0].round(6).tolist(),
             "intercept": round(float(model.intercept_[0]), 6), "C": c}
 
@@ -200,8 +250,8 @@ def auc(y, scores) -> float | None:
     return round(float(roc_auc_score(y, scores)), 4)
 
 
-def auc_of_keep(weights, x, y) -> float | None:
-    return auc(y, aptness.p_keep(weights, x))
+def auc_of_keep(weights, x, y, features=aptness.FEATURES) -> float | None:
+    return auc(y, aptness.p_keep(weights, x, features))
 
 
 def auc_of_score(x, y) -> float | None:
@@ -209,9 +259,10 @@ def auc_of_score(x, y) -> float | None:
     return auc(y, x[:, aptness.FEATURES.index("log_score")])
 
 
-def prepare(progress=print, pool_file: Path | None = None):
-    """(labels, lists, sets, feature rows, embedder id): everything the fit and the evaluation read. `pool_file`
-    keeps the scored read candidates between runs (read when it exists, else written): the same code only."""
+def prepare(progress=print, pool_file: Path | None = None, writer: bool = False):
+    """(labels, lists, sets, feature rows, embedder id, reread rows): everything the fit and the evaluation read.
+    `pool_file` keeps the scored read candidates between runs (read when it exists, else written): the same code
+    only. With `writer`, the reread's rows (`reread_rows`; None when the profile's writer does not reread)."""
     sets, seen = literal_sets(), {}
     labels, lists = read_labels(seen=seen)
     seen = {lit: seen[lit] for lit in sorted(seen, key=lambda lit: (sets.get(lit, 0), lit)) if lit in sets}
@@ -225,7 +276,12 @@ def prepare(progress=print, pool_file: Path | None = None):
             atomic_write(pool_file, json.dumps(pool))
     registry = get_registry()
     rows = featurise(pool, registry.get("embedder").encode)
-    return labels, lists, sets, rows, registry.spec("embedder").model_id
+    reread = None
+    if writer and writer_fit(pool, progress):
+        if pool_file is not None:
+            atomic_write(pool_file, json.dumps(pool))
+        reread = reread_rows(pool, rows)
+    return labels, lists, sets, rows, registry.spec("embedder").model_id, reread
 
 
 def train(argv: list[str]) -> dict:
@@ -241,7 +297,28 @@ def train(argv: list[str]) -> dict:
         print(message, file=sys.stderr, flush=True)
 
     started = time.perf_counter()
-    labels, lists, sets, rows, embedder_id = prepare(say, args.pool)
+    labels, lists, sets, rows, embedder_id, reread = prepare(say, args.pool, writer=True)
+    weights, meta = _fit_chosen(labels, lists, sets, rows, aptness.FEATURES, say)
+    meta.update({"embedder": embedder_id, "fitted_on": "train (literal sets 1-3)", "splits": {
+        "train": "blind_reads/polish_literals.txt, _2, _3", "dev": "blind_reads/polish_literals_4.txt, _5 (C chosen)",
+        "test": "blind_reads/polish_literals_6.txt and later (reported only)"}})
+    out = {"weights": weights, "meta": meta}
+    if reread is None:
+        say("the profile's writer does not reread: no reread weights (Polish keeps keep's order)")
+    else:
+        say("the writer's reread (keep's features and the writer's fit):")
+        out["reread"], meta["reread"] = _fit_chosen(labels, lists, sets, reread, aptness.REREAD_FEATURES, say)
+        meta["writer"] = get_registry().spec("writer").model_id
+    meta.update({"command": "python -m studio train polish-ranker", "date": time.strftime("%Y-%m-%d"),
+                 "seconds": round(time.perf_counter() - started, 1)})
+    if not args.no_save:
+        atomic_write(args.out, json.dumps(out, indent=1) + "\n")
+        say(f"wrote {args.out}")
+    return out
+
+
+def _fit_chosen(labels, lists, sets, rows, features, say) -> tuple[dict, dict]:
+    """Weights fitted on train with C chosen by dev top 3 (then dev AUC, then the smaller C), and their figures."""
     data = {split: dataset(labels, rows, sets, split) for split in ("train", "dev", "test")}
     counts = {split: {"candidates": len(d[1]), "usable": int(d[2].sum())} for split, d in data.items()}
     say(f"matched: {counts}")
@@ -249,25 +326,17 @@ def train(argv: list[str]) -> dict:
     _, x_dev, y_dev = data["dev"]
     trials = []
     for c in C_GRID:
-        w = fit(x_train, y_train, c)
-        t = top3(lists, rows, sets, "dev", w)
+        w = fit(x_train, y_train, c, features)
+        t = top3(lists, rows, sets, "dev", w, features=features)
         trials.append({"C": c, "dev_top3_ranked": t["ranked"], "dev_top3_shown": t["shown"], "slots": t["slots"],
-                       "dev_auc": auc_of_keep(w, x_dev, y_dev)})
-        say(f"  C={c}: dev top 3 {t['ranked']}/{t['slots']} (shown {t['shown']}), AUC {trials[-1]['dev_auc']}")
+                       "dev_first_ranked": t["first_ranked"], "dev_auc": auc_of_keep(w, x_dev, y_dev, features)})
+        say(f"  C={c}: dev top 3 {t['ranked']}/{t['slots']} (shown {t['shown']}), first {t['first_ranked']}, "
+            f"AUC {trials[-1]['dev_auc']}")
     best = max(trials, key=lambda t: (t["dev_top3_ranked"], t["dev_auc"] or 0, -t["C"]))
-    weights = fit(x_train, y_train, best["C"])
+    weights = fit(x_train, y_train, best["C"], features)
     figures = {}
     for split in ("train", "dev", "test"):
         _, x, y = data[split]
-        figures[split] = {**top3(lists, rows, sets, split, weights), "auc": auc_of_keep(weights, x, y),
-                          "auc_score_alone": auc_of_score(x, y)}
-    meta = {"embedder": embedder_id, "fitted_on": "train (literal sets 1-3)", "splits": {
-                "train": "blind_reads/polish_literals.txt, _2, _3", "dev": "blind_reads/polish_literals_4.txt, _5 (C chosen)",
-                "test": "blind_reads/polish_literals_6.txt and later (reported only)"},
-            "counts": counts, "C_trials": trials, "figures": figures,
-            "command": "python -m studio train polish-ranker", "date": time.strftime("%Y-%m-%d"),
-            "seconds": round(time.perf_counter() - started, 1)}
-    if not args.no_save:
-        atomic_write(args.out, json.dumps({"weights": weights, "meta": meta}, indent=1) + "\n")
-        say(f"wrote {args.out}")
-    return {"weights": weights, "meta": meta}
+        figures[split] = {**top3(lists, rows, sets, split, weights, features=features),
+                          "auc": auc_of_keep(weights, x, y, features), "auc_score_alone": auc_of_score(x, y)}
+    return weights, {"counts": counts, "C_trials": trials, "figures": figures}

@@ -32,9 +32,14 @@ class SimileReranker(JsonWeights):
 class PolishRanker(JsonWeights):
     """The `polish_ranker` role: P(a writer keeps a Polish candidate), a logistic model's weights
     (studio/similes/aptness.py). Its features include the `embedder`'s cosines, so it serves only beside the embedder
-    it was fitted with."""
+    it was fitted with. `reread`: the weights of the writer's reread (aptness.REREAD_FEATURES), None when the file
+    has none or they were fitted with another writer than this profile's."""
     role = "polish_ranker"
     backend = "logistic model over the polisher's score and embedder cosines (polish_ranker.json)"
+
+    def __init__(self, weights: dict, meta: dict, model_id: str, reread: dict | None = None):
+        super().__init__(weights, meta, model_id)
+        self.reread = reread
 
 
 def _read(spec, command: str) -> dict:
@@ -58,4 +63,6 @@ def load_polish_ranker(spec, registry) -> PolishRanker:
         raise LoadError(f"{Path(spec.model_id).name} was fitted with the embedder {fitted_with!r}, not this "
                         f"profile's {served!r}", "Polish ranks by the polisher's score instead; refit with "
                         "`python -m studio train polish-ranker` under this profile", unavailable=True)
-    return PolishRanker(data["weights"], data.get("meta", {}), spec.model_id)
+    meta = data.get("meta", {})
+    reread = data.get("reread") if meta.get("writer") == registry.spec("writer").model_id else None
+    return PolishRanker(data["weights"], meta, spec.model_id, reread)
