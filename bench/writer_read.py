@@ -43,9 +43,9 @@ def _reread_pairs(args, out) -> None:
 
     served, seen = P._writer_order, {}
 
-    def recording(ranked, n):
+    def recording(ranked, rows):
         seen["before"] = list(ranked)
-        after, done = served(ranked, n)
+        after, done = served(ranked, rows)
         seen["after"] = list(after)
         return after, done
 
