@@ -106,12 +106,12 @@ def test_the_writer_is_read_per_token(monkeypatch, four):
     assert [c.vehicle for c in ordered] == ["a drum", "a wolf", "a bell", "a pig"]  # -0.9, -1, -4, -5 a token
 
 
-def test_ties_keep_the_list_order_and_a_line_without_keep_keeps_none(monkeypatch, four):
+def test_ties_keep_the_list_order_and_every_line_read_gets_a_keep(monkeypatch, four):
     writer = _Writer({" a drum": -3.0, " a pig": -3.0, " a bell": -3.0, " a wolf": -3.0})
     monkeypatch.setattr("studio.models.get_registry", lambda: _Registry(writer))
-    four[1].keep = None  # the image table's line: ordered with the rest, no keep of its own
+    four[1].keep = None  # the image table's line had no keep: the reread ranks it, so it shows the keep it ranks by
     ordered, reread = P._writer_order(four, _rows(four))
-    assert reread and ordered == four and four[1].keep is None and four[0].keep == pytest.approx(0.5)
+    assert reread and ordered == four and [c.keep for c in four] == [pytest.approx(0.5)] * 4
 
 
 def test_only_the_first_places_are_reread(monkeypatch, four):
@@ -179,7 +179,7 @@ def test_without_the_ranker_there_is_no_reread(tiny_registry):
     """The tiny profile serves no keep (its embedder is not the one keep was fitted with): nothing to read again."""
     report = P.polish("The soup was very bland.", n=5, seed=0)
     assert report.candidates and report.reread is False and not report.ranked_by.endswith(P.WRITER_ORDER)
-    assert "rereads" not in report.score_meaning
+    assert "again" not in report.score_meaning
 
 
 @pytest.mark.offline
@@ -187,9 +187,15 @@ def test_the_served_list_is_reread_in_keep_order_and_says_so(offline):
     report = P.polish("The soup was very bland.", n=10, seed=0)
     cands = report.candidates
     assert report.reread is True and report.ranked_by.endswith(P.WRITER_ORDER) and cands
-    assert "rereads" in report.score_meaning and report.to_dict()["reread"] is True
-    keeps = [c.keep for c in cands if c.keep is not None]
-    assert keeps and keeps == sorted(keeps, reverse=True)  # the keep column reads in order
+    assert "reads the best 20 candidates again" in report.score_meaning and report.to_dict()["reread"] is True
+    keeps = [c.keep for c in cands]
+    assert None not in keeps and keeps == sorted(keeps, reverse=True)  # every line has a keep, in order
+    assert report.ranked_by == "keep" + P.WRITER_ORDER and report.keep_counted == len(cands)
+    from studio.ui.polish_tab import _status
+
+    status = _status(report, True, list(P.DEFAULT_STRATEGIES))  # what the tab says agrees with the table
+    assert "best first by keep (the writer model read the best 20 again" in status and "would keep about" in status
+    assert "first, then the rest" not in status
     before = P.polish("The soup was very bland.", n=10, seed=0, reread=False)
     assert before.reread is False and not before.ranked_by.endswith(P.WRITER_ORDER)
     first = {c.sentence: c.keep for c in before.candidates}

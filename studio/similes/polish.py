@@ -126,9 +126,10 @@ WRITER_READS_TOP = 20
 #: why: docs/experiments.md#polish-writer-review
 REREAD_BACKENDS = ("gguf_writer", "tiny_writer")
 WRITER_ORDER = ", reread by the writer"
-WRITER_READS = (" The writer (the largest offline language model) then rereads the first 20: their keep is computed "
-                "again with how likely the writer finds the simile in the sentence, and they are ordered by it (the "
-                "image table's lines among them, by the same reading).")
+WRITER_READS = (" Before the list is cut to the number asked, the writer (the largest offline language model) reads "
+                "the best 20 candidates again, the image table's and the writer's images among them: keep is "
+                "computed again for each with how likely the writer finds the simile in the sentence, and they are "
+                "ordered by it, so every one of them has a keep.")
 WRITER_FIRST = ("For an adjective the knowledge base's best vehicles come first (source \"property\", by keep); then "
                 "the writer's images (source \"writer\"), in the order the writer proposed them; then the other "
                 "sources' candidates. ")
@@ -371,12 +372,12 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         literal=literal, candidates=chosen, asked=n, delivered=len(chosen), proposed=proposed,
         distinct=len(candidates), merged=merged, rejected=rejected, below_min_score=len(weak),
         opposite=len(opposite),
-        score_meaning=SCORE_MEANING + " " + WRITER_FIRST * writer_shown + (
-            KEEP_MEANING if by_keep else RANKING) + IMAGES_FIRST * images_shown + (
-            WRITER_READS if by_writer else ""),
-        ranked_by=("images, " if images_shown else "") + ("KB for an adjective, writer, " if writer_shown else "") + (
-            "then " if images_shown or writer_shown else "") + ("keep" if by_keep else "score") + (
-            WRITER_ORDER if by_writer else ""),
+        # after the writer's reread the shown order is keep's, whatever came first before it
+        score_meaning=SCORE_MEANING + " " + (KEEP_MEANING + WRITER_READS if by_writer else WRITER_FIRST * writer_shown
+                                             + (KEEP_MEANING if by_keep else RANKING) + IMAGES_FIRST * images_shown),
+        ranked_by="keep" + WRITER_ORDER if by_writer else (
+            ("images, " if images_shown else "") + ("KB for an adjective, writer, " if writer_shown else "") + (
+                "then " if images_shown or writer_shown else "") + ("keep" if by_keep else "score")),
         generator="trained polisher (LoRA delta)" if trained else "plain lm, few-shot (no delta fits)",
         # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
         expected_keepers=round(sum(c.keep for c in kept), 1) if by_keep and kept else None,
@@ -925,8 +926,8 @@ _TAIL = re.compile(r"^(.*?\b(?:as|like|than)\b)\s+(.+)$", re.I | re.S)
 def _writer_order(ranked: list[Candidate], rows: dict[int, np.ndarray]) -> tuple[list[Candidate], bool]:
     """The first WRITER_READS_TOP candidates ordered by keep computed again with the writer's log-likelihood per
     token of the simile in the sentence (`simile_tail`; the `polish_ranker` role's reread weights over
-    aptness.REREAD_FEATURES, `rows` keep's feature rows by id); ties keep the list's order, and a candidate that
-    carries keep takes the new one. The rest follow as they were. (list, False) when the profile's writer does not
+    aptness.REREAD_FEATURES, `rows` keep's feature rows by id); ties keep the list's order, and each of them takes
+    the new keep (the image table's and the writer's lines too, which had none). The rest follow as they were. (list, False) when the profile's writer does not
     reread (REREAD_BACKENDS), the ranker has no reread weights for this writer, or the writer cannot serve or fails
     while reading: the list is then as it was.
     why: docs/experiments.md#polish-learned-reread"""
@@ -962,9 +963,8 @@ def _writer_order(ranked: list[Candidate], rows: dict[int, np.ndarray]) -> tuple
     x = aptness.reread_features(np.stack([rows[id(c)] for c in top]),
                                 [per_token[tail] if tail is not None else float("-inf") for tail in tails])
     p = aptness.p_keep(weights, x, aptness.REREAD_FEATURES)
-    for c, value in zip(top, p):
-        if c.keep is not None:
-            c.keep = round(float(value), 4)
+    for c, value in zip(top, p):  # the image table's and the writer's lines too: it ranks them, calibrated alike
+        c.keep = round(float(value), 4)
     order = sorted(range(len(top)), key=lambda i: (-p[i], i))
     return [top[i] for i in order] + ranked[len(top):], True
 

@@ -9,7 +9,7 @@ import pandas as pd
 from ..capabilities import tab_title
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
-                               PolishResult, components, polish, respelled, spelling_note)
+                               WRITER_READS_TOP, PolishResult, components, polish, respelled, spelling_note)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
                      unescape_markdown, warn)
@@ -23,21 +23,17 @@ COLUMNS = ["candidate", "simile phrase", "source", "KB", "keep", "score"]
 SCREEN_COLUMNS = ["candidate", "source", "keep (0–1)"]
 FLUENCY_COLUMN = "fluency (0–1)"
 #: what each number in the table means, shown under it
-SCORE_NOTE = ("**keep (0–1)**: how likely a writer is to keep the candidate, from a model fitted on our own blind "
-              "reads (0.5 = one in two); the candidates are ranked by it, best first, and then the writer model rereads "
-              "the first 20: their keep is computed again with how likely it finds the simile in the sentence, and "
-              "they are ordered by it. Summed over the list it "
-              "estimates how many a writer would keep (the line above the table; the *images* and *writer* sources' "
-              "lines have no keep and are not counted). **fluency (0–1)** (shown instead "
-              "when no keep model is served, and in *Details*): how readily the polisher writes this simile for "
-              "this sentence, higher reads more naturally; it says nothing about creativity (*Send to Rerank* "
-              f"scores that). **KB ✓** after the source: the knowledge base knows this image for this adjective "
-              "(\"as sweet as honey\"). With the *writer* source ticked the order differs: for an adjective the "
-              f"knowledge base's {PROPERTY_FIRST} best images (source *property*) come first, then the writer's "
-              "images in the writer's own order (they have no keep: the keep model was fitted on the other "
-              "sources), then the other sources' candidates. The *images* source's candidates come first of all, "
-              "in the table's order, also without keep, before the writer model's reread, which moves them too: "
-              "so an *images* line can end below another source's.")
+SCORE_NOTE = ("**keep (0–1)**: how likely a writer is to keep the candidate (0.5 = one in two), from a model fitted "
+              "on our own blind reads; the list is best first by keep. Before the list is cut, the writer model reads "
+              "the 20 best candidates again, and their keep takes in how likely it finds the simile in the sentence. "
+              "Summed, the keeps estimate how many of the list a writer would keep (the line above the table). "
+              "**fluency (0–1)** (shown instead when no keep model is served, and in *Details*): how readily the "
+              "polisher writes this simile for this sentence; it says nothing about creativity (*Send to Rerank* "
+              "scores that). **KB ✓** after the source: the knowledge base knows this image for this adjective "
+              "(\"as sweet as honey\"). Which 20 the writer model reads: the *images* source's lines first, then (with "
+              f"the *writer* source, for an adjective) the knowledge base's {PROPERTY_FIRST} best images and the "
+              "writer's, then the rest by keep. Where the writer model does not reread (another profile), that is "
+              "the order shown, and the *images* and *writer* lines have no keep.")
 #: what the details table's columns mean (the paper-level definitions)
 DETAILS_NOTE = ("**" + KEEP_MEANING.replace(" = ", "**: ", 1) + " Without the ranker (the hub and tiny profiles: "
                 "another embedder than it was fitted with) the column is empty and " + RANKING[0].lower() +
@@ -104,7 +100,7 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
     if result.shortfall:
         return f"{typos}⚠️ {result.shortfall}"
     by = {"keep": "keep", "score": "fluency (no keep model here)"}
-    base = result.ranked_by.removesuffix(WRITER_ORDER)
+    base = result.ranked_by.removesuffix(WRITER_ORDER)  # "keep" after the writer's reread
     last = base.split()[-1]
     first = (["the images typical of the quality (source images)"] if base.startswith("images")
              else []) + (["the knowledge base's images for an adjective, then the writer's"]
@@ -112,8 +108,9 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
     ranked = f"ranked by {base}" if last not in by else f"best first by {by[last]}" if not first \
         else f"{', then '.join(first)} first, then the rest by {by[last]}"
     if result.reread:
-        ranked += ("; then the writer model rereads the first 20 and orders them by keep computed again with how "
-                   "likely it finds the simile in the sentence")
+        ranked += (" (the writer model read the best 20 again before the list was cut: their keep is computed with how "
+                   "likely it finds the simile in the sentence" + ("; the rest follow as ranked before it)" if
+                                                                   result.delivered > WRITER_READS_TOP else ")"))
     status = f"{result.delivered} of the {result.asked} candidates asked; {ranked}."
     if result.expected_keepers is not None and shown and result.keep_counted == result.delivered:
         status += (f" A writer would keep about {result.expected_keepers:.0f} of them (their keeps summed)"
@@ -318,9 +315,8 @@ def build_polish_tab() -> dict:
         status = gr.Markdown(elem_id="polish-status", label="Status")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["markdown", "str", "number"], interactive=False,
                              elem_id="polish-table", elem_classes=["studio-fit-table"], column_widths=["62%", "22%", "16%"], max_height=1400,
-                             wrap=True, label="Candidates, best first by keep (after the writer model's reread when "
-                                              "the line above says so; lines without keep are placed by it too; "
-                                              "inserted phrase in bold; click a row to see its components)")
+                             wrap=True, label="Candidates, best first (the line above says by what; inserted phrase in "
+                                              "bold; click a row to see its components)")
         gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Candidates (CSV and JSON)", file_count="multiple")
         with gr.Accordion("Details: every number, as the API returns it", open=False):
