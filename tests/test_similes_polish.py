@@ -50,6 +50,32 @@ def test_slots_follow_english_grammar(tiny_registry):
         assert realise(text, slot, "a machine")[0] == text[:-1] + " like a machine."
 
 
+def test_an_adjective_with_its_clause_has_no_slot_and_a_misspelt_intensifier_goes(tiny_registry):
+    """A visitor's "She was as happy as a child that she cried." and "The coffee was as extremly hot as a
+    firecracker.": the comparison would cut an adjective from its clause, and a typo of "extremely" is no manner."""
+    parse = tiny_registry.get("parser")
+    text = "She was so happy that she cried."
+    slots = find_slots(text, parse(text))
+    assert [s.kind for s in slots] == ["verb"] and slots[0].anchor == "cried"
+    assert realise(text, slots[0], "a baby")[0] == "She was so happy that she cried like a baby."
+    text = "He was too tired to walk."
+    assert [s.kind for s in find_slots(text, parse(text))] == ["verb"]
+    text = "He was happy to see his friends."  # a complement, not a result: "as happy as a lark to see his friends"
+    assert "adjective" in [s.kind for s in find_slots(text, parse(text))]
+    text = "The coffee was extremly hot."
+    (adj,) = [s for s in find_slots(text, parse(text), {"extremly": "extremely"}) if s.kind == "adjective"]
+    assert realise(text, adj, "fire")[0] == "The coffee was as hot as fire."
+    (adj,) = [s for s in find_slots(text, parse(text)) if s.kind == "adjective"]  # without the respelling: a manner
+    assert realise(text, adj, "fire")[0] == "The coffee was as extremly hot as fire."
+    assert [c.phrase for c in polish(text, n=3, seed=0, strategies=["property"]).candidates][0].startswith("as hot as")
+
+
+def test_a_sentence_that_only_names_what_something_is_is_refused(tiny_registry):
+    with pytest.raises(InputError, match="names what something is"):
+        polish("Paris is the capital of France.", n=3, seed=0)
+    assert polish("A long, cold night.", n=3, seed=0, strategies=["property"]).candidates  # a fragment still has one
+
+
 def test_noun_phrases_agree():
     from studio.figures.kb import load_kb
 

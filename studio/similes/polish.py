@@ -285,9 +285,11 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     # "<b>The night was dark.</b>" gets "as dark as coal" inside its tags, not "like an abyss" after them
     doc = parser(blank_markup(literal))  # markup alone was refused by refuse_non_english
     refuse_unpolishable(doc)
-    slots = find_slots(literal, doc)
+    slots = find_slots(literal, doc, {m.word.lower(): m.suggestion.lower() for m in typos})
     if not slots:
-        raise InputError("No place for a simile was found: the sentence needs a verb or a predicated adjective.")
+        raise InputError("No place for a simile was found: Polish needs a sentence that says how something is or acts, "
+                         "with a predicated adjective (\"The night was dark.\") or an action verb (\"She walked "
+                         "slowly.\"); one that names what something is (\"Paris is the capital of France.\") has none.")
     step(0.08, "loading the polisher")
     polisher, trained = polisher_lm()
     slots = sorted(slots, key=lambda s: -s.score)[:3]
@@ -480,8 +482,17 @@ def negation_note(literal: str, doc, slot: Slot, lm=None) -> str:
     return note + " To picture what it is, polish a sentence that says the quality itself."
 
 
-def find_slots(literal: str, doc) -> list[Slot]:
-    """Adjective slots (predicated adjectives) and verb slots (the end of each verb's phrase)."""
+def find_slots(literal: str, doc, respell: dict[str, str] | None = None) -> list[Slot]:
+    """Adjective slots (predicated adjectives) and verb slots (the end of each verb's phrase). `respell`: typed word
+    (lower case) → the word it likely stands for, so that a misspelt intensifier goes like a spelt one ("extremly
+    hot" → "as hot as"). An adjective with a clause after it ("so happy that she cried", "too tired to walk") has no
+    slot: a comparison would cut it from its clause; "happy to see them" keeps its ("as happy as a lark to see
+    them")."""
+    respell = respell or {}
+
+    def intensifier(token) -> bool:
+        return token.lower_ in _INTENSIFIERS or respell.get(token.lower_) in _INTENSIFIERS
+
     slots: dict[tuple[int, str], Slot] = {}
     for tok in doc:
         # "tasted bitter" (the parser may call it advmod), "was dim" (or the adjective as the root, "was" its aux)
@@ -493,13 +504,16 @@ def find_slots(literal: str, doc) -> list[Slot]:
         # state; in a subordinate clause it is an event ("… when the goal was scored", not "as scored as")
         participle = tok.tag_ == "VBN" and tok.dep_ == "ROOT" and any(c.dep_ == "auxpass" for c in tok.children) \
             and not any(c.dep_ in ("agent", "dobj", "xcomp", "ccomp") for c in tok.children)
+        if predicated and any(c.i > tok.i and (c.dep_ in ("ccomp", "advcl") or c.dep_ == "xcomp" and any(
+                m.lower_ in ("too", "enough", "so") for m in tok.children)) for c in tok.children):
+            continue  # "so happy that she cried", "too tired to walk"; not "happy to see them"
         if predicated or participle:
             first = tok
             mods = [c for c in tok.children if c.dep_ in ("advmod", "amod") and c.i == tok.i - 1]
-            intensified = bool(mods) and mods[0].lower_ in _INTENSIFIERS
+            intensified = bool(mods) and intensifier(mods[0])
             while intensified:  # a run of them goes too, commas between: "was very, very big" → "was as big as"
                 j = mods[0].i - 1 - (mods[0].i >= 2 and doc[mods[0].i - 1].text == ",")
-                if j < 0 or doc[j].lower_ not in _INTENSIFIERS:
+                if j < 0 or not intensifier(doc[j]):
                     break
                 mods = [doc[j]]
             # a manner adverb goes inside the comparison: "was bitterly cold" → "was as bitterly cold as ice"; so does
@@ -529,8 +543,12 @@ def find_slots(literal: str, doc) -> list[Slot]:
             rank = 1.0 if tok.dep_ == "ROOT" else 0.5 - 0.01 * tok.i
             slots[(end, "verb")] = Slot(end, end, "verb", last.text, score=rank, words=_around(doc, last.i),
                                         verb=tok.text)
-    if not any(s.kind == "verb" for s in slots.values()) and not slots:
-        for sent in doc.sents:  # a verbless fragment: the end of the clause
+    if not slots:
+        # a verbless fragment ("A long, cold night."): the end of the clause; not a clause whose verb only names what
+        # something is ("Paris is the capital of France." → "… of France like Rome.")
+        for sent in doc.sents:
+            if any(t.pos_ in ("VERB", "AUX") for t in sent):
+                continue
             last = sent[-1]
             while last.i > sent.start and last.is_punct:
                 last = doc[last.i - 1]
@@ -927,9 +945,9 @@ def _writer_order(ranked: list[Candidate], rows: dict[int, np.ndarray]) -> tuple
     """The first WRITER_READS_TOP candidates ordered by keep computed again with the writer's log-likelihood per
     token of the simile in the sentence (`simile_tail`; the `polish_ranker` role's reread weights over
     aptness.REREAD_FEATURES, `rows` keep's feature rows by id); ties keep the list's order, and each of them takes
-    the new keep (the image table's and the writer's lines too, which had none). The rest follow as they were. (list, False) when the profile's writer does not
-    reread (REREAD_BACKENDS), the ranker has no reread weights for this writer, or the writer cannot serve or fails
-    while reading: the list is then as it was.
+    the new keep (the image table's and the writer's lines too, which had none). The rest follow as they were.
+    (list, False) when the profile's writer does not reread (REREAD_BACKENDS), the ranker has no reread weights for
+    this writer, or the writer cannot serve or fails while reading: the list is then as it was.
     why: docs/experiments.md#polish-learned-reread"""
     from ..models import ModelUnavailable, get_registry
     from . import aptness
