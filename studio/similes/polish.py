@@ -311,7 +311,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
               "images": lambda: _by_images(slots, doc)}
     proposals: list[tuple[str, Slot, str]] = []  # (strategy, slot, vehicle noun phrase or "as if" clause)
     for i, name in enumerate(strategies):
-        label, start, width = f"strategy {i + 1}/{len(strategies)}: {name}", 0.12 + 0.4 * i / len(strategies), \
+        label, start, width = f"source {i + 1}/{len(strategies)}: {name}", 0.12 + 0.4 * i / len(strategies), \
             0.4 / len(strategies)
         step(start, label)
 
@@ -1040,7 +1040,7 @@ def _by_lm(lm, trained, literal, slots, seed, want, tick=None) -> list[tuple[Slo
         rest = literal[slot.end:].strip()
         def on_step(done, steps, k=k):
             if tick is not None:
-                tick((k + done / steps) / len(chosen), f"drawing {per} images, step {done}/{steps}"
+                tick((k + done / steps) / len(chosen), f"proposing {per} comparisons, step {done}/{steps}"
                      + (f" (slot {k + 1}/{len(chosen)})" if len(chosen) > 1 else ""))
 
         for text in lm.sample_shared(context, per, max_new_tokens=8, top_k=30, temperature=0.8, seed=seed + k,

@@ -52,6 +52,7 @@ _HIGHLIGHT_TEXT = ".token-container, .token-container .token, .token-container .
 
 CSS = f"""
 .studio-note {{font-size: 0.9em; opacity: 0.8}}
+#polish-stale:has(.progress-text) {{min-height: 3.2em}}
 {_HIGHLIGHT_TEXT} {{word-break: normal !important; overflow-wrap: break-word !important}}
 .studio-wide-table table {{min-width: 900px}}
 .studio-wide-table .virtual-table-viewport {{overflow-x: auto !important; scrollbar-width: thin !important;

@@ -222,7 +222,12 @@ STALE_NOTE = ("⚠️ The candidates below were made for the previous sentence: 
 
 
 #: under the buttons while Polish runs (the status line and the table may be below the screen's edge)
-BELOW_NOTE = "*Polishing… the candidates will appear below the sources and options.*"
+#: when the list has come, the page brings its status line into view (below the fold of a laptop and a phone)
+SHOW_RESULT_JS = ("() => { document.getElementById('polish-status')"
+                  "?.scrollIntoView({behavior: 'smooth', block: 'start'}); }")
+#: under the buttons while a run goes: empty, so that the run's progress bar over it reads alone (a note beneath it
+#: was unreadable); the candidates' place is said by the first step ("… the candidates will appear below")
+BELOW_NOTE = "\u00a0"  # a blank line: the bar needs a line to sit on
 
 
 def send_state(candidates: list[str], literal: str | None, polished: str | None):
@@ -368,7 +373,7 @@ def build_polish_tab() -> dict:
             run.success(respell_offer, inputs=polished, outputs=[respell, respelled_text], api_name=False,
                         queue=False, show_progress="hidden")
             run.success(screen_table, inputs=[plain, offsets], outputs=table, api_name=False, queue=False,
-                        show_progress="hidden")
+                        show_progress="hidden").then(None, js=SHOW_RESULT_JS, api_name=False, queue=False)
             run.success(**send_args)
             run.failure(failed_run(None, None, ""), outputs=[table, plain, stale, status], api_name=False,
                         queue=False)
