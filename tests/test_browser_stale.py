@@ -214,12 +214,12 @@ def test_stop_clears_and_says_stopped(fresh, monkeypatch):
     started, returned = _slow_down(monkeypatch, P, "_by_retrieval", 4)
     _polish(page, COFFEE)
     _wait_status(page, "#polish-status", "Polishing", 10_000)
-    # under the buttons too, where a laptop's screen still shows it, with the run's progress over it
-    _wait_status(page, "#polish-stale", "Polishing", 10_000)
+    # under the buttons too, where a laptop's screen still shows it: the run's progress, in plain words
+    _wait_status(page, "#polish-stale", "source", 10_000)
     assert started.wait(RESULT_TIMEOUT_MS / 1000)  # the run is inside its slowed step: Stop comes mid-way
     page.get_by_role("button", name="Stop", exact=True).filter(visible=True).first.click()
     _wait_status(page, "#polish-status", "Stopped", 10_000)
-    page.wait_for_function("() => !document.querySelector('#polish-stale').innerText.includes('Polishing')",
+    page.wait_for_function("() => !document.querySelector('#polish-stale').innerText.includes('source')",
                            timeout=10_000)
     assert page.get_by_role("cell", name="river", exact=False).filter(visible=True).count() == 0
     assert returned.wait(30)  # the worker ends at its next step; nothing arrives after Stop
