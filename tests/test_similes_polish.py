@@ -74,6 +74,11 @@ def test_a_sentence_that_only_names_what_something_is_is_refused(tiny_registry):
     with pytest.raises(InputError, match="names what something is"):
         polish("Paris is the capital of France.", n=3, seed=0)
     assert polish("A long, cold night.", n=3, seed=0, strategies=["property"]).candidates  # a fragment still has one
+    with pytest.raises(InputError, match="names what something is"):
+        polish("He is a doctor.", n=3, seed=0)
+    parse = tiny_registry.get("parser")
+    for text in ("The vegetable soup tasted bland.", "The chips from the seaside kiosk tasted greasy."):
+        assert find_slots(text, parse(text))  # misread by the parser ("bland" a noun): the end of the clause
 
 
 def test_noun_phrases_agree():

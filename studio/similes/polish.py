@@ -544,10 +544,11 @@ def find_slots(literal: str, doc, respell: dict[str, str] | None = None) -> list
             slots[(end, "verb")] = Slot(end, end, "verb", last.text, score=rank, words=_around(doc, last.i),
                                         verb=tok.text)
     if not slots:
-        # a verbless fragment ("A long, cold night."): the end of the clause; not a clause whose verb only names what
-        # something is ("Paris is the capital of France." → "… of France like Rome.")
+        # a verbless fragment ("A long, cold night.") or a clause the parser read no slot in ("The soup tasted bland."
+        # with "bland" a noun): the end of the clause; not a clause that only names what something is, "be" with a
+        # noun predicate ("Paris is the capital of France." → "… of France like Rome.")
         for sent in doc.sents:
-            if any(t.pos_ in ("VERB", "AUX") for t in sent):
+            if any(t.lemma_ == "be" and t.dep_ == "ROOT" and any(c.dep_ == "attr" for c in t.children) for t in sent):
                 continue
             last = sent[-1]
             while last.i > sent.start and last.is_punct:
