@@ -11,6 +11,11 @@ Splits, by literal set (a set's sentences were written together, before any of i
 train = sets 1–3 (blind_reads/polish_literals.txt, _2, _3), dev = sets 4–5 (every choice: C, the feature groups),
 test = sets 6–7 and any later set (reported, never chosen on). The served weights are fitted on train only.
 
+Two sets of weights, one file: keep's (aptness.FEATURES), and the writer's reread (aptness.REREAD_FEATURES: keep's and
+the writer's log-likelihood per token of each candidate's simile, as Polish's reread asks it, and its z-score among
+the literal's candidates), fitted the same way when the profile's writer rereads (the offline profile; about five
+minutes of the writer for the pool), with the writer's id, so that another writer gets no reread.
+
 The figure that counts for a writer is the top 3 of a list: for every list a reader labelled (read, variant,
 literal), its labelled candidates are ordered by P(keep) and by the order they were shown in; the top 3's usable
 share of each is compared on the same candidates.
