@@ -21,9 +21,9 @@ def test_polish_progress_moves_per_strategy_and_batch():
     cands = polish("He yelps and howls.", n=10, strategies=list(STRATEGIES), seed=0, progress=progress)
     fractions = [f for f, _ in calls]
     assert fractions == sorted(fractions) and 0 < fractions[0] < 0.1 and fractions[-1] >= 0.65
-    assert sum(what.startswith("strategy") and " – " not in what for _, what in calls) == len(STRATEGIES)
+    assert sum(what.startswith("source") and " – " not in what for _, what in calls) == len(STRATEGIES)
     # within the LM's strategy the bar follows its decoding steps, and the run does not sit on one number
-    lm = [(f, what) for f, what in calls if what.startswith("strategy") and ": lm – " in what]
+    lm = [(f, what) for f, what in calls if what.startswith("source") and ": lm – " in what]
     assert len(lm) >= 2 and "step 1/" in lm[0][1] and lm[-1][0] > lm[0][0]
     assert any("scoring candidates" in what for _, what in calls)
     assert len({round(f, 3) for f in fractions}) >= len(STRATEGIES) + 2  # not one number for the whole run
