@@ -149,3 +149,20 @@ def test_the_writer_fit_is_added_once_and_read_per_token_within_the_literal(monk
     assert lime[-1] > 0 > drum[-1] > bare[-1]
     registry.spec = lambda role: SimpleNamespace(backend="transformers_lm")
     assert not at.writer_fit({"L.": {"candidates": []}}, progress=None)  # a writer that does not reread: none
+
+
+def test_the_reread_weights_serve_only_beside_the_writer_they_were_fitted_with(tmp_path):
+    from types import SimpleNamespace
+
+    from studio.models.loaders.simile_reranker import load_polish_ranker
+
+    weights = {"features": list(aptness.FEATURES)}
+    reread = {"features": list(aptness.REREAD_FEATURES)}
+    path = tmp_path / "polish_ranker.json"
+    models = {"embedder": "e", "writer": "w"}
+    registry = SimpleNamespace(spec=lambda role: SimpleNamespace(model_id=models[role]))
+    for meta, served in (({"embedder": "e", "writer": "w"}, True), ({"embedder": "e", "writer": "other"}, False),
+                         ({"embedder": "e"}, False)):
+        path.write_text(json.dumps({"weights": weights, "reread": reread, "meta": meta}))
+        ranker = load_polish_ranker(SimpleNamespace(model_id=str(path)), registry)
+        assert ranker.weights == weights and (ranker.reread == reread) is served and (ranker.reread is None) != served

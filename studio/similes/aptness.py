@@ -25,7 +25,7 @@ FEATURES = ("log_score", "attested", "lm", "retrieval", "property", "clause", "a
             "cue_cos_adjective", "cue_cos_verb", "sentence_cos", "subject_cos", "person_cos", "words", "definite")
 #: the writer's reread (`reread_features`): keep's features and two of the writer's, its log-likelihood per token of the
 #: simile's words after the comparison word, and that value's z-score among the candidates it read together.
-#: why: docs/experiments.md#polish-learned-reread
+#: why: docs/experiments.md#polish-learned-reread-served
 REREAD_FEATURES = FEATURES + ("writer_per_token", "writer_z")
 #: a vehicle close to this is a bare person ("a man", "my sister"): rarely an image
 #: why: docs/experiments.md#polish-keep-ranker

@@ -119,12 +119,12 @@ RANKED_SOURCES = ("images", "writer")
 #: the writer (the largest offline LM) rereads the list: the first WRITER_READS_TOP candidates are ordered by keep
 #: computed again with the writer's log-likelihood of the simile in the sentence (the `polish_ranker` role's reread
 #: weights, aptness.REREAD_FEATURES)
-#: why: docs/experiments.md#polish-learned-reread
+#: why: docs/experiments.md#polish-learned-reread-served
 WRITER_READS_TOP = 20
-#: the writer's backends that reread: llama.cpp (the offline profile) and the tiny profile's random model; the hub
-#: profile's float32 transformers writer (6 GB) does not
+#: the writer's backends that reread: llama.cpp (the offline profile); the hub profile's float32 transformers writer
+#: (6 GB) does not, and the tiny profile serves no keep to compute again
 #: why: docs/experiments.md#polish-writer-review
-REREAD_BACKENDS = ("gguf_writer", "tiny_writer")
+REREAD_BACKENDS = ("gguf_writer",)
 WRITER_ORDER = ", reread by the writer"
 WRITER_READS = (" Before the list is cut to the number asked, the writer (the largest offline language model) reads "
                 "the best 20 candidates again, the image table's and the writer's images among them: keep is "
@@ -348,7 +348,8 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         (-1, c.rank, ()) if c.strategy == "images" else (0, 0, by_other(c)) if id(c) in kb_first else
         (1, c.rank, ()) if c.rank is not None else (2, 0, by_other(c)))), kb)
     merged += twins
-    step(0.99, "the writer reads the best candidates")
+    if reread and by_keep:
+        step(0.99, "the writer reads the best candidates")
     ranked, by_writer = _writer_order(ranked, rows) if reread and by_keep else (ranked, False)
     candidates = ranked
     chosen = ranked[:n]
@@ -485,9 +486,9 @@ def negation_note(literal: str, doc, slot: Slot, lm=None) -> str:
 def find_slots(literal: str, doc, respell: dict[str, str] | None = None) -> list[Slot]:
     """Adjective slots (predicated adjectives) and verb slots (the end of each verb's phrase). `respell`: typed word
     (lower case) → the word it likely stands for, so that a misspelt intensifier goes like a spelt one ("extremly
-    hot" → "as hot as"). An adjective with a clause after it ("so happy that she cried", "too tired to walk") has no
-    slot: a comparison would cut it from its clause; "happy to see them" keeps its ("as happy as a lark to see
-    them")."""
+    hot" → "as hot as"). An adjective whose degree a clause completes ("so happy that she cried", "too tired to walk",
+    "old enough to vote") has no slot: a comparison would cut it from its clause; "happy to see them" and "sure that
+    he left" keep theirs ("as happy as a lark to see them")."""
     respell = respell or {}
 
     def intensifier(token) -> bool:
@@ -504,9 +505,10 @@ def find_slots(literal: str, doc, respell: dict[str, str] | None = None) -> list
         # state; in a subordinate clause it is an event ("… when the goal was scored", not "as scored as")
         participle = tok.tag_ == "VBN" and tok.dep_ == "ROOT" and any(c.dep_ == "auxpass" for c in tok.children) \
             and not any(c.dep_ in ("agent", "dobj", "xcomp", "ccomp") for c in tok.children)
-        if predicated and any(c.i > tok.i and (c.dep_ in ("ccomp", "advcl") or c.dep_ == "xcomp" and any(
-                m.lower_ in ("too", "enough", "so") for m in tok.children)) for c in tok.children):
-            continue  # "so happy that she cried", "too tired to walk"; not "happy to see them"
+        degree = {m.lower_ for m in tok.children if m.dep_ == "advmod"}
+        if predicated and any(c.i > tok.i and (c.dep_ == "ccomp" and "so" in degree or c.dep_ == "xcomp" and degree
+                                               & {"too", "enough"}) for c in tok.children):
+            continue  # "so happy that she cried", "too tired to walk"; not "happy to see them", "so dark when we left"
         if predicated or participle:
             first = tok
             mods = [c for c in tok.children if c.dep_ in ("advmod", "amod") and c.i == tok.i - 1]
@@ -949,7 +951,7 @@ def _writer_order(ranked: list[Candidate], rows: dict[int, np.ndarray]) -> tuple
     the new keep (the image table's and the writer's lines too, which had none). The rest follow as they were.
     (list, False) when the profile's writer does not reread (REREAD_BACKENDS), the ranker has no reread weights for
     this writer, or the writer cannot serve or fails while reading: the list is then as it was.
-    why: docs/experiments.md#polish-learned-reread"""
+    why: docs/experiments.md#polish-learned-reread-served"""
     from ..models import ModelUnavailable, get_registry
     from . import aptness
 
@@ -969,8 +971,8 @@ def _writer_order(ranked: list[Candidate], rows: dict[int, np.ndarray]) -> tuple
     contexts = list(asks)
     try:
         weights = registry.get("polish_ranker").reread
-        if weights is None:
-            return ranked, False
+        if weights is None or list(weights["features"]) != list(aptness.REREAD_FEATURES):
+            return ranked, False  # none, or fitted on other features than this code reads
         results = registry.get("writer").loglik_many([(ctx, asks[ctx], None) for ctx in contexts])
     except ModelUnavailable:
         return ranked, False

@@ -9,7 +9,8 @@ import pandas as pd
 from ..capabilities import tab_title
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
-                               WRITER_READS_TOP, PolishResult, components, polish, respelled, spelling_note)
+                               WRITER_READS, WRITER_READS_TOP, PolishResult, components, polish, respelled,
+                               spelling_note)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
                      unescape_markdown, warn)
@@ -32,8 +33,8 @@ SCORE_NOTE = ("**keep (0–1)**: how likely a writer is to keep the candidate (0
               "scores that). **KB ✓** after the source: the knowledge base knows this image for this adjective "
               "(\"as sweet as honey\"). Which 20 the writer model reads: the *images* source's lines first, then (with "
               f"the *writer* source, for an adjective) the knowledge base's {PROPERTY_FIRST} best images and the "
-              "writer's, then the rest by keep. Where the writer model does not reread (another profile), that is "
-              "the order shown, and the *images* and *writer* lines have no keep.")
+              "writer's, then the rest by keep. Should the writer model fail to reread, that is the order shown, and "
+              "the *images* and *writer* lines have no keep.")
 #: what the details table's columns mean (the paper-level definitions)
 DETAILS_NOTE = ("**" + KEEP_MEANING.replace(" = ", "**: ", 1) + " Without the ranker (the hub and tiny profiles: "
                 "another embedder than it was fitted with) the column is empty and " + RANKING[0].lower() +
@@ -149,7 +150,7 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, domai
          "score": c.score, "vehicle": c.vehicle, "KB attests": c.attested} for i, c in enumerate(cands)],
         {"literal": literal, "strategies": list(strategies), "candidates asked": int(n), "seed": int(seed),
          "image domain": domain, "register": register,
-         "score": SCORE_MEANING, "keep": KEEP_MEANING,
+         "score": SCORE_MEANING, "keep": KEEP_MEANING + (WRITER_READS if result.reread else ""),
          "ranking": result.ranked_by, "generator": result.generator,
          "delivered": result.delivered, "expected keepers": result.expected_keepers,
          "shortfall": result.shortfall, "spelling": [m.to_dict() for m in result.spelling],
@@ -225,9 +226,9 @@ STALE_NOTE = ("⚠️ The candidates below were made for the previous sentence: 
 #: when the list has come, the page brings its status line into view (below the fold of a laptop and a phone)
 SHOW_RESULT_JS = ("() => { document.getElementById('polish-status')"
                   "?.scrollIntoView({behavior: 'smooth', block: 'start'}); }")
-#: under the buttons while a run goes: empty, so that the run's progress bar over it reads alone (a note beneath it
-#: was unreadable); the candidates' place is said by the first step ("… the candidates will appear below")
-BELOW_NOTE = "\u00a0"  # a blank line: the bar needs a line to sit on
+#: under the buttons while a run goes: nothing but the run's progress bar (CSS gives it room while it shows; a note
+#: beneath the bar was unreadable)
+BELOW_NOTE = ""
 
 
 def send_state(candidates: list[str], literal: str | None, polished: str | None):
@@ -350,8 +351,8 @@ def build_polish_tab() -> dict:
         # the earlier result goes first (an error or a Stop leaves none of it on screen); the progress and an error's
         # mark sit on the table, and a failed run's status line says why
         cleared = (None, None, [], None, "", gr.update(interactive=False), "")
-        # under the buttons, where the eye is (on a laptop the table starts below the fold): what runs, and the
-        # run's progress bar over it
+        # under the buttons, where the eye is (on a laptop the table starts below the fold): the run's progress bar
+        # (an earlier note that the list is out of date goes)
         start = start_run("Polishing…", *cleared[:-1], BELOW_NOTE)
         start_outputs = [table, plain, candidates, downloads, polished, send, stale, status]
         send_args = dict(fn=send_state, inputs=[candidates, literal, polished], outputs=[send, stale], api_name=False,
@@ -380,9 +381,7 @@ def build_polish_tab() -> dict:
             run.failure(**hide_respell)
         # Stop cancels the run: the worker sees `cancelled()` at its next strategy or batch and ends
         stop.click(stopped_line("no candidates for this sentence; press Polish to run it again."), inputs=status,
-                   outputs=status, cancels=runs, api_name=False, queue=False).then(
-            lambda note: "" if note == BELOW_NOTE else note, inputs=stale, outputs=stale, api_name=False, queue=False,
-            show_progress="hidden")  # the run's note goes; a note that the list is out of date stays
+                   outputs=status, cancels=runs, api_name=False, queue=False)
         literal.change(**send_args)
         parts = dict(fn=run_components, inputs=[sentence], outputs=[highlighted, details], status=parts_status,
                      busy="Finding the components…")
