@@ -222,7 +222,6 @@ STALE_NOTE = ("⚠️ The candidates below were made for the previous sentence: 
               "(*Send to Rerank* waits until then).")
 
 
-#: under the buttons while Polish runs (the status line and the table may be below the screen's edge)
 #: when the list has come, the page brings its status line into view (below the fold of a laptop and a phone)
 SHOW_RESULT_JS = ("() => { document.getElementById('polish-status')"
                   "?.scrollIntoView({behavior: 'smooth', block: 'start'}); }")
