@@ -333,8 +333,8 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     opposite = _opposite_images(polisher, candidates) | _opposite_manner(polisher, candidates, literal) \
         | _opposite_in_kb(kb, candidates, literal)
     candidates = [c for i, c in enumerate(candidates) if i not in opposite]
-    rows = _keep_probabilities(candidates, literal, doc) if ranker else None
-    by_keep = rows is not None
+    keep_rows = _keep_probabilities(candidates, literal, doc) if ranker else None
+    by_keep = keep_rows is not None
     for c in candidates:  # the ranker was fitted on the other sources' reads: it says nothing of the writer's images
         if c.rank is not None:
             c.keep = None
@@ -350,7 +350,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     merged += twins
     if reread and by_keep:
         step(0.99, "the writer reads the best candidates")
-    ranked, by_writer = _writer_order(ranked, rows) if reread and by_keep else (ranked, False)
+    ranked, by_writer = _writer_order(ranked, keep_rows) if reread and by_keep else (ranked, False)
     candidates = ranked
     chosen = ranked[:n]
     shortfall = ""
@@ -944,6 +944,16 @@ def simile_tail(c: Candidate) -> tuple[str, str] | None:
 _TAIL = re.compile(r"^(.*?\b(?:as|like|than)\b)\s+(.+)$", re.I | re.S)
 
 
+def tails_by_beginning(tails) -> dict[str, list[str]]:
+    """`simile_tail`s (None skipped) as the writer is asked them: beginning → its distinct continuations, in order
+    (one shared beginning is read once)."""
+    asks: dict[str, list[str]] = {}
+    for tail in tails:
+        if tail is not None and tail[1] not in asks.setdefault(tail[0], []):
+            asks[tail[0]].append(tail[1])
+    return asks
+
+
 def _writer_order(ranked: list[Candidate], rows: dict[int, np.ndarray]) -> tuple[list[Candidate], bool]:
     """The first WRITER_READS_TOP candidates ordered by keep computed again with the writer's log-likelihood per
     token of the simile in the sentence (`simile_tail`; the `polish_ranker` role's reread weights over
@@ -957,12 +967,7 @@ def _writer_order(ranked: list[Candidate], rows: dict[int, np.ndarray]) -> tuple
 
     top = ranked[:WRITER_READS_TOP]
     tails = [simile_tail(c) for c in top]
-    asks: dict[str, list[str]] = {}
-    for tail in tails:
-        if tail is not None:
-            asks.setdefault(tail[0], [])
-            if tail[1] not in asks[tail[0]]:
-                asks[tail[0]].append(tail[1])
+    asks = tails_by_beginning(tails)
     if len(top) < 2 or not asks:
         return ranked, False
     registry = get_registry()

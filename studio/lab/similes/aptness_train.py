@@ -38,7 +38,7 @@ from ...models.config import PROJECT_ROOT
 from ...models.specs import POLISH_RANKER
 from ...similes import aptness
 from ...similes.polish import (REREAD_BACKENDS, Candidate, _score_all, attested, find_slots, is_clause, polisher_lm,
-                               realise, simile_tail)
+                               realise, simile_tail, tails_by_beginning)
 
 BLIND_READS_DIR = PROJECT_ROOT / "blind_reads"
 SPLITS = {"train": (1, 2, 3), "dev": (4, 5)}  # every later set is test
@@ -163,18 +163,14 @@ def writer_fit(pool: dict[str, dict], progress=print) -> bool:
     registry = get_registry()
     if registry.spec("writer").backend not in REREAD_BACKENDS:
         return False
-    need: dict[str, set[str]] = {}
-    for entry in pool.values():
-        for c in entry["candidates"]:
-            if "writer" not in c and (tail := simile_tail(Candidate(**c))) is not None:
-                need.setdefault(tail[0], set()).add(tail[1])
+    missing = (simile_tail(Candidate(**c)) for entry in pool.values() for c in entry["candidates"] if "writer" not in c)
+    need = {ctx: sorted(conts) for ctx, conts in tails_by_beginning(missing).items()}
     writer, started, done = registry.get("writer"), time.perf_counter(), {}
     contexts = sorted(need)
     for k in range(0, len(contexts), 20):
         chunk = contexts[k:k + 20]
-        for ctx, result in zip(chunk, writer.loglik_many([(ctx, sorted(need[ctx]), None) for ctx in chunk])):
-            done.update({(ctx, cont): [float(total), int(count)] for cont, (total, count) in zip(sorted(need[ctx]),
-                                                                                            result)})
+        for ctx, result in zip(chunk, writer.loglik_many([(ctx, need[ctx], None) for ctx in chunk])):
+            done.update({(ctx, cont): [float(total), int(count)] for cont, (total, count) in zip(need[ctx], result)})
         if progress:
             progress(f"  the writer read {min(k + 20, len(contexts))}/{len(contexts)} sentence beginnings "
                      f"({time.perf_counter() - started:.0f} s)")
