@@ -6,6 +6,8 @@
     # a reader who sees neither system nor rank labels reader.json → labels.json {id: 0|1}
     .venv/bin/python bench/writer_read.py record read.json key.json labels.json --polish blind_reads/polish_blind_read_N.json \
         --continuation blind_reads/continuation_blind_read_N.json --how "…"      # the committed records `eval *-read` counts
+    .venv/bin/python bench/writer_read.py generate --benchmark read44 --out read.json   # Continue on the benchmark's
+        # own stories (test part), their two options pooled as controls; record with --narratives-file benchmark:read44
 
 Polish: each literal through `polish(literal, n=10, seed=0)` with the default sources ("default sources": images, lm,
 retrieval, property) and with the writer source ("writer source": writer, property). Continue: each narrative through the writer mode with its pool of 6
@@ -90,7 +92,7 @@ def generate(args) -> None:
                                             for i, c in enumerate(cands)]})
             print(variant, lit, file=sys.stderr, flush=True)
     judge = get_judge()
-    for story in _lines(args.narratives) if args.narratives else []:
+    for story in _stories(args):
         t = time.perf_counter()
         r = continue_narrative(story, Settings(mode="writer", n=6, seed=0, rank=False))
         text, expr = find_expression(story)
@@ -103,7 +105,36 @@ def generate(args) -> None:
                                 "conts": [{"text": x, "rank": order.index(i) + 1, "drawn": i + 1, "p": probs[i],
                                            "cut": cut[i]} for i, x in enumerate(texts)]})
         print("continue", story[:40], file=sys.stderr, flush=True)
+    for item in _benchmark_items(args):  # the benchmark's own two options of each story, as the reader's controls
+        for variant, text in ((BENCHMARK_GOLD, item.gold), (BENCHMARK_OTHER, item.option1 if item.label else
+                                                            item.option2)):
+            out["continue"].append({"story": _marked(item), "variant": variant, "conts": [{"text": text, "rank": 1}]})
     Path(args.out).write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+#: a read of Continue on the benchmark's own stories (`--benchmark TAG`) pools its two options with the writer's lines:
+#: how strict the reader is on those stories; their text is the shared data's, so a record keeps only their labels
+BENCHMARK_GOLD, BENCHMARK_OTHER = "benchmark option, plausible", "benchmark option, implausible"
+
+
+def _benchmark_items(args) -> list:
+    if not getattr(args, "benchmark", None):
+        return []
+    from studio.lab.continuation.data import read_items
+    return read_items(args.benchmark)
+
+
+def _marked(item) -> str:
+    from studio.lab.continuation.data import marked
+    return marked(item)
+
+
+def _stories(args) -> list[str]:
+    """The narratives to continue: --narratives FILE's lines, or --benchmark TAG's stories of the benchmark's test
+    part (`studio.lab.continuation.data.read_items`), their figure marked as a user marks it."""
+    if args.narratives:
+        return _lines(args.narratives)
+    return [_marked(item) for item in _benchmark_items(args)]
 
 
 def _id(kind: str, source: str, line: str) -> str:
@@ -158,7 +189,8 @@ def record(args) -> None:
                  f"{row['variant']}, best 3 of 6" if c["rank"] <= 3 else f"{row['variant']}, not shown",
                  "rank": c["rank"] if c["rank"] <= 3 or not row["variant"].startswith("writer") else c["rank"] - 3,
                  "drawn": c.get("drawn"), "cut": c.get("cut"),
-                 "p_plausible": c.get("p"), "continuation": c["text"],
+                 "p_plausible": c.get("p"),
+                 "continuation": None if row["variant"] in (BENCHMARK_GOLD, BENCHMARK_OTHER) else c["text"],
                  "usable": labels[_id("continue", row["story"], c["text"].strip())]}
                 for row in d["continue"] for c in row["conts"]]
         Path(args.continuation).write_text(json.dumps({"how": args.how, "narratives": args.narratives_file,
@@ -171,6 +203,9 @@ def main() -> None:
     g = sub.add_parser("generate")
     g.add_argument("--literals")
     g.add_argument("--narratives")
+    g.add_argument("--benchmark", metavar="TAG", help="instead of --narratives: 10 idiom and 10 simile stories of the "
+                   "benchmark's test part chosen by TAG (studio.lab.continuation.data.read_items), with their two "
+                   "options as controls")
     g.add_argument("--out", required=True)
     g.add_argument("--polish-variants", choices=sorted(POLISH_VARIANTS), default="writer")
     g.add_argument("--reread-pool", action="store_true", help="with --polish-variants reread: also the first 20 "

@@ -181,8 +181,9 @@ def test_marked_simile(studio_lexicon):
 
 def test_nothing_found_and_empty_mark(studio_lexicon):
     assert expression.find_expression("The cat sat on the mat.")[1] is None
-    with pytest.raises(InputError):
-        expression.find_expression("He was [  ] there.")
+    for typed in ("He was [  ] there.", "She said it cost []", "He was <b></b> there."):
+        with pytest.raises(InputError, match="marked expression is empty"):
+            expression.find_expression(typed)
 
 
 def test_judge_case_without_expression():

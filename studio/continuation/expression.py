@@ -114,11 +114,14 @@ def _lexicon():
     return get_lexicon()
 
 
+EMPTY_MARK = "The marked expression is empty: put the idiom or simile between [ and ]."
+
+
 def _from_mark(text: str, span: tuple[int, int]) -> Expression:
     a, b = span
     phrase = text[a:b]
     if not phrase.strip():
-        raise InputError("The marked expression is empty: put the idiom or simile between [ and ].")
+        raise InputError(EMPTY_MARK)
     for sim in _similes(text):
         s_spans = [tuple(v) for v in sim.spans.values()]
         if any(x < b and y > a for x, y in s_spans):
@@ -154,6 +157,8 @@ def _parse(parser, text: str):
 
 def find_expression(narrative: str) -> tuple[str, Expression | None]:
     """(clean narrative, the expression or None when no idiom or simile is marked or found)."""
+    if "[]" in narrative:  # "[ ]" is a mark with nothing in it (`_from_mark`); "[]" is one too, not text
+        raise InputError(EMPTY_MARK)
     text, span = strip_marks(narrative)
     if span is not None:
         return text, _from_mark(text, span)

@@ -33,15 +33,26 @@ def groups_from_csv(path: str | Path) -> list[tuple[str, list[str]]]:
     if "\x00" in text:  # valid UTF-8 can still be a binary file; csv would fail on the NULs anyway
         raise InputError("The CSV file holds binary data (NUL bytes), not text.")
     try:
-        return _groups(csv.DictReader(io.StringIO(text)))
+        return _groups(csv.DictReader(io.StringIO(text), delimiter=_delimiter(text)))
     except csv.Error as exc:  # e.g. a field over csv.field_size_limit()
         raise InputError(f"The CSV file is malformed: {exc}.") from None
+
+
+def _delimiter(text: str) -> str:
+    """The separator whose header names both columns: a comma, or the semicolon or tab of a spreadsheet's export in
+    many locales ("literal;candidate"); a comma when none does (the header's message then says what is missing)."""
+    header = text.split("\n", 1)[0]
+    for sep in (",", ";", "\t"):
+        if {"literal", "candidate"} <= {f.strip().strip('"').strip().lower() for f in header.split(sep)}:
+            return sep
+    return ","
 
 
 def _groups(reader: csv.DictReader) -> list[tuple[str, list[str]]]:
     fields = [(f or "").strip().lower() for f in (reader.fieldnames or [])]
     if "literal" not in fields or "candidate" not in fields:
-        raise InputError(f"The CSV needs the columns literal,candidate; its header is {','.join(fields) or 'empty'}.")
+        raise InputError(f"The CSV needs the columns literal and candidate (separated by commas, semicolons or tabs); "
+                         f"its header is {','.join(fields) or 'empty'}.")
     reader.fieldnames = fields
     groups: dict[str, list[str]] = {}
     lines: dict[str, list[int]] = {}  # where each candidate's row starts in the file, for a message that finds it

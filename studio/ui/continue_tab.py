@@ -193,13 +193,10 @@ def _figure_line(figure: tuple[str, str, str] | None) -> str:
 
 def build_continue_tab() -> None:
     with gr.Tab(tab_title("continuation"), id="continue"):
-        gr.Markdown("### Figurative continuation\nA narrative that ends in an idiom or a simile, continued with one "
-                    "sentence — by the writer model (*writer*, the default: Qwen2.5-Coder-1.5B-Instruct, told the "
-                    "figure's meaning when the lexicon knows it), by the small generator fine-tuned on the benchmark "
-                    "(*tuned*), plainly, or with *literal* knowledge about the expression or *context* inferences "
-                    "about the narrator ensembled at every decoding step — and the samples ranked by a plausibility "
-                    "judge (tuned mode: the best of a pool of samples, by fluency and the judge). Mark the expression with `[ ]` or `<b> </b>`, or let the studio find it. "
-                    "(Chakrabarty, Choi & Shwartz, TACL 2022)", elem_classes="studio-note")
+        gr.Markdown("Continue a **story that ends in an idiom or a simile** with one sentence true to what the figure "
+                    "means (\"…she decided to [wing it].\" → what she did next), and judge which of two "
+                    "continuations is plausible (Chakrabarty, Choi & Shwartz, TACL 2022). Mark the figure with `[ ]`, "
+                    "or let the studio find it; the modes are explained under \"How to read this\".")
         tab_guide("continue")
         notice = role_notice("writer", "lm", "embedder", "parser")
         if notice:

@@ -423,6 +423,10 @@ def clear_results():
     return None, None, None, None, "", gr.update(choices=[], value=None, visible=False), [], []
 
 
+#: after a refused file's own message
+FILE_REFUSED = "Nothing of this file was scored; the boxes above keep what they held, and Rerank scores those."
+
+
 @guarded
 def run_csv(path, alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance, request: gr.Request = None,
             progress=gr.Progress()):
@@ -431,7 +435,10 @@ def run_csv(path, alpha, beta, gamma, w_quality, w_creativity, w_inform, relevan
     if not path:
         raise InputError("No file was uploaded.")
     track(request, path)
-    groups = groups_from_csv(path)
+    try:
+        groups = groups_from_csv(path)
+    except InputError as exc:  # said plainly: a Rerank pressed next scores the boxes, which a visitor took for the file
+        raise InputError(f"{exc} {FILE_REFUSED}") from None
     settings = _settings(alpha, beta, gamma, w_quality, w_creativity, w_inform, relevance)
     progress(0.0, desc="scoring")
     scored = rerank_many(groups, settings, progress=lambda f, what: progress(f, desc=what))

@@ -16,7 +16,8 @@ GOOD_ROW = b"He is fast.,He is as fast as a cheetah.\n"
 BAD_CSVS = {
     "empty": (b"", "empty"),
     "header_only": (b"literal,candidate\n", "no row"),
-    "wrong_columns": (b"sentence,simile\na,b\n", "columns literal,candidate"),
+    "wrong_columns": (b"sentence,simile\na,b\n", "columns literal and candidate"),
+    "wrong_columns_semicolons": (b"sentence;simile\na;b\n", "header is sentence;simile"),
     "too_many_rows": (b"literal,candidate\n" + b"a,b\n" * 100_000, f"{MAX_CSV_ROWS:,} rows"),
     "too_big": (b"literal,candidate\n" + GOOD_ROW * (MAX_CSV_BYTES // len(GOOD_ROW) + 10), "larger than"),
     "non_utf8": (b"literal,candidate\n\xff\xfe caf\xe9,x\n", "not UTF-8"),
@@ -40,6 +41,14 @@ def test_bad_csv_gets_a_specific_message(name, csv_file):
     data, fragment = BAD_CSVS[name]
     with pytest.raises(InputError, match=fragment):
         groups_from_csv(csv_file(name, data))
+
+
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_a_spreadsheets_semicolons_or_tabs_are_read_like_commas(sep, csv_file):
+    """Many locales' spreadsheets export "literal;candidate" (a visitor's file was refused for it)."""
+    data = f'literal{sep}candidate\nHe is fast.{sep}He is as fast as a cheetah.\n"A, b."{sep}"A, b{sep} like c."\n'
+    assert groups_from_csv(csv_file("sep", data.encode())) == [
+        ("He is fast.", ["He is as fast as a cheetah."]), ("A, b.", [f"A, b{sep} like c."])]
 
 
 def test_good_csv_with_extra_cells_and_blank_rows(csv_file):
@@ -85,6 +94,7 @@ def test_upload_endpoint_answers_bad_csv_clearly(name, csv_file, client):
     data, fragment = BAD_CSVS[name]
     message = _app_error(client, handle_file(str(csv_file(name, data))), *RERANK_DEFAULTS, api_name="/rerank_csv")
     assert fragment.lower() in message.lower(), message
+    assert "Nothing of this file was scored" in message  # a Rerank pressed next scores the boxes, not the file
 
 
 @pytest.mark.slow

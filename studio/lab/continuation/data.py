@@ -113,6 +113,30 @@ def split3(kind: str) -> dict[str, list[Item]]:
     return out
 
 
+def read_items(tag: str, per_kind: int = 10, part: str = "test") -> list[Item]:
+    """The narratives of a blind read of Continue on the benchmark's own stories: per kind (idioms first), the first
+    item of each expression group of the `part` ("test": never used for a choice; "dev" for a dev read), the
+    `per_kind` groups with the smallest sha1("{tag}|{kind}|{group}").
+    Why: docs/experiments.md#continuation-benchmark-read"""
+    out = []
+    for kind in KINDS:
+        first: dict[str, Item] = {}
+        for item in split3(kind)[part]:
+            first.setdefault(item.group, item)
+        out += sorted(first.values(), key=lambda it: hashlib.sha1(f"{tag}|{kind}|{it.group}".encode()).hexdigest())[
+            :per_kind]
+    return out
+
+
+_MARK_SPACED = re.compile(r"\s*<b>\s*(.*?)\s*</b>", re.I | re.S)
+
+
+def marked(item: Item) -> str:
+    """The narrative as a user of Continue marks its figure: the benchmark's <b>…</b> as " […]" (it marks its idioms,
+    not its similes, which Continue finds itself)."""
+    return _MARK_SPACED.sub(lambda m: " [" + m.group(1) + "]", item.raw).strip()
+
+
 def _words(text: str) -> str:
     return " " + " ".join(re.findall(r"[a-z0-9]+(?:'[a-z0-9]+)*", text.lower())) + " "
 

@@ -6,7 +6,7 @@ for generation stands in results/ and in the README's table beside the model-sco
 from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15, 17, 21, 23, 24, 26 and 28)
 and the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20; 22 and 27 go in the details), Continue's dev reads
 (blind_reads/continuation_dev_read_1.json, counted by `eval continuation-report --only ranking`, and _2 to _6) and its
-earlier report reads (1-6) are recorded but not reported here. Reads 15-33 and Continue's 4-9 were made with
+earlier report reads (1-6) are recorded but not reported here. Reads 15-33 and Continue's 4-10 were made with
 `bench/writer_read.py`.
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ...continuation.expression import find_expression
 from ...continuation.judge import get_judge
 from ...continuation.ranking import pool_signals, writer_order
 from ...continuation.writing import ends_a_sentence
+from ...errors import InputError
 from ...models import ModelUnavailable, get_registry
 from ...models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
@@ -39,6 +40,11 @@ POLISH_SECOND_READER = "blind_reads/polish_second_reader_33.json"
 CONTINUATION_READS = ("blind_reads/continuation_blind_read_7.json", "blind_reads/continuation_blind_read_8.json",
                       "blind_reads/continuation_blind_read_9.json")
 CONTINUATION_SERVED, CONTINUATION_BEFORE = "writer, best 3 of 6", "writer, not shown"
+#: a report read of the served writer on the benchmark's own stories (its test part, never used for a choice), the
+#: stories' two benchmark options pooled with the writer's lines as the reader's controls: the inputs unseen data
+#: brings. Why: docs/experiments.md#continuation-benchmark-read
+CONTINUATION_BENCHMARK_READ = "blind_reads/continuation_blind_read_10.json"
+BENCHMARK_PLAUSIBLE, BENCHMARK_IMPLAUSIBLE = "benchmark option, plausible", "benchmark option, implausible"
 
 
 def _record(path: str) -> dict:
@@ -61,10 +67,19 @@ def continuation_rows(paths: tuple[str, ...]) -> list[dict]:
     out = []
     for path in paths:
         record = _record(path)
-        text = (PROJECT_ROOT / record["narratives"]).read_text(encoding="utf-8")
-        lines = [x.strip() for x in text.splitlines() if x.strip() and not x.startswith("#")]
+        lines = _narratives(record["narratives"])
         out += [{**r, "narrative": lines[int(r["line"]) - 1], "read": path} for r in record["rows"]]
     return out
+
+
+def _narratives(source: str) -> list[str]:
+    """A record's narratives: the lines of a committed file, or "benchmark:TAG", the benchmark's stories a read chose
+    by TAG (`data.read_items`; rebuilt from ../shared/data, whose text is never committed)."""
+    if source.startswith("benchmark:"):
+        from ..continuation.data import marked, read_items
+        return [marked(item) for item in read_items(source.split(":", 1)[1])]
+    text = (PROJECT_ROOT / source).read_text(encoding="utf-8")
+    return [x.strip() for x in text.splitlines() if x.strip() and not x.startswith("#")]
 
 
 def _best(rows: list[dict], key, n: int) -> tuple[int, int]:
@@ -161,7 +176,11 @@ class ContinuationReadEvaluation(Evaluation):
                             "a session that saw no output, read by its own fresh reader; the served writer's 6 samples "
                             "of each (the 3 shown and the 3 not), shuffled and read without source or rank; the 3 "
                             "shown are those served when the read was made (reads 7-8: by the judge; read 9: by the "
-                            "judge with a restatement of the story's last sentence moved down)"}
+                            "judge with a restatement of the story's last sentence moved down)",
+              "benchmark stories": f"{CONTINUATION_BENCHMARK_READ}: 20 stories of the benchmark's own test part (10 "
+                                   "idioms, 10 similes; data.read_items('read44'), never used for a choice), the "
+                                   "served writer's 6 samples of each and the story's two benchmark options, shuffled "
+                                   "and read by one fresh reader without source or rank"}
 
     def _compute(self, limit):
         rows = continuation_rows(CONTINUATION_READS)
@@ -176,6 +195,7 @@ class ContinuationReadEvaluation(Evaluation):
         details["per read: shown usable, first shown usable"] = {
             path: [tally(part, "generator", CONTINUATION_SERVED), tally(part, "generator", CONTINUATION_SERVED, top=1)]
             for path in CONTINUATION_READS for part in ([r for r in rows if r["read"] == path],)}
+        figures += _benchmark_read(details)
         others = sorted({r["generator"] for r in rows} - {CONTINUATION_SERVED, CONTINUATION_BEFORE})
         for generator in others:  # another writer read in the same read (the same reader, the same narratives)
             details[generator] = tally(rows, "generator", generator)
@@ -201,6 +221,32 @@ class ContinuationReadEvaluation(Evaluation):
                     "without the restatement's move: first": first_usable(part, by_restating=False),
                     "without the restatement's move: 3 shown": first_usable(part, top=3, by_restating=False)}
         return figures, details
+
+
+def _benchmark_read(details: dict) -> list[Figure]:
+    """The served writer on the benchmark's own stories (CONTINUATION_BENCHMARK_READ): its figure, and in `details`
+    what the same reader kept of the benchmark's own options (how strict the read is on these stories). Without the
+    shared data (the stories are rebuilt from it) the details say so and no figure is given."""
+    try:
+        rows = continuation_rows((CONTINUATION_BENCHMARK_READ,))
+    except InputError as exc:
+        details["the benchmark's stories"] = f"not counted: {exc}"
+        return []
+    shown, first = tally(rows, "generator", CONTINUATION_SERVED), tally(rows, "generator", CONTINUATION_SERVED, top=1)
+    details["the benchmark's stories (" + CONTINUATION_BENCHMARK_READ + ")"] = {
+        "stories": _record(CONTINUATION_BENCHMARK_READ)["narratives"] + " (data.read_items): 10 idioms, 10 similes "
+                   "of the benchmark's test part",
+        "served": shown, "first shown, served": first,
+        "not shown (the other 3 of the pool)": tally(rows, "generator", CONTINUATION_BEFORE),
+        "best 3 of the 6 a perfect ranker would show": best_shown(rows, (CONTINUATION_SERVED, CONTINUATION_BEFORE), 3),
+        "the benchmark's plausible option": tally(rows, "generator", BENCHMARK_PLAUSIBLE),
+        "the benchmark's implausible option": tally(rows, "generator", BENCHMARK_IMPLAUSIBLE),
+        **{f"served, {kind}s": tally([r for r in rows if (r["line"] <= 10) == (kind == "idiom")], "generator",
+                                     CONTINUATION_SERVED) for kind in ("idiom", "simile")}}
+    return [Figure("usable continuations, the benchmark's own stories", _share(shown), "benchmark stories",
+                   shown[1], interval=share_interval(_share(shown), shown[1])),
+            Figure("the first continuation shown usable, the benchmark's own stories", _share(first),
+                   "benchmark stories", first[1], headline=False)]
 
 
 def _by_narrative(rows: list[dict], generators: tuple[str, ...]) -> dict:
