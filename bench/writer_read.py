@@ -7,7 +7,8 @@
     .venv/bin/python bench/writer_read.py record read.json key.json labels.json --polish blind_reads/polish_blind_read_N.json \
         --continuation blind_reads/continuation_blind_read_N.json --how "…"      # the committed records `eval *-read` counts
     .venv/bin/python bench/writer_read.py generate --benchmark read44 --out read.json   # Continue on the benchmark's
-        # own stories (test part), their two options pooled as controls; record with --narratives-file benchmark:read44
+        # own stories (test part; --part dev for a dev read), their two options pooled as controls; record with
+        # --narratives-file benchmark:read44 (benchmark:dev:TAG)
 
 Polish: each literal through `polish(literal, n=10, seed=0)` with the default sources ("default sources": images, lm,
 retrieval, property) and with the writer source ("writer source": writer, property). Continue: each narrative through the writer mode with its pool of 6
@@ -121,7 +122,7 @@ def _benchmark_items(args) -> list:
     if not getattr(args, "benchmark", None):
         return []
     from studio.lab.continuation.data import read_items
-    return read_items(args.benchmark)
+    return read_items(args.benchmark, part=args.part)
 
 
 def _marked(item) -> str:
@@ -202,10 +203,12 @@ def main() -> None:
     sub = p.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("generate")
     g.add_argument("--literals")
-    g.add_argument("--narratives")
-    g.add_argument("--benchmark", metavar="TAG", help="instead of --narratives: 10 idiom and 10 simile stories of the "
-                   "benchmark's test part chosen by TAG (studio.lab.continuation.data.read_items), with their two "
-                   "options as controls")
+    stories = g.add_mutually_exclusive_group()
+    stories.add_argument("--narratives")
+    stories.add_argument("--benchmark", metavar="TAG", help="10 idiom and 10 simile stories of the benchmark's test "
+                         "part (or --part) chosen by TAG (studio.lab.continuation.data.read_items), with their two "
+                         "options as controls; record with --narratives-file benchmark:TAG (benchmark:PART:TAG)")
+    g.add_argument("--part", choices=("test", "dev"), default="test", help="with --benchmark: the benchmark's part")
     g.add_argument("--out", required=True)
     g.add_argument("--polish-variants", choices=sorted(POLISH_VARIANTS), default="writer")
     g.add_argument("--reread-pool", action="store_true", help="with --polish-variants reread: also the first 20 "

@@ -184,6 +184,9 @@ def test_nothing_found_and_empty_mark(studio_lexicon):
     for typed in ("He was [  ] there.", "She said it cost []", "He was <b></b> there."):
         with pytest.raises(InputError, match="marked expression is empty"):
             expression.find_expression(typed)
+    # an empty "[]" after the mark that is used is text, as "[ ]" is
+    assert expression.find_expression("He [spilled the beans] and typed [] on the pad.")[1].text == "spilled the beans"
+    assert expression.find_expression("<b>spill the beans</b> x = []")[1].text == "spill the beans"
 
 
 def test_judge_case_without_expression():

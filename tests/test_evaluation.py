@@ -15,6 +15,8 @@ from studio.lab.evaluation.readme import END, README, START, render_table, repla
 from studio.shared_data import shared_data_dir
 
 HAVE_DATA = (shared_data_dir() / "hauser" / "human_ratings_dev.csv").is_file()
+#: the benchmark's stories (the Continue read on them rebuilds its stories from these)
+HAVE_FIGURATIVE = all((shared_data_dir() / "figurative" / f"{k}_train.jsonl").is_file() for k in ("idiom", "simile"))
 needs_data = pytest.mark.skipif(not HAVE_DATA, reason="../shared/data is not available")
 
 
@@ -345,13 +347,12 @@ def test_blind_read_figures_are_tallied_from_the_committed_records(name):
     """The reads' figures are the records' labels counted, and the committed results hold the same figures (the read
     of the benchmark's own stories rebuilds its stories from the shared data: counted where it is)."""
     committed = json.loads((RESULTS_DIR / f"{name}.json").read_text())["figures"]
-    if not (shared_data_dir() / "figurative" / "idiom_train.jsonl").is_file():
+    if not HAVE_FIGURATIVE:
         committed = [f for f in committed if f["split"] != "benchmark stories"]
     _assert_same_figures(evaluation(name).compute()["figures"], committed)
 
 
-@pytest.mark.skipif(not (shared_data_dir() / "figurative" / "idiom_train.jsonl").is_file(),
-                    reason="needs ../shared/data/figurative")
+@pytest.mark.skipif(not HAVE_FIGURATIVE, reason="needs ../shared/data/figurative")
 def test_the_benchmark_read_rebuilds_its_stories_from_the_test_part():
     """The stories of the read on the benchmark's own narratives come from its test part, marked as a user marks them,
     and the record counts each story's served lines and its two benchmark options without their text."""
@@ -369,6 +370,28 @@ def test_the_benchmark_read_rebuilds_its_stories_from_the_test_part():
     assert {r["narrative"] for r in rows} == {data.marked(i) for i in items}
     options = [r for r in _record(CONTINUATION_BENCHMARK_READ)["rows"] if r["generator"].startswith("benchmark")]
     assert len(options) == 40 and all(r["continuation"] is None for r in options)
+    assert {r["kind"] for r in rows if r["line"] <= 10} == {"idiom"}
+
+
+def test_a_rebuilt_story_that_is_not_the_one_read_is_refused(monkeypatch):
+    """Another version of the shared data (a story changed, or fewer stories) must not count labels against other
+    stories: the read lines' ids are checked, and the eval says it cannot count the read."""
+    from studio.errors import InputError
+    from studio.lab.evaluation import reads
+
+    story = "He was on duty, but he would [call in sick]."
+    monkeypatch.setattr(reads, "_record", lambda path: {"narratives": "benchmark:x", "rows": [
+        {"id": reads._line_id(story, "He stayed home."), "line": 1, "continuation": "He stayed home."}]})
+    monkeypatch.setattr(reads, "_narratives", lambda source: [(story, "idiom")])
+    assert reads.continuation_rows(("r.json",))[0]["narrative"] == story
+    monkeypatch.setattr(reads, "_narratives", lambda source: [(story.replace("duty", "call"), "idiom")])
+    with pytest.raises(InputError, match="not the ones read"):
+        reads.continuation_rows(("r.json",))
+    monkeypatch.setattr(reads, "_narratives", lambda source: [])
+    with pytest.raises(InputError, match="has no story"):
+        reads.continuation_rows(("r.json",))
+    details = {}
+    assert reads._benchmark_read(details) == [] and "not counted" in next(iter(details.values()))
 
 
 def test_a_second_reader_is_counted_on_the_same_served_lines():

@@ -13,7 +13,7 @@ from ..figures.components import extract_similes
 from ..figures.idioms import literal_phrases
 from ..models import get_registry
 
-_MARKS = (re.compile(r"<b>(.*?)</b>", re.I | re.S), re.compile(r"\[([^\[\]]+)\]"))
+_MARKS = (re.compile(r"<b>(.*?)</b>", re.I | re.S), re.compile(r"\[([^\[\]]*)\]"))
 _SIMILE_START = re.compile(r"^\s*(like|as)\b", re.I)
 #: the parts of speech an unmarked idiom must hold one of to be taken: a match of Wiktionary's lexicon made of a verb
 #: and particles, prepositions or pronouns only ("went to", "looked up", "I took it") is a phrasal verb read literally
@@ -157,8 +157,6 @@ def _parse(parser, text: str):
 
 def find_expression(narrative: str) -> tuple[str, Expression | None]:
     """(clean narrative, the expression or None when no idiom or simile is marked or found)."""
-    if "[]" in narrative:  # "[ ]" is a mark with nothing in it (`_from_mark`); "[]" is one too, not text
-        raise InputError(EMPTY_MARK)
     text, span = strip_marks(narrative)
     if span is not None:
         return text, _from_mark(text, span)

@@ -33,7 +33,7 @@ def groups_from_csv(path: str | Path) -> list[tuple[str, list[str]]]:
     if "\x00" in text:  # valid UTF-8 can still be a binary file; csv would fail on the NULs anyway
         raise InputError("The CSV file holds binary data (NUL bytes), not text.")
     try:
-        return _groups(csv.DictReader(io.StringIO(text), delimiter=_delimiter(text)))
+        return _groups(csv.DictReader(io.StringIO(text), delimiter=_delimiter(text), skipinitialspace=True))
     except csv.Error as exc:  # e.g. a field over csv.field_size_limit()
         raise InputError(f"The CSV file is malformed: {exc}.") from None
 
@@ -43,7 +43,8 @@ def _delimiter(text: str) -> str:
     many locales ("literal;candidate"); a comma when none does (the header's message then says what is missing)."""
     header = text.split("\n", 1)[0]
     for sep in (",", ";", "\t"):
-        if {"literal", "candidate"} <= {f.strip().strip('"').strip().lower() for f in header.split(sep)}:
+        names = next(csv.reader([header], delimiter=sep, skipinitialspace=True), [])
+        if {"literal", "candidate"} <= {n.strip().lower() for n in names}:
             return sep
     return ","
 

@@ -53,7 +53,8 @@ the number asked, and why any are missing (too few distinct vehicles from the ch
 *Components of a simile*. The CSV and JSON downloads hold every candidate with its numbers.
 """,
     "rerank": """
-**What to do.** A literal sentence, then one simile candidate per line (or a CSV with columns `literal,candidate`;
+**What to do.** A literal sentence, then one simile candidate per line (or a CSV with columns `literal,candidate`,
+or separated by semicolons or tabs;
 several literal sentences are scored separately and picked from the list above the table). Press **Rerank**.
 
 **What you see.** The **winner** with its topic, vehicle and event coloured, then a table sorted by **rank** (1 = best).

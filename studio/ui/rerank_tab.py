@@ -424,7 +424,7 @@ def clear_results():
 
 
 #: after a refused file's own message
-FILE_REFUSED = "Nothing of this file was scored; the boxes above keep what they held, and Rerank scores those."
+FILE_REFUSED = "The boxes above keep what they held: Rerank scores those, not this file."
 
 
 @guarded
@@ -515,7 +515,7 @@ def build_rerank_tab() -> dict:
                 candidates = gr.Textbox(label=f"Candidates (one per line, at most {MAX_CANDIDATES})",
                                         info=f"each up to {MAX_CHARS:,} characters",
                                         value=EXAMPLES[0][1], lines=6)
-                upload = gr.File(label=f"…or upload a CSV with columns literal,candidate (at most "
+                upload = gr.File(label=f"…or upload a CSV with columns literal,candidate (or ; or tab; at most "
                                        f"{MAX_CSV_BYTES // 1000} kB and {MAX_CSV_ROWS:,} rows; every literal "
                                        f"sentence is scored, up to {MAX_CANDIDATES} candidates each)",
                                  file_types=[".csv"], elem_id="rerank-upload")

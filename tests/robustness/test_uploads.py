@@ -46,7 +46,8 @@ def test_bad_csv_gets_a_specific_message(name, csv_file):
 @pytest.mark.parametrize("sep", [";", "\t"])
 def test_a_spreadsheets_semicolons_or_tabs_are_read_like_commas(sep, csv_file):
     """Many locales' spreadsheets export "literal;candidate" (a visitor's file was refused for it)."""
-    data = f'literal{sep}candidate\nHe is fast.{sep}He is as fast as a cheetah.\n"A, b."{sep}"A, b{sep} like c."\n'
+    data = (f'"literal"{sep} "candidate"\nHe is fast.{sep}He is as fast as a cheetah.\n'
+            f'"A, b."{sep} "A, b{sep} like c."\n')
     assert groups_from_csv(csv_file("sep", data.encode())) == [
         ("He is fast.", ["He is as fast as a cheetah."]), ("A, b.", [f"A, b{sep} like c."])]
 
@@ -94,7 +95,7 @@ def test_upload_endpoint_answers_bad_csv_clearly(name, csv_file, client):
     data, fragment = BAD_CSVS[name]
     message = _app_error(client, handle_file(str(csv_file(name, data))), *RERANK_DEFAULTS, api_name="/rerank_csv")
     assert fragment.lower() in message.lower(), message
-    assert "Nothing of this file was scored" in message  # a Rerank pressed next scores the boxes, not the file
+    assert "Rerank scores those, not this file" in message  # a Rerank pressed next scores the boxes
 
 
 @pytest.mark.slow

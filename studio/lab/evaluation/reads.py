@@ -5,12 +5,13 @@ in the record row by row (blind_reads/*_blind_read_*.json). These evaluations co
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
 from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15, 17, 21, 23, 24, 26 and 28)
 and the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20; 22 and 27 go in the details), Continue's dev reads
-(blind_reads/continuation_dev_read_1.json, counted by `eval continuation-report --only ranking`, and _2 to _6) and its
+(blind_reads/continuation_dev_read_1.json, counted by `eval continuation-report --only ranking`, and _2 to _9) and its
 earlier report reads (1-6) are recorded but not reported here. Reads 15-33 and Continue's 4-10 were made with
 `bench/writer_read.py`.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -63,23 +64,38 @@ def _narrative(row: dict):
 
 
 def continuation_rows(paths: tuple[str, ...]) -> list[dict]:
-    """The rows of several Continue read records, each with the text of the narrative it continues."""
+    """The rows of several Continue read records, each with the text of the narrative it continues (and its kind,
+    for a read of the benchmark's stories)."""
     out = []
     for path in paths:
         record = _record(path)
-        lines = _narratives(record["narratives"])
-        out += [{**r, "narrative": lines[int(r["line"]) - 1], "read": path} for r in record["rows"]]
+        stories = _narratives(record["narratives"])
+        for r in record["rows"]:
+            if not 1 <= int(r["line"]) <= len(stories):
+                raise InputError(f"{path}: line {r['line']} has no story in {record['narratives']}")
+            story, kind = stories[int(r["line"]) - 1]
+            if kind and r["continuation"] is not None and r["id"] != _line_id(story, r["continuation"]):
+                raise InputError(f"{path}: the stories rebuilt from the shared data are not the ones read (line "
+                                 f"{r['line']}): another version of ../shared/data?")
+            out.append({**r, "narrative": story, "kind": kind, "read": path})
     return out
 
 
-def _narratives(source: str) -> list[str]:
-    """A record's narratives: the lines of a committed file, or "benchmark:TAG", the benchmark's stories a read chose
-    by TAG (`data.read_items`; rebuilt from ../shared/data, whose text is never committed)."""
+def _line_id(story: str, line: str) -> str:
+    """A read line's id, as bench/writer_read.py gives it."""
+    return hashlib.sha1(f"continue|{story}|{line.strip()}".encode()).hexdigest()[:8]
+
+
+def _narratives(source: str) -> list[tuple[str, str]]:
+    """A record's narratives, each with its kind ("" when the record does not say): the lines of a committed file,
+    or "benchmark:TAG" / "benchmark:PART:TAG", the stories of the benchmark's test (or PART) that a read chose by TAG
+    (`data.read_items`; rebuilt from ../shared/data, whose text is never committed)."""
     if source.startswith("benchmark:"):
         from ..continuation.data import marked, read_items
-        return [marked(item) for item in read_items(source.split(":", 1)[1])]
+        *part, tag = source.split(":")[1:]
+        return [(marked(item), item.kind) for item in read_items(tag, part=part[0] if part else "test")]
     text = (PROJECT_ROOT / source).read_text(encoding="utf-8")
-    return [x.strip() for x in text.splitlines() if x.strip() and not x.startswith("#")]
+    return [(x.strip(), "") for x in text.splitlines() if x.strip() and not x.startswith("#")]
 
 
 def _best(rows: list[dict], key, n: int) -> tuple[int, int]:
@@ -170,7 +186,8 @@ def second_reader(path: str) -> dict:
 
 class ContinuationReadEvaluation(Evaluation):
     name = "continuation-read"
-    title = "Continue: continuations fluent and true to the figure (blind reads of 60 new narratives, 3 each)"
+    title = ("Continue: continuations fluent and true to the figure (blind reads of 60 new narratives and of 20 of "
+             "the benchmark's own, 3 shown each)")
     splits = {"blind read": f"{', '.join(CONTINUATION_READS)}: each 20 narratives (10 idioms, 10 similes; "
                             "blind_reads/continuation_narratives_report_7.txt, _8.txt, _9.txt) written for the read by "
                             "a session that saw no output, read by its own fresh reader; the served writer's 6 samples "
@@ -241,8 +258,8 @@ def _benchmark_read(details: dict) -> list[Figure]:
         "best 3 of the 6 a perfect ranker would show": best_shown(rows, (CONTINUATION_SERVED, CONTINUATION_BEFORE), 3),
         "the benchmark's plausible option": tally(rows, "generator", BENCHMARK_PLAUSIBLE),
         "the benchmark's implausible option": tally(rows, "generator", BENCHMARK_IMPLAUSIBLE),
-        **{f"served, {kind}s": tally([r for r in rows if (r["line"] <= 10) == (kind == "idiom")], "generator",
-                                     CONTINUATION_SERVED) for kind in ("idiom", "simile")}}
+        **{f"served, {kind}s": tally([r for r in rows if r["kind"] == kind], "generator", CONTINUATION_SERVED)
+           for kind in ("idiom", "simile")}}
     return [Figure("usable continuations, the benchmark's own stories", _share(shown), "benchmark stories",
                    shown[1], interval=share_interval(_share(shown), shown[1])),
             Figure("the first continuation shown usable, the benchmark's own stories", _share(first),
