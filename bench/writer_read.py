@@ -19,7 +19,6 @@ the 3 not shown are read alike.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import random
@@ -139,7 +138,8 @@ def _stories(args) -> list[str]:
 
 
 def _id(kind: str, source: str, line: str) -> str:
-    return hashlib.sha1(f"{kind}|{source}|{line}".encode()).hexdigest()[:8]
+    from studio.lab.evaluation.reads import line_id
+    return line_id(kind, source, line)
 
 
 def pool(args) -> None:

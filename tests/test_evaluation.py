@@ -381,7 +381,7 @@ def test_a_rebuilt_story_that_is_not_the_one_read_is_refused(monkeypatch):
 
     story = "He was on duty, but he would [call in sick]."
     monkeypatch.setattr(reads, "_record", lambda path: {"narratives": "benchmark:x", "rows": [
-        {"id": reads._line_id(story, "He stayed home."), "line": 1, "continuation": "He stayed home."}]})
+        {"id": reads.line_id("continue", story, "He stayed home."), "line": 1, "continuation": "He stayed home."}]})
     monkeypatch.setattr(reads, "_narratives", lambda source: [(story, "idiom")])
     assert reads.continuation_rows(("r.json",))[0]["narrative"] == story
     monkeypatch.setattr(reads, "_narratives", lambda source: [(story.replace("duty", "call"), "idiom")])

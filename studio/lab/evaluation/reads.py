@@ -74,16 +74,17 @@ def continuation_rows(paths: tuple[str, ...]) -> list[dict]:
             if not 1 <= int(r["line"]) <= len(stories):
                 raise InputError(f"{path}: line {r['line']} has no story in {record['narratives']}")
             story, kind = stories[int(r["line"]) - 1]
-            if kind and r["continuation"] is not None and r["id"] != _line_id(story, r["continuation"]):
+            if kind and r["continuation"] is not None and r["id"] != line_id("continue", story, r["continuation"]):
                 raise InputError(f"{path}: the stories rebuilt from the shared data are not the ones read (line "
                                  f"{r['line']}): another version of ../shared/data?")
             out.append({**r, "narrative": story, "kind": kind, "read": path})
     return out
 
 
-def _line_id(story: str, line: str) -> str:
-    """A read line's id, as bench/writer_read.py gives it."""
-    return hashlib.sha1(f"continue|{story}|{line.strip()}".encode()).hexdigest()[:8]
+def line_id(kind: str, source: str, line: str) -> str:
+    """A read line's id in its record: "polish" or "continue", the literal or story it was written for, the line
+    (bench/writer_read.py gives them; a rebuilt story is checked by them)."""
+    return hashlib.sha1(f"{kind}|{source}|{line.strip()}".encode()).hexdigest()[:8]
 
 
 def _narratives(source: str) -> list[tuple[str, str]]:
