@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -173,13 +174,33 @@ def test_a_prediction_interval_holds_the_other_sets_chance():
 
 
 def test_readme_table_shows_an_interval():
-    from studio.lab.evaluation.readme import _with_interval
+    from studio.results import with_interval
 
-    assert _with_interval({"value": 0.7945, "interval95": [0.741, 0.8402]}) == "0.794 [0.74, 0.84]"
-    assert _with_interval({"value": 18.89}) == "18.890"
-    assert _with_interval({"value": None, "interval95": [0, 1]}) == "—"
-    assert _with_interval({"value": 0.7945, "interval95": [0.741, 0.8402], "prediction95": [0.7139, 0.8697],
-                           "prediction_rows": 376}) == "0.794 [0.74, 0.84]; 376 others: [0.71, 0.87]"
+    assert with_interval({"value": 0.7945, "interval95": [0.741, 0.8402]}) == "0.794 [0.74, 0.84]"
+    assert with_interval({"value": 18.89}) == "18.890"
+    assert with_interval({"value": None, "interval95": [0, 1]}) == "—"
+    assert with_interval({"value": 0.7945, "interval95": [0.741, 0.8402], "prediction95": [0.7139, 0.8697],
+                          "prediction_rows": 376}) == "0.794 [0.74, 0.84]; 376 others: [0.71, 0.87]"
+
+
+def test_about_shows_every_headline_figure_of_the_results_files():
+    """A visitor reads how well each capability works in the app (About, *How well it works*), from the same files
+    as the README's table: every headline figure, its split and value; the help texts send them there."""
+    from studio.results import headline, load_results, with_interval
+    from studio.ui import continue_tab, help as help_text, polish_tab
+    from studio.ui.about_tab import figures_text
+
+    text = figures_text()
+    results = load_results(RESULTS_DIR)
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert len(rows) == len(list(headline(results))) > 10
+    for (r, f), row in zip(headline(results), rows):
+        assert row.startswith(f"| {r['name']} | {f['metric']} | {f['split']} | {f['n']} | {with_interval(f)} |")
+    missing = figures_text([])
+    assert "No measured figures ship with this copy" in missing and "|" not in missing
+    sources = [continue_tab.JUDGE_NOTE, help_text.HELP["continue"], Path(polish_tab.__file__).read_text()]
+    assert all("README's Results" not in s for s in sources)
+    assert "under About, *How well it works*" in continue_tab.JUDGE_NOTE
 
 
 def test_readme_table_is_the_results_files():

@@ -39,7 +39,7 @@ JUDGE_EXAMPLES = [
 #: what the Judge panel's verdict is, and how far to trust it
 JUDGE_NOTE = ("**P(plausible)**: which of the two continuations the judge finds the plausible next sentence. The "
               "judge reads the narrative's end and each continuation (a cross-encoder over all-mpnet-base-v2 trained "
-              "on the benchmark's narratives; its accuracy on held-out ones is in the README's Results). Its "
+              "on the benchmark's narratives; its accuracy on held-out ones is under About, *How well it works*). Its "
               "probabilities "
               "are calibrated on held-out narratives: where it says 70 %, it was right about 7 times in 10 there; "
               "under 60 % for the more plausible one it says the pair is too close to call. "

@@ -110,7 +110,7 @@ best are shown, ranked by **fluency** (how naturally the sentence follows the st
 closer to 0 is better) plus a little of **p(plausible)**, the judge's probability (0–1) that it is a plausible next
 sentence; the other modes are ranked by p(plausible). **samples** says how many of the samples drawn gave that same
 sentence; the line above says when fewer distinct sentences came than asked. Expect to pick: a strict reader keeps
-only some of the sentences shown (how many, on stories the studio never saw, is in the README's Results).
+only some of the sentences shown (how many, on stories the studio never saw, is under About, *How well it works*).
 *Judge* compares two continuations you write for the same story.
 """,
     "models": """

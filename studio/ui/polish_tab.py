@@ -214,7 +214,7 @@ def components_verdict(result: dict | None) -> str:
         return f"**A simile**: the detector's probability {p:.3f} (it takes {threshold:.3f} or more for one)."
     return (f"**Not a simile, by the detector** (probability {p:.3f}, under its {threshold:.3f}): the parts below "
             "are those of the comparison found, which may be literal (\"It looks like rain.\"). The detector also "
-            "misses some similes: its F1 on held-out sentences is in the README's Results.")
+            "misses some similes: its F1 on held-out sentences is under About, *How well it works*.")
 
 
 #: the note beside the buttons when the box no longer holds the sentence the candidates were made for

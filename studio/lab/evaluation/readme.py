@@ -2,17 +2,16 @@
 table of every evaluation, and in each capability page (docs/*.md, PAGES) a table of that capability's figures."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ...errors import StudioError
 from ...models.config import PROJECT_ROOT
+from ...results import fmt, headline, load_results, with_interval
 
 README = PROJECT_ROOT / "README.md"
 DOCS = PROJECT_ROOT / "docs"
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 PAGE_START, PAGE_END = "<!-- figures: begin -->", "<!-- figures: end -->"
-ORDER = ("hauser", "components", "continuation", "proverbs", "polish")
 #: evaluation name (results/NAME.json) → the capability page (docs/) whose "## Figures" table shows it
 PAGES = {"hauser": "hauser.md", "nli": "hauser.md", "sentiment": "hauser.md",
          "polish": "similes.md", "polish-read": "similes.md", "polish-ranker": "similes.md", "components": "similes.md",
@@ -20,39 +19,15 @@ PAGES = {"hauser": "hauser.md", "nli": "hauser.md", "sentiment": "hauser.md",
          "proverbs": "proverbs.md", "language": "robustness.md"}
 
 
-def _fmt(value) -> str:
-    return "—" if value is None else f"{value:.3f}"
-
-
-def _with_interval(figure: dict) -> str:
-    """"0.794 [0.74, 0.84]": the value and, where the evaluation gives one, its 95 % interval; then, where it gives
-    one, where another set of N rows may land: "0.794 [0.74, 0.84]; 376 others: [0.71, 0.87]"."""
-    interval, prediction = figure.get("interval95"), figure.get("prediction95")
-    if figure.get("value") is None:
-        return _fmt(None)
-    text = _fmt(figure["value"]) + (f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else "")
-    if prediction:
-        text += f"; {figure.get('prediction_rows', '?')} others: [{prediction[0]:.2f}, {prediction[1]:.2f}]"
-    return text
-
-
-def load_results(folder: Path) -> list[dict]:
-    files = sorted(Path(folder).glob("*.json"), key=lambda p: (ORDER.index(p.stem) if p.stem in ORDER else 99, p.stem))
-    return [json.loads(p.read_text(encoding="utf-8")) for p in files]
-
-
 def _rows(results: list[dict]) -> list[str]:
     lines = ["| capability | metric | split | n | studio | paper's anchor | command | commit |",
              "|---|---|---|---|---|---|---|---|"]
-    for r in results:
+    for r, f in headline(results):
         commit = (r.get("git", {}).get("commit") or "?")[:8] + ("+" if r.get("git", {}).get("dirty") else "")
-        for f in r["figures"]:
-            if not f.get("headline", True):
-                continue
-            anchor = f.get("anchor")
-            anchor_text = f"{_fmt(anchor['value'])} ({anchor['source']})" if anchor else "—"
-            lines.append(f"| {r['name']} | {f['metric']} | {f['split']} | {f['n']} | {_with_interval(f)} | "
-                         f"{anchor_text} | `{r['command']}` | {commit} |")
+        anchor = f.get("anchor")
+        anchor_text = f"{fmt(anchor['value'])} ({anchor['source']})" if anchor else "—"
+        lines.append(f"| {r['name']} | {f['metric']} | {f['split']} | {f['n']} | {with_interval(f)} | "
+                     f"{anchor_text} | `{r['command']}` | {commit} |")
     return lines
 
 

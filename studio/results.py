@@ -1,0 +1,43 @@
+"""The measured figures: `results/NAME.json`, one file per evaluation (written by `python -m studio eval`, the lab),
+read here for whatever shows them — the README's and the docs' tables (`eval table`) and the About tab's *How well
+it works*. One reading, one way to write a figure with its interval."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .models.config import PROJECT_ROOT
+
+RESULTS_DIR = PROJECT_ROOT / "results"
+#: the capabilities first, in the README's order; any other evaluation after them, by name
+ORDER = ("hauser", "components", "continuation", "proverbs", "polish")
+
+
+def load_results(folder: Path = RESULTS_DIR) -> list[dict]:
+    """Every results/*.json, in ORDER; [] when the folder is missing."""
+    files = sorted(Path(folder).glob("*.json"), key=lambda p: (ORDER.index(p.stem) if p.stem in ORDER else 99, p.stem))
+    return [json.loads(p.read_text(encoding="utf-8")) for p in files]
+
+
+def fmt(value) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def with_interval(figure: dict) -> str:
+    """"0.794 [0.74, 0.84]": the value and, where the evaluation gives one, its 95 % interval; then, where it gives
+    one, where another set of N rows may land: "0.794 [0.74, 0.84]; 376 others: [0.71, 0.87]"."""
+    interval, prediction = figure.get("interval95"), figure.get("prediction95")
+    if figure.get("value") is None:
+        return fmt(None)
+    text = fmt(figure["value"]) + (f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else "")
+    if prediction:
+        text += f"; {figure.get('prediction_rows', '?')} others: [{prediction[0]:.2f}, {prediction[1]:.2f}]"
+    return text
+
+
+def headline(results: list[dict]):
+    """(result, figure) of every headline figure, in the files' order."""
+    for r in results:
+        for f in r["figures"]:
+            if f.get("headline", True):
+                yield r, f
