@@ -173,6 +173,17 @@ def test_an_emoji_after_the_image_is_not_part_of_the_vehicle(text, vehicle):
     assert [s.vehicle for s in extract_similes(text)] == [vehicle]
 
 
+@pytest.mark.parametrize("text,vehicle", [("The tea was as bitter as 🍋.", "🍋"), ("The tea was as bitter as a 🍋.", "a 🍋"),
+                                          ("The tea tasted bitter like 🍋.", "🍋"),
+                                          ("The feather was as light as a feather 🪶", "a feather")])
+def test_an_emoji_is_the_image_of_as_as_as_of_like(text, vehicle):
+    """A visitor's "as bitter as 🍋" was found no simile where "like 🍋" was one (Rerank flagged the first "no
+    simile", the second "no words"): an emoji right after "as" (or after its article) is the image; an emoji after
+    a worded image still is not part of it; a currency sign is no image."""
+    assert [s.vehicle for s in extract_similes(text)] == [vehicle]
+    assert extract_similes("It was as cheap as $5.") == []
+
+
 def test_a_typed_html_tag_is_no_word_of_a_simile():
     """A visitor's "as dark as <img src=x onerror=…> ink" had the vehicle "<img src=x onerror": a tag is read as blanks,
     so the vehicle is "ink" at its own offsets; batch and single extraction agree."""

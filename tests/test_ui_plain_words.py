@@ -213,6 +213,17 @@ def test_a_line_off_the_sentence_is_said_in_words_and_flagged():
     assert "off the sentence" in screen_table([row]).to_string()
 
 
+@pytest.mark.parametrize("vehicle, shown", [("🍋", "no words"), ("a 🍋", "no words"), ("a lemon", ""), ("A1", "")])
+def test_an_emoji_image_is_flagged_no_words(vehicle, shown):
+    """The legend's "no words": an image with no letter but its article ("as bitter as a 🍋")."""
+    from studio.ui.rerank_tab import screen_table
+
+    row = {"rank": 1, "candidate": f"The tea was as bitter as {vehicle}.", "vehicle": vehicle, "flag": "",
+           "contradicts": False, "off_sentence": False, "quality": 0.5, "creativity_rel": 0.1, "relevance_norm": 0.0,
+           "logical_consistency_norm": 0.0, "sentiment_consistency_norm": 0.0, "informativeness": 1.0}
+    assert list(screen_table([row])["flag"]) == [shown]
+
+
 @pytest.mark.parametrize("fit, word", [(-0.5, "a natural"), (-3.0, "a possible"), (-6.0, "an unlikely")])
 def test_the_writers_fit_is_said_in_words(fit, word):
     from studio.ui.rerank_tab import explain_candidate

@@ -14,6 +14,7 @@ will rain", approximation "like 20 feet", pronoun objects "someone like you") an
 from __future__ import annotations
 
 import contextvars
+import unicodedata
 from dataclasses import asdict, dataclass, field
 
 from ..errors import InputError
@@ -313,6 +314,10 @@ def _object_after(as_tok, gerund: bool = False):
         if act.tag_ == "VBG" and act.dep_ == "pcomp" and act.head.i == as_tok.i \
                 and not any(c.dep_ in _SUBJECT_DEPS for c in act.children):
             return act
+    # "as bitter as 🍋", "as bitter as a 🍋": an emoji image (the tagger calls it a number or a noun), as "like 🍋" has
+    pictograph = next((t for t in doc[as_tok.i + 1:as_tok.i + 3] if _pictograph(t)), None)
+    if pictograph is not None and (pictograph.i == as_tok.i + 1 or doc[as_tok.i + 1].pos_ == "DET"):
+        return pictograph
     if obj is None:
         for chunk in doc.noun_chunks:
             if chunk.start == as_tok.i + 1:
@@ -367,8 +372,9 @@ def _assemble(trigger, comp_span, comparator, vehicle_root, anchor, prop) -> Sim
 
             v_end = choose_vehicle_end(learned[0], vehicle_root, v_start, v_end, _governing_verb(trigger), learned[1])
         doc = trigger.doc
-        while v_end > v_start and not _has_word(doc[v_end]):
-            v_end -= 1  # an emoji after the image ("like lightning 🌩") is not part of it, whichever end was chosen
+        while v_end > v_start and not _has_word(doc[v_end]) and any(
+                _has_word(t) and t.pos_ != "DET" for t in doc[v_start:v_end]):
+            v_end -= 1  # an emoji after the image ("like lightning 🌩") is not part of it; an emoji image is ("a 🍋")
         # a blanked tag's spaces closed up ("a <b>bear</b>" is read "a    bear")
         vehicle = " ".join(doc.text[doc[v_start].idx:doc[v_end].idx + len(doc[v_end])].split())
         spans["vehicle"] = (doc[v_start].idx, doc[v_end].idx + len(doc[v_end]))
@@ -411,6 +417,12 @@ QUOTES_FREE = True
 def _has_word(tok) -> bool:
     """Whether a token holds a letter or a digit (an emoji or a sign does not)."""
     return any(ch.isalnum() for ch in tok.text)
+
+
+def _pictograph(tok) -> bool:
+    """An emoji or another pictographic sign (Unicode's "other symbol"), not a currency or mathematical sign."""
+    return bool(tok.text) and all(unicodedata.category(ch) in ("So", "Mn", "Cf", "Sk") for ch in tok.text) \
+        and any(unicodedata.category(ch) == "So" for ch in tok.text)
 
 
 def _length(doc, start: int, end: int) -> int:

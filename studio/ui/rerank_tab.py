@@ -100,8 +100,11 @@ def screen_rows(rows: list[dict]) -> list[dict]:
 
 
 def wordless(vehicle: str | None) -> bool:
-    """A found image (vehicle) with no letter in it: an emoji or a symbol."""
-    return bool(vehicle) and not any(ch.isalpha() for ch in vehicle)
+    """A found image (vehicle) with no letter in it but an article: an emoji or a symbol ("🍋", "a 🍋")."""
+    words = (vehicle or "").split()
+    if words and words[0].lower() in ("a", "an", "the"):
+        words = words[1:]
+    return bool(words) and not any(ch.isalpha() for w in words for ch in w)
 
 
 def criteria_chart(rows: list[dict]):
