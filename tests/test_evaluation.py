@@ -188,18 +188,25 @@ def test_about_shows_every_headline_figure_of_the_results_files():
     as the README's table: every headline figure, its split and value; the help texts send them there."""
     from studio.results import headline, load_results, with_interval
     from studio.ui import continue_tab, help as help_text, polish_tab
-    from studio.ui.about_tab import figures_text
+    from studio.ui.about_tab import CAPABILITY, figures_text
 
     text = figures_text()
     results = load_results(RESULTS_DIR)
     rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
     assert len(rows) == len(list(headline(results))) > 10
     for (r, f), row in zip(headline(results), rows):
-        assert row.startswith(f"| {r['name']} | {f['metric']} | {f['split']} | {f['n']} | {with_interval(f)} |")
-    missing = figures_text([])
-    assert "No measured figures ship with this copy" in missing and "|" not in missing
-    sources = [continue_tab.JUDGE_NOTE, help_text.HELP["continue"], Path(polish_tab.__file__).read_text()]
-    assert all("README's Results" not in s for s in sources)
+        assert row.startswith(f"| {CAPABILITY[r['name']]} | {f['metric']} | {f['split']} | {f['n']} | "
+                              f"{with_interval(f)} |")
+    assert "not the tiny profile this app serves" in figures_text(in_use="tiny")
+    assert "not the offline profile" not in figures_text(in_use="offline")
+    for unreadable in ([], [{"name": "x"}], [{"name": "x", "figures": [{"value": 1.0}]}]):
+        missing = figures_text(unreadable)
+        assert "No measured figures ship with this copy" in missing and "|" not in missing
+    partial = figures_text([{"name": "polish", "figures": [{"metric": "m", "value": 0.5}]}, {"name": "y"}])
+    assert "| Polish | m | — | — | 0.500 | — |" in partial and "1 file could not be read" in partial
+    serving = [p for p in Path(continue_tab.__file__).parents[1].rglob("*.py") if "lab" not in p.parts]
+    assert not [p.name for p in serving if "README's Results" in p.read_text(encoding="utf-8")]
+    assert help_text.HELP and polish_tab
     assert "under About, *How well it works*" in continue_tab.JUDGE_NOTE
 
 

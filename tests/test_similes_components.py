@@ -173,15 +173,24 @@ def test_an_emoji_after_the_image_is_not_part_of_the_vehicle(text, vehicle):
     assert [s.vehicle for s in extract_similes(text)] == [vehicle]
 
 
-@pytest.mark.parametrize("text,vehicle", [("The tea was as bitter as 🍋.", "🍋"), ("The tea was as bitter as a 🍋.", "a 🍋"),
-                                          ("The tea tasted bitter like 🍋.", "🍋"),
-                                          ("The feather was as light as a feather 🪶", "a feather")])
+@pytest.mark.parametrize("text,vehicle", [
+    ("The tea was as bitter as 🍋.", "🍋"), ("The tea was as bitter as a 🍋.", "a 🍋"),
+    ("The tea was as bitter as my 🍋.", "my 🍋"), ("The tea tasted bitter like 🍋.", "🍋"),
+    ("The feather was as light as a feather 🪶", "a feather"), ("He was as proud as a 🦚 peacock.", "a 🦚 peacock")])
 def test_an_emoji_is_the_image_of_as_as_as_of_like(text, vehicle):
     """A visitor's "as bitter as 🍋" was found no simile where "like 🍋" was one (Rerank flagged the first "no
-    simile", the second "no words"): an emoji right after "as" (or after its article) is the image; an emoji after
-    a worded image still is not part of it; a currency sign is no image."""
+    simile", the second "no words"): an emoji right after "as" (or after its determiner) is the image when no noun
+    is; an emoji after a worded image still is not part of it, one before it does not replace it."""
     assert [s.vehicle for s in extract_similes(text)] == [vehicle]
-    assert extract_similes("It was as cheap as $5.") == []
+
+
+def test_a_pictograph_is_an_emoji_not_a_sign():
+    from studio.figures.components import _pictograph
+    from studio.models import get_registry
+
+    doc = get_registry().get("parser")("🍋 🦚 ❄️ $ ° ™ © № a")
+    assert {t.text for t in doc if _pictograph(t)} >= {"🍋", "🦚"}
+    assert not any(_pictograph(t) for t in doc if t.text in ("$", "°", "™", "©", "№", "a"))
 
 
 def test_a_typed_html_tag_is_no_word_of_a_simile():

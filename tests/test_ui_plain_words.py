@@ -34,7 +34,7 @@ def test_rerank_columns_are_relative_and_said_so(client):
     flags = {row[headers.index("candidate")]: row[headers.index("flag")] for row in table["data"]}
     assert flags["He was happy like 🎉."] == "no words"  # an emoji's "creativity" is said to mean little
     shown = _visible(why)
-    assert "Why these scores" in shown and "has no words" in shown
+    assert "Why these scores" in shown and "is a sign, not words" in shown
     for log_like in (".tsv", ".csv", ".json", "log P", "PMI", "NLI", "×"):
         assert log_like not in shown, log_like
     assert "<details><summary>Details" in why and "spgc_triplets" in why.replace("\\", "")  # the raw form kept

@@ -314,10 +314,6 @@ def _object_after(as_tok, gerund: bool = False):
         if act.tag_ == "VBG" and act.dep_ == "pcomp" and act.head.i == as_tok.i \
                 and not any(c.dep_ in _SUBJECT_DEPS for c in act.children):
             return act
-    # "as bitter as 🍋", "as bitter as a 🍋": an emoji image (the tagger calls it a number or a noun), as "like 🍋" has
-    pictograph = next((t for t in doc[as_tok.i + 1:as_tok.i + 3] if _pictograph(t)), None)
-    if pictograph is not None and (pictograph.i == as_tok.i + 1 or doc[as_tok.i + 1].pos_ == "DET"):
-        return pictograph
     if obj is None:
         for chunk in doc.noun_chunks:
             if chunk.start == as_tok.i + 1:
@@ -332,7 +328,11 @@ def _object_after(as_tok, gerund: bool = False):
                                                                                 "compound", "nummod"):
                 break
     if obj is None or not _is_image_noun(obj, allow_subject=True):
-        return None
+        # "as bitter as 🍋", "as bitter as a 🍋": an emoji image the tagger calls a number, as "like 🍋" has one
+        first = doc[as_tok.i + 1] if as_tok.i + 1 < len(doc) else None
+        lead = first is not None and (first.pos_ == "DET" or first.tag_ == "PRP$") and as_tok.i + 2 < len(doc)
+        image = doc[as_tok.i + 2] if lead else first
+        return image if image is not None and _pictograph(image) else None
     return obj
 
 
@@ -373,7 +373,7 @@ def _assemble(trigger, comp_span, comparator, vehicle_root, anchor, prop) -> Sim
             v_end = choose_vehicle_end(learned[0], vehicle_root, v_start, v_end, _governing_verb(trigger), learned[1])
         doc = trigger.doc
         while v_end > v_start and not _has_word(doc[v_end]) and any(
-                _has_word(t) and t.pos_ != "DET" for t in doc[v_start:v_end]):
+                _has_word(t) and t.pos_ != "DET" and t.tag_ != "PRP$" for t in doc[v_start:v_end]):
             v_end -= 1  # an emoji after the image ("like lightning 🌩") is not part of it; an emoji image is ("a 🍋")
         # a blanked tag's spaces closed up ("a <b>bear</b>" is read "a    bear")
         vehicle = " ".join(doc.text[doc[v_start].idx:doc[v_end].idx + len(doc[v_end])].split())
@@ -419,10 +419,16 @@ def _has_word(tok) -> bool:
     return any(ch.isalnum() for ch in tok.text)
 
 
+#: Unicode's "other symbols" that are no picture: ©, ®, °, and the letterlike block (™, №, ℃)
+_NOT_PICTURES = {"\u00a9", "\u00ae", "\u00b0"} | {chr(c) for c in range(0x2100, 0x2150)}
+
+
 def _pictograph(tok) -> bool:
-    """An emoji or another pictographic sign (Unicode's "other symbol"), not a currency or mathematical sign."""
-    return bool(tok.text) and all(unicodedata.category(ch) in ("So", "Mn", "Cf", "Sk") for ch in tok.text) \
-        and any(unicodedata.category(ch) == "So" for ch in tok.text)
+    """An emoji or another pictographic sign (Unicode's "other symbol", with its modifiers and joiners), not a
+    currency, mathematical or letterlike sign."""
+    kinds = [unicodedata.category(ch) for ch in tok.text]
+    return "So" in kinds and all(k in ("So", "Mn", "Me", "Cf", "Sk") for k in kinds) \
+        and not any(ch in _NOT_PICTURES for ch in tok.text)
 
 
 def _length(doc, start: int, end: int) -> int:

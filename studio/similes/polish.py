@@ -109,7 +109,7 @@ KEEP_MEANING = ("keep = how likely a writer is to keep the candidate (0..1): a l
                 "reads' labels, from the score, the source, KB attestation and how close the vehicle's meaning is to "
                 "\"something ADJ\" or \"something that VERB\", to the sentence, to its subject and to \"a person\". "
                 "Candidates are ranked by keep, best first. Their keeps summed estimate how many of the list a writer "
-                "would keep (how well they did on fresh reads: the README's Results).")
+                "would keep (how well they did on fresh reads: under About, *How well it works*).")
 #: with the writer, an adjective's best PROPERTY_FIRST KB vehicles come first, then the writer's images; and the
 #: property source leaves verb slots to the writer
 #: why: docs/experiments.md#polish-writer-source

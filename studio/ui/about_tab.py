@@ -30,43 +30,69 @@ def profile_text() -> str:
     return f"**Model profile in use:** `{registry.profile}` ({registry.settings.profile_reason})."
 
 
+#: an evaluation's name (results/NAME.json) → the part of the studio it measures
+CAPABILITY = {"hauser": "Rerank (HAUSER)", "nli": "Rerank: logic", "sentiment": "Rerank: sentiment",
+              "components": "Components", "polish": "Polish", "polish-read": "Polish", "polish-ranker": "Polish",
+              "continuation": "Continue", "continuation-read": "Continue", "proverbs": "Proverbs",
+              "language": "English check"}
+
+
 def _cell(text) -> str:
-    return str(text).replace("|", "/").replace("\n", " ")
+    return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def figures_text(results: list[dict] | None = None) -> str:
-    """*How well it works*: the headline figure of every evaluation (results/*.json, as in the README's Results),
-    without the commands and commits the README gives."""
-    results = load_results() if results is None else results
-    if not results:
-        return ("## How well it works\n\nNo measured figures ship with this copy of the studio (its `results/` "
-                "folder is missing); `python -m studio eval all` measures them.")
-    rows = ["| capability | what was measured | split | n | studio | the paper's |", "|---|---|---|---|---|---|"]
-    for r, f in headline(results):
-        anchor = f.get("anchor")
-        paper = f"{fmt(anchor['value'])} ({_cell(anchor['source'])})" if anchor else "—"
-        rows.append(f"| {_cell(r['name'])} | {_cell(f['metric'])} | {_cell(f['split'])} | {f['n']} | "
-                    f"{with_interval(f)} | {paper} |")
-    dates = sorted(r["date"][:10] for r in results)
-    runs = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
-    profiles = ", ".join(sorted({r.get("profile", "?") for r in results}))
+def figures_text(results: list[dict] | None = None, in_use: str | None = None) -> str:
+    """*How well it works*: the headline figure of every evaluation (results/*.json, as the README's table has them),
+    without the commands and commits the README gives. `in_use`: the profile the app serves, said when the figures
+    were measured on another. A file it cannot read is left out (and said), never an error."""
+    skipped = 0
+    if results is None:
+        try:
+            results = load_results()
+        except (OSError, ValueError):
+            results, skipped = [], 1
+    rows = ["| part | what was measured | split | n | studio | compared with |", "|---|---|---|---|---|---|"]
+    dates, profiles = set(), set()
+    for r in results:
+        try:
+            lines = [(f"| {_cell(CAPABILITY.get(r['name'], r['name']))} | {_cell(f['metric'])} | "
+                      f"{_cell(f.get('split', '—'))} | {_cell(f.get('n', '—'))} | {with_interval(f)} | "
+                      + (f"{fmt(f['anchor']['value'])} ({_cell(f['anchor']['source'])})" if f.get("anchor") else "—")
+                      + " |") for f in r["figures"] if f.get("headline", True)]
+        except (KeyError, TypeError, ValueError):
+            skipped += 1
+            continue
+        rows += lines
+        dates.add(str(r.get("date") or "")[:10])
+        profiles |= {str(r["profile"])} if r.get("profile") else set()
+    if len(rows) == 2:
+        return ("## How well it works\n\nNo measured figures ship with this copy of the studio (`results/` holds "
+                "none it can read); `python -m studio eval all` measures them.")
+    dates.discard("")
+    runs = "" if not dates else f" (runs of {min(dates)}" + (f" to {max(dates)})" if len(dates) > 1 else ")")
+    measured = " and ".join(sorted(profiles))
+    other = bool(profiles) and in_use is not None and in_use not in profiles
     return "\n".join([
         "## How well it works",
         "",
-        f"Measured on the {profiles} profile. The split says on what: *test*, data set apart from every choice; "
-        "*grouped*, all 81 of HAUSER's rated similes, pooled by literal; *validation*, ePiC's own validation part; "
-        "*blind read* and *benchmark stories*, the share of generated lines a strict reader kept, reading them "
-        "without knowing what wrote them or their rank. [a, b] is a 95 % interval; \"N others: [a, b]\" is "
-        "where the figure may land on another set of N items, as a held-out set would.",
+        (f"Measured with the models of the {measured} profile{'s' if len(profiles) > 1 else ''}"
+         + (f", not the {in_use} profile this app serves: its models may do better or worse" if other else "")
+         + ". " if profiles else "")
+        + "The split says on what: *test*, data held out from every choice; *grouped*, all 81 of HAUSER's rated "
+        "similes, pooled by literal; *validation*, ePiC's own validation part; *blind read* and *benchmark "
+        "stories*, the share of generated lines a strict reader kept, reading them without knowing what wrote them "
+        "or their rank. [a, b] is a 95 % interval; \"N others: [a, b]\" is where the figure may land on another set "
+        "of N items, as a held-out set would.",
         "",
         *rows,
         "",
-        f"From the studio's `results/*.json` (runs of {runs}); the README gives the command "
-        f"behind each figure."])
+        f"From the studio's `results/*.json`{runs}"
+        + (f"; {skipped} file{'s' if skipped > 1 else ''} could not be read" if skipped else "")
+        + "; the README gives the command behind each figure."])
 
 
 def build_about_tab() -> None:
     with gr.Tab("About", id="about"):
         gr.Markdown(ABOUT)
         gr.Markdown(profile_text)
-        gr.Markdown(figures_text())
+        gr.Markdown(figures_text(in_use=get_registry().profile))

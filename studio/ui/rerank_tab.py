@@ -59,7 +59,7 @@ SCORES_NOTE = (
     "others: a rare image is creative, but not of use), “off the sentence” when the line keeps less than a "
     "quarter of the literal sentence's content words and means little like it (a line of another sentence; ranked "
     "after the others), “no words” "
-    "when its image has no letters (an emoji or a symbol, which the knowledge base cannot know). *Why these "
+    "when its image is an emoji or a sign (“🍋”, “a 🍋”), which the knowledge base cannot know. *Why these "
     "scores* under the chart says it in words for each candidate.")
 EXAMPLES = [
     ["As for Paganel, he wept who does not think of hiding his emotion.",
@@ -100,9 +100,9 @@ def screen_rows(rows: list[dict]) -> list[dict]:
 
 
 def wordless(vehicle: str | None) -> bool:
-    """A found image (vehicle) with no letter in it but an article: an emoji or a symbol ("🍋", "a 🍋")."""
+    """A found image (vehicle) with no letter in it but its determiner's: an emoji or a symbol ("🍋", "a 🍋")."""
     words = (vehicle or "").split()
-    if words and words[0].lower() in ("a", "an", "the"):
+    if words and words[0].lower() in ("a", "an", "the", "my", "your", "his", "her", "its", "our", "their"):
         words = words[1:]
     return bool(words) and not any(ch.isalpha() for w in words for ch in w)
 
@@ -239,8 +239,8 @@ def explain_candidate(c: dict) -> str:
                             f"{similes}{kind}")
     first = next((s for s in c.get("similes", []) if s.get("vehicle")), {})
     if wordless(first.get("vehicle")):
-        said.append(f"Its image, {_quote(first['vehicle'])}, has no words: the knowledge base cannot know it, so "
-                    "its creativity says little.")
+        said.append(f"Its image, {_quote(first['vehicle'])}, is a sign, not words: the knowledge base cannot know "
+                    "it, so its creativity says little.")
     fit = c.get("fit") or {}
     if fit:  # the writer's mean log-probability per token of the vehicle after the sentence's words (median ≈ −3)
         how = "a natural" if fit["fit"] >= -2 else "an unlikely" if fit["fit"] < -4.5 else "a possible"
