@@ -31,10 +31,15 @@ os.environ.setdefault("STUDIO_PROFILE", "offline")
 
 
 #: the systems a Polish read compares: (variant, sources)
+#: the variant of `--polish-variants polisher` whose lm source the 135 M polisher proposes
+POLISHER_BEFORE = "135 M polisher"
 POLISH_VARIANTS = {"writer": (("default sources", None), ("writer source", ["writer", "property"])),
                    "images": (("before images", ["lm", "retrieval", "property"]),
                               ("images first", ["images", "lm", "retrieval", "property"])),
-                   "reread": ()}  # the default sources, before and after the writer's reread (_reread_pairs)
+                   "reread": (),  # the default sources, before and after the writer's reread (_reread_pairs)
+                   # the default sources as served (the writer polisher proposes) and with the 135 M polisher
+                   # proposing, as before it (docs/experiments.md#polish-writer-polisher)
+                   "polisher": (("writer polisher", None), (POLISHER_BEFORE, None))}
 
 
 def _reread_pairs(args, out) -> None:
@@ -78,14 +83,18 @@ def generate(args) -> None:
     from studio.continuation.judge import get_judge
     from studio.continuation.ranking import pool_signals, writer_order
     from studio.models import get_registry
+    from studio.similes import polish as P
     from studio.similes.polish import polish
 
     out = {"polish": [], "continue": []}
+    served_proposer = P.proposer_lm
     if args.polish_variants == "reread" and args.literals:  # one run per literal: before and after the reread
         _reread_pairs(args, out)
     for lit in _lines(args.literals) if args.literals and args.polish_variants != "reread" else []:
         for variant, strategies in POLISH_VARIANTS[args.polish_variants]:
             t = time.perf_counter()
+            P.proposer_lm = (lambda lm, trained: (lm, trained, P.LM_MAX_SAMPLES)) if variant == POLISHER_BEFORE \
+                else served_proposer
             cands = polish(lit, n=10, seed=0, strategies=strategies).candidates
             out["polish"].append({"literal": lit, "variant": variant, "seconds": round(time.perf_counter() - t, 2),
                                   "cands": [{"sentence": c.sentence, "rank": i + 1, "strategy": c.strategy}

@@ -423,11 +423,12 @@ def test_a_rebuilt_story_that_is_not_the_one_read_is_refused(monkeypatch):
 
 
 def test_a_second_reader_is_counted_on_the_same_served_lines():
-    from studio.lab.evaluation.reads import (POLISH_READ, POLISH_SECOND_READER, POLISH_SERVED, _record,
-                                             second_reader, tally)
+    from studio.lab.evaluation.reads import POLISH_EARLIER_READS, POLISH_SECOND_READER, _record, second_reader, tally
 
     got = second_reader(POLISH_SECOND_READER)
-    first, _ = tally(_record(POLISH_READ)["rows"], "variant", POLISH_SERVED)
+    path, served_name = POLISH_EARLIER_READS[0][:2]
+    assert path.endswith("polish_blind_read_33.json")
+    first, _ = tally(_record(path)["rows"], "variant", served_name)
     assert got["read 33"]["served, usable (first reader, second reader)"][0] == first
     second = _record(POLISH_SECOND_READER)["rows"]
     assert len(second) == sum(v["distinct lines"] for v in got.values())

@@ -182,7 +182,7 @@ def test_the_lora_variants_are_served_on_llamacpp_and_match_float32_with_their_d
     _, load = _float32(offline)
     context, conts = "Literal: The lake was calm.\nSimile: The lake was", [" as calm as glass.", " like a mirror."]
     plain = offline.get("lm").loglik([context] * 2, conts)
-    for role in ("polisher", "continuation_generator"):
+    for role in ("polisher", "continuation_generator"):  # the writer's variant: test_similes_polish.py
         lm = offline.get(role)
         assert isinstance(lm, llamacpp.LlamaCppLM) and lm.checks[-1].passed, lm.backend
         path = offline.spec(role).model_id
@@ -256,6 +256,10 @@ def test_a_lora_delta_becomes_an_adapter_with_gguf_names_and_rotary_row_order(tm
     with pytest.raises(Exception, match="no adapter slot"):
         llamacpp.write_adapter({"lm_head.lora_A": delta["model.layers.0.self_attn.q_proj.lora_A"],
                                 "lm_head.lora_B": b}, 1.0, tmp_path / "b.gguf", heads, kv_heads)
+    # the writer's qwen2: its converter keeps q/k rows as they are, and llama.cpp checks the adapter's architecture
+    qwen = gguf.GGUFReader(str(llamacpp.write_adapter(delta, 0.5, tmp_path / "q.gguf", heads, kv_heads, "qwen2")))
+    assert qwen.fields["general.architecture"].contents() == "qwen2"
+    assert np.array_equal({t.name: np.asarray(t.data) for t in qwen.tensors}["blk.0.attn_q.weight.lora_b"], b)
 
 
 @pytest.mark.offline

@@ -126,6 +126,19 @@ def test_no_like_comparison_where_the_sentence_already_says_like():
     assert any(c.phrase.startswith("like ") for c in polish("I eat apples.", n=10, seed=0).candidates)
 
 
+def test_without_a_writer_delta_that_fits_the_polisher_proposes(tiny_registry):
+    """The writer polisher's delta was trained from the offline writer: on a profile with another writer (tiny's
+    random Qwen2) the role is unavailable, and the polisher proposes the lm source's vehicles, as many as before."""
+    from studio.models.registry import ModelUnavailable
+    from studio.similes.polish import LM_MAX_SAMPLES, proposer_lm
+
+    with pytest.raises(ModelUnavailable, match="trained from"):
+        tiny_registry.get("polish_writer")
+    polisher = object()
+    assert proposer_lm(polisher, True) == (polisher, True, LM_MAX_SAMPLES)
+    assert polish("He runs.", n=3, seed=0).generator.startswith(("trained polisher", "plain lm"))
+
+
 def test_seed_is_honoured():
     a = [c.to_dict() for c in polish("She sang at the party.", n=8, seed=3).candidates]
     b = [c.to_dict() for c in polish("She sang at the party.", n=8, seed=3).candidates]
@@ -253,11 +266,11 @@ def one_torch_thread():
 
 @pytest.mark.offline
 def test_yelps_and_howls_with_the_real_lm(offline, one_torch_thread):
-    from studio.similes.polish import DEFAULT_STRATEGIES, MIN_SCORE
+    from studio.similes.polish import DEFAULT_STRATEGIES, MIN_SCORE, WRITER_POLISHER
 
     result = polish("He yelps and howls.", n=10, seed=0)
     cands = result.candidates
-    assert result.generator.startswith("trained polisher")
+    assert result.generator == WRITER_POLISHER  # the writer + its Polish delta proposes; the polisher scores
     assert len({c.sentence for c in cands}) == len(cands) >= 5
     assert {c.strategy for c in cands} <= set(DEFAULT_STRATEGIES) and "lm" in {c.strategy for c in cands}
     assert all(c.score >= MIN_SCORE for c in cands)

@@ -13,7 +13,7 @@ from . import add_json_flag
 
 #: roles whose first load does one-time work on a machine (GGUF conversion, int8 export, self-checks)
 PREPARED_ROLES = ("retrieval_embedder", "proverbs_encoder", "lm", "polisher", "continuation_generator", "embedder",
-                  "writer")
+                  "writer", "polish_writer")
 
 
 def register(sub) -> None:

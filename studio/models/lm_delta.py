@@ -106,46 +106,52 @@ def _base_folder(spec) -> str:
     from .loaders.common import resolve_model_path
     from .loaders.lm import converted_dir
 
-    if spec.backend not in ("gguf_lm", "transformers_lm"):
-        raise VariantMismatch(f"the current lm ({spec.backend}) cannot carry a LoRA delta")
+    if spec.backend not in ("gguf_lm", "gguf_writer", "transformers_lm"):
+        raise VariantMismatch(f"the current {spec.role} ({spec.backend}) cannot carry a LoRA delta")
     path = Path(resolve_model_path(spec.model_id))
-    if spec.backend == "gguf_lm":
+    if spec.backend in ("gguf_lm", "gguf_writer"):
         folder = converted_dir(path)
         if not (folder / "config.json").is_file():
-            get_registry().get("lm")  # converts the GGUF file once
+            get_registry().get(spec.role)  # converts the GGUF file once
         return str(folder)
     return str(path)
 
 
-def load_lm_variant(delta_path: Path | str) -> LanguageModel:
-    """The registry's `lm` with the LoRA delta applied, in the first form that passes its self-check here
+def load_lm_variant(delta_path: Path | str, base_role: str = "lm") -> LanguageModel:
+    """The registry's `lm` (or `base_role`: the `writer`) with the LoRA delta applied, in the first form that passes its self-check here
     (llama.cpp with an adapter, torch's 4-bit forms, float32: loaders.lm.serve_gguf).
     Not memoised here: the registry's variant roles (`polisher`, `continuation_generator`) hold it (Models tab,
     memory budget, unload). VariantMismatch when the delta is missing or from another base."""
     delta_path = Path(delta_path)
     if not delta_path.is_file():
         raise VariantMismatch(f"{delta_path.name} not found")
-    spec = get_registry().spec("lm")
+    spec = get_registry().spec(base_role)
     meta = delta_metadata(delta_path)
     recorded = meta.get(BASE_KEY, "")
     if not spec.model_id or canonical_model_id(recorded) != canonical_model_id(spec.model_id):
         raise VariantMismatch(f"{delta_path.name} was trained from {recorded or 'an unrecorded model'}, "
-                              f"not from the current lm {spec.model_id or '(none)'}")
+                              f"not from the current {base_role} {spec.model_id or '(none)'}")
     from .loaders.common import bytes_digest
 
     data = delta_path.read_bytes()  # read once: hashed, then loaded
     return _load(delta_path, spec, float(meta.get(SCALE_KEY, "1.0")), bytes_digest(data), data)
 
 
-def load_lm_variant_role(spec, registry) -> LanguageModel:
+def load_lm_variant_role(spec, registry, base_role: str = "lm") -> LanguageModel:
     """Registry loader of an LM variant role: spec.model_id is the delta's path. A delta that does not fit the
-    profile's `lm` makes the role unavailable (its callers then use the plain `lm`)."""
+    profile's `lm` (or `base_role`) makes the role unavailable (its callers then use another model)."""
     from .loaders.common import LoadError
 
     try:
-        return load_lm_variant(spec.model_id)
+        return load_lm_variant(spec.model_id, base_role)
     except VariantMismatch as exc:
-        raise LoadError(str(exc), spec.fix or "train the delta from this profile's lm", unavailable=True) from exc
+        raise LoadError(str(exc), spec.fix or f"train the delta from this profile's {base_role}",
+                        unavailable=True) from exc
+
+
+def load_writer_variant_role(spec, registry) -> LanguageModel:
+    """Registry loader of a variant of the `writer` (Polish's writer polisher): as `load_lm_variant_role`."""
+    return load_lm_variant_role(spec, registry, base_role="writer")
 
 
 def _load(delta_path: Path, spec, scale: float, digest: str, data: bytes) -> LanguageModel:
@@ -161,7 +167,7 @@ def _load(delta_path: Path, spec, scale: float, digest: str, data: bytes) -> Lan
         lm.model.eval()
         return lm
 
-    if spec.backend == "gguf_lm":
+    if spec.backend in ("gguf_lm", "gguf_writer"):
         from .config import cache_dir
         from .loaders.common import resolve_model_path
         from .loaders.lm import serve_gguf
@@ -169,6 +175,7 @@ def _load(delta_path: Path, spec, scale: float, digest: str, data: bytes) -> Lan
         base = Path(_base_folder(spec))
         verdicts = cache_dir() / "lm" / f"{base.name}+{delta_path.stem}-{digest}"
         verdicts.mkdir(parents=True, exist_ok=True)
+        # the writer is served on its own 4-bit file (a 1.5 B model decodes at memory speed), the lm as float16
         return serve_gguf(float32, base, Path(resolve_model_path(spec.model_id)), verdicts, name, model_id,
-                          delta=(delta, scale))
+                          delta=(delta, scale), quantized=spec.backend == "gguf_writer")
     return float32()

@@ -26,6 +26,8 @@ PROVERBS_ASSETS = ASSETS / "proverbs"
 PROVERBS_DELTA = PROVERBS_ASSETS / "encoder_delta.safetensors"
 #: LoRA deltas of the offline `lm` (studio/models/lm_delta.py): Polish's polisher and Continue's generator
 POLISHER_DELTA = ASSETS / "similes" / "polish_lora.safetensors"
+#: a LoRA delta of the `writer` on the same pairs: Polish's proposals (the lm-polisher above still scores them)
+POLISH_WRITER_DELTA = ASSETS / "similes" / "polish_writer_lora.safetensors"
 CONTINUATION_GENERATOR = ASSETS / "continuation" / "generator_lora.safetensors"
 #: the Continue judge that reads the narrative (low-rank factors over all-mpnet-base-v2)
 CROSS_JUDGE = ASSETS / "continuation" / "judge-cross"
@@ -111,6 +113,10 @@ _VARIANTS = {
     "continuation_generator": _lm_variant("continuation_generator", CONTINUATION_GENERATOR,
                                           "narrative → its plausible next sentence",
                                           "python -m studio train continuation"),
+    "polish_writer": _shipped("polish_writer", "writer_variant", POLISH_WRITER_DELTA,
+                              f"the writer + the LoRA delta {POLISH_WRITER_DELTA.name} (literal → simile: Polish's "
+                              "proposals; a delta trained from another writer is not used)",
+                              "python -m studio train polish --base writer"),
 }
 
 #: the language identifier of the front doors' English check (studio/figures/english.py): py3langid's own model,

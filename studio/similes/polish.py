@@ -64,6 +64,9 @@ MAX_N = 50
 #: why: docs/experiments.md#polish-lm-oversample
 LM_OVERSAMPLE = 5
 LM_MAX_SAMPLES = 64
+#: samples a slot of the writer polisher (`polish_writer`), which proposes the lm source's vehicles when it serves;
+#: why: docs/experiments.md#polish-writer-polisher
+WRITER_POLISHER_SAMPLES = 32
 #: a vehicle this close to the sentence's subject (cosine of the offline embedder, all-MiniLM-L6-v2) and this far
 #: above the sentence's median vehicle is a literal comparison and dropped (`_like_with_like`)
 #: why: docs/experiments.md#polish-like-with-like
@@ -301,8 +304,10 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     # few images come on top and take no share: adding them leaves the other sources' draws as they were)
     fillers = [name for name in strategies if name != "images"] or list(strategies)
     want = max(6, -(-3 * n // (2 * len(fillers))) + 2)
+    proposer, proposer_trained, samples = proposer_lm(polisher, trained) if "lm" in strategies else (None, False, 0)
     makers = {"writer": lambda: _by_writer(literal, slots, seed, domain, register, lambda f, what: within(f, what)),
-              "lm": lambda: _by_lm(polisher, trained, literal, slots, seed, want, tick=lambda f, what: within(f, what)),
+              "lm": lambda: _by_lm(proposer, proposer_trained, literal, slots, seed, want,
+                                   tick=lambda f, what: within(f, what), max_samples=samples),
               "retrieval": lambda: _by_retrieval(kb, slots, doc, want),
               # beside the writer, the KB's vehicles only for an adjective (WRITER_WITH_PROPERTY)
               "property": lambda: _by_property(kb, polisher, literal, doc, slots, want,
@@ -381,7 +386,8 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         ranked_by="keep" + WRITER_ORDER if by_writer else (
             ("images, " if images_shown else "") + ("KB for an adjective, writer, " if writer_shown else "") + (
                 "then " if images_shown or writer_shown else "") + ("keep" if by_keep else "score")),
-        generator="trained polisher (LoRA delta)" if trained else "plain lm, few-shot (no delta fits)",
+        generator=WRITER_POLISHER if proposer not in (None, polisher) else "trained polisher (LoRA delta)" if trained
+        else "plain lm, few-shot (no delta fits)",
         # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
         expected_keepers=round(sum(c.keep for c in kept), 1) if by_keep and kept else None,
         keep_counted=len(kept) if by_keep else 0,
@@ -445,6 +451,21 @@ def polisher_lm():
         return get_registry().get("polisher"), True
     except ModelUnavailable:
         return get_registry().get("lm"), False
+
+
+#: the lm source's generator when the writer polisher proposes (PolishResult.generator)
+WRITER_POLISHER = "writer polisher (the writer + LoRA delta)"
+
+
+def proposer_lm(polisher, trained: bool):
+    """(language model, trained, samples a slot) that proposes the lm source's vehicles: the writer with its delta
+    fine-tuned on the polisher's literal → simile pairs (`polish_writer`) where it serves — a blind read kept about
+    twice as many of its lines as of the 135 M polisher's (docs/experiments.md#polish-writer-polisher) —, else the
+    polisher itself. The polisher scores every candidate either way (keep was fitted on its scores)."""
+    try:
+        return get_registry().get("polish_writer"), True, WRITER_POLISHER_SAMPLES
+    except ModelUnavailable:
+        return polisher, trained, LM_MAX_SAMPLES
 
 
 def _prompt(literal: str, trained: bool) -> str:
@@ -1035,13 +1056,13 @@ def _score_all(lm, trained, literal, groups, step=None) -> list[Candidate]:
 _CUT = re.compile(r"[.,;:!?\"\n()]|\s(?:and|but|who|which|that|when|because|while|so|then|until)\b")
 
 
-def _by_lm(lm, trained, literal, slots, seed, want, tick=None) -> list[tuple[Slot, str]]:
-    """The polisher continues "Literal: …\\nSimile: <sentence up to the slot> like" (or "as ADJ as") with a
-    vehicle; sampled with the seed, cut where the literal's own text resumes. `tick(fraction, what)` after each
-    decoding step, so that progress follows the sampling."""
+def _by_lm(lm, trained, literal, slots, seed, want, tick=None, max_samples=LM_MAX_SAMPLES) -> list[tuple[Slot, str]]:
+    """The polisher (or the writer polisher) continues "Literal: …\\nSimile: <sentence up to the slot> like" (or
+    "as ADJ as") with a vehicle; at most `max_samples` a slot, sampled with the seed, cut where the literal's own text
+    resumes. `tick(fraction, what)` after each decoding step, so that progress follows the sampling."""
     chosen = slots[:1] if want <= 8 else slots[:2]  # one slot for 10 candidates: half the decoding
     base = _prompt(literal, trained) + " "
-    per = min(LM_MAX_SAMPLES, (-(-want // len(chosen)) + 6) * LM_OVERSAMPLE)  # the best source: more samples
+    per = min(max_samples, (-(-want // len(chosen)) + 6) * LM_OVERSAMPLE)  # the best source: more samples
     out = []
     for k, slot in enumerate(chosen):
         context = base + literal[:slot.start].rstrip() + " " + slot.opener()

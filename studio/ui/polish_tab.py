@@ -60,7 +60,8 @@ SOURCES_DETAILS = ("<details><summary>Details: the models behind the sources</su
                    "simile pairs. *retrieval*: BM25 over the knowledge base's simile contexts (the HAUSER paper's "
                    "baseline). *property*: the knowledge base's (topic, property, vehicle) triplets.\n\n</details>")
 #: the generator named on the status line, in plain words
-GENERATORS = {"trained polisher (LoRA delta)": "the trained polisher",
+GENERATORS = {"writer polisher (the writer + LoRA delta)": "the writer model trained to polish",
+              "trained polisher (LoRA delta)": "the trained polisher",
               "plain lm, few-shot (no delta fits)": "the plain language model, shown examples (its training does not "
                                                     "fit this model)"}
 EXAMPLES_LITERAL = [

@@ -25,13 +25,16 @@ from ...models import ModelUnavailable, get_registry
 from ...models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
-POLISH_READ = "blind_reads/polish_blind_read_33.json"
-#: the served list ("weak shown": no keep floor, as served) and the same ranked list with the keep floor that was tried
-#: and withdrawn (docs/experiments.md#polish-keep-floor), read in the same pool
-POLISH_SERVED, POLISH_BEFORE = "weak shown", "keep floor"
-#: the report reads before it, counted beside it in the details: read 27 (the writer's reread, the image table of
-#: 2,129 adjectives) and read 22 (the image table of 578 adjectives)
-POLISH_EARLIER_READS = (("blind_reads/polish_blind_read_27.json", "writer reread", "first 20 before reread",
+POLISH_READ = "blind_reads/polish_blind_read_45.json"
+#: the served list (the writer polisher proposes the lm source's vehicles) and the list as it was before it (the 135 M
+#: polisher proposing; docs/experiments.md#polish-writer-polisher), read in the same pool
+POLISH_SERVED, POLISH_BEFORE = "writer polisher", "135 M polisher"
+#: the report reads before it, counted beside it in the details: read 33 (the 135 M polisher, with the writer's
+#: reread, no keep floor), read 27 (the writer's reread, the image table of 2,129 adjectives) and read 22 (the image
+#: table of 578 adjectives)
+POLISH_EARLIER_READS = (("blind_reads/polish_blind_read_33.json", "weak shown", None,
+                         "the 135 M polisher proposing, the writer's reread"),
+                        ("blind_reads/polish_blind_read_27.json", "writer reread", "first 20 before reread",
                          "the writer's reread, the image table of 2,129 adjectives"),
                         ("blind_reads/polish_blind_read_22.json", "writer reread", None,
                          "the image table of 578 adjectives"))
@@ -125,11 +128,11 @@ def _share(pair: tuple[int, int]) -> float | None:
 class PolishReadEvaluation(Evaluation):
     name = "polish-read"
     title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
-    splits = {"blind read": f"{POLISH_READ}: blind_reads/polish_literals_report_33.txt, written for the read by a "
-                            "session that saw no output and never used for a choice; the served list (reread by the "
-                            "writer) and the same list with a keep floor that was tried and withdrawn pooled, "
-                            "shuffled, read without rank, score, source or version; a list shorter than 10 counts "
-                            "its missing lines as not kept"}
+    splits = {"blind read": f"{POLISH_READ}: blind_reads/polish_literals_report_45.txt, written for the read by a "
+                            "session that saw no output and never used for a choice; the served list (the writer "
+                            "polisher proposing) and the list with the 135 M polisher proposing, as before it, "
+                            "pooled, shuffled, read without rank, score, source or version; a list shorter than 10 "
+                            "counts its missing lines as not kept"}
 
     def _compute(self, limit):
         record = _record(POLISH_READ)

@@ -63,12 +63,13 @@ def save_delta(model, path: Path, base_model_id: str, scale: float, extra: dict 
     atomic_write(Path(path), save_bytes(lora_state(model), metadata=meta))
 
 
-def trainable_base():
-    """(model, tokenizer, model_id) of the registry's current `lm` as a private float32 copy to train a delta on."""
+def trainable_base(role: str = "lm"):
+    """(model, tokenizer, model_id) of the registry's current `lm` (or `role`: the `writer`) as a private float32
+    copy to train a delta on."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    spec = get_registry().spec("lm")
+    spec = get_registry().spec(role)
     if spec.backend == "tiny_lm":
         lm = _fresh(spec, spec.model_id)
         return lm.model, lm.tokenizer, spec.model_id

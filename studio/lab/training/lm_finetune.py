@@ -13,7 +13,7 @@ from pathlib import Path
 from ...models.loaders.common import fast_bfloat16
 
 
-def add_arguments(ap, *, examples: int, dev_examples: int, batch_size: int, out: Path) -> None:
+def add_arguments(ap, *, examples: int, dev_examples: int, batch_size: int, out: Path | None) -> None:
     ap.add_argument("--examples", type=int, default=examples, help="training examples drawn from the train part")
     ap.add_argument("--dev-examples", type=int, default=dev_examples)
     ap.add_argument("--epochs", type=int, default=1)
@@ -25,7 +25,7 @@ def add_arguments(ap, *, examples: int, dev_examples: int, batch_size: int, out:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-minutes", type=float, default=40.0, help="stop (and keep the best) after this long")
-    ap.add_argument("--out", default=str(out))
+    ap.add_argument("--out", default=None if out is None else str(out))
 
 
 def encode(tokenizer, rows: list[dict], max_completion_tokens: int = 64) -> list[tuple[list[int], int]]:
@@ -74,8 +74,8 @@ def dev_loss(model, encoded, batch_size, pad_id, autocast) -> float:
     return total / max(tokens, 1)
 
 
-def train_delta(args, train_rows: list[dict], dev_rows: list[dict], command: str) -> dict:
-    """Fit a LoRA delta of the registry's `lm` on the rows ({"prompt", "completion"}) and save the best epoch (by
+def train_delta(args, train_rows: list[dict], dev_rows: list[dict], command: str, base_role: str = "lm") -> dict:
+    """Fit a LoRA delta of the registry's `lm` (or `base_role`) on the rows ({"prompt", "completion"}) and save the best epoch (by
     dev loss) to args.out; the run's record (options, losses, timing) is returned."""
     import torch
 
@@ -85,7 +85,7 @@ def train_delta(args, train_rows: list[dict], dev_rows: list[dict], command: str
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     started = time.perf_counter()
-    model, tokenizer, base_id = trainable_base()
+    model, tokenizer, base_id = trainable_base(base_role)
     n_layers = model.config.num_hidden_layers
     if args.layers == "all":
         layers = set(range(n_layers))

@@ -27,6 +27,7 @@ LOADERS = {
     "simile_reranker": ("simile_reranker", "load_simile_reranker"),
     "polish_ranker": ("simile_reranker", "load_polish_ranker"),
     "lm_variant": ("..lm_delta", "load_lm_variant_role"),
+    "writer_variant": ("..lm_delta", "load_writer_variant_role"),
     "pair_encoder_judge": ("..pair_encoder", "load_pair_encoder_role"),
     "proverbs_adapter": ("..proverbs_head", "load_adapter_role"),
     "tiny_embedder": ("tiny", "load_tiny_embedder"),

@@ -189,9 +189,11 @@ def _permute_rows(w: np.ndarray, heads: int) -> np.ndarray:
     return w.reshape(heads, 2, w.shape[0] // heads // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
-def write_adapter(delta: dict, scale: float, target: Path, n_head: int, n_head_kv: int) -> Path:
+def write_adapter(delta: dict, scale: float, target: Path, n_head: int, n_head_kv: int, arch: str = "llama") -> Path:
     """A llama.cpp LoRA adapter (GGUF) from a studio delta {"model.layers.N.<linear>.lora_A": (r, in), ".lora_B":
-    (out, r)}: float32 factors under the GGUF names, q/k output rows in GGUF order, alpha = scale · rank."""
+    (out, r)} for a base of architecture `arch` (its config's model_type: "llama" for the `lm`, "qwen2" for the
+    writer): float32 factors under the GGUF names, q/k output rows in GGUF order (llama's converter interleaves the
+    rotary halves, qwen2's keeps them), alpha = scale · rank."""
     import gguf as G
 
     if target.is_file():
@@ -206,7 +208,7 @@ def write_adapter(delta: dict, scale: float, target: Path, n_head: int, n_head_k
         if path + ".lora_B" not in delta:
             raise LoadError(f"the delta has no lora_B for {path}")
         b = np.asarray(delta[path + ".lora_B"], dtype=np.float32)
-        if m.group(2) in ("self_attn.q_proj", "self_attn.k_proj"):
+        if arch == "llama" and m.group(2) in ("self_attn.q_proj", "self_attn.k_proj"):
             b = _permute_rows(b, n_head if m.group(2) == "self_attn.q_proj" else n_head_kv)
         name = f"blk.{m.group(1)}.{GGUF_NAMES[m.group(2)]}.weight"
         tensors += [(f"{name}.lora_a", a), (f"{name}.lora_b", np.ascontiguousarray(b))]
@@ -216,7 +218,7 @@ def write_adapter(delta: dict, scale: float, target: Path, n_head: int, n_head_k
     if rank is None:
         raise LoadError("the delta holds no LoRA factors")
     with atomic_path(target) as tmp:
-        writer = G.GGUFWriter(str(tmp), "llama")
+        writer = G.GGUFWriter(str(tmp), arch)
         writer.add_string("general.type", "adapter")
         writer.add_string("adapter.type", "lora")
         writer.add_float32("adapter.lora.alpha", float(scale) * rank)
@@ -738,7 +740,8 @@ def serve(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str, mod
 
             config = json.loads((base_dir / "config.json").read_text())
             files.append(write_adapter(delta[0], delta[1], folder / ADAPTER_FILE, int(config["num_attention_heads"]),
-                                       int(config.get("num_key_value_heads") or config["num_attention_heads"])))
+                                       int(config.get("num_key_value_heads") or config["num_attention_heads"]),
+                                       str(config.get("model_type") or "llama")))
         max_shift = selfcheck.LM_QUANTIZED_MAX_MEAN_LOGPROB_SHIFT if quantized else selfcheck.LM_MAX_MEAN_LOGPROB_SHIFT
         key = selfcheck.cpu_key(f"{runtime()} | probes {selfcheck.LM_PROBE_DIGEST} | files {files_digest(*files)}"
                                 + (f" | shift <= {max_shift}" if quantized else ""))
