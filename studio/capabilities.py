@@ -55,8 +55,8 @@ CAPABILITIES: tuple[Capability, ...] = (
                      "polish": "studio.lab.evaluation.polish:PolishEvaluation",
                      "polish-read": "studio.lab.evaluation.reads:PolishReadEvaluation",
                      "polish-ranker": "studio.lab.evaluation.polish_ranker:PolishRankerEvaluation"},
-        roles=("writer", "polish_writer", "polisher", "lm", "parser", "embedder", "simile_components", "polish_ranker", "language",
-               "spelling"),
+        roles=("writer", "polish_writer", "polisher", "lm", "parser", "embedder", "simile_components", "polish_ranker",
+               "language", "spelling"),
         serving=("studio.similes.service", "studio.similes.polish"), front_door="studio.similes.service"),
     Capability(
         "hauser", "HAUSER scoring and reranking", "studio.ui.rerank_tab:build_rerank_tab",

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-EXPECTED_ROLES = ["embedder", "retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "lm", "writer", "polisher", "polish_writer", "continuation_generator", "judge_cross", "simile_components", "polish_ranker", "nli", "sentiment", "clip", "diffusion", "parser", "language", "spelling"]
+EXPECTED_ROLES = ["embedder", "retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "lm", "writer",
+                  "polisher", "polish_writer", "continuation_generator", "judge_cross", "simile_components",
+                  "polish_ranker", "nli", "sentiment", "clip", "diffusion", "parser", "language", "spelling"]
 
 
 def run_cli(*args, env=None):

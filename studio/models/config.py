@@ -16,7 +16,9 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
 from ..settings import ConfigError, current
 
 PROFILES = ("hub", "offline", "tiny")
-ROLES = ("embedder", "retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "lm", "writer", "polisher", "polish_writer", "continuation_generator", "judge_cross", "simile_components", "polish_ranker", "nli", "sentiment", "clip", "diffusion", "parser", "language", "spelling")
+ROLES = ("embedder", "retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "lm", "writer", "polisher",
+         "polish_writer", "continuation_generator", "judge_cross", "simile_components", "polish_ranker", "nli",
+         "sentiment", "clip", "diffusion", "parser", "language", "spelling")
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ASSETS = PROJECT_ROOT / "assets"
 

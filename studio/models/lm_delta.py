@@ -118,10 +118,10 @@ def _base_folder(spec) -> str:
 
 
 def load_lm_variant(delta_path: Path | str, base_role: str = "lm") -> LanguageModel:
-    """The registry's `lm` (or `base_role`: the `writer`) with the LoRA delta applied, in the first form that passes its self-check here
-    (llama.cpp with an adapter, torch's 4-bit forms, float32: loaders.lm.serve_gguf).
-    Not memoised here: the registry's variant roles (`polisher`, `continuation_generator`) hold it (Models tab,
-    memory budget, unload). VariantMismatch when the delta is missing or from another base."""
+    """The registry's `lm` (or `base_role`: the `writer`) with the LoRA delta applied, in the first form that passes
+    its self-check here (llama.cpp with an adapter, torch's 4-bit forms, float32: loaders.lm.serve_gguf).
+    Not memoised here: the registry's variant roles (`polisher`, `continuation_generator`, `polish_writer`) hold it
+    (Models tab, memory budget, unload). VariantMismatch when the delta is missing or from another base."""
     delta_path = Path(delta_path)
     if not delta_path.is_file():
         raise VariantMismatch(f"{delta_path.name} not found")

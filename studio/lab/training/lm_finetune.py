@@ -75,8 +75,8 @@ def dev_loss(model, encoded, batch_size, pad_id, autocast) -> float:
 
 
 def train_delta(args, train_rows: list[dict], dev_rows: list[dict], command: str, base_role: str = "lm") -> dict:
-    """Fit a LoRA delta of the registry's `lm` (or `base_role`) on the rows ({"prompt", "completion"}) and save the best epoch (by
-    dev loss) to args.out; the run's record (options, losses, timing) is returned."""
+    """Fit a LoRA delta of the registry's `lm` (or `base_role`) on the rows ({"prompt", "completion"}) and save the
+    best epoch (by dev loss) to args.out; the run's record (options, losses, timing) is returned."""
     import torch
 
     from .lm_delta_train import attach_lora, save_delta, trainable_base
