@@ -14,7 +14,8 @@ Polish: each literal through `polish(literal, n=10, seed=0)` with the default so
 retrieval, property) and with the writer source ("writer source": writer, property). Continue: each narrative through the writer mode with its pool of 6
 drawn in order (rank=False), then ordered as the served mode orders them (`ranking.writer_order`: whole sentences,
 no slip, the judge's probability with a restatement of the story's last sentence moved down), so that the 3 shown and
-the 3 not shown are read alike.
+the 3 not shown are read alike. `--polish-variants polisher`: the default sources as served (the writer polisher
+proposing) and with the 135 M polisher proposing, as before it.
 """
 from __future__ import annotations
 
@@ -95,7 +96,10 @@ def generate(args) -> None:
             t = time.perf_counter()
             P.proposer_lm = (lambda lm, trained: (lm, trained, P.LM_MAX_SAMPLES)) if variant == POLISHER_BEFORE \
                 else served_proposer
-            cands = polish(lit, n=10, seed=0, strategies=strategies).candidates
+            try:
+                cands = polish(lit, n=10, seed=0, strategies=strategies).candidates
+            finally:
+                P.proposer_lm = served_proposer
             out["polish"].append({"literal": lit, "variant": variant, "seconds": round(time.perf_counter() - t, 2),
                                   "cands": [{"sentence": c.sentence, "rank": i + 1, "strategy": c.strategy}
                                             for i, c in enumerate(cands)]})

@@ -139,6 +139,31 @@ def test_without_a_writer_delta_that_fits_the_polisher_proposes(tiny_registry):
     assert polish("He runs.", n=3, seed=0).generator.startswith(("trained polisher", "plain lm"))
 
 
+def test_the_writer_polisher_proposes_and_the_polisher_scores(tiny_registry, monkeypatch):
+    """Where the writer polisher serves, the lm source samples it (WRITER_POLISHER_SAMPLES a slot), the polisher
+    scores every candidate (keep was fitted on its scores), and the result names the generator."""
+    import studio.similes.polish as P
+
+    seen, proposer, real_score = {}, object(), P._score_all
+
+    def by_lm(lm, trained, literal, slots, seed, want, tick=None, max_samples=P.LM_MAX_SAMPLES):
+        seen.update(lm=lm, samples=max_samples)
+        return [(slots[0], "a mirror"), (slots[0], "glass")]
+
+    def score_all(lm, trained, literal, groups, step=None):
+        seen["scorer"] = lm
+        return real_score(lm, trained, literal, groups, step)
+
+    monkeypatch.setattr(P, "proposer_lm", lambda polisher, trained: (proposer, True, P.WRITER_POLISHER_SAMPLES))
+    monkeypatch.setattr(P, "_by_lm", by_lm)
+    monkeypatch.setattr(P, "_score_all", score_all)
+    result = P.polish("The lake was calm.", n=3, seed=0, strategies=["lm"])
+    assert seen["lm"] is proposer and seen["samples"] == P.WRITER_POLISHER_SAMPLES == 32
+    assert seen["scorer"] is P.polisher_lm()[0] and result.generator == P.WRITER_POLISHER
+    shown = {c.sentence for c in result.candidates}
+    assert shown and shown <= {"The lake was as calm as a mirror.", "The lake was as calm as glass."}
+
+
 def test_seed_is_honoured():
     a = [c.to_dict() for c in polish("She sang at the party.", n=8, seed=3).candidates]
     b = [c.to_dict() for c in polish("She sang at the party.", n=8, seed=3).candidates]
@@ -271,6 +296,10 @@ def test_yelps_and_howls_with_the_real_lm(offline, one_torch_thread):
     result = polish("He yelps and howls.", n=10, seed=0)
     cands = result.candidates
     assert result.generator == WRITER_POLISHER  # the writer + its Polish delta proposes; the polisher scores
+    from studio.models.loaders.llamacpp import LlamaCppLM
+
+    served = offline.get("polish_writer")  # on llama.cpp, its qwen2 adapter checked against float32 + the delta
+    assert isinstance(served, LlamaCppLM) and served.checks[-1].passed
     assert len({c.sentence for c in cands}) == len(cands) >= 5
     assert {c.strategy for c in cands} <= set(DEFAULT_STRATEGIES) and "lm" in {c.strategy for c in cands}
     assert all(c.score >= MIN_SCORE for c in cands)

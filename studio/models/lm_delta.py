@@ -1,4 +1,4 @@
-"""Language-model variants: the registry's `lm` changed by a small trained LoRA delta (a safetensors file of
+"""Language-model variants: the registry's `lm` (or its `writer`) changed by a small trained LoRA delta (a safetensors file of
 low-rank factors "<linear path>.lora_A" (r × in) / ".lora_B" (out × r), float16, with the base's model_id and the
 LoRA scale in its metadata), so that a capability can ship a fine-tuned LM without shipping the whole model.
 
@@ -150,8 +150,19 @@ def load_lm_variant_role(spec, registry, base_role: str = "lm") -> LanguageModel
 
 
 def load_writer_variant_role(spec, registry) -> LanguageModel:
-    """Registry loader of a variant of the `writer` (Polish's writer polisher): as `load_lm_variant_role`."""
-    return load_lm_variant_role(spec, registry, base_role="writer")
+    """Registry loader of a variant of the `writer` (Polish's writer polisher): as `load_lm_variant_role`, and served
+    on llama.cpp only: the torch forms of a second 1.5 B model are too slow to be worth their reads, so where
+    llama.cpp cannot serve it the role is unavailable (Polish's polisher proposes instead)."""
+    from .loaders.common import LoadError
+    from .loaders.llamacpp import LlamaCppLM
+
+    lm = load_lm_variant_role(spec, registry, base_role="writer")
+    if not isinstance(lm, LlamaCppLM):
+        checks = "; ".join(str(getattr(c, "measure", c)) for c in getattr(lm, "checks", ()))
+        lm.close()
+        raise LoadError(f"llama.cpp cannot serve the writer polisher here ({checks or 'not available'})",
+                        "Polish's polisher proposes instead; STUDIO_LLAMACPP must not be 0", unavailable=True)
+    return lm
 
 
 def _load(delta_path: Path, spec, scale: float, digest: str, data: bytes) -> LanguageModel:

@@ -103,7 +103,7 @@ class Registry:
     @staticmethod
     def _present(spec: ModelSpec) -> bool:
         """Cheap check (no load) that a spec which may be unavailable has something to load."""
-        if spec.backend in ("embedder_variant", "lm_variant"):
+        if spec.backend in ("embedder_variant", "lm_variant", "writer_variant"):
             return Path(spec.model_id).is_file()
         if spec.backend == "proverbs_adapter":
             return any(Path(spec.model_id).glob("scorer*.safetensors"))

@@ -24,7 +24,8 @@ HEADS_DIR = ASSETS / "heads"
 #: the fine-tuned proverb encoder: low-rank factors merged into the retrieval embedder (studio/models/variants.py)
 PROVERBS_ASSETS = ASSETS / "proverbs"
 PROVERBS_DELTA = PROVERBS_ASSETS / "encoder_delta.safetensors"
-#: LoRA deltas of the offline `lm` (studio/models/lm_delta.py): Polish's polisher and Continue's generator
+#: LoRA deltas of the offline `lm` (studio/models/lm_delta.py): Polish's polisher and Continue's generator; and one of
+#: the offline `writer`, below
 POLISHER_DELTA = ASSETS / "similes" / "polish_lora.safetensors"
 #: a LoRA delta of the `writer` on the same pairs: Polish's proposals (the lm-polisher above still scores them)
 POLISH_WRITER_DELTA = ASSETS / "similes" / "polish_writer_lora.safetensors"

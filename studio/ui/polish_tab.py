@@ -9,7 +9,8 @@ import pandas as pd
 from ..capabilities import tab_title
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
-                               WRITER_READS, WRITER_READS_TOP, PolishResult, components, polish, respelled,
+                               WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, PolishResult, components, polish,
+                               respelled,
                                spelling_note)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
@@ -46,7 +47,8 @@ SOURCE_WORDS = {
               "knowledge base",
     "writer": "a larger writing model asked for images famous for the quality compared, steered by *Image domain* "
               "and *Register*",
-    "lm": "a small language model trained on pairs of literal sentences and their similes",
+    "lm": "the writing model trained on pairs of literal sentences and their similes (a small model where that "
+          "training does not fit)",
     "retrieval": "similes in the knowledge base whose words around the comparison resemble your sentence's",
     "property": "images typical of the adjective, or of what the action is known for",
     "insertion": "the knowledge base's most frequent images",
@@ -56,11 +58,13 @@ SOURCES_NOTE = " ".join(
     for name in STRATEGIES if name in SOURCE_WORDS) + (
     " One image appears once; near duplicates (*a mournful sigh* / *a mournful cry*) are merged.")
 SOURCES_DETAILS = ("<details><summary>Details: the models behind the sources</summary>\n\n*writer*: "
-                   "Qwen2.5-Coder-1.5B-Instruct. *lm*: the polisher, SmolLM2 with a LoRA delta fine-tuned on literal → "
-                   "simile pairs. *retrieval*: BM25 over the knowledge base's simile contexts (the HAUSER paper's "
-                   "baseline). *property*: the knowledge base's (topic, property, vehicle) triplets.\n\n</details>")
+                   "Qwen2.5-Coder-1.5B-Instruct. *lm*: the writer polisher, Qwen2.5-Coder-1.5B-Instruct with a LoRA "
+                   "delta fine-tuned on literal → simile pairs (the polisher, SmolLM2-135M with its own delta, where "
+                   "that delta does not fit); the polisher scores every candidate. *retrieval*: BM25 over the "
+                   "knowledge base's simile contexts (the HAUSER paper's baseline). *property*: the knowledge base's "
+                   "(topic, property, vehicle) triplets.\n\n</details>")
 #: the generator named on the status line, in plain words
-GENERATORS = {"writer polisher (the writer + LoRA delta)": "the writer model trained to polish",
+GENERATORS = {WRITER_POLISHER: "the writer model trained to polish",
               "trained polisher (LoRA delta)": "the trained polisher",
               "plain lm, few-shot (no delta fits)": "the plain language model, shown examples (its training does not "
                                                     "fit this model)"}

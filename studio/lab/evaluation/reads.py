@@ -4,9 +4,9 @@ The generated text of a read is reproducible by the command in its record (`how`
 in the record row by row (blind_reads/*_blind_read_*.json). These evaluations count them, so that the figure that counts
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
 from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15, 17, 21, 23, 24, 26 and 28)
-and the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20; 22 and 27 go in the details), Continue's dev reads
+and the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20; 22, 27 and 33 go in the details), Continue's dev reads
 (blind_reads/continuation_dev_read_1.json, counted by `eval continuation-report --only ranking`, and _2 to _9) and its
-earlier report reads (1-6) are recorded but not reported here. Reads 15-33 and Continue's 4-10 were made with
+earlier report reads (1-6) are recorded but not reported here. Reads 15-45 and Continue's 4-10 were made with
 `bench/writer_read.py`.
 """
 from __future__ import annotations
@@ -144,8 +144,8 @@ class PolishReadEvaluation(Evaluation):
             served, before = tally(rows, "variant", POLISH_SERVED, top), tally(rows, "variant", POLISH_BEFORE, top)
             details[metric] = {"served": served, POLISH_BEFORE: before, "asked": of}
             # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept; the
-            # list with the withdrawn keep floor, read in the same read, goes in the details (the table's anchor
-            # column is the paper's)
+            # list as it was before (the 135 M polisher proposing), read in the same read, goes in the details (the
+            # table's anchor column is the paper's)
             share = served[0] / of
             figures.append(Figure(metric, share, "blind read", of, interval=share_interval(share, of)))
         details["first line usable, served"] = tally(rows, "variant", POLISH_SERVED, 1)

@@ -739,9 +739,10 @@ def serve(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str, mod
             import json
 
             config = json.loads((base_dir / "config.json").read_text())
-            files.append(write_adapter(delta[0], delta[1], folder / ADAPTER_FILE, int(config["num_attention_heads"]),
-                                       int(config.get("num_key_value_heads") or config["num_attention_heads"]),
-                                       str(config.get("model_type") or "llama")))
+            arch = str(config.get("model_type") or "llama")
+            name = ADAPTER_FILE if arch == "llama" else ADAPTER_FILE.replace(".gguf", f"-{arch}.gguf")
+            files.append(write_adapter(delta[0], delta[1], folder / name, int(config["num_attention_heads"]),
+                                       int(config.get("num_key_value_heads") or config["num_attention_heads"]), arch))
         max_shift = selfcheck.LM_QUANTIZED_MAX_MEAN_LOGPROB_SHIFT if quantized else selfcheck.LM_MAX_MEAN_LOGPROB_SHIFT
         key = selfcheck.cpu_key(f"{runtime()} | probes {selfcheck.LM_PROBE_DIGEST} | files {files_digest(*files)}"
                                 + (f" | shift <= {max_shift}" if quantized else ""))
