@@ -144,10 +144,12 @@ class PolishReadEvaluation(Evaluation):
             served, before = tally(rows, "variant", POLISH_SERVED, top), tally(rows, "variant", POLISH_BEFORE, top)
             details[metric] = {"served": served, POLISH_BEFORE: before, "asked": of}
             # the share of what was asked: a list shorter than 10 counts its missing candidates as not kept; the
-            # list as it was before (the 135 M polisher proposing), read in the same read, goes in the details (the
-            # table's anchor column is the paper's)
+            # list as it was before (the 135 M polisher proposing), read in the same read, is the anchor beside it:
+            # another reader or other literals move a read's figure more than a change does
             share = served[0] / of
-            figures.append(Figure(metric, share, "blind read", of, interval=share_interval(share, of)))
+            anchor = {"value": round(before[0] / of, 4), "source": f"the same read, the {POLISH_BEFORE} proposing "
+                                                                   "(as before)"}
+            figures.append(Figure(metric, share, "blind read", of, interval=share_interval(share, of), anchor=anchor))
         details["first line usable, served"] = tally(rows, "variant", POLISH_SERVED, 1)
         for path, served_name, pool_name, what in POLISH_EARLIER_READS:
             earlier = _record(path)["rows"]
