@@ -1,6 +1,7 @@
-"""Language-model variants: the registry's `lm` (or its `writer`) changed by a small trained LoRA delta (a safetensors file of
-low-rank factors "<linear path>.lora_A" (r × in) / ".lora_B" (out × r), float16, with the base's model_id and the
-LoRA scale in its metadata), so that a capability can ship a fine-tuned LM without shipping the whole model.
+"""Language-model variants: the registry's `lm` (or its `writer`) changed by a small trained LoRA delta (a
+safetensors file of low-rank factors "<linear path>.lora_A" (r × in) / ".lora_B" (out × r), float16, with the base's
+model_id and the LoRA scale in its metadata), so that a capability can ship a fine-tuned LM without shipping the whole
+model.
 
 The factors stay beside the base's weights instead of being merged into them. On llama.cpp the variant is the base's
 float16 file plus a llama.cpp LoRA adapter written from the delta (studio/models/loaders/llamacpp.py); on torch it is

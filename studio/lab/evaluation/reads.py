@@ -4,9 +4,9 @@ The generated text of a read is reproducible by the command in its record (`how`
 in the record row by row (blind_reads/*_blind_read_*.json). These evaluations count them, so that the figure that counts
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
 from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15, 17, 21, 23, 24, 26 and 28)
-and the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20; 22, 27 and 33 go in the details), Continue's dev reads
-(blind_reads/continuation_dev_read_1.json, counted by `eval continuation-report --only ranking`, and _2 to _9) and its
-earlier report reads (1-6) are recorded but not reported here. Reads 15-45 and Continue's 4-10 were made with
+and the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20; 22, 27 and 33 go in the details), Continue's dev
+reads (blind_reads/continuation_dev_read_1.json, counted by `eval continuation-report --only ranking`, and _2 to _9)
+and its earlier report reads (1-6) are recorded but not reported here. Reads 15-45 and Continue's 4-10 were made with
 `bench/writer_read.py`.
 """
 from __future__ import annotations
