@@ -462,10 +462,9 @@ WRITER_POLISHER = "writer polisher (the writer + LoRA delta)"
 
 def proposer_lm(polisher, trained: bool):
     """(language model, trained, samples a slot) that proposes the lm source's vehicles: the writer with its delta
-    fine-tuned on the polisher's literal → simile pairs (`polish_writer`) where it serves — the dev reads kept 17.5 %
-    of its lines against 9.7 % of the 135 M polisher's, the report read 24.8 % against 20.6 %
-    (docs/experiments.md#polish-writer-polisher) —, else the polisher itself. The polisher scores every candidate
-    either way (keep was fitted on its scores)."""
+    fine-tuned on the polisher's literal → simile pairs (`polish_writer`) where it serves, else the polisher itself.
+    The polisher scores every candidate either way (keep was fitted on its scores).
+    Why: docs/experiments.md#polish-writer-polisher"""
     try:
         return get_registry().get("polish_writer"), True, WRITER_POLISHER_SAMPLES
     except ModelUnavailable:
