@@ -59,7 +59,7 @@ def train(argv: list[str]) -> dict:
     ap.add_argument("--base", choices=("lm", "writer"), default="lm",
                     help="the model the delta adapts: lm (the polisher) or writer (Polish's proposals)")
     add_arguments(ap, examples=3000, dev_examples=300, batch_size=16, out=None)
-    if "--base" in argv and argv[argv.index("--base") + 1:][:1] == ["writer"] or "--base=writer" in argv:
+    if ap.parse_known_args(argv)[0].base == "writer":
         ap.set_defaults(**WRITER_DEFAULTS)  # what is given on the command line still wins
     args = ap.parse_args(argv)
     delta_path, run_path = (WRITER_DELTA_PATH, WRITER_RUN_PATH) if args.base == "writer" else (DELTA_PATH, RUN_PATH)
