@@ -195,6 +195,24 @@ def test_the_lora_variants_are_served_on_llamacpp_and_match_float32_with_their_d
 
 
 @pytest.mark.offline
+def test_the_variants_of_a_file_share_its_weights_and_outlive_another_holder(offline):
+    """The lm and its LoRA variants hold one llama.cpp model of their file (each adapter on its own context), counted
+    once; another holder of the file, closed, leaves their likelihoods as they were."""
+    base, _ = _float32(offline)
+    lm, polisher = offline.get("lm"), offline.get("polisher")
+    assert polisher._model is lm._model
+    file_mb = (base / llamacpp.SERVED_FILE).stat().st_size / 2**20  # counted once: less than two models' worth
+    assert lm.weights_mb + polisher.weights_mb < 2 * (file_mb + 240)
+    context, conts = "Literal: The lake was calm.\nSimile: The lake was", [" as calm as glass.", " like a mirror."]
+    before = [m.loglik([context] * 2, conts) for m in (lm, polisher)]
+    extra = llamacpp.LlamaCppLM(base / llamacpp.SERVED_FILE, lm.tokenizer, "another holder", "test")
+    assert extra._model is lm._model
+    assert np.allclose([v for v, _ in extra.loglik([context] * 2, conts)], [v for v, _ in before[0]], atol=1e-4)
+    extra.close()
+    assert [m.loglik([context] * 2, conts) for m in (lm, polisher)] == before
+
+
+@pytest.mark.offline
 def test_a_request_larger_than_the_context_gets_room_and_a_too_large_one_a_clear_error(offline, monkeypatch):
     """The same behaviour at every size, so it is shown on a small context (256 cells, 2,048 at most) of the served
     file: a prefill of 4,800 tokens for the usual 4,096 took half a minute on one core."""

@@ -24,6 +24,29 @@ def test_candidates_are_distinct_and_located():
         assert 0 < c.score <= 1
 
 
+def test_a_sample_stops_decoding_only_where_its_vehicle_can_no_longer_change():
+    """`_settled`: a sampled row of the lm source ends once its text holds the literal's next word or a cut mark the
+    word lacks; the vehicle cut from the text up to there is the one cut from the whole text, whatever follows."""
+    import random
+
+    from studio.similes.polish import _cut, _settled
+
+    pieces = [" a", " wolf", " around", " the", " house", " stairs", ".", ",", " and", "roid", " down", "stairs.",
+              "!", " (", "old", " ar", "ound", " all", " night", "\"", " that", "s", ":", " ", "a", "—"]
+    rests = ["around the old house all night.", "down the stairs.", ".", ", and then left.", "—quietly.", "all",
+             "stairs. Then", "(at last).", ""]
+    rng, stops = random.Random(0), 0
+    for _ in range(4000):
+        rest, tokens = rng.choice(rests), [rng.choice(pieces) for _ in range(rng.randint(1, 9))]
+        marks, whole = _settled(rest), "".join(tokens)
+        prefix = next(("".join(tokens[:k]) for k in range(1, len(tokens) + 1)
+                       if any(m in "".join(tokens[:k]) for m in marks)), whole)
+        stops += prefix != whole
+        assert _cut(prefix, rest) == _cut(whole, rest), (rest, tokens)
+    assert stops > 1000  # the rows do stop early
+    assert _settled("down the stairs.")[0] == " down" and "." not in _settled("stairs. Then")
+
+
 def test_slots_follow_english_grammar(tiny_registry):
     parse = tiny_registry.get("parser")
     text = "Her voice was very loud."
@@ -300,6 +323,7 @@ def test_yelps_and_howls_with_the_real_lm(offline, one_torch_thread):
 
     served = offline.get("polish_writer")  # on llama.cpp, its qwen2 adapter checked against float32 + the delta
     assert isinstance(served, LlamaCppLM) and served.checks[-1].passed
+    assert served._model is offline.get("writer")._model  # the writer's weights, loaded once; the adapter per context
     assert len({c.sentence for c in cands}) == len(cands) >= 5
     assert {c.strategy for c in cands} <= set(DEFAULT_STRATEGIES) and "lm" in {c.strategy for c in cands}
     assert all(c.score >= MIN_SCORE for c in cands)

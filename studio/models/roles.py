@@ -88,9 +88,12 @@ class LanguageModel(Role):
         return [self.loglik_shared(context, conts, score_last=last) for context, conts, last in asks]
 
     def sample_shared(self, context: str, n: int, *, max_new_tokens: int = 8, top_k: int = 30,
-                      temperature: float = 0.8, seed: int = 0, stop: str = "\n", on_step=None) -> list[str]:
-        """n seeded samples continuing one context, each cut at `stop`; `on_step(done, steps)` after each decoding
-        step (here, where generate() decodes in one call, once at the end)."""
+                      temperature: float = 0.8, seed: int = 0, stop: str = "\n", until: tuple[str, ...] = (),
+                      on_step=None) -> list[str]:
+        """n seeded samples continuing one context, each cut at `stop`; a backend that decodes step by step also
+        ends a row once its text contains one of `until` (the text is kept: `until` only saves decoding, the caller
+        cuts); `on_step(done, steps)` after each decoding step (here, where generate() decodes in one call, once at
+        the end, and `until` saves nothing)."""
         gens = self.generate([context], max_new_tokens=max_new_tokens, top_k=top_k, temperature=temperature,
                              no_repeat_ngram_size=0, num_return_sequences=n, seed=seed)[0]
         if on_step is not None:

@@ -41,9 +41,11 @@ def draw_rows(logits, top_k: int, temperature: float, generator):
     return torch.multinomial(torch.softmax(scaled, dim=-1).cpu(), 1, generator=generator).squeeze(-1)
 
 
-def extend_samples(drawn, out: list[list[int]], alive, eos: int | None, stop: str, decode) -> None:
-    """`sample_shared`'s bookkeeping after a draw: each live row keeps its token, and ends at end of text or at a
-    token whose text contains `stop` (`alive` is updated in place: a list or a bool tensor)."""
+def extend_samples(drawn, out: list[list[int]], alive, eos: int | None, stop: str, decode,
+                   until: tuple[str, ...] = ()) -> None:
+    """`sample_shared`'s bookkeeping after a draw: each live row keeps its token, and ends at end of text, at a
+    token whose text contains `stop`, or once its whole text contains one of `until` (kept: the caller cuts)
+    (`alive` is updated in place: a list or a bool tensor)."""
     for i in range(len(out)):
         if alive[i]:
             tok = int(drawn[i])
@@ -52,4 +54,6 @@ def extend_samples(drawn, out: list[list[int]], alive, eos: int | None, stop: st
             else:
                 out[i].append(tok)
                 if stop and stop in decode([tok]):
+                    alive[i] = False
+                elif until and any(u in decode(out[i]) for u in until):
                     alive[i] = False

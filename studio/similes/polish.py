@@ -1059,6 +1059,26 @@ def _score_all(lm, trained, literal, groups, step=None) -> list[Candidate]:
 _CUT = re.compile(r"[.,;:!?\"\n()]|\s(?:and|but|who|which|that|when|because|while|so|then|until)\b")
 
 
+def _cut(text: str, rest: str) -> str:
+    """A sample's vehicle: its text up to where the literal's own text (`rest`) resumes, then up to a `_CUT`."""
+    if rest:
+        lead = rest.split()[0]
+        i = text.find(" " + lead) if lead[0].isalnum() else text.find(lead[0])
+        if i >= 0:
+            text = text[:i]
+    return _CUT.split(text, maxsplit=1)[0].strip()
+
+
+def _settled(rest: str) -> tuple[str, ...]:
+    """Texts after which a sample's `_cut` can no longer change, so its row may stop decoding (the same vehicles,
+    less decoding): the literal's next word as the cut finds it, or a `_CUT` mark that this word does not contain.
+    Once a row holds the word whole, the cut is at its first occurrence; once it holds such a mark, no later text
+    can bring the word's first occurrence or a `_CUT` match before the mark (the word would have to span the mark)."""
+    lead = rest.split()[0] if rest else ""
+    word = (" " + lead if lead[0].isalnum() else lead[0]) if lead else ""
+    return tuple(m for m in (word, *'.,;:!?"()') if m and (m == word or m not in word))
+
+
 def _by_lm(lm, trained, literal, slots, seed, want, tick=None, max_samples=LM_MAX_SAMPLES) -> list[tuple[Slot, str]]:
     """The polisher (or the writer polisher) continues "Literal: …\\nSimile: <sentence up to the slot> like" (or
     "as ADJ as") with a vehicle; at most `max_samples` a slot, sampled with the seed, cut where the literal's own text
@@ -1076,13 +1096,8 @@ def _by_lm(lm, trained, literal, slots, seed, want, tick=None, max_samples=LM_MA
                      + (f" (slot {k + 1}/{len(chosen)})" if len(chosen) > 1 else ""))
 
         for text in lm.sample_shared(context, per, max_new_tokens=8, top_k=30, temperature=0.8, seed=seed + k,
-                                     on_step=on_step):
-            if rest:
-                lead = rest.split()[0]
-                i = text.find(" " + lead) if lead[0].isalnum() else text.find(lead[0])
-                if i >= 0:
-                    text = text[:i]
-            text = _CUT.split(text, maxsplit=1)[0].strip()
+                                     until=_settled(rest), on_step=on_step):
+            text = _cut(text, rest)
             if text and slot.kind == "verb" and text.lower().startswith(("if ", "though ")):
                 continue  # "like if …" is not English; the polisher's "as if" comes from its own opener
             if text:

@@ -58,6 +58,11 @@ GGUF_NAMES = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_
 
 _init_lock = threading.Lock()
 _initialised = False
+#: the loaded weights of each file, shared by every LlamaCppLM over it (the writer and its polisher; the lm and its
+#: variants): resolved path, size and time -> [llama_model, holders]. An adapter and the KV cells are per context;
+#: llama.cpp repacks a Q4_K file's weights at load, so a second load of the writer's file cost 1.1 GB.
+_models: dict[str, list] = {}
+_models_lock = threading.Lock()
 _log_callback = None  # kept alive: llama.cpp holds the pointer
 
 
@@ -253,9 +258,7 @@ class LlamaCppLM(LanguageModel):
         self._lock, self._owner = threading.Lock(), None
         self._threads, self._adapter, self._ctx, self._mem, self._batch = max(1, int(threads)), None, None, None, None
         self._prefixes: dict[tuple[int, ...], int] = {}  # cached prefix ids -> its reserved sequence, oldest first
-        self._model = llama_cpp.llama_model_load_from_file(str(gguf).encode(), llama_cpp.llama_model_default_params())
-        if not self._model:
-            raise LoadError(f"llama.cpp could not load {gguf.name}")
+        self._model, first = _hold_model(gguf)
         try:
             if adapter is not None:
                 self._adapter = llama_cpp.llama_adapter_lora_init(self._model, str(adapter).encode())
@@ -267,9 +270,10 @@ class LlamaCppLM(LanguageModel):
         except BaseException:
             self.close()
             raise
-        # the weights are mapped from the file (shared by the variants' contexts); each context adds its KV cells
-        # (~23 KB a cell), logits and compute buffers
-        self.weights_mb = (gguf.stat().st_size + (adapter.stat().st_size if adapter else 0)) / 2**20 + 240.0
+        # the weights are loaded once a file (`_hold_model`), counted on the first holder; each context adds its KV
+        # cells (~23 KB a cell), logits and compute buffers, and its adapter
+        self.weights_mb = ((gguf.stat().st_size if first else 0) + (adapter.stat().st_size if adapter else 0)) \
+            / 2**20 + 240.0
         self.n_vocab = llama_cpp.llama_vocab_n_tokens(llama_cpp.llama_model_get_vocab(self._model))
 
     def _new_context(self, n_ctx: int):
@@ -622,7 +626,8 @@ class LlamaCppLM(LanguageModel):
         return out
 
     def sample_shared(self, context: str, n: int, *, max_new_tokens: int = 8, top_k: int = 30,
-                      temperature: float = 0.8, seed: int = 0, stop: str = "\n", on_step=None):
+                      temperature: float = 0.8, seed: int = 0, stop: str = "\n", until: tuple[str, ...] = (),
+                      on_step=None):
         import torch
 
         from ..sampling import draw_rows, extend_samples
@@ -639,7 +644,7 @@ class LlamaCppLM(LanguageModel):
             alive = [True] * n
             for step in range(steps):
                 nxt = draw_rows(logits, top_k, temperature, gen)
-                extend_samples(nxt, out, alive, eos, stop, self.tokenizer.decode)
+                extend_samples(nxt, out, alive, eos, stop, self.tokenizer.decode, until)
                 if on_step is not None:
                     on_step(step + 1, steps)
                 if not any(alive) or step == steps - 1:
@@ -699,7 +704,7 @@ class LlamaCppLM(LanguageModel):
                 L.llama_adapter_lora_free(self._adapter)
                 self._adapter = None
             if getattr(self, "_model", None):
-                L.llama_model_free(self._model)
+                _release_model(self._model)
                 self._model = None
 
     def __del__(self):
@@ -707,6 +712,38 @@ class LlamaCppLM(LanguageModel):
             self.close()
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
+
+
+def _hold_model(gguf: Path):
+    """(llama_model, whether this call loaded it) of a GGUF file: loaded once, shared by every holder until the
+    last one releases it (`_release_model`). Contexts over one model are independent (each has its own cells,
+    adapter and lock); the model's weights are only read."""
+    L, path = import_llama_cpp(), Path(gguf).resolve()
+    stat = path.stat()
+    key = f"{path}|{stat.st_size}|{stat.st_mtime_ns}"  # a file made again is loaded again
+    with _models_lock:
+        held = _models.get(key)
+        first = held is None
+        if first:
+            model = L.llama_model_load_from_file(str(path).encode(), L.llama_model_default_params())
+            if not model:
+                raise LoadError(f"llama.cpp could not load {Path(gguf).name}")
+            held = _models[key] = [model, 0]
+        held[1] += 1
+        return held[0], first
+
+
+def _release_model(model) -> None:
+    """One holder of `model` done; the weights are freed with the last (its adapters must be freed before)."""
+    L = import_llama_cpp()
+    with _models_lock:
+        for key, held in list(_models.items()):
+            if held[0] is model:
+                held[1] -= 1
+                if held[1] == 0:
+                    del _models[key]
+                    L.llama_model_free(model)
+                return
 
 
 def files_digest(*paths: Path) -> str:

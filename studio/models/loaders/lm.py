@@ -151,10 +151,11 @@ class TransformersLM(LanguageModel):
         return results
 
     def sample_shared(self, context: str, n: int, *, max_new_tokens: int = 8, top_k: int = 30,
-                      temperature: float = 0.8, seed: int = 0, stop: str = "\n", on_step=None):
+                      temperature: float = 0.8, seed: int = 0, stop: str = "\n", until: tuple[str, ...] = (),
+                      on_step=None):
         """n seeded samples continuing one context, whose cache is computed once and shared (generate() would
-        run the context n times). Each sample stops at `stop`, end of text, or max_new_tokens; `on_step(done,
-        steps)` after each decoding step."""
+        run the context n times). Each sample stops at `stop`, end of text, max_new_tokens, or once its text
+        contains one of `until` (kept whole); `on_step(done, steps)` after each decoding step."""
         from ..sampling import draw_rows, extend_samples
 
         torch = self._torch
@@ -169,7 +170,7 @@ class TransformersLM(LanguageModel):
             alive = torch.ones(n, dtype=torch.bool)
             for step in range(int(max_new_tokens)):
                 nxt = draw_rows(logits, top_k, temperature, gen)
-                extend_samples(nxt, out, alive, eos, stop, self.tokenizer.decode)
+                extend_samples(nxt, out, alive, eos, stop, self.tokenizer.decode, until)
                 if on_step is not None:
                     on_step(step + 1, int(max_new_tokens))
                 if not bool(alive.any()) or step == int(max_new_tokens) - 1:
