@@ -184,6 +184,32 @@ def test_an_emoji_is_the_image_of_as_as_as_of_like(text, vehicle):
     assert [s.vehicle for s in extract_similes(text)] == [vehicle]
 
 
+@pytest.mark.parametrize("text,vehicle", [
+    ("He was as happy as 👍🏽.", "👍🏽"), ("They lived like 👨\u200d👩\u200d👧 in the house.", "👨\u200d👩\u200d👧"),
+    ("It was as red as ❤️.", "❤️"), ("He ran like 🏃🏾\u200d♂️.", "🏃🏾\u200d♂️"), ("He was as proud as 🇫🇷!", "🇫🇷")])
+def test_an_emoji_of_several_code_points_is_one_image(text, vehicle):
+    """A skin tone, a family joined by zero-width joiners, a variation selector, a flag: the image is the whole
+    emoji (spaCy cut "👍🏽." into "👍" and "🏽.", and a family into people and joiners, which was no simile)."""
+    from studio.models import get_registry
+
+    assert [s.vehicle for s in extract_similes(text)] == [vehicle]
+    assert vehicle in [t.text for t in get_registry().get("parser")(text)]
+
+
+def test_the_emoji_tokens_keep_every_other_token_and_the_text():
+    from studio.models import get_registry
+    from studio.models.loaders.parser import emoji_spans
+
+    parse = get_registry().get("parser")
+    text = "Café  au lait 👍🏽,x🇫🇷y and ☕ done.\n"
+    doc = parse(text)
+    base = [t.text for t in parse.nlp.tokenizer.base(text)]
+    assert doc.text == text and {"👍🏽", "🇫🇷", "☕"} <= {t.text for t in doc}
+    untouched = [w for w in base if not any(ord(ch) > 0x2000 for ch in w)]  # spaCy's own tokens away from emoji
+    assert untouched == [t.text for t in doc if t.text in untouched] and "Café" in untouched and "\n" in untouched
+    assert emoji_spans("plain text, é and ☕") == [] and emoji_spans("a👍🏽b") == [(1, 3)]
+
+
 def test_a_pictograph_is_an_emoji_not_a_sign():
     from studio.figures.components import _pictograph
     from studio.models import get_registry

@@ -1,6 +1,7 @@
 """spaCy English pipelines, from an installed package or a local folder."""
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 from ..roles import Parser
@@ -10,8 +11,80 @@ from .common import LoadError, package_dir
 
 class SpacyParser(Parser):
     def __init__(self, nlp, model_id: str):
+        if not isinstance(nlp.tokenizer, EmojiTokenizer):
+            nlp.tokenizer = EmojiTokenizer(nlp.tokenizer)
         self.nlp, self.model_id = nlp, model_id
         self.backend = f"spaCy {nlp.meta.get('name', '')} {nlp.meta.get('version', '')}".strip()
+
+
+def emoji_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each emoji written with several code points: a skin tone ("👍🏽"), people joined by zero-width
+    joiners ("👨‍👩‍👧"), a flag's two letters ("🇫🇷"), a variation selector or keycap ("❤️"), tag letters."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if unicodedata.category(text[i]) != "So":
+            i += 1
+            continue
+        j = i + 1
+        if _flag_letter(text[i]) and j < n and _flag_letter(text[j]):
+            j += 1
+        while j < n:
+            ch = text[j]
+            if unicodedata.category(ch) in ("Mn", "Me") or 0x1F3FB <= ord(ch) <= 0x1F3FF or 0xE0020 <= ord(ch) <= 0xE007F:
+                j += 1
+            elif ch == "\u200d" and j + 1 < n and unicodedata.category(text[j + 1]) == "So":
+                j += 2
+            else:
+                break
+        if j - i > 1:
+            out.append((i, j))
+        i = j
+    return out
+
+
+def _flag_letter(ch: str) -> bool:
+    return 0x1F1E6 <= ord(ch) <= 0x1F1FF
+
+
+class EmojiTokenizer:
+    """spaCy's tokenizer, with each emoji of several code points (`emoji_spans`) one token, as one of a single code
+    point is: spaCy cuts "👍🏽." into "👍" and "🏽.", and a family into its people and joiners."""
+
+    def __init__(self, base):
+        self.base = base
+
+    def __getattr__(self, name):  # vocab, explain, … of spaCy's own
+        return getattr(self.base, name)
+
+    def __call__(self, text: str):
+        from spacy.tokens import Doc
+
+        doc = self.base(text)
+        spans = emoji_spans(text) if any(ord(ch) > 0x2000 for ch in text) else []
+        if not spans:
+            return doc
+        pieces = [[t.idx, t.idx + len(t.text), t.whitespace_] for t in doc]
+        for start, end in spans:
+            cut: list[list] = []
+            for piece in pieces:
+                if piece[1] <= start or piece[0] >= end:
+                    cut.append(piece)
+                    continue
+                if piece[0] < start:
+                    cut.append([piece[0], start, ""])
+                if not cut or cut[-1][:2] != [start, end]:
+                    cut.append([start, end, ""])
+                if piece[1] > end:
+                    cut.append([end, piece[1], piece[2]])
+                else:
+                    cut[-1][2] = piece[2]
+            pieces = cut
+        fixed = Doc(doc.vocab, words=[text[a:b] for a, b, _ in pieces], spaces=[bool(w) for _, _, w in pieces])
+        return fixed if fixed.text == text else doc
+
+    def pipe(self, texts, batch_size: int = 1000):
+        for text in texts:
+            yield self(text)
 
 
 def _package_model_dir(name: str) -> Path:
