@@ -4,8 +4,8 @@ process by whichever transformers model loads first, e.g. the embedder) is timed
 (weights read, LoRA factors attached, 4-bit layers from the packed cache).
 
     .venv/bin/python bench/polish.py          # prints JSON; targets (issue #17): 10 candidates <= 3 s warm, 50 <= 10 s, polisher load <= 5 s
-    # (the 3 s target is missed since the writer polisher proposes: about 7 s;
-    # docs/experiments.md#polish-writer-polisher)
+    # (the 3 s target is missed since the writer polisher proposes: about 5 s;
+    # docs/experiments.md#polish-writer-polisher, #polish-settled-rows)
 """
 from __future__ import annotations
 
