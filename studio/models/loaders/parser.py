@@ -30,7 +30,8 @@ def emoji_spans(text: str) -> list[tuple[int, int]]:
             j += 1
         while j < n:
             ch = text[j]
-            if unicodedata.category(ch) in ("Mn", "Me") or 0x1F3FB <= ord(ch) <= 0x1F3FF or 0xE0020 <= ord(ch) <= 0xE007F:
+            if unicodedata.category(ch) in ("Mn", "Me") or 0x1F3FB <= ord(ch) <= 0x1F3FF \
+                    or 0xE0020 <= ord(ch) <= 0xE007F:  # marks, skin tones, tag letters
                 j += 1
             elif ch == "\u200d" and j + 1 < n and unicodedata.category(text[j + 1]) == "So":
                 j += 2
@@ -80,7 +81,12 @@ class EmojiTokenizer:
                     cut[-1][2] = piece[2]
             pieces = cut
         fixed = Doc(doc.vocab, words=[text[a:b] for a, b, _ in pieces], spaces=[bool(w) for _, _, w in pieces])
-        return fixed if fixed.text == text else doc
+        if fixed.text != text:
+            return doc
+        norms = {(t.idx, t.idx + len(t.text)): t.norm_ for t in doc}  # the exceptions' norms ("n't" → "not")
+        for t in fixed:
+            t.norm_ = norms.get((t.idx, t.idx + len(t.text)), t.norm_)
+        return fixed
 
     def pipe(self, texts, batch_size: int = 1000):
         for text in texts:
