@@ -208,7 +208,7 @@ def test_the_emoji_tokens_keep_every_other_token_and_the_text():
     untouched = [w for w in base if not any(ord(ch) > 0x2000 for ch in w)]  # spaCy's own tokens away from emoji
     assert untouched == [t.text for t in doc if t.text in untouched] and "Café" in untouched and "\n" in untouched
     assert emoji_spans("plain text, é and ☕") == [] and emoji_spans("a👍🏽b") == [(1, 3)]
-    assert [t.norm_ for t in parse("I don't like 👍🏽.")][2] == [t.norm_ for t in parse("I don't like it.")][2] == "not"
+    assert [t.norm_ for t in parse("I don't like 👍🏽.")][2] == "not"  # the tokenizer exception's norm stays
 
 
 def test_a_pictograph_is_an_emoji_not_a_sign():
