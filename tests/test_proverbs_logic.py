@@ -132,6 +132,8 @@ def test_similar_orders_the_pool_and_validates():
         assert list(r.shared) == [p for p in best if p in r.shared]
     with pytest.raises(InputError):
         similar(NARRATIVE, ["  "])
+    with pytest.raises(InputError, match="narrative on line 3 to compare"):  # a blank line 2 is no renumbering
+        similar(NARRATIVE, [pool[0], "", "🐢", pool[1]])
     with pytest.raises(InputError):
         similar(NARRATIVE, pool, method="telepathy")
 

@@ -176,6 +176,7 @@ def test_an_emoji_after_the_image_is_not_part_of_the_vehicle(text, vehicle):
 @pytest.mark.parametrize("text,vehicle", [
     ("The tea was as bitter as 🍋.", "🍋"), ("The tea was as bitter as a 🍋.", "a 🍋"),
     ("The tea was as bitter as my 🍋.", "my 🍋"), ("The tea tasted bitter like 🍋.", "🍋"),
+    ("The night was dark like 🌑.", "🌑"),  # tagged a number, as after "as"
     ("The feather was as light as a feather 🪶", "a feather"), ("He was as proud as a 🦚 peacock.", "a 🦚 peacock")])
 def test_an_emoji_is_the_image_of_as_as_as_of_like(text, vehicle):
     """A visitor's "as bitter as 🍋" was found no simile where "like 🍋" was one (Rerank flagged the first "no

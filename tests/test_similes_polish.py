@@ -212,6 +212,8 @@ CANNOT_POLISH = [("Hello.", "Nothing to polish"), ("Yes!", "Nothing to polish"),
                  # the learned detector (fitted on "like" sentences only) gave these 0.08 and 0.31
                  ("It was as cold as ice.", "already holds a simile"),
                  ("She was as happy as a clam.", "already holds a simile"),
+                 # an emoji image: the detector (words) gave 0.13, and Polish wrote "as as happy as a dog as 👍🏽"
+                 ("He was as happy as 👍🏽.", "already holds a simile"), ("The night was dark like 🌑.", "already"),
                  ("הנהר היה איטי מאוד.", "works in English: the sentence is written mostly in Hebrew"),
                  # markup alone: "<img src=x onerror=alert(1)> like a web page" was offered before
                  ("<img src=x onerror=alert(1)>", "HTML markup, with no words outside its tags"),

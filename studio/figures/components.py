@@ -177,8 +177,8 @@ def _from_like(like) -> Simile | None:
             or nxt.lower_ in ("with", "in", "for", "when", "if", "so"):
         return None  # "like 20 feet high", "like with vinyl records"
     obj = _like_object(like)
-    if obj is None or not (_is_image_noun(obj) or obj.tag_ == "VBG"):
-        return None
+    if obj is None or not (_is_image_noun(obj) or obj.tag_ == "VBG" or _pictograph(obj)):
+        return None  # an emoji image the tagger calls a number ("dark like 🌑") is one, as after "as"
     if _is_exemplification(like, obj):
         return None
     anchor = like.head if like.head is not like else None
@@ -412,6 +412,14 @@ VEHICLE_CONJ_IN_PP = False
 SHORT_CLAUSES = False
 #: quotes do not count towards the vehicle's length ('the "smutty nose" of some vast sea animal')
 QUOTES_FREE = True
+
+
+def wordless_image(vehicle: str | None) -> bool:
+    """A found image (vehicle) with no letter in it but its determiner's: an emoji or a symbol ("🍋", "a 🍋")."""
+    words = (vehicle or "").split()
+    if words and words[0].lower() in ("a", "an", "the", "my", "your", "his", "her", "its", "our", "their"):
+        words = words[1:]
+    return bool(words) and not any(ch.isalpha() for w in words for ch in w)
 
 
 def _has_word(tok) -> bool:

@@ -202,12 +202,13 @@ def similar(query: str, pool: list[str], method: str = DEFAULT_METHOD) -> list[S
     query = story(query)
     if method not in METHODS:
         raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
-    pool = [p.strip() for p in pool if p and p.strip() and p.strip() != query]
-    if not pool:
+    lines = [(k, p.strip()) for k, p in enumerate(pool, 1) if p and p.strip() and p.strip() != query]
+    if not lines:
         raise InputError("Give at least one other narrative to compare with (one per line).")
-    if len(pool) > MAX_POOL:
-        raise InputError(f"At most {MAX_POOL} narratives can be compared at once; {len(pool)} were given.")
-    pool = [clean_narrative(p, f"narrative {k} to compare") for k, p in enumerate(pool, 1)]
+    if len(lines) > MAX_POOL:
+        raise InputError(f"At most {MAX_POOL} narratives can be compared at once; {len(lines)} were given.")
+    # named by its line as typed (blank lines and the query's own copy are skipped, not renumbered)
+    pool = [clean_narrative(p, f"narrative on line {k} to compare") for k, p in lines]
     texts = [query] + pool
     # the query read alone, as the ranking reads it (a batch pads it, which can swap two close proverbs), so its
     # best proverbs here are the ranking's

@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import InputError, check_stop, require_text
 from ..figures.antonyms import load_antonyms
 from ..figures.articles import indefinite_article, points
-from ..figures.components import Simile, extract_similes
+from ..figures.components import Simile, extract_similes, wordless_image
 from ..figures.detector import simile_probability, someones, threshold
 from ..figures.english import CONTENT_POS, misspellings, refuse_non_english
 from ..figures.irony import find_ironies, opposite_in_kb
@@ -413,7 +413,9 @@ def refuse_unpolishable(doc) -> None:
     # holds one. Another doubted comparison does not: the parser reads "Cats like milk." as one
     extracted = extract_similes("", doc=doc)
     literal_ones = [s for s in extracted if literal_comparison(s)]
-    found = [s for s in extracted if not literal_comparison(s) and simile_probability(s, doc) >= threshold()]
+    # an emoji image ("as happy as 👍🏽") is one whatever the detector, which reads words, makes of it
+    found = [s for s in extracted if not literal_comparison(s) and (
+        wordless_image(s.vehicle) or simile_probability(s, doc) >= threshold())]
     if literal_ones and not found:
         first = literal_ones[0]
         said = f"as {first.property} as {first.vehicle}" if first.property else f"{first.comparator} {first.vehicle}"

@@ -195,8 +195,9 @@ def build_continue_tab() -> None:
     with gr.Tab(tab_title("continuation"), id="continue"):
         gr.Markdown("Continue a **story that ends in an idiom or a simile** with one sentence true to what the figure "
                     "means (\"…she decided to [wing it].\" → what she did next), and judge which of two "
-                    "continuations is plausible (Chakrabarty, Choi & Shwartz, TACL 2022). Mark the figure with `[ ]`, "
-                    "or let the studio find it; the modes are explained under \"How to read this\".")
+                    "continuations is plausible (Chakrabarty, Choi & Shwartz, TACL 2022). Mark the figure with `[ ]` "
+                    "(or `<b> </b>`, the benchmark's own mark), or let the studio find it; the modes are "
+                    "explained under \"How to read this\".")
         tab_guide("continue")
         notice = role_notice("writer", "lm", "embedder", "parser")
         if notice:

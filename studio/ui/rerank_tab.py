@@ -11,7 +11,7 @@ from ..capabilities import tab_title
 from ..errors import InputError
 from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_CANDIDATES, MAX_CHARS, MAX_CSV_BYTES,
                               MAX_CSV_ROWS, PAPER_QUALITY_PARTS, RerankResult, Settings, candidates_from_lines,
-                              groups_from_csv, rerank, rerank_many)
+                              groups_from_csv, rerank, rerank_many, wordless_image)
 from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
                      limited_textbox, role_notice, shorten, start_run, warn)
@@ -97,14 +97,6 @@ def screen_rows(rows: list[dict]) -> list[dict]:
     if len(rows) != 1:
         return rows
     return [{**rows[0], **{key: None for key in RELATIVE}}]
-
-
-def wordless(vehicle: str | None) -> bool:
-    """A found image (vehicle) with no letter in it but its determiner's: an emoji or a symbol ("🍋", "a 🍋")."""
-    words = (vehicle or "").split()
-    if words and words[0].lower() in ("a", "an", "the", "my", "your", "his", "her", "its", "our", "their"):
-        words = words[1:]
-    return bool(words) and not any(ch.isalpha() for w in words for ch in w)
 
 
 def criteria_chart(rows: list[dict]):
@@ -238,7 +230,7 @@ def explain_candidate(c: dict) -> str:
                             f"{', '.join(_quote(v) for v in shown)} {'is' if len(shown) == 1 else 'are'} the image of "
                             f"{similes}{kind}")
     first = next((s for s in c.get("similes", []) if s.get("vehicle")), {})
-    if wordless(first.get("vehicle")):
+    if wordless_image(first.get("vehicle")):
         said.append(f"Its image, {_quote(first['vehicle'])}, is a sign, not words: the knowledge base cannot know "
                     "it, so its creativity says little.")
     fit = c.get("fit") or {}
@@ -343,7 +335,7 @@ def screen_table(rows: list[dict]) -> pd.DataFrame:
     def cell(row, key, digits):
         if key == "flag_short":  # the reason is in the note and the CSV
             return "no simile" if row["flag"] else "contradicts" if row.get("contradicts") else \
-                "off the sentence" if row.get("off_sentence") else "no words" if wordless(row["vehicle"]) else ""
+                "off the sentence" if row.get("off_sentence") else "no words" if wordless_image(row["vehicle"]) else ""
         value = row[key]
         if digits is None or value is None:
             return value
