@@ -196,19 +196,21 @@ def test_the_lora_variants_are_served_on_llamacpp_and_match_float32_with_their_d
 
 @pytest.mark.offline
 def test_the_variants_of_a_file_share_its_weights_and_outlive_another_holder(offline):
-    """The lm and its LoRA variants hold one llama.cpp model of their file (each adapter on its own context), counted
-    once; another holder of the file, closed, leaves their likelihoods as they were."""
+    """The lm and its LoRA variants hold one llama.cpp model of their file (each adapter on its own context);
+    another holder of the file, closed, leaves their likelihoods as they were and the model held by them alone."""
     base, _ = _float32(offline)
     lm, polisher = offline.get("lm"), offline.get("polisher")
-    assert polisher._model is lm._model
-    file_mb = (base / llamacpp.SERVED_FILE).stat().st_size / 2**20  # counted once: less than two models' worth
-    assert lm.weights_mb + polisher.weights_mb < 2 * (file_mb + 240)
+    assert polisher._model is lm._model and polisher._model_lock is lm._model_lock
+    (held,) = [h for h in llamacpp._models.values() if h[0] is lm._model]
+    holders = held[1]
     context, conts = "Literal: The lake was calm.\nSimile: The lake was", [" as calm as glass.", " like a mirror."]
     before = [m.loglik([context] * 2, conts) for m in (lm, polisher)]
     extra = llamacpp.LlamaCppLM(base / llamacpp.SERVED_FILE, lm.tokenizer, "another holder", "test")
-    assert extra._model is lm._model
+    assert extra._model is lm._model and held[1] == holders + 1
     assert np.allclose([v for v, _ in extra.loglik([context] * 2, conts)], [v for v, _ in before[0]], atol=1e-4)
     extra.close()
+    extra.close()  # twice: released once
+    assert held[1] == holders and any(h is held for h in llamacpp._models.values())
     assert [m.loglik([context] * 2, conts) for m in (lm, polisher)] == before
 
 

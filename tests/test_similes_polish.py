@@ -32,9 +32,9 @@ def test_a_sample_stops_decoding_only_where_its_vehicle_can_no_longer_change():
     from studio.similes.polish import _cut, _settled
 
     pieces = [" a", " wolf", " around", " the", " house", " stairs", ".", ",", " and", "roid", " down", "stairs.",
-              "!", " (", "old", " ar", "ound", " all", " night", "\"", " that", "s", ":", " ", "a", "—"]
+              "!", " (", "old", " ar", "ound", " all", " night", "\"", " that", "s", ":", " ", "a", "—", " U", ".S"]
     rests = ["around the old house all night.", "down the stairs.", ".", ", and then left.", "—quietly.", "all",
-             "stairs. Then", "(at last).", ""]
+             "stairs. Then", "(at last).", "", "U.S. troops.", "e.g., here"]
     rng, stops = random.Random(0), 0
     for _ in range(4000):
         rest, tokens = rng.choice(rests), [rng.choice(pieces) for _ in range(rng.randint(1, 9))]
@@ -44,7 +44,38 @@ def test_a_sample_stops_decoding_only_where_its_vehicle_can_no_longer_change():
         stops += prefix != whole
         assert _cut(prefix, rest) == _cut(whole, rest), (rest, tokens)
     assert stops > 1000  # the rows do stop early
-    assert _settled("down the stairs.")[0] == " down" and "." not in _settled("stairs. Then")
+    assert _settled("down the stairs.")[0] == " down"
+
+
+def test_a_row_ends_once_its_text_holds_a_settling_mark_and_keeps_it():
+    """`extend_samples(…, until)`: a row ends when its whole text (not only the last token) holds one of `until`; its
+    tokens stay; the other rows go on."""
+    from studio.models.sampling import extend_samples
+
+    text = {1: " a", 2: " wolf", 3: " ar", 4: "ound", 5: " the", 9: "\n"}
+    out, alive = [[], []], [True, True]
+    for drawn in ([1, 1], [2, 3], [5, 4]):
+        extend_samples(drawn, out, alive, eos=0, stop="\n", decode=lambda ids: "".join(text[i] for i in ids),
+                       until=(" around",))
+    assert out == [[1, 2, 5], [1, 3, 4]] and alive == [True, False]  # " ar" + "ound": held once both came
+
+
+def test_the_lm_source_asks_its_model_to_stop_settled_rows(tiny_registry):
+    from studio.similes import polish as P
+
+    asked = []
+
+    class Recorder:
+        def sample_shared(self, context, n, **kwargs):
+            asked.append(kwargs)
+            return [" a wolf. And then", " a storm, all night", ""]
+
+    parse = tiny_registry.get("parser")
+    literal = "The wind howled around the house."
+    slots = P.find_slots(literal, parse(literal))
+    got = P._by_lm(Recorder(), True, literal, slots, seed=0, want=6)
+    assert asked and asked[0]["until"] == P._settled(literal[slots[0].end:].strip())
+    assert [v for _, v in got] == ["a wolf", "a storm"]
 
 
 def test_slots_follow_english_grammar(tiny_registry):

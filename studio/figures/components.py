@@ -415,11 +415,14 @@ QUOTES_FREE = True
 
 
 def wordless_image(vehicle: str | None) -> bool:
-    """A found image (vehicle) with no letter in it but its determiner's: an emoji or a symbol ("🍋", "a 🍋")."""
+    """A found image (vehicle) that is an emoji or another pictographic sign, with no letter or digit but its
+    determiner's ("🍋", "a 🍋", "👍🏽"; not "the 100")."""
     words = (vehicle or "").split()
     if words and words[0].lower() in ("a", "an", "the", "my", "your", "his", "her", "its", "our", "their"):
         words = words[1:]
-    return bool(words) and not any(ch.isalpha() for w in words for ch in w)
+    signs = "".join(words)
+    return bool(signs) and not any(ch.isalnum() for ch in signs) and any(unicodedata.category(ch) == "So"
+                                                                         for ch in signs)
 
 
 def _has_word(tok) -> bool:

@@ -1061,24 +1061,31 @@ def _score_all(lm, trained, literal, groups, step=None) -> list[Candidate]:
 _CUT = re.compile(r"[.,;:!?\"\n()]|\s(?:and|but|who|which|that|when|because|while|so|then|until)\b")
 
 
+def _resumes(rest: str) -> str:
+    """What shows that a sample has reached the literal's own text (`rest`): its next word after a space, or that
+    word's first sign when it begins with one ("" for no text)."""
+    lead = rest.split()[0] if rest.strip() else ""
+    return (" " + lead if lead[0].isalnum() else lead[0]) if lead else ""
+
+
 def _cut(text: str, rest: str) -> str:
     """A sample's vehicle: its text up to where the literal's own text (`rest`) resumes, then up to a `_CUT`."""
-    if rest:
-        lead = rest.split()[0]
-        i = text.find(" " + lead) if lead[0].isalnum() else text.find(lead[0])
-        if i >= 0:
-            text = text[:i]
+    word = _resumes(rest)
+    i = text.find(word) if word else -1
+    if i >= 0:
+        text = text[:i]
     return _CUT.split(text, maxsplit=1)[0].strip()
 
 
 def _settled(rest: str) -> tuple[str, ...]:
-    """Texts after which a sample's `_cut` can no longer change, so its row may stop decoding (the same vehicles,
-    less decoding): the literal's next word as the cut finds it, or a `_CUT` mark that this word does not contain.
-    Once a row holds the word whole, the cut is at its first occurrence; once it holds such a mark, no later text
-    can bring the word's first occurrence or a `_CUT` match before the mark (the word would have to span the mark)."""
-    lead = rest.split()[0] if rest else ""
-    word = (" " + lead if lead[0].isalnum() else lead[0]) if lead else ""
-    return tuple(m for m in (word, *'.,;:!?"()') if m and (m == word or m not in word))
+    """Texts after which a sample's `_cut` can no longer change, so its row may stop decoding: the literal's next
+    word as the cut finds it (`_resumes`), or a `_CUT` mark that this word does not contain ("\n" ends a row anyway:
+    it is `sample_shared`'s stop). Once a row holds the word whole, the cut is at its first occurrence; once it holds
+    such a mark, no later text can bring the word's first occurrence or a `_CUT` match before the mark (the word
+    would have to span the mark). The vehicles are those of whole rows, up to llama.cpp's arithmetic, which depends
+    a little on which rows share a batch (docs/experiments.md#polish-settled-rows)."""
+    word = _resumes(rest)
+    return tuple(dict.fromkeys(m for m in (word, *'.,;:!?"()') if m and (m == word or m not in word)))
 
 
 def _by_lm(lm, trained, literal, slots, seed, want, tick=None, max_samples=LM_MAX_SAMPLES) -> list[tuple[Slot, str]]:

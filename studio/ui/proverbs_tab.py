@@ -171,7 +171,7 @@ def show_alignment(narrative: str, proverb: str, request: gr.Request = None):
 
 @guarded
 def find_similar(narrative: str, pool_text: str, method: str, request: gr.Request = None):
-    lines = (pool_text or "").splitlines()  # as typed: a refusal names a narrative by its line
+    lines = (pool_text or "").split("\n")  # as typed: a refusal names a narrative by its line
     pool = lines if any(line.strip() for line in lines) else EXAMPLES
     ranked = similar(narrative, pool, method)
     return pd.DataFrame([{"#": i + 1, "similarity": round(r.similarity, 3), "narrative": r.narrative,

@@ -59,10 +59,13 @@ GGUF_NAMES = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_
 _init_lock = threading.Lock()
 _initialised = False
 #: the loaded weights of each file, shared by every LlamaCppLM over it (the writer and its polisher; the lm and its
-#: variants): resolved path, size and time -> [llama_model, holders]. An adapter and the KV cells are per context;
-#: llama.cpp repacks a Q4_K file's weights at load, so a second load of the writer's file cost 1.1 GB.
+#: variants): resolved path, size and time -> [llama_model, holders, lock]. An adapter and the KV cells are per
+#: context; llama.cpp repacks a Q4_K file's weights at load, so a second load of the writer's file cost 1.1 GB. The
+#: lock (reentrant: a holder's `__del__` may run on a thread inside another's call) is held around every call into
+#: llama.cpp that reads or changes the model: decoding, contexts and adapters made and freed (adapters join a set on
+#: the model); it is never held while Python code of a caller runs.
 _models: dict[str, list] = {}
-_models_lock = threading.Lock()
+_models_lock = threading.RLock()
 _log_callback = None  # kept alive: llama.cpp holds the pointer
 
 
@@ -258,22 +261,23 @@ class LlamaCppLM(LanguageModel):
         self._lock, self._owner = threading.Lock(), None
         self._threads, self._adapter, self._ctx, self._mem, self._batch = max(1, int(threads)), None, None, None, None
         self._prefixes: dict[tuple[int, ...], int] = {}  # cached prefix ids -> its reserved sequence, oldest first
-        self._model, first = _hold_model(gguf)
+        self._model, self._model_lock = _hold_model(gguf)
         try:
             if adapter is not None:
-                self._adapter = llama_cpp.llama_adapter_lora_init(self._model, str(adapter).encode())
+                with self._model_lock:
+                    self._adapter = llama_cpp.llama_adapter_lora_init(self._model, str(adapter).encode())
                 if not self._adapter:
-                    raise LoadError(f"llama.cpp could not load the adapter {adapter.name}")
+                    raise _file_error(f"llama.cpp could not load the adapter {adapter.name}", adapter)
             self._ctx, self._mem = self._new_context(N_CTX)
             self._n_ctx = N_CTX
             self._batch = llama_cpp.llama_batch_init(N_BATCH, 0, N_SEQ)
         except BaseException:
             self.close()
             raise
-        # the weights are loaded once a file (`_hold_model`), counted on the first holder; each context adds its KV
-        # cells (~23 KB a cell), logits and compute buffers, and its adapter
-        self.weights_mb = ((gguf.stat().st_size if first else 0) + (adapter.stat().st_size if adapter else 0)) \
-            / 2**20 + 240.0
+        # each context adds its KV cells (~23 KB a cell), logits and compute buffers, and its adapter; the weights are
+        # loaded once a file (`_hold_model`) but counted on every holder: a memory budget then never counts less than
+        # is held (unloading one holder of a shared file frees less than it counted, never more)
+        self.weights_mb = (gguf.stat().st_size + (adapter.stat().st_size if adapter else 0)) / 2**20 + 240.0
         self.n_vocab = llama_cpp.llama_vocab_n_tokens(llama_cpp.llama_model_get_vocab(self._model))
 
     def _new_context(self, n_ctx: int):
@@ -282,14 +286,15 @@ class LlamaCppLM(LanguageModel):
         cp.n_ctx, cp.n_batch, cp.n_ubatch, cp.n_seq_max = int(n_ctx), N_BATCH, 512, N_SEQ
         cp.n_threads = cp.n_threads_batch = self._threads
         cp.kv_unified, cp.no_perf = True, True
-        ctx = L.llama_init_from_model(self._model, cp)
-        if not ctx:
-            raise LoadError(f"llama.cpp could not create a context of {n_ctx} tokens")
-        if self._adapter is not None:
-            adapters = (L.llama_adapter_lora_p_ctypes * 1)(self._adapter)
-            if L.llama_set_adapters_lora(ctx, adapters, 1, (ctypes.c_float * 1)(1.0)) != 0:
-                L.llama_free(ctx)
-                raise LoadError("llama.cpp could not apply the adapter")
+        with self._model_lock:
+            ctx = L.llama_init_from_model(self._model, cp)
+            if not ctx:
+                raise LoadError(f"llama.cpp could not create a context of {n_ctx} tokens")
+            if self._adapter is not None:
+                adapters = (L.llama_adapter_lora_p_ctypes * 1)(self._adapter)
+                if L.llama_set_adapters_lora(ctx, adapters, 1, (ctypes.c_float * 1)(1.0)) != 0:
+                    L.llama_free(ctx)
+                    raise LoadError("llama.cpp could not apply the adapter")
         return ctx, L.llama_get_memory(ctx)
 
     @contextlib.contextmanager
@@ -329,7 +334,8 @@ class LlamaCppLM(LanguageModel):
                 raise
             finally:
                 if usual is not None:
-                    self._L.llama_free(self._ctx)
+                    with self._model_lock:
+                        self._L.llama_free(self._ctx)
                     self._ctx, self._mem = usual
                 self._owner = None
 
@@ -355,7 +361,8 @@ class LlamaCppLM(LanguageModel):
                     batch.seq_id[i][j] = int(s_id)
                 batch.logits[i] = 1 if want else 0
             batch.n_tokens = len(chunk)
-            rc = L.llama_decode(self._ctx, batch)
+            with self._model_lock:
+                rc = L.llama_decode(self._ctx, batch)
             if rc != 0:
                 why = {1: "no room left in the KV cache", 2: "aborted"}.get(rc, "invalid input or an internal error")
                 raise RuntimeError(f"llama.cpp could not decode a batch of {len(chunk)} tokens ({why}, code {rc})")
@@ -693,7 +700,7 @@ class LlamaCppLM(LanguageModel):
 
     def close(self) -> None:
         L = self._L
-        with self._lock:
+        with self._lock, getattr(self, "_model_lock", None) or contextlib.nullcontext():
             if getattr(self, "_batch", None) is not None:
                 L.llama_batch_free(self._batch)
                 self._batch = None
@@ -714,23 +721,29 @@ class LlamaCppLM(LanguageModel):
             pass
 
 
+def _file_error(message: str, path: Path) -> LoadError:
+    """A LoadError that names the file llama.cpp could not load (`_open` removes only that one, if it made it)."""
+    error = LoadError(message)
+    error.path = path
+    return error
+
+
 def _hold_model(gguf: Path):
-    """(llama_model, whether this call loaded it) of a GGUF file: loaded once, shared by every holder until the
-    last one releases it (`_release_model`). Contexts over one model are independent (each has its own cells,
-    adapter and lock); the model's weights are only read."""
+    """(llama_model, its lock) of a GGUF file: loaded once, shared by every holder until the last one releases it
+    (`_release_model`). Each holder has its own context (cells), adapter and call lock; the model's lock (`_models`)
+    serialises what llama.cpp does on the model itself."""
     L, path = import_llama_cpp(), Path(gguf).resolve()
     stat = path.stat()
     key = f"{path}|{stat.st_size}|{stat.st_mtime_ns}"  # a file made again is loaded again
     with _models_lock:
         held = _models.get(key)
-        first = held is None
-        if first:
+        if held is None:
             model = L.llama_model_load_from_file(str(path).encode(), L.llama_model_default_params())
             if not model:
-                raise LoadError(f"llama.cpp could not load {Path(gguf).name}")
-            held = _models[key] = [model, 0]
+                raise _file_error(f"llama.cpp could not load {Path(gguf).name}", Path(gguf))
+            held = _models[key] = [model, 0, threading.RLock()]
         held[1] += 1
-        return held[0], first
+        return held[0], held[2]
 
 
 def _release_model(model) -> None:
@@ -860,7 +873,9 @@ def _open(files: list[Path], base_dir: Path, model_id: str, backend: str, made: 
     tokenizer = AutoTokenizer.from_pretrained(str(base_dir))
     try:
         return LlamaCppLM(files[0], tokenizer, model_id, backend, files[1] if len(files) > 1 else None, threads())
-    except LoadError:
+    except LoadError as error:
+        bad = getattr(error, "path", None)  # a context that could not be made is no damaged file
         for path in files[made:]:
-            path.unlink(missing_ok=True)
+            if path == bad:
+                path.unlink(missing_ok=True)
         raise

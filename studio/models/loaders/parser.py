@@ -19,7 +19,7 @@ class SpacyParser(Parser):
 
 def emoji_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each emoji written with several code points: a skin tone ("👍🏽"), people joined by zero-width
-    joiners ("👨‍👩‍👧"), a flag's two letters ("🇫🇷"), a variation selector or keycap ("❤️"), tag letters."""
+    joiners ("👨‍👩‍👧"), a flag's two letters ("🇫🇷"), a variation selector ("❤️"), tag letters (a region's flag)."""
     out, i, n = [], 0, len(text)
     while i < n:
         if unicodedata.category(text[i]) != "So":
@@ -55,7 +55,12 @@ class EmojiTokenizer:
         self.base = base
 
     def __getattr__(self, name):  # vocab, explain, … of spaCy's own
+        if name == "base":  # not set yet (a copy being made): no recursion through this method
+            raise AttributeError(name)
         return getattr(self.base, name)
+
+    def __reduce__(self):
+        return EmojiTokenizer, (self.base,)
 
     def __call__(self, text: str):
         from spacy.tokens import Doc
