@@ -92,8 +92,9 @@ class LanguageModel(Role):
                       on_step=None) -> list[str]:
         """n seeded samples continuing one context, each cut at `stop`; a backend that decodes step by step also
         ends a row once its text contains one of `until` (the text is kept and the caller cuts: `until` saves
-        decoding, and changes other rows only where a backend's arithmetic depends on the batch, as llama.cpp's); `on_step(done, steps)` after each decoding step (here, where generate() decodes in one call, once at
-        the end, and `until` saves nothing)."""
+        decoding, and changes other rows only where a backend's arithmetic depends on the batch, as llama.cpp's);
+        `on_step(done, steps)` after each decoding step (here, where generate() decodes in one call, once at the end,
+        and `until` saves nothing)."""
         gens = self.generate([context], max_new_tokens=max_new_tokens, top_k=top_k, temperature=temperature,
                              no_repeat_ngram_size=0, num_return_sequences=n, seed=seed)[0]
         if on_step is not None:
