@@ -78,6 +78,16 @@ def test_the_lm_source_asks_its_model_to_stop_settled_rows(tiny_registry):
     assert [v for _, v in got] == ["a wolf", "a storm"]
 
 
+def test_a_double_space_leaves_the_intensifier_in_the_slot(tiny_registry):
+    """A visitor's "was <i>very</i> quiet" (tags read as blanks) gave "was <i>very</i> as quiet as a church": a
+    double space is a token of its own, and the intensifier was no longer next to its adjective."""
+    parse = tiny_registry.get("parser")
+    for text, slot in [("The room was very  quiet.", "very  quiet"), ("He was very,  very  proud  of it.",
+                                                                       "very,  very  proud  of it")]:
+        (adj,) = [s for s in find_slots(text, parse(text)) if s.kind == "adjective"]
+        assert text[adj.start:adj.end] == slot
+
+
 def test_slots_follow_english_grammar(tiny_registry):
     parse = tiny_registry.get("parser")
     text = "Her voice was very loud."

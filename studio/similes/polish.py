@@ -509,6 +509,15 @@ def negation_note(literal: str, doc, slot: Slot, lm=None) -> str:
     return note + " To picture what it is, polish a sentence that says the quality itself."
 
 
+def _next_to(tok, step: int) -> int:
+    """The index of the token right before (step −1) or after (+1) `tok`, spaces skipped (a double space or a blanked
+    tag is a token of its own: "was very  quiet" kept "very" before the comparison); −1 or len(doc) at an end."""
+    doc, j = tok.doc, tok.i + step
+    while 0 <= j < len(doc) and doc[j].is_space:
+        j += step
+    return j
+
+
 def find_slots(literal: str, doc, respell: dict[str, str] | None = None) -> list[Slot]:
     """Adjective slots (predicated adjectives) and verb slots (the end of each verb's phrase). `respell`: typed word
     (lower case) → the word it likely stands for, so that a misspelt intensifier goes like a spelt one ("extremly
@@ -537,10 +546,12 @@ def find_slots(literal: str, doc, respell: dict[str, str] | None = None) -> list
             continue  # "so happy that she cried", "too tired to walk"; not "happy to see them", "so dark when we left"
         if predicated or participle:
             first = tok
-            mods = [c for c in tok.children if c.dep_ in ("advmod", "amod") and c.i == tok.i - 1]
+            mods = [c for c in tok.children if c.dep_ in ("advmod", "amod") and c.i == _next_to(tok, -1)]
             intensified = bool(mods) and intensifier(mods[0])
             while intensified:  # a run of them goes too, commas between: "was very, very big" → "was as big as"
-                j = mods[0].i - 1 - (mods[0].i >= 2 and doc[mods[0].i - 1].text == ",")
+                j = _next_to(mods[0], -1)
+                if j >= 1 and doc[j].text == ",":
+                    j = _next_to(doc[j], -1)
                 if j < 0 or not intensifier(doc[j]):
                     break
                 mods = [doc[j]]
@@ -551,7 +562,7 @@ def find_slots(literal: str, doc, respell: dict[str, str] | None = None) -> list
             if intensified or graded:
                 first = mods[0]
             last, adjective = tok, (f"{mods[0].text} {tok.lower_}" if graded else tok.lower_)
-            comp = [c for c in tok.children if c.dep_ == "prep" and c.i == tok.i + 1 and c.lower_ in _COMPLEMENT]
+            comp = [c for c in tok.children if c.dep_ == "prep" and c.i == _next_to(tok, 1) and c.lower_ in _COMPLEMENT]
             if comp:  # "proud of his garden" → "as proud of his garden as a peacock"
                 last = max((t for t in comp[0].subtree if not t.is_punct), key=lambda t: t.i)
                 adjective = literal[first.idx if graded else tok.idx:last.idx + len(last)]
