@@ -31,7 +31,8 @@ SCREEN_NOTE = ("*used by*: the tabs that ask for the model; *state*: not loaded 
 COLUMNS_NOTE = ("*used_by*: the tabs that ask for the role; *state*: not loaded / loading / ready / unavailable (this profile cannot serve the role) / failed; "
                 "*self_check*: each accelerated form (int8, int4, bf16) tried on this CPU and whether it agreed with "
                 "float32 (the served form last); *load_seconds*: how long the last load took; "
-                "*memory_mb*: the memory the loaded model holds; "
+                "*memory_mb*: the memory the loaded model holds (roles over one llama.cpp file share its "
+                "weights, and each counts them); "
                 "*reason* and *fix*: why a role cannot serve and what the operator sets to change that.")
 
 
