@@ -64,6 +64,7 @@ _initialised = False
 #: lock (reentrant: a holder's `__del__` may run on a thread inside another's call) is held around every call into
 #: llama.cpp that reads or changes the model: decoding, contexts and adapters made and freed (adapters join a set on
 #: the model); it is never held while Python code of a caller runs.
+#: why: docs/experiments.md#llamacpp-shared-weights
 _models: dict[str, list] = {}
 _models_lock = threading.RLock()
 _log_callback = None  # kept alive: llama.cpp holds the pointer
