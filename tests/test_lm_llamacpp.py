@@ -215,6 +215,25 @@ def test_the_variants_of_a_file_share_its_weights_and_outlive_another_holder(off
 
 
 @pytest.mark.offline
+def test_the_writer_polisher_without_llamacpp_is_unavailable_and_builds_no_torch_form(offline, monkeypatch):
+    """Where llama.cpp cannot serve it, the writer's Polish variant is unavailable (the polisher proposes) at once:
+    no float32 or 4-bit torch copy of the 1.5 B writer is built only to be discarded."""
+    from studio.models import lm_delta
+    from studio.models.loaders import fourbit
+    from studio.models.loaders.common import LoadError
+
+    def built(*args, **kwargs):
+        raise AssertionError("a torch form was built")
+
+    monkeypatch.setattr(fourbit, "serve_checked", built)
+    monkeypatch.setenv("STUDIO_LLAMACPP", "0")
+    with pytest.raises(LoadError) as refused:
+        lm_delta.load_writer_variant_role(offline.spec("polish_writer"), offline)
+    assert refused.value.unavailable and "STUDIO_LLAMACPP=0" in refused.value.reason
+    assert "polisher proposes instead" in refused.value.fix
+
+
+@pytest.mark.offline
 def test_a_request_larger_than_the_context_gets_room_and_a_too_large_one_a_clear_error(offline, monkeypatch):
     """The same behaviour at every size, so it is shown on a small context (256 cells, 2,048 at most) of the served
     file: a prefill of 4,800 tokens for the usual 4,096 took half a minute on one core."""

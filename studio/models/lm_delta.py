@@ -118,11 +118,12 @@ def _base_folder(spec) -> str:
     return str(path)
 
 
-def load_lm_variant(delta_path: Path | str, base_role: str = "lm") -> LanguageModel:
+def load_lm_variant(delta_path: Path | str, base_role: str = "lm", llamacpp_only: bool = False) -> LanguageModel:
     """The registry's `lm` (or `base_role`: the `writer`) with the LoRA delta applied, in the first form that passes
     its self-check here (llama.cpp with an adapter, torch's 4-bit forms, float32: loaders.lm.serve_gguf).
     Not memoised here: the registry's variant roles (`polisher`, `continuation_generator`, `polish_writer`) hold it
-    (Models tab, memory budget, unload). VariantMismatch when the delta is missing or from another base."""
+    (Models tab, memory budget, unload). VariantMismatch when the delta is missing or from another base;
+    `llamacpp_only`: no torch form is built where llama.cpp cannot serve it (a LoadError, unavailable)."""
     delta_path = Path(delta_path)
     if not delta_path.is_file():
         raise VariantMismatch(f"{delta_path.name} not found")
@@ -135,16 +136,16 @@ def load_lm_variant(delta_path: Path | str, base_role: str = "lm") -> LanguageMo
     from .loaders.common import bytes_digest
 
     data = delta_path.read_bytes()  # read once: hashed, then loaded
-    return _load(delta_path, spec, float(meta.get(SCALE_KEY, "1.0")), bytes_digest(data), data)
+    return _load(delta_path, spec, float(meta.get(SCALE_KEY, "1.0")), bytes_digest(data), data, llamacpp_only)
 
 
-def load_lm_variant_role(spec, registry, base_role: str = "lm") -> LanguageModel:
+def load_lm_variant_role(spec, registry, base_role: str = "lm", llamacpp_only: bool = False) -> LanguageModel:
     """Registry loader of an LM variant role: spec.model_id is the delta's path. A delta that does not fit the
     profile's `lm` (or `base_role`) makes the role unavailable (its callers then use another model)."""
     from .loaders.common import LoadError
 
     try:
-        return load_lm_variant(spec.model_id, base_role)
+        return load_lm_variant(spec.model_id, base_role, llamacpp_only)
     except VariantMismatch as exc:
         raise LoadError(str(exc), spec.fix or f"train the delta from this profile's {base_role}",
                         unavailable=True) from exc
@@ -155,18 +156,15 @@ def load_writer_variant_role(spec, registry) -> LanguageModel:
     on llama.cpp only: the torch forms of a second 1.5 B model are too slow to be worth their reads, so where
     llama.cpp cannot serve it the role is unavailable (Polish's polisher proposes instead)."""
     from .loaders.common import LoadError
-    from .loaders.llamacpp import LlamaCppLM
 
-    lm = load_lm_variant_role(spec, registry, base_role="writer")
-    if not isinstance(lm, LlamaCppLM):
-        checks = "; ".join(str(getattr(c, "measure", c)) for c in getattr(lm, "checks", ()))
-        lm.close()
-        raise LoadError(f"llama.cpp cannot serve the writer polisher here ({checks or 'not available'})",
-                        "Polish's polisher proposes instead; STUDIO_LLAMACPP must not be 0", unavailable=True)
-    return lm
+    try:
+        return load_lm_variant_role(spec, registry, base_role="writer", llamacpp_only=True)
+    except LoadError as exc:
+        raise LoadError(exc.reason, exc.fix or "Polish's polisher proposes instead; STUDIO_LLAMACPP must not be 0",
+                        unavailable=exc.unavailable) from exc
 
 
-def _load(delta_path: Path, spec, scale: float, digest: str, data: bytes) -> LanguageModel:
+def _load(delta_path: Path, spec, scale: float, digest: str, data: bytes, llamacpp_only: bool = False) -> LanguageModel:
     from safetensors.torch import load
 
     delta = load(data)
@@ -189,5 +187,10 @@ def _load(delta_path: Path, spec, scale: float, digest: str, data: bytes) -> Lan
         verdicts.mkdir(parents=True, exist_ok=True)
         # the writer is served on its own 4-bit file (a 1.5 B model decodes at memory speed), the lm as float16
         return serve_gguf(float32, base, Path(resolve_model_path(spec.model_id)), verdicts, name, model_id,
-                          delta=(delta, scale), quantized=spec.backend == "gguf_writer")
+                          delta=(delta, scale), quantized=spec.backend == "gguf_writer",
+                          torch_fallback=not llamacpp_only)
+    if llamacpp_only:
+        from .loaders.common import LoadError
+
+        raise LoadError(f"the {spec.role} ({spec.backend}) is not a GGUF file llama.cpp could serve", unavailable=True)
     return float32()

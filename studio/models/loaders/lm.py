@@ -327,18 +327,24 @@ def load_gguf_writer(spec, registry) -> LanguageModel:
 
 
 def serve_gguf(float32_load, base_dir: Path, gguf: Path, folder: Path, name: str, model_id: str, delta=None,
-               int4_cache: Path | None = None, quantized: bool = False) -> LanguageModel:
+               int4_cache: Path | None = None, quantized: bool = False, torch_fallback: bool = True) -> LanguageModel:
     """A GGUF language model (or a LoRA variant of one: `delta` = (factors, scale)) in the first form that passes
     its self-check on this CPU: llama.cpp (studio/models/loaders/llamacpp.py), else the torch forms of
-    studio/models/loaders/fourbit.py from `float32_load()`. Every verdict of this load is in `lm.checks`."""
+    studio/models/loaders/fourbit.py from `float32_load()`. Every verdict of this load is in `lm.checks`.
+    `torch_fallback=False`: llama.cpp or nothing (a LoadError, unavailable), no torch form built."""
     from . import llamacpp
     from .fourbit import serve_checked
 
-    if device() == "cuda":  # torch on the GPU beats llama.cpp on the CPU
+    if device() == "cuda" and torch_fallback:  # torch on the GPU beats llama.cpp on the CPU
         return serve_checked(float32_load, folder, name, int4_cache=int4_cache or base_dir)
-    lm, verdict = llamacpp.serve(float32_load, base_dir, gguf, folder, name, model_id, delta, quantized)
+    lm, verdict = (None, None) if device() == "cuda" else \
+        llamacpp.serve(float32_load, base_dir, gguf, folder, name, model_id, delta, quantized)
     if lm is not None:
         return lm
+    if not torch_fallback:
+        why = "a GPU serves torch" if device() == "cuda" else llamacpp.unavailable_reason() if verdict is None \
+            else verdict.measure
+        raise LoadError(f"llama.cpp cannot serve {name} here ({why})", unavailable=True)
     served = serve_checked(float32_load, folder, name, int4_cache=int4_cache or base_dir)
     checked = list(getattr(served, "checks", ()) or ())
     if checked:  # the served form's verdict stays last
