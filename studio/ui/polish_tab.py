@@ -10,8 +10,7 @@ from ..capabilities import tab_title
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, PolishResult, components, polish,
-                               respelled,
-                               spelling_note)
+                               respelled, spelling_note)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
                      unescape_markdown, warn)
