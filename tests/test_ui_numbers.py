@@ -94,3 +94,18 @@ def test_rerank_screen_is_short_and_rounded_and_the_csv_is_raw(client):
         header = next(csv.reader(fh))
     assert {"relevance", "logical_consistency_norm", "sentiment_consistency", "topic", "event"} <= set(header)
     assert not {"relevance_norm", "logical_consistency", "topic"} & set(table["headers"])
+
+
+def test_rerank_chart_names_every_bar_below_and_its_legend_above():
+    """Ten candidates' names run slanted under the bars with room made for them, and the legend sits above the chart:
+    below it, it covered the names (a visitor's sweep)."""
+    from studio.ui.rerank_tab import criteria_chart
+
+    rows = [{"rank": i + 1, "vehicle": f"the inside of a closed box number {i}", "candidate": "x", "quality": 0.5,
+             "creativity_rel": 0.4, "relevance_norm": 0.3, "logical_consistency_norm": 0.9,
+             "sentiment_consistency_norm": 0.8, "informativeness": 0.2} for i in range(10)]
+    layout = criteria_chart(rows).layout
+    bottom_axis = layout.xaxis2  # the shared x axis of the lower panel carries the names
+    assert bottom_axis.automargin and bottom_axis.tickangle not in (None, 0)
+    assert layout.legend.orientation == "h" and layout.legend.y > 1 and layout.legend.yanchor == "bottom"
+    assert list(criteria_chart(rows).data[0].x)[9].startswith("#10 ")

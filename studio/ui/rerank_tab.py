@@ -114,7 +114,11 @@ def criteria_chart(rows: list[dict]):
         fig.add_trace(go.Bar(name=name, x=labels, y=[r[key] for r in rows]), row=1, col=1)
     fig.add_trace(go.Bar(name="image words", x=labels, y=[r["informativeness"] for r in rows]), row=2, col=1)
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
-    fig.update_layout(barmode="group", height=560, margin=dict(l=40, r=20, t=50, b=40), legend_orientation="h")
+    # the names run slanted under the bars, with room made for them (`automargin`), and the legend sits above the
+    # chart: below it, it covered the names (a visitor's sweep)
+    fig.update_xaxes(tickangle=-35, automargin=True)
+    fig.update_layout(barmode="group", height=600, margin=dict(l=40, r=20, t=70, b=40),
+                      legend=dict(orientation="h", x=0, y=1.07, yanchor="bottom"))
     return fig
 
 
