@@ -212,6 +212,28 @@ def test_the_emoji_tokens_keep_every_other_token_and_the_text():
     assert [t.norm_ for t in parse("I don't like 👍🏽.")][2] == "not"  # the tokenizer exception's norm stays
 
 
+def test_the_emoji_recut_on_random_texts():
+    """Over random texts of letters, spaces and emoji parts: the text is kept, each emoji of several code points is
+    exactly one token, and every boundary of spaCy's that falls outside an emoji stays a boundary."""
+    import random
+
+    from studio.models import get_registry
+    from studio.models.loaders.parser import emoji_spans
+
+    parse = get_registry().get("parser")
+    parts = ["a", "b", " ", ".", "👍", "🏽", "\u200d", "👨", "👩", "🇫", "🇷", "❤", "\ufe0f", "!", "  ", "x"]
+    rng = random.Random(0)
+    for _ in range(300):
+        text = "".join(rng.choice(parts) for _ in range(rng.randint(1, 25)))
+        doc, spans = parse(text), emoji_spans(text)
+        assert doc.text == text
+        tokens = {(t.idx, t.idx + len(t.text)) for t in doc}
+        assert set(spans) <= tokens
+        inside = {i for a, b in spans for i in range(a + 1, b)}
+        starts = {t.idx for t in parse.nlp.tokenizer.base(text)} - inside
+        assert starts <= {t.idx for t in doc}
+
+
 def test_a_pictograph_is_an_emoji_not_a_sign():
     from studio.figures.components import _pictograph
     from studio.models import get_registry

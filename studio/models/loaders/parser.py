@@ -43,6 +43,31 @@ def emoji_spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def _recut(pieces: list[tuple[int, int, str]], spans: list[tuple[int, int]]) -> list[list]:
+    """The tokens (start, end, whitespace after) cut again so that each span (sorted, apart) is one token: one pass
+    over both (a text of many emoji is not read once per emoji). An emoji token takes the whitespace of the last token
+    it ends in."""
+    out: list[list] = []
+    j = 0
+    for start, end, space in pieces:
+        while start < end:
+            while j < len(spans) and spans[j][1] <= start:
+                j += 1
+            if j == len(spans) or spans[j][0] >= end:
+                out.append([start, end, space])
+                break
+            a, b = spans[j]
+            if start < a:
+                out.append([start, a, ""])
+            if not out or out[-1][:2] != [a, b]:
+                out.append([a, b, ""])
+            if b >= end:
+                out[-1][2] = space
+                break
+            start = b
+    return out
+
+
 def _flag_letter(ch: str) -> bool:
     return 0x1F1E6 <= ord(ch) <= 0x1F1FF
 
@@ -69,22 +94,7 @@ class EmojiTokenizer:
         spans = emoji_spans(text) if any(ord(ch) > 0x2000 for ch in text) else []
         if not spans:
             return doc
-        pieces = [[t.idx, t.idx + len(t.text), t.whitespace_] for t in doc]
-        for start, end in spans:
-            cut: list[list] = []
-            for piece in pieces:
-                if piece[1] <= start or piece[0] >= end:
-                    cut.append(piece)
-                    continue
-                if piece[0] < start:
-                    cut.append([piece[0], start, ""])
-                if not cut or cut[-1][:2] != [start, end]:
-                    cut.append([start, end, ""])
-                if piece[1] > end:
-                    cut.append([end, piece[1], piece[2]])
-                else:
-                    cut[-1][2] = piece[2]
-            pieces = cut
+        pieces = _recut([(t.idx, t.idx + len(t.text), t.whitespace_) for t in doc], spans)
         fixed = Doc(doc.vocab, words=[text[a:b] for a, b, _ in pieces], spaces=[bool(w) for _, _, w in pieces])
         if fixed.text != text:
             return doc
