@@ -115,10 +115,10 @@ def criteria_chart(rows: list[dict]):
     fig.add_trace(go.Bar(name="image words", x=labels, y=[r["informativeness"] for r in rows]), row=2, col=1)
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
     # the names run slanted under the bars, with room made for them (`automargin`), and the legend sits above the
-    # chart: below it, it covered the names (a visitor's sweep)
+    # chart, to the right: below it, it covered the names, and on the left the page's label of the plot covers it
     fig.update_xaxes(tickangle=-35, automargin=True)
     fig.update_layout(barmode="group", height=600, margin=dict(l=40, r=20, t=70, b=40),
-                      legend=dict(orientation="h", x=0, y=1.07, yanchor="bottom"))
+                      legend=dict(orientation="h", x=1, xanchor="right", y=1.07, yanchor="bottom"))
     return fig
 
 
@@ -366,9 +366,13 @@ def scale_note(table, groups=None, shown=None) -> str:
     else:
         flag = SCREEN_COLUMNS.index("flag")
         flagged = sum(str(row[flag] or "").strip() in MOVED_FLAGS for row in rows)
+        # "no words" is a note that moves nothing: said, so that the flag column's count matches the line's
+        wordless = sum(str(row[flag] or "").strip() == "no words" for row in rows)
         note = (f"✅ Scored {len(rows)} candidates, best first by the three rankings combined (by the rank weights)"
-                + (f"; {flagged} flagged (no simile, contradicts or off the sentence) go after the others." if flagged
-                   else ".") + " *Why these scores*, under the chart, says it in words.")
+                + (f"; {flagged} flagged (no simile, contradicts or off the sentence) go after the others" if flagged
+                   else "")
+                + (f"; {wordless} marked “no words” (an emoji or sign for its image) keep their place" if wordless
+                   else "") + ". *Why these scores*, under the chart, says it in words.")
     if groups and len(groups) > 1:
         labels = [group_label(i + 1, g) for i, g in enumerate(groups)]
         k = labels.index(shown) + 1 if shown in labels else 1
