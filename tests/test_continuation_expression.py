@@ -318,13 +318,27 @@ def test_wiktionary_pointers_give_the_meaning_they_point_to():
 
 
 def test_two_marks_or_an_open_one_are_said():
-    """Only the first marked expression is continued, and a "[" left open is read as typed: both are said."""
-    notes = expression.mark_notes("She was [as busy as a bee] all week and [burned the candle at both ends].")
+    """Of several marked expressions one is continued (the last that reads as a figure), and a "[" left open is read
+    as typed: both are said."""
+    notes = expression.mark_notes("She was [as busy as a bee] all week and [walked to the shop].")
     assert len(notes) == 1 and "only one, “as busy as a bee”, is the one continued" in notes[0]
     assert "no closing mark" in expression.mark_notes("Then he [ spilled the beans to everyone.")[0]
     assert expression.mark_notes("He [spilled the beans].") == [] and expression.mark_notes("No marks.") == []
     assert expression.mark_notes("He <b>[spilled the beans]</b>.") == []  # one mark, twice marked
     assert "“b”" in expression.mark_notes("[a] then <b>b</b>")[0]  # the one used: <b> wins
+
+
+def test_of_several_marks_the_figure_is_continued_not_a_marked_name(studio_lexicon):
+    """A visitor bolded a name and the simile: "<b>Tom</b> … felt <b>like a deflated balloon</b>." continued "Tom"
+    as the idiom. The last mark that reads as a simile or an idiom with a meaning is taken, else the last one that is
+    not empty; one mark is taken as it is."""
+    _, expr = expression.find_expression("<b>Tom</b> lost the race and felt <b>like a deflated balloon</b>.")
+    assert expr.kind == "simile" and expr.text == "like a deflated balloon"
+    _, expr = expression.find_expression("[Like a rock] he sat, and then [Ann] came.")
+    assert expr.kind == "simile" and expr.text == "Like a rock"
+    assert expression.find_expression("<b>Sam</b> and <b>Ann</b> went home.")[1].text == "Ann"
+    assert expression.find_expression("<b>Sam</b> went home.")[1].text == "Sam"
+    assert "“like a deflated balloon”" in expression.mark_notes("<b>Tom</b> felt <b>like a deflated balloon</b>.")[0]
 
 
 def test_till_matches_until_and_back():

@@ -46,18 +46,49 @@ class Expression:
 def strip_marks(text: str) -> tuple[str, tuple[int, int] | None]:
     """The text without its markers, and the span of the first marked phrase in it (None when nothing is marked);
     <b>…</b> wins over […]. Every later removal shifts the span with it, so it keeps pointing at the same words."""
-    chosen = next((m for mark in _MARKS if (m := mark.search(text))), None)
-    if chosen is None:
-        return text, None
-    inner = chosen.group(1)
-    lead = len(inner) - len(inner.lstrip())
-    clean = text[:chosen.start()] + inner + text[chosen.end():]
-    start = chosen.start() + lead
-    span = (start, start + len(inner.strip()))
+    clean, spans = marked_spans(text)
+    return clean, spans[0] if spans else None
+
+
+def marked_spans(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """The text without its markers, and the spans of its marked phrases of the kind that wins (<b>…</b> over […]),
+    the first found first; every removal shifts the spans taken before it."""
+    kind = next((mark for mark in _MARKS if mark.search(text)), None)
+    if kind is None:
+        return text, []
+    clean, spans = text, []
+    while (m := kind.search(clean)) is not None:
+        spans = [(_shift(a, m), _shift(b, m)) for a, b in spans]
+        inner = m.group(1)
+        start = m.start() + len(inner) - len(inner.lstrip())
+        clean = clean[:m.start()] + inner + clean[m.end():]
+        spans.append((start, start + len(inner.strip())))
     while (m := next((m for mark in _MARKS if (m := mark.search(clean))), None)) is not None:
         clean = clean[:m.start()] + m.group(1) + clean[m.end():]
-        span = (_shift(span[0], m), _shift(span[1], m))
-    return clean, span
+        spans = [(_shift(a, m), _shift(b, m)) for a, b in spans]
+    return clean, spans
+
+
+def chosen_mark(text: str, spans: list[tuple[int, int]]) -> tuple[int, int]:
+    """Of several marked phrases of the clean `text`, the last that reads as a figure (a simile, or an idiom with a
+    known meaning), else the last that is not empty: a visitor's "<b>Tom</b> … felt <b>like a deflated balloon</b>." took the name
+    for the figure. One mark is taken as it is."""
+    ordered = sorted(spans, key=lambda sp: (sp[1], sp[0]))
+    if len(ordered) == 1:
+        return ordered[0]
+    for span in reversed(ordered[-MARKS_READ:]):
+        if not text[span[0]:span[1]].strip():  # an empty mark ("typed [] on the pad") is no figure, nor text to take
+            continue
+        expr = _from_mark(text, span)
+        # a simile's image inside the mark (a mark on its topic, "[Ann] came like a storm", is not the figure)
+        image = (expr.vehicle or "").lower()
+        if expr.meaning if expr.kind == "idiom" else image and image in text[span[0]:span[1]].lower():
+            return span
+    return next((sp for sp in reversed(ordered) if text[sp[0]:sp[1]].strip()), ordered[-1])
+
+
+#: how many marks (the last ones) `chosen_mark` reads for a figure: each is one look-up
+MARKS_READ = 8
 
 
 def mark_notes(text: str) -> list[str]:
@@ -67,7 +98,8 @@ def mark_notes(text: str) -> list[str]:
     spans = sorted((m.start(), m.end()) for mark in _MARKS for m in mark.finditer(text))
     outer = [sp for sp in spans if not any(o != sp and o[0] <= sp[0] and sp[1] <= o[1] for o in spans)]
     if len(outer) > 1:  # "<b>[x]</b>" is one mark
-        notes.append(f"{len(outer)} expressions are marked; only one, “{_used(text)}”, is the one continued: mark one")
+        notes.append(f"{len(outer)} expressions are marked; only one, “{_used(text)}”, is the one continued (the "
+                     "last that reads as an idiom or a simile, else the last): mark one")
     if re.search(r"\[[^\]]*$", text) or re.search(r"<b>(?!.*</b>)", text, re.I | re.S):
         notes.append("a “[” or “<b>” has no closing mark after it, so it is read as typed: close it to mark the "
                      "expression")
@@ -75,8 +107,11 @@ def mark_notes(text: str) -> list[str]:
 
 
 def _used(text: str) -> str:
-    clean, span = strip_marks(text)
-    return clean[span[0]:span[1]] if span else ""
+    clean, spans = marked_spans(text)
+    if not spans:
+        return ""
+    a, b = chosen_mark(clean, spans)
+    return clean[a:b]
 
 
 def _shift(position: int, m: re.Match) -> int:
@@ -157,9 +192,9 @@ def _parse(parser, text: str):
 
 def find_expression(narrative: str) -> tuple[str, Expression | None]:
     """(clean narrative, the expression or None when no idiom or simile is marked or found)."""
-    text, span = strip_marks(narrative)
-    if span is not None:
-        return text, _from_mark(text, span)
+    text, spans = marked_spans(narrative)
+    if spans:
+        return text, _from_mark(text, chosen_mark(text, spans))
 
     doc = _parsed(text)  # one parse serves the simile extractor and the idiom matcher
     candidates = []
