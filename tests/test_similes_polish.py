@@ -669,6 +669,21 @@ def test_a_sentence_in_tags_is_polished_inside_them():
                          for c in cands)
 
 
+def test_a_sentence_in_capitals_is_polished_and_given_back_in_capitals():
+    """A visitor's "THE NIGHT WAS DARK." had no place for a simile (the parser reads words in capitals as names): it
+    is read as a sentence is written, and its candidates come back in capitals; the same list as in lower case."""
+    from studio.figures.english import sentence_case, shouted
+
+    assert shouted("THE NIGHT WAS DARK.") and not shouted("The NIGHT was dark.") and not shouted("OK.")
+    assert not shouted("DIE STRASSE IST GROẞ")  # "ẞ" lower-cases to "ß", upper-cases to "SS": offsets would move
+    assert sentence_case("I WAS TIRED. SO I SLEPT, I'M SURE.") == "I was tired. So I slept, I'm sure."
+    loud = polish("THE NIGHT WAS DARK.", n=3, strategies=["insertion"], seed=0)
+    quiet = polish("The night was dark.", n=3, strategies=["insertion"], seed=0)
+    assert loud.literal == "THE NIGHT WAS DARK." and loud.candidates
+    assert [c.sentence for c in loud.candidates] == [c.sentence.upper() for c in quiet.candidates]
+    assert all(c.sentence[c.offset:c.offset + len(c.phrase)] == c.phrase for c in loud.candidates)
+
+
 def test_one_image_written_apart_or_together_is_one_candidate():
     """A visitor saw "as salty as sea water" and "as salty as seawater" both in a top 3: one group now, as "a boy"
     and "a little boy" were already."""

@@ -286,3 +286,27 @@ CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV"})
 def content_lemmas(doc) -> set[str]:
     """The lemmas of a parsed text's content words (nouns, verbs, adjectives, adverbs; no stop words), lowercased."""
     return {t.lemma_.lower() for t in doc if t.pos_ in CONTENT_POS and t.is_alpha and not t.is_stop}
+
+
+def shouted(text: str) -> bool:
+    """The text is written in capitals ("THE NIGHT WAS DARK."): two words of two letters or more, and no lower-case
+    letter. Only where every letter keeps its length through lower case and back ("ẞ", "ß", "SS"), so offsets hold."""
+    words = re.findall(r"[^\W\d_]{2,}", text)
+    return len(words) >= 2 and text.isupper() and all(len(ch.lower()) == len(ch.lower().upper()) == 1 for ch in text)
+
+
+def sentence_case(text: str) -> str:
+    """A text `shouted` finds, as a sentence is written: each sentence's first letter and the word "I" in capitals, the
+    rest in lower case; the same length, so a span of one is a span of the other. The parser reads words in capitals
+    as names: "THE NIGHT WAS DARK." had no adjective."""
+    out, start = [], True
+    for i, ch in enumerate(text.lower()):
+        if ch.isalpha():
+            word_i = ch == "i" and not (i and text[i - 1].isalpha()) and not (i + 1 < len(text) and
+                                                                               text[i + 1].isalpha())
+            out.append(ch.upper() if start or word_i else ch)
+            start = False
+        else:
+            out.append(ch)
+            start = start or ch in ".!?"
+    return "".join(out)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 import math
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +37,7 @@ from ..figures.antonyms import load_antonyms
 from ..figures.articles import indefinite_article, points
 from ..figures.components import Simile, extract_similes, wordless_image
 from ..figures.detector import simile_probability, someones, threshold
-from ..figures.english import CONTENT_POS, misspellings, refuse_non_english
+from ..figures.english import CONTENT_POS, misspellings, refuse_non_english, sentence_case, shouted
 from ..figures.irony import find_ironies, opposite_in_kb
 from ..figures.nouns import known_noun, same_image
 from ..figures.lm_features import shared
@@ -274,6 +274,11 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         raise InputError(f"Unknown image domain {domain!r}: choose one of {', '.join(DOMAINS)}.")
     if register not in REGISTERS:
         raise InputError(f"Unknown register {register!r}: choose plain or literary.")
+    if shouted(literal):  # read as a sentence is written, the candidates given back in capitals as typed
+        result = polish(sentence_case(literal), n, strategies, seed, progress=progress, should_stop=should_stop,
+                        domain=domain, register=register, min_score=min_score, ranker=ranker, reread=reread)
+        return replace(result, literal=literal, candidates=[
+            replace(c, sentence=c.sentence.upper(), phrase=c.phrase.upper()) for c in result.candidates])
 
     def step(fraction: float, what: str) -> None:
         check_stop(should_stop, "Polishing")
