@@ -201,10 +201,34 @@ def test_the_expected_keepers_count_the_candidates_keep_scores_and_say_so(tiny_r
     hard = polish("The bread was very hard.", n=4, seed=0, reread=False)
     assert hard.delivered == 4 and any(c.strategy == "images" for c in hard.candidates)
     mixed = _status(dataclasses.replace(hard, expected_keepers=1.4, keep_counted=2), True, list(DEFAULT_STRATEGIES))
-    assert "Of the 2 with a keep, a writer would keep about 1 (their keeps summed; the other 2 come from" in mixed
+    assert "Of the 2 with a keep, a writer would keep about 1.4 (their keeps summed; the other 2 come from" in mixed
     assert "few apt images" not in mixed
     one = _status(dataclasses.replace(hard, expected_keepers=1.4, keep_counted=3), True, list(DEFAULT_STRATEGIES))
     assert "the other one comes from sources" in one
-    whole = _status(dataclasses.replace(hard, expected_keepers=1.4, keep_counted=4), True, list(DEFAULT_STRATEGIES))
-    assert "A writer would keep about 1 of them" in whole and "few apt images" in whole
+    whole = _status(dataclasses.replace(hard, expected_keepers=0.8, keep_counted=4), True, list(DEFAULT_STRATEGIES))
+    assert "A writer would keep about 1 of them" in whole and "few apt images" in whole  # a quarter or less of 4
+    fair = _status(dataclasses.replace(hard, expected_keepers=1.4, keep_counted=4), True, list(DEFAULT_STRATEGIES))
+    assert "A writer would keep about 1 of them" in fair and "few apt images" not in fair
+    # a short list in tenths, a single line by its keep: "about 0 of them … try rewording it" was said of one line
+    # of keep 0.48
+    short = dataclasses.replace(hard, candidates=hard.candidates[:2], delivered=2, asked=2)
+    two = _status(dataclasses.replace(short, expected_keepers=0.6, keep_counted=2), True, list(DEFAULT_STRATEGIES))
+    assert "would keep about 0.6 of them" in two and "few apt images" not in two
+    single = dataclasses.replace(hard, candidates=hard.candidates[:1], delivered=1, asked=1)
+    one_line = _status(dataclasses.replace(single, expected_keepers=0.48, keep_counted=1), True,
+                       list(DEFAULT_STRATEGIES))
+    assert "A writer would keep it about 48 % of the time (its keep)." in one_line and "rewording" not in one_line
     assert "would keep" not in _status(hard, True, list(DEFAULT_STRATEGIES))  # no keep model in the tiny profile
+
+
+def test_the_command_line_says_a_short_lists_keepers_in_tenths_and_one_line_by_its_keep():
+    """"a writer would keep about 0 of these" was printed for one line of keep 0.48."""
+    from studio.cli.polish_cmd import render
+
+    line = {"keep": 0.48, "score": 0.3, "attested": False, "strategy": "lm", "sentence": "It was as dark as coal."}
+    one = render({"candidates": [line], "expected_keepers": 0.48, "keep_counted": 1})
+    assert "a writer would keep it about 48 % of the time (its keep)" in one
+    two = render({"candidates": [line, line], "expected_keepers": 0.6, "keep_counted": 2})
+    assert "a writer would keep about 0.6 of these" in two
+    many = render({"candidates": [line] * 5, "expected_keepers": 2.4, "keep_counted": 5})
+    assert "a writer would keep about 2 of these" in many

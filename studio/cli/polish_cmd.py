@@ -42,9 +42,12 @@ def render(result: dict) -> str:
              f"{c['sentence']}" for c in result["candidates"]]
     if result.get("expected_keepers") is not None and lines:
         counted = result.get("keep_counted", len(lines))
-        lines.append(f"a writer would keep about {result['expected_keepers']:.0f} of these (their keeps summed)"
-                     if counted == len(lines) else f"a writer would keep about {result['expected_keepers']:.0f} of "
-                     f"the {counted} with a keep (their keeps summed; the others' sources have none)")
+        kept = result["expected_keepers"]
+        about = f"{kept:.0f}" if counted >= 4 else f"{kept:.1f}"  # tenths for a short list: not "about 0"
+        lines.append(f"a writer would keep it about {100 * kept:.0f} % of the time (its keep)" if counted == len(
+            lines) == 1 else f"a writer would keep about {about} of these (their keeps summed)" if counted == len(
+            lines) else f"a writer would keep about {about} of the {counted} with a keep (their keeps summed; the "
+            "others' sources have none)")
     if result.get("score") and lines:
         lines.append(f"({result['score']})")
     if result.get("shortfall"):

@@ -117,14 +117,19 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
                    "likely it finds the simile in the sentence" + ("; the rest follow as ranked before it)" if
                                                                    result.delivered > WRITER_READS_TOP else ")"))
     status = f"{result.delivered} of the {result.asked} candidates asked; {ranked}."
-    if result.expected_keepers is not None and shown and result.keep_counted == result.delivered:
-        status += (f" A writer would keep about {result.expected_keepers:.0f} of them (their keeps summed)"
-                   + ("; few apt images were found for this sentence: try rewording it." if
-                      result.expected_keepers < 2.5 else "."))
+    if result.expected_keepers is not None and shown and result.keep_counted == result.delivered == 1:
+        status += f" A writer would keep it about {100 * result.expected_keepers:.0f} % of the time (its keep)."
+    elif result.expected_keepers is not None and shown and result.keep_counted == result.delivered:
+        # a short list's sum in tenths ("about 0 of them" was said of two lines of keep 0.3); the advice where a
+        # quarter or less of four or more lines would be kept
+        status += (f" A writer would keep about {_about(result.expected_keepers, result.delivered)} of them (their "
+                   "keeps summed)" + ("; few apt images were found for this sentence: try rewording it." if
+                                      result.delivered >= 4 and result.expected_keepers < result.delivered / 4
+                                      else "."))
     elif result.expected_keepers is not None and shown:  # the image table's and the writer's lines have no keep
         other = result.delivered - result.keep_counted
         status += (f" Of the {result.keep_counted} with a keep, a writer would keep about "
-                   f"{result.expected_keepers:.0f} (their keeps summed; " + (
+                   f"{_about(result.expected_keepers, result.keep_counted)} (their keeps summed; " + (
                        "the other one comes" if other == 1 else f"the other {other} come")
                    + " from sources the keep model does not score).")
     if "lm" in strategies:
@@ -135,6 +140,11 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
                    "sources gave the same images." if proposed else
                    " The writer proposed no image for this sentence.")
     return typos + status
+
+
+def _about(keepers: float, lines: int) -> str:
+    """How many of `lines` a writer would keep, as said: whole lines for a list of four or more, tenths below."""
+    return f"{keepers:.0f}" if lines >= 4 else f"{keepers:.1f}"
 
 
 @guarded
