@@ -252,3 +252,12 @@ def test_a_typed_html_tag_is_no_word_of_a_simile():
         a, b = simile.spans["vehicle"]
         assert simile.vehicle == "ink" == text[a:b]
     assert [s.vehicle for s in extract_similes("The night was as dark as <b>coal</b>.")] == ["coal"]
+
+
+def test_the_detector_reads_tags_as_blanks_as_the_extractor_does():
+    """A visitor's "The sky was <i>as blue as</i> the sea." had its parts found and a detector's 0.000: the detector
+    parsed the tags as words."""
+    from studio.figures.detector import detect, threshold
+
+    plain, tagged = detect("The sky was as blue as the sea."), detect("The sky was <i>as blue as</i> the sea.")
+    assert plain >= threshold() and tagged == plain

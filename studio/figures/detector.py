@@ -15,6 +15,7 @@ import math
 
 from .components import Simile, extract_similes
 from ..models.config import PROJECT_ROOT
+from ..textspans import blank_markup
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "detector.json"
 _PERCEPTION = {"look", "seem", "feel", "sound", "appear", "smell", "taste"}
@@ -137,7 +138,8 @@ def _sentence_score(similes: list[Simile], doc) -> float:
 def score_batch(sentences: list[str]) -> list[float]:
     from .components import _parser
 
-    docs = list(_parser().pipe([s if isinstance(s, str) else "" for s in sentences]))
+    # tags read as blanks, as the extractor reads them: "<i>as blue as</i> the sea" was a literal comparison here
+    docs = list(_parser().pipe([blank_markup(s) if isinstance(s, str) else "" for s in sentences]))
     return [_sentence_score(extract_similes("", doc=d), d) for d in docs]
 
 
