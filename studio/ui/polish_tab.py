@@ -328,7 +328,8 @@ def build_polish_tab() -> dict:
                     seed = gr.Number(value=0, precision=0, label="Seed")
                 with gr.Row():
                     domain = gr.Dropdown(list(DOMAINS), value="any", label="Image domain (writer)",
-                                         info="where the writer's images come from")
+                                         info="a hint to the writer, which puts images apt for the quality "
+                                              "first and follows it loosely")
                     register = gr.Radio(list(REGISTERS), value="plain", label="Register (writer)")
                 gr.Markdown(SOURCES_NOTE + "\n\n" + SOURCES_DETAILS, elem_classes=["studio-note"])
         status = gr.Markdown(elem_id="polish-status", label="Status")
