@@ -13,6 +13,15 @@ import re
 MARKUP_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 
 
+def blank_emoji(text: str) -> str:
+    """`text` with its emoji (pictographs and the marks, joiners and skin tones that join them) blanked out by spaces,
+    the same length: a second reading for a parser that took "The party was 🎉 very loud." for a noun phrase."""
+    import unicodedata
+
+    return "".join(" " if unicodedata.category(ch) == "So" or ch in "\u200d\ufe0f\ufe0e" or 0x1F3FB <= ord(ch) <= 0x1F3FF
+                   or 0xE0020 <= ord(ch) <= 0xE007F else ch for ch in text)
+
+
 def blank_markup(text: str) -> str:
     """`text` with its HTML tags blanked out by spaces (the same length, so that offsets still hold)."""
     return MARKUP_TAG.sub(lambda tag: " " * len(tag.group()), text)

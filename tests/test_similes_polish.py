@@ -684,6 +684,17 @@ def test_a_sentence_in_capitals_is_polished_and_given_back_in_capitals():
     assert all(c.sentence[c.offset:c.offset + len(c.phrase)] == c.phrase for c in loud.candidates)
 
 
+def test_an_emoji_inside_the_sentence_leaves_its_slot_found():
+    """A visitor's "The party was 🎉 very loud 🔊." had "no place for a simile" (the parser took "🎉 very loud" for a
+    noun phrase): a sentence with no slot is read again with its emoji as blanks; the emoji stay where they were. An
+    emoji simile is still refused (the first reading decides that)."""
+    cands = polish("The party was 🎉 very loud 🔊.", n=3, strategies=["insertion"], seed=0).candidates
+    assert cands and all(c.sentence.startswith("The party was 🎉 as loud as ") and c.sentence.endswith(" 🔊.")
+                         for c in cands)
+    with pytest.raises(InputError, match="already holds a simile"):
+        polish("He was as happy as 👍🏽.", n=3, strategies=["insertion"], seed=0)
+
+
 def test_one_image_written_apart_or_together_is_one_candidate():
     """A visitor saw "as salty as sea water" and "as salty as seawater" both in a top 3: one group now, as "a boy"
     and "a little boy" were already."""

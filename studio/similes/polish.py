@@ -43,7 +43,7 @@ from ..figures.nouns import known_noun, same_image
 from ..figures.lm_features import shared
 from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
-from ..textspans import blank_markup
+from ..textspans import blank_emoji, blank_markup
 from ..models.specs import POLISHER_DELTA as DELTA_PATH  # the registry's `polisher` role serves it
 from .writer_vehicles import DOMAINS, REGISTERS
 
@@ -294,7 +294,12 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     # "<b>The night was dark.</b>" gets "as dark as coal" inside its tags, not "like an abyss" after them
     doc = parser(blank_markup(literal))  # markup alone was refused by refuse_non_english
     refuse_unpolishable(doc)
-    slots = find_slots(literal, doc, {m.word.lower(): m.suggestion.lower() for m in typos})
+    respell = {m.word.lower(): m.suggestion.lower() for m in typos}
+    slots = find_slots(literal, doc, respell)
+    if not slots and blank_emoji(literal) != literal:  # "The party was 🎉 very loud 🔊.": read again, emoji as blanks
+        unmoji = parser(blank_emoji(blank_markup(literal)))
+        if slots := find_slots(literal, unmoji, respell):
+            doc = unmoji
     if not slots:
         raise InputError("No place for a simile was found: Polish needs a sentence that says how something is or acts, "
                          "with a predicated adjective (\"The night was dark.\") or an action verb (\"She walked "
