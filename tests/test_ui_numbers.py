@@ -111,3 +111,17 @@ def test_rerank_chart_names_every_bar_below_and_its_legend_above():
     assert layout.legend.orientation == "h" and layout.legend.y > 1 and layout.legend.yanchor == "bottom"
     assert layout.legend.xanchor == "right"  # the page's label of the plot sits on its top left
     assert list(criteria_chart(rows).data[0].x)[9].startswith("#10 ")
+
+
+def test_proverbs_chart_shows_each_share_beside_its_bar_in_a_readable_size():
+    """A visitor read the shares of short bars as specks (written inside the bar, shrunk to fit) and saw proverbs'
+    names touching the bars: the share stands outside its bar at a fixed size, on an axis with room for it."""
+    from studio.ui.proverbs_tab import _chart
+
+    rows = [{"proverb": p, "meaning": "m", "probability": q}
+            for p, q in (("A penny saved is a penny earned", 0.78), ("Time is money", 0.04), ("Haste makes waste", 0.03))]
+    fig = _chart(rows)
+    bar = fig.data[0]
+    assert bar.textposition == "outside" and bar.textfont.size >= 11 and bar.cliponaxis is False
+    assert list(bar.text) == ["3 %", "4 %", "78 %"] and fig.layout.xaxis.range[1] > 78
+    assert [a.text for a in fig.layout.annotations][-1] == "A penny saved is a penny earned"

@@ -79,16 +79,20 @@ def _chart(rows: list[dict]):
 
     rows = rows[::-1]
     ranks = [f"#{len(rows) - i}" for i in range(len(rows))]
-    fig = go.Figure(go.Bar(x=[100 * r["probability"] for r in rows], y=ranks, orientation="h", width=0.45,
-                           text=[f"{100 * r['probability']:.0f} %" for r in rows], textposition="auto",
+    # the share beside its bar in a readable size (inside a short bar it was shrunk to a speck), the proverb over its
+    # bar with room between them (a visitor's sweep)
+    top = max((100 * r["probability"] for r in rows), default=0.0)
+    fig = go.Figure(go.Bar(x=[100 * r["probability"] for r in rows], y=ranks, orientation="h", width=0.4,
+                           text=[f"{100 * r['probability']:.0f} %" for r in rows], textposition="outside",
+                           textfont=dict(size=12), cliponaxis=False,
                            hovertext=[f"{r['proverb']}: {r['meaning']}" for r in rows], hoverinfo="text"))
     for rank, row in zip(ranks, rows):
         label = shorten(row["proverb"], 52)
-        fig.add_annotation(x=0, xref="paper", xanchor="left", y=rank, yshift=17, showarrow=False,
+        fig.add_annotation(x=0, xref="paper", xanchor="left", y=rank, yshift=21, showarrow=False,
                            text=html.escape(label), font=dict(size=12))
-    fig.update_layout(height=90 + 48 * len(rows), margin=dict(l=10, r=10, t=40, b=40),
+    fig.update_layout(height=90 + 60 * len(rows), margin=dict(l=10, r=10, t=40, b=40),
                       title="How well each proverb fits", xaxis_title="fit (% of the whole catalog)",
-                      yaxis=dict(automargin=True))
+                      xaxis=dict(range=[0, max(top * 1.12, 1.0)]), yaxis=dict(automargin=True))
     return fig
 
 
