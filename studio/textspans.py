@@ -18,8 +18,8 @@ def blank_emoji(text: str) -> str:
     the same length: a second reading for a parser that took "The party was 🎉 very loud." for a noun phrase."""
     import unicodedata
 
-    return "".join(" " if unicodedata.category(ch) == "So" or ch in "\u200d\ufe0f\ufe0e" or 0x1F3FB <= ord(ch) <= 0x1F3FF
-                   or 0xE0020 <= ord(ch) <= 0xE007F else ch for ch in text)
+    return "".join(" " if unicodedata.category(ch) == "So" or ch in "\u200d\ufe0f\ufe0e\u20e3"
+                   or 0x1F3FB <= ord(ch) <= 0x1F3FF or 0xE0020 <= ord(ch) <= 0xE007F else ch for ch in text)
 
 
 def blank_markup(text: str) -> str:

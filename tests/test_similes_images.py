@@ -206,7 +206,7 @@ def test_the_expected_keepers_count_the_candidates_keep_scores_and_say_so(tiny_r
     one = _status(dataclasses.replace(hard, expected_keepers=1.4, keep_counted=3), True, list(DEFAULT_STRATEGIES))
     assert "the other one comes from sources" in one
     whole = _status(dataclasses.replace(hard, expected_keepers=0.8, keep_counted=4), True, list(DEFAULT_STRATEGIES))
-    assert "A writer would keep about 1 of them" in whole and "few apt images" in whole  # a quarter or less of 4
+    assert "A writer would keep about 1 of them" in whole and "few apt images" in whole  # under a quarter of 4
     fair = _status(dataclasses.replace(hard, expected_keepers=1.4, keep_counted=4), True, list(DEFAULT_STRATEGIES))
     assert "A writer would keep about 1 of them" in fair and "few apt images" not in fair
     # a short list in tenths, a single line by its keep: "about 0 of them … try rewording it" was said of one line

@@ -677,6 +677,12 @@ def test_a_sentence_in_capitals_is_polished_and_given_back_in_capitals():
     assert shouted("THE NIGHT WAS DARK.") and not shouted("The NIGHT was dark.") and not shouted("OK.")
     assert not shouted("DIE STRASSE IST GROẞ")  # "ẞ" lower-cases to "ß", upper-cases to "SS": offsets would move
     assert sentence_case("I WAS TIRED. SO I SLEPT, I'M SURE.") == "I was tired. So I slept, I'm sure."
+    assert sentence_case("<B>THE NIGHT WAS DARK.</B>") == "<b>The night was dark.</b>"  # a tag's letter is no start
+    # letters without a lower case are not capitals: a reviewer's "A 東京 大阪" recursed without end
+    assert not shouted("A 東京 大阪") and not shouted("𝐓𝐇𝐄 𝐍𝐈𝐆𝐇𝐓 𝐖𝐀𝐒 𝐃𝐀𝐑𝐊.") and not shouted("ℂℂℂ ℂℂ")
+    for text in ("A 東京 大阪", "𝐓𝐇𝐄 𝐍𝐈𝐆𝐇𝐓 𝐖𝐀𝐒 𝐃𝐀𝐑𝐊.", "X שלום עולם"):
+        with pytest.raises(InputError):
+            polish(text, n=3, strategies=["insertion"], seed=0)
     loud = polish("THE NIGHT WAS DARK.", n=3, strategies=["insertion"], seed=0)
     quiet = polish("The night was dark.", n=3, strategies=["insertion"], seed=0)
     assert loud.literal == "THE NIGHT WAS DARK." and loud.candidates

@@ -111,6 +111,8 @@ def test_rerank_chart_names_every_bar_below_and_its_legend_above():
     assert layout.legend.orientation == "h" and layout.legend.y > 1 and layout.legend.yanchor == "bottom"
     assert layout.legend.xanchor == "right"  # the page's label of the plot sits on its top left
     assert list(criteria_chart(rows).data[0].x)[9].startswith("#10 ")
+    typed = criteria_chart([{**rows[0], "vehicle": None, "candidate": "<b>x</b>"}, rows[1]])
+    assert list(typed.data[0].x)[0] == "#1 &lt;b&gt;x&lt;/b&gt;"  # a typed tag is shown, not rendered
 
 
 def test_proverbs_chart_shows_each_share_beside_its_bar_in_a_readable_size():
@@ -119,7 +121,8 @@ def test_proverbs_chart_shows_each_share_beside_its_bar_in_a_readable_size():
     from studio.ui.proverbs_tab import _chart
 
     rows = [{"proverb": p, "meaning": "m", "probability": q}
-            for p, q in (("A penny saved is a penny earned", 0.78), ("Time is money", 0.04), ("Haste makes waste", 0.03))]
+            for p, q in (("A penny saved is a penny earned", 0.78), ("Time is money", 0.04),
+                         ("Haste makes waste", 0.03))]
     fig = _chart(rows)
     bar = fig.data[0]
     assert bar.textposition == "outside" and bar.textfont.size >= 11 and bar.cliponaxis is False

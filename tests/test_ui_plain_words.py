@@ -57,7 +57,7 @@ def test_a_single_candidate_gets_no_relative_score_and_a_reason(client):
     # against "3 flagged")
     three = scale_note({"headers": table["headers"], "data": [[1, *flag[:-1], "no words"], [2, *flag[:-1],
                                                                                              "no simile"], [3, *flag]]})
-    assert "1 flagged" in three and "1 marked “no words”" in three and "keep their place" in three
+    assert "1 flagged" in three and "1 marked “no words”" in three and "keeps its place" in three
 
 
 def test_the_status_line_says_which_of_a_csvs_literals_is_shown():

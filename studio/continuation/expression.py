@@ -70,20 +70,20 @@ def marked_spans(text: str) -> tuple[str, list[tuple[int, int]]]:
 
 
 def chosen_mark(text: str, spans: list[tuple[int, int]]) -> tuple[int, int]:
-    """Of several marked phrases of the clean `text`, the last that reads as a figure (a simile, or an idiom with a
-    known meaning), else the last that is not empty: a visitor's "<b>Tom</b> … felt <b>like a deflated balloon</b>." took the name
-    for the figure. One mark is taken as it is."""
+    """Of several marked phrases of the clean `text`, the last that reads as a figure, else the last that is not
+    empty: a visitor's "<b>Tom</b> … felt <b>like a deflated balloon</b>." took the name for the figure. A figure:
+    a mark on a simile's comparator, property or image (not on its topic alone: "[Ann] came like a storm"), a phrase
+    that opens as one ("like a …"), or an idiom with a known meaning. One mark is taken as it is."""
     ordered = sorted(spans, key=lambda sp: (sp[1], sp[0]))
     if len(ordered) == 1:
         return ordered[0]
-    for span in reversed(ordered[-MARKS_READ:]):
-        if not text[span[0]:span[1]].strip():  # an empty mark ("typed [] on the pad") is no figure, nor text to take
+    parts = [sim.spans.get(k) for sim in _similes(text) for k in ("comparator", "property", "vehicle")]
+    for a, b in reversed(ordered[-MARKS_READ:]):
+        phrase = text[a:b]
+        if not phrase.strip():  # an empty mark ("typed [] on the pad") is no figure, nor text to take
             continue
-        expr = _from_mark(text, span)
-        # a simile's image inside the mark (a mark on its topic, "[Ann] came like a storm", is not the figure)
-        image = (expr.vehicle or "").lower()
-        if expr.meaning if expr.kind == "idiom" else image and image in text[span[0]:span[1]].lower():
-            return span
+        if _SIMILE_START.match(phrase) or any(p and p[0] < b and p[1] > a for p in parts) or _marked_meaning(phrase):
+            return a, b
     return next((sp for sp in reversed(ordered) if text[sp[0]:sp[1]].strip()), ordered[-1])
 
 
@@ -166,17 +166,23 @@ def _from_mark(text: str, span: tuple[int, int]) -> Expression:
     if _SIMILE_START.match(phrase):
         vehicle = _SIMILE_START.sub("", phrase).strip(" ,.")
         return Expression("simile", phrase, a, b, source="marked", vehicle=vehicle)
+    meaning = _marked_meaning(phrase)
+    return Expression("idiom", phrase, a, b, meaning=meaning, source="marked",
+                      meaning_source="lexicon" if meaning else "")
+
+
+def _marked_meaning(phrase: str) -> str:
+    """The meaning of a marked idiom: the lexicon's for the phrase, else that of an idiom inside it, if it runs to the
+    phrase's last word ("finally [buried the hatchet]"; "hang up" inside "hang up his boots" is another idiom, and its
+    meaning, a telephone call, a wrong one); "" when none is known."""
     lex = _lexicon()
     meaning = lex.meaning(phrase) or ""
     if not meaning:
-        # an idiom inside the marked phrase ("finally [buried the hatchet]"), if it runs to the phrase's last word:
-        # "hang up" inside "hang up his boots" is another idiom, and its meaning (a telephone call) a wrong one
         last = len(phrase.rstrip(" \t\n.,;:!?\"'”’)"))
         inside = [m for m in lex.match(phrase) if m.end >= last]
         if inside:
             meaning = max(inside, key=lambda m: m.end - m.start).meaning
-    return Expression("idiom", phrase, a, b, meaning=meaning, source="marked",
-                      meaning_source="lexicon" if meaning else "")
+    return meaning
 
 
 def _parsed(text: str):

@@ -289,9 +289,10 @@ def content_lemmas(doc) -> set[str]:
 
 
 def shouted(text: str) -> bool:
-    """The text is written in capitals ("THE NIGHT WAS DARK."): two words of two letters or more, and no lower-case
-    letter. Only where every letter keeps its length through lower case and back ("ẞ", "ß", "SS"), so offsets hold."""
-    words = re.findall(r"[^\W\d_]{2,}", text)
+    """The text is written in capitals ("THE NIGHT WAS DARK."): two words of two letters or more with a lower case
+    ("東京", "𝐓𝐇𝐄" have none), and no lower-case letter. Only where every letter keeps its length through lower case
+    and back ("ẞ", "ß", "SS"), so offsets hold."""
+    words = [w for w in re.findall(r"[^\W\d_]{2,}", text) if w.lower() != w]
     return len(words) >= 2 and text.isupper() and all(len(ch.lower()) == len(ch.lower().upper()) == 1 for ch in text)
 
 
@@ -299,14 +300,15 @@ def sentence_case(text: str) -> str:
     """A text `shouted` finds, as a sentence is written: each sentence's first letter and the word "I" in capitals, the
     rest in lower case; the same length, so a span of one is a span of the other. The parser reads words in capitals
     as names: "THE NIGHT WAS DARK." had no adjective."""
+    seen = blank_markup(text)  # a tag's letters are no sentence's first ("<B>THE NIGHT …" → "<b>The night …")
     out, start = [], True
     for i, ch in enumerate(text.lower()):
-        if ch.isalpha():
-            word_i = ch == "i" and not (i and text[i - 1].isalpha()) and not (i + 1 < len(text) and
-                                                                               text[i + 1].isalpha())
+        if seen[i].isalpha():
+            word_i = ch == "i" and not (i and seen[i - 1].isalpha()) and not (i + 1 < len(seen) and
+                                                                               seen[i + 1].isalpha())
             out.append(ch.upper() if start or word_i else ch)
             start = False
         else:
             out.append(ch)
-            start = start or ch in ".!?"
+            start = start or seen[i] in ".!?"
     return "".join(out)

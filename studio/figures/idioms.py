@@ -138,16 +138,30 @@ SYNONYMS = {"until": "till", "till": "until", "toward": "towards", "towards": "t
 
 
 #: the British spellings of an entry's (American) words a pattern also matches, as a second pattern ("with flying
-#: colours" for Wiktionary's "with flying colors"; "realise", "centre", "grey"): a spelling no word has never matches
-_BRITISH = ((re.compile(r"(?<=\w{3})or$"), "our"), (re.compile(r"iz(e|es|ed|ing|ation)$"), r"is\1"),
-            (re.compile(r"(?<=\w{2})ter$"), "tre"), (re.compile(r"^gray$"), "grey"))
+#: colours" for Wiktionary's "with flying colors"): words known to differ, and a verb's "-ize" ("realise")
+BRITISH_WORDS = {
+    "color": "colour", "colored": "coloured", "colorful": "colourful", "honor": "honour", "honorable": "honourable",
+    "favor": "favour", "favorite": "favourite", "favorable": "favourable", "flavor": "flavour", "humor": "humour",
+    "labor": "labour", "neighbor": "neighbour", "neighborhood": "neighbourhood", "behavior": "behaviour",
+    "harbor": "harbour", "rumor": "rumour", "armor": "armour", "vapor": "vapour", "valor": "valour", "odor": "odour",
+    "parlor": "parlour", "savior": "saviour", "splendor": "splendour", "rigor": "rigour", "clamor": "clamour",
+    "endeavor": "endeavour", "candor": "candour", "ardor": "ardour", "fervor": "fervour", "vigor": "vigour",
+    "glamor": "glamour", "center": "centre", "theater": "theatre", "fiber": "fibre", "caliber": "calibre",
+    "somber": "sombre", "saber": "sabre", "specter": "spectre", "luster": "lustre", "gray": "grey", "mold": "mould",
+    "plow": "plough", "cozy": "cosy", "skeptic": "sceptic", "skeptical": "sceptical", "jewelry": "jewellery",
+    "defense": "defence", "offense": "offence", "license": "licence", "catalog": "catalogue", "analyze": "analyse",
+    "paralyze": "paralyse", "aluminum": "aluminium", "mustache": "moustache", "pajamas": "pyjamas"}
+_NOT_IZE = {"prize", "seize", "size", "capsize", "maize", "baize"}
 
 
 def british(lemma: str) -> str:
-    """`lemma` as British English spells it, where it differs by a rule of `_BRITISH` (else as it is)."""
-    for rule, into in _BRITISH:
-        lemma = rule.sub(into, lemma)
-    return lemma
+    """`lemma` as British English spells it where it differs (`BRITISH_WORDS`, "-ize" → "-ise", "-ization" →
+    "-isation"), else as it is."""
+    if lemma in BRITISH_WORDS:
+        return BRITISH_WORDS[lemma]
+    if lemma.endswith("ize") and lemma not in _NOT_IZE and len(lemma) > 5:
+        return lemma[:-3] + "ise"
+    return lemma[:-7] + "isation" if lemma.endswith("ization") else lemma
 
 
 def _synonym_twin(tokens_pattern: list[dict]) -> list[list[dict]]:
@@ -167,7 +181,7 @@ def variants(tokens: list[list[str]], verbs: frozenset[str] = frozenset()) -> li
     after "to" (`tokenize_phrases`), the same with that lemma, as a verb ("wing it", "laid down the law"), and, for
     a written word that is no verb's base form (`verbs`, the parser's lemmatizer's list), the same with the word as
     written ("a shot in the dark", "scared to death", whose bare lemmas were "shoot" and "scar"; not "the wing it
-    had hurt"); each also with its SYNONYMS twin."""
+    had hurt"); each also with its SYNONYMS twin and its British spelling's (`british`)."""
     own = pattern(tokens)
     if all(len(t) < 4 or t[3] == t[1] for t in tokens):
         return _synonym_twin(own)

@@ -274,8 +274,10 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         raise InputError(f"Unknown image domain {domain!r}: choose one of {', '.join(DOMAINS)}.")
     if register not in REGISTERS:
         raise InputError(f"Unknown register {register!r}: choose plain or literary.")
-    if shouted(literal):  # read as a sentence is written, the candidates given back in capitals as typed
-        result = polish(sentence_case(literal), n, strategies, seed, progress=progress, should_stop=should_stop,
+    # read as a sentence is written, the candidates given back in capitals as typed (once: the cased text is never
+    # shouted, so this never runs twice)
+    if shouted(literal) and not shouted(cased := sentence_case(literal)):
+        result = polish(cased, n, strategies, seed, progress=progress, should_stop=should_stop,
                         domain=domain, register=register, min_score=min_score, ranker=ranker, reread=reread)
         return replace(result, literal=literal, candidates=[
             replace(c, sentence=c.sentence.upper(), phrase=c.phrase.upper()) for c in result.candidates])

@@ -120,8 +120,8 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
     if result.expected_keepers is not None and shown and result.keep_counted == result.delivered == 1:
         status += f" A writer would keep it about {100 * result.expected_keepers:.0f} % of the time (its keep)."
     elif result.expected_keepers is not None and shown and result.keep_counted == result.delivered:
-        # a short list's sum in tenths ("about 0 of them" was said of two lines of keep 0.3); the advice where a
-        # quarter or less of four or more lines would be kept
+        # a short list's sum in tenths ("about 0 of them" was said of two lines of keep 0.3); the advice where under
+        # a quarter of four or more lines would be kept
         status += (f" A writer would keep about {_about(result.expected_keepers, result.delivered)} of them (their "
                    "keeps summed)" + ("; few apt images were found for this sentence: try rewording it." if
                                       result.delivered >= 4 and result.expected_keepers < result.delivered / 4

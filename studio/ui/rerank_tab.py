@@ -105,7 +105,8 @@ def criteria_chart(rows: list[dict]):
     from plotly.subplots import make_subplots
 
     rows = screen_rows(rows)
-    labels = [f"#{r['rank']} {shorten(r['vehicle'] or r['candidate'], 30)}" for r in rows]  # a cut says so
+    # a cut says so; escaped, as Plotly renders a tag in a tick label ("<b>x</b>" in bold)
+    labels = [f"#{r['rank']} {escape(shorten(r['vehicle'] or r['candidate'], 30))}" for r in rows]
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1, row_heights=[0.7, 0.3],
                         subplot_titles=("within this list: 1 = best here, 0 = weakest",
                                         "words in the image"))
@@ -371,8 +372,9 @@ def scale_note(table, groups=None, shown=None) -> str:
         note = (f"✅ Scored {len(rows)} candidates, best first by the three rankings combined (by the rank weights)"
                 + (f"; {flagged} flagged (no simile, contradicts or off the sentence) go after the others" if flagged
                    else "")
-                + (f"; {wordless} marked “no words” (an emoji or sign for its image) keep their place" if wordless
-                   else "") + ". *Why these scores*, under the chart, says it in words.")
+                + (f"; {wordless} marked “no words” (an emoji or sign for its image) "
+                   + ("keeps its" if wordless == 1 else "keep their") + " place" if wordless else "")
+                + ". *Why these scores*, under the chart, says it in words.")
     if groups and len(groups) > 1:
         labels = [group_label(i + 1, g) for i, g in enumerate(groups)]
         k = labels.index(shown) + 1 if shown in labels else 1
