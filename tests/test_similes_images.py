@@ -214,10 +214,13 @@ def test_the_expected_keepers_count_the_candidates_keep_scores_and_say_so(tiny_r
     short = dataclasses.replace(hard, candidates=hard.candidates[:2], delivered=2, asked=2)
     two = _status(dataclasses.replace(short, expected_keepers=0.6, keep_counted=2), True, list(DEFAULT_STRATEGIES))
     assert "would keep about 0.6 of them" in two and "few apt images" not in two
-    single = dataclasses.replace(hard, candidates=hard.candidates[:1], delivered=1, asked=1)
-    one_line = _status(dataclasses.replace(single, expected_keepers=0.48, keep_counted=1), True,
+    single = dataclasses.replace(hard, candidates=[dataclasses.replace(hard.candidates[0], keep=0.76)], delivered=1,
+                                 asked=1)
+    one_line = _status(dataclasses.replace(single, expected_keepers=0.8, keep_counted=1), True,
                        list(DEFAULT_STRATEGIES))
-    assert "A writer would keep it about 48 % of the time (its keep)." in one_line and "rewording" not in one_line
+    # its own keep as the table shows it, not the sum rounded to tenths (a visitor read "80 %" beside 0.76)
+    assert "A writer would keep it about 76 % of the time (its keep)." in one_line and "rewording" not in one_line
+    assert one_line.startswith("1 candidate, as asked;")
     assert "would keep" not in _status(hard, True, list(DEFAULT_STRATEGIES))  # no keep model in the tiny profile
 
 
@@ -226,7 +229,7 @@ def test_the_command_line_says_a_short_lists_keepers_in_tenths_and_one_line_by_i
     from studio.cli.polish_cmd import render
 
     line = {"keep": 0.48, "score": 0.3, "attested": False, "strategy": "lm", "sentence": "It was as dark as coal."}
-    one = render({"candidates": [line], "expected_keepers": 0.48, "keep_counted": 1})
+    one = render({"candidates": [line], "expected_keepers": 0.5, "keep_counted": 1})  # the sum in tenths
     assert "a writer would keep it about 48 % of the time (its keep)" in one
     two = render({"candidates": [line, line], "expected_keepers": 0.6, "keep_counted": 2})
     assert "a writer would keep about 0.6 of these" in two

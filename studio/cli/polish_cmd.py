@@ -44,7 +44,8 @@ def render(result: dict) -> str:
         counted = result.get("keep_counted", len(lines))
         kept = result["expected_keepers"]
         about = f"{kept:.0f}" if counted >= 4 else f"{kept:.1f}"  # tenths for a short list: not "about 0"
-        lines.append(f"a writer would keep it about {100 * kept:.0f} % of the time (its keep)" if counted == len(
+        single = result["candidates"][0].get("keep") or kept  # its own keep: the sum is rounded to tenths
+        lines.append(f"a writer would keep it about {100 * single:.0f} % of the time (its keep)" if counted == len(
             lines) == 1 else f"a writer would keep about {about} of these (their keeps summed)" if counted == len(
             lines) else f"a writer would keep about {about} of the {counted} with a keep (their keeps summed; the "
             "others' sources have none)")

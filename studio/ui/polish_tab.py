@@ -116,9 +116,11 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
         ranked += (" (the writer model read the best 20 again before the list was cut: their keep is computed with how "
                    "likely it finds the simile in the sentence" + ("; the rest follow as ranked before it)" if
                                                                    result.delivered > WRITER_READS_TOP else ")"))
-    status = f"{result.delivered} of the {result.asked} candidates asked; {ranked}."
+    status = (f"1 candidate, as asked; {ranked}." if result.asked == result.delivered == 1 else
+              f"{result.delivered} of the {result.asked} candidates asked; {ranked}.")
     if result.expected_keepers is not None and shown and result.keep_counted == result.delivered == 1:
-        status += f" A writer would keep it about {100 * result.expected_keepers:.0f} % of the time (its keep)."
+        # its own keep, as the table shows it (the sum is rounded to tenths: 0.76 read "80 %")
+        status += f" A writer would keep it about {100 * result.candidates[0].keep:.0f} % of the time (its keep)."
     elif result.expected_keepers is not None and shown and result.keep_counted == result.delivered:
         # a short list's sum in tenths ("about 0 of them" was said of two lines of keep 0.3); the advice where under
         # a quarter of four or more lines would be kept
