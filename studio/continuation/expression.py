@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 
 from ..errors import InputError
+from ..textspans import blank_markup
 from ..figures.components import extract_similes
 from ..figures.idioms import literal_phrases
 from ..models import get_registry
@@ -202,7 +203,9 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     if spans:
         return text, _from_mark(text, chosen_mark(text, spans))
 
-    doc = _parsed(text)  # one parse serves the simile extractor and the idiom matcher
+    # one parse serves the simile extractor and the idiom matcher; a tag other than the marks is read as blanks
+    # (offsets hold): "Jo was <i>over the moon</i> …" found nothing
+    doc = _parsed(blank_markup(text))
     candidates = []
     for sim in _similes(text, doc):
         candidates.append(_simile_expression(sim, text, "similes extractor"))
