@@ -44,7 +44,8 @@ COLOURS = {"topic": "#7cb5ec", "vehicle": "#f7a35c", "event": "#90ed7d"}
 #: what each number in the table means, shown under it (the formulas are in the "How to read this" guide and
 #: docs/hauser.md)
 SCORES_NOTE = (
-    "**rank**: 1 = best, the three rankings (by quality, creativity and image words) combined 2 : 2 : 1. "
+    "**rank**: 1 = best, the three rankings (by quality, creativity and image words) combined by the rank weights "
+    "(2 : 2 : 1 unless set otherwise). "
     "Each 0–1 column compares the candidates of *this list* (1 = the best here, 0 = the weakest here; 0.5 when "
     "they all tie): **quality** mixes relevance, logic and sentiment by the weights α : β : γ. **creativity**: how "
     "unexpected the image is — rarely used in the knowledge base's similes and unexpected for a language "
@@ -508,7 +509,7 @@ def build_rerank_tab() -> dict:
                     "α·relevance + β·logical consistency + γ·sentiment consistency (each scaled from 0, the weakest of "
                     "the candidates, to 1, the best of them), creativity (rare images) and informativeness (the "
                     "image's length in words); the candidates are ranked by each and the three rankings are combined "
-                    "2:2:1.")
+                    "by the rank weights (2 : 2 : 1 unless set otherwise).")
         tab_guide("rerank")
         notice = role_notice("nli", "sentiment", "parser", "embedder", "lm", "writer")
         if notice:
