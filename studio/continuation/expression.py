@@ -108,11 +108,20 @@ def mark_notes(text: str) -> list[str]:
 
 
 def _used(text: str) -> str:
-    clean, spans = marked_spans(text)
-    if not spans:
-        return ""
-    a, b = chosen_mark(clean, spans)
-    return clean[a:b]
+    clean, span = _marked(text)
+    return clean[span[0]:span[1]] if span else ""
+
+
+def _marked(narrative: str) -> tuple[str, tuple[int, int] | None]:
+    """(the narrative without its marks, the mark continued or None): chosen once for a request's `find_expression`
+    and `mark_notes` (each mark read for a figure is a look-up), per lexicon."""
+    return _marked_by(narrative, _lexicon())
+
+
+@lru_cache(maxsize=16)
+def _marked_by(narrative: str, lexicon) -> tuple[str, tuple[int, int] | None]:
+    clean, spans = marked_spans(narrative)
+    return clean, chosen_mark(clean, spans) if spans else None
 
 
 def _shift(position: int, m: re.Match) -> int:
@@ -199,9 +208,9 @@ def _parse(parser, text: str):
 
 def find_expression(narrative: str) -> tuple[str, Expression | None]:
     """(clean narrative, the expression or None when no idiom or simile is marked or found)."""
-    text, spans = marked_spans(narrative)
-    if spans:
-        return text, _from_mark(text, chosen_mark(text, spans))
+    text, span = _marked(narrative)
+    if span is not None:
+        return text, _from_mark(text, span)
 
     # one parse serves the simile extractor and the idiom matcher; a tag other than the marks is read as blanks
     # (offsets hold): "Jo was <i>over the moon</i> …" found nothing
