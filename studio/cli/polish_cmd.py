@@ -1,8 +1,8 @@
 """`python -m studio polish`: simile candidates for a literal sentence."""
 from __future__ import annotations
 
-from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, MAX_N, REGISTERS, STRATEGIES, Misspelling, polish,
-                               spelling_note)
+from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, MAX_N, REGISTERS, STRATEGIES, Misspelling, about_keepers,
+                               polish, spelling_note)
 from . import add_json_flag
 from .batch import single_or_batch
 
@@ -43,7 +43,7 @@ def render(result: dict) -> str:
     if result.get("expected_keepers") is not None and lines:
         counted = result.get("keep_counted", len(lines))
         kept = result["expected_keepers"]
-        about = f"{kept:.0f}" if counted >= 4 else f"{kept:.1f}"  # tenths for a short list: not "about 0"
+        about = about_keepers(kept, counted)
         single = result["candidates"][0].get("keep") or kept  # its own keep: the sum is rounded to tenths
         lines.append(f"a writer would keep it about {100 * single:.0f} % of the time (its keep)" if counted == len(
             lines) == 1 else f"a writer would keep about {about} of these (their keeps summed)" if counted == len(

@@ -254,6 +254,12 @@ class PolishResult:
         return out
 
 
+def about_keepers(keepers: float, lines: int) -> str:
+    """How many of `lines` a writer would keep (`PolishResult.expected_keepers`), as the tab and the command line say
+    it: whole lines for a list of four or more, tenths below ("about 0 of them" was said of two lines of keep 0.3)."""
+    return f"{keepers:.0f}" if lines >= 4 else f"{keepers:.1f}"
+
+
 def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progress=None,
            should_stop=None, domain: str = "any", register: str = "plain", min_score: float | None = None,
            ranker: bool = True, reread: bool = True) -> PolishResult:

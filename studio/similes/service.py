@@ -19,10 +19,10 @@ from .analysis import MAX_SENTENCE_CHARS
 from .analysis import analyse as components
 from .polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
                      STRATEGIES, WRITER_ORDER, WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, Candidate,
-                     PolishResult, polish)
+                     PolishResult, about_keepers, polish)
 from .writer_vehicles import DOMAINS, REGISTERS
 
-__all__ = ["polish", "PolishResult", "Candidate", "components",
+__all__ = ["polish", "PolishResult", "Candidate", "components", "about_keepers",
            "MAX_CHARS", "MAX_N", "MAX_SENTENCE_CHARS", "STRATEGIES", "DEFAULT_STRATEGIES", "DOMAINS", "REGISTERS",
            "SCORE_MEANING", "KEEP_MEANING", "RANKING", "PROPERTY_FIRST", "WRITER_ORDER", "WRITER_READS",
            "WRITER_READS_TOP", "WRITER_POLISHER", "Misspelling", "spelling_note",

@@ -10,7 +10,7 @@ from ..capabilities import tab_title
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, PolishResult, components, polish,
-                               respelled, spelling_note)
+                               about_keepers, respelled, spelling_note)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
                      unescape_markdown, warn)
@@ -122,16 +122,15 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
         # its own keep, as the table shows it (the sum is rounded to tenths: 0.76 read "80 %")
         status += f" A writer would keep it about {100 * result.candidates[0].keep:.0f} % of the time (its keep)."
     elif result.expected_keepers is not None and shown and result.keep_counted == result.delivered:
-        # a short list's sum in tenths ("about 0 of them" was said of two lines of keep 0.3); the advice where under
-        # a quarter of four or more lines would be kept
-        status += (f" A writer would keep about {_about(result.expected_keepers, result.delivered)} of them (their "
-                   "keeps summed)" + ("; few apt images were found for this sentence: try rewording it." if
-                                      result.delivered >= 4 and result.expected_keepers < result.delivered / 4
-                                      else "."))
+        # the advice where under a quarter of four or more lines would be kept
+        few = result.delivered >= 4 and result.expected_keepers < result.delivered / 4
+        status += (f" A writer would keep about {about_keepers(result.expected_keepers, result.delivered)} of them "
+                   "(their keeps summed)" + ("; few apt images were found for this sentence: try rewording it."
+                                             if few else "."))
     elif result.expected_keepers is not None and shown:  # the image table's and the writer's lines have no keep
         other = result.delivered - result.keep_counted
         status += (f" Of the {result.keep_counted} with a keep, a writer would keep about "
-                   f"{_about(result.expected_keepers, result.keep_counted)} (their keeps summed; " + (
+                   f"{about_keepers(result.expected_keepers, result.keep_counted)} (their keeps summed; " + (
                        "the other one comes" if other == 1 else f"the other {other} come")
                    + " from sources the keep model does not score).")
     if "lm" in strategies:
@@ -142,11 +141,6 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
                    "sources gave the same images." if proposed else
                    " The writer proposed no image for this sentence.")
     return typos + status
-
-
-def _about(keepers: float, lines: int) -> str:
-    """How many of `lines` a writer would keep, as said: whole lines for a list of four or more, tenths below."""
-    return f"{keepers:.0f}" if lines >= 4 else f"{keepers:.1f}"
 
 
 @guarded
