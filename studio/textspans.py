@@ -7,6 +7,7 @@ Gradio."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 #: an HTML tag ("<img src=x>", "</b>"): shown as text like anything typed, but its name and attributes are not words
 #: ("x < y and y > z" holds none)
@@ -16,8 +17,6 @@ MARKUP_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 def blank_emoji(text: str) -> str:
     """`text` with its emoji (pictographs and the marks, joiners and skin tones that join them) blanked out by spaces,
     the same length: a second reading for a parser that took "The party was 🎉 very loud." for a noun phrase."""
-    import unicodedata
-
     return "".join(" " if unicodedata.category(ch) == "So" or ch in "\u200d\ufe0f\ufe0e\u20e3"
                    or 0x1F3FB <= ord(ch) <= 0x1F3FF or 0xE0020 <= ord(ch) <= 0xE007F else ch for ch in text)
 
