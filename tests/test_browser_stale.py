@@ -99,6 +99,22 @@ def test_a_typo_offers_the_corrected_sentence_and_polishes_it(fresh):
     assert "vrey" not in page.locator("#polish-table").inner_text()
 
 
+def test_a_refused_simile_offers_the_sentence_without_it(fresh):
+    """A sentence that already holds a simile is refused with the reason, and the button under Polish offers the
+    sentence without it; a click polishes that."""
+    page = fresh
+    select_tab(page, "Polish")
+    offer = page.locator("#polish-respell")
+    _polish(page, "Her eyes were as blue as the sea.")
+    _wait_status(page, "#polish-status", "already holds a simile")
+    offer.wait_for(state="visible", timeout=10_000)
+    assert offer.inner_text() == "Polish “Her eyes were blue.” instead"
+    offer.click()
+    _wait_status(page, "#polish-status", "candidates asked")
+    assert _box(page, "Literal sentence").input_value() == "Her eyes were blue."
+    assert not offer.is_visible() and " as as " not in page.content()
+
+
 def test_send_refuses_a_sentence_its_candidates_were_not_made_for():
     """Item 1 on the server: the Send handler itself refuses a box that changed (a click racing the button's state)."""
     import gradio as gr

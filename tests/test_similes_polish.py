@@ -270,6 +270,35 @@ def test_refuses_what_it_cannot_polish(text, message):
         polish(text, n=3, seed=0)
 
 
+CUT = [("The sky was as blue as the sea.", "The sky was blue."), ("Tom ran like the wind.", "Tom ran."),
+       ("The man, like a tired bear, sat down.", "The man sat down."), ("Like a ghost, he vanished.", "He vanished."),
+       ("She sang like an angel and danced like a feather.", "She sang and danced."),
+       ("It was cold as ice.", "It was cold."), ("He was as brave as a lion, they said.", "He was brave, they said."),
+       ("He was as happy as 👍🏽.", "He was happy."),
+       # none: a clause, like with like, a verb "like", nothing left to attach a simile to, no comparison, typed tags
+       ("He looked as if he had seen a ghost.", None), ("She looks like her mother.", None), ("I like tea.", None),
+       ("Cats like milk.", None), ("The lake was calm.", None), ("The <b>sky</b> was as blue as the sea.", None)]
+
+
+@pytest.mark.parametrize("text,cut", CUT)
+def test_a_sentence_without_the_simile_it_holds(text, cut):
+    """What Polish offers to polish instead of a sentence that already holds a simile (a visitor's "Tom ran like the
+    wind." got no line and a long note: the detector doubts "like the …", and no "like" line is added beside one)."""
+    from studio.similes.service import without_simile
+
+    assert without_simile(text) == cut
+
+
+def test_a_refused_simile_names_itself_and_the_sentence_to_polish_instead():
+    with pytest.raises(InputError, match="holds a simile \\(“as blue as the sea”\\).*polish “Her eyes were blue.”"):
+        polish("Her eyes were as blue as the sea.", n=3, seed=0)
+    # the detector doubts "like the wind" (0.17), so no refusal: no "like" line is added beside it, and the note says
+    # what to polish instead
+    result = polish("Tom ran like the wind.", n=3, seed=0)
+    assert result.shortfall.endswith("The sentence already compares (“like the wind”): for other similes, polish "
+                                     "“Tom ran.”")
+
+
 def test_still_polishes_short_literals():
     for literal in ("The lake was calm.", "He moved.", "It was empty.", "I drink tea.", "<b>The lake</b> was calm."):
         assert polish(literal, n=2, strategies=["property", "insertion"], seed=0).candidates, literal

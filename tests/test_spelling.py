@@ -106,20 +106,25 @@ def test_a_sentences_first_word_with_two_letters_swapped(offline):
 
 def test_the_tab_offers_to_polish_the_corrected_sentence():
     from studio.similes.service import respelled
-    from studio.ui.polish_tab import RESPELL_SHOWN, respell_offer, respell_take
+    from studio.ui.polish_tab import OFFER_SHOWN, polish_offer, take_offer
 
     assert respelled("Her voice was verry sofft.") == "Her voice was very soft."
     assert respelled("Her voice was very soft.") is None
-    button, text = respell_offer("Her voice was verry sofft.")
+    button, text = polish_offer("Her voice was verry sofft.")
     assert button.visible and button.value == "Polish “Her voice was very soft.” instead"
     assert text == "Her voice was very soft."  # the whole sentence goes into the box, whatever the label shows
-    assert respell_offer("Her voice was very soft.")[0].visible is False
-    assert respell_offer("")[1] == "" and respell_offer(None)[0].visible is False
+    assert polish_offer("Her voice was very soft.")[0].visible is False
+    assert polish_offer("")[1] == "" and polish_offer(None)[0].visible is False
     long = "Her voice was verry sofft " + "and the night was long " * 6 + "."
-    button, text = respell_offer(long)
-    assert len(button.value) <= RESPELL_SHOWN + len("Polish “” instead") and button.value.endswith("…” instead")
+    button, text = polish_offer(long)
+    assert len(button.value) <= OFFER_SHOWN + len("Polish “” instead") and button.value.endswith("…” instead")
     assert text.startswith("Her voice was very soft and") and text.endswith("long .")
     # a click puts the offer in the box; a page from a shared link has the button but not the sentence: the box's
-    assert respell_take("Her voice was very soft.", "Her voice was verry sofft.")[0] == "Her voice was very soft."
-    assert respell_take("", "Her voice was verry sofft.")[0] == "Her voice was very soft."
-    assert respell_take("", "Her voice was very soft.")[0] == "Her voice was very soft."
+    assert take_offer("Her voice was very soft.", "Her voice was verry sofft.")[0] == "Her voice was very soft."
+    assert take_offer("", "Her voice was verry sofft.")[0] == "Her voice was very soft."
+    assert take_offer("", "Her voice was very soft.")[0] == "Her voice was very soft."
+    # a sentence that already holds a simile: the offer is the sentence without it (typos are offered first)
+    button, text = polish_offer("The sky was as blue as the sea.")
+    assert button.visible and button.value == "Polish “The sky was blue.” instead" and text == "The sky was blue."
+    assert polish_offer("The sky was as bleu as the sea.")[1] == "The sky was as blue as the sea."
+    assert take_offer("", "Tom ran like the wind.")[0] == "Tom ran."

@@ -392,7 +392,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
             + (f", {len(weak)} scored below {floor} by the polisher" if floor > 0 else "")
             + (f", {len(opposite)} whose vehicle suits the opposite adjective" if opposite else "")
             + "). Add sources (insertion is off by default) or try another seed (it changes the lm source) or "
-            "sentence.")
+            "sentence." + (_already_compares(doc) if repeats_like else ""))
     # the order names a source's place only when one of its candidates is in the list
     images_shown = any(c.strategy == "images" for c in chosen)
     writer_shown = "writer" in strategies and any(c.strategy == "writer" or id(c) in kb_first for c in chosen)
@@ -442,8 +442,72 @@ def refuse_unpolishable(doc) -> None:
                          "would clash with it. Polish adds a simile to a sentence without a comparison: leave it out "
                          "(\"He looked tired.\") to polish the sentence.")
     if found:
-        raise InputError("This sentence already holds a simile; Polish adds one to a literal sentence. Remove its "
-                         "comparison to polish it, or see its parts under \"Components of a simile\".")
+        cut = _cut_for_polish(doc, found)
+        said = ", ".join(f"“{doc.text[s.spans['comparator'][0]:s.spans['vehicle'][1]]}”" for s in found)
+        raise InputError(f"This sentence already holds a simile ({said}); Polish adds one to a literal sentence. "
+                         + (f"For other similes, polish “{cut}”" if cut else "Remove its comparison to polish it")
+                         + ", or see its parts under \"Components of a simile\".")
+
+
+#: comparisons whose second term is a clause ("as if he had seen a ghost"): cut, the sentence loses what it says
+CLAUSE_COMPARATORS = ("as if", "as though")
+
+
+def cut_similes(text: str, similes) -> str:
+    """`text` with each simile's comparison cut out, an "as P as V" one's property kept: "The sky was as blue as the
+    sea." → "The sky was blue."; "The man, like a tired bear, sat down." → "The man sat down."; "Like a ghost, he
+    vanished." → "He vanished."; "Her eyes shone like stars in the night." → "Her eyes shone in the night." (the
+    image's head, as the extractor finds it). The spans are `text`'s own (a text with its tags blanked has the
+    same)."""
+    out = text
+    for sim in sorted(similes, key=lambda sim: -sim.spans["comparator"][0]):
+        start, end = sim.spans["comparator"][0], sim.spans["vehicle"][1]
+        keep = text[slice(*sim.spans["property"])] if "property" in sim.spans else ""
+        before, after = out[:start], out[end:]
+        if not keep and before.rstrip().endswith(",") and after.lstrip().startswith(","):  # an aside between commas
+            before, after = before.rstrip()[:-1], after.lstrip()[1:]
+        out = before + keep + after
+    out = re.sub(r"[ \t]{2,}", " ", re.sub(r"\s+([,.!?;:])", r"\1", out)).strip()
+    out = re.sub(r"^[,;:]\s*", "", out)  # "Like a ghost, he vanished." → "He vanished."
+    if out[:1].islower() and text.lstrip()[:1].isupper():
+        out = out[0].upper() + out[1:]
+    return out
+
+
+def _cut_for_polish(doc, similes) -> str | None:
+    """`cut_similes` of the parsed sentence's similes, when the rest still has a verb or an adjective a new simile can
+    attach to ("Cats like milk." → "Cats." has none: None), else None."""
+    found = [sim for sim in similes if "vehicle" in sim.spans and sim.comparator not in CLAUSE_COMPARATORS]
+    if not found:
+        return None
+    cut = cut_similes(doc.text, found)
+    rest = get_registry().get("parser")(cut)
+    return cut if cut != doc.text.strip() and any(t.pos_ in ("VERB", "ADJ") for t in rest) else None
+
+
+def _already_compares(doc) -> str:
+    """For a sentence whose "like" lines were left out: the comparison it already makes, read as a simile, and the
+    sentence without it to polish instead ("Tom ran like the wind.", which the detector doubts), or ""."""
+    found = [sim for sim in extract_similes("", doc=doc) if not literal_comparison(sim)]
+    cut = _cut_for_polish(doc, found) if found else None
+    if cut is None:
+        return ""
+    said = ", ".join(f"“{doc.text[sim.spans['comparator'][0]:sim.spans['vehicle'][1]]}”" for sim in found)
+    return f" The sentence already compares ({said}): for other similes, polish “{cut}”" + (
+        "" if cut[-1:] in ".!?" else ".")
+
+
+def without_simile(literal: str) -> str | None:
+    """The sentence with the comparisons the extractor finds cut out (`cut_similes`), to polish it afresh ("Tom ran
+    like the wind." → "Tom ran."), whatever the detector makes of them; None when it holds none (a comparison of like
+    with like and an "as if" clause do not count) or the rest has nothing to attach a simile to."""
+    literal = require_text(literal, "literal sentence", MAX_CHARS)
+    doc = get_registry().get("parser")(blank_markup(literal))
+    found = [sim for sim in extract_similes("", doc=doc) if not literal_comparison(sim)]
+    cut = _cut_for_polish(doc, found) if found else None
+    if cut is None:
+        return None
+    return cut if blank_markup(literal) == literal else None  # typed tags: the cut of the blanked text is no offer
 
 
 def literal_comparison(simile) -> bool:

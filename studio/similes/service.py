@@ -7,7 +7,9 @@
   with a message for the visitor; the callers pass the inputs on as given.
 - `components(sentence) -> dict`: the similes in a sentence with their topic, vehicle, event and property.
 - `respelled(literal) -> str | None`: the literal with its likely typos corrected (what `spelling_note` suggests),
-  None when it has none: the sentence the Polish tab offers to polish instead.
+  None when it has none; `without_simile(literal) -> str | None`: the literal with the similes it already holds
+  cut out ("Tom ran like the wind." → "Tom ran."), None when it holds none: the sentences the Polish tab offers to
+  polish instead (`offered`: the first of them).
 
 The limits and choices below are what the front ends show beside their inputs; the meanings are the texts that say
 what the numbers mean. The work itself is in polish.py (the realiser and its sources), writer_vehicles.py (the
@@ -19,14 +21,14 @@ from .analysis import MAX_SENTENCE_CHARS
 from .analysis import analyse as components
 from .polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
                      STRATEGIES, WRITER_ORDER, WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, Candidate,
-                     PolishResult, about_keepers, polish)
+                     PolishResult, about_keepers, polish, without_simile)
 from .writer_vehicles import DOMAINS, REGISTERS
 
 __all__ = ["polish", "PolishResult", "Candidate", "components", "about_keepers",
            "MAX_CHARS", "MAX_N", "MAX_SENTENCE_CHARS", "STRATEGIES", "DEFAULT_STRATEGIES", "DOMAINS", "REGISTERS",
            "SCORE_MEANING", "KEEP_MEANING", "RANKING", "PROPERTY_FIRST", "WRITER_ORDER", "WRITER_READS",
            "WRITER_READS_TOP", "WRITER_POLISHER", "Misspelling", "spelling_note",
-           "respelled"]
+           "respelled", "without_simile", "offered"]
 
 
 def respelled(literal: str) -> str | None:
@@ -35,3 +37,9 @@ def respelled(literal: str) -> str | None:
     found = misspellings(literal)
     fixed = corrected(literal, found) if found else None
     return fixed if fixed and fixed != literal else None
+
+
+def offered(literal: str) -> str | None:
+    """The sentence Polish offers to polish instead of `literal`: with its likely typos corrected, else without the
+    similes it already holds; None for neither."""
+    return respelled(literal) or without_simile(literal)

@@ -21,7 +21,8 @@ HELP = {
     "polish": """
 **What to do.** Type a plain (literal) sentence in English or click an example, keep the sources ticked, press
 **Polish**. **Stop** ends a long run; the line above the table then says it stopped. A greeting ("Hello."), a
-sentence that already holds a simile, or one in another language is refused with the reason. A likely typo is
+sentence that already holds a simile, or one in another language is refused with the reason; for a simile, a button
+under **Polish** offers the sentence without it ("Polish “The sky was blue.” instead"). A likely typo is
 named above the table with the corrected sentence ("verry sofft": did you mean "very soft"?); the sentence is polished
 as typed, and a button under **Polish** ("Polish “… very soft.” instead") polishes the corrected one.
 

@@ -10,7 +10,7 @@ from ..capabilities import tab_title
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, PolishResult, components, polish,
-                               about_keepers, respelled, spelling_note)
+                               about_keepers, offered, spelling_note)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
                      unescape_markdown, warn)
@@ -260,35 +260,37 @@ def candidate_selected(state: list[str], current: str | None, evt: gr.SelectData
     return unescape_markdown(cells[0]) if cells and isinstance(cells[0], str) and cells[0].strip() else current
 
 
-def _respelled(text: str | None) -> str | None:
-    """`respelled(text)`, or None for no text or a text it cannot read: the offer is never a failure (the status line
+def _offered(text: str | None) -> str | None:
+    """`offered(text)`, or None for no text or a text it cannot read: the offer is never a failure (the status line
     already names the typos, and Polish says what is wrong with a sentence it refuses)."""
     if not text:
         return None
     try:
-        return respelled(text)
+        return offered(text)
     except Exception:  # noqa: BLE001 — see above
         return None
 
 
-def respell_take(offered: str | None, literal: str | None):
+def take_offer(offered_text: str | None, literal: str | None):
     """The offer's click: its sentence into the box (the button goes). A page opened from a shared link shows the
     button without the session's sentence: it is worked out again from the box."""
-    return offered or _respelled(literal) or literal or "", gr.Button(visible=False)
+    return offered_text or _offered(literal) or literal or "", gr.Button(visible=False)
 
 
-#: the longest corrected sentence a button label shows whole (a longer one is cut there, with "…")
-RESPELL_SHOWN = 80
+#: the longest offered sentence a button label shows whole (a longer one is cut there, with "…")
+OFFER_SHOWN = 80
 
 
-def respell_offer(polished_text: str | None):
-    """After a run: the button that polishes the sentence with its likely typos corrected ("The room was vrey hot." →
-    "Polish “The room was very hot.” instead"), and that sentence; hidden when the sentence has none."""
-    fixed = _respelled(polished_text)
-    if not fixed:
+def polish_offer(text: str | None):
+    """After a run, or a refusal: the button that polishes another sentence instead, and that sentence — the
+    sentence with its likely typos corrected ("The room was vrey hot." → "Polish “The room was very hot.” instead"),
+    else without the simile it already holds ("The sky was as blue as the sea." → "Polish “The sky was blue.”
+    instead"); hidden for neither."""
+    other = _offered(text)
+    if not other:
         return gr.Button(visible=False), ""
-    shown = fixed if len(fixed) <= RESPELL_SHOWN else fixed[:RESPELL_SHOWN - 1].rstrip() + "…"
-    return gr.Button(value=f"Polish “{shown}” instead", visible=True), fixed
+    shown = other if len(other) <= OFFER_SHOWN else other[:OFFER_SHOWN - 1].rstrip() + "…"
+    return gr.Button(value=f"Polish “{shown}” instead", visible=True), other
 
 
 def build_polish_tab() -> dict:
@@ -311,7 +313,8 @@ def build_polish_tab() -> dict:
                     stop = gr.Button("Stop", variant="stop", min_width=70)
                     send = gr.Button("Send to Rerank", interactive=False, elem_id="polish-send", min_width=130)
                 stale = gr.Markdown(elem_id="polish-stale")
-                # after a run on a sentence with likely typos: polish the corrected sentence in one click
+                # after a run on a sentence with likely typos, or on one that holds a simile: polish the corrected
+                # sentence, or the sentence without its simile, in one click
                 respell = gr.Button("Polish the corrected sentence", visible=False, elem_id="polish-respell", size="sm",
                                     variant="secondary")
                 # under the buttons, beside the options: the space the options' column leaves on a wide screen
@@ -343,7 +346,7 @@ def build_polish_tab() -> dict:
         candidates = gr.State([])
         polished = gr.State("")  # the sentence (as typed) the candidates were made for
         offsets = gr.State([])  # where each candidate's inserted phrase starts (its bold on screen)
-        respelled_text = gr.State("")  # the polished sentence with its likely typos corrected ("" without any)
+        respelled_text = gr.State("")  # the sentence the offer polishes (polish_offer; "" without one)
         gr.Markdown("### Components of a simile")
         with gr.Row():
             sentence = limited_textbox(MAX_SENTENCE_CHARS, label="Simile sentence", value=EXAMPLES_SIMILE[0][0],
@@ -367,8 +370,8 @@ def build_polish_tab() -> dict:
         start_outputs = [table, plain, candidates, downloads, polished, send, stale, status]
         send_args = dict(fn=send_state, inputs=[candidates, literal, polished], outputs=[send, stale], api_name=False,
                          queue=False, show_progress="hidden")
-        # the corrected sentence into the box, then the same run as Polish
-        respelling = respell.click(respell_take, inputs=[respelled_text, literal], outputs=[literal, respell],
+        # the offered sentence into the box, then the same run as Polish
+        respelling = respell.click(take_offer, inputs=[respelled_text, literal], outputs=[literal, respell],
                                    api_name=False, queue=False, show_progress="hidden")
         runs = [after_limit_check(trigger, literal_limit, clears=(start_outputs, cleared)).success(
                     start, outputs=start_outputs, api_name=False,
@@ -381,14 +384,16 @@ def build_polish_tab() -> dict:
         for trigger in (go.click, literal.submit):  # a new run: no offer until it has its result
             trigger(**hide_respell)
         for run in runs:
-            run.success(respell_offer, inputs=polished, outputs=[respell, respelled_text], api_name=False,
+            run.success(polish_offer, inputs=polished, outputs=[respell, respelled_text], api_name=False,
                         queue=False, show_progress="hidden")
             run.success(screen_table, inputs=[plain, offsets], outputs=table, api_name=False, queue=False,
                         show_progress="hidden").then(None, js=SHOW_RESULT_JS, api_name=False, queue=False)
             run.success(**send_args)
             run.failure(failed_run(None, None, ""), outputs=[table, plain, stale, status], api_name=False,
                         queue=False)
-            run.failure(**hide_respell)
+            # a refused sentence that holds a simile: polish it without ("The sky was blue.")
+            run.failure(polish_offer, inputs=literal, outputs=[respell, respelled_text], api_name=False, queue=False,
+                        show_progress="hidden")
         # Stop cancels the run: the worker sees `cancelled()` at its next strategy or batch and ends
         stop.click(stopped_line("no candidates for this sentence; press Polish to run it again."), inputs=status,
                    outputs=status, cancels=runs, api_name=False, queue=False)
