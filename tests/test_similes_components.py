@@ -79,6 +79,15 @@ def test_several_similes_in_order():
     assert sims[0].spans["comparator"][0] < sims[1].spans["comparator"][0]
 
 
+@pytest.mark.parametrize("text,topics", [
+    # a visitor's: the parse hangs "her eyes" on "silk", so "shone" had no subject and took the first verb's
+    ("Her hair was as soft as silk and her eyes shone like stars.", ["Her hair", "her eyes"]),
+    ("He ran like the wind and swam like a fish.", ["He", "He"]),  # no noun of its own: the first verb's subject
+    ("The dog chased the cat and ran like the wind.", ["The dog"])])
+def test_a_conjoined_verb_takes_the_noun_before_it_as_its_topic(text, topics):
+    assert [text[slice(*s.spans["topic"])] for s in extract_similes(text)] == topics
+
+
 @pytest.mark.parametrize("text", [
     "I like tea.",
     "We would like to go home.",

@@ -649,6 +649,9 @@ def _governing_verb(tok):
 #: verbs whose object is the subject of their infinitive ("told Aminta to dress like a king")
 #: why: docs/experiments.md#components-dev-rules
 OBJECT_CONTROL = True
+#: a conjoined verb with no subject of its own takes the noun right before it, after the first verb, as its subject
+#: before the first verb's ("…and her eyes shone like stars"); why: docs/experiments.md#components-conjunct-subject
+CONJUNCT_OWN_NOUN = True
 _OBJECT_CONTROL_VERBS = {"tell", "urge", "ask", "order", "force", "persuade", "encourage", "allow", "want", "teach",
                          "instruct", "invite", "expect", "train", "command", "require", "cause", "advise", "warn"}
 
@@ -663,6 +666,10 @@ def _subject_of(verb):
             obj = next((c for c in node.head.children if c.dep_ == "dobj" and c.i < node.i), None)
             if obj is not None:  # "urged his followers to act like slaves": the followers act
                 return obj
+        if CONJUNCT_OWN_NOUN and node.dep_ == "conj" and node.pos_ == "VERB" and node.head is not node:
+            own = _nearest_noun_before(node)  # "…as soft as silk and her eyes shone like stars": the parse hangs
+            if own is not None and own.i > node.head.i:  # "her eyes" on "silk"; they are what shone
+                return _resolve_relative(own)
         if node.dep_ in ("xcomp", "conj", "advcl", "ccomp", "acomp") and node.head is not node:
             node = node.head
             continue
