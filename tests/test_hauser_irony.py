@@ -150,6 +150,25 @@ def test_the_writers_opposites_are_kept_only_where_confirmed(tmp_path):
     assert kept == {"tiny": ["large"], "silent": ["noisy"]}
 
 
+def test_the_opposites_a_sentence_may_say_add_wordnets_also_see_sense_by_sense():
+    """"loud" is no direct antonym of "quiet" (that is "noisy"), but WordNet lists it as "also see" of the sense of
+    "noisy" that is quiet's antonym; "hard" gets "tender" from the sense of "soft" it is opposite to, not the "quiet"
+    of another sense of "soft"."""
+    from studio.figures.antonyms import load_opposites
+
+    opposites, antonyms = load_opposites(), load_antonyms()
+    assert "loud" in opposites["quiet"] and "quiet" in opposites["loud"] and "sad" in opposites["happy"]
+    assert opposites["quiet"][:len(antonyms["quiet"])] == antonyms["quiet"]  # the antonyms first, as irony reads them
+    assert "loud" not in antonyms["quiet"]  # irony's plain opposite is unchanged
+    assert "tender" in opposites["hard"] and "quiet" not in opposites["hard"]
+    from studio.lab.similes.antonyms_build import WORDNET_ADJ, also_see_opposites
+
+    if not WORDNET_ADJ.is_file():
+        pytest.skip("WordNet (Debian wordnet-base) is needed to build the table")
+    built = also_see_opposites({"quiet": ["noisy"], "hard": ["soft"], "tiny": ["big"]})
+    assert "loud" in built["quiet"] and "quiet" not in built["hard"] and "tiny" not in built  # "big": no pointer
+
+
 def test_committed_antonyms():
     table = load_antonyms()
     assert "soft" in table["loud"] and "slow" in table["fast"] and "light" in table["heavy"]
@@ -234,6 +253,12 @@ def test_a_sincere_simile_of_the_literals_antonym_contradicts_it(offline):
     (negated,) = score_group("The old house was very quiet at night.",  # agrees with the literal
                              ["The old house wasn't as noisy as a rock concert at night."]).candidates
     assert not negated.opposite and not negated.contradicts
+    # a visitor's "as quiet as a mouse" for "very loud" (the NLI: 86 % contradiction, under the gate): "loud" is no
+    # direct antonym of "quiet", but WordNet's "also see" of its antonym "noisy"
+    mouse, concert = score_group("The room was very loud.", ["The room was as quiet as a mouse.",
+                                                             "The room was as loud as a rock concert."]).candidates
+    assert mouse.opposite == "loud" and mouse.contradicts and not concert.contradicts
+    assert (concert.rank, mouse.rank) == (1, 2)
 
 
 @pytest.mark.offline
@@ -292,3 +317,42 @@ def test_a_tag_around_the_vehicle_is_read_as_blanks(offline):
         assert getattr(tagged, part) == pytest.approx(getattr(plain, part), abs=1e-6), part
     assert "<" not in tagged.nli_read
     assert tagged.nli_read.replace(" .", ".") == plain.nli_read == "The man was very strong."
+
+
+def test_a_like_simile_in_the_place_of_the_literals_adverb():
+    from studio.figures.components import extract_similes
+    from studio.figures.manner import manner_adjective, stand_in
+
+    table = {"slow": ("fast",), "loud": ("soft",)}
+    literal = "The old man walked very slowly to the door."
+
+    def found(candidate):
+        return stand_in(literal, candidate, extract_similes(candidate)[0], table)
+
+    snail = found("The old man walked like a snail to the door.")
+    assert (snail.adverb, snail.adjective) == ("very slowly", "slow")
+    assert snail.reading == "The old man walked very slowly to the door."
+    assert found("The old man walked very slowly like a snail to the door.") is None  # the adverb kept
+    assert found("The old man crept like a snail to the door.") is None  # another word changed too
+    assert found("The old man walked as slow as a snail to the door.") is None  # not a "like" simile
+    assert stand_in("He snored loudly.", "He snored like a train.", extract_similes("He snored like a train.")[0],
+                    table).adjective == "loud"
+    assert manner_adjective("It was completely still.", table) is None  # how much, not how
+
+
+@pytest.mark.offline
+def test_rerank_reads_a_like_simile_in_the_adverbs_place_as_the_adverb(offline):
+    """A visitor's Rerank flagged "walked like a snail" and "like a tortoise" as contradicting "walked very slowly"
+    (the NLI: 0.99, as for "like a cheetah"): the simile stands for the adverb, so it is read as the adverb unless the
+    irony check finds its image suits the opposite ("a rocket": the writer, 5.3 nats likelier after "fast")."""
+    from studio.hauser.scorer import evidence_text, score_group
+    from studio.ui.rerank_tab import explain_candidate
+
+    literal = "The old man walked very slowly to the door."
+    snail, tortoise, rocket = score_group(literal, [literal.replace("very slowly", f"like a {v}")
+                                                    for v in ("snail", "tortoise", "rocket")]).candidates
+    assert not snail.contradicts and not tortoise.contradicts and snail.stand_in["adverb"] == "very slowly"
+    assert rocket.contradicts and rocket.stand_in["antonym"] == "fast" and rocket.rank == 3
+    assert "takes the place of “very slowly”" in explain_candidate(snail.to_dict())
+    assert "stands for “very slowly”, but the LM finds the vehicle likelier after “fast”" in evidence_text(
+        rocket.to_dict())

@@ -665,7 +665,7 @@ def test_a_vehicle_cut_off_mid_phrase_is_left_out():
 
 def test_the_manner_adverbs_adjective_is_found():
     from studio.figures.antonyms import load_antonyms
-    from studio.similes.polish import manner_adjective
+    from studio.figures.manner import manner_adjective
 
     antonyms = load_antonyms()
     assert manner_adjective("The train moved slowly up the hill.", antonyms) == "slow"

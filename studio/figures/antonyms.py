@@ -4,7 +4,8 @@ Built from WordNet's direct adjective antonyms (Debian `wordnet-base`, /usr/shar
 head's antonyms are too loose: "quiet" ↔ "fatty") by `python -m studio build antonyms`, kept only where the antonym
 is itself a property of the simile KB (built from train parts only), so that a literal reading says "very soft",
 not "very unquiet". The app reads the derived table `assets/similes/antonyms.json`; WordNet is needed only to build
-it (`bash scripts/setup.sh --build`).
+it (`bash scripts/setup.sh --build`). `load_opposites` adds, for reading a sentence that says the opposite of a
+property, WordNet's "also see" words of each antonym's sense ("quiet" → "noisy" → "loud").
 """
 from __future__ import annotations
 
@@ -23,3 +24,16 @@ def load_antonyms() -> dict[str, tuple[str, ...]]:
         return {}
     with open(ASSET, encoding="utf-8") as fh:
         return {w: tuple(a) for w, a in json.load(fh)["antonyms"].items()}
+
+
+@lru_cache(maxsize=1)
+def load_opposites() -> dict[str, tuple[str, ...]]:
+    """{adjective: its antonyms, then the table's also-see words of them} (memoised): what a sentence may say that
+    is the opposite of a simile's property ("The room was very loud." against "as quiet as a mouse"). Irony reads
+    `load_antonyms` alone: an ironic simile's literal reading needs the one plain opposite."""
+    if not ASSET.is_file():
+        return {}
+    with open(ASSET, encoding="utf-8") as fh:
+        table = json.load(fh)
+    also = table.get("also_see", {})
+    return {w: tuple(a) + tuple(also.get(w, ())) for w, a in table["antonyms"].items()}

@@ -184,8 +184,9 @@ def find_served_opposites(lm, writer, items, literals: list[str], antonyms: dict
     concert: −2.5 and −6.1 nats), which is what keeps out the ironic similes both margins miss ("as sweet as a lemon"
     after "…was sour": +1.4 and +1.1). The simile then says the opposite of the sentence's own word, a contradiction
     by construction. Needs the writer (None: nothing is found): the small LM alone finds "a rock" no likelier after
-    "dull" than after "sharp".
-    Why: docs/experiments.md#hauser-stated-opposite"""
+    "dull" than after "sharp". `antonyms`: what a sentence may say against P (antonyms.load_opposites: the plain
+    antonyms and WordNet's also-see words of their senses, "loud" for "quiet").
+    Why: docs/experiments.md#hauser-stated-opposite, #hauser-also-see-opposites"""
     if writer is None:
         return [None] * len(items)
     from .lm_features import first_vehicle

@@ -120,6 +120,10 @@ class CandidateScore:
     #: the antonym of a sincere "as P as V" simile's property that the literal sentence itself says ("quiet" for "as
     #: noisy as a rock concert" after "…was very quiet"): a contradiction by construction (irony.find_served_opposites)
     opposite: str = ""
+    #: a "like" simile in the place of the literal's manner adverb (manner.StandIn: the adverb, its adjective, the
+    #: reading), and, when the irony check finds its image suits the adverb's opposite, that `antonym` and `margin`
+    #: (a contradiction by construction); {} otherwise
+    stand_in: dict = field(default_factory=dict)
     #: the NLI reads it as contradicting the literal (P ≥ Settings.contradiction_gate): ranked after the others
     contradicts: bool = False
     #: it holds less than OFF_SENTENCE_SHARE of the literal's content words and means little like it (`off_sentence`):
@@ -208,14 +212,14 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
             fit_backend = f"not used ({exc.message}); relevance without the LM back-off"
         else:
             fit_backend, fit_rows, fit_used = writer.description, writer.fits(items), True
-    opposites = [None] * len(flat)
+    opposites, stand_ins = [None] * len(flat), [None] * len(flat)
     if settings.irony and lm is not None:  # LM passes only for the "as P as" candidates whose property has an antonym
-        from ..figures.antonyms import load_antonyms
+        from ..figures.antonyms import load_antonyms, load_opposites
         from ..figures.irony import find_served_ironies, find_served_opposites
 
-        antonyms = load_antonyms()
-        ironies = find_served_ironies(lm, writer, items, antonyms)
-        opposites = find_served_opposites(lm, writer, items, [lit for _, lit, _ in flat], antonyms, ironies)
+        ironies = find_served_ironies(lm, writer, items, load_antonyms())
+        opposites = find_served_opposites(lm, writer, items, [lit for _, lit, _ in flat], load_opposites(), ironies)
+        stand_ins = find_stand_ins(lm, writer, flat, similes, load_antonyms())
     # the weights applied: the paper's formulas (0) where a model is off or cannot serve
     lm_weights = (settings.lm_relevance if fit_used else 0.0, settings.lm_creativity if lm_used else 0.0)
 
@@ -223,14 +227,18 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     nli = registry.get("nli")
     # an ironic simile is judged by its literal reading ("as loud as a whisper" → "very soft"), any other "as P as V"
     # by the property it states ("as bitter as regret" → "very bitter")
-    read = [irony.reading if irony else (settings.stated_property and stated_reading(cand, first_vehicle(sims))) or cand
-            for (_, _, cand), sims, irony in zip(flat, similes, ironies)]
+    # a "like" simile in the place of the literal's manner adverb by the words it replaces ("like a snail" → "very
+    # slowly"), unless it suits the adverb's opposite
+    read = [stand[0].reading if stand and stand[1] is None else irony.reading if irony else (
+            settings.stated_property and stated_reading(cand, first_vehicle(sims))) or cand
+            for (_, _, cand), sims, irony, stand in zip(flat, similes, ironies, stand_ins)]
     nli_probs = nli.predict([lit for _, lit, _ in flat], read, batch_size=128)
     # an ironic simile of the literal's own word ("…really fast" → "…as fast as a snail", read "very slow"), or a
     # sincere one of its antonym ("…very quiet" → "…as noisy as a rock concert"), contradicts it by construction,
     # whatever the NLI makes of the two sentences
     against = [(irony is not None and states_property(lit, irony)) or opposite is not None
-               for (_, lit, _), irony, opposite in zip(flat, ironies, opposites)]
+               or (stand is not None and stand[1] is not None)
+               for (_, lit, _), irony, opposite, stand in zip(flat, ironies, opposites, stand_ins)]
     p_contra = [1.0 if by_construction else float(p) for p, by_construction in zip(nli_probs[:, 2], against)]
 
     _step(progress, 0.7, "sentiment consistency")
@@ -273,11 +281,37 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
                 evidence=kb.evidence(sims, method=settings.relevance, property_backoff=settings.property_backoff)
                 if valid else {}, irony={**ironies[k].to_dict(), "states_property": against[k]} if ironies[k] else {},
                 nli_read=read[k] if read[k] != flat[k][2] else "", opposite=opposites[k] or "",
+                stand_in=_stand_in_dict(stand_ins[k]),
                 off_sentence=elsewhere[k] and valid))
             k += 1
         _normalize_and_rank(rows, settings)
         results.append(GroupScore(literal, rows, _settings_dict(settings), backends))
     return results
+
+
+def find_stand_ins(lm, writer, flat, similes, antonyms: dict) -> list:
+    """Per candidate, None or (manner.StandIn, the Irony of its probe or None): a "like V" simile in the place of the
+    literal's manner adverb ("…walked like a snail…" for "…walked very slowly…"), and whether the served irony check
+    (the small LM's and the writer's margins) finds V likelier after an antonym of the adverb's adjective ("a
+    cheetah" after "fast"). The served NLI read such a candidate as a sentence that lost a word: 0.99 contradiction
+    for the snail, the tortoise and the cheetah alike."""
+    from ..figures.irony import find_served_ironies
+    from ..figures.manner import probe, stand_in
+
+    found = [stand_in(lit, cand, first_vehicle(sims), antonyms) for (_, lit, cand), sims in zip(flat, similes)]
+    asked = [(k, (k, *probe(st.adjective, cand[slice(*first_vehicle(sims).spans["vehicle"])])))
+             for k, (st, (_, _, cand), sims) in enumerate(zip(found, flat, similes)) if st is not None]
+    if not asked:
+        return [None] * len(flat)
+    ironic = dict(zip((k for k, _ in asked), find_served_ironies(lm, writer, [item for _, item in asked], antonyms)))
+    return [None if st is None else (st, ironic[k]) for k, st in enumerate(found)]
+
+
+def _stand_in_dict(found) -> dict:
+    if found is None:
+        return {}
+    st, irony = found
+    return {**st.to_dict(), **({"antonym": irony.antonym, "margin": round(irony.margin, 3)} if irony else {})}
 
 
 def literal_share(literal_doc, candidate_doc) -> float | None:
@@ -347,7 +381,15 @@ def evidence_text(c: dict) -> str:
                      f"“{irony['property']}” ({irony['margin']:+.1f} nats), so the NLI read “{irony['reading']}”"
                      + (f"; the sentence itself says “{irony['property']}”, so the simile contradicts it"
                         if irony.get("states_property") else ""))
-    elif c.get("nli_read"):
+    stand = c.get("stand_in") or {}
+    if stand.get("antonym"):
+        parts.append(f"the simile stands for “{stand['adverb']}”, but the LM finds the vehicle likelier after "
+                     f"“{stand['antonym']}” than after “{stand['adjective']}” ({stand['margin']:+.1f} nats), so it "
+                     "contradicts the sentence")
+    elif stand:
+        parts.append(f"the simile stands for “{stand['adverb']}”, the words it replaces: the NLI read "
+                     f"“{stand['reading']}”")
+    elif c.get("nli_read") and not irony:
         parts.append(f"the NLI read the simile as the property it states: “{c['nli_read']}”")
     if c.get("opposite"):
         parts.append(f"the sentence itself says “{c['opposite']}”, the opposite of the simile's property, so the "

@@ -41,6 +41,7 @@ from ..figures.english import CONTENT_POS, misspellings, refuse_non_english, sen
 from ..figures.irony import find_ironies, opposite_in_kb
 from ..figures.nouns import known_noun, same_image
 from ..figures.lm_features import shared
+from ..figures.manner import manner_adjective, probe
 from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
 from ..textspans import blank_emoji, blank_markup
@@ -897,28 +898,6 @@ def _opposite_images(lm, candidates) -> set[int]:
     return {i for (i, _), hit in zip(items, found) if hit is not None}
 
 
-#: "-ly" words that say how much or how sure, not how: never a manner ("really" → "real", "likely" → "like")
-NOT_MANNER = {"really", "truly", "likely", "only", "nearly", "simply", "merely", "fairly", "hardly", "barely",
-              "mostly", "entirely", "completely", "totally", "fully", "extremely", "highly", "rarely", "usually",
-              "finally", "actually", "certainly", "clearly", "probably", "possibly", "early", "daily", "partly",
-              "largely", "utterly", "absolutely", "perfectly", "exactly", "particularly", "especially", "equally"}
-
-
-def manner_adjective(literal: str, antonyms: dict) -> str | None:
-    """The adjective of the sentence's first "-ly" manner adverb with an antonym in the antonym table: "slowly" →
-    "slow", "happily" → "happy", "loudly" → "loud" (WordNet lists none for "quick" or "gentle"); None when there is
-    none."""
-    for word in re.findall(r"[A-Za-z]+", literal):
-        w = word.lower()
-        if not w.endswith("ly") or w in NOT_MANNER:
-            continue
-        for adjective in (w[:-2], w[:-3] + "y" if w.endswith("ily") else None, w[:-2] + "le",
-                          w[:-4] if w.endswith("ally") else None):
-            if adjective and adjective in antonyms:
-                return adjective
-    return None
-
-
 _LIKE = re.compile(r"like (.+?)[.!?]*$")
 
 
@@ -935,11 +914,7 @@ def _opposite_manner(lm, candidates, literal: str) -> set[int]:
         m = _LIKE.fullmatch(c.phrase) if c.kind == "verb" else None
         if not m:
             continue
-        vehicle = m.group(1)
-        probe = f"It was as {adjective} as {vehicle}."
-        p, v = len("It was as "), len(f"It was as {adjective} as ")
-        spans = {"comparator": (7, 9), "property": (p, p + len(adjective)), "vehicle": (v, v + len(vehicle))}
-        items.append((i, (0, probe, [Simile(None, vehicle, None, "as ... as", adjective, spans)])))
+        items.append((i, (0, *probe(adjective, m.group(1)))))
     if not items:
         return set()
     found = find_ironies(shared(lm), [item for _, item in items], antonyms, margin=ADVERB_OPPOSITE_MARGIN)

@@ -254,6 +254,16 @@ def explain_candidate(c: dict) -> str:
                         "it, and it is ranked after every candidate that is not a contradiction, whatever its "
                         "creativity.")
             return " ".join(s for s in said if s)
+    stand = c.get("stand_in") or {}
+    if stand.get("antonym"):  # a "like" image in the place of the literal's adverb that suits its opposite
+        said.append(f"It takes the place of {_quote(stand['adverb'])}, but its image suits "
+                    f"{_quote(stand['antonym'])} better than {_quote(stand['adjective'])}, so the simile contradicts "
+                    "the sentence, and it is ranked after every candidate that is not a contradiction, whatever its "
+                    "creativity.")
+        return " ".join(s for s in said if s)
+    if stand:
+        said.append(f"It takes the place of {_quote(stand['adverb'])}, and its image suits that, so it was checked "
+                    f"as meaning {_quote(stand['reading'].rstrip('. '))}.")
     if c.get("opposite"):  # a sincere simile of the literal's antonym: the same contradiction by construction
         said.append(f"The literal sentence itself says {_quote(c['opposite'])}, the opposite of the simile's "
                     "property, so the simile contradicts it, and it is ranked after every candidate that is not a "

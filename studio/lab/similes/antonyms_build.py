@@ -6,6 +6,8 @@ antonym is a property of the simile KB. A KB property WordNet gives no such anto
 satellites of another adjective) gets the opposite the registry's writer names, kept only where it is a KB
 property and WordNet or the writer itself confirms it: the antonym of the head a satellite sense of the word is
 similar to ("tiny" → "small" → "large"), or the word back as the answer's own opposite. `--no-writer`: WordNet only.
+Beside each entry, the words WordNet lists as "also see" of an antonym's own sense ("quiet" → "noisy" → "loud"): a
+sentence that says one of them says the opposite of the property too (irony.find_served_opposites reads them).
 """
 from __future__ import annotations
 
@@ -70,6 +72,26 @@ def satellite_antonyms(path: Path = WORDNET_ADJ, senses: int = CONFIRMING_SENSES
     return out
 
 
+def also_see_opposites(table: dict[str, list[str]], path: Path = WORDNET_ADJ) -> dict[str, list[str]]:
+    """{p: the single words WordNet gives as "also see" of the sense of each antonym a of p in `table` that is p's
+    direct antonym} ("quiet" → "noisy" → "loud"; "loud" → "soft" → "quiet"): sense by sense, so that "hard" (not
+    soft) gets "tender", not the "quiet" of another sense of "soft". An antonym the writer named (no WordNet pointer)
+    adds nothing."""
+    synsets = _read(path)
+    out: dict[str, set[str]] = defaultdict(set)
+    for _, words, ptrs in synsets.values():
+        for symbol, target, src_tgt in ptrs:
+            if symbol != "!" or target not in synsets or not int(src_tgt[:2], 16) or not int(src_tgt[2:], 16):
+                continue
+            p, a = words[int(src_tgt[:2], 16) - 1], synsets[target][1][int(src_tgt[2:], 16) - 1]
+            if a not in table.get(p, ()):
+                continue
+            for also, seen, _ in synsets[target][2]:
+                if also == "^" and seen in synsets:
+                    out[p] |= {w for w in synsets[seen][1] if "_" not in w and w != p and w not in table[p]}
+    return {p: sorted(words) for p, words in sorted(out.items()) if words}
+
+
 def _writer_opposite(writer, word: str) -> str:
     text = writer.reply(WRITER_SYSTEM, f"What is the opposite of the adjective \"{word}\"? One word.", n=1,
                         max_new_tokens=6, top_k=1, temperature=1.0, seed=0)[0].text
@@ -123,13 +145,15 @@ def build(argv: list[str]) -> dict:
         added = writer_antonyms(get_registry().get("writer"), missing, properties, satellite_antonyms(args.wordnet),
                                 progress=lambda line: print(line, flush=True))
         table.update(added)
+    also_see = also_see_opposites(table, args.wordnet)
     atomic_write(args.out, json.dumps({"source": "WordNet 3 direct adjective antonyms (wordnet-base), antonym a simile "
                                        "KB property; for a property WordNet gives none, the writer's opposite "
                                        "confirmed by WordNet's satellite heads or by the writer (listed in "
-                                       "'from_writer')",
+                                       "'from_writer'); 'also_see': WordNet's also-see words of each "
+                                       "antonym's sense, for reading a sentence's opposite of a property",
                                        "licence": licence(args.wordnet.parent),
                                        "rebuild": "python -m studio build antonyms", "from_writer": sorted(added),
-                                       "antonyms": dict(sorted(table.items()))},
+                                       "antonyms": dict(sorted(table.items())), "also_see": also_see},
                                       indent=0, ensure_ascii=False) + "\n")
-    return {"out": str(args.out), "adjectives": len(table), "from_writer": len(added),
+    return {"out": str(args.out), "adjectives": len(table), "from_writer": len(added), "also_see": len(also_see),
             "seconds": round(time.perf_counter() - started, 1)}

@@ -1,0 +1,85 @@
+"""A "like" simile that stands for a manner adverb ("walked very slowly" → "walked like a snail").
+
+`manner_adjective` finds a sentence's manner adverb with an antonym ("slowly" → "slow"); `stand_in` finds a
+candidate that replaces that adverb, in place, with a "like" simile; `probe` is the plain "as ADJ as V" sentence on
+which the irony check reads whether the vehicle suits the adjective or its antonym. Polish uses the first and the
+last to keep "like a falcon" out of a slow train's list; the HAUSER scorer uses all three, so that "walked like a
+snail" after "walked very slowly" is read as what it replaces, not as a sentence that dropped a word.
+why: docs/experiments.md#hauser-manner-stand-in
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+from .components import Simile
+
+#: "-ly" words that say how much or how sure, not how: never a manner ("really" → "real", "likely" → "like")
+NOT_MANNER = {"really", "truly", "likely", "only", "nearly", "simply", "merely", "fairly", "hardly", "barely",
+              "mostly", "entirely", "completely", "totally", "fully", "extremely", "highly", "rarely", "usually",
+              "finally", "actually", "certainly", "clearly", "probably", "possibly", "early", "daily", "partly",
+              "largely", "utterly", "absolutely", "perfectly", "exactly", "particularly", "especially", "equally"}
+
+#: words that may stand before a manner adverb and go with it ("very slowly", "so very quietly")
+_DEGREE = r"(?:(?:very|really|so|quite|extremely|incredibly|terribly|rather|too|pretty|awfully|most|more)\s+)*"
+_WORDS = re.compile(r"[a-z0-9']+")
+
+
+def _adverb_adjective(word: str, antonyms: dict) -> str | None:
+    w = word.lower()
+    if not w.endswith("ly") or w in NOT_MANNER:
+        return None
+    for adjective in (w[:-2], w[:-3] + "y" if w.endswith("ily") else None, w[:-2] + "le",
+                      w[:-4] if w.endswith("ally") else None):
+        if adjective and adjective in antonyms:
+            return adjective
+    return None
+
+
+def manner_adjective(literal: str, antonyms: dict) -> str | None:
+    """The adjective of the sentence's first "-ly" manner adverb with an antonym in the antonym table: "slowly" →
+    "slow", "happily" → "happy", "loudly" → "loud" (WordNet lists none for "quick" or "gentle"); None when there is
+    none."""
+    for word in re.findall(r"[A-Za-z]+", literal):
+        if (adjective := _adverb_adjective(word, antonyms)) is not None:
+            return adjective
+    return None
+
+
+@dataclass(frozen=True)
+class StandIn:
+    """A "like V" simile in the place of the literal's manner adverb."""
+    adverb: str     # the words of the literal it replaces ("very slowly")
+    adjective: str  # the adverb's adjective ("slow")
+    reading: str    # the candidate with the simile read as those words ("The old man walked very slowly …")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def stand_in(literal: str, candidate: str, simile: Simile | None, antonyms: dict) -> StandIn | None:
+    """The manner adverb a "like V" simile replaces in place — the candidate without the simile's words (comparator to
+    vehicle) is the literal without the adverb and the degree words before it, word for word — or None: "The old man
+    walked like a snail to the door." for "The old man walked very slowly to the door." stands for "very slowly";
+    "…walked very slowly like a snail…" (the adverb kept) and a rewrite in other words do not."""
+    if simile is None or simile.comparator != "like" or "vehicle" not in simile.spans:
+        return None
+    for match in re.finditer(rf"\b{_DEGREE}([A-Za-z]+ly)\b", literal, flags=re.IGNORECASE):
+        adjective = _adverb_adjective(match.group(1), antonyms)
+        if adjective is None:
+            continue
+        start, end = simile.spans["comparator"][0], simile.spans["vehicle"][1]
+        if _WORDS.findall((candidate[:start] + " " + candidate[end:]).lower()) != _WORDS.findall(
+                (literal[:match.start()] + " " + literal[match.end():]).lower()):
+            continue
+        return StandIn(match.group().strip(), adjective, candidate[:start] + match.group().strip() + candidate[end:])
+    return None
+
+
+def probe(adjective: str, vehicle: str) -> tuple[str, list[Simile]]:
+    """"It was as ADJ as V." with its simile, for the irony check: V likelier after an antonym of ADJ than after ADJ
+    means the image suits the opposite of the adverb ("slow" and "a cheetah")."""
+    text = f"It was as {adjective} as {vehicle}."
+    p, v = len("It was as "), len(f"It was as {adjective} as ")
+    spans = {"comparator": (7, 9), "property": (p, p + len(adjective)), "vehicle": (v, v + len(vehicle))}
+    return text, [Simile(None, vehicle, None, "as ... as", adjective, spans)]
