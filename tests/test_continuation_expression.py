@@ -29,6 +29,12 @@ def test_strip_marks_brackets_and_bold():
     clean, span = expression.strip_marks("She was <b> on cloud nine </b> today")
     assert clean[span[0]:span[1]] == "on cloud nine"
     assert expression.strip_marks("nothing marked") == ("nothing marked", None)
+    # both kinds read together, in the order they open ("<b>[x]</b>" is one phrase twice)
+    clean, spans = expression.marked_spans("said <b>hello</b> and was [as cool as a cucumber].")
+    assert clean == "said hello and was as cool as a cucumber." and [clean[a:b] for a, b in spans] == [
+        "hello", "as cool as a cucumber"]
+    clean, spans = expression.marked_spans("He was <b>[over the moon]</b>.")
+    assert clean == "He was over the moon." and {clean[a:b] for a, b in spans} == {"over the moon"}
 
 
 def test_lexicon_matches_inflections_and_pronoun_slots(own_lexicon):
@@ -343,6 +349,10 @@ def test_of_several_marks_the_figure_is_continued_not_a_marked_name(studio_lexic
     assert expression.find_expression("<b>Sam</b> and <b>Ann</b> went home.")[1].text == "Ann"
     assert expression.find_expression("<b>Sam</b> went home.")[1].text == "Sam"
     assert "“like a deflated balloon”" in expression.mark_notes("<b>Tom</b> felt <b>like a deflated balloon</b>.")[0]
+    # the two kinds of mark together (a later visitor's bold greeting before a bracketed simile)
+    story = "Lena said <b>hello</b> and smiled. The lights were hot, but she was [as cool as a cucumber]."
+    assert expression.find_expression(story)[1].text == "as cool as a cucumber"
+    assert "“as cool as a cucumber”" in expression.mark_notes(story)[0]
 
 
 def test_a_tag_around_an_unmarked_idiom_is_read_as_blanks():

@@ -45,28 +45,25 @@ class Expression:
 
 
 def strip_marks(text: str) -> tuple[str, tuple[int, int] | None]:
-    """The text without its markers, and the span of the first marked phrase in it (None when nothing is marked);
-    <b>…</b> wins over […]. Every later removal shifts the span with it, so it keeps pointing at the same words."""
+    """The text without its markers, and the span of the first marked phrase in it (None when nothing is marked).
+    Every later removal shifts the span with it, so it keeps pointing at the same words."""
     clean, spans = marked_spans(text)
     return clean, spans[0] if spans else None
 
 
 def marked_spans(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """The text without its markers, and the spans of its marked phrases of the kind that wins (<b>…</b> over […]),
-    the first found first; every removal shifts the spans taken before it."""
-    kind = next((mark for mark in _MARKS if mark.search(text)), None)
-    if kind is None:
-        return text, []
+    """The text without its markers, and the spans of its marked phrases, `<b>…</b>` and `[…]` alike, in the order
+    they open; every removal shifts the spans taken before it. Both kinds are read together: a visitor's "said
+    <b>hello</b> … she was [as cool as a cucumber]." had the bold word taken as the only mark (`chosen_mark` picks
+    the figure among them)."""
     clean, spans = text, []
-    while (m := kind.search(clean)) is not None:
+    while (m := min((m for mark in _MARKS if (m := mark.search(clean))), key=lambda m: m.start(),
+                    default=None)) is not None:
         spans = [(_shift(a, m), _shift(b, m)) for a, b in spans]
         inner = m.group(1)
         start = m.start() + len(inner) - len(inner.lstrip())
         clean = clean[:m.start()] + inner + clean[m.end():]
         spans.append((start, start + len(inner.strip())))
-    while (m := next((m for mark in _MARKS if (m := mark.search(clean))), None)) is not None:
-        clean = clean[:m.start()] + m.group(1) + clean[m.end():]
-        spans = [(_shift(a, m), _shift(b, m)) for a, b in spans]
     return clean, spans
 
 
