@@ -163,6 +163,19 @@ def test_english_sentences_pass_the_language_check(text):
     refuse_non_english(text)
 
 
+def test_a_run_of_letters_longer_than_any_english_word_is_refused():
+    """A visitor's 400 "x" gave Polish ten lines of them after a minute; the longest dictionary word (45 letters)
+    still passes."""
+    from studio.errors import InputError
+    from studio.figures.english import refuse_non_english
+
+    with pytest.raises(InputError, match="a run of 400 letters .*longer than any English word"):
+        refuse_non_english("x" * 400)
+    with pytest.raises(InputError, match="a run of 46 letters"):
+        refuse_non_english("The " + "ab" * 23 + " was slow.", "narrative")
+    refuse_non_english("The word pneumonoultramicroscopicsilicovolcanoconiosis is long.")
+
+
 def test_a_literal_comparison_is_not_called_a_simile(tiny_registry):
     from studio.errors import InputError
     from studio.similes.polish import literal_comparison, refuse_unpolishable

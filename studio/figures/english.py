@@ -61,9 +61,18 @@ def refuse_non_english(text: str, what: str = "sentence", identifier: bool = Tru
         script = script if len(script) <= 3 else script.capitalize()  # "Hebrew", "CJK"
         raise InputError(f"The studio works in English: {_named(what)} is written mostly in {script} letters. "
                          "Type it in English.")
+    if long := next((run for run in _LETTER_RUN.findall(blank_markup(text)) if len(run) > LONGEST_WORD), None):
+        raise InputError(f"{_the(what)} holds a run of {len(long)} letters (“{long[:12]}…”), longer than any English "
+                         "word: type it in English words.")
     refuse_other_language(text, what, identifier)
     if identifier:
         refuse_no_english_word(text, what)
+
+
+#: the longest English word a dictionary holds has 45 letters ("pneumonoultramicroscopicsilicovolcanoconiosis"): a
+#: longer run of letters is a key held down or text pasted without spaces ("xxxx…" gave Polish ten lines of it)
+LONGEST_WORD = 45
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
 
 
 def refuse_no_english_word(text: str, what: str = "sentence") -> None:
