@@ -112,6 +112,12 @@ def test_slots_follow_english_grammar(tiny_registry):
     for text in ("The librarian stamped the returned books one by one.", "He ate the soup bit by bit."):
         (slot,) = [s for s in find_slots(text, parse(text)) if s.kind == "verb"]
         assert realise(text, slot, "a machine")[0] == text[:-1] + " like a machine."
+    # a visitor's 'She said "I will be there at 5" …' got ten 'She said like a child "I will …' lines: a verb whose
+    # words said follow in quotes has no slot before them; an elision ("'til") opens no quote
+    for text, anchors in (('She said "I will be there at 5" and then ran 3 miles.', {"ran"}),
+                          ("He shouted, “Stop!” and ran away.", {"Stop", "away"}),
+                          ("He waited 'til dawn.", {"dawn"})):
+        assert {s.anchor for s in find_slots(text, parse(text))} == anchors, text
 
 
 def test_an_adjective_with_its_clause_has_no_slot_and_a_misspelt_intensifier_goes(tiny_registry):

@@ -660,6 +660,8 @@ def find_slots(literal: str, doc, respell: dict[str, str] | None = None) -> list
             continue  # "were bored": a participle read as an adjective
         last = _phrase_end(tok)
         end = last.idx + len(last)
+        if _opens_a_quote(doc, last.i + 1):
+            continue  # 'She said "I will be there"': the comparison would cut the words said from their verb
         if (end, "verb") not in slots and end > 0:
             # the main verb's phrase first, then the others in sentence order
             rank = 1.0 if tok.dep_ == "ROOT" else 0.5 - 0.01 * tok.i
@@ -691,6 +693,16 @@ def _reduplicated(token) -> bool:
     the books like a machine one by one")."""
     words = [t.lower_ for t in token.subtree if not t.is_punct]
     return len(words) == 3 and words[0] == words[2] and words[1] in _REDUPLICATING
+
+
+_QUOTES = {'"', "“", "‘", "«", "„"}  # not "'": an elision ("'til", "'tis") opens no quote
+
+
+def _opens_a_quote(doc, i: int) -> bool:
+    """Whether a quotation opens at token i, or right after a comma or colon there ('said, "Stop!"')."""
+    if i < len(doc) and doc[i].text in (",", ":"):
+        i += 1
+    return i < len(doc) and doc[i].text in _QUOTES and doc[i].whitespace_ == ""
 
 
 def _phrase_end(verb):
