@@ -30,11 +30,12 @@ def test_strip_marks_brackets_and_bold():
     assert clean[span[0]:span[1]] == "on cloud nine"
     assert expression.strip_marks("nothing marked") == ("nothing marked", None)
     # both kinds read together, in the order they open ("<b>[x]</b>" is one phrase twice)
-    clean, spans = expression.marked_spans("said <b>hello</b> and was [as cool as a cucumber].")
+    clean, spans, winners = expression.marked_spans("said <b>hello</b> and was [as cool as a cucumber].")
     assert clean == "said hello and was as cool as a cucumber." and [clean[a:b] for a, b in spans] == [
-        "hello", "as cool as a cucumber"]
-    clean, spans = expression.marked_spans("He was <b>[over the moon]</b>.")
+        "hello", "as cool as a cucumber"] and [clean[a:b] for a, b in winners] == ["hello"]
+    clean, spans, _ = expression.marked_spans("He was <b>[over the moon]</b>.")
     assert clean == "He was over the moon." and {clean[a:b] for a, b in spans} == {"over the moon"}
+    assert expression.strip_marks("said [hi] and <b>bye</b>")[0:2] == ("said hi and bye", (12, 15))  # bold wins
 
 
 def test_lexicon_matches_inflections_and_pronoun_slots(own_lexicon):
@@ -353,6 +354,8 @@ def test_of_several_marks_the_figure_is_continued_not_a_marked_name(studio_lexic
     story = "Lena said <b>hello</b> and smiled. The lights were hot, but she was [as cool as a cucumber]."
     assert expression.find_expression(story)[1].text == "as cool as a cucumber"
     assert "“as cool as a cucumber”" in expression.mark_notes(story)[0]
+    # no mark reads as a figure: the bold one is continued, not an aside in brackets (a reviewer's case)
+    assert expression.find_expression("Tom was <b>a rock</b> for her [she said].")[1].text == "a rock"
 
 
 def test_a_tag_around_an_unmarked_idiom_is_read_as_blanks():

@@ -45,18 +45,20 @@ class Expression:
 
 
 def strip_marks(text: str) -> tuple[str, tuple[int, int] | None]:
-    """The text without its markers, and the span of the first marked phrase in it (None when nothing is marked).
-    Every later removal shifts the span with it, so it keeps pointing at the same words."""
-    clean, spans = marked_spans(text)
-    return clean, spans[0] if spans else None
+    """The text without its markers, and the span of the first marked phrase of the kind that wins (<b>…</b> over
+    […]; None when nothing is marked). Every later removal shifts the span with it, so it keeps pointing at the same
+    words."""
+    clean, _, winners = marked_spans(text)
+    return clean, winners[0] if winners else None
 
 
-def marked_spans(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """The text without its markers, and the spans of its marked phrases, `<b>…</b>` and `[…]` alike, in the order
-    they open; every removal shifts the spans taken before it. Both kinds are read together: a visitor's "said
-    <b>hello</b> … she was [as cool as a cucumber]." had the bold word taken as the only mark (`chosen_mark` picks
-    the figure among them)."""
-    clean, spans = text, []
+def marked_spans(text: str) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+    """(the text without its markers, the spans of every marked phrase, `<b>…</b>` and `[…]` alike, in the order they
+    open, the spans of the kind that wins: `<b>…</b>` over `[…]`); every removal shifts the spans taken before it.
+    Both kinds are read for a figure (`chosen_mark`): a visitor's "said <b>hello</b> … she was [as cool as a
+    cucumber]." had the bold word taken as the only mark; the winning kind is what is continued when no mark reads as
+    a figure ("Tom was <b>a rock</b> for her [she said].": the bold words, not an aside in brackets)."""
+    clean, spans, bold = text, [], []
     while (m := min((m for mark in _MARKS if (m := mark.search(clean))), key=lambda m: m.start(),
                     default=None)) is not None:
         spans = [(_shift(a, m), _shift(b, m)) for a, b in spans]
@@ -64,12 +66,15 @@ def marked_spans(text: str) -> tuple[str, list[tuple[int, int]]]:
         start = m.start() + len(inner) - len(inner.lstrip())
         clean = clean[:m.start()] + inner + clean[m.end():]
         spans.append((start, start + len(inner.strip())))
-    return clean, spans
+        bold.append(m.re is _MARKS[0])
+    return clean, spans, [sp for sp, b in zip(spans, bold) if b] or spans
 
 
-def chosen_mark(text: str, spans: list[tuple[int, int]]) -> tuple[int, int]:
-    """Of several marked phrases of the clean `text`, the last that reads as a figure, else the last that is not
-    empty: a visitor's "<b>Tom</b> … felt <b>like a deflated balloon</b>." took the name for the figure. A figure:
+def chosen_mark(text: str, spans: list[tuple[int, int]], fallback: list[tuple[int, int]] | None = None
+                ) -> tuple[int, int]:
+    """Of several marked phrases of the clean `text`, the last that reads as a figure, else the last of `fallback`
+    (default: `spans`) that is not empty: a visitor's "<b>Tom</b> … felt <b>like a deflated balloon</b>." took the
+    name for the figure. A figure:
     a mark on a simile's comparator, property or image (not on its topic alone: "[Ann] came like a storm"), a phrase
     that opens as one ("like a …"), or an idiom with a known meaning. One mark is taken as it is."""
     ordered = sorted(spans, key=lambda sp: (sp[1], sp[0]))
@@ -82,7 +87,8 @@ def chosen_mark(text: str, spans: list[tuple[int, int]]) -> tuple[int, int]:
             continue
         if _SIMILE_START.match(phrase) or any(p and p[0] < b and p[1] > a for p in parts) or _marked_meaning(phrase):
             return a, b
-    return next((sp for sp in reversed(ordered) if text[sp[0]:sp[1]].strip()), ordered[-1])
+    rest = sorted(fallback or spans, key=lambda sp: (sp[1], sp[0]))
+    return next((sp for sp in reversed(rest) if text[sp[0]:sp[1]].strip()), rest[-1])
 
 
 #: how many marks (the last ones) `chosen_mark` reads for a figure: each is one look-up
@@ -117,8 +123,8 @@ def _marked(narrative: str) -> tuple[str, tuple[int, int] | None]:
 
 @lru_cache(maxsize=16)
 def _marked_by(narrative: str, lexicon) -> tuple[str, tuple[int, int] | None]:
-    clean, spans = marked_spans(narrative)
-    return clean, chosen_mark(clean, spans) if spans else None
+    clean, spans, winners = marked_spans(narrative)
+    return clean, chosen_mark(clean, spans, winners) if spans else None
 
 
 def _shift(position: int, m: re.Match) -> int:
