@@ -416,6 +416,19 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         shortfall=shortfall, reread=by_writer, spelling=typos, negation=negation_note(literal, doc, slots[0], polisher))
 
 
+def held_comparisons(doc) -> tuple[list, list]:
+    """(the comparisons of like with like the parsed sentence holds, the similes it holds). A comparison of like with
+    like counts whatever the detector makes of it: a second comparison beside it doubles it ("She looks like her
+    mother like a doll."); none of the 410 literal sentences writers gave the blind reads holds one. Another doubted
+    comparison does not: the parser reads "Cats like milk." as one. An emoji image ("as happy as 👍🏽") is a simile
+    whatever the detector, which reads words, makes of it."""
+    extracted = extract_similes("", doc=doc)
+    literal_ones = [s for s in extracted if literal_comparison(s)]
+    found = [s for s in extracted if not literal_comparison(s) and (
+        wordless_image(s.vehicle) or simile_probability(s, doc) >= threshold())]
+    return literal_ones, found
+
+
 def refuse_unpolishable(doc) -> None:
     """An InputError for a parsed sentence Polish cannot work with: no content word a simile could attach to (a
     greeting, "Hello."), or a sentence that already holds a simile (a second comparison would be inserted into the
@@ -427,14 +440,7 @@ def refuse_unpolishable(doc) -> None:
                          "or a quality), as in a greeting. Type a sentence that describes something (e.g. "
                          "\"The lake was calm.\") instead.")
 
-    # a comparison of like with like counts whatever the detector makes of it: a second comparison beside it doubles
-    # it ("She looks like her mother like a doll."); none of the 410 literal sentences writers gave the blind reads
-    # holds one. Another doubted comparison does not: the parser reads "Cats like milk." as one
-    extracted = extract_similes("", doc=doc)
-    literal_ones = [s for s in extracted if literal_comparison(s)]
-    # an emoji image ("as happy as 👍🏽") is one whatever the detector, which reads words, makes of it
-    found = [s for s in extracted if not literal_comparison(s) and (
-        wordless_image(s.vehicle) or simile_probability(s, doc) >= threshold())]
+    literal_ones, found = held_comparisons(doc)
     if literal_ones and not found:
         first = literal_ones[0]
         said = f"as {first.property} as {first.vehicle}" if first.property else f"{first.comparator} {first.vehicle}"
@@ -454,43 +460,68 @@ def refuse_unpolishable(doc) -> None:
 CLAUSE_COMPARATORS = ("as if", "as though")
 
 
+#: words that grade a comparison and go with it when it is cut ("cried just like a baby" → "cried")
+_COMPARISON_GRADE = re.compile(r"(?:\b(?:just|exactly|much|very much|almost|rather|quite|a bit|a little|more)\s+)+$",
+                               re.IGNORECASE)
+
+
 def cut_similes(text: str, similes) -> str:
     """`text` with each simile's comparison cut out, an "as P as V" one's property kept: "The sky was as blue as the
     sea." → "The sky was blue."; "The man, like a tired bear, sat down." → "The man sat down."; "Like a ghost, he
     vanished." → "He vanished."; "Her eyes shone like stars in the night." → "Her eyes shone in the night." (the
-    image's head, as the extractor finds it). The spans are `text`'s own (a text with its tags blanked has the
-    same)."""
+    image's head, as the extractor finds it); "cried just like a baby" → "cried"; an aside between commas, dashes
+    or brackets goes with its marks. The spans are `text`'s own (a text with its tags blanked has the same)."""
     out = text
     for sim in sorted(similes, key=lambda sim: -sim.spans["comparator"][0]):
         start, end = sim.spans["comparator"][0], sim.spans["vehicle"][1]
         keep = text[slice(*sim.spans["property"])] if "property" in sim.spans else ""
         before, after = out[:start], out[end:]
-        if not keep and before.rstrip().endswith(",") and after.lstrip().startswith(","):  # an aside between commas
-            before, after = before.rstrip()[:-1], after.lstrip()[1:]
+        if not keep:
+            before = _COMPARISON_GRADE.sub("", before)
+            b, a = before.rstrip(), after.lstrip()
+            if (b[-1:], a[:1]) in ((",", ","), ("(", ")"), ("—", "—"), ("–", "–"), ("-", "-")):
+                before, after = b[:-1], (a[1:] if a[:1] in ")" else " " + a[1:])  # an aside goes with its marks
         out = before + keep + after
-    out = re.sub(r"[ \t]{2,}", " ", re.sub(r"\s+([,.!?;:])", r"\1", out)).strip()
+    out = re.sub(r"[ \t]{2,}", " ", re.sub(r"\s+([,.!?;:)])", r"\1", out)).strip()
+    out = re.sub(r"[,;:]+(?=[.!?]|$)", "", out)  # "He swam, like a fish." → "He swam."
+    out = re.sub(r"\(\s*\)", "", out)
     out = re.sub(r"^[,;:]\s*", "", out)  # "Like a ghost, he vanished." → "He vanished."
+    out = re.sub(r"[ \t]{2,}", " ", out).strip()
     if out[:1].islower() and text.lstrip()[:1].isupper():
         out = out[0].upper() + out[1:]
     return out
 
 
 def _cut_for_polish(doc, similes) -> str | None:
-    """`cut_similes` of the parsed sentence's similes, when the rest still has a verb or an adjective a new simile can
-    attach to ("Cats like milk." → "Cats." has none: None), else None."""
+    """`cut_similes` of the parsed sentence's similes, or None: for an "as if" clause, for a "like" simile that is a
+    linking verb's complement ("He looked like a ghost." → "He looked." says nothing), or when the rest has no verb
+    or adjective a new simile can attach to ("Cats like milk." → "Cats.")."""
     found = [sim for sim in similes if "vehicle" in sim.spans and sim.comparator not in CLAUSE_COMPARATORS]
-    if not found:
+    if not found or any("property" not in sim.spans and _after_linking_verb(doc, sim) for sim in found):
         return None
     cut = cut_similes(doc.text, found)
     rest = get_registry().get("parser")(cut)
     return cut if cut != doc.text.strip() and any(t.pos_ in ("VERB", "ADJ") for t in rest) else None
 
 
+def _comparator_head(doc, sim):
+    """The token the simile's comparator hangs on ("ran" for "ran like the wind"), or None."""
+    span = doc.char_span(*sim.spans["comparator"], alignment_mode="expand")
+    return span[0].head if span is not None and len(span) else None
+
+
+def _after_linking_verb(doc, sim) -> bool:
+    head = _comparator_head(doc, sim)
+    return head is not None and head.lemma_.lower() in _LINKING
+
+
 def _already_compares(doc) -> str:
     """For a sentence whose "like" lines were left out: the comparison it already makes, read as a simile, and the
     sentence without it to polish instead ("Tom ran like the wind.", which the detector doubts), or ""."""
     found = [sim for sim in extract_similes("", doc=doc) if not literal_comparison(sim)]
-    cut = _cut_for_polish(doc, found) if found else None
+    # a comparison of an action ("ran like the wind"), not of a thing ("Things like apples are good for you.")
+    verbs = [_comparator_head(doc, sim) for sim in found]
+    cut = _cut_for_polish(doc, found) if found and all(v is not None and v.pos_ == "VERB" for v in verbs) else None
     if cut is None:
         return ""
     said = ", ".join(f"“{doc.text[sim.spans['comparator'][0]:sim.spans['vehicle'][1]]}”" for sim in found)
@@ -499,16 +530,17 @@ def _already_compares(doc) -> str:
 
 
 def without_simile(literal: str) -> str | None:
-    """The sentence with the comparisons the extractor finds cut out (`cut_similes`), to polish it afresh ("Tom ran
-    like the wind." → "Tom ran."), whatever the detector makes of them; None when it holds none (a comparison of like
-    with like and an "as if" clause do not count) or the rest has nothing to attach a simile to."""
-    literal = require_text(literal, "literal sentence", MAX_CHARS)
-    doc = get_registry().get("parser")(blank_markup(literal))
-    found = [sim for sim in extract_similes("", doc=doc) if not literal_comparison(sim)]
-    cut = _cut_for_polish(doc, found) if found else None
-    if cut is None:
+    """The sentence Polish refuses for the similes it holds (`held_comparisons`) with them cut out (`cut_similes`),
+    to polish it afresh ("The sky was as blue as the sea." → "The sky was blue."), as the refusal names it; None for
+    a sentence without one, a cut `_cut_for_polish` does not offer, a text with typed tags or over MAX_CHARS. A
+    comparison the detector doubts is not refused, and the note of Polish's shortfall names its cut instead
+    ("Tom ran like the wind.": `_already_compares`)."""
+    if not isinstance(literal, str) or not literal.strip() or len(literal) > MAX_CHARS \
+            or blank_markup(literal) != literal:  # typed tags: the cut of the blanked text is no offer
         return None
-    return cut if blank_markup(literal) == literal else None  # typed tags: the cut of the blanked text is no offer
+    doc = get_registry().get("parser")(literal)
+    _, found = held_comparisons(doc)
+    return _cut_for_polish(doc, found) if found else None
 
 
 def literal_comparison(simile) -> bool:
