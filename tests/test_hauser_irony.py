@@ -161,6 +161,15 @@ def test_the_opposites_a_sentence_may_say_add_wordnets_also_see_sense_by_sense()
     assert opposites["quiet"][:len(antonyms["quiet"])] == antonyms["quiet"]  # the antonyms first, as irony reads them
     assert "loud" not in antonyms["quiet"]  # irony's plain opposite is unchanged
     assert "tender" in opposites["hard"] and "quiet" not in opposites["hard"]
+    # an also-see word counts only when the sentence says it of its subject (a reviewer's "The tough old dog …")
+    from studio.figures.antonyms import load_also_see
+    from studio.figures.irony import stated_opposites
+
+    also = load_also_see()
+    assert stated_opposites("The room was very loud.", "quiet", opposites, also) == ["loud"]
+    assert stated_opposites("The loud room emptied.", "quiet", opposites, also) == []
+    assert stated_opposites("The tough old dog slept.", "soft", opposites, also) == []
+    assert stated_opposites("The hard old bed creaked.", "soft", opposites, also) == ["hard"]  # a direct antonym
     from studio.lab.similes.antonyms_build import WORDNET_ADJ, also_see_opposites
 
     if not WORDNET_ADJ.is_file():

@@ -115,7 +115,8 @@ def test_slots_follow_english_grammar(tiny_registry):
     # a visitor's 'She said "I will be there at 5" …' got ten 'She said like a child "I will …' lines: a verb whose
     # words said follow in quotes has no slot before them; an elision ("'til") opens no quote
     for text, anchors in (('She said "I will be there at 5" and then ran 3 miles.', {"ran"}),
-                          ("He shouted, “Stop!” and ran away.", {"Stop", "away"}),
+                          ("She said 'I will be there' and left.", {"left"}),
+                          ("He shouted, “Stop!” and ran away.", {"shouted", "Stop", "away"}),  # after the comma
                           ("He waited 'til dawn.", {"dawn"})):
         assert {s.anchor for s in find_slots(text, parse(text))} == anchors, text
 

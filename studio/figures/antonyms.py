@@ -37,3 +37,13 @@ def load_opposites() -> dict[str, tuple[str, ...]]:
         table = json.load(fh)
     also = table.get("also_see", {})
     return {w: tuple(a) + tuple(also.get(w, ())) for w, a in table["antonyms"].items()}
+
+
+@lru_cache(maxsize=1)
+def load_also_see() -> dict[str, tuple[str, ...]]:
+    """{adjective: WordNet's also-see words of its antonyms' senses} (memoised): the part of `load_opposites` that a
+    sentence must say of its subject to count ("The room was very loud."), not of any noun ("The tough old dog …")."""
+    if not ASSET.is_file():
+        return {}
+    with open(ASSET, encoding="utf-8") as fh:
+        return {w: tuple(a) for w, a in json.load(fh).get("also_see", {}).items()}

@@ -164,12 +164,26 @@ def _antonym_gains(features, items, antonyms: dict, only=None, reach: float | No
     return out
 
 
-def stated_opposites(literal: str, prop: str, antonyms: dict) -> list[str]:
+def stated_opposites(literal: str, prop: str, antonyms: dict, predicated: dict | None = None) -> list[str]:
     """The antonyms of `prop` the literal sentence itself says, unnegated, when it does not say `prop` too ("quiet"
-    for "noisy" in "The old house was very quiet at night.")."""
+    for "noisy" in "The old house was very quiet at night."). `predicated`: {prop: words} of `antonyms`' that count
+    only when the sentence says them of its subject ("The room was very loud."): WordNet's also-see words, whose
+    sense an attributive use does not fix ("The tough old dog …" is no opposite of "as soft as a cloud")."""
     if _NEGATION.search(literal) or _says(literal, prop):
         return []
-    return [a for a in antonyms.get(prop.lower(), ()) if _says(literal, a)]
+    only_said_of = set((predicated or {}).get(prop.lower(), ()))
+    return [a for a in antonyms.get(prop.lower(), ())
+            if (_predicates(literal, a) if a in only_said_of else _says(literal, a))]
+
+
+#: a linking verb and the degree words that may stand between it and its adjective
+_PREDICATING = (r"\b(?:is|was|were|are|am|be|been|being|seems?|seemed|looks?|looked|feels?|felt|sounds?|sounded|"
+                r"becomes?|became|gets?|got|grew|grows?|remains?|remained|stays?|stayed)\s+(?:(?:very|so|really|"
+                r"quite|extremely|incredibly|too|rather|pretty|terribly|awfully|all)\s+)*")
+
+
+def _predicates(text: str, word: str) -> bool:
+    return re.search(_PREDICATING + rf"{re.escape(word.lower())}(?![\w-])", text.lower()) is not None
 
 
 def _says(text: str, word: str) -> bool:
@@ -177,7 +191,7 @@ def _says(text: str, word: str) -> bool:
 
 
 def find_served_opposites(lm, writer, items, literals: list[str], antonyms: dict,
-                          ironies: list[Irony | None]) -> list[str | None]:
+                          ironies: list[Irony | None], predicated: dict | None = None) -> list[str | None]:
     """Per item, the antonym A of its sincere "as P as V" simile's property that the literal sentence says, or None:
     "The old house was as noisy as a rock concert at night." after "…was very quiet at night." → "quiet". Sincere: not
     read as ironic (`ironies`), and V no likelier after A than after P for the small LM nor for the writer (a rock
@@ -185,7 +199,8 @@ def find_served_opposites(lm, writer, items, literals: list[str], antonyms: dict
     after "…was sour": +1.4 and +1.1). The simile then says the opposite of the sentence's own word, a contradiction
     by construction. Needs the writer (None: nothing is found): the small LM alone finds "a rock" no likelier after
     "dull" than after "sharp". `antonyms`: what a sentence may say against P (antonyms.load_opposites: the plain
-    antonyms and WordNet's also-see words of their senses, "loud" for "quiet").
+    antonyms and WordNet's also-see words of their senses, "loud" for "quiet"); `predicated`: those of them that
+    count only when said of the subject (antonyms.load_also_see, `stated_opposites`).
     Why: docs/experiments.md#hauser-stated-opposite, #hauser-also-see-opposites"""
     if writer is None:
         return [None] * len(items)
@@ -196,7 +211,8 @@ def find_served_opposites(lm, writer, items, literals: list[str], antonyms: dict
         s = first_vehicle(similes)
         ok = irony is None and stated_reading(candidate, s) is not None \
             and not _NEGATION.search(candidate[:s.spans["comparator"][0]])  # "…wasn't as noisy as…" agrees
-        only.append(stated_opposites(literal, candidate[slice(*s.spans["property"])], antonyms) if ok else [])
+        only.append(stated_opposites(literal, candidate[slice(*s.spans["property"])], antonyms, predicated)
+                    if ok else [])
     by_lm, by_writer = _antonym_gains(lm, items, antonyms, only), _antonym_gains(writer, items, antonyms, only)
     out = []
     for a, b in zip(by_lm, by_writer):

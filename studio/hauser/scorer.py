@@ -214,11 +214,12 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
             fit_backend, fit_rows, fit_used = writer.description, writer.fits(items), True
     opposites, stand_ins = [None] * len(flat), [None] * len(flat)
     if settings.irony and lm is not None:  # LM passes only for the "as P as" candidates whose property has an antonym
-        from ..figures.antonyms import load_antonyms, load_opposites
+        from ..figures.antonyms import load_also_see, load_antonyms, load_opposites
         from ..figures.irony import find_served_ironies, find_served_opposites
 
         ironies = find_served_ironies(lm, writer, items, load_antonyms())
-        opposites = find_served_opposites(lm, writer, items, [lit for _, lit, _ in flat], load_opposites(), ironies)
+        opposites = find_served_opposites(lm, writer, items, [lit for _, lit, _ in flat], load_opposites(), ironies,
+                                          load_also_see())
         stand_ins = find_stand_ins(lm, writer, flat, similes, load_antonyms())
     # the weights applied: the paper's formulas (0) where a model is off or cannot serve
     lm_weights = (settings.lm_relevance if fit_used else 0.0, settings.lm_creativity if lm_used else 0.0)

@@ -727,14 +727,19 @@ def _reduplicated(token) -> bool:
     return len(words) == 3 and words[0] == words[2] and words[1] in _REDUPLICATING
 
 
-_QUOTES = {'"', "“", "‘", "«", "„"}  # not "'": an elision ("'til", "'tis") opens no quote
+_QUOTES = {'"', "“", "‘", "«", "„"}
 
 
 def _opens_a_quote(doc, i: int) -> bool:
-    """Whether a quotation opens at token i, or right after a comma or colon there ('said, "Stop!"')."""
-    if i < len(doc) and doc[i].text in (",", ":"):
-        i += 1
-    return i < len(doc) and doc[i].text in _QUOTES and doc[i].whitespace_ == ""
+    """Whether a quotation opens at token i, right after the verb's phrase ('said "I will"'; after a comma the
+    comparison still fits: 'shouted like a child, "Stop!"'). A straight single quote opens one only when another
+    closes it later ("said 'I will be there' and left"), not as an elision ("'til dawn", "'tis")."""
+    if i >= len(doc) or doc[i].whitespace_:
+        return False
+    if doc[i].text in _QUOTES:
+        return True
+    rest = doc.text[doc[i].idx + 1:]
+    return doc[i].text == "'" and re.search(r"[\w.!?,]'(?!\w)", rest) is not None
 
 
 def _phrase_end(verb):
