@@ -7,9 +7,9 @@
   with a message for the visitor; the callers pass the inputs on as given.
 - `components(sentence) -> dict`: the similes in a sentence with their topic, vehicle, event and property.
 - `respelled(literal) -> str | None`: the literal with its likely typos corrected (what `spelling_note` suggests),
-  None when it has none; `without_simile(literal) -> str | None`: the literal with the similes it already holds
-  cut out ("Tom ran like the wind." → "Tom ran."), None when it holds none: the sentences the Polish tab offers to
-  polish instead (`offered`: the first of them).
+  None when it has none; `without_simile(literal) -> str | None`: the literal Polish refuses for the simile it
+  already holds, with it cut out ("The sky was as blue as the sea." → "The sky was blue."), None otherwise: the
+  sentences the Polish tab offers to polish instead (`offered`: the first of them).
 
 The limits and choices below are what the front ends show beside their inputs; the meanings are the texts that say
 what the numbers mean. The work itself is in polish.py (the realiser and its sources), writer_vehicles.py (the
