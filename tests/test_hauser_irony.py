@@ -352,16 +352,23 @@ def test_a_like_simile_in_the_place_of_the_literals_adverb():
 @pytest.mark.offline
 def test_rerank_reads_a_like_simile_in_the_adverbs_place_as_the_adverb(offline):
     """A visitor's Rerank flagged "walked like a snail" and "like a tortoise" as contradicting "walked very slowly"
-    (the NLI: 0.99, as for "like a cheetah"): the simile stands for the adverb, so it is read as the adverb unless the
-    irony check finds its image suits the opposite ("a rocket": the writer, 5.3 nats likelier after "fast")."""
+    (the NLI: 0.99, as for "like a cheetah"): the simile stands for the adverb. It is read as the adverb when its
+    image suits it for both models, as a contradiction when the irony check finds it suits the opposite ("a rocket":
+    the writer, 5.3 nats likelier after "fast"), and as written, unflagged, when they are unsure ("a cheetah")."""
     from studio.hauser.scorer import evidence_text, score_group
     from studio.ui.rerank_tab import explain_candidate
 
     literal = "The old man walked very slowly to the door."
-    snail, tortoise, rocket = score_group(literal, [literal.replace("very slowly", f"like a {v}")
-                                                    for v in ("snail", "tortoise", "rocket")]).candidates
+    snail, tortoise, rocket, cheetah = score_group(literal, [literal.replace("very slowly", f"like a {v}")
+                                                             for v in ("snail", "tortoise", "rocket", "cheetah")]
+                                                   ).candidates
     assert not snail.contradicts and not tortoise.contradicts and snail.stand_in["adverb"] == "very slowly"
-    assert rocket.contradicts and rocket.stand_in["antonym"] == "fast" and rocket.rank == 3
-    assert "takes the place of “very slowly”" in explain_candidate(snail.to_dict())
+    assert snail.logical_consistency > 0.5 and not snail.stand_in.get("unsure")
+    assert rocket.contradicts and rocket.stand_in["antonym"] == "fast" and rocket.rank == 4
+    # the models unsure (a reviewer's and a sweep's "like a cheetah"): read as written, its doubt shown, not ranked last
+    assert cheetah.stand_in.get("unsure") and cheetah.logical_consistency < 0.5 and not cheetah.contradicts
+    assert cheetah.rank > max(snail.rank, tortoise.rank)
+    assert "cannot tell whether its image suits “slow”" in explain_candidate(cheetah.to_dict())
+    assert "takes the place of “very slowly”, and its image suits that" in explain_candidate(snail.to_dict())
     assert "stands for “very slowly”, but the LM finds the vehicle likelier after “fast”" in evidence_text(
         rocket.to_dict())

@@ -305,7 +305,7 @@ def test_a_refused_simile_names_itself_and_the_sentence_to_polish_instead():
     # the detector doubts "like the wind" (0.17), so no refusal: no "like" line is added beside it, and the note says
     # what to polish instead
     result = polish("Tom ran like the wind.", n=3, seed=0)
-    assert result.shortfall.endswith("The sentence already compares (“like the wind”): for other similes, polish "
+    assert result.shortfall.endswith("The sentence already compares (“like the wind”): to start afresh, polish "
                                      "“Tom ran.”")
     # a comparison of a thing, not of an action, gets no such note
     assert "already compares" not in polish("Things like apples are good for you.", n=3, seed=0).shortfall

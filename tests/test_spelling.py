@@ -129,3 +129,9 @@ def test_the_tab_offers_to_polish_the_corrected_sentence():
     assert polish_offer("The sky was as bleu as the sea.")[1] == "The sky was as blue as the sea."
     assert take_offer("", "Her eyes were as blue as the sea.")[0] == "Her eyes were blue."
     assert polish_offer("It looks like rain.")[0].visible is False  # "It looks." would say nothing
+    # after a refusal only the sentence without its simile is offered: a sentence refused as Spanish got a
+    # "correction" of its Spanish words (a visitor's "El perry era my rápido.")
+    from studio.ui.polish_tab import refusal_offer
+
+    assert refusal_offer("El perro era muy rápido.")[0].visible is False
+    assert refusal_offer("Her eyes were as blue as the sea.")[1] == "Her eyes were blue."

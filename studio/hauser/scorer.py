@@ -2,6 +2,8 @@
 criteria → rankings. Many groups are scored together so that each model runs once over all of them."""
 from __future__ import annotations
 
+import math
+
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
@@ -229,8 +231,8 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     # an ironic simile is judged by its literal reading ("as loud as a whisper" → "very soft"), any other "as P as V"
     # by the property it states ("as bitter as regret" → "very bitter")
     # a "like" simile in the place of the literal's manner adverb by the words it replaces ("like a snail" → "very
-    # slowly"), unless it suits the adverb's opposite
-    read = [stand[0].reading if stand and stand[1] is None else irony.reading if irony else (
+    # slowly") when its image suits the adverb; one the models are unsure of as it is written
+    read = [stand[0].reading if stand and stand[1] is None and stand[2] else irony.reading if irony else (
             settings.stated_property and stated_reading(cand, first_vehicle(sims))) or cand
             for (_, _, cand), sims, irony, stand in zip(flat, similes, ironies, stand_ins)]
     nli_probs = nli.predict([lit for _, lit, _ in flat], read, batch_size=128)
@@ -291,12 +293,14 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
 
 
 def find_stand_ins(lm, writer, flat, similes, antonyms: dict) -> list:
-    """Per candidate, None or (manner.StandIn, the Irony of its probe or None): a "like V" simile in the place of the
-    literal's manner adverb ("…walked like a snail…" for "…walked very slowly…"), and whether the served irony check
-    (the small LM's and the writer's margins) finds V likelier after an antonym of the adverb's adjective ("a
-    cheetah" after "fast"). The served NLI read such a candidate as a sentence that lost a word: 0.99 contradiction
-    for the snail, the tortoise and the cheetah alike."""
-    from ..figures.irony import find_served_ironies
+    """Per candidate, None or (manner.StandIn, the Irony of its probe or None, whether its image suits the adverb): a
+    "like V" simile in the place of the literal's manner adverb ("…walked like a snail…" for "…walked very
+    slowly…"), whether the served irony check (the small LM's and the writer's margins) finds V likelier after an
+    antonym of the adverb's adjective ("a rocket" after "fast"), and whether neither model finds it likelier after
+    any antonym ("a snail"). The served NLI read such a candidate as a sentence that lost a word: 0.99 contradiction
+    for the snail, the tortoise and the cheetah alike.
+    why: docs/experiments.md#hauser-manner-stand-in"""
+    from ..figures.irony import find_ironies, find_served_ironies
     from ..figures.manner import probe, stand_in
 
     found = [stand_in(lit, cand, first_vehicle(sims), antonyms) for (_, lit, cand), sims in zip(flat, similes)]
@@ -304,15 +308,22 @@ def find_stand_ins(lm, writer, flat, similes, antonyms: dict) -> list:
              for k, (st, (_, _, cand), sims) in enumerate(zip(found, flat, similes)) if st is not None]
     if not asked:
         return [None] * len(flat)
-    ironic = dict(zip((k for k, _ in asked), find_served_ironies(lm, writer, [item for _, item in asked], antonyms)))
-    return [None if st is None else (st, ironic[k]) for k, st in enumerate(found)]
+    items = [item for _, item in asked]
+    ironic = find_served_ironies(lm, writer, items, antonyms)
+    # the image suits the adverb when no antonym makes it likelier, for either model (gains ≤ 0: "a snail", "a
+    # tortoise"); else the models are unsure ("a cheetah" after "slow": +2.3 and +1.8 nats, under the margins)
+    gains = [find_ironies(model, items, antonyms, margin=-math.inf) for model in (lm, writer) if model is not None]
+    suits = [all(g[i] is not None and g[i].margin <= 0 for g in gains) for i in range(len(items))]
+    by_k = {k: (ironic[i], suits[i]) for i, (k, _) in enumerate(asked)}
+    return [None if st is None else (st, *by_k[k]) for k, st in enumerate(found)]
 
 
 def _stand_in_dict(found) -> dict:
     if found is None:
         return {}
-    st, irony = found
-    return {**st.to_dict(), **({"antonym": irony.antonym, "margin": round(irony.margin, 3)} if irony else {})}
+    st, irony, suits = found
+    return {**st.to_dict(), **({"antonym": irony.antonym, "margin": round(irony.margin, 3)} if irony else
+                               {} if suits else {"unsure": True})}
 
 
 def literal_share(literal_doc, candidate_doc) -> float | None:
@@ -387,9 +398,13 @@ def evidence_text(c: dict) -> str:
         parts.append(f"the simile stands for “{stand['adverb']}”, but the LM finds the vehicle likelier after "
                      f"“{stand['antonym']}” than after “{stand['adjective']}” ({stand['margin']:+.1f} nats), so it "
                      "contradicts the sentence")
+    elif stand.get("unsure"):
+        parts.append(f"the simile stands for “{stand['adverb']}”; the LMs cannot tell whether its image suits "
+                     f"“{stand['adjective']}” or its opposite, so the NLI read the candidate as written and its "
+                     "contradiction does not rank it last")
     elif stand:
-        parts.append(f"the simile stands for “{stand['adverb']}”, the words it replaces: the NLI read "
-                     f"“{stand['reading']}”")
+        parts.append(f"the simile stands for “{stand['adverb']}”, the words it replaces, and its image suits that: "
+                     f"the NLI read “{stand['reading']}”")
     elif c.get("nli_read") and not irony:
         parts.append(f"the NLI read the simile as the property it states: “{c['nli_read']}”")
     if c.get("opposite"):
@@ -422,7 +437,10 @@ def _normalize_and_rank(rows: list[CandidateScore], settings: Settings) -> None:
     gate = settings.contradiction_gate
     for row in rows:
         p_c = None if row.logical_consistency is None else 1.0 - row.logical_consistency  # Eq. 4 read back
-        row.contradicts = gate is not None and row.has_simile and p_c is not None and p_c >= gate
+        # an image in the adverb's place the models are unsure of: the NLI reads a dropped word as a contradiction
+        # whatever the image, so its verdict is shown, not acted on (only an ironic one is ranked last)
+        row.contradicts = gate is not None and row.has_simile and p_c is not None and p_c >= gate \
+            and not row.stand_in.get("unsure")
     ranking = C.combine_rankings([r.quality for r in rows], [r.creativity for r in rows],
                                  [r.informativeness for r in rows], [r.has_simile for r in rows], settings.rank_weights,
                                  after=[r.contradicts or r.off_sentence for r in rows])

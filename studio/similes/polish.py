@@ -452,7 +452,7 @@ def refuse_unpolishable(doc) -> None:
         cut = _cut_for_polish(doc, found)
         said = ", ".join(f"“{doc.text[s.spans['comparator'][0]:s.spans['vehicle'][1]]}”" for s in found)
         raise InputError(f"This sentence already holds a simile ({said}); Polish adds one to a literal sentence. "
-                         + (f"For other similes, polish “{cut}”" if cut else "Remove its comparison to polish it")
+                         + (f"To start afresh, polish “{cut}”" if cut else "Remove its comparison to polish it")
                          + ", or see its parts under \"Components of a simile\".")
 
 
@@ -525,7 +525,7 @@ def _already_compares(doc) -> str:
     if cut is None:
         return ""
     said = ", ".join(f"“{doc.text[sim.spans['comparator'][0]:sim.spans['vehicle'][1]]}”" for sim in found)
-    return f" The sentence already compares ({said}): for other similes, polish “{cut}”" + (
+    return f" The sentence already compares ({said}): to start afresh, polish “{cut}”" + (
         "" if cut[-1:] in ".!?" else ".")
 
 

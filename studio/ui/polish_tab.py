@@ -10,7 +10,7 @@ from ..capabilities import tab_title
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, PolishResult, components, polish,
-                               about_keepers, offered, spelling_note)
+                               about_keepers, offered, spelling_note, without_simile)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
                      unescape_markdown, warn)
@@ -277,16 +277,27 @@ def take_offer(offered_text: str | None, literal: str | None):
     return offered_text or _offered(literal) or literal or "", gr.Button(visible=False)
 
 
+def refusal_offer(text: str | None):
+    """After a refusal: the button for the sentence without the simile it holds ("Polish “The sky was blue.”
+    instead"), the sentence Polish's refusal names; nothing else (a sentence in Spanish refused as such has no
+    English typos to correct: a visitor was offered "El perry era my rápido.")."""
+    try:
+        other = without_simile(text) if text else None
+    except Exception:  # noqa: BLE001 — the offer is never a failure
+        other = None
+    return polish_offer(None, other) if other else (gr.Button(visible=False), "")
+
+
 #: the longest offered sentence a button label shows whole (a longer one is cut there, with "…")
 OFFER_SHOWN = 80
 
 
-def polish_offer(text: str | None):
-    """After a run, or a refusal: the button that polishes another sentence instead, and that sentence — the
-    sentence with its likely typos corrected ("The room was vrey hot." → "Polish “The room was very hot.” instead"),
-    else without the simile it already holds ("The sky was as blue as the sea." → "Polish “The sky was blue.”
-    instead"); hidden for neither."""
-    other = _offered(text)
+def polish_offer(text: str | None, other: str | None = None):
+    """After a run: the button that polishes another sentence instead, and that sentence — the sentence with its
+    likely typos corrected ("The room was vrey hot." → "Polish “The room was very hot.” instead"), else without the
+    simile it already holds ("The sky was as blue as the sea." → "Polish “The sky was blue.” instead"); hidden for
+    neither. `other`: that sentence, worked out already."""
+    other = other or _offered(text)
     if not other:
         return gr.Button(visible=False), ""
     shown = other if len(other) <= OFFER_SHOWN else other[:OFFER_SHOWN - 1].rstrip() + "…"
@@ -392,7 +403,7 @@ def build_polish_tab() -> dict:
             run.failure(failed_run(None, None, ""), outputs=[table, plain, stale, status], api_name=False,
                         queue=False)
             # a refused sentence that holds a simile: polish it without ("The sky was blue.")
-            run.failure(polish_offer, inputs=literal, outputs=[respell, respelled_text], api_name=False, queue=False,
+            run.failure(refusal_offer, inputs=literal, outputs=[respell, respelled_text], api_name=False, queue=False,
                         show_progress="hidden")
         # Stop cancels the run: the worker sees `cancelled()` at its next strategy or batch and ends
         stop.click(stopped_line("no candidates for this sentence; press Polish to run it again."), inputs=status,

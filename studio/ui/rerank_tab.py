@@ -261,7 +261,11 @@ def explain_candidate(c: dict) -> str:
                     "the sentence, and it is ranked after every candidate that is not a contradiction, whatever its "
                     "creativity.")
         return " ".join(s for s in said if s)
-    if stand:
+    if stand.get("unsure"):
+        said.append(f"It takes the place of {_quote(stand['adverb'])}, but the language models cannot tell whether "
+                    f"its image suits {_quote(stand['adjective'])} or its opposite, so it was checked as written, "
+                    "and a contradiction found there does not rank it last (a dropped word reads as one).")
+    elif stand:
         said.append(f"It takes the place of {_quote(stand['adverb'])}, and its image suits that, so it was checked "
                     f"as meaning {_quote(stand['reading'].rstrip('. '))}.")
     if c.get("opposite"):  # a sincere simile of the literal's antonym: the same contradiction by construction
