@@ -31,12 +31,8 @@ def load_opposites() -> dict[str, tuple[str, ...]]:
     """{adjective: its antonyms, then the table's also-see words of them} (memoised): what a sentence may say that
     is the opposite of a simile's property ("The room was very loud." against "as quiet as a mouse"). Irony reads
     `load_antonyms` alone: an ironic simile's literal reading needs the one plain opposite."""
-    if not ASSET.is_file():
-        return {}
-    with open(ASSET, encoding="utf-8") as fh:
-        table = json.load(fh)
-    also = table.get("also_see", {})
-    return {w: tuple(a) + tuple(also.get(w, ())) for w, a in table["antonyms"].items()}
+    also = load_also_see()
+    return {w: a + also.get(w, ()) for w, a in load_antonyms().items()}
 
 
 @lru_cache(maxsize=1)
