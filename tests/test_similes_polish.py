@@ -302,6 +302,10 @@ def test_a_sentence_without_the_simile_it_holds(text, cut):
 def test_a_refused_simile_names_itself_and_the_sentence_to_polish_instead():
     with pytest.raises(InputError, match="holds a simile \\(“as blue as the sea”\\).*polish “Her eyes were blue.”"):
         polish("Her eyes were as blue as the sea.", n=3, seed=0)
+    # typed tags: the refusal names no sentence, as no button offers one (the cut would drop the tags)
+    with pytest.raises(InputError) as refused:
+        polish("The <b>sky</b> was as blue as the sea.", n=3, seed=0)
+    assert "already holds a simile" in str(refused.value) and "start afresh" not in str(refused.value)
     # the detector doubts "like the wind" (0.17), so no refusal: no "like" line is added beside it, and the note says
     # what to polish instead
     result = polish("Tom ran like the wind.", n=3, seed=0)

@@ -302,7 +302,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     # a tag's name and attributes are not words to polish: the sentence is read with them blanked (offsets hold), so
     # "<b>The night was dark.</b>" gets "as dark as coal" inside its tags, not "like an abyss" after them
     doc = parser(blank_markup(literal))  # markup alone was refused by refuse_non_english
-    refuse_unpolishable(doc)
+    refuse_unpolishable(doc, offer=blank_markup(literal) == literal)
     respell = {m.word.lower(): m.suggestion.lower() for m in typos}
     slots = find_slots(literal, doc, respell)
     if not slots and blank_emoji(literal) != literal:  # "The party was 🎉 very loud 🔊.": read again, emoji as blanks
@@ -429,10 +429,12 @@ def held_comparisons(doc) -> tuple[list, list]:
     return literal_ones, found
 
 
-def refuse_unpolishable(doc) -> None:
+def refuse_unpolishable(doc, offer: bool = True) -> None:
     """An InputError for a parsed sentence Polish cannot work with: no content word a simile could attach to (a
     greeting, "Hello."), or a sentence that already holds a simile (a second comparison would be inserted into the
-    first: "as as blue as a sapphire as the sea"). Markup alone is refused before (`refuse_non_english`)."""
+    first: "as as blue as a sapphire as the sea"), with the sentence without it to polish instead (`offer` False: a
+    text with typed tags, whose cut would drop them, gets none). Markup alone is refused before
+    (`refuse_non_english`)."""
     # a content word a simile can attach to ("there", "so" and the other stop-word adverbs do not count): a sentence
     # with none ("Hello.", "Yes.", "I am.") has nothing to compare
     if not any(t.is_alpha and t.pos_ in CONTENT_POS and not (t.pos_ == "ADV" and t.is_stop) for t in doc):
@@ -448,8 +450,8 @@ def refuse_unpolishable(doc) -> None:
                          "and a simile added beside it "
                          "would clash with it. Polish adds a simile to a sentence without a comparison: leave it out "
                          "(\"He looked tired.\") to polish the sentence.")
-    if found:
-        cut = _cut_for_polish(doc, found)
+    if found:  # `offer` False (typed tags: the cut of the blanked text would drop them): no sentence is named
+        cut = _cut_for_polish(doc, found) if offer else None
         said = ", ".join(f"“{doc.text[s.spans['comparator'][0]:s.spans['vehicle'][1]]}”" for s in found)
         raise InputError(f"This sentence already holds a simile ({said}); Polish adds one to a literal sentence. "
                          + (f"To start afresh, polish “{cut}”" if cut else "Remove its comparison to polish it")
