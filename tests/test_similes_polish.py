@@ -280,7 +280,8 @@ def test_refuses_what_it_cannot_polish(text, message):
 CUT = [("The sky was as blue as the sea.", "The sky was blue."),
        ("The man, like a tired bear, sat down.", "The man sat down."), ("Like a ghost, he vanished.", "He vanished."),
        ("She sang like an angel and danced like a feather.", "She sang and danced."),
-       ("It was as cold as ice.", "It was cold."), ("He was as brave as a lion, they said.", "He was brave, they said."),
+       ("It was as cold as ice.", "It was cold."),
+       ("He was as brave as a lion, they said.", "He was brave, they said."),
        ("He was as happy as 👍🏽.", "He was happy."), ("He cried just like a baby.", "He cried."),
        ("He swam like a fish, like a dolphin.", "He swam."), ("Tom (like a fox) slipped away.", "Tom slipped away."),
        # none: a comparison the detector doubts (the note names its cut), a linking verb's complement, a clause, like
