@@ -19,15 +19,26 @@ RESULT_TIMEOUT_MS = 120_000
 STORY = "Maya kept putting off her thesis all spring, and then she had to write day and night [like a machine]."
 LAKE = "The lake was calm."
 
-#: every visible table's box and its header cells' edges (px)
+#: the width (px) of a header's longest word as its text is set, and the room its cell gives a line: a header that
+#: breaks inside a word ("mem / ory") has a word wider than that room
+WORD_JS = """(h) => { const text = h.querySelector('.header') || h; const probe = document.createElement('span');
+  probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap;font:' + getComputedStyle(text).font;
+  document.body.appendChild(probe);
+  const widest = Math.max(0, ...h.innerText.trim().split(/\\s+/).map(w => { probe.textContent = w;
+                                                                          return probe.getBoundingClientRect().width; }));
+  probe.remove();
+  return [widest, text.getBoundingClientRect().width]; }"""
+
+#: every visible table's box and its header cells' edges (px), each with WORD_JS's two widths
 COLUMNS_JS = """(selector) => [...document.querySelectorAll(selector)].filter(e => e.offsetParent).map(root => {
+  const word = """ + WORD_JS + """;
   const table = root.querySelector('table');
   const wrap = (table && (table.closest('.table-wrap') || table.parentElement)) || root;
   const box = wrap.getBoundingClientRect();
   const heads = [...root.querySelectorAll('thead th')].filter(h => h.offsetParent);
   return {box: [box.left, box.right], window: window.innerWidth,
           heads: heads.map(h => { const r = h.getBoundingClientRect();
-                                  return [h.innerText.trim(), r.left, r.right, r.width]; })};
+                                  return [h.innerText.trim(), r.left, r.right, r.width, ...word(h)]; })};
 })"""
 
 
@@ -48,11 +59,13 @@ def _misfits(tables, selector: str, expected: int) -> list:
             out.append((selector, [h[0] for h in heads]))
         if right > table["window"] + 1:
             out.append((selector, "the table runs past the window", table))
-        for title, a, b, width in heads:
+        for title, a, b, width, word, room in heads:
             if a < left - 1 or b > right + 1:
                 out.append((selector, title, "outside the table's box", table))
             if width < 24:
                 out.append((selector, title, "too narrow to read", width))
+            if word > room + 0.5:  # a phone showed "mem / ory (MB)", "similar / ity"
+                out.append((selector, title, "breaks inside a word", word, room))
     return out
 
 
@@ -209,6 +222,10 @@ def test_imagine_and_about_fit_the_window(pages, shots, width, height):
         select_tab(page, name)
         page.wait_for_timeout(300)
         _fits_the_window(page, shots, name.lower())
+    # the figures' table (Markdown) scrolls inside its own box rather than break its headers inside a word
+    heads = page.evaluate(f"() => [...document.querySelectorAll('.studio-scroll-table th')].filter(h => h.offsetParent)"
+                          f".map(h => [h.innerText.trim(), ...({WORD_JS})(h)])")
+    assert heads and all(word <= room + 0.5 for _, word, room in heads), heads
 
 
 def test_rerank_columns_all_shown_at_1400(pages, shots):

@@ -95,4 +95,4 @@ def build_about_tab() -> None:
     with gr.Tab("About", id="about"):
         gr.Markdown(ABOUT)
         gr.Markdown(profile_text)
-        gr.Markdown(figures_text(in_use=get_registry().profile))
+        gr.Markdown(figures_text(in_use=get_registry().profile), elem_classes=["studio-scroll-table"])

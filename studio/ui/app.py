@@ -75,6 +75,8 @@ CSS = f"""
   {_RERANK_2} {{{_fixed(120)}}}
   {_text_column(1)}, {_text_column(2)}, {_text_column(3)} {{{_fixed(240)}}}
 }}
+.studio-scroll-table table {{display: block; overflow-x: auto}}
+.studio-scroll-table th {{word-break: keep-all !important; overflow-wrap: normal !important}}
 .studio-panel code {{white-space: normal; overflow-wrap: anywhere}}
 .studio-panel {{border: 1px solid var(--border-color-accent); border-radius: var(--radius-lg); padding: 4px 16px;
                background: var(--background-fill-secondary)}}

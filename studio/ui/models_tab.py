@@ -121,7 +121,7 @@ def build_models_tab(admin: bool | None = None) -> None:
         gr.Markdown(profile_markdown)
         table = gr.Dataframe(value=screen_table, headers=SCREEN_COLUMNS, interactive=False, wrap=True,
                              label="Model roles", elem_id="models-table", elem_classes=["studio-fit-table"],
-                             column_widths=["26%", "26%", "18%", "14%", "16%"], max_height=1200)
+                             column_widths=["24%", "24%", "17%", "14%", "21%"], max_height=1200)
         gr.Markdown(SCREEN_NOTE, elem_classes=["studio-note"])
         gr.Markdown(unavailable_markdown, elem_classes=["studio-note"])
         with gr.Accordion("Details: models, self-checks, reasons and fixes", open=False):

@@ -220,7 +220,7 @@ def build_proverbs_tab() -> None:
         narrative_hl = gr.HighlightedText(label="Narrative", color_map=COLOURS, show_legend=False)
         pairs = gr.Dataframe(headers=PAIR_COLUMNS, datatype=["number", "str", "str", "number"], interactive=False,
                              wrap=True, label="Aligned pairs", elem_id="proverbs-pairs",
-                             elem_classes=["studio-fit-table"], column_widths=["8%", "32%", "40%", "20%"])
+                             elem_classes=["studio-fit-table"], column_widths=["8%", "31%", "38%", "23%"])
         gr.Markdown(PAIRS_NOTE, elem_classes=["studio-note"])
         gr.Markdown("### Similar narratives\nOther narratives ranked by how alike their proverb distributions are "
                     "(leave the box empty to compare with the example narratives).")
@@ -234,7 +234,7 @@ def build_proverbs_tab() -> None:
         similar_table = gr.Dataframe(headers=SIMILAR_COLUMNS, datatype=["number", "number", "str", "str"],
                                      interactive=False, wrap=True, label="Similar narratives",
                                      elem_id="proverbs-similar", elem_classes=["studio-fit-table"],
-                                     column_widths=["9%", "16%", "45%", "30%"])
+                                     column_widths=["9%", "23%", "40%", "28%"])
         gr.Markdown(SIMILAR_NOTE, elem_classes=["studio-note"])
 
         narrative_limit = (narrative, "narrative", MAX_NARRATIVE_CHARS)
