@@ -313,6 +313,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         raise InputError("No place for a simile was found: Polish needs a sentence that says how something is or acts, "
                          "with a predicated adjective (\"The night was dark.\") or an action verb (\"She walked "
                          "slowly.\"); one that names what something is (\"Paris is the capital of France.\") has none.")
+    refuse_like_after_like(literal, doc, slots)
     step(0.08, "loading the polisher")
     polisher, trained = polisher_lm()
     slots = sorted(slots, key=lambda s: -s.score)[:3]
@@ -517,13 +518,20 @@ def _after_linking_verb(doc, sim) -> bool:
     return head is not None and head.lemma_.lower() in _LINKING
 
 
-def _already_compares(doc) -> str:
-    """For a sentence whose "like" lines were left out: the comparison it already makes, read as a simile, and the
-    sentence without it to polish instead ("Tom ran like the wind.", which the detector doubts), or ""."""
+def _action_comparisons(doc) -> tuple[list, str | None]:
+    """(the comparisons of an action the parsed sentence makes, read as similes whatever the detector makes of them:
+    "ran like the wind"; the sentence without them to polish instead, or None)."""
     found = [sim for sim in extract_similes("", doc=doc) if not literal_comparison(sim)]
     # a comparison of an action ("ran like the wind"), not of a thing ("Things like apples are good for you.")
     verbs = [_comparator_head(doc, sim) for sim in found]
     cut = _cut_for_polish(doc, found) if found and all(v is not None and v.pos_ == "VERB" for v in verbs) else None
+    return (found, cut) if cut is not None else ([], None)
+
+
+def _already_compares(doc) -> str:
+    """For a sentence whose "like" lines were left out: the comparison it already makes, read as a simile, and the
+    sentence without it to polish instead ("Tom ran like the wind.", which the detector doubts), or ""."""
+    found, cut = _action_comparisons(doc)
     if cut is None:
         return ""
     said = ", ".join(f"“{doc.text[sim.spans['comparator'][0]:sim.spans['vehicle'][1]]}”" for sim in found)
@@ -531,18 +539,36 @@ def _already_compares(doc) -> str:
         "" if cut[-1:] in ".!?" else ".")
 
 
+def _like_after_like(literal: str, slots) -> bool:
+    """Whether every line Polish could add is a second "like": the sentence says "like" (`_LIKES`; a "like …" line is
+    never offered beside it) and each place for a simile is a verb's, which takes "like …"."""
+    return bool(_LIKES.search(literal)) and all(slot.kind == "verb" for slot in slots)
+
+
+def refuse_like_after_like(literal: str, doc, slots) -> None:
+    """An InputError, before any source runs, for a sentence whose every candidate would be a second "like" ("Tom
+    ran like the wind.": the sources ran for half a minute to offer nothing), naming the sentence without its
+    comparison when it makes one of an action (`_already_compares`)."""
+    if _like_after_like(literal, slots):
+        raise InputError("Polish would add \"like …\" after a verb here, and the sentence already says \"like\"."
+                         + (_already_compares(doc) or " Type a sentence without it to polish."))
+
+
 def without_simile(literal: str) -> str | None:
     """The sentence Polish refuses for the similes it holds (`held_comparisons`) with them cut out (`cut_similes`),
     to polish it afresh ("The sky was as blue as the sea." → "The sky was blue."), as the refusal names it; None for
     a sentence without one, a cut `_cut_for_polish` does not offer, a text with typed tags or over MAX_CHARS. A
-    comparison the detector doubts is not refused, and the note of Polish's shortfall names its cut instead
-    ("Tom ran like the wind.": `_already_compares`)."""
+    comparison of an action the detector doubts is cut when Polish refuses the sentence for a second "like" ("Tom
+    ran like the wind." → "Tom ran.": `refuse_like_after_like`)."""
     if not isinstance(literal, str) or not literal.strip() or len(literal) > MAX_CHARS \
             or blank_markup(literal) != literal:  # typed tags: the cut of the blanked text is no offer
         return None
     doc = get_registry().get("parser")(literal)
     _, found = held_comparisons(doc)
-    return _cut_for_polish(doc, found) if found else None
+    if found:
+        return _cut_for_polish(doc, found)
+    # refused for a second "like" (`refuse_like_after_like`): the sentence without its comparison of an action
+    return _action_comparisons(doc)[1] if _like_after_like(literal, find_slots(literal, doc)) else None
 
 
 def literal_comparison(simile) -> bool:
