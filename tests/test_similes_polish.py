@@ -164,6 +164,12 @@ def test_noun_phrases_agree():
     # a mass noun the KB writes bare loses its article ("the thunder", "a thunder"); "the wind" keeps it
     assert noun_phrase("the thunder", kb) == "thunder" and noun_phrase("the wind", kb) == "the wind"
     assert noun_phrase("a thunder", kb) == "thunder" and noun_phrase("a lion", kb) == "a lion"
+    # a vehicle only the generated candidates hold has no surface: the writer's article stays ("shouted like maniac"
+    # was on screen), and so does a plural's drop; one people's texts write bare still loses it
+    assert not kb.written_bare("maniac") and kb.written_bare("thunder") and not kb.written_bare("no such thing")
+    assert noun_phrase("a maniac", kb) == "a maniac" and noun_phrase("a mad man", kb) == "a mad man"
+    assert noun_phrase("a thunderclap", kb) == "a thunderclap" and noun_phrase("a stone", kb) == "stone"
+    assert noun_phrase("a rusty hinges", kb) == "rusty hinges"
 
 
 def test_a_pronoun_is_no_image():

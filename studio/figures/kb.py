@@ -27,6 +27,8 @@ from ..models.config import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "kb.json.gz"
 LEVELS = ("exact", "head", "embedding", "none")
+#: the source of the generated similes (HAUSER's candidates), counted apart from the texts people wrote
+GENERATED_SOURCE = "hauser/candidates.jsonl"
 #: cosine similarity below which an embedding neighbour is not trusted as a stand-in
 EMBEDDING_MIN_SIMILARITY = 0.55
 EMBEDDING_NEIGHBOURS = 3
@@ -322,6 +324,15 @@ class SimileKB:
     def surface(self, normalized_vehicle: str) -> str:
         """The vehicle as it is most often written (with its article): "kid" → "a kid"."""
         return self._surfaces.get(normalized_vehicle, normalized_vehicle)
+
+    def written_bare(self, normalized_vehicle: str) -> bool:
+        """Whether the KB's texts write the vehicle without an article ("thunder", "stone"): it has no surface of its
+        own and a source other than the generated candidates holds it. The surfaces are counted over those other
+        sources only, so a vehicle only the candidates hold ("maniac") has no surface and is not known bare."""
+        if normalized_vehicle in self._surfaces or normalized_vehicle not in self._vehicles:
+            return False
+        generated = self._source_names.index(GENERATED_SOURCE) if GENERATED_SOURCE in self._source_names else -1
+        return any(i != generated for i, _ in self._vehicle_sources.get(normalized_vehicle, ()))
 
     def property_counts(self) -> dict[str, float]:
         return {p: sum(vs.values()) for p, vs in self._by_property.items()}

@@ -799,8 +799,9 @@ def noun_phrase(vehicle: str, kb=None) -> str:
     if kb is not None:
         norm = kb.normalize(v)
         if kb.has_vehicle(norm) and (norm == v.lower() or (
-                v.lower().startswith(("the ", "a ", "an ")) and kb.surface(norm).lower() == norm)):
-            # "thunder" as the KB writes it; "the thunder", "a thunder" → "thunder" when it is written bare
+                v.lower().startswith(("the ", "a ", "an ")) and kb.written_bare(norm))):
+            # "thunder" as the KB writes it; "the thunder", "a thunder" → "thunder" when it is written bare; "a
+            # maniac" keeps its article (only generated candidates hold it: the KB does not know how it is written)
             v = kb.surface(norm)
     words = v.split()
     if len(words) >= 2 and words[0].lower() in ("a", "an"):

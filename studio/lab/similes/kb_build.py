@@ -44,7 +44,7 @@ from ...errors import InputError, parse_options
 from ...figures.components import _NON_SIMILE_VEHICLES, extract_similes
 from ...figures.detector import learned_probability
 from .data import detokenize, shared_data_dir
-from ...figures.kb import ASSET, SimileKB
+from ...figures.kb import ASSET, GENERATED_SOURCE, SimileKB
 from ...models import get_registry
 
 CONF_ANNOTATED, CONF_CURATED, MIN_MINED_CONF = 0.95, 0.9, 0.5
@@ -172,7 +172,7 @@ def _generated_items(root: Path) -> list[dict]:
     with open(root / "hauser" / "candidates.jsonl", encoding="utf-8") as fh:
         for group, line in enumerate(line for line in fh if line.strip()):
             for cand in json.loads(line)["candidates"]:
-                items.append({"text": cand, "conf": None, "source": "hauser/candidates.jsonl",
+                items.append({"text": cand, "conf": None, "source": GENERATED_SOURCE,
                               "group": group, "learned": True})
     return items
 
@@ -294,7 +294,7 @@ def build(argv: list[str]) -> dict:
             trip_q[(t, p, v)] *= 1.0 - conf
         if context:
             contexts.append([v, context])
-    gen_index = source_names.index("hauser/candidates.jsonl") if "hauser/candidates.jsonl" in source_names else -1
+    gen_index = source_names.index(GENERATED_SOURCE) if GENERATED_SOURCE in source_names else -1
     for (table, key), groups_with_it in sorted(generated.items(), key=lambda kv: str(kv[0])):
         others = len(groups_with_it) - 1  # a candidate's own literal never counts for it
         if others < 1:
@@ -319,7 +319,7 @@ def build(argv: list[str]) -> dict:
                  "per_source": dict(per_source), "plausibility": "noisy-or of per-instance confidences",
                  "confidences": {"annotated": CONF_ANNOTATED, "curated": CONF_CURATED,
                                  "mined": f"detector probability >= {MIN_MINED_CONF}"},
-                 "count_weights": {"hauser/candidates.jsonl": f"{GENERATED_WEIGHT} per other literal",
+                 "count_weights": {GENERATED_SOURCE: f"{GENERATED_WEIGHT} per other literal",
                                    "other sources": 1}},
         "lemmas": {w: l for w, l in sorted(lemmas.items()) if w in used_words or l in used_words},
         "vehicles": {k: _count(n) for k, n in sorted(vehicles.items())},
