@@ -19,15 +19,17 @@ RESULT_TIMEOUT_MS = 120_000
 STORY = "Maya kept putting off her thesis all spring, and then she had to write day and night [like a machine]."
 LAKE = "The lake was calm."
 
-#: the width (px) of a header's longest word as its text is set, and the room its cell gives a line: a header that
-#: breaks inside a word ("mem / ory") has a word wider than that room
+#: the width (px) of a cell's longest word as its text is set, and the room its cell gives a line (inside its padding):
+#: a cell that breaks inside a word ("mem / ory") has a word wider than that room (a line may end after a hyphen)
 WORD_JS = """(h) => { const text = h.querySelector('.header') || h; const probe = document.createElement('span');
   probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap;font:' + getComputedStyle(text).font;
   document.body.appendChild(probe);
-  const widest = Math.max(0, ...h.innerText.trim().split(/\\s+/).map(w => { probe.textContent = w;
-                                                                          return probe.getBoundingClientRect().width; }));
+  const widest = Math.max(0, ...h.innerText.trim().split(/\\s+|(?<=-)/).map(
+    w => { probe.textContent = w; return probe.getBoundingClientRect().width; }));
   probe.remove();
-  return [widest, text.getBoundingClientRect().width]; }"""
+  const style = getComputedStyle(text);
+  return [widest, text.getBoundingClientRect().width - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)];
+}"""
 
 #: every visible table's box and its header cells' edges (px), each with WORD_JS's two widths
 COLUMNS_JS = """(selector) => [...document.querySelectorAll(selector)].filter(e => e.offsetParent).map(root => {
@@ -36,9 +38,11 @@ COLUMNS_JS = """(selector) => [...document.querySelectorAll(selector)].filter(e 
   const wrap = (table && (table.closest('.table-wrap') || table.parentElement)) || root;
   const box = wrap.getBoundingClientRect();
   const heads = [...root.querySelectorAll('thead th')].filter(h => h.offsetParent);
+  const cells = [...root.querySelectorAll('.body-cell')].filter(c => c.offsetParent && c.innerText.trim());
   return {box: [box.left, box.right], window: window.innerWidth,
           heads: heads.map(h => { const r = h.getBoundingClientRect();
-                                  return [h.innerText.trim(), r.left, r.right, r.width, ...word(h)]; })};
+                                  return [h.innerText.trim(), r.left, r.right, r.width, ...word(h)]; }),
+          cells: cells.map(c => [c.innerText.trim(), ...word(c.querySelector('.cell-wrap span, .cell-wrap') || c)])};
 })"""
 
 
@@ -66,6 +70,9 @@ def _misfits(tables, selector: str, expected: int) -> list:
                 out.append((selector, title, "too narrow to read", width))
             if word > room + 0.5:  # a phone showed "mem / ory (MB)", "similar / ity"
                 out.append((selector, title, "breaks inside a word", word, room))
+        for text, word, room in table["cells"]:
+            if word > room + 0.5:  # "Procrastinati / on", "unavai / lable"
+                out.append((selector, text, "breaks inside a word", word, room))
     return out
 
 
@@ -222,10 +229,11 @@ def test_imagine_and_about_fit_the_window(pages, shots, width, height):
         select_tab(page, name)
         page.wait_for_timeout(300)
         _fits_the_window(page, shots, name.lower())
-    # the figures' table (Markdown) scrolls inside its own box rather than break its headers inside a word
-    heads = page.evaluate(f"() => [...document.querySelectorAll('.studio-scroll-table th')].filter(h => h.offsetParent)"
-                          f".map(h => [h.innerText.trim(), ...({WORD_JS})(h)])")
-    assert heads and all(word <= room + 0.5 for _, word, room in heads), heads
+    # the figures' table (Markdown) scrolls inside its own box rather than break a word of a cell ("Rer / ank",
+    # "gro / upe / d", "8 / 1" on a phone)
+    cells = page.evaluate(f"() => [...document.querySelectorAll('.studio-scroll-table th, .studio-scroll-table td')]"
+                          f".filter(h => h.offsetParent).map(h => [h.innerText.trim(), ...({WORD_JS})(h)])")
+    assert cells and all(word <= room + 0.5 for _, word, room in cells), [c for c in cells if c[1] > c[2] + 0.5]
 
 
 def test_rerank_columns_all_shown_at_1400(pages, shots):

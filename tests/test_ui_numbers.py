@@ -23,7 +23,7 @@ def _notes_and_columns():
         (continue_tab.JUDGE_NOTE, ["P(plausible)"]),
         (imagine_tab.PER_SEED_NOTE, ["image_cosine", "text_image_cosine", "t1_v2", "imagine_image",
                                      "imagine_text_image", "value"]),
-        (models_tab.SCREEN_NOTE, ["used by", "state", "load (s)", "memory (MB)"]),
+        (models_tab.SCREEN_NOTE, ["used by", "state", "load (s)", "RAM (MB)"]),
         (models_tab.COLUMNS_NOTE, ["state", "load_seconds", "memory_mb"]),
     ]
 

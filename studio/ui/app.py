@@ -65,6 +65,7 @@ CSS = f"""
   button[role=tab] {{padding: 0 8px !important}}
   .studio-wide-table .virtual-table-viewport {{overflow-x: scroll !important}}
   {_FIT} {{font-size: 13px !important; padding: 4px 2px !important}}
+  #models-table .header-cell, #models-table .body-cell {{font-size: 12px !important}}
   .studio-fit-table .cell-wrap {{padding: 2px !important}}
   {_CELLS} {{{_fixed(110)}; flex: none !important}}
   #rerank-table table {{min-width: 0 !important}}
@@ -76,7 +77,7 @@ CSS = f"""
   {_text_column(1)}, {_text_column(2)}, {_text_column(3)} {{{_fixed(240)}}}
 }}
 .studio-scroll-table table {{display: block; overflow-x: auto}}
-.studio-scroll-table th {{word-break: keep-all !important; overflow-wrap: normal !important}}
+.studio-scroll-table th, .studio-scroll-table td {{word-break: normal !important; overflow-wrap: normal !important}}
 .studio-panel code {{white-space: normal; overflow-wrap: anywhere}}
 .studio-panel {{border: 1px solid var(--border-color-accent); border-radius: var(--radius-lg); padding: 4px 16px;
                background: var(--background-fill-secondary)}}

@@ -18,13 +18,13 @@ COLUMNS = ["role", "used_by", "model", "backend", "state", "self_check", "load_s
 #: every column at 1400 px, headers unbroken; long model paths, reasons and fixes wrap (the details table)
 COLUMN_WIDTHS = ["9%", "8%", "12%", "11%", "7%", "16%", "7%", "7%", "11%", "12%"]
 #: the table on screen: five narrow columns that fit a phone; the rest is under *Details*
-SCREEN_COLUMNS = ["role", "used by", "state", "load (s)", "memory (MB)"]
+SCREEN_COLUMNS = ["role", "used by", "state", "load (s)", "RAM (MB)"]
 SCREEN_KEYS = ["role", "used_by", "state", "load_seconds", "memory_mb"]
 ADMIN_ENV = "STUDIO_ADMIN"
 #: what each column on screen means, shown under the table
 SCREEN_NOTE = ("*used by*: the tabs that ask for the model; *state*: not loaded (it loads the first time a tab needs "
                "it) / loading / ready / unavailable (this setup cannot serve it) / failed; *load (s)*: how long its "
-               "last load took, in seconds; *memory (MB)*: the memory it holds while loaded. Which model each role "
+               "last load took, in seconds; *RAM (MB)*: the memory it holds while loaded. Which model each role "
                "is, how it was checked on this computer's processor, and what would make an unavailable one "
                "available are under *Details*.")
 #: what each column of the details table means
@@ -121,7 +121,7 @@ def build_models_tab(admin: bool | None = None) -> None:
         gr.Markdown(profile_markdown)
         table = gr.Dataframe(value=screen_table, headers=SCREEN_COLUMNS, interactive=False, wrap=True,
                              label="Model roles", elem_id="models-table", elem_classes=["studio-fit-table"],
-                             column_widths=["24%", "24%", "17%", "14%", "21%"], max_height=1200)
+                             column_widths=["27%", "20%", "25%", "12%", "16%"], max_height=1200)
         gr.Markdown(SCREEN_NOTE, elem_classes=["studio-note"])
         gr.Markdown(unavailable_markdown, elem_classes=["studio-note"])
         with gr.Accordion("Details: models, self-checks, reasons and fixes", open=False):

@@ -202,7 +202,8 @@ def build_proverbs_tab() -> None:
         status = gr.Markdown(elem_classes="studio-note", label="Status", elem_id="proverbs-status")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["number", "str", "str", "number"], interactive=False,
                              wrap=True, label="Top proverbs, best first", elem_id="proverbs-table",
-                             elem_classes=["studio-fit-table"], column_widths=["9%", "31%", "44%", "16%"], max_height=1400)
+                             elem_classes=["studio-fit-table"], column_widths=["8%", "35%", "41%", "16%"],
+                             max_height=1400)
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Top proverbs (CSV and JSON)", file_count="multiple")
         with gr.Accordion("Details: themes, raw scores and ids", open=False):
@@ -220,7 +221,7 @@ def build_proverbs_tab() -> None:
         narrative_hl = gr.HighlightedText(label="Narrative", color_map=COLOURS, show_legend=False)
         pairs = gr.Dataframe(headers=PAIR_COLUMNS, datatype=["number", "str", "str", "number"], interactive=False,
                              wrap=True, label="Aligned pairs", elem_id="proverbs-pairs",
-                             elem_classes=["studio-fit-table"], column_widths=["8%", "31%", "38%", "23%"])
+                             elem_classes=["studio-fit-table"], column_widths=["8%", "35%", "34%", "23%"])
         gr.Markdown(PAIRS_NOTE, elem_classes=["studio-note"])
         gr.Markdown("### Similar narratives\nOther narratives ranked by how alike their proverb distributions are "
                     "(leave the box empty to compare with the example narratives).")
