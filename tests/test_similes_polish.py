@@ -202,6 +202,11 @@ def test_no_like_comparison_where_the_sentence_already_says_like():
         polish("I like apples.", n=10, seed=0)
     result = polish("I like apples because they are sweet.", n=10, seed=0)
     assert result.candidates and not any(c.phrase.startswith("like ") for c in result.candidates)
+    # a verb "like" that is not the nearest verb before the place is no comparison: a visitor's "She likes to sing
+    # loudly." was refused ("already says like"), and before that ran half a minute to offer nothing
+    for literal in ("She likes to sing loudly.", "He liked the way she danced."):
+        result = polish(literal, n=5, seed=0)
+        assert result.candidates and all(c.phrase.startswith("like ") for c in result.candidates), literal
     assert any(c.phrase.startswith("like ") for c in polish("I eat apples.", n=10, seed=0).candidates)
 
 

@@ -314,6 +314,8 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
                          "with a predicated adjective (\"The night was dark.\") or an action verb (\"She walked "
                          "slowly.\"); one that names what something is (\"Paris is the capital of France.\") has none.")
     refuse_like_after_like(literal, doc, slots)
+    like_clashes = _like_clashes(doc)
+    slots = [slot for slot in slots if not like_clashes(slot)] or slots  # no source spends its samples there
     step(0.08, "loading the polisher")
     polisher, trained = polisher_lm()
     slots = sorted(slots, key=lambda s: -s.score)[:3]
@@ -348,7 +350,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
 
         proposals += [(name, slot, v) for slot, v in makers[name]()]
     proposed = {name: len({(p[1].start, p[2].lower()) for p in proposals if p[0] == name}) for name in strategies}
-    rows, rejected, repeats_like = _realise_all(literal, proposals, context, kb)
+    rows, rejected, repeats_like = _realise_all(literal, proposals, context, kb, like_clashes)
     dropped = _like_with_like(rows, doc, kb) | _no_image(rows, parser)
     rows, rejected = [r for i, r in enumerate(rows) if i not in dropped], rejected + len(dropped)
     rows, merged = _merge(rows, kb)
@@ -448,9 +450,8 @@ def refuse_unpolishable(doc, offer: bool = True) -> None:
         first = literal_ones[0]
         said = f"as {first.property} as {first.vehicle}" if first.property else f"{first.comparator} {first.vehicle}"
         raise InputError(f"This sentence already makes a comparison (\"{said}\", a literal one: like with like), "
-                         "and a simile added beside it "
-                         "would clash with it. Polish adds a simile to a sentence without a comparison: leave it out "
-                         "(\"He looked tired.\") to polish the sentence.")
+                         "and a simile added beside it would clash with it. Polish adds a simile to a sentence "
+                         f"without a comparison: type it without \"{said}\" to polish the rest.")
     if found:  # `offer` False (typed tags: the cut of the blanked text would drop them): no sentence is named
         cut = _cut_for_polish(doc, found) if offer else None
         said = ", ".join(f"“{doc.text[s.spans['comparator'][0]:s.spans['vehicle'][1]]}”" for s in found)
@@ -539,17 +540,33 @@ def _already_compares(doc) -> str:
         "" if cut[-1:] in ".!?" else ".")
 
 
-def _like_after_like(literal: str, slots) -> bool:
-    """Whether every line Polish could add is a second "like": the sentence says "like" (`_LIKES`; a "like …" line is
-    never offered beside it) and each place for a simile is a verb's, which takes "like …"."""
-    return bool(_LIKES.search(literal)) and all(slot.kind == "verb" for slot in slots)
+def _like_clashes(doc):
+    """Which slots a "like …" line may not go to (`slot -> bool`): every verb slot of a sentence whose "like" compares
+    ("Tom ran like the wind.": a word of `_LIKES` the parser does not read as a verb), and a slot whose nearest verb
+    before it is the verb "like" ("I like apples like candy."); a verb "like" farther off is no comparison ("She likes
+    to sing loudly like a bird.", "He liked the way she danced like a swan.")."""
+    compares = any(_LIKES.fullmatch(t.text) and t.pos_ not in ("VERB", "AUX") for t in doc)
+
+    def clashes(slot) -> bool:
+        if slot.kind != "verb":
+            return False
+        verbs = [t for t in doc if t.pos_ == "VERB" and t.idx < slot.start]
+        return compares or bool(verbs and _LIKES.fullmatch(verbs[-1].text))
+    return clashes
+
+
+def _like_after_like(doc, slots) -> bool:
+    """Whether every line Polish could add is a second "like": each place for a simile is a verb's, which takes
+    "like …", and none may take it (`_like_clashes`)."""
+    clashes = _like_clashes(doc)
+    return all(clashes(slot) for slot in slots)
 
 
 def refuse_like_after_like(literal: str, doc, slots) -> None:
     """An InputError, before any source runs, for a sentence whose every candidate would be a second "like" ("Tom
     ran like the wind.": the sources ran for half a minute to offer nothing), naming the sentence without its
     comparison when it makes one of an action (`_already_compares`)."""
-    if _like_after_like(literal, slots):
+    if _like_after_like(doc, slots):
         raise InputError("Polish would add \"like …\" after a verb here, and the sentence already says \"like\"."
                          + (_already_compares(doc) or " Type a sentence without it to polish."))
 
@@ -568,7 +585,8 @@ def without_simile(literal: str) -> str | None:
     if found:
         return _cut_for_polish(doc, found)
     # refused for a second "like" (`refuse_like_after_like`): the sentence without its comparison of an action
-    return _action_comparisons(doc)[1] if _like_after_like(literal, find_slots(literal, doc)) else None
+    slots = find_slots(literal, doc)
+    return _action_comparisons(doc)[1] if slots and _like_after_like(doc, slots) else None
 
 
 def literal_comparison(simile) -> bool:
@@ -932,8 +950,8 @@ def like_with_like_scores(rows, doc, kb) -> list[tuple[float, float] | None]:
 _LIKES = re.compile(r"\blik(?:e|es|ed|ing)\b", re.IGNORECASE)
 
 
-def _realise_all(literal, proposals, context, kb):
-    """(rows, rejected, of them the "like …" ones of a sentence that says "like")."""
+def _realise_all(literal, proposals, context, kb, like_clashes=lambda slot: False):
+    """(rows, rejected, of them the "like …" ones where the sentence's "like" clashes, `_like_clashes`)."""
     rows, rejected, seen, repeats_like = [], 0, set(), 0
     for rank, (strategy, slot, vehicle) in enumerate(proposals):
         # the image table's surface is the writer's own choice of article ("a river"): the KB's bare one would undo it
@@ -942,7 +960,7 @@ def _realise_all(literal, proposals, context, kb):
             rejected += 1
             continue
         sentence, phrase, offset = realise(literal, slot, np_)
-        if phrase.startswith("like ") and _LIKES.search(literal):
+        if phrase.startswith("like ") and like_clashes(slot):
             rejected, repeats_like = rejected + 1, repeats_like + 1  # "I like apples like candy."
             continue
         key = re.sub(r"\W+", " ", sentence.lower()).strip()
