@@ -231,8 +231,11 @@ def test_imagine_and_about_fit_the_window(pages, shots, width, height):
         _fits_the_window(page, shots, name.lower())
     # the figures' table (Markdown) scrolls inside its own box rather than break a word of a cell ("Rer / ank",
     # "gro / upe / d", "8 / 1" on a phone)
-    cells = page.evaluate(f"() => [...document.querySelectorAll('.studio-scroll-table th, .studio-scroll-table td')]"
-                          f".filter(h => h.offsetParent).map(h => [h.innerText.trim(), ...({WORD_JS})(h)])")
+    cells_js = (f"() => [...document.querySelectorAll('.studio-scroll-table th, .studio-scroll-table td')]"
+                f".filter(h => h.offsetParent).map(h => [h.innerText.trim(), ...({WORD_JS})(h)])")
+    deadline = time.monotonic() + SETTLE_S
+    while not (cells := page.evaluate(cells_js)) and time.monotonic() < deadline:
+        page.wait_for_timeout(250)
     assert cells and all(word <= room + 0.5 for _, word, room in cells), [c for c in cells if c[1] > c[2] + 0.5]
 
 

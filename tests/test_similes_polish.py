@@ -9,7 +9,7 @@ import pytest
 
 from studio.errors import InputError
 from studio.figures.components import extract_similes
-from studio.similes.polish import STRATEGIES, find_slots, noun_phrase, polish, realise
+from studio.similes.polish import STRATEGIES, find_slots, noun_phrase, polish, realise, without_simile
 
 
 def test_candidates_are_distinct_and_located():
@@ -198,7 +198,7 @@ def test_no_like_comparison_where_the_sentence_already_says_like():
     """A visitor's "I like apples." gave "I like apples like a lot." (keep 0.53): the comparison word repeats the
     verb. No "like …" candidate is made there: a sentence whose every place is a verb's is refused at once; beside
     an adjective's place the adjective's similes come (and a shortfall would say why no "like …" came)."""
-    with pytest.raises(InputError, match="already says \"like\""):
+    with pytest.raises(InputError, match=r'right after the verb "like" .*another verb or an adjective'):
         polish("I like apples.", n=10, seed=0)
     result = polish("I like apples because they are sweet.", n=10, seed=0)
     assert result.candidates and not any(c.phrase.startswith("like ") for c in result.candidates)
@@ -324,13 +324,22 @@ def test_a_refused_simile_names_itself_and_the_sentence_to_polish_instead():
     assert "already holds a simile" in str(refused.value) and "start afresh" not in str(refused.value)
     # the detector doubts "like the wind" (0.17), but every place for a simile is the verb's, whose "like" line is
     # never added beside a "like": refused at once (the sources ran for half a minute to offer nothing), the
-    # sentence to polish instead named; a verb "like" too, with nothing to cut
-    with pytest.raises(InputError, match="already says \"like\". The sentence already compares \(“like the wind”\): "
-                                         "to start afresh, polish “Tom ran.”"):
-        polish("Tom ran like the wind.", n=3, seed=0)
-    with pytest.raises(InputError, match="already says \"like\". Type a sentence without it"):
-        polish("Cats like milk.", n=3, seed=0)
-    # an adjective's place is still polished, and a comparison of a thing, not of an action, gets no such note
+    # sentence to polish instead named (in capitals too, as the button offers it); with typed tags none is named
+    tom = r'own "like"\. The sentence already compares \(“like the wind”\): to start afresh, polish “Tom ran\.”'
+    for text in ("Tom ran like the wind.", "TOM RAN LIKE THE WIND."):
+        with pytest.raises(InputError, match=tom):
+            polish(text, n=3, seed=0)
+        assert without_simile(text) == "Tom ran."
+    with pytest.raises(InputError, match=r'own "like"\. Leave its comparison out to polish the rest\.$'):
+        polish("<b>Tom</b> ran like the wind.", n=3, seed=0)
+    assert without_simile("<b>Tom</b> ran like the wind.") is None
+    # an adjective's place is still polished, its verb's left out; the note names the cut when the list falls short
+    result = polish("Tom was tired and ran like the wind.", n=30, strategies=["retrieval", "property"], seed=0)
+    assert result.candidates and not any(c.phrase.startswith("like ") for c in result.candidates)
+    assert result.shortfall.endswith("No \"like …\" line was sought after a verb: the sentence's own \"like\" would "
+                                     "clash with it. The sentence already compares (“like the wind”): to start "
+                                     "afresh, polish “Tom was tired and ran.”")
+    # a comparison of a thing, not of an action, gets no such note
     result = polish("Things like apples are good for you.", n=3, seed=0)
     assert result.candidates and "already compares" not in result.shortfall
 

@@ -313,9 +313,10 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         raise InputError("No place for a simile was found: Polish needs a sentence that says how something is or acts, "
                          "with a predicated adjective (\"The night was dark.\") or an action verb (\"She walked "
                          "slowly.\"); one that names what something is (\"Paris is the capital of France.\") has none.")
-    refuse_like_after_like(literal, doc, slots)
+    refuse_like_after_like(literal, doc, slots, offer=blank_markup(literal) == literal)
     like_clashes = _like_clashes(doc)
-    slots = [slot for slot in slots if not like_clashes(slot)] or slots  # no source spends its samples there
+    left_out = sum(map(like_clashes, slots))  # places whose "like …" lines would clash: no source spends samples there
+    slots = [slot for slot in slots if not like_clashes(slot)]
     step(0.08, "loading the polisher")
     polisher, trained = polisher_lm()
     slots = sorted(slots, key=lambda s: -s.score)[:3]
@@ -350,7 +351,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
 
         proposals += [(name, slot, v) for slot, v in makers[name]()]
     proposed = {name: len({(p[1].start, p[2].lower()) for p in proposals if p[0] == name}) for name in strategies}
-    rows, rejected, repeats_like = _realise_all(literal, proposals, context, kb, like_clashes)
+    rows, rejected = _realise_all(literal, proposals, context, kb)
     dropped = _like_with_like(rows, doc, kb) | _no_image(rows, parser)
     rows, rejected = [r for i, r in enumerate(rows) if i not in dropped], rejected + len(dropped)
     rows, merged = _merge(rows, kb)
@@ -391,12 +392,12 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
             f"literal from the chosen sources ({each} proposals; {merged} merged as near duplicates — the same "
             f"vehicle head or modifier —, {rejected} dropped as ungrammatical, repeating the sentence's words or "
             f"of the subject's own kind"
-            + (f" ({repeats_like} of them \"like …\" comparisons, not offered where the sentence already says "
-               "\"like\")" if repeats_like else "")
             + (f", {len(weak)} scored below {floor} by the polisher" if floor > 0 else "")
             + (f", {len(opposite)} whose vehicle suits the opposite adjective" if opposite else "")
             + "). Add sources (insertion is off by default) or try another seed (it changes the lm source) or "
-            "sentence." + (_already_compares(doc) if repeats_like else ""))
+            "sentence."
+            + (f" No \"like …\" line was sought after {'a verb' if left_out == 1 else f'{left_out} verbs'}: the "
+               "sentence's own \"like\" would clash with it." + _already_compares(doc) if left_out else ""))
     # the order names a source's place only when one of its candidates is in the list
     images_shown = any(c.strategy == "images" for c in chosen)
     writer_shown = "writer" in strategies and any(c.strategy == "writer" or id(c) in kb_first for c in chosen)
@@ -542,10 +543,11 @@ def _already_compares(doc) -> str:
 
 def _like_clashes(doc):
     """Which slots a "like …" line may not go to (`slot -> bool`): every verb slot of a sentence whose "like" compares
-    ("Tom ran like the wind.": a word of `_LIKES` the parser does not read as a verb), and a slot whose nearest verb
-    before it is the verb "like" ("I like apples like candy."); a verb "like" farther off is no comparison ("She likes
-    to sing loudly like a bird.", "He liked the way she danced like a swan.")."""
-    compares = any(_LIKES.fullmatch(t.text) and t.pos_ not in ("VERB", "AUX") for t in doc)
+    ("Tom ran like the wind.", "She dances like nobody is watching.": `_comparing_like`), and a slot whose nearest
+    verb before it is the verb "like" ("I like apples like candy."); a verb "like" farther off is no comparison ("She
+    likes to sing loudly like a bird.", "He liked the way she danced like a swan."), nor a noun ("a liking") or a
+    filler ("like, really loudly")."""
+    compares = _comparing_like(doc) is not None
 
     def clashes(slot) -> bool:
         if slot.kind != "verb":
@@ -555,6 +557,11 @@ def _like_clashes(doc):
     return clashes
 
 
+def _comparing_like(doc):
+    """The sentence's "like" that compares (the parser's preposition or conjunction), or None."""
+    return next((t for t in doc if t.lower_ == "like" and t.pos_ in ("ADP", "SCONJ")), None)
+
+
 def _like_after_like(doc, slots) -> bool:
     """Whether every line Polish could add is a second "like": each place for a simile is a verb's, which takes
     "like …", and none may take it (`_like_clashes`)."""
@@ -562,13 +569,21 @@ def _like_after_like(doc, slots) -> bool:
     return all(clashes(slot) for slot in slots)
 
 
-def refuse_like_after_like(literal: str, doc, slots) -> None:
+def refuse_like_after_like(literal: str, doc, slots, offer: bool = True) -> None:
     """An InputError, before any source runs, for a sentence whose every candidate would be a second "like" ("Tom
     ran like the wind.": the sources ran for half a minute to offer nothing), naming the sentence without its
-    comparison when it makes one of an action (`_already_compares`)."""
-    if _like_after_like(doc, slots):
-        raise InputError("Polish would add \"like …\" after a verb here, and the sentence already says \"like\"."
-                         + (_already_compares(doc) or " Type a sentence without it to polish."))
+    comparison when it makes one of an action (`_already_compares`; `offer` False, typed tags, names none, as the
+    cut would drop them and no button offers it)."""
+    if not _like_after_like(doc, slots):
+        return
+    if _comparing_like(doc) is not None:
+        raise InputError("Polish would add \"like …\" after a verb here, beside the sentence's own \"like\"."
+                         + ((_already_compares(doc) if offer else "")
+                            or " Leave its comparison out to polish the rest."))
+    verb = [t for t in doc if t.pos_ == "VERB" and t.idx < slots[0].start][-1]  # a "like" (`_like_clashes`)
+    raise InputError(f"Polish would add \"like …\" right after the verb \"{verb.text}\" (\"I like apples like "
+                     "candy.\"): try a sentence with another verb or an adjective (\"I eat apples.\", \"The apples "
+                     "were sweet.\").")
 
 
 def without_simile(literal: str) -> str | None:
@@ -580,6 +595,8 @@ def without_simile(literal: str) -> str | None:
     if not isinstance(literal, str) or not literal.strip() or len(literal) > MAX_CHARS \
             or blank_markup(literal) != literal:  # typed tags: the cut of the blanked text is no offer
         return None
+    if shouted(literal) and not shouted(cased := sentence_case(literal)):
+        literal = cased  # read as polish reads it ("TOM RAN LIKE THE WIND." is refused as "Tom ran like the wind.")
     doc = get_registry().get("parser")(literal)
     _, found = held_comparisons(doc)
     if found:
@@ -950,9 +967,9 @@ def like_with_like_scores(rows, doc, kb) -> list[tuple[float, float] | None]:
 _LIKES = re.compile(r"\blik(?:e|es|ed|ing)\b", re.IGNORECASE)
 
 
-def _realise_all(literal, proposals, context, kb, like_clashes=lambda slot: False):
-    """(rows, rejected, of them the "like …" ones where the sentence's "like" clashes, `_like_clashes`)."""
-    rows, rejected, seen, repeats_like = [], 0, set(), 0
+def _realise_all(literal, proposals, context, kb):
+    """(rows, rejected)."""
+    rows, rejected, seen = [], 0, set()
     for rank, (strategy, slot, vehicle) in enumerate(proposals):
         # the image table's surface is the writer's own choice of article ("a river"): the KB's bare one would undo it
         np_ = vehicle if is_clause(vehicle) or strategy == "images" else noun_phrase(vehicle, kb)
@@ -960,9 +977,6 @@ def _realise_all(literal, proposals, context, kb, like_clashes=lambda slot: Fals
             rejected += 1
             continue
         sentence, phrase, offset = realise(literal, slot, np_)
-        if phrase.startswith("like ") and like_clashes(slot):
-            rejected, repeats_like = rejected + 1, repeats_like + 1  # "I like apples like candy."
-            continue
         key = re.sub(r"\W+", " ", sentence.lower()).strip()
         if key in seen:
             continue
@@ -970,7 +984,7 @@ def _realise_all(literal, proposals, context, kb, like_clashes=lambda slot: Fals
         rows.append({"strategy": strategy, "slot": slot, "vehicle": np_, "sentence": sentence, "phrase": phrase,
                      "offset": offset, "attested": slot.kind == "adjective" and attested(kb, slot.anchor, np_),
                      "rank": rank if strategy in RANKED_SOURCES else None})
-    return rows, rejected, repeats_like
+    return rows, rejected
 
 
 _AS_ADJ_AS = re.compile(r"as (\w+) as ")

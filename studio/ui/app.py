@@ -62,6 +62,7 @@ CSS = f"""
   font-family: var(--font) !important}}
 @media (max-width: 700px) {{
   .studio-phone-only {{display: block}}
+  .studio-scroll-table table {{display: block; overflow-x: auto}}
   button[role=tab] {{padding: 0 8px !important}}
   .studio-wide-table .virtual-table-viewport {{overflow-x: scroll !important}}
   {_FIT} {{font-size: 13px !important; padding: 4px 2px !important}}
@@ -76,7 +77,6 @@ CSS = f"""
   {_RERANK_2} {{{_fixed(120)}}}
   {_text_column(1)}, {_text_column(2)}, {_text_column(3)} {{{_fixed(240)}}}
 }}
-.studio-scroll-table table {{display: block; overflow-x: auto}}
 .studio-scroll-table th, .studio-scroll-table td {{word-break: normal !important; overflow-wrap: normal !important}}
 .studio-panel code {{white-space: normal; overflow-wrap: anywhere}}
 .studio-panel {{border: 1px solid var(--border-color-accent); border-radius: var(--radius-lg); padding: 4px 16px;

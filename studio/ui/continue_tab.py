@@ -234,7 +234,8 @@ def build_continue_tab() -> None:
                 info = gr.Markdown(elem_id="continue-info", label="Status")
         table = gr.Dataframe(headers=COLUMNS, datatype=["number", "str", "number", "str"], interactive=False,
                              label="Continuations, best first", wrap=True, elem_id="continue-table",
-                             elem_classes=["studio-fit-table"], column_widths=["8%", "47%", "22%", "23%"], max_height=1400)
+                             elem_classes=["studio-fit-table"], column_widths=["8%", "47%", "22%", "23%"],
+                             max_height=1400)
         gr.Markdown(TABLE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")
         inferences = gr.Dataframe(headers=["inference used"], label="Inferences ensembled at decoding", wrap=True)

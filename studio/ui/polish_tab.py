@@ -344,7 +344,8 @@ def build_polish_tab() -> dict:
                 gr.Markdown(SOURCES_NOTE + "\n\n" + SOURCES_DETAILS, elem_classes=["studio-note"])
         status = gr.Markdown(elem_id="polish-status", label="Status")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["markdown", "str", "number"], interactive=False,
-                             elem_id="polish-table", elem_classes=["studio-fit-table"], column_widths=["59%", "22%", "19%"], max_height=1400,
+                             elem_id="polish-table", elem_classes=["studio-fit-table"],
+                             column_widths=["59%", "22%", "19%"], max_height=1400,
                              wrap=True, label="Candidates, best first (the line above says by what; inserted phrase in "
                                               "bold; click a row to see its components)")
         gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])
