@@ -380,6 +380,20 @@ def test_blind_read_figures_are_tallied_from_the_committed_records(name):
     _assert_same_figures(evaluation(name).compute()["figures"], committed)
 
 
+def test_the_polish_read_pools_the_served_list_with_the_previous_read():
+    """The details' pooled figure is the two reads' served tallies added, over both reads' literals."""
+    from studio.lab.evaluation import reads
+
+    _, details = reads.PolishReadEvaluation()._compute(None)
+    pooled = next(v for k, v in details.items() if k.startswith("the served list, pooled with"))
+    now, before = (reads._record(p)["rows"] for p in (reads.POLISH_READ, reads.POLISH_PREVIOUS_READ))
+    for key, top in (("usable", None), ("top 3", 3)):
+        a, b = (reads.tally(rows, "variant", reads.POLISH_SERVED, top) for rows in (now, before))
+        assert pooled[key] == (a[0] + b[0], a[1] + b[1]) and a[1] > 0 and b[1] > 0
+    assert f"({len({r['literal'] for r in now + before})} literals)" in next(
+        k for k in details if k.startswith("the served list, pooled with"))
+
+
 @pytest.mark.skipif(not HAVE_FIGURATIVE, reason="needs ../shared/data/figurative")
 def test_the_benchmark_read_rebuilds_its_stories_from_the_test_part():
     """The stories of the read on the benchmark's own narratives come from its test part, marked as a user marks them,
@@ -422,15 +436,17 @@ def test_a_rebuilt_story_that_is_not_the_one_read_is_refused(monkeypatch):
     assert reads._benchmark_read(details) == [] and "not counted" in next(iter(details.values()))
 
 
-def test_a_second_reader_is_counted_on_the_same_served_lines():
-    from studio.lab.evaluation.reads import POLISH_EARLIER_READS, POLISH_SECOND_READER, _record, second_reader, tally
+@pytest.mark.parametrize("index,read,earlier", [(0, "read 50", None), (1, "read 33", 1)])
+def test_a_second_reader_is_counted_on_the_same_served_lines(index, read, earlier):
+    from studio.lab.evaluation.reads import (POLISH_EARLIER_READS, POLISH_READ, POLISH_SECOND_READERS, POLISH_SERVED,
+                                             _record, second_reader, tally)
 
-    got = second_reader(POLISH_SECOND_READER)
-    path, served_name = POLISH_EARLIER_READS[0][:2]
-    assert path.endswith("polish_blind_read_33.json")
+    got = second_reader(POLISH_SECOND_READERS[index])
+    path, served_name = (POLISH_READ, POLISH_SERVED) if earlier is None else POLISH_EARLIER_READS[earlier][:2]
+    assert path.endswith(f"polish_blind_read_{read.split()[1]}.json")
     first, _ = tally(_record(path)["rows"], "variant", served_name)
-    assert got["read 33"]["served, usable (first reader, second reader)"][0] == first
-    second = _record(POLISH_SECOND_READER)["rows"]
+    assert got[read]["served, usable (first reader, second reader)"][0] == first
+    second = _record(POLISH_SECOND_READERS[index])["rows"]
     assert len(second) == sum(v["distinct lines"] for v in got.values())
     assert all(0 < v["kappa"] <= v["agreement"] <= 1 for v in got.values())
 

@@ -102,6 +102,11 @@ def test_a_conjoined_verb_takes_the_noun_before_it_as_its_topic(text, topics):
     "Someone like you should know.",
     "Fruits such as apples are healthy.",
     "Like, I was so tired.",
+    "It looks like the storm passed.",
+    "I did it just like father taught me.",
+    "The food was good like mom made.",
+    "He was strong like his father said.",
+    "She looked scared like the dog jumped on her.",
 ])
 def test_literal_uses_yield_no_simile(text):
     assert extract_similes(text) == []
@@ -113,6 +118,15 @@ def test_a_like_the_tagger_calls_an_interjection_is_read_by_its_attachment():
     text = "The old man walked very slowly like a little boy."
     s = one(text)
     assert (s.topic, s.vehicle, s.event, s.comparator) == ("The old man", "a little boy", "walked", "like")
+    check_spans(text, s)
+
+
+def test_an_image_that_is_its_clause_s_subject_is_not_the_topic():
+    """The parser hangs a sentence-opening "Like" on "spilled", whose subject is the image itself: the topic is the
+    subject of the verb that clause modifies (it was "ink", the image compared with itself)."""
+    text = "Like ink spilled across the sky, the night was dark."
+    s = one(text)
+    assert (s.topic, s.vehicle, s.event, s.comparator) == ("the night", "ink", "was", "like")
     check_spans(text, s)
 
 

@@ -297,6 +297,8 @@ CUT = [("The sky was as blue as the sea.", "The sky was blue."),
        ("He was as brave as a lion, they said.", "He was brave, they said."),
        ("He was as happy as 👍🏽.", "He was happy."), ("He cried just like a baby.", "He cried."),
        ("He swam like a fish, like a dolphin.", "He swam."), ("Tom (like a fox) slipped away.", "Tom slipped away."),
+       # a property before "like" is kept once (it was doubled: "The hills were green green.")
+       ("The hills were green like emeralds.", "The hills were green."), ("He was cool as a cucumber.", "He was cool."),
        # a comparison of an action the detector doubts, refused for a second "like" (every place is a verb's)
        ("Tom ran like the wind.", "Tom ran."),
        # none: a linking verb's complement, a clause, like with like, a verb "like", nothing left to attach a simile

@@ -472,14 +472,18 @@ _COMPARISON_GRADE = re.compile(r"(?:\b(?:just|exactly|much|very much|almost|rath
 
 def cut_similes(text: str, similes) -> str:
     """`text` with each simile's comparison cut out, an "as P as V" one's property kept: "The sky was as blue as the
-    sea." → "The sky was blue."; "The man, like a tired bear, sat down." → "The man sat down."; "Like a ghost, he
-    vanished." → "He vanished."; "Her eyes shone like stars in the night." → "Her eyes shone in the night." (the
-    image's head, as the extractor finds it); "cried just like a baby" → "cried"; an aside between commas, dashes
-    or brackets goes with its marks. The spans are `text`'s own (a text with its tags blanked has the same)."""
+    sea." → "The sky was blue.", "The hills were green like emeralds." → "The hills were green."; "The man, like a
+    tired bear, sat down." → "The man sat down."; "Like a ghost, he vanished." → "He vanished."; "Her eyes shone
+    like stars in the night." → "Her eyes shone in the night." (the image's head, as the extractor finds it); "cried
+    just like a baby" → "cried"; an aside between commas, dashes or brackets goes with its marks. The spans are
+    `text`'s own (a text with its tags blanked has the same)."""
     out = text
     for sim in sorted(similes, key=lambda sim: -sim.spans["comparator"][0]):
         start, end = sim.spans["comparator"][0], sim.spans["vehicle"][1]
-        keep = text[slice(*sim.spans["property"])] if "property" in sim.spans else ""
+        # the property stays where the cut would take it ("as P as V"); one before the comparator ("green like
+        # emeralds") is outside the cut already
+        inside = "property" in sim.spans and start <= sim.spans["property"][0] and sim.spans["property"][1] <= end
+        keep = text[slice(*sim.spans["property"])] if inside else ""
         before, after = out[:start], out[end:]
         if not keep:
             before = _COMPARISON_GRADE.sub("", before)

@@ -4,9 +4,9 @@ The generated text of a read is reproducible by the command in its record (`how`
 in the record row by row (blind_reads/*_blind_read_*.json). These evaluations count them, so that the figure that counts
 for generation stands in results/ and in the README's table beside the model-scored ones, with the record it came
 from. No choice is made on a report read; the dev reads of Polish (reads 4, 6, 9, 11, 15, 17, 21, 23, 24, 26 and 28)
-and the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20; 22, 27 and 33 go in the details), Continue's dev
+and the earlier report reads (5, 7, 8, 10, 12, 14, 16, 18, 19, 20; 22, 27, 33 and 45 go in the details), Continue's dev
 reads (blind_reads/continuation_dev_read_1.json, counted by `eval continuation-report --only ranking`, and _2 to _9)
-and its earlier report reads (1-6) are recorded but not reported here. Reads 15-45 and Continue's 4-10 were made with
+and its earlier report reads (1-6) are recorded but not reported here. Reads 15-50 and Continue's 4-10 were made with
 `bench/writer_read.py`.
 """
 from __future__ import annotations
@@ -25,21 +25,26 @@ from ...models import ModelUnavailable, get_registry
 from ...models.config import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
-POLISH_READ = "blind_reads/polish_blind_read_45.json"
+POLISH_READ = "blind_reads/polish_blind_read_50.json"
+POLISH_READ_LITERALS = "blind_reads/polish_literals_report_50.txt"
 #: the served list (the writer polisher proposes the lm source's vehicles) and the list as it was before it (the 135 M
 #: polisher proposing; docs/experiments.md#polish-writer-polisher), read in the same pool
 POLISH_SERVED, POLISH_BEFORE = "writer polisher", "135 M polisher"
-#: the report reads before it, counted beside it in the details: read 33 (the 135 M polisher, with the writer's
-#: reread, no keep floor), read 27 (the writer's reread, the image table of 2,129 adjectives) and read 22 (the image
-#: table of 578 adjectives)
-POLISH_EARLIER_READS = (("blind_reads/polish_blind_read_33.json", "weak shown", None,
+#: the report reads before it, counted beside it in the details: read 45 (the same two variants, before the writer's
+#: articles and the "like" refusals), read 33 (the 135 M polisher, with the writer's reread, no keep floor), read 27
+#: (the writer's reread, the image table of 2,129 adjectives) and read 22 (the image table of 578 adjectives)
+#: the report read before it that asked the same two variants (pooled with it in the details)
+POLISH_PREVIOUS_READ = "blind_reads/polish_blind_read_45.json"
+POLISH_EARLIER_READS = ((POLISH_PREVIOUS_READ, POLISH_SERVED, None,
+                         "the same two variants, before the writer's articles and the like refusals"),
+                        ("blind_reads/polish_blind_read_33.json", "weak shown", None,
                          "the 135 M polisher proposing, the writer's reread"),
                         ("blind_reads/polish_blind_read_27.json", "writer reread", "first 20 before reread",
                          "the writer's reread, the image table of 2,129 adjectives"),
                         ("blind_reads/polish_blind_read_22.json", "writer reread", None,
                          "the image table of 578 adjectives"))
-#: a second fresh reader of reads 33 and 27 (one pool): how much a read's figure owes to its reader
-POLISH_SECOND_READER = "blind_reads/polish_second_reader_33.json"
+#: second fresh readers of read 50, and of reads 33 and 27 (one pool): how much a read's figure owes to its reader
+POLISH_SECOND_READERS = ("blind_reads/polish_second_reader_50.json", "blind_reads/polish_second_reader_33.json")
 #: the report reads of the served writer, pooled (each 20 new narratives written blind, never used for a choice)
 CONTINUATION_READS = ("blind_reads/continuation_blind_read_7.json", "blind_reads/continuation_blind_read_8.json",
                       "blind_reads/continuation_blind_read_9.json")
@@ -128,7 +133,7 @@ def _share(pair: tuple[int, int]) -> float | None:
 class PolishReadEvaluation(Evaluation):
     name = "polish-read"
     title = "Polish: candidates a writer would keep (blind read of 20 new literals, 10 candidates each)"
-    splits = {"blind read": f"{POLISH_READ}: blind_reads/polish_literals_report_45.txt, written for the read by a "
+    splits = {"blind read": f"{POLISH_READ}: {POLISH_READ_LITERALS}, written for the read by a "
                             "session that saw no output and never used for a choice; the served list (the writer "
                             "polisher proposing) and the list with the 135 M polisher proposing, as before it, "
                             "pooled, shuffled, read without rank, score, source or version; a list shorter than 10 "
@@ -151,6 +156,12 @@ class PolishReadEvaluation(Evaluation):
                                                                    "(as before)"}
             figures.append(Figure(metric, share, "blind read", of, interval=share_interval(share, of), anchor=anchor))
         details["first line usable, served"] = tally(rows, "variant", POLISH_SERVED, 1)
+        # read 45 asked the same two variants (before the writer's articles and the like refusals, which change 13
+        # of its 200 served lines): pooled, the literals of both reads, two readers
+        pooled = rows + _record(POLISH_PREVIOUS_READ)["rows"]
+        details[f"the served list, pooled with {POLISH_PREVIOUS_READ} ({len({r['literal'] for r in pooled})} "
+                "literals)"] = {"usable": tally(pooled, "variant", POLISH_SERVED),
+                                "top 3": tally(pooled, "variant", POLISH_SERVED, 3)}
         for path, served_name, pool_name, what in POLISH_EARLIER_READS:
             earlier = _record(path)["rows"]
             entry = {"served": tally(earlier, "variant", served_name),
@@ -161,7 +172,8 @@ class PolishReadEvaluation(Evaluation):
                     "usable": tally(earlier, "variant", pool_name),
                     "best 3 of the 20 a perfect order would show": best_polish(pool, 3)}
             details[f"earlier report read ({path}, other literals, {what})"] = entry
-        details["a second reader (" + POLISH_SECOND_READER + ")"] = second_reader(POLISH_SECOND_READER)
+        for path in POLISH_SECOND_READERS:
+            details["a second reader (" + path + ")"] = second_reader(path)
         return figures, details
 
 
