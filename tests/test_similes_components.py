@@ -121,15 +121,6 @@ def test_a_like_the_tagger_calls_an_interjection_is_read_by_its_attachment():
     check_spans(text, s)
 
 
-def test_an_image_that_is_its_clause_s_subject_is_not_the_topic():
-    """The parser hangs a sentence-opening "Like" on "spilled", whose subject is the image itself: the topic is the
-    subject of the verb that clause modifies (it was "ink", the image compared with itself)."""
-    text = "Like ink spilled across the sky, the night was dark."
-    s = one(text)
-    assert (s.topic, s.vehicle, s.event, s.comparator) == ("the night", "ink", "was", "like")
-    check_spans(text, s)
-
-
 def test_a_noun_the_tagger_calls_an_adjective_after_like_is_the_image():
     """The tagger calls "jelly" an adjective after "felt like" (an adverb after "was like"); WordNet knows it only as
     a noun, so it is the image. A word WordNet also knows as an adjective stays literal ("ran like crazy")."""

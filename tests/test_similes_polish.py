@@ -299,6 +299,7 @@ CUT = [("The sky was as blue as the sea.", "The sky was blue."),
        ("He swam like a fish, like a dolphin.", "He swam."), ("Tom (like a fox) slipped away.", "Tom slipped away."),
        # a property before "like" is kept once (it was doubled: "The hills were green green.")
        ("The hills were green like emeralds.", "The hills were green."), ("He was cool as a cucumber.", "He was cool."),
+       ("Her voice was soft, like velvet, and low.", "Her voice was soft and low."),
        # a comparison of an action the detector doubts, refused for a second "like" (every place is a verb's)
        ("Tom ran like the wind.", "Tom ran."),
        # none: a linking verb's complement, a clause, like with like, a verb "like", nothing left to attach a simile
@@ -315,6 +316,15 @@ def test_a_sentence_without_the_simile_it_holds(text, cut):
     from studio.similes.service import without_simile
 
     assert without_simile(text) == cut
+
+
+def test_a_cut_keeps_the_comma_that_closes_an_aside_before_the_simile():
+    from studio.figures.components import extract_similes
+    from studio.similes.polish import cut_similes
+
+    for text, cut in (("The hills, green, like emeralds, rolled away.", "The hills, green, rolled away."),
+                      ("The man, like a tired bear, sat down.", "The man sat down.")):
+        assert cut_similes(text, extract_similes(text)) == cut
 
 
 def test_a_refused_simile_names_itself_and_the_sentence_to_polish_instead():

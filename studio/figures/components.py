@@ -182,9 +182,6 @@ def _from_like(like) -> Simile | None:
     if _is_exemplification(like, obj):
         return None
     anchor = like.head if like.head is not like else None
-    if SELF_SUBJECT_CLAUSES and anchor is not None and obj.head.i == anchor.i and obj.dep_ in _SUBJECT_DEPS \
-            and anchor.dep_ == "advcl" and anchor.head.i != anchor.i:
-        anchor = anchor.head  # "Like ink spilled across the sky, the night was dark.": the image is no topic
     prop = anchor if anchor is not None and anchor.pos_ in ("ADJ", "ADV") and like.dep_ == "prep" else None
     return _assemble(like, (like.idx, like.idx + len(like)), "like", obj, anchor, prop)
 
@@ -212,11 +209,6 @@ SPLIT_OBJECTS = True  # why: docs/experiments.md#components-dev-rules
 #: a "like" the tagger calls an interjection but the parser attaches as a preposition with an object is the
 #: comparator ("walked very slowly like a little boy": like/UH, prep, boy/pobj); why: docs/experiments.md#like-intj
 INTJ_PREPOSITIONS = True
-
-
-#: a "like" hung on a clause whose subject is the image itself ("Like ink spilled across the sky, the night was dark.")
-#: takes its topic from the verb that clause modifies; why: docs/experiments.md#like-self-subject
-SELF_SUBJECT_CLAUSES = True
 
 
 def _like_object(like):

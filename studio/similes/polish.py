@@ -490,6 +490,8 @@ def cut_similes(text: str, similes) -> str:
             b, a = before.rstrip(), after.lstrip()
             if (b[-1:], a[:1]) in ((",", ","), ("(", ")"), ("—", "—"), ("–", "–"), ("-", "-")):
                 before, after = b[:-1], (a[1:] if a[:1] in ")" else " " + a[1:])  # an aside goes with its marks
+                if b[-1] == "," and before.count(",") % 2:  # one comma closed an aside before it: "The hills,
+                    before += ","  # green, like emeralds, rolled away." → "The hills, green, rolled away."
         out = before + keep + after
     out = re.sub(r"[ \t]{2,}", " ", re.sub(r"\s+([,.!?;:)])", r"\1", out)).strip()
     out = re.sub(r"[,;:]+(?=[.!?]|$)", "", out)  # "He swam, like a fish." → "He swam."

@@ -30,11 +30,11 @@ POLISH_READ_LITERALS = "blind_reads/polish_literals_report_50.txt"
 #: the served list (the writer polisher proposes the lm source's vehicles) and the list as it was before it (the 135 M
 #: polisher proposing; docs/experiments.md#polish-writer-polisher), read in the same pool
 POLISH_SERVED, POLISH_BEFORE = "writer polisher", "135 M polisher"
+#: the report read before it that asked the same two variants (pooled with it in the details)
+POLISH_PREVIOUS_READ = "blind_reads/polish_blind_read_45.json"
 #: the report reads before it, counted beside it in the details: read 45 (the same two variants, before the writer's
 #: articles and the "like" refusals), read 33 (the 135 M polisher, with the writer's reread, no keep floor), read 27
 #: (the writer's reread, the image table of 2,129 adjectives) and read 22 (the image table of 578 adjectives)
-#: the report read before it that asked the same two variants (pooled with it in the details)
-POLISH_PREVIOUS_READ = "blind_reads/polish_blind_read_45.json"
 POLISH_EARLIER_READS = ((POLISH_PREVIOUS_READ, POLISH_SERVED, None,
                          "the same two variants, before the writer's articles and the like refusals"),
                         ("blind_reads/polish_blind_read_33.json", "weak shown", None,
