@@ -392,6 +392,10 @@ def test_the_polish_read_pools_the_served_list_with_the_previous_read():
         assert pooled[key] == (a[0] + b[0], a[1] + b[1]) and a[1] > 0 and b[1] > 0
     assert f"({len({r['literal'] for r in now + before})} literals)" in next(
         k for k in details if k.startswith("the served list, pooled with"))
+    assert not {r["literal"] for r in now} & {r["literal"] for r in before}  # two reads, not one read twice
+    committed = json.loads((RESULTS_DIR / "polish-read.json").read_text())["details"]
+    assert next(v for k, v in committed.items() if k.startswith("the served list, pooled with")) == \
+        {k: list(v) for k, v in pooled.items()}
 
 
 @pytest.mark.skipif(not HAVE_FIGURATIVE, reason="needs ../shared/data/figurative")
