@@ -327,6 +327,16 @@ def test_a_cut_keeps_the_comma_that_closes_an_aside_before_the_simile():
         assert cut_similes(text, extract_similes(text)) == cut
 
 
+@pytest.mark.parametrize("text,adjective,said", [
+    ("The night was dark like ink spilled across the sky.", "dark", "like ink spilled across the sky"),
+    ("The food was good like mom made.", "good", "like mom made")])
+def test_an_adjective_the_sentence_compares_itself_gets_no_second_comparison(text, adjective, said):
+    """The parser makes a clause of "like ink spilled across the sky", so the extractor finds no simile; Polish put
+    "as dark as death" before it ("…as dark as death like ink spilled across the sky.") until it refused it."""
+    with pytest.raises(InputError, match=f"already compares “{adjective}” \\(“{said}”\\).*without “{said}”"):
+        polish(text, n=3, seed=0)
+
+
 def test_a_refused_simile_names_itself_and_the_sentence_to_polish_instead():
     with pytest.raises(InputError, match="holds a simile \\(“as blue as the sea”\\).*polish “Her eyes were blue.”"):
         polish("Her eyes were as blue as the sea.", n=3, seed=0)

@@ -459,6 +459,27 @@ def refuse_unpolishable(doc, offer: bool = True) -> None:
         raise InputError(f"This sentence already holds a simile ({said}); Polish adds one to a literal sentence. "
                          + (f"To start afresh, polish “{cut}”" if cut else "Remove its comparison to polish it")
                          + ", or see its parts under \"Components of a simile\".")
+    compared = _compared_adjective(doc)
+    if compared is not None:
+        adjective, said = compared
+        raise InputError(f"This sentence already compares “{adjective}” (“{said}”), and \"as {adjective} as …\" "
+                         "added before it would make two comparisons of one word. Polish adds a simile to a literal "
+                         f"sentence: type it without “{said}” to polish the rest.")
+
+
+def _compared_adjective(doc) -> tuple[str, str] | None:
+    """(adjective, its comparison) for an adjective right before the sentence's own comparing "like" that the
+    extractor reads as no simile: the parser makes a clause of "like ink spilled across the sky" (a noun and its
+    participle) or of "like mom made", and an "as ADJ as" line would double it ("as dark as death like ink …").
+    Why: docs/experiments.md#polish-compared-adjective"""
+    like = _comparing_like(doc)
+    if like is None or like.i == 0 or doc[like.i - 1].pos_ != "ADJ":
+        return None
+    phrase = like.head if like.dep_ == "mark" and like.head.i > like.i else like
+    end = max(t.i for t in phrase.subtree)
+    while end > like.i and doc[end].is_punct:
+        end -= 1
+    return doc[like.i - 1].text, doc[like.i:end + 1].text
 
 
 #: comparisons whose second term is a clause ("as if he had seen a ghost"): cut, the sentence loses what it says
