@@ -300,6 +300,9 @@ CUT = [("The sky was as blue as the sea.", "The sky was blue."),
        # a property before "like" is kept once (it was doubled: "The hills were green green.")
        ("The hills were green like emeralds.", "The hills were green."), ("He was cool as a cucumber.", "He was cool."),
        ("Her voice was soft, like velvet, and low.", "Her voice was soft and low."),
+       # none: an image the parser reads as its own clause's subject (the cut left "Opened a present, she was happy.")
+       ("Like a child opened a present, she was happy.", None),
+       ("The night was as dark as ink spilled across the sky.", None),
        # a comparison of an action the detector doubts, refused for a second "like" (every place is a verb's)
        ("Tom ran like the wind.", "Tom ran."),
        # none: a linking verb's complement, a clause, like with like, a verb "like", nothing left to attach a simile

@@ -531,9 +531,18 @@ def _cut_for_polish(doc, similes) -> str | None:
     found = [sim for sim in similes if "vehicle" in sim.spans and sim.comparator not in CLAUSE_COMPARATORS]
     if not found or any("property" not in sim.spans and _after_linking_verb(doc, sim) for sim in found):
         return None
+    if any(_subject_vehicle(doc, sim) for sim in found):  # "Like a child opened a present, she was happy.": the cut
+        return None  # would leave "Opened a present, she was happy."
     cut = cut_similes(doc.text, found)
     rest = get_registry().get("parser")(cut)
     return cut if cut != doc.text.strip() and any(t.pos_ in ("VERB", "ADJ") for t in rest) else None
+
+
+def _subject_vehicle(doc, sim) -> bool:
+    """Whether the parser reads the simile's vehicle as the subject of a clause of its own ("Like ink spilled across
+    the sky, …"): cutting the image would leave its clause without a subject."""
+    span = doc.char_span(*sim.spans["vehicle"], alignment_mode="expand")
+    return span is not None and span.root.dep_ in ("nsubj", "nsubjpass") and span.root.head.i != span.root.i
 
 
 def _comparator_head(doc, sim):
