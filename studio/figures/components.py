@@ -181,7 +181,7 @@ def _from_like(like) -> Simile | None:
         return None  # an emoji image the tagger calls a number ("dark like 🌑") is one, as after "as"
     if _is_exemplification(like, obj):
         return None
-    anchor = like.head if like.head is not like else None
+    anchor = like.head if like.head.i != like.i else None
     prop = anchor if anchor is not None and anchor.pos_ in ("ADJ", "ADV") and like.dep_ == "prep" else None
     return _assemble(like, (like.idx, like.idx + len(like)), "like", obj, anchor, prop)
 
@@ -344,7 +344,7 @@ def _from_as_if(as_tok, if_tok) -> Simile | None:
     if not toks:
         return None
     start, end = toks[0], toks[-1]
-    anchor = clause.head if clause.head is not clause else None
+    anchor = clause.head if clause.head.i != clause.i else None
     comparator = "as if" if if_tok.lower_ == "if" else "as though"
     simile = _assemble(as_tok, (as_tok.idx, if_tok.idx + len(if_tok)), comparator, None, anchor, None)
     if simile is None:
@@ -379,7 +379,7 @@ def _assemble(trigger, comp_span, comparator, vehicle_root, anchor, prop) -> Sim
         vehicle = " ".join(doc.text[doc[v_start].idx:doc[v_end].idx + len(doc[v_end])].split())
         spans["vehicle"] = (doc[v_start].idx, doc[v_end].idx + len(doc[v_end]))
         heads["vehicle"] = _semantic_head(vehicle_root).lower_
-    topic_tok, event_tok = _topic_and_event(anchor, trigger, prop is not None and anchor is prop)
+    topic_tok, event_tok = _topic_and_event(anchor, trigger, prop is not None and anchor.i == prop.i)
     if topic_tok is not None and ANTECEDENTS and topic_tok.lower_ in _REFERRING and topic_tok.pos_ in ("PRON", "DET"):
         topic_tok = _antecedent(topic_tok) or topic_tok
     topic = event = None
@@ -578,8 +578,8 @@ def _topic_and_event(anchor, trigger, anchor_is_property: bool):
     if anchor_is_property and node.dep_ in ("amod", "advmod", "appos", "acl") and node.head.pos_ in ("NOUN", "PROPN"):
         node = node.head  # "a tale as old as time"
     # the property itself (even when mis-tagged as a noun) is never the topic
-    if node is not anchor or not anchor_is_property:
-        if node.pos_ in ("NOUN", "PROPN", "PRON") and node is not trigger:
+    if node.i != anchor.i or not anchor_is_property:
+        if node.pos_ in ("NOUN", "PROPN", "PRON") and node.i != trigger.i:
             verb = _governing_verb(node)
             if node.dep_ == "attr" and verb is not None:  # "the story is a tale as old as time": the subject
                 subject = _subject_of(verb)
@@ -638,7 +638,7 @@ def _nearest_noun_before(verb):
 def _governing_verb(tok):
     node = tok
     for _ in range(20):
-        if node.head is node:
+        if node.head.i == node.i:
             return node if node.pos_ in ("VERB", "AUX") else None
         node = node.head
         if node.pos_ in ("VERB", "AUX"):
@@ -666,14 +666,14 @@ def _subject_of(verb):
             obj = next((c for c in node.head.children if c.dep_ == "dobj" and c.i < node.i), None)
             if obj is not None:  # "urged his followers to act like slaves": the followers act
                 return obj
-        if CONJUNCT_OWN_NOUN and node.dep_ == "conj" and node.pos_ == "VERB" and node.head is not node:
+        if CONJUNCT_OWN_NOUN and node.dep_ == "conj" and node.pos_ == "VERB" and node.head.i != node.i:
             own = _nearest_noun_before(node)  # "…as soft as silk and her eyes shone like stars": the parse hangs
             if own is not None and own.i > node.head.i:  # "her eyes" on "silk"; they are what shone
                 return _resolve_relative(own)
-        if node.dep_ in ("xcomp", "conj", "advcl", "ccomp", "acomp") and node.head is not node:
+        if node.dep_ in ("xcomp", "conj", "advcl", "ccomp", "acomp") and node.head.i != node.i:
             node = node.head
             continue
-        if node.dep_ in ("relcl", "acl") and node.head is not node:
+        if node.dep_ in ("relcl", "acl") and node.head.i != node.i:
             return node.head
         return None
     return None
@@ -684,9 +684,9 @@ def _resolve_relative(tok):
     if tok.lower_ in _RELATIVE_PRONOUNS and tok.tag_ in ("WDT", "WP", "WP$"):
         clause = tok.head
         for _ in range(4):
-            if clause.dep_ in ("relcl", "acl") and clause.head is not clause:
+            if clause.dep_ in ("relcl", "acl") and clause.head.i != clause.i:
                 return clause.head
-            if clause.head is clause:
+            if clause.head.i == clause.i:
                 break
             clause = clause.head
     if tok.lower_ in ("some", "many", "most", "all", "each", "one", "none", "both") and tok.pos_ in ("PRON", "NUM"):
