@@ -80,6 +80,9 @@ def test_within_a_literal_agreement_takes_each_literals_mean_out():
     assert H.pearson(x, y) < 0  # pooled, the levels of the literals dominate
     assert H._within([1, 2, 3, 1, 2, 3], [3, 2, 1, 1, 2, 3], groups) == pytest.approx(0.0)
     assert H._within([1, np.nan, 3, 10, 11, 12], y, groups) == pytest.approx(1.0)  # a missing score is left out
+    people = np.array(y, float)  # a float array is read, not changed: its pooled Pearson stays what it was
+    assert H._within(np.array(x, float), people, groups) == pytest.approx(1.0)
+    assert people.tolist() == y
 
 
 @needs_data

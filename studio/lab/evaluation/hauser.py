@@ -145,7 +145,7 @@ def requality(candidates: list, lm_relevance: float, weights) -> dict[str, float
 
 def _within(x, y, groups) -> float | None:
     """Pearson of x and y after each group's mean is taken out of both: agreement within a literal."""
-    x, y, groups = np.asarray(x, float), np.asarray(y, float), np.asarray(groups)
+    x, y, groups = np.array(x, float), np.array(y, float), np.asarray(groups)  # copies: the means come out here
     keep = np.isfinite(x) & np.isfinite(y)
     for g in set(groups[keep]):
         m = keep & (groups == g)
