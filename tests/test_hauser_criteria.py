@@ -127,6 +127,19 @@ def test_a_line_off_the_sentence_goes_after_the_others_with_its_scores_kept():
     assert [r.rank for r in rows] == [3, 1, 2] and rows[0].quality == pytest.approx(1.0)  # its scores stay
 
 
+
+def test_an_image_that_is_a_sign_goes_after_the_images_in_words():
+    """A visitor's "The music was as loud as a 🍋." won over "…as loud as thunder.": the KB cannot know an emoji, so
+    its rare "creativity" and empty relevance say nothing about it."""
+    rows = [_row(0, 10.0, 0.9, 0.1, 5.0, 2.0), _row(1, 1.0, 0.8, 0.1, 1.0, 1.0)]
+    rows[0].similes = [{"vehicle": "a 🍋"}]
+    rows[1].similes = [{"vehicle": "thunder"}]
+    _normalize_and_rank(rows, Settings())
+    assert [r.rank for r in rows] == [2, 1] and rows[0].quality == pytest.approx(1.0)  # its scores stay
+    rows[0].similes = [{"vehicle": "a lemon"}]
+    _normalize_and_rank(rows, Settings())
+    assert [r.rank for r in rows] == [1, 2]
+
 @pytest.mark.offline
 def test_a_line_of_another_sentence_is_off_it_and_a_rewrite_in_other_words_is_not(offline):
     """The visitor's "The car was as fast as lightning." among rewrites of "Her laugh was loud." was ranked second,

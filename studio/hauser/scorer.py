@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
 from ..errors import InputError, require_text
-from ..figures.components import extract_similes_batch
+from ..figures.components import extract_similes_batch, wordless_image
 from ..figures.english import content_lemmas, refuse_non_english
 from ..figures.irony import stated_reading, states_property
 from ..figures.lm_features import first_vehicle, shared
@@ -443,11 +443,17 @@ def _normalize_and_rank(rows: list[CandidateScore], settings: Settings) -> None:
             and not row.stand_in.get("unsure")
     ranking = C.combine_rankings([r.quality for r in rows], [r.creativity for r in rows],
                                  [r.informativeness for r in rows], [r.has_simile for r in rows], settings.rank_weights,
-                                 after=[r.contradicts or r.off_sentence for r in rows])
+                                 after=[r.contradicts or r.off_sentence or _wordless(r) for r in rows])
     for k, row in enumerate(rows):
         row.rank_quality, row.rank_creativity = ranking.by_quality[k], ranking.by_creativity[k]
         row.rank_informativeness, row.combined_rank_score = ranking.by_informativeness[k], ranking.combined_score[k]
         row.rank = ranking.final[k]
+
+
+def _wordless(row: CandidateScore) -> bool:
+    """Its image is an emoji or a sign ("as loud as a 🍋"), which the KB cannot know, so its creativity and relevance
+    say nothing: it goes after the candidates whose images are words (a visitor's lemon beat "as loud as thunder")."""
+    return row.has_simile and wordless_image(next((s.get("vehicle") for s in row.similes if s.get("vehicle")), None))
 
 
 def sentiment_cut(literal: str, candidate: str, similes) -> tuple[str, str]:

@@ -60,7 +60,8 @@ SCORES_NOTE = (
     "others: a rare image is creative, but not of use), “off the sentence” when the line keeps less than a "
     "quarter of the literal sentence's content words and means little like it (a line of another sentence; ranked "
     "after the others), “no words” "
-    "when its image is an emoji or a sign (“🍋”, “a 🍋”), which the knowledge base cannot know. *Why these "
+    "when its image is an emoji or a sign (“🍋”, “a 🍋”), which the knowledge base cannot know (ranked after the "
+    "others: its creativity and relevance say nothing). *Why these "
     "scores* under the chart says it in words for each candidate.")
 EXAMPLES = [
     ["As for Paganel, he wept who does not think of hiding his emotion.",
@@ -238,7 +239,8 @@ def explain_candidate(c: dict) -> str:
     first = next((s for s in c.get("similes", []) if s.get("vehicle")), {})
     if wordless_image(first.get("vehicle")):
         said.append(f"Its image, {_quote(first['vehicle'])}, is a sign, not words: the knowledge base cannot know "
-                    "it, so its creativity says little.")
+                    "it, so its creativity says little, and it is ranked after the candidates whose images are "
+                    "words.")
     fit = c.get("fit") or {}
     if fit:  # the writer's mean log-probability per token of the vehicle after the sentence's words (median ≈ −3)
         how = "a natural" if fit["fit"] >= -2 else "an unlikely" if fit["fit"] < -4.5 else "a possible"
@@ -365,8 +367,8 @@ def screen_table(rows: list[dict]) -> pd.DataFrame:
                         columns=SCREEN_COLUMNS)
 
 
-#: the flags whose candidates the ranking puts after the others ("no words" is a note, not a move)
-MOVED_FLAGS = ("no simile", "contradicts", "off the sentence")
+#: the flags whose candidates the ranking puts after the others
+MOVED_FLAGS = ("no simile", "contradicts", "off the sentence", "no words")
 
 
 def scale_note(table, groups=None, shown=None) -> str:
@@ -382,13 +384,9 @@ def scale_note(table, groups=None, shown=None) -> str:
     else:
         flag = SCREEN_COLUMNS.index("flag")
         flagged = sum(str(row[flag] or "").strip() in MOVED_FLAGS for row in rows)
-        # "no words" is a note that moves nothing: said, so that the flag column's count matches the line's
-        wordless = sum(str(row[flag] or "").strip() == "no words" for row in rows)
         note = (f"✅ Scored {len(rows)} candidates, best first by the three rankings combined (by the rank weights)"
-                + (f"; {flagged} flagged (no simile, contradicts or off the sentence) go after the others" if flagged
-                   else "")
-                + (f"; {wordless} marked “no words” (an emoji or sign for its image) "
-                   + ("keeps its" if wordless == 1 else "keep their") + " place" if wordless else "")
+                + (f"; {flagged} flagged (no simile, contradicts, off the sentence or no words) go after the others"
+                   if flagged else "")
                 + ". *Why these scores*, under the chart, says it in words.")
     if groups and len(groups) > 1:
         labels = [group_label(i + 1, g) for i, g in enumerate(groups)]
