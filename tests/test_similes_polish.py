@@ -828,6 +828,10 @@ def test_a_negated_adjective_is_said_and_its_opposites_offered(capsys):
     very = polish("The soup was not very hot.", n=3, strategies=["insertion"], seed=0).negation
     assert "“not very hot”" in very and "“The soup was cold.”" not in very  # "not very hot" is no "cold"
     assert polish("The room was quiet.", n=3, strategies=["insertion"], seed=0).negation == ""
+    # a negated action: "He never ran fast like a cheetah." reads as if cheetahs were slow (a visitor's find)
+    never = polish("He never ran fast.", n=3, strategies=["insertion"], seed=0).negation
+    assert never.startswith("The sentence says “never ran fast”: a simile of the action")
+    assert polish("He ran fast.", n=3, strategies=["insertion"], seed=0).negation == ""
     assert main(["polish", "The room wasn't quiet.", "--n", "2", "--strategies", "insertion"]) == 0
     assert "note: The sentence says that it is not quiet" in capsys.readouterr().out
 

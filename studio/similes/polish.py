@@ -698,7 +698,17 @@ def negation_note(literal: str, doc, slot: Slot, lm=None) -> str:
     with what has the quality ("not as quiet as a mouse"), which weakens the sentence rather than pictures it; one
     line saying so, with the sentence that states the adjective's antonym when WordNet has one and "not" stands
     right before the slot ("The room was noisy."), the antonym `lm` finds likeliest in the sentence first ("noisy"
-    before "active"; the table's own order is alphabetical). "" otherwise."""
+    before "active"; the table's own order is alphabetical). For a verb slot whose verb the sentence negates ("He
+    never ran fast."): its images picture the action the sentence denies. "" otherwise."""
+    if slot.kind == "verb":
+        verb = next((t for t in reversed(doc) if t.idx < slot.start and t.text == slot.verb), None)
+        neg = None if verb is None else next((c for c in verb.children if c.dep_ == "neg"), None)
+        if neg is None:
+            return ""
+        said = literal[neg.idx:slot.end].strip()
+        return (f"The sentence says “{said}”: a simile of the action (“{said} like …”) pictures an action the "
+                "sentence denies, so its image can read as the opposite of what it means. To picture what happened, "
+                "polish a sentence that says it.")
     if slot.kind != "adjective":
         return ""
     span = doc.char_span(slot.start, slot.end, alignment_mode="expand")
