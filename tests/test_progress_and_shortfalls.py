@@ -39,11 +39,16 @@ def test_polish_stops_when_told():
 
 
 def test_polish_says_why_it_delivers_fewer():
+    from studio.similes.polish import STRATEGIES, _more_sources
+
     report = polish("He yelps and howls.", n=50, strategies=["property"], seed=0)
     cands = report.candidates
     assert report.asked == 50 and report.delivered == len(cands) < 50
     assert f"{len(cands)} of the 50 candidates asked" in report.shortfall
     assert "property" in report.shortfall
+    # the advice names the sources left unticked, and none when all are (a visitor with all six was told to add some)
+    assert "Add sources (images, writer, lm, retrieval, insertion) or try another sentence." in report.shortfall
+    assert not _more_sources(STRATEGIES).lstrip().startswith("Add") and "lm source" in _more_sources(STRATEGIES)
     full = polish("He yelps and howls.", n=1, seed=0, strategies=["lm", "retrieval", "property"])
     assert full.delivered == 1 and full.shortfall == ""
 

@@ -255,6 +255,16 @@ class PolishResult:
         return out
 
 
+def _more_sources(strategies) -> str:
+    """What a shortfall note advises: the sources left unticked (a visitor with all six ticked was told to add
+    sources), and another seed when the lm source is on (it changes its samples), else another sentence."""
+    left = [name for name in STRATEGIES if name not in strategies]
+    steps = ([f"add sources ({', '.join(left)})"] if left else []) + (
+        ["try another seed (it changes the lm source)"] if "lm" in strategies else []) + ["try another sentence"]
+    said = ", ".join(steps[:-1]) + (" or " if len(steps) > 1 else "") + steps[-1]
+    return f" {said[0].upper()}{said[1:]}."
+
+
 def about_keepers(keepers: float, lines: int) -> str:
     """How many of `lines` a writer would keep (`PolishResult.expected_keepers`), as the tab and the command line say
     it: whole lines for a list of four or more, tenths below ("about 0 of them" was said of two lines of keep 0.3)."""
@@ -394,8 +404,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
             f"of the subject's own kind"
             + (f", {len(weak)} scored below {floor} by the polisher" if floor > 0 else "")
             + (f", {len(opposite)} whose vehicle suits the opposite adjective" if opposite else "")
-            + "). Add sources (insertion is off by default) or try another seed (it changes the lm source) or "
-            "sentence."
+            + ")." + _more_sources(strategies)
             + (f" No \"like …\" line was sought after {'a verb' if left_out == 1 else f'{left_out} verbs'}: the "
                "sentence's own \"like\" would clash with it." + _already_compares(doc) if left_out else ""))
     # the order names a source's place only when one of its candidates is in the list
