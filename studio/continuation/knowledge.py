@@ -37,7 +37,8 @@ _CONTENT_POS = {"NOUN", "VERB", "ADJ", "PROPN"}
 
 
 def _complete(prompts: list[str], n: int, seed: int, max_new_tokens: int = 6) -> list[list[str]]:
-    """Short completions of each prompt, cut at the first clause end, deduplicated per prompt."""
+    """Short completions of each prompt, cut at the first clause end, deduplicated per prompt; one that the token
+    limit cut before any clause end ends in "…" ("The narrator feels the weight of her own inadequ…")."""
     lm = get_registry().get("lm")
     rows = lm.generate(prompts, max_new_tokens=max_new_tokens, top_k=5, temperature=0.7, no_repeat_ngram_size=3,
                        num_return_sequences=n, seed=seed)
@@ -46,15 +47,23 @@ def _complete(prompts: list[str], n: int, seed: int, max_new_tokens: int = 6) ->
         seen = []
         for g in row:
             text = _CLAUSE_END.split(g.text.strip())[0].strip()
+            if text and text == g.text.strip() and g.new_tokens >= max_new_tokens:
+                text += "…"
             if text and len(text) > 1 and text.lower() not in (s.lower() for s in seen):
                 seen.append(text)
         out.append(seen)
     return out
 
 
+def _lemma(tok) -> str:
+    """The token's lemma, or its own word where the lemmatizer made a function word of it ("wing" → "we")."""
+    lemma = tok.lemma_.lower()
+    return tok.lower_ if lemma != tok.lower_ and tok.vocab[lemma].is_stop else lemma
+
+
 def content_words(phrase: str, limit: int = 2) -> list[str]:
     doc = get_registry().get("parser")(phrase)
-    words = [t.lemma_.lower() for t in doc if t.pos_ in _CONTENT_POS and not t.is_stop]
+    words = [_lemma(t) for t in doc if t.pos_ in _CONTENT_POS and not t.is_stop]
     if not words:
         words = [t.text.lower() for t in doc if t.is_alpha and not t.is_stop] or [t.text.lower() for t in doc if t.is_alpha]
     return list(dict.fromkeys(words))[:limit]
