@@ -12,6 +12,8 @@ import unicodedata
 #: an HTML tag ("<img src=x>", "</b>"): shown as text like anything typed, but its name and attributes are not words
 #: ("x < y and y > z" holds none)
 MARKUP_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+#: a script or style element, its code with it: never prose ("asdf qwer <script>alert(1)</script>" is no English)
+_CODE_ELEMENT = re.compile(r"<(script|style)\b[^<>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 
 
 def blank_emoji(text: str) -> str:
@@ -22,7 +24,9 @@ def blank_emoji(text: str) -> str:
 
 
 def blank_markup(text: str) -> str:
-    """`text` with its HTML tags blanked out by spaces (the same length, so that offsets still hold)."""
+    """`text` with its HTML tags, and the code of its script and style elements, blanked out by spaces (the same
+    length, so that offsets still hold)."""
+    text = _CODE_ELEMENT.sub(lambda element: " " * len(element.group()), text)
     return MARKUP_TAG.sub(lambda tag: " " * len(tag.group()), text)
 
 

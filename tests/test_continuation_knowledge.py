@@ -18,3 +18,4 @@ def test_a_completion_the_token_limit_cut_ends_in_an_ellipsis(monkeypatch):
     monkeypatch.setattr(knowledge, "get_registry", lambda: SimpleNamespace(get=lambda role: lm))
     assert knowledge._complete(["The narrator feels"], 3, seed=0) == [
         ["the weight of her own inadequ…", "ready", "calm"]]
+

@@ -107,7 +107,9 @@ def test_ranking_falls_back_to_untrained_scoring_with_another_embedder():
     assert not get_scorer().is_trained and "untrained" in get_scorer().description
 
 
-@pytest.mark.parametrize("bad", ["", "   ", None, "x" * 5000])
+@pytest.mark.parametrize("bad", ["", "   ", None, "x" * 5000,
+                                 # a visitor's keyboard mashing got proverbs: a script's code is no English word
+                                 "asdf qwer zxcv 🎉 <script>alert(1)</script>"])
 def test_bad_narratives_are_input_errors(bad):
     from studio.proverbs import ranking
 

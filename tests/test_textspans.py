@@ -4,3 +4,12 @@ def test_shorten_cuts_with_an_ellipsis_only_when_needed():
 
     assert shorten("short", 10) == "short" and shorten("x" * 10, 10) == "x" * 10
     assert shorten("x" * 11, 10) == "x" * 8 + "…"
+
+
+def test_a_script_elements_code_is_blanked_with_its_tags_and_offsets_hold():
+    from studio.textspans import blank_markup, word_count
+
+    text = "He <b>ran</b> <SCRIPT type=x>alert(1)</script > fast."
+    blanked = blank_markup(text)
+    assert len(blanked) == len(text) and blanked.split() == ["He", "ran", "fast."]
+    assert word_count("<style>p { color: red }</style>") == 0 and word_count("x < y and y > z") == 5
