@@ -59,6 +59,24 @@ def test_polish_notices_typos_and_polishes_the_sentence_as_typed(capsys):
         in capsys.readouterr().out
 
 
+def test_a_sentence_with_no_place_but_for_its_typos_is_refused_with_the_corrected_one_offered():
+    """A visitor's "The nigth was vry drak." was refused as having no place for a simile, with no word of its typos:
+    the parser reads "drak" as no adjective. The refusal names them and the sentence to polish, and the tab's button
+    after a refusal offers it; a sentence in another language gets no offer."""
+    from studio.errors import InputError
+    from studio.similes.service import polish, respelled_with_place
+    from studio.ui.polish_tab import refusal_offer
+
+    with pytest.raises(InputError, match="may hold typos \\(“nigth” → “night”.*polish “The night was very dark.” "
+                                         "instead"):
+        polish("The nigth was vry drak.", n=2, strategies=["insertion"], seed=0)
+    assert respelled_with_place("The nigth was vry drak.") == "The night was very dark."
+    button, offered = refusal_offer("The nigth was vry drak.")
+    assert offered == "The night was very dark." and button.visible
+    assert respelled_with_place("El perry era my rápido.") is None and respelled_with_place("The night was dark.") \
+        is None
+
+
 def test_the_tab_escapes_what_was_typed():
     from studio.similes.polish import PolishResult
     from studio.figures.english import Misspelling

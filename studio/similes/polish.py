@@ -37,7 +37,7 @@ from ..figures.antonyms import load_antonyms
 from ..figures.articles import indefinite_article, points
 from ..figures.components import Simile, extract_similes, wordless_image
 from ..figures.detector import simile_probability, someones, threshold
-from ..figures.english import CONTENT_POS, misspellings, refuse_non_english, sentence_case, shouted
+from ..figures.english import CONTENT_POS, corrected, misspellings, refuse_non_english, sentence_case, shouted
 from ..figures.irony import find_ironies, opposite_in_kb
 from ..figures.nouns import known_noun, same_image
 from ..figures.lm_features import shared
@@ -319,6 +319,10 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         unmoji = parser(blank_emoji(blank_markup(literal)))
         if slots := find_slots(literal, unmoji, respell):
             doc = unmoji
+    if not slots and (fixed := respelled_with_place(literal, typos)):  # "The nigth was vry drak.": no adjective
+        said = ", ".join(f"“{m.word}” → “{m.suggestion}”" for m in typos[:3])
+        raise InputError(f"No place for a simile was found in the sentence as typed, which may hold typos ({said}): "
+                         f"polish “{fixed}” instead.")
     if not slots:
         raise InputError("No place for a simile was found: Polish needs a sentence that says how something is or acts, "
                          "with a predicated adjective (\"The night was dark.\") or an action verb (\"She walked "
@@ -629,6 +633,23 @@ def refuse_like_after_like(literal: str, doc, slots, offer: bool = True) -> None
     raise InputError(f"Polish would add \"like …\" right after the verb \"{verb.text}\" (\"I like apples like "
                      "candy.\"): try a sentence with another verb or an adjective (\"I eat apples.\", \"The apples "
                      "were sweet.\").")
+
+
+def respelled_with_place(literal: str, typos=None) -> str | None:
+    """`literal` with its likely typos corrected (`typos`, else `misspellings(literal)`) when that sentence has a place
+    for a simile ("The nigth was vry drak." → "The night was very dark."), else None; for a sentence Polish refused
+    as typed (a text in another language, or over MAX_CHARS, gets none)."""
+    if not isinstance(literal, str) or not literal.strip() or len(literal) > MAX_CHARS:
+        return None
+    try:
+        refuse_non_english(literal)
+    except InputError:
+        return None
+    typos = misspellings(literal) if typos is None else typos
+    fixed = corrected(literal, typos) if typos else literal
+    if fixed == literal:
+        return None
+    return fixed if find_slots(fixed, get_registry().get("parser")(blank_markup(fixed))) else None
 
 
 def without_simile(literal: str) -> str | None:

@@ -9,7 +9,8 @@
 - `respelled(literal) -> str | None`: the literal with its likely typos corrected (what `spelling_note` suggests),
   None when it has none; `without_simile(literal) -> str | None`: the literal Polish refuses for the simile it
   already holds, with it cut out ("The sky was as blue as the sea." → "The sky was blue."), None otherwise: the
-  sentences the Polish tab offers to polish instead (`offered`: the first of them).
+  sentences the Polish tab offers to polish instead (`offered`: the first of them); `respelled_with_place(literal)`:
+  the respelled sentence when it has a place for a simile, offered after a refusal ("The nigth was vry drak.").
 
 The limits and choices below are what the front ends show beside their inputs; the meanings are the texts that say
 what the numbers mean. The work itself is in polish.py (the realiser and its sources), writer_vehicles.py (the
@@ -21,14 +22,14 @@ from .analysis import MAX_SENTENCE_CHARS
 from .analysis import analyse as components
 from .polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
                      STRATEGIES, WRITER_ORDER, WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, Candidate,
-                     PolishResult, about_keepers, polish, without_simile)
+                     PolishResult, about_keepers, polish, respelled_with_place, without_simile)
 from .writer_vehicles import DOMAINS, REGISTERS
 
 __all__ = ["polish", "PolishResult", "Candidate", "components", "about_keepers",
            "MAX_CHARS", "MAX_N", "MAX_SENTENCE_CHARS", "STRATEGIES", "DEFAULT_STRATEGIES", "DOMAINS", "REGISTERS",
            "SCORE_MEANING", "KEEP_MEANING", "RANKING", "PROPERTY_FIRST", "WRITER_ORDER", "WRITER_READS",
            "WRITER_READS_TOP", "WRITER_POLISHER", "Misspelling", "spelling_note",
-           "respelled", "without_simile", "offered"]
+           "respelled", "without_simile", "respelled_with_place", "offered"]
 
 
 def respelled(literal: str) -> str | None:

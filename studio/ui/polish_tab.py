@@ -10,7 +10,7 @@ from ..capabilities import tab_title
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, PolishResult, components, polish,
-                               about_keepers, offered, spelling_note, without_simile)
+                               about_keepers, offered, respelled_with_place, spelling_note, without_simile)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
                      unescape_markdown, warn)
@@ -278,11 +278,12 @@ def take_offer(offered_text: str | None, literal: str | None):
 
 
 def refusal_offer(text: str | None):
-    """After a refusal: the button for the sentence without the simile it holds ("Polish “The sky was blue.”
-    instead"), the sentence Polish's refusal names; nothing else (a sentence in Spanish refused as such has no
-    English typos to correct: a visitor was offered "El perry era my rápido.")."""
+    """After a refusal: the button for the sentence Polish's refusal names: without the simile it holds ("Polish “The
+    sky was blue.” instead"), else with its typos corrected where that gives a place for a simile ("The nigth was vry
+    drak." → "The night was very dark."); nothing else (a sentence in Spanish refused as such has no English typos to
+    correct: a visitor was offered "El perry era my rápido.")."""
     try:
-        other = without_simile(text) if text else None
+        other = (without_simile(text) or respelled_with_place(text)) if text else None
     except Exception:  # noqa: BLE001 — the offer is never a failure
         other = None
     return polish_offer(None, other) if other else (gr.Button(visible=False), "")
