@@ -17,6 +17,12 @@ def test_typos_are_named_with_their_correction():
     assert _found("Her voice was verry sofft.") == [("verry", "very"), ("sofft", "soft")]
     assert _found("It was reeeally cold and it wasnt fair.") == [("reeeally", "really"), ("wasnt", "wasn't")]
     assert _found("SHE IS REALLY FSAT!!") == [("FSAT", "fast")]  # a shouted sentence is read in lower case
+    # a typo rarely hits the first letter: a visitor's "wather" was offered "father" (the most frequent of "father",
+    # "rather", "water", "weather" one edit away); a first word's swapped letters may ("Hte" → "The")
+    assert _found("The wather was cold.") == [("wather", "water")]
+    assert _found("He sent it to the wrong adress.") == [("adress", "address")]
+    assert _found("Hte dog barked.") == [("Hte", "The")]
+    assert _found("The waiter at the seaside cafe seemed grumpy.") == []  # "café" without its accent, not "came"
 
 
 @pytest.mark.parametrize("text", [

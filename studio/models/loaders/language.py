@@ -3,6 +3,7 @@ PyPI package), or a langid model file given by STUDIO_MODEL_LANGUAGE. Spelling: 
 frequency list (shipped inside its PyPI package)."""
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 from ..roles import LanguageIdentifier, SpellingDictionary
@@ -42,6 +43,10 @@ def load_langid(spec, registry) -> LanguageIdentifier:
     return LangidIdentifier(identifier, spec.model_id)
 
 
+def _unaccented(word: str) -> str:
+    return "".join(ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch))
+
+
 class PySpellChecker(SpellingDictionary):
     backend = "pyspellchecker (English word frequencies)"
 
@@ -51,8 +56,20 @@ class PySpellChecker(SpellingDictionary):
     def known(self, word: str) -> bool:
         return word in self._checker
 
-    def correction(self, word: str) -> str | None:
-        return self._checker.correction(word)
+    def correction(self, word: str, keep_first: bool = True) -> str | None:
+        """The most frequent known word one edit away that keeps the word's first letter (a typo rarely hits the
+        first letter: "wather" → "water", not "father"; "adress" → "address", not "dress"), else of any;
+        `keep_first=False`: of any ("hte" → "the")."""
+        if word in self._checker:
+            return word
+        found = sorted(self._checker.candidates(word) or ())
+        if not found:
+            return None
+        accented = [c for c in found if _unaccented(c) == word]  # "cafe" is "café" typed without its accent
+        if accented:
+            return accented[0]
+        pool = [c for c in found if c[:1] == word[:1]] if keep_first else []
+        return max(pool or found, key=self._checker.word_usage_frequency)
 
     def close(self) -> None:
         self._checker = None
