@@ -136,6 +136,9 @@ def test_an_image_that_is_a_sign_goes_after_the_images_in_words():
     rows[1].similes = [{"vehicle": "thunder"}]
     _normalize_and_rank(rows, Settings())
     assert [r.rank for r in rows] == [2, 1] and rows[0].quality == pytest.approx(1.0)  # its scores stay
+    assert rows[0].no_words and not rows[1].no_words and rows[0].to_dict()["no_words"]
+    _normalize_and_rank(rows, Settings(off_sentence=False))  # the paper's order leaves it where its scores put it
+    assert [r.rank for r in rows] == [1, 2] and not rows[0].no_words
     rows[0].similes = [{"vehicle": "a lemon"}]
     _normalize_and_rank(rows, Settings())
     assert [r.rank for r in rows] == [1, 2]

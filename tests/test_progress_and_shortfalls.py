@@ -48,7 +48,8 @@ def test_polish_says_why_it_delivers_fewer():
     assert "property" in report.shortfall
     # the advice names the sources left unticked, and none when all are (a visitor with all six was told to add some)
     assert "Add sources (images, writer, lm, retrieval, insertion) or try another sentence." in report.shortfall
-    assert not _more_sources(STRATEGIES).lstrip().startswith("Add") and "lm source" in _more_sources(STRATEGIES)
+    assert _more_sources(STRATEGIES) == " Try another seed (it changes the lm and writer sources) or try another sentence."
+    assert "writer source)" in _more_sources(("writer", "images"))  # the seed samples the writer too
     full = polish("He yelps and howls.", n=1, seed=0, strategies=["lm", "retrieval", "property"])
     assert full.delivered == 1 and full.shortfall == ""
 

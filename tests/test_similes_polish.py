@@ -832,6 +832,9 @@ def test_a_negated_adjective_is_said_and_its_opposites_offered(capsys):
     never = polish("He never ran fast.", n=3, strategies=["insertion"], seed=0).negation
     assert never.startswith("The sentence says “never ran fast”: a simile of the action")
     assert polish("He ran fast.", n=3, strategies=["insertion"], seed=0).negation == ""
+    didnt = polish("He didn't run fast.", n=3, strategies=["insertion"], seed=0).negation
+    assert didnt.startswith("The sentence says “didn't run fast”")  # from the auxiliary, not "n't run fast"
+    assert polish("He ran home, not to school.", n=3, strategies=["insertion"], seed=0).negation == ""  # he ran
     assert main(["polish", "The room wasn't quiet.", "--n", "2", "--strategies", "insertion"]) == 0
     assert "note: The sentence says that it is not quiet" in capsys.readouterr().out
 

@@ -22,6 +22,7 @@ def test_typos_are_named_with_their_correction():
     assert _found("The wather was cold.") == [("wather", "water")]
     assert _found("He sent it to the wrong adress.") == [("adress", "address")]
     assert _found("Hte dog barked.") == [("Hte", "The")]
+    assert _found("I saw hte dog, and he came nad went.") == [("hte", "the"), ("nad", "and")]  # letters swapped
     assert _found("The waiter at the seaside cafe seemed grumpy.") == []  # "café" without its accent, not "came"
 
 
@@ -79,6 +80,8 @@ def test_a_sentence_with_no_place_but_for_its_typos_is_refused_with_the_correcte
     assert respelled_with_place("The nigth was vry drak.") == "The night was very dark."
     button, offered = refusal_offer("The nigth was vry drak.")
     assert offered == "The night was very dark." and button.visible
+    # refused for a comparison it holds, it would be refused again corrected: no offer of it
+    assert respelled_with_place("My sistr is as tall as my brothr.") is None
     assert respelled_with_place("El perry era my rápido.") is None and respelled_with_place("The night was dark.") \
         is None
 

@@ -126,7 +126,9 @@ def render(result: RerankResult) -> str:
                      + ("  [contradicts the literal sentence: ranked after the others]" if row.get("contradicts")
                         else "")
                      + ("  [off the sentence: keeps less than a quarter of the literal sentence's words and "
-                        "means little like it; ranked after the others]" if row.get("off_sentence") else ""))
+                        "means little like it; ranked after the others]" if row.get("off_sentence") else "")
+                     + ("  [no words: its image is an emoji or a sign the knowledge base cannot know; ranked after "
+                        "the others]" if row.get("no_words") else ""))
     b = result.backends
     s = result.settings
     lines += ["", "Q: quality, 0–1 relative within these candidates (1 = the best here, 0 = the weakest; "
@@ -138,8 +140,8 @@ def render(result: RerankResult) -> str:
                   f"{':'.join(f'{w:g}' for w in s['rank_weights'])}; relevance {s['relevance']}; "
                   + (f"a contradiction (P ≥ {s['contradiction_gate']:g}) ranked after the others"
                      if s.get("contradiction_gate") is not None else "no contradiction gate")
-                  + ("; a line of another sentence ranked after the others" if s.get("off_sentence")
-                     else "; lines of other sentences not moved")
+                  + ("; a line of another sentence, or an image that is a sign, ranked after the others"
+                     if s.get("off_sentence") else "; lines of other sentences and images that are signs not moved")
                   + (" (the paper's order)" if s.get("contradiction_gate") is None and not s.get("off_sentence")
                      else ""),
               f"backends: nli = {b['nli']}; sentiment = {b['sentiment']}; kb = {b['kb']}; relevance's fit = "

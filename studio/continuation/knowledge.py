@@ -37,8 +37,7 @@ _CONTENT_POS = {"NOUN", "VERB", "ADJ", "PROPN"}
 
 
 def _complete(prompts: list[str], n: int, seed: int, max_new_tokens: int = 6) -> list[list[str]]:
-    """Short completions of each prompt, cut at the first clause end, deduplicated per prompt; one that the token
-    limit cut before any clause end ends in "…" ("The narrator feels the weight of her own inadequ…")."""
+    """Short completions of each prompt, cut at the first clause end, deduplicated per prompt."""
     lm = get_registry().get("lm")
     rows = lm.generate(prompts, max_new_tokens=max_new_tokens, top_k=5, temperature=0.7, no_repeat_ngram_size=3,
                        num_return_sequences=n, seed=seed)
@@ -47,18 +46,20 @@ def _complete(prompts: list[str], n: int, seed: int, max_new_tokens: int = 6) ->
         seen = []
         for g in row:
             text = _CLAUSE_END.split(g.text.strip())[0].strip()
-            if text and text == g.text.strip() and g.new_tokens >= max_new_tokens:
-                text += "…"
             if text and len(text) > 1 and text.lower() not in (s.lower() for s in seen):
                 seen.append(text)
         out.append(seen)
     return out
 
 
+#: lemmas no content word has: the lemmatizer's "-ing" rule made "wing" into "we" ("We is made of glass" was shown)
+_NO_CONTENT_LEMMA = {"i", "me", "we", "us", "you", "he", "him", "she", "her", "it", "they", "them", "a", "an", "the"}
+
+
 def _lemma(tok) -> str:
-    """The token's lemma, or its own word where the lemmatizer made a function word of it ("wing" → "we")."""
+    """The token's lemma, or its own word where the lemmatizer made a pronoun or an article of it ("wing" → "we")."""
     lemma = tok.lemma_.lower()
-    return tok.lower_ if lemma != tok.lower_ and tok.vocab[lemma].is_stop else lemma
+    return tok.lower_ if lemma in _NO_CONTENT_LEMMA and tok.lower_ != lemma else lemma
 
 
 def content_words(phrase: str, limit: int = 2) -> list[str]:

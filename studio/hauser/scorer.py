@@ -48,7 +48,8 @@ class Settings:
     #: a candidate with P(contradiction) at least this goes after the others in the combined rank; None: the paper's
     #: order
     contradiction_gate: float | None = C.CONTRADICTION_GATE
-    #: a line of another sentence (`off_sentence`) goes after the others; False: the paper's order
+    #: a line of another sentence (`off_sentence`), and one whose image is an emoji or a sign (`no_words`), go after
+    #: the others; False: the paper's order
     off_sentence: bool = True
 
     def __post_init__(self):
@@ -131,6 +132,9 @@ class CandidateScore:
     #: it holds less than OFF_SENTENCE_SHARE of the literal's content words and means little like it (`off_sentence`):
     #: a line of another sentence, ranked after the others
     off_sentence: bool = False
+    #: its image is an emoji or a sign (`wordless_image`), which the KB cannot know: ranked after the others, under
+    #: Settings.off_sentence (the paper's order leaves it)
+    no_words: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -436,6 +440,7 @@ def _normalize_and_rank(rows: list[CandidateScore], settings: Settings) -> None:
             row.sentiment_consistency_norm, row.quality = float(c), float(qq)
     gate = settings.contradiction_gate
     for row in rows:
+        row.no_words = settings.off_sentence and _wordless(row)
         p_c = None if row.logical_consistency is None else 1.0 - row.logical_consistency  # Eq. 4 read back
         # an image in the adverb's place the models are unsure of: the NLI reads a dropped word as a contradiction
         # whatever the image, so its verdict is shown, not acted on (only an ironic one is ranked last)
@@ -443,7 +448,7 @@ def _normalize_and_rank(rows: list[CandidateScore], settings: Settings) -> None:
             and not row.stand_in.get("unsure")
     ranking = C.combine_rankings([r.quality for r in rows], [r.creativity for r in rows],
                                  [r.informativeness for r in rows], [r.has_simile for r in rows], settings.rank_weights,
-                                 after=[r.contradicts or r.off_sentence or _wordless(r) for r in rows])
+                                 after=[r.contradicts or r.off_sentence or r.no_words for r in rows])
     for k, row in enumerate(rows):
         row.rank_quality, row.rank_creativity = ranking.by_quality[k], ranking.by_creativity[k]
         row.rank_informativeness, row.combined_rank_score = ranking.by_informativeness[k], ranking.combined_score[k]
@@ -514,6 +519,7 @@ def table_rows(group: dict) -> list[dict]:
             "flag": c["flag"],
             "contradicts": bool(c.get("contradicts")),
             "off_sentence": bool(c.get("off_sentence")),
+            "no_words": bool(c.get("no_words")),
         })
     return rows
 

@@ -257,10 +257,12 @@ class PolishResult:
 
 def _more_sources(strategies) -> str:
     """What a shortfall note advises: the sources left unticked (a visitor with all six ticked was told to add
-    sources), and another seed when the lm source is on (it changes its samples), else another sentence."""
+    sources), and another seed when the lm or writer source is on (it changes their samples), and another sentence."""
     left = [name for name in STRATEGIES if name not in strategies]
+    sampled = [name for name in ("lm", "writer") if name in strategies]  # the seed samples these two
     steps = ([f"add sources ({', '.join(left)})"] if left else []) + (
-        ["try another seed (it changes the lm source)"] if "lm" in strategies else []) + ["try another sentence"]
+        [f"try another seed (it changes the {' and '.join(sampled)} source{'s' if len(sampled) > 1 else ''})"]
+        if sampled else []) + ["try another sentence"]
     said = ", ".join(steps[:-1]) + (" or " if len(steps) > 1 else "") + steps[-1]
     return f" {said[0].upper()}{said[1:]}."
 
@@ -320,7 +322,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         if slots := find_slots(literal, unmoji, respell):
             doc = unmoji
     if not slots and (fixed := respelled_with_place(literal, typos)):  # "The nigth was vry drak.": no adjective
-        said = ", ".join(f"“{m.word}” → “{m.suggestion}”" for m in typos[:3])
+        said = ", ".join(f"“{m.word}” → “{m.suggestion}”" for m in typos)  # each: all of them are corrected
         raise InputError(f"No place for a simile was found in the sentence as typed, which may hold typos ({said}): "
                          f"polish “{fixed}” instead.")
     if not slots:
@@ -637,8 +639,9 @@ def refuse_like_after_like(literal: str, doc, slots, offer: bool = True) -> None
 
 def respelled_with_place(literal: str, typos=None) -> str | None:
     """`literal` with its likely typos corrected (`typos`, else `misspellings(literal)`) when that sentence has a place
-    for a simile ("The nigth was vry drak." → "The night was very dark."), else None; for a sentence Polish refused
-    as typed (a text in another language, or over MAX_CHARS, gets none)."""
+    for a simile and the sentence as typed has none ("The nigth was vry drak." → "The night was very dark."), else
+    None: what Polish's refusal of it names (a text in another language, or over MAX_CHARS, gets none; nor does one
+    refused for another reason, "My sistr is as tall as my brothr.", which its correction would be again)."""
     if not isinstance(literal, str) or not literal.strip() or len(literal) > MAX_CHARS:
         return None
     try:
@@ -649,7 +652,19 @@ def respelled_with_place(literal: str, typos=None) -> str | None:
     fixed = corrected(literal, typos) if typos else literal
     if fixed == literal:
         return None
-    return fixed if find_slots(fixed, get_registry().get("parser")(blank_markup(fixed))) else None
+    parser = get_registry().get("parser")
+    if find_slots(literal, parser(blank_markup(literal))) or _held_or_compared(parser(blank_markup(fixed))):
+        return None
+    return fixed if find_slots(fixed, parser(blank_markup(fixed))) else None
+
+
+def _held_or_compared(doc) -> bool:
+    """Whether `refuse_unpolishable` would refuse the sentence (a simile or comparison it holds)."""
+    try:
+        refuse_unpolishable(doc, offer=False)
+    except InputError:
+        return True
+    return False
 
 
 def without_simile(literal: str) -> str | None:
@@ -731,11 +746,16 @@ def negation_note(literal: str, doc, slot: Slot, lm=None) -> str:
     before "active"; the table's own order is alphabetical). For a verb slot whose verb the sentence negates ("He
     never ran fast."): its images picture the action the sentence denies. "" otherwise."""
     if slot.kind == "verb":
-        verb = next((t for t in reversed(doc) if t.idx < slot.start and t.text == slot.verb), None)
-        neg = None if verb is None else next((c for c in verb.children if c.dep_ == "neg"), None)
+        verb = next((t for t in reversed(doc) if t.idx < slot.start and t.text == slot.verb
+                     and t.pos_ in ("VERB", "AUX")), None)
+        # a negation before the verb denies it ("never ran fast"); one after it, a part ("ran home, not to school")
+        neg = None if verb is None else next((c for c in verb.children if c.dep_ == "neg" and c.i < verb.i), None)
         if neg is None:
             return ""
-        said = literal[neg.idx:slot.end].strip()
+        # from the auxiliary a contraction or "cannot" hangs on ("didn't run fast", not "n't run fast")
+        aux = doc[neg.i - 1] if neg.i and doc[neg.i - 1].head.i == verb.i and doc[neg.i - 1].dep_ in (
+            "aux", "auxpass") else None
+        said = literal[(aux or neg).idx:slot.end].strip()
         return (f"The sentence says “{said}”: a simile of the action (“{said} like …”) pictures an action the "
                 "sentence denies, so its image can read as the opposite of what it means. To picture what happened, "
                 "polish a sentence that says it.")

@@ -21,7 +21,8 @@ from .session_files import new_download, track
 #: every column of a scored row: the CSV download (raw and normalized criteria, components)
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
            "logical_consistency", "logical_consistency_norm", "sentiment_consistency", "sentiment_consistency_norm",
-           "topic", "vehicle", "event", "kb_level", "nli_verdict", "evidence", "flag", "contradicts", "off_sentence"]
+           "topic", "vehicle", "event", "kb_level", "nli_verdict", "evidence", "flag", "contradicts", "off_sentence",
+           "no_words"]
 #: what the page shows: (title on screen, row key, decimals or None for text) — short titles, numbers rounded. The 0–1
 #: columns are relative within the list ("…_rel": creativity min-max scaled here for the screen only, as the paper
 #: scales the quality criteria); the raw criteria, topic, event and KB match are in the details and the download
@@ -239,8 +240,8 @@ def explain_candidate(c: dict) -> str:
     first = next((s for s in c.get("similes", []) if s.get("vehicle")), {})
     if wordless_image(first.get("vehicle")):
         said.append(f"Its image, {_quote(first['vehicle'])}, is a sign, not words: the knowledge base cannot know "
-                    "it, so its creativity says little, and it is ranked after the candidates whose images are "
-                    "words.")
+                    "it, so its creativity says little"
+                    + (", and it is ranked with the flagged lines, after the others." if c.get("no_words") else "."))
     fit = c.get("fit") or {}
     if fit:  # the writer's mean log-probability per token of the vehicle after the sentence's words (median ≈ −3)
         how = "a natural" if fit["fit"] >= -2 else "an unlikely" if fit["fit"] < -4.5 else "a possible"

@@ -47,6 +47,13 @@ def _unaccented(word: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch))
 
 
+def _swapped(a: str, b: str) -> bool:
+    """Whether `a` is `b` with two neighbouring letters swapped."""
+    diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    return len(a) == len(b) and len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] \
+        and a[diff[1]] == b[diff[0]]
+
+
 class PySpellChecker(SpellingDictionary):
     backend = "pyspellchecker (English word frequencies)"
 
@@ -57,9 +64,9 @@ class PySpellChecker(SpellingDictionary):
         return word in self._checker
 
     def correction(self, word: str, keep_first: bool = True) -> str | None:
-        """The most frequent known word one edit away that keeps the word's first letter (a typo rarely hits the
-        first letter: "wather" → "water", not "father"; "adress" → "address", not "dress"), else of any;
-        `keep_first=False`: of any ("hte" → "the")."""
+        """The most frequent known word one edit away that keeps the word's first letter or swaps two neighbouring
+        letters back (a typo rarely hits the first letter otherwise: "wather" → "water", not "father"; "adress" →
+        "address", not "dress"; "hte" → "the"), else of any; `keep_first=False`: of any."""
         if word in self._checker:
             return word
         found = sorted(self._checker.candidates(word) or ())
@@ -68,7 +75,9 @@ class PySpellChecker(SpellingDictionary):
         accented = [c for c in found if _unaccented(c) == word]  # "cafe" is "café" typed without its accent
         if accented:
             return accented[0]
-        pool = [c for c in found if c[:1] == word[:1]] if keep_first else []
+        # two neighbouring letters swapped is a common typo, the first letter's included ("hte" → "the", "nad" →
+        # "and"): such a word stands beside those that keep the first letter
+        pool = [c for c in found if c[:1] == word[:1] or _swapped(c, word)] if keep_first else []
         return max(pool or found, key=self._checker.word_usage_frequency)
 
     def close(self) -> None:
