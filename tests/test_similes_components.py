@@ -60,6 +60,16 @@ def test_as_if_and_as_though(text, comparator):
     check_spans(text, s)
 
 
+def test_a_clause_that_is_the_root_has_no_anchor():
+    """spaCy makes a new Token on every access, so the extractor compares tokens by index: "As if nothing had
+    happened." took its own clause's root for the anchor (topic "nothing", event "happened"); there is no main clause,
+    so there is no topic. With one, the main clause's subject and verb."""
+    s = one("As if nothing had happened.")
+    assert (s.comparator, s.topic, s.event) == ("as if", None, None)
+    s = one("She smiled as if nothing had happened.")
+    assert (s.topic, s.event) == ("She", "smiled")
+
+
 def test_like_attached_to_noun_and_adjective():
     s = one("She has eyes like stars in the night sky.")
     assert s.topic == "eyes" and s.heads["vehicle"] == "stars"
