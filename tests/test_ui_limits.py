@@ -138,6 +138,7 @@ def test_a_toast_shows_quoted_markup_as_text():
     with pytest.raises(gr.Error) as refused:
         refuse("Der <b>Hund</b>")
     assert "&lt;b&gt;Hund&lt;/b&gt;" in refused.value.message and "<b>" not in refused.value.message
+    assert refused.value.duration == 5  # the status line keeps it: quick refusals no longer pile up for 10 s
 
 
 def test_a_row_clicked_in_a_table_restored_from_a_link_gives_its_own_sentence():

@@ -20,6 +20,11 @@ from ..textspans import next_word_start, shorten, snap_span  # noqa: F401 (short
 log = logging.getLogger("studio.ui")
 
 
+#: seconds a refusal's toast stays (gradio's default is 10): the tab's status line keeps the message, and quick
+#: refusals stacked their toasts over a phone's table ("Error (2)")
+REFUSAL_TOAST_SECONDS = 5
+
+
 def guarded(fn):
     """Run an event handler so that bad input and unavailable models become a gr.Error with a clear message,
     and anything unexpected becomes a short apology instead of a traceback. The server log gets one line for a
@@ -39,7 +44,8 @@ def guarded(fn):
         except StudioError as exc:
             _log_refusal(fn, str(exc))
             _remember_failure(args, kwargs, str(exc), stopped=isinstance(exc, Stopped))
-            raise gr.Error(toast_text(str(exc)), title="Please check the input", print_exception=False) from None
+            raise gr.Error(toast_text(str(exc)), title="Please check the input", print_exception=False,
+                           duration=REFUSAL_TOAST_SECONDS) from None
         except ModelUnavailable as exc:
             _log_refusal(fn, exc.message)
             _remember_failure(args, kwargs, exc.message)
