@@ -12,9 +12,9 @@ import unicodedata
 #: an HTML tag ("<img src=x>", "</b>"): shown as text like anything typed, but its name and attributes are not words
 #: ("x < y and y > z" holds none)
 MARKUP_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
-#: a script or style element, its code with it, to its end tag or the text's end: never prose ("asdf qwer
-#: <script>alert(1)</script>" is no English)
-_CODE_ELEMENT = re.compile(r"<(script|style)\b[^<>]*>(?:.*?</\1\s*>|.*)", re.IGNORECASE | re.DOTALL)
+#: a script or style element with its end tag, its code with it: never prose ("asdf qwer <script>alert(1)</script>"
+#: is no English); an unclosed one is a tag like any other ("Her <style> was bold." keeps its words)
+_CODE_ELEMENT = re.compile(r"<(script|style)\b[^<>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 
 
 def blank_emoji(text: str) -> str:

@@ -835,6 +835,8 @@ def test_a_negated_adjective_is_said_and_its_opposites_offered(capsys):
     didnt = polish("He didn't run fast.", n=3, strategies=["insertion"], seed=0).negation
     assert didnt.startswith("The sentence says “didn't run fast”")  # from the auxiliary, not "n't run fast"
     assert polish("He ran home, not to school.", n=3, strategies=["insertion"], seed=0).negation == ""  # he ran
+    spaced = polish("He did  <em>not</em> walk the walk slowly.", n=3, strategies=["insertion"], seed=0).negation
+    assert spaced.startswith("The sentence says “did not walk the walk slowly”")  # the verb, not the noun "walk"
     assert main(["polish", "The room wasn't quiet.", "--n", "2", "--strategies", "insertion"]) == 0
     assert "note: The sentence says that it is not quiet" in capsys.readouterr().out
 

@@ -82,6 +82,9 @@ def test_a_sentence_with_no_place_but_for_its_typos_is_refused_with_the_correcte
     assert offered == "The night was very dark." and button.visible
     # refused for a comparison it holds, it would be refused again corrected: no offer of it
     assert respelled_with_place("My sistr is as tall as my brothr.") is None
+    # typos that hide a simile: every one named, and the offer is the corrected sentence without the simile
+    with pytest.raises(InputError, match="“drak” → “dark”, “lik” → “like”\\): polish “The night was very dark.” "):
+        polish("The nigth was vry drak lik coal.", n=2, strategies=["insertion"], seed=0)
     assert respelled_with_place("El perry era my rápido.") is None and respelled_with_place("The night was dark.") \
         is None
 

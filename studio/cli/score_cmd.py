@@ -53,8 +53,8 @@ def register(sub) -> None:
                         "the literal sentence is not moved after the others")
     p.add_argument("--no-off-sentence", action="store_true",
                    help="the paper's combined rank: a candidate that keeps less than a quarter of the literal "
-                        "sentence's content words and means little like it (a line of another sentence) is not "
-                        "moved after the others")
+                        "sentence's content words and means little like it (a line of another sentence), or whose "
+                        "image is an emoji or a sign, is not moved after the others")
     add_json_flag(p)
     p.set_defaults(func=run, render=render)
 

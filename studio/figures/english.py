@@ -211,7 +211,7 @@ def _swapped_function_word(dictionary, word: str, before: str) -> str | None:
     if (len(word) < 3 or not word[1:].islower() or not _SENTENCE_START.search(before)
             or _known(dictionary, lower)):
         return None
-    suggestion = dictionary.correction(lower, keep_first=False)  # the swap may be the first letter's ("Hte")
+    suggestion = dictionary.correction(lower)  # a swap of the first two letters is among its candidates ("Hte")
     if suggestion in ENGLISH_WORDS and suggestion != lower and sorted(suggestion) == sorted(lower):
         return suggestion.capitalize()
     return None

@@ -229,10 +229,10 @@ class SpellingDictionary(Role):
         """Whether the dictionary knows the (lower-case) word."""
 
     @abstractmethod
-    def correction(self, word: str, keep_first: bool = True) -> str | None:
+    def correction(self, word: str) -> str | None:
         """The likeliest known word one edit from the (lower-case) word, or None (one edit keeps it fast: two edits
-        of a long word are hundreds of thousands of candidates); with `keep_first`, one that keeps the word's first
-        letter before any other."""
+        of a long word are hundreds of thousands of candidates); one that keeps the word's first letter, or swaps two
+        neighbouring letters back, before any other."""
 
 
 class Parser(Role):

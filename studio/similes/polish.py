@@ -641,7 +641,8 @@ def respelled_with_place(literal: str, typos=None) -> str | None:
     """`literal` with its likely typos corrected (`typos`, else `misspellings(literal)`) when that sentence has a place
     for a simile and the sentence as typed has none ("The nigth was vry drak." → "The night was very dark."), else
     None: what Polish's refusal of it names (a text in another language, or over MAX_CHARS, gets none; nor does one
-    refused for another reason, "My sistr is as tall as my brothr.", which its correction would be again)."""
+    refused for another reason, "My sistr is as tall as my brothr.", which its correction would be again). Where the
+    corrected sentence holds a simile ("The nigth was drak lik coal."), the offer is it without the simile."""
     if not isinstance(literal, str) or not literal.strip() or len(literal) > MAX_CHARS:
         return None
     try:
@@ -653,8 +654,12 @@ def respelled_with_place(literal: str, typos=None) -> str | None:
     if fixed == literal:
         return None
     parser = get_registry().get("parser")
-    if find_slots(literal, parser(blank_markup(literal))) or _held_or_compared(parser(blank_markup(fixed))):
+    if find_slots(literal, parser(blank_markup(literal))):
         return None
+    if _held_or_compared(parser(blank_markup(fixed))):  # "The nigth was drak lik coal.": the corrected one holds a
+        fixed = without_simile(fixed)                   # simile, so the offer is the sentence without it
+        if not fixed:
+            return None
     return fixed if find_slots(fixed, parser(blank_markup(fixed))) else None
 
 
@@ -752,10 +757,11 @@ def negation_note(literal: str, doc, slot: Slot, lm=None) -> str:
         neg = None if verb is None else next((c for c in verb.children if c.dep_ == "neg" and c.i < verb.i), None)
         if neg is None:
             return ""
-        # from the auxiliary a contraction or "cannot" hangs on ("didn't run fast", not "n't run fast")
-        aux = doc[neg.i - 1] if neg.i and doc[neg.i - 1].head.i == verb.i and doc[neg.i - 1].dep_ in (
-            "aux", "auxpass") else None
-        said = literal[(aux or neg).idx:slot.end].strip()
+        # from the auxiliary a contraction or "cannot" hangs on ("didn't run fast", not "n't run fast"); spaces and
+        # blanked tags between them skipped, the tags left out of the quote
+        j = _next_to(neg, -1)
+        aux = doc[j] if j >= 0 and doc[j].head.i == verb.i and doc[j].dep_ in ("aux", "auxpass") else None
+        said = " ".join(blank_markup(literal)[(aux or neg).idx:slot.end].split())
         return (f"The sentence says “{said}”: a simile of the action (“{said} like …”) pictures an action the "
                 "sentence denies, so its image can read as the opposite of what it means. To picture what happened, "
                 "polish a sentence that says it.")

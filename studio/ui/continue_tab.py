@@ -141,7 +141,7 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
     parts = ([f"{distinct} distinct"] if distinct < drawn else []) + ([f"the best {shown} shown"] if pooled else [])
     counted = f"{drawn} sample(s) in {r['seconds']:.0f} s" + (f" ({', '.join(parts)})" if parts else "")
     # the judge in plain words on the line; which model it is, under Details
-    ranked = "the plausibility judge (any sentence that says the story's last one again moved down)" if r["judge"] and \
+    ranked = "the plausibility judge (any sentence that says the story's last one again is moved down)" if r["judge"] and \
         r["mode"] == "writer" else "the plausibility judge" if r["judge"] and not pooled else \
         "fluency and the plausibility judge" if pooled and r["judge"] else "fluency (no judge)" if pooled else ""
     info = f"{_expression_note(r['expression'])}  \n{counted}" + (f"; ranked by {ranked}" if ranked else "") + \

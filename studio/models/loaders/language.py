@@ -63,10 +63,10 @@ class PySpellChecker(SpellingDictionary):
     def known(self, word: str) -> bool:
         return word in self._checker
 
-    def correction(self, word: str, keep_first: bool = True) -> str | None:
+    def correction(self, word: str) -> str | None:
         """The most frequent known word one edit away that keeps the word's first letter or swaps two neighbouring
         letters back (a typo rarely hits the first letter otherwise: "wather" → "water", not "father"; "adress" →
-        "address", not "dress"; "hte" → "the"), else of any; `keep_first=False`: of any."""
+        "address", not "dress"; "hte" → "the"), else of any."""
         if word in self._checker:
             return word
         found = sorted(self._checker.candidates(word) or ())
@@ -77,7 +77,7 @@ class PySpellChecker(SpellingDictionary):
             return accented[0]
         # two neighbouring letters swapped is a common typo, the first letter's included ("hte" → "the", "nad" →
         # "and"): such a word stands beside those that keep the first letter
-        pool = [c for c in found if c[:1] == word[:1] or _swapped(c, word)] if keep_first else []
+        pool = [c for c in found if c[:1] == word[:1] or _swapped(c, word)]
         return max(pool or found, key=self._checker.word_usage_frequency)
 
     def close(self) -> None:
