@@ -656,11 +656,13 @@ def respelled_with_place(literal: str, typos=None) -> str | None:
     parser = get_registry().get("parser")
     if find_slots(literal, parser(blank_markup(literal))):
         return None
-    if _held_or_compared(parser(blank_markup(fixed))):  # "The nigth was drak lik coal.": the corrected one holds a
-        fixed = without_simile(fixed)                   # simile, so the offer is the sentence without it
+    fixed_doc = parser(blank_markup(fixed))
+    if _held_or_compared(fixed_doc):  # "The nigth was drak lik coal.": the corrected one holds a simile, so the
+        fixed = without_simile(fixed)  # offer is the sentence without it
         if not fixed:
             return None
-    return fixed if find_slots(fixed, parser(blank_markup(fixed))) else None
+        fixed_doc = parser(blank_markup(fixed))
+    return fixed if find_slots(fixed, fixed_doc) else None
 
 
 def _held_or_compared(doc) -> bool:
