@@ -841,6 +841,28 @@ def test_a_negated_adjective_is_said_and_its_opposites_offered(capsys):
     assert "note: The sentence says that it is not quiet" in capsys.readouterr().out
 
 
+def test_a_negative_subject_denies_the_action_and_cannot_help_does_not():
+    """"Nobody ran fast." got no note (the negation is the subject, not a `neg` of the verb); "You can't help but
+    laugh loudly." got the note and its best place after "help" ("can't help like … but laugh"): the laughing
+    happens, so it has no note and its place is after the laughing."""
+    from studio.models.registry import get
+    from studio.similes.polish import find_slots, negation_note
+    from studio.similes.service import polish
+
+    for text, said in (("Nobody ran fast.", "Nobody ran fast"), ("No dog ran fast.", "No dog ran fast"),
+                       ("When the bell rang, hardly anyone ran fast.", "hardly anyone ran fast"),
+                       ("None of us ran fast.", "None of us ran fast")):
+        note = polish(text, n=3, strategies=["insertion"], seed=0).negation
+        assert note.startswith(f"The sentence says “{said}”: a simile of the action"), (text, note)
+    for text in ("You can't help but laugh loudly.", "She couldn't help laughing loudly.", "Everybody ran fast."):
+        assert polish(text, n=3, strategies=["insertion"], seed=0).negation == "", text
+    text = "You can't help but laugh loudly."
+    doc = get("parser")(text)
+    slots = find_slots(text, doc)
+    assert [(s.verb, text[:s.end]) for s in slots] == [("laugh", "You can't help but laugh loudly")]
+    assert negation_note(text, doc, slots[0]) == ""
+    assert polish("She could not help him.", n=3, strategies=["insertion"], seed=0).negation  # a denied help
+
 @pytest.mark.offline
 def test_the_likelier_opposite_is_offered_first(offline):
     """The antonym table is alphabetical ("quiet": "active", "noisy"); the note offered "The room was active." first.

@@ -182,6 +182,10 @@ def _from_like(like) -> Simile | None:
     if _is_exemplification(like, obj):
         return None
     anchor = like.head if like.head.i != like.i else None
+    if anchor is not None and obj.head.i == anchor.i and obj.dep_ in _SUBJECT_DEPS:
+        # "like" before a clause whose subject is the image ("Like ink spilled across the sky, the night was dark."):
+        # the clause modifies the sentence's own verb, whose subject is the topic; the image never is
+        anchor = anchor.head if anchor.dep_ == "advcl" and anchor.head.i != anchor.i else None
     prop = anchor if anchor is not None and anchor.pos_ in ("ADJ", "ADV") and like.dep_ == "prep" else None
     return _assemble(like, (like.idx, like.idx + len(like)), "like", obj, anchor, prop)
 

@@ -745,6 +745,34 @@ def _prompt(literal: str, trained: bool) -> str:
 
 # ------------------------------------------------------------------------------------------ slots
 
+_DENIED_ACTION = ("The sentence says “{said}”: a simile of the action (“{said} like …”) pictures an action the "
+                  "sentence denies, so its image can read as the opposite of what it means. To picture what "
+                  "happened, polish a sentence that says it.")
+#: subjects that deny the action they do ("Nobody ran fast.", "None of us ran fast."); "No dog", "Not one of them"
+#: and "Hardly anyone" by their modifier
+_NEGATIVE_SUBJECTS = {"nobody", "nothing", "none", "neither", "noone", "no-one"}
+_SCARCELY = {"hardly", "scarcely", "barely"}
+
+
+def _negative_subject(verb):
+    """The verb's subject when it denies the action ("Nobody", "No dog", "Hardly anyone"), else None."""
+    for subject in verb.children:
+        if subject.dep_ in ("nsubj", "nsubjpass") and subject.i < verb.i and (
+                subject.lower_ in _NEGATIVE_SUBJECTS
+                or any(m.dep_ in ("det", "neg") and m.lower_ in ("no", "not") for m in subject.children)
+                or any(m.dep_ == "advmod" and m.lower_ in _SCARCELY for m in subject.children)):
+            return subject
+    return None
+
+
+def _cannot_help(verb) -> bool:
+    """A negated "help" with a verb after it ("can't help but laugh", "couldn't help laughing"): it says the
+    laughing happens."""
+    return verb.lemma_.lower() == "help" and any(c.dep_ == "neg" for c in verb.children) and any(
+        c.i > verb.i and (c.dep_ == "conj" and c.pos_ == "VERB" or c.dep_ in ("xcomp", "ccomp") and c.tag_ == "VBG")
+        for c in verb.children)
+
+
 def negation_note(literal: str, doc, slot: Slot, lm=None) -> str:
     """For an adjective slot whose adjective the sentence negates ("The room was not quiet."): its similes compare
     with what has the quality ("not as quiet as a mouse"), which weakens the sentence rather than pictures it; one
@@ -755,18 +783,22 @@ def negation_note(literal: str, doc, slot: Slot, lm=None) -> str:
     if slot.kind == "verb":
         verb = next((t for t in reversed(doc) if t.idx < slot.start and t.text == slot.verb
                      and t.pos_ in ("VERB", "AUX")), None)
-        # a negation before the verb denies it ("never ran fast"); one after it, a part ("ran home, not to school")
-        neg = None if verb is None else next((c for c in verb.children if c.dep_ == "neg" and c.i < verb.i), None)
+        # a negation before the verb denies it ("never ran fast"); one after it, a part ("ran home, not to school");
+        # "can't help laughing" says the laughing happens
+        neg = None if verb is None or _cannot_help(verb) else next(
+            (c for c in verb.children if c.dep_ == "neg" and c.i < verb.i), None)
         if neg is None:
-            return ""
+            subject = None if verb is None else _negative_subject(verb)
+            if subject is None:
+                return ""
+            said = " ".join(blank_markup(literal)[subject.left_edge.idx:slot.end].split())
+            return _DENIED_ACTION.format(said=said)
         # from the auxiliary a contraction or "cannot" hangs on ("didn't run fast", not "n't run fast"); spaces and
         # blanked tags between them skipped, the tags left out of the quote
         j = _next_to(neg, -1)
         aux = doc[j] if j >= 0 and doc[j].head.i == verb.i and doc[j].dep_ in ("aux", "auxpass") else None
         said = " ".join(blank_markup(literal)[(aux or neg).idx:slot.end].split())
-        return (f"The sentence says “{said}”: a simile of the action (“{said} like …”) pictures an action the "
-                "sentence denies, so its image can read as the opposite of what it means. To picture what happened, "
-                "polish a sentence that says it.")
+        return _DENIED_ACTION.format(said=said)
     if slot.kind != "adjective":
         return ""
     span = doc.char_span(slot.start, slot.end, alignment_mode="expand")
@@ -857,6 +889,8 @@ def find_slots(literal: str, doc, respell: dict[str, str] | None = None) -> list
             continue  # "looked happy": the adjective slot says it better
         if any(s.kind == "adjective" and s.anchor == tok.text and s.start <= tok.idx < s.end for s in slots.values()):
             continue  # "were bored": a participle read as an adjective
+        if _cannot_help(tok) and any(c.dep_ == "cc" and c.lower_ == "but" for c in tok.children):
+            continue  # "can't help but laugh": the place is after the laughing, the conjoined verb's
         last = _phrase_end(tok)
         end = last.idx + len(last)
         if _opens_a_quote(doc, last.i + 1):
