@@ -89,6 +89,19 @@ def test_a_sentence_with_no_place_but_for_its_typos_is_refused_with_the_correcte
         is None
 
 
+def test_after_a_run_the_corrected_sentence_is_offered_without_the_simile_its_typos_hid():
+    """"He ran fsat lik the wind." runs (as typed it holds no simile); the button then offered "He ran fast like the
+    wind.", which Polish refuses for its simile: the offer is the corrected sentence without it."""
+    from studio.similes.service import offered, polish
+    from studio.ui.polish_tab import polish_offer
+
+    polish("He ran fsat lik the wind.", n=2, strategies=["insertion"], seed=0)  # runs
+    assert offered("He ran fsat lik the wind.") == "He ran fast."
+    assert polish_offer("He ran fsat lik the wind.")[1] == "He ran fast."
+    assert offered("The wather was cold.") == "The water was cold."  # no simile in it: the corrected sentence
+    assert offered("The sky was as blue as the sea.") == "The sky was blue."
+
+
 def test_the_tab_escapes_what_was_typed():
     from studio.similes.polish import PolishResult
     from studio.figures.english import Misspelling
@@ -156,7 +169,8 @@ def test_the_tab_offers_to_polish_the_corrected_sentence():
     # a sentence that already holds a simile: the offer is the sentence without it (typos are offered first)
     button, text = polish_offer("The sky was as blue as the sea.")
     assert button.visible and button.value == "Polish “The sky was blue.” instead" and text == "The sky was blue."
-    assert polish_offer("The sky was as bleu as the sea.")[1] == "The sky was as blue as the sea."
+    # corrected, it would be refused for its simile: corrected and without it
+    assert polish_offer("The sky was as bleu as the sea.")[1] == "The sky was blue."
     assert take_offer("", "Her eyes were as blue as the sea.")[0] == "Her eyes were blue."
     assert polish_offer("It looks like rain.")[0].visible is False  # "It looks." would say nothing
     # after a refusal only the sentence without its simile is offered: a sentence refused as Spanish got a

@@ -42,5 +42,9 @@ def respelled(literal: str) -> str | None:
 
 def offered(literal: str) -> str | None:
     """The sentence Polish offers to polish instead of `literal`: with its likely typos corrected, else without the
-    similes it already holds; None for neither."""
-    return respelled(literal) or without_simile(literal)
+    similes it already holds; None for neither. A corrected sentence that holds a simile its typos hid ("He ran fsat
+    lik the wind.") is offered without it, as Polish would refuse it."""
+    fixed = respelled(literal)
+    if fixed is not None:
+        return without_simile(fixed) or fixed
+    return without_simile(literal)
