@@ -241,6 +241,65 @@ def test_the_literals_own_antonym_of_a_stated_property():
     assert stated_opposites("The quietness was deep.", "noisy", table) == []  # the word, not a part of one
 
 
+def test_a_negated_property_decides_by_construction():
+    from studio.figures.irony import Irony, negated_reading
+
+    table = {"slow": ("fast",), "fast": ("slow",), "hot": ("cold",)}
+    snail = "The river was as slow as a snail."
+    s = _as_simile(snail, "slow", "a snail")
+    assert negated_reading("The river was not slow.", snail, s, None, table) == ("contradicts", "not slow")
+    assert negated_reading("The river wasn't very slow.", snail, s, None, table) == ("contradicts", "n't very slow")
+    assert negated_reading("The river was slow.", snail, s, None, table) is None  # no negation: the NLI decides
+    cheetah = "The river was as fast as a cheetah."
+    c = _as_simile(cheetah, "fast", "a cheetah")
+    assert negated_reading("The river was not slow.", cheetah, c, None, table) == ("agrees", "not slow")
+    assert negated_reading("The river was not very slow.", cheetah, c, None, table) is None  # not very slow ≠ fast
+    assert negated_reading("The river was not slowly rising.", cheetah, c, None, table) is None  # the word only
+    # an ironic simile is read as its antonym: "as fast as a snail" says slow
+    ironic = "The river was as fast as a snail."
+    irony = Irony("fast", "slow", 5.0, "The river was very slow.")
+    assert negated_reading("The river was not slow.", ironic, _as_simile(ironic, "fast", "a snail"), irony,
+                           table) == ("contradicts", "not slow")
+    # a "like" simile states no property
+    like = Simile(topic="The river", vehicle="a snail", event="crawled", comparator="like", property=None,
+                  spans={"comparator": (18, 22), "vehicle": (23, 30)})
+    assert negated_reading("The river was not slow.", "The river crawled like a snail.", like, None, table) is None
+
+
+def test_a_fronted_simile_is_read_after_its_main_clause():
+    """"Like ink, the night was dark." was last in every Rerank group: the writer read "ink" after the bare "Like"."""
+    from studio.figures.components import extract_similes
+    from studio.figures.lm_features import GENERIC_CONTEXT, contexts
+
+    text = "Like ink, the night was dark."
+    (s,) = extract_similes(text)
+    assert contexts(text, s) == ("The night was dark like", GENERIC_CONTEXT, " ink")
+    text = "“As cold as ice, the wind blew.”"
+    (s,) = extract_similes(text)
+    assert contexts(text, s) == ("The wind blew as cold as", GENERIC_CONTEXT, " ice")
+    text = "The night was dark like ink."
+    assert contexts(text, extract_similes(text)[0])[0] == "The night was dark like"
+    text = "Like ink spilled across the sky, the night was dark."  # no comma after the image: as before
+    assert contexts(text, extract_similes(text)[0])[0] == "Like"
+
+
+@pytest.mark.offline
+def test_rerank_reads_a_negated_literal(offline):
+    """A visitor's "The river was not slow.": the NLI called "…as slow as a snail" what the sentence says and "…as
+    fast as a cheetah" a contradiction (87 %)."""
+    from studio.hauser.scorer import evidence_text, score_group
+    from studio.ui.rerank_tab import explain_candidate
+
+    snail, cheetah = score_group("The river was not slow.", ["The river was as slow as a snail.",
+                                                             "The river was as fast as a cheetah."]).candidates
+    assert snail.negated == {"verdict": "contradicts", "said": "not slow"} and snail.contradicts
+    assert snail.logical_consistency == 0.0 and cheetah.logical_consistency == 1.0 and not cheetah.contradicts
+    assert (cheetah.rank, snail.rank) == (1, 2)
+    assert "itself says “not slow”, so the simile contradicts it" in evidence_text(snail.to_dict())
+    said = explain_candidate(cheetah.to_dict())
+    assert "itself says “not slow”" in said and "agrees" in said and "contradict" not in said
+
+
 @pytest.mark.offline
 def test_a_sincere_simile_of_the_literals_antonym_contradicts_it(offline):
     """A visitor's Rerank put "…as noisy as a rock concert…" first for "…was very quiet at night." (the NLI reads

@@ -59,6 +59,36 @@ def states_property(literal: str, irony: Irony) -> bool:
     return not _NEGATION.search(literal) and _says(literal, irony.property)
 
 
+#: a negation and the degree words that may stand between it and the adjective it negates ("not very hot")
+_NEGATED = r"(?:\bnot|\bnever|n['’]t)\s+"
+_DEGREES = r"(?:(?:very|so|too|that|all|particularly|really|quite|especially|terribly|at all)\s+)*"
+
+
+def negated_reading(literal: str, candidate: str, simile, irony: Irony | None,
+                    antonyms: dict) -> tuple[str, str] | None:
+    """For a candidate that reads as "very Q" (a sincere "as Q as V" or "Q as V", Q the property it states; an ironic
+    one, Q the antonym it is read as) after a literal sentence that negates Q or an antonym of Q: ("contradicts", the
+    words) when the literal says "not Q" ("The river was not slow." → "…as slow as a snail"; degree words between
+    allowed, "not very slow"), ("agrees", the words) when it says "not A" right before A, an antonym of Q ("…as fast
+    as a cheetah"; "not very hot" is no "cold"); None otherwise. The NLI reads "The river was not slow." → "The river
+    was very slow." as an entailment. Why: docs/experiments.md#hauser-negated-property"""
+    if irony is not None:
+        q = irony.antonym
+    elif stated_reading(candidate, simile) is not None:
+        q = candidate[slice(*simile.spans["property"])]
+    else:
+        return None
+    q = q.lower()
+    said = re.search(_NEGATED + _DEGREES + rf"{re.escape(q)}(?![\w-])", literal, re.IGNORECASE)
+    if said:
+        return "contradicts", " ".join(said.group(0).split())
+    for a in antonyms.get(q, ()):
+        said = re.search(_NEGATED + rf"{re.escape(a)}(?![\w-])", literal, re.IGNORECASE)
+        if said:
+            return "agrees", " ".join(said.group(0).split())
+    return None
+
+
 def opposite_in_kb(kb, adjective: str, vehicle: str, antonyms: dict) -> str | None:
     """The antonym of `adjective` the simile KB knows `vehicle` for (plausibility at least KB_OPPOSITE_MIN, above the
     adjective's own, among its KB_TOP properties), or None: ("slow", "a deer") → "fast"; a clause ("as if …") has

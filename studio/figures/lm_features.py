@@ -72,9 +72,20 @@ def first_vehicle(similes):
 
 
 def contexts(candidate: str, simile) -> tuple[str, str, str]:
-    """(the words before the vehicle, generic context, vehicle with its leading space) of one candidate's simile."""
+    """(the words before the vehicle, generic context, vehicle with its leading space) of one candidate's simile. A
+    simile that opens the sentence, its image followed by a comma ("Like ink, the night was dark."), is read after
+    the main clause and its comparator ("The night was dark like"): before the bare "Like" the image has no sentence
+    to fit (log P(ink | "Like") −18.6 put such a line last in Rerank). Why: docs/experiments.md#hauser-fronted-fit"""
     a, b = simile.spans["vehicle"]
-    return " ".join(candidate[:a].split()), GENERIC_CONTEXT, " " + " ".join(candidate[a:b].split())
+    vehicle = " " + " ".join(candidate[a:b].split())
+    c0, c1 = simile.spans.get("comparator", (a, a))
+    rest = candidate[b:].lstrip()
+    main = rest[1:].strip().rstrip(".!?…\"'”’ ") if rest.startswith(",") else ""
+    if main and c1 <= a and not candidate[:c0].strip(" \t\n\"'“‘"):
+        said = " ".join(candidate[c0:c1].split())
+        return " ".join((main[:1].upper() + main[1:] + " " + said[:1].lower() + said[1:]).split()), \
+            GENERIC_CONTEXT, vehicle
+    return " ".join(candidate[:a].split()), GENERIC_CONTEXT, vehicle
 
 
 def common_words(texts: list[str]) -> str:

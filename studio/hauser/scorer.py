@@ -127,6 +127,10 @@ class CandidateScore:
     #: reading), and, when the irony check finds its image suits the adverb's opposite, that `antonym` and `margin`
     #: (a contradiction by construction); {} otherwise
     stand_in: dict = field(default_factory=dict)
+    #: the literal sentence negates the property the simile reads as ("not slow" for "as slow as a snail": verdict
+    #: "contradicts") or its antonym ("agrees"): {"verdict", "said"} (irony.negated_reading), a verdict by
+    #: construction in place of the NLI's; {} otherwise
+    negated: dict = field(default_factory=dict)
     #: the NLI reads it as contradicting the literal (P ≥ Settings.contradiction_gate): ranked after the others
     contradicts: bool = False
     #: it holds less than OFF_SENTENCE_SHARE of the literal's content words and means little like it (`off_sentence`):
@@ -246,7 +250,19 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     against = [(irony is not None and states_property(lit, irony)) or opposite is not None
                or (stand is not None and stand[1] is not None)
                for (_, lit, _), irony, opposite, stand in zip(flat, ironies, opposites, stand_ins)]
-    p_contra = [1.0 if by_construction else float(p) for p, by_construction in zip(nli_probs[:, 2], against)]
+    # a simile of what the literal sentence negates ("…was not slow" → "…as slow as a snail") contradicts it, one of
+    # its antonym ("…as fast as a cheetah") agrees, whatever the NLI makes of "not" (it reads "not slow" → "very slow"
+    # as an entailment)
+    negations = [None] * len(flat)
+    if settings.irony:
+        from ..figures.antonyms import load_antonyms
+        from ..figures.irony import negated_reading
+
+        negations = [negated_reading(lit, cand, first_vehicle(sims), irony, load_antonyms())
+                     for (_, lit, cand), sims, irony in zip(flat, similes, ironies)]
+    p_contra = [1.0 if by_construction or (negated and negated[0] == "contradicts") else
+                0.0 if negated else float(p)
+                for p, by_construction, negated in zip(nli_probs[:, 2], against, negations)]
 
     _step(progress, 0.7, "sentiment consistency")
     sentiment = registry.get("sentiment")
@@ -289,6 +305,7 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
                 if valid else {}, irony={**ironies[k].to_dict(), "states_property": against[k]} if ironies[k] else {},
                 nli_read=read[k] if read[k] != flat[k][2] else "", opposite=opposites[k] or "",
                 stand_in=_stand_in_dict(stand_ins[k]),
+                negated={"verdict": negations[k][0], "said": negations[k][1]} if negations[k] else {},
                 off_sentence=elsewhere[k] and valid))
             k += 1
         _normalize_and_rank(rows, settings)
@@ -414,6 +431,11 @@ def evidence_text(c: dict) -> str:
     if c.get("opposite"):
         parts.append(f"the sentence itself says “{c['opposite']}”, the opposite of the simile's property, so the "
                      "simile contradicts it")
+    negated = c.get("negated") or {}
+    if negated:
+        parts.append(f"the sentence itself says “{negated['said']}”, so the simile "
+                     + ("contradicts it" if negated["verdict"] == "contradicts" else "agrees with it")
+                     + " (the NLI's verdict is not used)")
     if nli:
         parts.append(f"NLI: {nli['verdict']} (contradiction {nli['contradiction']:.2f})")
     return " · ".join(parts)

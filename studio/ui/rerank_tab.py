@@ -276,6 +276,15 @@ def explain_candidate(c: dict) -> str:
                     "property, so the simile contradicts it, and it is ranked after every candidate that is not a "
                     "contradiction, whatever its creativity.")
         return " ".join(s for s in said if s)
+    negated = c.get("negated") or {}
+    if negated.get("verdict") == "contradicts":  # the literal negates what the simile says: by construction
+        said.append(f"The literal sentence itself says {_quote(negated['said'])}, so the simile contradicts it, and "
+                    "it is ranked after every candidate that is not a contradiction, whatever its creativity.")
+        return " ".join(s for s in said if s)
+    if negated:
+        said.append(f"The literal sentence itself says {_quote(negated['said'])}, and the simile pictures the "
+                    "opposite of what it negates, so it agrees with it.")
+        return " ".join(s for s in said if s)
     nli = c.get("nli") or {}
     if nli:
         said.append({"entailment": "A meaning check finds that it says what the literal sentence says.",
