@@ -60,6 +60,32 @@ def test_a_single_candidate_gets_no_relative_score_and_a_reason(client):
     assert "2 flagged" in three and "no words) go after the others" in three
 
 
+def test_no_simile_anywhere_gets_a_warning_and_no_winner():
+    """A visitor's three lines without a simile ("The river was slow.", "Rivers are wet.", "I like tea.") got "✅
+    Scored 3 candidates" and "Winner: The river was slow."."""
+    from types import SimpleNamespace
+
+    from studio.ui.rerank_tab import SCREEN_COLUMNS, highlight_winner, scale_note
+
+    flag = SCREEN_COLUMNS.index("flag")
+
+    def row(i, mark):
+        cells = [None] * len(SCREEN_COLUMNS)
+        cells[0], cells[flag] = i, mark
+        return cells
+
+    note = scale_note({"headers": SCREEN_COLUMNS, "data": [row(1, "no simile"), row(2, "no simile")]})
+    assert note.startswith("⚠️ None of the 2 candidates holds a simile") and "no winner" in note and "✅" not in note
+    assert scale_note({"headers": SCREEN_COLUMNS, "data": [row(1, "no simile")]}).startswith("⚠️ The candidate holds no simile")
+    assert scale_note({"headers": SCREEN_COLUMNS, "data": [row(1, ""), row(2, "no simile")]}).startswith("✅")
+    plain = {"rank": 1, "candidate": "The river was slow.", "similes": [], "has_simile": False}
+    assert highlight_winner(SimpleNamespace(candidates=[plain])) == [
+        ("No candidate holds a simile: there is no winner.", None)]
+    simile = {"rank": 1, "candidate": "It ran like the wind.", "has_simile": True,
+              "similes": [{"vehicle": "the wind", "spans": {"vehicle": (12, 20)}}]}
+    assert ("the wind", "vehicle") in highlight_winner(SimpleNamespace(candidates=[simile, {**plain, "rank": 2}]))
+
+
 def test_the_status_line_says_which_of_a_csvs_literals_is_shown():
     """A visitor uploaded a CSV of two literal sentences and read "Scored 2 candidates" with no word of the second:
     the status line names which one the table shows and where the others are."""

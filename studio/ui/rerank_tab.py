@@ -41,6 +41,9 @@ TABLE_LABEL = ("Scores, best first. The 0–1 columns compare these candidates w
 #: under the table when only one candidate was scored
 SINGLE_NOTE = ("One candidate: the 0–1 columns compare candidates with each other, so with nothing to compare they "
                "are left empty. Add other candidates to rank it; its raw scores are in *Details* below and in the CSV.")
+#: the status line when no candidate holds a simile (a ✅ and a winner said the opposite)
+NO_SIMILE_NOTE = ("⚠️ {n} simile the extractor finds (a comparison with “like”, “as … as”, “as if” …): there is "
+                  "no image to score, so the order means nothing and there is no winner. Add similes to rank them.")
 COLOURS = {"topic": "#7cb5ec", "vehicle": "#f7a35c", "event": "#90ed7d"}
 #: what each number in the table means, shown under it (the formulas are in the "How to read this" guide and
 #: docs/hauser.md)
@@ -88,6 +91,8 @@ def highlight_winner(group: RerankResult) -> list[tuple[str, str | None]]:
     best = min(group.candidates, key=lambda c: c["rank"])
     text = best["candidate"]
     first = next((s for s in best["similes"] if s.get("vehicle")), None)
+    if not best.get("has_simile", first is not None):  # every candidate is flagged "no simile": no winner
+        return [("No candidate holds a simile: there is no winner.", None)]
     if first is None:
         return [(text, None)]
     return highlight_pieces(text, [(a, b, part) for part, (a, b) in first["spans"].items() if part in COLOURS])
@@ -389,10 +394,13 @@ def scale_note(table, groups=None, shown=None) -> str:
     rows = table.get("data") if isinstance(table, dict) else None if table is None else table.values.tolist()
     if not rows:
         return ""
-    if len(rows) == 1:
+    flag = SCREEN_COLUMNS.index("flag")
+    if all(str(row[flag] or "").strip() == "no simile" for row in rows):
+        note = NO_SIMILE_NOTE.format(n="The candidate holds no" if len(rows) == 1 else
+                                     f"None of the {len(rows)} candidates holds a")
+    elif len(rows) == 1:
         note = SINGLE_NOTE
     else:
-        flag = SCREEN_COLUMNS.index("flag")
         flagged = sum(str(row[flag] or "").strip() in MOVED_FLAGS for row in rows)
         note = (f"✅ Scored {len(rows)} candidates, best first by the three rankings combined (by the rank weights)"
                 + (f"; {flagged} flagged (no simile, contradicts, off the sentence or no words) go after the others"
