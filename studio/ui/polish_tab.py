@@ -30,8 +30,9 @@ SCORE_NOTE = ("**keep (0–1)**: how likely a writer is to keep the candidate (0
               "Summed, the keeps estimate how many of the list a writer would keep (the line above the table). "
               "**fluency (0–1)** (shown instead when no keep model is served, and in *Details*): how readily the "
               "polisher writes this simile for this sentence; it says nothing about creativity (*Send to Rerank* "
-              "scores that). **KB ✓** after the source: the knowledge base knows this image for this adjective "
-              "(\"as sweet as honey\"). Which 20 the writer model reads: the *images* source's lines first, then (with "
+              "scores that). **KB ✓** after the source: a simile of the knowledge base's sources gives this image "
+              "this adjective (\"as sweet as honey\"); once is enough, so it says the pairing was written, not that "
+              "it is apt (\"as warm as a fish\" has one). Which 20 the writer model reads: the *images* source's lines first, then (with "
               f"the *writer* source, for an adjective) the knowledge base's {PROPERTY_FIRST} best images and the "
               "writer's, then the rest by keep. Should the writer model fail to reread, that is the order shown, and "
               "the *images* and *writer* lines have no keep.")
