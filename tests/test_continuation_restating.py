@@ -136,6 +136,10 @@ def test_why_here_names_the_reason_that_decided():
     notes = why_here([_row(0.2), _row(0.8, slips=["reuses the figure's own words", "stacks a new simile"])], "writer")
     assert notes[1] == "placed lower: reuses the figure's own words; stacks a new simile"
     assert why_here([_row(0.6, restating=0.2), _row(0.4, restating=0.9)], "writer") == ["", ""]
+    # a slip or a cut where the judge puts it is named too (a visitor's #9 reused the idiom unmarked)
+    notes = why_here([_row(0.6), _row(0.3, slips=["reuses the figure's own words"]), _row(0.1, cut=True)], "writer")
+    assert notes == ["", "reuses the figure's own words", "cut short by the token limit"]
+    assert why_here([_row(0.6), _row(0.3, slips=["stacks a new simile"])], "tuned") == ["", ""]
 
 
 def test_a_slip_is_the_figures_words_its_meaning_spelt_out_or_a_new_simile():
