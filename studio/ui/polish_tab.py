@@ -348,8 +348,8 @@ def build_polish_tab() -> dict:
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["markdown", "str", "number"], interactive=False,
                              elem_id="polish-table", elem_classes=["studio-fit-table"],
                              column_widths=["59%", "22%", "19%"], max_height=1400,
-                             wrap=True, label="Candidates, best first (the line above says by what; inserted phrase in "
-                                              "bold; click a row to see its components)")
+                             wrap=True, label="Candidates, best first (after a run, the status line above says by what; "
+                                              "inserted phrase in bold; click a row to see its components)")
         gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Candidates (CSV and JSON)", file_count="multiple")
         with gr.Accordion("Details: every number, as the API returns it", open=False):
