@@ -63,7 +63,8 @@ several literal sentences are scored separately and picked from the list above t
 **quality** (0–1) mixes three criteria, each normalized among *these* candidates (0 = worst here, 1 = best here):
 **relevance** (how strongly the knowledge base links topic and vehicle, plus how naturally the writer model expects the vehicle where it stands), **logic** (1 − the chance the simile
 contradicts the literal sentence; an ironic “as loud as a whisper” is judged as what it means, “very soft”, and the
-evidence says so) and **sentiment** (whether the simile keeps the sentence's tone). **creativity**: higher for a
+evidence says so; after “The river was not slow.”, “as slow as a snail” contradicts it and “as fast as a cheetah”
+agrees) and **sentiment** (whether the simile keeps the sentence's tone). **creativity**: higher for a
 vehicle neither the knowledge base nor the language model expects, lower for common ones, also compared within the
 list (0–1 on screen; the raw value, unbounded, is in the details and the CSV). **image words** (informativeness): the
 vehicle's length in words. *no simile* marks a candidate without one (ranked last), *contradicts* one the meaning
