@@ -139,6 +139,11 @@ def test_why_here_names_the_reason_that_decided():
     # a slip or a cut where the judge puts it is named too (a visitor's #9 reused the idiom unmarked)
     notes = why_here([_row(0.6), _row(0.3, slips=["reuses the figure's own words"]), _row(0.1, cut=True)], "writer")
     assert notes == ["", "reuses the figure's own words", "cut short by the token limit"]
+    # a moved line names its slip too (a reviewer's)
+    notes = why_here([_row(0.2, slips=["reuses the figure's own words"], restating=0.1),
+                      _row(0.5, slips=["stacks a new simile"], restating=0.9)], "writer")
+    assert notes[0].startswith("placed higher: further") and notes[0].endswith("; reuses the figure's own words")
+    assert notes[1].startswith("placed lower: close") and notes[1].endswith("; stacks a new simile")
     assert why_here([_row(0.6), _row(0.3, slips=["stacks a new simile"])], "tuned") == ["", ""]
 
 

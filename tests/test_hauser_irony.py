@@ -255,6 +255,13 @@ def test_a_negated_property_decides_by_construction():
     assert negated_reading("The river was not slow.", cheetah, c, None, table) == ("agrees", "not slow")
     assert negated_reading("The river was not very slow.", cheetah, c, None, table) is None  # not very slow ≠ fast
     assert negated_reading("The river was not slowly rising.", cheetah, c, None, table) is None  # the word only
+    # the negation of another clause, kept in the candidate: the NLI decides (a reviewer's)
+    both = "The boat was not slow, but the river was as slow as a snail."
+    assert negated_reading("The boat was not slow, but the river was sluggish.", both,
+                           _as_simile(both, "slow", "a snail"), None, table) is None
+    both = "The boat was not slow, but the river was as fast as a cheetah."
+    assert negated_reading("The boat was not slow, but the river was sluggish.", both,
+                           _as_simile(both, "fast", "a cheetah"), None, table) is None
     # an ironic simile is read as its antonym: "as fast as a snail" says slow
     ironic = "The river was as fast as a snail."
     irony = Irony("fast", "slow", 5.0, "The river was very slow.")
@@ -267,20 +274,24 @@ def test_a_negated_property_decides_by_construction():
 
 
 def test_a_fronted_simile_is_read_after_its_main_clause():
-    """"Like ink, the night was dark." was last in every Rerank group: the writer read "ink" after the bare "Like"."""
+    """"Like ink, the night was dark." was last in every Rerank group: the writer read "ink" after the bare "Like".
+    The irony check keeps `contexts`' form (its antonyms' contexts are built the same way)."""
     from studio.figures.components import extract_similes
-    from studio.figures.lm_features import GENERIC_CONTEXT, contexts
+    from studio.figures.lm_features import GENERIC_CONTEXT, contexts, fit_contexts
+
+    def fit(text):
+        return fit_contexts(text, extract_similes(text)[0])[0]
 
     text = "Like ink, the night was dark."
     (s,) = extract_similes(text)
-    assert contexts(text, s) == ("The night was dark like", GENERIC_CONTEXT, " ink")
-    text = "“As cold as ice, the wind blew.”"
-    (s,) = extract_similes(text)
-    assert contexts(text, s) == ("The wind blew as cold as", GENERIC_CONTEXT, " ice")
-    text = "The night was dark like ink."
-    assert contexts(text, extract_similes(text)[0])[0] == "The night was dark like"
-    text = "Like ink spilled across the sky, the night was dark."  # no comma after the image: as before
-    assert contexts(text, extract_similes(text)[0])[0] == "Like"
+    assert fit_contexts(text, s) == ("the night was dark like", GENERIC_CONTEXT, " ink")
+    assert contexts(text, s)[0] == "Like"  # the irony check's form
+    assert fit("As cold as ice, the wind blew.") == "the wind blew as cold as"
+    assert fit("Like ink, the night was dark, and the wind howled.") == "the night was dark like"  # its clause
+    assert fit("Like a ghost, iPhone users drifted.") == "iPhone users drifted like"
+    assert fit("The night was dark like ink.") == "The night was dark like"
+    assert fit("Like ink spilled across the sky, the night was dark.") == "Like"  # no comma after the image
+    assert fit("“Like ink,” she said, “the night was dark.”") == "“Like"  # quoted speech: as written
 
 
 @pytest.mark.offline

@@ -69,6 +69,7 @@ def test_a_clause_that_is_the_root_has_no_anchor():
     s = one("She smiled as if nothing had happened.")
     assert (s.topic, s.event) == ("She", "smiled")
 
+
 def test_a_fronted_like_clause_compares_with_the_main_clause():
     """"Like ink spilled across the sky, the night was dark.": the parser makes the image the subject of the clause
     "like" opens; the topic is the main clause's subject (it was the image itself), none without a main clause."""
@@ -78,7 +79,6 @@ def test_a_fronted_like_clause_compares_with_the_main_clause():
     check_spans(text, s)
     s = one("Like ink spilled across the sky.")
     assert (s.topic, s.event, s.vehicle) == (None, None, "ink")
-
 
 
 def test_like_attached_to_noun_and_adjective():

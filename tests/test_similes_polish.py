@@ -862,6 +862,15 @@ def test_a_negative_subject_denies_the_action_and_cannot_help_does_not():
     assert [(s.verb, text[:s.end]) for s in slots] == [("laugh", "You can't help but laugh loudly")]
     assert negation_note(text, doc, slots[0]) == ""
     assert polish("She could not help him.", n=3, strategies=["insertion"], seed=0).negation  # a denied help
+    # a reviewer's: denials of "help" stay denials; an exception or a partial negation is no denied action
+    for text in ("She didn't help quickly and left.", "He never helped his neighbours and moved away.",
+                 "He did not help but watched silently."):
+        assert polish(text, n=3, strategies=["insertion"], seed=0).negation.startswith("The sentence says"), text
+    for text in ("Nobody but me ran fast.", "Not every dog ran fast."):
+        assert polish(text, n=3, strategies=["insertion"], seed=0).negation == "", text
+    text = "He did not help but watched silently."
+    assert [s.verb for s in find_slots(text, get("parser")(text))] == ["help", "watched"]  # "help" keeps its place
+
 
 @pytest.mark.offline
 def test_the_likelier_opposite_is_offered_first(offline):

@@ -99,6 +99,8 @@ def test_after_a_run_the_corrected_sentence_is_offered_without_the_simile_its_ty
     assert offered("He ran fsat lik the wind.") == "He ran fast."
     assert polish_offer("He ran fsat lik the wind.")[1] == "He ran fast."
     assert offered("The wather was cold.") == "The water was cold."  # no simile in it: the corrected sentence
+    polish("Her eyes were lik stars.", n=2, strategies=["insertion"], seed=0)  # runs as typed
+    assert offered("Her eyes were lik stars.") is None  # corrected, refused, and no cut of it is offered
     assert offered("The sky was as blue as the sea.") == "The sky was blue."
 
 

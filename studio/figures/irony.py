@@ -78,14 +78,18 @@ def negated_reading(literal: str, candidate: str, simile, irony: Irony | None,
         q = candidate[slice(*simile.spans["property"])]
     else:
         return None
-    q = q.lower()
+    q, kept = q.lower(), " ".join(candidate.lower().split())
     said = re.search(_NEGATED + _DEGREES + rf"{re.escape(q)}(?![\w-])", literal, re.IGNORECASE)
     if said:
-        return "contradicts", " ".join(said.group(0).split())
+        words = " ".join(said.group(0).split())
+        # the candidate keeps the negated words: its simile is of another clause ("The boat was not slow, but the
+        # river was as slow as a snail."), and the NLI decides
+        return None if words.lower() in kept else ("contradicts", words)
     for a in antonyms.get(q, ()):
         said = re.search(_NEGATED + rf"{re.escape(a)}(?![\w-])", literal, re.IGNORECASE)
         if said:
-            return "agrees", " ".join(said.group(0).split())
+            words = " ".join(said.group(0).split())
+            return None if words.lower() in kept else ("agrees", words)
     return None
 
 

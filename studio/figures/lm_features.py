@@ -21,6 +21,7 @@ memoised per (words before, vehicle).
 """
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 
@@ -72,20 +73,32 @@ def first_vehicle(similes):
 
 
 def contexts(candidate: str, simile) -> tuple[str, str, str]:
-    """(the words before the vehicle, generic context, vehicle with its leading space) of one candidate's simile. A
-    simile that opens the sentence, its image followed by a comma ("Like ink, the night was dark."), is read after
-    the main clause and its comparator ("The night was dark like"): before the bare "Like" the image has no sentence
-    to fit (log P(ink | "Like") −18.6 put such a line last in Rerank). Why: docs/experiments.md#hauser-fronted-fit"""
+    """(the words before the vehicle, generic context, vehicle with its leading space) of one candidate's simile."""
     a, b = simile.spans["vehicle"]
-    vehicle = " " + " ".join(candidate[a:b].split())
+    return " ".join(candidate[:a].split()), GENERIC_CONTEXT, " " + " ".join(candidate[a:b].split())
+
+
+#: marks that end the clause a fronted simile's image is read after ("Like ink, the night was dark, and …")
+_CLAUSE_END = re.compile(r"[,;:.!?…]")
+
+
+def fit_contexts(candidate: str, simile) -> tuple[str, str, str]:
+    """`contexts`, but a simile that opens the sentence, its image followed by a comma ("Like ink, the night was
+    dark."), is read after the clause it opens and its comparator ("the night was dark like"): before the bare "Like"
+    the image has no sentence to fit (log P(ink | "Like") −18.6 put such a line last in Rerank). Not in quoted speech
+    ('“Like ink,” she said, …'), where the clause after the comma is another's. The writer's fit only: the irony
+    check compares its own contexts in `contexts`' form. Why: docs/experiments.md#hauser-fronted-fit"""
+    before, generic, vehicle = contexts(candidate, simile)
+    a, b = simile.spans["vehicle"]
     c0, c1 = simile.spans.get("comparator", (a, a))
     rest = candidate[b:].lstrip()
-    main = rest[1:].strip().rstrip(".!?…\"'”’ ") if rest.startswith(",") else ""
-    if main and c1 <= a and not candidate[:c0].strip(" \t\n\"'“‘"):
-        said = " ".join(candidate[c0:c1].split())
-        return " ".join((main[:1].upper() + main[1:] + " " + said[:1].lower() + said[1:]).split()), \
-            GENERIC_CONTEXT, vehicle
-    return " ".join(candidate[:a].split()), GENERIC_CONTEXT, vehicle
+    if c1 > a or candidate[:c0].strip() or not rest.startswith(",") or re.search(r"[\"“”«»]", candidate):
+        return before, generic, vehicle
+    clause = _CLAUSE_END.split(rest[1:], maxsplit=1)[0].strip()
+    if not clause:
+        return before, generic, vehicle
+    said = " ".join(candidate[c0:c1].split())
+    return " ".join(f"{clause} {said[:1].lower()}{said[1:]}".split()), generic, vehicle
 
 
 def common_words(texts: list[str]) -> str:
@@ -113,7 +126,7 @@ class LMFeatures:
         out = []
         for group, candidate, similes in items:
             s = first_vehicle(similes)
-            out.append((group, *contexts(candidate, s)) if s is not None else None)
+            out.append((group, *fit_contexts(candidate, s)) if s is not None else None)
         return out
 
     def _room(self, n: int) -> None:

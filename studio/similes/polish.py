@@ -674,6 +674,11 @@ def _held_or_compared(doc) -> bool:
     return False
 
 
+def holds_simile(text: str) -> bool:
+    """Whether Polish refuses `text` for a simile or comparison it holds (as `refuse_unpolishable` reads it)."""
+    return _held_or_compared(get_registry().get("parser")(blank_markup(text)))
+
+
 def without_simile(literal: str) -> str | None:
     """The sentence Polish refuses for the similes it holds (`held_comparisons`) with them cut out (`cut_similes`),
     to polish it afresh ("The sky was as blue as the sea." → "The sky was blue."), as the refusal names it; None for
@@ -755,8 +760,12 @@ _SCARCELY = {"hardly", "scarcely", "barely"}
 
 
 def _negative_subject(verb):
-    """The verb's subject when it denies the action ("Nobody", "No dog", "Hardly anyone"), else None."""
+    """The verb's subject when it denies the action ("Nobody", "No dog", "Hardly anyone"), else None; not one that
+    excepts someone ("Nobody but me") nor a partial negation ("Not every dog")."""
     for subject in verb.children:
+        words = {c.lower_ for c in subject.children}
+        if words & {"but", "except", "every", "all", "each"}:
+            continue
         if subject.dep_ in ("nsubj", "nsubjpass") and subject.i < verb.i and (
                 subject.lower_ in _NEGATIVE_SUBJECTS
                 or any(m.dep_ in ("det", "neg") and m.lower_ in ("no", "not") for m in subject.children)
@@ -766,11 +775,17 @@ def _negative_subject(verb):
 
 
 def _cannot_help(verb) -> bool:
-    """A negated "help" with a verb after it ("can't help but laugh", "couldn't help laughing"): it says the
-    laughing happens."""
-    return verb.lemma_.lower() == "help" and any(c.dep_ == "neg" for c in verb.children) and any(
-        c.i > verb.i and (c.dep_ == "conj" and c.pos_ == "VERB" or c.dep_ in ("xcomp", "ccomp") and c.tag_ == "VBG")
-        for c in verb.children)
+    """"can't help but laugh", "couldn't help laughing": a negated "help" after "can" or "could", with no object,
+    and after it "but" and a verb's base form, or a gerund: it says the laughing happens ("She didn't help quickly and
+    left.", "I could not help him but …" stay denials)."""
+    children = list(verb.children)
+    if verb.lemma_.lower() != "help" or not any(c.dep_ == "neg" for c in children) \
+            or not any(c.dep_ == "aux" and c.lemma_.lower() in ("can", "could") for c in children) \
+            or any(c.dep_ in ("dobj", "iobj") for c in children):
+        return False
+    but = any(c.dep_ == "cc" and c.lower_ == "but" and c.i == verb.i + 1 for c in children)
+    return any(c.i > verb.i and (but and c.dep_ == "conj" and c.tag_ == "VB"
+                                 or c.dep_ in ("xcomp", "ccomp") and c.tag_ == "VBG") for c in children)
 
 
 def negation_note(literal: str, doc, slot: Slot, lm=None) -> str:
@@ -889,7 +904,8 @@ def find_slots(literal: str, doc, respell: dict[str, str] | None = None) -> list
             continue  # "looked happy": the adjective slot says it better
         if any(s.kind == "adjective" and s.anchor == tok.text and s.start <= tok.idx < s.end for s in slots.values()):
             continue  # "were bored": a participle read as an adjective
-        if _cannot_help(tok) and any(c.dep_ == "cc" and c.lower_ == "but" for c in tok.children):
+        if _cannot_help(tok) and any(c.dep_ == "cc" and c.lower_ == "but" and c.i == tok.i + 1
+                                     for c in tok.children):
             continue  # "can't help but laugh": the place is after the laughing, the conjoined verb's
         last = _phrase_end(tok)
         end = last.idx + len(last)

@@ -22,7 +22,7 @@ from .analysis import MAX_SENTENCE_CHARS
 from .analysis import analyse as components
 from .polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
                      STRATEGIES, WRITER_ORDER, WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, Candidate,
-                     PolishResult, about_keepers, polish, respelled_with_place, without_simile)
+                     PolishResult, about_keepers, holds_simile, polish, respelled_with_place, without_simile)
 from .writer_vehicles import DOMAINS, REGISTERS
 
 __all__ = ["polish", "PolishResult", "Candidate", "components", "about_keepers",
@@ -43,8 +43,10 @@ def respelled(literal: str) -> str | None:
 def offered(literal: str) -> str | None:
     """The sentence Polish offers to polish instead of `literal`: with its likely typos corrected, else without the
     similes it already holds; None for neither. A corrected sentence that holds a simile its typos hid ("He ran fsat
-    lik the wind.") is offered without it, as Polish would refuse it."""
+    lik the wind.") is offered without it, as Polish would refuse it, and not at all where no cut of it is offered."""
     fixed = respelled(literal)
-    if fixed is not None:
-        return without_simile(fixed) or fixed
-    return without_simile(literal)
+    if fixed is None:
+        return without_simile(literal)
+    # the cut of a simile the typos hid ("He ran fast."), else none where the corrected sentence is refused for one
+    # with no cut offered ("Her eyes were lik stars." → "Her eyes were like stars.")
+    return without_simile(fixed) or (None if holds_simile(fixed) else fixed)

@@ -49,20 +49,21 @@ COLUMNS = ["#", "continuation", "plausible (%)", "why here"]
 #: what each number in the table means, shown under it
 TABLE_NOTE = ("**plausible (%)**: the judge's share of plausibility among the continuations shown (they add up to "
               "100 %; calibrated on held-out narratives; empty when no judge ran). The order is the judge's, except "
-              "where **why here** says it was placed higher or lower: in *writer* mode a sentence cut short by the token "
-              "limit, or one that repeats the figure's own words, spells out its meaning or adds a new simile, is "
-              "placed after the whole, fresh ones (and **why here** names its slip wherever it stands), and a sentence that says the story's last sentence again moves down by how close "
-              "it is to it; in *tuned* mode the best of the pool are ordered by how naturally they read (the plain "
-              "language model's fluency) together with the judge. Fluency, closeness to the last sentence, tokens "
+              "where **why here** says it was placed higher or lower: in *writer* mode a sentence cut short by the "
+              "token limit, or one that repeats the figure's own words, spells out its meaning or adds a new simile, "
+              "is placed after the whole, fresh ones (and **why here** names its slip wherever it stands), and a "
+              "sentence that says the story's last sentence again moves down by how close it is to it; in *tuned* "
+              "mode the best of the pool are ordered by how naturally they read (the plain language model's "
+              "fluency) together with the judge. Fluency, closeness to the last sentence, tokens "
               "and how many samples gave each sentence are in the downloads.")
 
 
 def why_here(rows: list[dict], mode: str) -> list[str]:
     """Per continuation (best first), why it sits above one the judge finds more plausible, or below one it finds
-    less plausible; where the order is the judge's, writer mode's slip or cut is named without "placed" (else "").
-    Writer mode orders by tiers (a cut sentence after whole ones,
-    a slip after fresh ones: ranking.writer_order) and within a tier by the judge with a restatement of the story's
-    last sentence moved down; the reason named is the one that decided against the rows it was swapped with."""
+    less plausible ("" where the order is the judge's); in writer mode a line's slip or cut is named wherever it
+    stands. Writer mode orders by tiers (a cut sentence after whole ones, a slip after fresh ones:
+    ranking.writer_order) and within a tier by the judge with a restatement of the story's last sentence moved down;
+    the reason named is the one that decided against the rows it was swapped with."""
     ps = [c["p_plausible"] for c in rows]
     notes = []
     for i, c in enumerate(rows):
@@ -71,10 +72,8 @@ def why_here(rows: list[dict], mode: str) -> list[str]:
             continue
         above = [d for p, d in zip(ps[:i], rows[:i]) if p is not None and p < ps[i]]  # less plausible, above it
         below = [d for p, d in zip(ps[i + 1:], rows[i + 1:]) if p is not None and p > ps[i]]  # more plausible, below
-        if not (above or below):  # where the judge puts it; a slip or a cut is still named (a visitor read an
-            # unmarked "…decided to take the plunge by …" under a marked one as unchecked)
-            notes.append("" if mode != "writer" else "cut short by the token limit" if c["cut"] else
-                         "; ".join(c.get("slips") or ()) if c.get("slipped") else "")
+        if not (above or below):
+            notes.append("")
         elif mode == "tuned":
             notes.append("placed by fluency and plausibility together" + (
                 f" (fluency {c['fluency']:.2f}: the language model's mean log-probability per token; nearer 0 "
@@ -91,6 +90,12 @@ def why_here(rows: list[dict], mode: str) -> list[str]:
                                               (True, False): "it keeps to the figure"}.get(_tier(c), ""))
         else:
             notes.append(_restates(c, "placed higher: further from the story's last sentence"))
+    if mode == "writer":  # a slip or a cut is named wherever the line stands (a visitor read an unmarked "…decided to
+        # take the plunge by …" under a marked one as unchecked)
+        for i, c in enumerate(rows):
+            own = "cut short by the token limit" if c["cut"] else "; ".join(c.get("slips") or ())
+            if own and own not in notes[i]:
+                notes[i] = f"{notes[i]}; {own}" if notes[i] else own
     return notes
 
 

@@ -32,7 +32,8 @@ SCORE_NOTE = ("**keep (0–1)**: how likely a writer is to keep the candidate (0
               "polisher writes this simile for this sentence; it says nothing about creativity (*Send to Rerank* "
               "scores that). **KB ✓** after the source: a simile of the knowledge base's sources gives this image "
               "this adjective (\"as sweet as honey\"); once is enough, so it says the pairing was written, not that "
-              "it is apt (\"as warm as a fish\" has one). Which 20 the writer model reads: the *images* source's lines first, then (with "
+              "it is apt (\"as warm as a fish\" has one). Which 20 the writer model reads: the *images* source's "
+              "lines first, then (with "
               f"the *writer* source, for an adjective) the knowledge base's {PROPERTY_FIRST} best images and the "
               "writer's, then the rest by keep. Should the writer model fail to reread, that is the order shown, and "
               "the *images* and *writer* lines have no keep.")
@@ -348,8 +349,8 @@ def build_polish_tab() -> dict:
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["markdown", "str", "number"], interactive=False,
                              elem_id="polish-table", elem_classes=["studio-fit-table"],
                              column_widths=["59%", "22%", "19%"], max_height=1400,
-                             wrap=True, label="Candidates, best first (after a run, the status line above says by what; "
-                                              "inserted phrase in bold; click a row to see its components)")
+                             wrap=True, label="Candidates, best first (after a run, the status line above says "
+                                              "by what; inserted phrase in bold; click a row to see its components)")
         gr.Markdown(SCORE_NOTE, elem_classes=["studio-note"])
         downloads = gr.File(label="Candidates (CSV and JSON)", file_count="multiple")
         with gr.Accordion("Details: every number, as the API returns it", open=False):
