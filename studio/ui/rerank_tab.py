@@ -87,11 +87,12 @@ EXAMPLES = [
 
 
 def highlight_winner(group: RerankResult) -> list[tuple[str, str | None]]:
-    """The best candidate with its first simile's topic, vehicle and event marked (plain text, no HTML)."""
+    """The best candidate with its first simile's topic, vehicle and event marked (plain text, no HTML); a line
+    saying there is no winner when no candidate holds a simile."""
     best = min(group.candidates, key=lambda c: c["rank"])
     text = best["candidate"]
     first = next((s for s in best["similes"] if s.get("vehicle")), None)
-    if not best.get("has_simile", first is not None):  # every candidate is flagged "no simile": no winner
+    if best.get("has_simile") is False:  # every candidate is flagged "no simile" (they go last): no winner
         return [("No candidate holds a simile: there is no winner.", None)]
     if first is None:
         return [(text, None)]
