@@ -51,7 +51,10 @@ SCORES_NOTE = (
     "**rank**: 1 = best, the three rankings (by quality, creativity and image words) combined by the rank weights "
     "(2 : 2 : 1 unless set otherwise). "
     "Each 0–1 column compares the candidates of *this list* (1 = the best here, 0 = the weakest here; 0.5 when "
-    "they all tie): **quality** mixes relevance, logic and sentiment by the weights α : β : γ. **creativity**: how "
+    "they all tie): **quality** mixes relevance, logic and sentiment by the weights α : β : γ (served "
+    + " : ".join(map(str, DEFAULT_QUALITY_PARTS))
+    + (", so sentiment is shown but not counted unless γ is set" if not DEFAULT_QUALITY_PARTS[2] else "")
+    + "). **creativity**: how "
     "unexpected the image is — rarely used in the knowledge base's similes and unexpected for a language "
     "model. **relevance**: how often similes link this subject with this image (or give the image the "
     "quality the sentence names), and how naturally a larger language model expects this image where it stands. "
