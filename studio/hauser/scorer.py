@@ -11,7 +11,7 @@ from typing import Sequence
 from ..errors import InputError, require_text
 from ..figures.components import extract_similes_batch, wordless_image
 from ..figures.english import content_lemmas, refuse_non_english
-from ..figures.irony import stated_reading, states_property
+from ..figures.irony import negated_reading, stated_reading, states_property
 from ..figures.lm_features import first_vehicle, shared
 from ..models import NLI_LABELS, ModelUnavailable, get_registry
 from ..textspans import blank_markup
@@ -256,9 +256,9 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     negations = [None] * len(flat)
     if settings.irony:
         from ..figures.antonyms import load_antonyms
-        from ..figures.irony import negated_reading
 
-        negations = [negated_reading(lit, cand, first_vehicle(sims), irony, load_antonyms())
+        antonyms = load_antonyms()
+        negations = [negated_reading(lit, cand, first_vehicle(sims), irony, antonyms)
                      for (_, lit, cand), sims, irony in zip(flat, similes, ironies)]
     p_contra = [1.0 if by_construction or (negated and negated[0] == "contradicts") else
                 0.0 if negated else float(p)

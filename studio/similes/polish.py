@@ -763,13 +763,14 @@ def _negative_subject(verb):
     """The verb's subject when it denies the action ("Nobody", "No dog", "Hardly anyone"), else None; not one that
     excepts someone ("Nobody but me") nor a partial negation ("Not every dog")."""
     for subject in verb.children:
-        words = {c.lower_ for c in subject.children}
-        if words & {"but", "except", "every", "all", "each"}:
+        if subject.dep_ not in ("nsubj", "nsubjpass") or subject.i > verb.i:
             continue
-        if subject.dep_ in ("nsubj", "nsubjpass") and subject.i < verb.i and (
-                subject.lower_ in _NEGATIVE_SUBJECTS
-                or any(m.dep_ in ("det", "neg") and m.lower_ in ("no", "not") for m in subject.children)
-                or any(m.dep_ == "advmod" and m.lower_ in _SCARCELY for m in subject.children)):
+        mods = list(subject.children)
+        if any(m.lower_ in ("but", "except", "every", "all", "each") for m in mods):
+            continue
+        if subject.lower_ in _NEGATIVE_SUBJECTS or any(
+                m.dep_ in ("det", "neg") and m.lower_ in ("no", "not") or m.dep_ == "advmod" and m.lower_ in _SCARCELY
+                for m in mods):
             return subject
     return None
 
