@@ -77,16 +77,22 @@ _LETTER_RUN = re.compile(r"[^\W\d_]+")
 
 def refuse_no_english_word(text: str, what: str = "sentence") -> None:
     """An InputError when `text` has two words or more in lower case (capitalised ones may be names) and the spelling
-    dictionary knows none of them, British spellings, plurals and contractions included: keyboard mashing ("asdf qwer
-    zxcv"), not English."""
+    dictionary knows none of them, British spellings, plurals and contractions included, or knows fewer than half of
+    them and none is an English function word: keyboard mashing ("asdf qwer zxcv", "asdf qwerty zxcv": "qwerty" is in
+    the dictionary), not English."""
     words = [w for w in _WORD.findall(blank_markup(text)) if w.islower() and len(w) >= 2]
     if len(words) < 2:
         return
     dictionary = _dictionary()
-    if not any(_known(dictionary, w.replace("’", "'")) for w in words):
-        shown = ", ".join(f"“{w}”" for w in list(dict.fromkeys(words))[:3])
+    unknown = list(dict.fromkeys(w for w in words if not _known(dictionary, w.replace("’", "'"))))
+    shown = ", ".join(f"“{w}”" for w in unknown[:3])
+    if len(unknown) == len(set(words)):
         raise InputError(f"{_the(what)} has no word an English dictionary knows ({shown}): type it in English "
                          "words.")
+    unknown_share = sum(w in unknown for w in words) / len(words)
+    if unknown_share > 0.5 and not {w.lower() for w in words} & ENGLISH_WORDS:
+        raise InputError(f"{_the(what)} is mostly letters that are no English words ({shown}), with no word such as "
+                         "“the”, “and” or “was”: type it in English words.")
 
 
 def refuse_other_language(text: str, what: str = "sentence", identifier: bool = True) -> None:
