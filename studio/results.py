@@ -19,6 +19,21 @@ def load_results(folder: Path = RESULTS_DIR) -> list[dict]:
     return [json.loads(p.read_text(encoding="utf-8")) for p in files]
 
 
+def measured(name: str, metric: str, folder: Path = RESULTS_DIR) -> float | None:
+    """The value of the figure of results/NAME.json whose metric starts with `metric`; None when the file or the
+    figure is missing (a copy without results) or unreadable."""
+    path = Path(folder) / f"{name}.json"
+    try:
+        figures = json.loads(path.read_text(encoding="utf-8"))["figures"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return next((f.get("value") for f in figures if str(f.get("metric", "")).startswith(metric)), None)
+
+
+#: what the Polish tab and command set beside keep's sum: the share of Polish's lines a strict blind reader kept
+BLIND_READ_KEPT = ("polish-read", "usable of the 10 candidates")
+
+
 def fmt(value) -> str:
     return "—" if value is None else f"{value:.3f}"
 

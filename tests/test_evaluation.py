@@ -554,3 +554,20 @@ def test_read_list_metrics_weigh_the_parts_as_quality_does():
     assert relevance["auc"] == 1.0 and relevance["top3"] == pytest.approx(2 / 3, abs=1e-4) and relevance["usable"] == 2
     logical = list_metrics(lists, (0, 6, 0))  # quality 0, 1, .5, 0, -1: usable 0 beats -1, ties 0 (1.5); .5 beats 0, -1
     assert logical["auc"] == pytest.approx(3.5 / 6, abs=1e-4) and logical["slots"] == 3
+
+
+def test_a_measured_figure_is_read_by_its_metric_and_none_when_missing(tmp_path):
+    """The Polish tab sets the blind read's share beside keep's sum: read from results/, and no sentence at all in a
+    copy without the file, or with one that is not an evaluation's."""
+    import json
+
+    from studio.results import BLIND_READ_KEPT, measured
+
+    name, metric = BLIND_READ_KEPT
+    assert measured(name, metric, tmp_path) is None
+    (tmp_path / f"{name}.json").write_text(json.dumps({"figures": [
+        {"metric": "usable of the top 3 (target 0.80)", "value": 0.3},
+        {"metric": f"{metric} (target 0.60)", "value": 0.125}]}))
+    assert measured(name, metric, tmp_path) == 0.125 and measured(name, "no such metric", tmp_path) is None
+    (tmp_path / f"{name}.json").write_text("[1, 2]")
+    assert measured(name, metric, tmp_path) is None
