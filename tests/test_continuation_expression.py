@@ -382,6 +382,25 @@ def test_of_several_marks_the_figure_is_continued_not_a_marked_name(studio_lexic
     assert expression.find_expression("Tom was <b>a rock</b> for her [she said].")[1].text == "a rock"
 
 
+def test_a_mark_before_the_last_sentence_that_reads_as_no_figure_is_plain_text(studio_lexicon):
+    """A visitor pasted "<b>Tom</b> … lost his job. … he was <i>whistling in the dark</i>.": the bold name was
+    continued as the idiom, "meaning unknown". A mark that reads as no figure and ends before the last sentence is
+    read as plain text (the narrative as unmarked, with a note); one in the last sentence is the visitor's idiom."""
+    story = "<b>Tom</b> lost his job last week. His friends said he was as cool as a cucumber."
+    _, expr = expression.find_expression(story)
+    assert expr.kind == "simile" and expr.text == "as cool as a cucumber" and expr.source == "similes extractor"
+    assert "the marked “Tom” stands before the last sentence and reads as no idiom or simile" in \
+        expression.mark_notes(story)[0]
+    assert expression.find_expression("<b>Tom</b> lost his job. He went home.")[1] is None
+    # a mark in the last sentence is taken as it is; one before it that reads as a figure too
+    assert expression.find_expression("Tom was tired. By dawn he was [dead on his feet].")[1].text == \
+        "dead on his feet"
+    _, expr = expression.find_expression("She ran [like the wind]. Then she rested.")
+    assert expr.text == "like the wind" and expression.mark_notes("She ran [like the wind]. Then she rested.") == []
+    with pytest.raises(InputError):  # an empty mark is still the visitor's to mend
+        expression.find_expression("He was tired. [] Then he slept.")
+
+
 def test_a_tag_around_an_unmarked_idiom_is_read_as_blanks():
     """A visitor's "Jo was <i>over the moon</i> when she got the job." found no idiom: tags other than the marks are
     read as blanks, so the idiom is found at its own offsets."""

@@ -267,6 +267,12 @@ def test_bad_input(bad, kwargs):
         polish(bad, **kwargs)
 
 
+def test_no_source_ticked_is_named_as_the_tab_names_it():
+    """Every box unticked said "Choose at least one strategy." under boxes labelled "Sources of vehicles"."""
+    with pytest.raises(InputError, match=r"^Choose at least one source of vehicles\.$"):
+        polish("He runs.", strategies=[])
+
+
 CANNOT_POLISH = [("Hello.", "Nothing to polish"), ("Yes!", "Nothing to polish"),
                  ("Her eyes were as blue as the sea.", "already holds a simile"),
                  ("He wept like a child.", "already holds a simile"),
@@ -719,6 +725,11 @@ def test_a_vehicle_the_kb_knows_for_the_opposite_is_left_out():
                         kind="adjective", cue="heavy") for v in ("a feather", "an elephant")]
     assert _opposite_in_kb(kb, cands, literal) == {0, 2}
     assert _opposite_in_kb(kb, cands, "He walked down the empty road.") == {2}
+    # an also-see word of the antonym is an opposite too: a visitor's "The music was loud." kept "as loud as a
+    # mouse" (loud's antonym is "soft"; the KB's mouse is "quiet")
+    loud = [Candidate(f"The music was as loud as {v}.", f"as loud as {v}", 14, "lm", 0.5, v, kind="adjective",
+                      cue="loud") for v in ("a mouse", "thunder")]
+    assert _opposite_in_kb(kb, loud, "The music was loud.") == {0}
 
 
 def test_a_vehicle_cut_off_mid_phrase_is_left_out():

@@ -80,15 +80,37 @@ def chosen_mark(text: str, spans: list[tuple[int, int]], fallback: list[tuple[in
     ordered = sorted(spans, key=lambda sp: (sp[1], sp[0]))
     if len(ordered) == 1:
         return ordered[0]
-    parts = [sim.spans.get(k) for sim in _similes(text) for k in ("comparator", "property", "vehicle")]
+    parts = _figure_parts(text)
     for a, b in reversed(ordered[-MARKS_READ:]):
-        phrase = text[a:b]
-        if not phrase.strip():  # an empty mark ("typed [] on the pad") is no figure, nor text to take
-            continue
-        if _SIMILE_START.match(phrase) or any(p and p[0] < b and p[1] > a for p in parts) or _marked_meaning(phrase):
+        if text[a:b].strip() and _reads_as_figure(text, (a, b), parts):  # an empty mark is no figure
             return a, b
     rest = sorted(fallback or spans, key=lambda sp: (sp[1], sp[0]))
     return next((sp for sp in reversed(rest) if text[sp[0]:sp[1]].strip()), rest[-1])
+
+
+def _figure_parts(text: str) -> list:
+    return [sim.spans.get(k) for sim in _similes(text) for k in ("comparator", "property", "vehicle")]
+
+
+def _reads_as_figure(text: str, span: tuple[int, int], parts: list | None = None) -> bool:
+    """Whether the marked phrase at `span` of the clean `text` reads as a figure: it opens as a simile ("like a …"),
+    covers a simile's comparator, property or image, or is (or ends in) an idiom with a known meaning."""
+    a, b = span
+    parts = _figure_parts(text) if parts is None else parts
+    phrase = text[a:b]
+    return bool(_SIMILE_START.match(phrase) or any(p and p[0] < b and p[1] > a for p in parts)
+                or _marked_meaning(phrase))
+
+
+def _stray_mark(text: str, span: tuple[int, int]) -> bool:
+    """Whether the mark at `span` is no mark of the figure a narrative ends in: words that read as no figure, before
+    the narrative's last sentence (a visitor's pasted "<b>Tom</b> lost his job … he was whistling in the dark." had
+    the bold name continued as an idiom "of unknown meaning"). An empty mark is the visitor's to mend (EMPTY_MARK),
+    and a mark in the last sentence is taken as it is: an idiom the lexicon lacks ("[dead on her feet]")."""
+    a, b = span
+    if not text[a:b].strip() or b > _last_sentence_start(_parsed(blank_markup(text))):
+        return False
+    return not _reads_as_figure(text, span)
 
 
 #: how many marks (the last ones) `chosen_mark` reads for a figure: each is one look-up
@@ -101,7 +123,12 @@ def mark_notes(text: str) -> list[str]:
     notes = []
     spans = sorted((m.start(), m.end()) for mark in _MARKS for m in mark.finditer(text))
     outer = [sp for sp in spans if not any(o != sp and o[0] <= sp[0] and sp[1] <= o[1] for o in spans)]
-    if len(outer) > 1:  # "<b>[x]</b>" is one mark
+    clean, marked, winners = marked_spans(text)
+    chosen = chosen_mark(clean, marked, winners) if marked else None
+    if chosen and _stray_mark(clean, chosen):
+        notes.append(f"the marked “{clean[chosen[0]:chosen[1]].strip()}” stands before the last sentence and reads as "
+                     "no idiom or simile, so it is read as plain text: mark the expression the narrative ends in")
+    elif len(outer) > 1:  # "<b>[x]</b>" is one mark
         notes.append(f"{len(outer)} expressions are marked; only one, “{_used(text)}”, is the one continued (the "
                      "last that reads as an idiom or a simile, else the last): mark one")
     if re.search(r"\[[^\]]*$", text) or re.search(r"<b>(?!.*</b>)", text, re.I | re.S):
@@ -124,7 +151,10 @@ def _marked(narrative: str) -> tuple[str, tuple[int, int] | None]:
 @lru_cache(maxsize=16)
 def _marked_by(narrative: str, lexicon) -> tuple[str, tuple[int, int] | None]:
     clean, spans, winners = marked_spans(narrative)
-    return clean, chosen_mark(clean, spans, winners) if spans else None
+    if not spans:
+        return clean, None
+    span = chosen_mark(clean, spans, winners)
+    return clean, None if _stray_mark(clean, span) else span
 
 
 def _shift(position: int, m: re.Match) -> int:
