@@ -107,6 +107,21 @@ def test_ranking_falls_back_to_untrained_scoring_with_another_embedder():
     assert not get_scorer().is_trained and "untrained" in get_scorer().description
 
 
+def test_tags_in_a_narrative_change_no_proverb_and_no_span():
+    """A visitor's pasted "<script>…</script><b>The cat</b> …" got other proverbs than the same story without tags:
+    the models read the prose, and the aligned spans still point into the text as typed."""
+    from studio.proverbs import align, ranking
+
+    tagged = "<script>alert(1)</script><b>" + NARRATIVE.replace(" ", "</b> ", 1)
+    plain = [(r.proverb.text, round(r.score, 5)) for r in ranking(NARRATIVE, 5)]
+    assert [(r.proverb.text, round(r.score, 5)) for r in ranking(tagged, 5)] == plain
+    pairs = align(tagged, plain[0][0])
+    assert pairs
+    for pair in pairs:
+        text = pair.narrative_span.text
+        assert "<" not in text and "  " not in text and text in " ".join(NARRATIVE.split())
+
+
 @pytest.mark.parametrize("bad", ["", "   ", None, "x" * 5000,
                                  # a visitor's keyboard mashing got proverbs: a script's code is no English word
                                  "asdf qwer zxcv 🎉 <script>alert(1)</script>"])
