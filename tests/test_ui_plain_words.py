@@ -246,6 +246,24 @@ def test_a_zero_in_the_logic_column_is_said_to_be_relative():
     assert "least clearly" not in explain_candidate(contra)
 
 
+def test_a_check_of_the_stated_property_is_said_to_be_one_not_a_verdict_on_the_image():
+    """A visitor read "A meaning check finds that it says what the literal sentence says." beside "The coffee was as
+    bitter as sugar." as the studio calling sugar bitter: the check read "The coffee was very bitter.", and the
+    explanation now quotes what it read and leaves the image to relevance."""
+    from studio.ui.rerank_tab import explain_candidate
+
+    c = {"flag": "", "similes": [{"vehicle": "sugar"}], "evidence": {}, "nli_read": "The coffee was very bitter.",
+         "nli": {"verdict": "entailment", "contradiction": 0.03}, "logical_consistency_norm": 0.0}
+    text = explain_candidate(c)
+    assert "A meaning check of the property it states, “The coffee was very bitter”, finds that it says what the " \
+           "literal sentence says; whether the image has that property is for relevance to say." in text
+    assert "least clearly consistent" in text  # its 0 is still said to be relative
+    plain = explain_candidate({**c, "nli_read": ""})
+    assert "A meaning check finds that it says what the literal sentence says." in plain and "states" not in plain
+    contra = explain_candidate({**c, "nli": {"verdict": "contradiction", "contradiction": 0.95}})
+    assert "may contradict the literal sentence (about 95% sure)" in contra
+
+
 def test_a_line_off_the_sentence_is_said_in_words_and_flagged():
     from studio.ui.rerank_tab import explain_candidate, screen_table
 

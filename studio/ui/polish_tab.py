@@ -334,7 +334,8 @@ def build_polish_tab() -> dict:
                 stale = gr.Markdown(elem_id="polish-stale")
                 # after a run on a sentence with likely typos, or on one that holds a simile: polish the corrected
                 # sentence, or the sentence without its simile, in one click
-                respell = gr.Button("Polish the corrected sentence", visible=False, elem_id="polish-respell", size="sm",
+                # full size: a visitor did not see the small one under the buttons, and said there was no fix
+                respell = gr.Button("Polish the corrected sentence", visible=False, elem_id="polish-respell",
                                     variant="secondary")
                 # under the buttons, beside the options: the space the options' column leaves on a wide screen
                 examples(EXAMPLES_LITERAL, [literal], "Literal sentences", run=go)

@@ -295,15 +295,24 @@ def explain_candidate(c: dict) -> str:
                     "opposite of what it negates, so it agrees with it.")
         return " ".join(s for s in said if s)
     nli = c.get("nli") or {}
-    if nli:
+    stated = c.get("nli_read") if not stand and not (c.get("irony") or {}) else ""
+    if nli and stated and nli["verdict"] != "contradiction":
+        # "as bitter as sugar" is checked as "very bitter": a visitor read "says what the literal sentence says" as a
+        # verdict on the image
+        said.append(f"A meaning check of the property it states, {_quote(stated.rstrip('. '))}, finds that it "
+                    + ("says what the literal sentence says" if nli["verdict"] == "entailment" else
+                       "neither contradicts nor repeats the literal sentence")
+                    + "; whether the image has that property is for relevance to say.")
+    elif nli:
         said.append({"entailment": "A meaning check finds that it says what the literal sentence says.",
                      "neutral": "A meaning check finds that it neither contradicts nor repeats the literal sentence.",
                      "contradiction": "A meaning check finds that it may contradict the literal sentence "
                                       f"(about {nli['contradiction']:.0%} sure)."}.get(nli["verdict"], ""))
-        if nli["verdict"] != "contradiction" and c.get("logical_consistency_norm") == 0 and not c.get("contradicts"):
-            # the columns are min-max within the list: its 0 is the least sure agreement here, not a failed check
-            said.append("Its 0 in the logic column only means that it is the least clearly consistent of these "
-                        "candidates.")
+    if nli and nli["verdict"] != "contradiction" and c.get("logical_consistency_norm") == 0 \
+            and not c.get("contradicts"):
+        # the columns are min-max within the list: its 0 is the least sure agreement here, not a failed check
+        said.append("Its 0 in the logic column only means that it is the least clearly consistent of these "
+                    "candidates.")
     if c.get("contradicts"):
         said.append("So sure a contradiction is ranked after every candidate that is not one, whatever its "
                     "creativity.")
