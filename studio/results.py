@@ -32,6 +32,8 @@ def measured(name: str, metric: str, folder: Path = RESULTS_DIR) -> float | None
 
 #: what the Polish tab and command set beside keep's sum: the share of Polish's lines a strict blind reader kept
 BLIND_READ_KEPT = ("polish-read", "usable of the 10 candidates")
+#: and beside Continue's table: the share of its lines a strict blind reader of new stories kept
+BLIND_READ_KEPT_CONTINUE = ("continuation-read", "usable continuations (")
 
 
 def fmt(value) -> str:

@@ -131,7 +131,7 @@ def test_why_here_names_the_reason_that_decided():
     notes = why_here([_row(0.2, slipped=True), _row(0.8, cut=True)], "writer")
     assert notes == ["placed higher: a whole sentence", "placed lower: cut short by the token limit"]
     notes = why_here([_row(0.2), _row(0.8, slips=["stacks a new simile"])], "writer")
-    assert notes == ["placed higher: a whole sentence that keeps to the figure",
+    assert notes == ["placed higher: a whole sentence, and the slip checks found nothing in it",
                      "placed lower: stacks a new simile"]  # the slip it shows, not every kind there is
     notes = why_here([_row(0.2), _row(0.8, slips=["reuses the figure's own words", "stacks a new simile"])], "writer")
     assert notes[1] == "placed lower: reuses the figure's own words; stacks a new simile"
