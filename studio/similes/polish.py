@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, check_stop, require_text
-from ..figures.antonyms import load_antonyms, load_opposites
+from ..figures.antonyms import load_antonyms
 from ..figures.articles import indefinite_article, points
 from ..figures.components import Simile, extract_similes, wordless_image
 from ..figures.detector import simile_probability, someones, threshold
@@ -1188,11 +1188,11 @@ def _opposite_manner(lm, candidates, literal: str) -> set[int]:
 
 def _opposite_in_kb(kb, candidates, literal: str) -> set[int]:
     """Indices of the "as ADJ as V" candidates, and of the "like V" candidates of a sentence with a manner adverb,
-    whose vehicle the simile KB knows for the opposite of ADJ (`opposite_in_kb`): an antonym of ADJ or one of its
-    also-see words (`load_opposites`: the visitor's "as loud as a mouse" kept, loud's antonym being "soft" and the
-    KB's mouse "quiet"). Why: docs/experiments.md#polish-opposite-also-see"""
-    manner = manner_adjective(literal, load_antonyms())
-    opposites = load_opposites()
+    whose vehicle the simile KB knows for the opposite of ADJ (`opposite_in_kb`). The antonyms alone: their also-see
+    words mix senses ("soft" → "tough" dropped "He spoke softly like a lamb.").
+    Why: docs/experiments.md#polish-opposite-also-see"""
+    antonyms = load_antonyms()
+    manner = manner_adjective(literal, antonyms)
     out = set()
     for i, c in enumerate(candidates):
         if c.kind == "adjective":
@@ -1201,7 +1201,7 @@ def _opposite_in_kb(kb, candidates, literal: str) -> set[int]:
             adjective = manner
         else:
             continue
-        if opposite_in_kb(kb, adjective, c.vehicle, opposites):
+        if opposite_in_kb(kb, adjective, c.vehicle, antonyms):
             out.add(i)
     return out
 
