@@ -77,22 +77,42 @@ _LETTER_RUN = re.compile(r"[^\W\d_]+")
 
 def refuse_no_english_word(text: str, what: str = "sentence") -> None:
     """An InputError when `text` has two words or more in lower case (capitalised ones may be names) and the spelling
-    dictionary knows none of them, British spellings, plurals and contractions included, or knows fewer than half of
-    them and none is an English function word: keyboard mashing ("asdf qwer zxcv", "asdf qwerty zxcv": "qwerty" is in
-    the dictionary), not English."""
+    dictionary knows none of them, British spellings, plurals and contractions included, or when at least half of them
+    are unknown runs of keys along a keyboard row: keyboard mashing ("asdf qwer zxcv", "asdf qwerty zxcv": "qwerty" is
+    in the dictionary), not English."""
     words = [w for w in _WORD.findall(blank_markup(text)) if w.islower() and len(w) >= 2]
     if len(words) < 2:
         return
     dictionary = _dictionary()
     unknown = list(dict.fromkeys(w for w in words if not _known(dictionary, w.replace("’", "'"))))
     shown = ", ".join(f"“{w}”" for w in unknown[:3])
-    if len(unknown) == len(set(words)):
+    # a function word of two letters or more anywhere, capitalised too, is English ("The barista upsold
+    # frappuccinos.": no lower-case word the dictionary knows); "A" and "I" are other languages' too ("A casa …")
+    function_word = any(len(w) >= 2 and w.lower() in ENGLISH_WORDS for w in _WORD.findall(blank_markup(text)))
+    if len(unknown) == len(set(words)) and not function_word:
         raise InputError(f"{_the(what)} has no word an English dictionary knows ({shown}): type it in English "
                          "words.")
-    unknown_share = sum(w in unknown for w in words) / len(words)
-    if unknown_share > 0.5 and not {w.lower() for w in words} & ENGLISH_WORDS:
-        raise InputError(f"{_the(what)} is mostly letters that are no English words ({shown}), with no word such as "
-                         "“the”, “and” or “was”: type it in English words.")
+    runs = [w for w in words if w in unknown and _keyboard_run(w)]
+    if 2 * len(runs) >= len(words):
+        shown = ", ".join(f"“{w}”" for w in dict.fromkeys(runs))
+        raise InputError(f"{_the(what)} is mostly keys typed in a row ({shown}), not English words: type it in "
+                         "English words.")
+
+
+#: the letter rows of a QWERTY keyboard: a word of keys side by side on one row is a hand run along it
+_KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+
+
+def _keyboard_run(word: str) -> bool:
+    """Whether `word` (three letters or more) is keys side by side on one keyboard row, either way: "asdf", "zxcv",
+    "lkjh" (a visitor's "asdf qwerty zxcv" went to Proverbs, "qwerty" being in the dictionary); no English word the
+    dictionary lacks is one ("smartphone", "apps")."""
+    if len(word) < 3:
+        return False
+    for row in _KEY_ROWS:
+        if all(a in row and b in row and abs(row.index(a) - row.index(b)) == 1 for a, b in zip(word, word[1:])):
+            return True
+    return False
 
 
 def refuse_other_language(text: str, what: str = "sentence", identifier: bool = True) -> None:
