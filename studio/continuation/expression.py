@@ -103,14 +103,18 @@ def _reads_as_figure(text: str, span: tuple[int, int], parts: list | None = None
 
 
 def _stray_mark(text: str, span: tuple[int, int]) -> bool:
-    """Whether the mark at `span` is no mark of the figure a narrative ends in: words that read as no figure, before
-    the narrative's last sentence (a visitor's pasted "<b>Tom</b> lost his job … he was whistling in the dark." had
-    the bold name continued as an idiom "of unknown meaning"). An empty mark is the visitor's to mend (EMPTY_MARK),
-    and a mark in the last sentence is taken as it is: an idiom the lexicon lacks ("[dead on her feet]")."""
+    """Whether the mark at `span` is no mark of the figure a narrative ends in: a name or a pronoun alone, before the
+    narrative's last sentence (a visitor's pasted "<b>Tom</b> lost his job … he was whistling in the dark." had the
+    bold name continued as an idiom "of unknown meaning"). Any other mark is the visitor's: an empty one to mend
+    (EMPTY_MARK), an idiom the lexicon lacks ("[dead on her feet]. Wow!"), a metaphor ("<b>a rock</b> for her")."""
     a, b = span
-    if not text[a:b].strip() or b > _last_sentence_start(_parsed(blank_markup(text))):
+    if not text[a:b].strip():
         return False
-    return not _reads_as_figure(text, span)
+    doc = _parsed(blank_markup(text))
+    if b > _last_sentence_start(doc):
+        return False
+    words = [t for t in doc if a <= t.idx < b and not t.is_punct and not t.is_space]
+    return bool(words) and all(t.pos_ in ("PROPN", "PRON") for t in words) and not _reads_as_figure(text, span)
 
 
 #: how many marks (the last ones) `chosen_mark` reads for a figure: each is one look-up
@@ -125,9 +129,11 @@ def mark_notes(text: str) -> list[str]:
     outer = [sp for sp in spans if not any(o != sp and o[0] <= sp[0] and sp[1] <= o[1] for o in spans)]
     clean, marked, winners = marked_spans(text)
     chosen = chosen_mark(clean, marked, winners) if marked else None
-    if chosen and _stray_mark(clean, chosen):
-        notes.append(f"the marked “{clean[chosen[0]:chosen[1]].strip()}” stands before the last sentence and reads as "
-                     "no idiom or simile, so it is read as plain text: mark the expression the narrative ends in")
+    if chosen and _stray_mark(clean, chosen) and not _used(text):
+        names = ", ".join(dict.fromkeys(f"“{clean[a:b].strip()}”" for a, b in marked if _stray_mark(clean, (a, b))))
+        notes.append(f"the marked {names} {'is a name or a pronoun' if ',' not in names else 'are names or pronouns'} "
+                     "before the last sentence, no idiom or simile, so the marks are read as plain text: mark the "
+                     "expression the narrative ends in")
     elif len(outer) > 1:  # "<b>[x]</b>" is one mark
         notes.append(f"{len(outer)} expressions are marked; only one, “{_used(text)}”, is the one continued (the "
                      "last that reads as an idiom or a simile, else the last): mark one")
@@ -154,7 +160,10 @@ def _marked_by(narrative: str, lexicon) -> tuple[str, tuple[int, int] | None]:
     if not spans:
         return clean, None
     span = chosen_mark(clean, spans, winners)
-    return clean, None if _stray_mark(clean, span) else span
+    if _stray_mark(clean, span):  # the last other mark that is not one ("<b>Tom</b> … she was [dead on her feet].")
+        span = next((sp for sp in sorted(spans, key=lambda sp: (sp[1], sp[0]), reverse=True)
+                     if sp != span and clean[sp[0]:sp[1]].strip() and not _stray_mark(clean, sp)), None)
+    return clean, span
 
 
 def _shift(position: int, m: re.Match) -> int:
