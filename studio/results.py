@@ -4,6 +4,7 @@ it works*. One reading, one way to write a figure with its interval."""
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 
 from .models.config import PROJECT_ROOT
@@ -21,8 +22,17 @@ def load_results(folder: Path = RESULTS_DIR) -> list[dict]:
 
 def measured(name: str, metric: str, folder: Path = RESULTS_DIR) -> float | None:
     """The value of the figure of results/NAME.json whose metric starts with `metric`; None when the file or the
-    figure is missing (a copy without results) or unreadable."""
+    figure is missing (a copy without results) or unreadable. Read once per version of the file."""
     path = Path(folder) / f"{name}.json"
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return None
+    return _measured(path, stamp, metric)
+
+
+@lru_cache(maxsize=32)
+def _measured(path: Path, stamp: int, metric: str) -> float | None:
     try:
         figures = json.loads(path.read_text(encoding="utf-8"))["figures"]
     except (OSError, ValueError, KeyError, TypeError):
@@ -30,10 +40,23 @@ def measured(name: str, metric: str, folder: Path = RESULTS_DIR) -> float | None
     return next((f.get("value") for f in figures if str(f.get("metric", "")).startswith(metric)), None)
 
 
-#: what the Polish tab and command set beside keep's sum: the share of Polish's lines a strict blind reader kept
+#: the Polish blind read's shares of lines kept, of the 10 and of the first 3 (results/polish-read.json)
 BLIND_READ_KEPT = ("polish-read", "usable of the 10 candidates")
+BLIND_READ_KEPT_TOP3 = ("polish-read", "usable of the top 3")
 #: and beside Continue's table: the share of its lines a strict blind reader of new stories kept
 BLIND_READ_KEPT_CONTINUE = ("continuation-read", "usable continuations (")
+
+
+def polish_blind_read() -> str:
+    """The sentence the Polish tab and command set after keep's estimate: what a strict blind reader of new sentences
+    kept, of all ten lines and of the first three (keep is fitted on earlier readers' verdicts, who kept more: a
+    visitor read "about 5 of them" beside the About tab's 0.13); "" in a copy without the figures."""
+    every, top = measured(*BLIND_READ_KEPT), measured(*BLIND_READ_KEPT_TOP3)
+    if every is None:
+        return ""
+    first = f" and {100 * top:.0f} % of its first three" if top is not None else ""
+    return (f"Keep is fitted on earlier readers' verdicts: a strict blind reader of new sentences kept "
+            f"{100 * every:.0f} % of Polish's lines{first}.")
 
 
 def fmt(value) -> str:

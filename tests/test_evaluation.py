@@ -570,4 +570,7 @@ def test_a_measured_figure_is_read_by_its_metric_and_none_when_missing(tmp_path)
         {"metric": f"{metric} (target 0.60)", "value": 0.125}]}))
     assert measured(name, metric, tmp_path) == 0.125 and measured(name, "no such metric", tmp_path) is None
     (tmp_path / f"{name}.json").write_text("[1, 2]")
+    import os
+
+    os.utime(tmp_path / f"{name}.json", ns=(1, 1))  # another version of the file is read again
     assert measured(name, metric, tmp_path) is None

@@ -1,8 +1,9 @@
 """`python -m studio polish`: simile candidates for a literal sentence."""
 from __future__ import annotations
 
+from ..results import polish_blind_read
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, MAX_N, REGISTERS, STRATEGIES, Misspelling, about_keepers,
-                               blind_read_note, polish, spelling_note)
+                               polish, spelling_note)
 from . import add_json_flag
 from .batch import single_or_batch
 
@@ -45,13 +46,13 @@ def render(result: dict) -> str:
         kept = result["expected_keepers"]
         about = about_keepers(kept, counted)
         single = result["candidates"][0].get("keep") or kept  # its own keep: the sum is rounded to tenths
-        note = blind_read_note()
-        also = f"; {note}" if note else ""
-        lines.append(f"by the keep model, a writer would keep it about {100 * single:.0f} % of the time (its keep"
-                     f"{also})" if counted == len(lines) == 1 else f"by the keep model, a writer would keep about "
-                     f"{about} of these (their keeps summed{also})" if counted == len(lines) else f"by the keep "
-                     f"model, a writer would keep about {about} of the {counted} with a keep (their keeps summed; "
-                     f"the others' sources have none{also})")
+        lines.append(f"by the keep model, a writer would keep it about {100 * single:.0f} % of the time (its keep)"
+                     if counted == len(lines) == 1 else f"by the keep model, a writer would keep about {about} of "
+                     "these (their keeps summed)" if counted == len(lines) else f"by the keep model, a writer would "
+                     f"keep about {about} of the {counted} with a keep (their keeps summed; the others' sources have "
+                     "none)")
+        if read := polish_blind_read():
+            lines.append(read[:1].lower() + read[1:])
     if result.get("score") and lines:
         lines.append(f"({result['score']})")
     if result.get("shortfall"):

@@ -18,7 +18,6 @@ writer source), images.py, retrieval.py, aptness.py (the keep ranker) and analys
 from __future__ import annotations
 
 from ..figures.english import Misspelling, corrected, misspellings, spelling_note
-from ..results import BLIND_READ_KEPT, measured
 from .analysis import MAX_SENTENCE_CHARS
 from .analysis import analyse as components
 from .polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
@@ -30,7 +29,7 @@ __all__ = ["polish", "PolishResult", "Candidate", "components", "about_keepers",
            "MAX_CHARS", "MAX_N", "MAX_SENTENCE_CHARS", "STRATEGIES", "DEFAULT_STRATEGIES", "DOMAINS", "REGISTERS",
            "SCORE_MEANING", "KEEP_MEANING", "RANKING", "PROPERTY_FIRST", "WRITER_ORDER", "WRITER_READS",
            "WRITER_READS_TOP", "WRITER_POLISHER", "Misspelling", "spelling_note",
-           "respelled", "without_simile", "respelled_with_place", "offered", "blind_read_note"]
+           "respelled", "without_simile", "respelled_with_place", "offered"]
 
 
 def respelled(literal: str) -> str | None:
@@ -51,16 +50,4 @@ def offered(literal: str) -> str | None:
     # the cut of a simile the typos hid ("He ran fast."), else none where the corrected sentence is refused for one
     # with no cut offered ("Her eyes were lik stars." → "Her eyes were like stars.")
     return without_simile(fixed) or (None if holds_simile(fixed) else fixed)
-
-
-def blind_read_note() -> str:
-    """What to read keep's sum against: the share of Polish's lines a strict blind reader of new sentences kept
-    (results/polish-read.json), "" in a copy without that figure. Keep is fitted on earlier reads' verdicts, whose
-    readers kept more: a fresh read kept 13 % of the lines where their keeps averaged 0.31 (docs/experiments.md,
-    fifty-third session), so the sum alone overstates what a strict writer keeps."""
-    share = measured(*BLIND_READ_KEPT)
-    if share is None:
-        return ""
-    kept = f"{100 * share:.0f} % of Polish's lines" + (f", about 1 in {round(1 / share)}" if share >= 0.05 else "")
-    return f"keep is fitted on earlier readers' verdicts; a strict blind reader of new sentences kept {kept}"
 

@@ -7,11 +7,11 @@ import gradio as gr
 import pandas as pd
 
 from ..capabilities import tab_title
+from ..results import polish_blind_read
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, PolishResult, components, polish,
-                               about_keepers, blind_read_note, offered, respelled_with_place, spelling_note,
-                               without_simile)
+                               about_keepers, offered, respelled_with_place, spelling_note, without_simile)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
                      unescape_markdown, warn)
@@ -29,7 +29,7 @@ SCORE_NOTE = ("**keep (0–1)**: how likely a writer is to keep the candidate (0
               "on our own blind reads; the list is best first by keep. Before the list is cut, the writer model reads "
               "the 20 best candidates again, and their keep takes in how likely it finds the simile in the sentence. "
               "Summed, the keeps estimate how many of the list a writer would keep (the line above the table); a "
-              "strict reader of new sentences keeps fewer, and that line says how many. "
+              "strict reader of new sentences keeps fewer, and that line says what share. "
               "**fluency (0–1)** (shown instead when no keep model is served, and in *Details*): how readily the "
               "polisher writes this simile for this sentence; it says nothing about creativity (*Send to Rerank* "
               "scores that). **KB ✓** after the source: a simile of the knowledge base's sources gives this image "
@@ -122,24 +122,24 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
                                                                    result.delivered > WRITER_READS_TOP else ")"))
     status = (f"1 candidate, as asked; {ranked}." if result.asked == result.delivered == 1 else
               f"{result.delivered} of the {result.asked} candidates asked; {ranked}.")
-    note = blind_read_note()
-    also = f"; {note}" if note else ""
     if result.expected_keepers is not None and shown and result.keep_counted == result.delivered == 1:
         # its own keep, as the table shows it (the sum is rounded to tenths: 0.76 read "80 %")
         status += (f" By the keep model, a writer would keep it about {100 * result.candidates[0].keep:.0f} % of the "
-                   f"time (its keep{also}).")
+                   "time (its keep).")
     elif result.expected_keepers is not None and shown and result.keep_counted == result.delivered:
         # the advice where under a quarter of four or more lines would be kept
         few = result.delivered >= 4 and result.expected_keepers < result.delivered / 4
         status += (f" By the keep model, a writer would keep about "
-                   f"{about_keepers(result.expected_keepers, result.delivered)} of them (their keeps summed{also})"
+                   f"{about_keepers(result.expected_keepers, result.delivered)} of them (their keeps summed)"
                    + ("; few apt images were found for this sentence: try rewording it." if few else "."))
     elif result.expected_keepers is not None and shown:  # the image table's and the writer's lines have no keep
         other = result.delivered - result.keep_counted
         status += (f" Of the {result.keep_counted} with a keep, by the keep model a writer would keep about "
                    f"{about_keepers(result.expected_keepers, result.keep_counted)} (their keeps summed; " + (
                        "the other one comes" if other == 1 else f"the other {other} come")
-                   + f" from sources the keep model does not score{also}).")
+                   + " from sources the keep model does not score).")
+    if result.expected_keepers is not None and shown and (read := polish_blind_read()):
+        status += f" {read}"
     if "lm" in strategies:
         status += f" The lm source used {GENERATORS.get(result.generator, result.generator)}."
     if "writer" in strategies and not any(c.strategy == "writer" for c in result.candidates):
