@@ -31,6 +31,20 @@ def blank_markup(text: str) -> str:
     return MARKUP_TAG.sub(lambda tag: " " * len(tag.group()), text)
 
 
+#: tags that mark words inside a line of prose: gone without a trace when text is read as prose ("h<b>a</b>re")
+_INLINE_TAG = re.compile(r"</?(?:a|b|i|u|s|em|strong|span|mark|small|big|sub|sup|code|font|q|cite|abbr)\b[^<>]*>",
+                         re.IGNORECASE)
+
+
+def prose(text: str) -> str:
+    """`text` as a model should read it: the tags that mark words inside a line taken out ("The h<b>a</b>re" is "The
+    hare"), every other tag and the code of script and style elements blanked, the spaces closed up; a text without
+    markup as it is. Offsets do not hold: `blank_markup` is the reading that keeps them."""
+    if blank_markup(text) == text:
+        return text
+    return " ".join(blank_markup(_INLINE_TAG.sub("", _CODE_ELEMENT.sub(" ", text))).split())
+
+
 def word_count(text: str) -> int:
     """The words of a typed text, its tags' names and attributes not counted ("<b>x</b>" holds one)."""
     return len(re.findall(r"\w+", blank_markup(text)))

@@ -115,6 +115,8 @@ def test_tags_in_a_narrative_change_no_proverb_and_no_span():
     tagged = "<script>alert(1)</script><b>" + NARRATIVE.replace(" ", "</b> ", 1)
     plain = [(r.proverb.text, round(r.score, 5)) for r in ranking(NARRATIVE, 5)]
     assert [(r.proverb.text, round(r.score, 5)) for r in ranking(tagged, 5)] == plain
+    inside = NARRATIVE.replace("savings", "sav<i>ings</i>")  # a tag inside a word leaves the word whole
+    assert [(r.proverb.text, round(r.score, 5)) for r in ranking(inside, 5)] == plain
     pairs = align(tagged, plain[0][0])
     assert pairs
     for pair in pairs:

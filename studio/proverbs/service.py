@@ -18,7 +18,7 @@ from .catalog import Proverb, load_catalog
 from .index import ALIGNMENT_ROLE, EMBEDDER_ROLE, TUNED_ROLE, get_index
 from .motifs import DEFAULT_METHOD, METHODS, similarity_matrix
 from .scorer import FineTunedPart, Scorer, adapters
-from ..textspans import blank_markup, word_count
+from ..textspans import blank_markup, prose, word_count
 
 MAX_NARRATIVE_CHARS = 4000
 log = logging.getLogger(__name__)
@@ -124,16 +124,8 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return z / z.sum()
 
 
-def read_as_prose(text: str) -> str:
-    """What the models read of a typed narrative: its HTML tags and script code blanked out and the spaces they leave
-    closed up ("<b>The cat</b> sat …" is "The cat sat …"; a visitor's pasted tags changed the proverbs); a text
-    without markup as it is."""
-    blanked = blank_markup(text)
-    return text if blanked == text else " ".join(blanked.split())
-
-
 def rank_texts(narratives: list[str]) -> np.ndarray:
-    narratives = [read_as_prose(n) for n in narratives]
+    narratives = [prose(n) for n in narratives]  # a visitor's pasted tags changed the proverbs
     scorer = get_scorer()
     if scorer.one_pass:
         return scorer.score_one_pass(tuned_embeddings(scorer, narratives))
@@ -225,7 +217,7 @@ def similar(query: str, pool: list[str], method: str = DEFAULT_METHOD) -> list[S
     # best proverbs here are the ranking's
     scores = np.vstack([rank_texts([query]), rank_texts(pool)])
     if method == "embedding-cosine":  # the only method that compares the narratives' own embeddings
-        docs = get_registry().get(EMBEDDER_ROLE).encode([read_as_prose(t) for t in texts])
+        docs = get_registry().get(EMBEDDER_ROLE).encode([prose(t) for t in texts])
         sims = similarity_matrix(method, scores[:1], docs[:1], scores[1:], docs[1:])[0]
     else:
         sims = similarity_matrix(method, scores[:1], None, scores[1:], None)[0]
