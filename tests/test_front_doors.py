@@ -10,7 +10,9 @@ from test_architecture import STUDIO, imported_modules, studio_modules
 from studio.capabilities import CAPABILITIES
 
 #: what a tab or a command may import besides a front door (studio.capabilities: the declarations, a tab's title)
-FRONT_END_HELPERS = ("studio.ui", "studio.cli", "studio.errors", "studio.capabilities")
+#: what a tab or a command may use beside its capability's door: the front ends' own helpers, the errors, the
+#: capabilities' table and the measured figures it shows beside a result (results/*.json: a blind read's share)
+FRONT_END_HELPERS = ("studio.ui", "studio.cli", "studio.errors", "studio.capabilities", "studio.results")
 DOORS = {c.name: c for c in CAPABILITIES if c.front_door}
 
 
