@@ -130,10 +130,11 @@ def mark_notes(text: str) -> list[str]:
     clean, marked, winners = marked_spans(text)
     chosen = chosen_mark(clean, marked, winners) if marked else None
     if chosen and _stray_mark(clean, chosen) and not _used(text):
-        names = ", ".join(dict.fromkeys(f"“{clean[a:b].strip()}”" for a, b in marked if _stray_mark(clean, (a, b))))
-        notes.append(f"the marked {names} {'is a name or a pronoun' if ',' not in names else 'are names or pronouns'} "
-                     "before the last sentence, no idiom or simile, so the marks are read as plain text: mark the "
-                     "expression the narrative ends in")
+        names = list(dict.fromkeys(f"“{clean[a:b].strip()}”" for a, b in marked if _stray_mark(clean, (a, b))))
+        one = len(names) == 1
+        notes.append(f"the marked {', '.join(names)} {'is a name or a pronoun' if one else 'are names or pronouns'} "
+                     f"before the last sentence, no idiom or simile, so {'it is' if one else 'they are'} read as plain "
+                     "text: mark the expression the narrative ends in")
     elif len(outer) > 1:  # "<b>[x]</b>" is one mark
         notes.append(f"{len(outer)} expressions are marked; only one, “{_used(text)}”, is the one continued (the "
                      "last that reads as an idiom or a simile, else the last): mark one")
