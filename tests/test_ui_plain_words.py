@@ -255,7 +255,7 @@ def test_a_check_of_the_stated_property_is_said_to_be_one_not_a_verdict_on_the_i
     c = {"flag": "", "similes": [{"vehicle": "sugar"}], "evidence": {}, "nli_read": "The coffee was very bitter.",
          "nli": {"verdict": "entailment", "contradiction": 0.03}, "logical_consistency_norm": 0.0}
     text = explain_candidate(c)
-    assert "A meaning check of the property it states, “The coffee was very bitter”, finds that it says what the " \
+    assert "A meaning check of what it states, “The coffee was very bitter”, finds that it says what the " \
            "literal sentence says; whether the image has that property is for relevance to say." in text
     assert "least clearly consistent" in text  # its 0 is still said to be relative
     plain = explain_candidate({**c, "nli_read": ""})

@@ -50,4 +50,3 @@ def offered(literal: str) -> str | None:
     # the cut of a simile the typos hid ("He ran fast."), else none where the corrected sentence is refused for one
     # with no cut offered ("Her eyes were lik stars." → "Her eyes were like stars.")
     return without_simile(fixed) or (None if holds_simile(fixed) else fixed)
-

@@ -299,7 +299,7 @@ def explain_candidate(c: dict) -> str:
     if nli and stated and nli["verdict"] != "contradiction":
         # "as bitter as sugar" is checked as "very bitter": a visitor read "says what the literal sentence says" as a
         # verdict on the image
-        said.append(f"A meaning check of the property it states, {_quote(stated.rstrip('. '))}, finds that it "
+        said.append(f"A meaning check of what it states, {_quote(stated.rstrip('. '))}, finds that it "
                     + ("says what the literal sentence says" if nli["verdict"] == "entailment" else
                        "neither contradicts nor repeats the literal sentence")
                     + "; whether the image has that property is for relevance to say.")
