@@ -40,7 +40,7 @@ def prose(text: str) -> str:
     """`text` as a model should read it: the tags that mark words inside a line taken out ("The h<b>a</b>re" is "The
     hare"), every other tag and the code of script and style elements blanked, the spaces closed up; a text without
     markup as it is. Offsets do not hold: `blank_markup` is the reading that keeps them."""
-    if blank_markup(text) == text:
+    if not MARKUP_TAG.search(text):
         return text
     return " ".join(blank_markup(_INLINE_TAG.sub("", _CODE_ELEMENT.sub(" ", text))).split())
 

@@ -127,9 +127,8 @@ def mark_notes(text: str) -> list[str]:
     notes = []
     spans = sorted((m.start(), m.end()) for mark in _MARKS for m in mark.finditer(text))
     outer = [sp for sp in spans if not any(o != sp and o[0] <= sp[0] and sp[1] <= o[1] for o in spans)]
-    clean, marked, winners = marked_spans(text)
-    chosen = chosen_mark(clean, marked, winners) if marked else None
-    if chosen and _stray_mark(clean, chosen) and not _used(text):
+    clean, marked, _ = marked_spans(text)
+    if marked and _marked(text)[1] is None:  # every mark a stray name (`_marked_by`, cached: no second look-up)
         names = list(dict.fromkeys(f"“{clean[a:b].strip()}”" for a, b in marked if _stray_mark(clean, (a, b))))
         one = len(names) == 1
         notes.append(f"the marked {', '.join(names)} {'is a name or a pronoun' if one else 'are names or pronouns'} "

@@ -80,7 +80,8 @@ def refuse_no_english_word(text: str, what: str = "sentence") -> None:
     dictionary knows none of them, British spellings, plurals and contractions included, or when at least half of them
     are unknown runs of keys along a keyboard row: keyboard mashing ("asdf qwer zxcv", "asdf qwerty zxcv": "qwerty" is
     in the dictionary), not English."""
-    words = [w for w in _WORD.findall(blank_markup(text)) if w.islower() and len(w) >= 2]
+    tokens = _WORD.findall(blank_markup(text))
+    words = [w for w in tokens if w.islower() and len(w) >= 2]
     if len(words) < 2:
         return
     dictionary = _dictionary()
@@ -88,7 +89,7 @@ def refuse_no_english_word(text: str, what: str = "sentence") -> None:
     shown = ", ".join(f"“{w}”" for w in unknown[:3])
     # a function word of two letters or more anywhere, capitalised too, is English ("The barista upsold
     # frappuccinos.": no lower-case word the dictionary knows); "A" and "I" are other languages' too ("A casa …")
-    function_word = any(len(w) >= 2 and w.lower() in ENGLISH_WORDS for w in _WORD.findall(blank_markup(text)))
+    function_word = any(len(w) >= 2 and w.lower() in ENGLISH_WORDS for w in tokens)
     if len(unknown) == len(set(words)) and not function_word:
         raise InputError(f"{_the(what)} has no word an English dictionary knows ({shown}): type it in English "
                          "words.")
