@@ -74,6 +74,26 @@ def test_a_factor_that_does_not_fit_is_refused(tiny_st_dir):
         apply_delta(net, bad, "delta", "tiny")
 
 
+def test_a_delta_replaces_whole_tensors_beside_its_factors(tiny_st_dir):
+    """A delta may hold replacement tensors (a tuned bias or norm) as well as low-rank factors: they are loaded in
+    the model's own dtype, and the factors are merged."""
+    import torch
+
+    from studio.models.variants import apply_delta, load_base_sentence_transformer
+
+    net = load_base_sentence_transformer(tiny_st_dir)[0].auto_model
+    bias = "encoder.layer.0.attention.self.query.bias"
+    weight = net.get_submodule("encoder.layer.0.attention.self.query").weight.detach().clone()
+    rows, cols = weight.shape
+    delta = {bias: torch.full_like(net.state_dict()[bias], 0.25, dtype=torch.float16),
+             "encoder.layer.0.attention.self.query.lora_A": torch.ones(1, cols),
+             "encoder.layer.0.attention.self.query.lora_B": torch.full((rows, 1), 0.5)}
+    apply_delta(net, delta, "delta", "tiny")
+    state = net.state_dict()
+    assert state[bias].dtype == weight.dtype and torch.all(state[bias] == 0.25)
+    assert torch.allclose(state["encoder.layer.0.attention.self.query.weight"], weight + 0.5)
+
+
 def test_a_delta_from_another_base_is_refused_and_the_scorer_falls_back(tmp_path):
     import torch
 

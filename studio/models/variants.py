@@ -137,6 +137,7 @@ def apply_delta(net, delta: dict, name: str, base_id: str) -> None:
     lora, plain = _split_delta(net, delta, name, base_id)
     import torch
 
+    state = net.state_dict()
     with torch.no_grad():
         net.load_state_dict({k: v.to(state[k].dtype) for k, v in plain.items()}, strict=False)
         for k in (k for k in lora if k.endswith(".lora_A")):
