@@ -34,7 +34,7 @@ def main() -> dict:
     kb_module.load_kb()
     kb_load = time.perf_counter() - started
     registry = get_registry()
-    from studio.similes.polish import polisher_lm
+    from studio.similes.polisher import polisher_lm
 
     registry.get("parser")
     t0 = time.perf_counter()

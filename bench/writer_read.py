@@ -49,7 +49,7 @@ def _reread_pairs(args, out) -> None:
     some of places 11-20 into the 10)."""
     from studio.similes import polish as P
 
-    served, seen = P._writer_order, {}
+    served, seen = P.writer_order, {}
 
     def recording(ranked, rows):
         seen["before"] = list(ranked)
@@ -57,7 +57,7 @@ def _reread_pairs(args, out) -> None:
         seen["after"] = list(after)
         return after, done
 
-    P._writer_order = recording
+    P.writer_order = recording
     try:
         for lit in _lines(args.literals):
             t = time.perf_counter()
@@ -71,7 +71,7 @@ def _reread_pairs(args, out) -> None:
                                                 for i, c in enumerate(seen[key][:cut])]})
             print(lit, file=sys.stderr, flush=True)
     finally:
-        P._writer_order = served
+        P.writer_order = served
 
 
 def _lines(path: str) -> list[str]:
@@ -86,6 +86,7 @@ def generate(args) -> None:
     from studio.models import get_registry
     from studio.similes import polish as P
     from studio.similes.polish import polish
+    from studio.similes.polisher import LM_MAX_SAMPLES
 
     out = {"polish": [], "continue": []}
     served_proposer = P.proposer_lm
@@ -94,7 +95,7 @@ def generate(args) -> None:
     for lit in _lines(args.literals) if args.literals and args.polish_variants != "reread" else []:
         for variant, strategies in POLISH_VARIANTS[args.polish_variants]:
             t = time.perf_counter()
-            P.proposer_lm = (lambda lm, trained: (lm, trained, P.LM_MAX_SAMPLES)) if variant == POLISHER_BEFORE \
+            P.proposer_lm = (lambda lm, trained: (lm, trained, LM_MAX_SAMPLES)) if variant == POLISHER_BEFORE \
                 else served_proposer
             try:
                 cands = polish(lit, n=10, seed=0, strategies=strategies).candidates

@@ -227,7 +227,7 @@ def test_stop_clears_and_says_stopped(fresh, monkeypatch):
     select_tab(page, "Polish")
     _polish(page, RIVER)
     _wait_status(page, "#polish-status", "candidates asked")
-    started, returned = _slow_down(monkeypatch, P, "_by_retrieval", 4)
+    started, returned = _slow_down(monkeypatch, P, "vehicles_by_retrieval", 4)
     _polish(page, COFFEE)
     _wait_status(page, "#polish-status", "Polishing", 10_000)
     # under the buttons too, where a laptop's screen still shows it: the run's progress, in plain words

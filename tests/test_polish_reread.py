@@ -1,4 +1,4 @@
-"""The writer's reread of Polish's list (similes/polish.py `_writer_order`): which text the writer scores, how its
+"""The writer's reread of Polish's list (similes/ranking.py `writer_order`): which text the writer scores, how its
 fit enters keep (the `polish_ranker` role's reread weights), and that the list is left as it was when the writer or
 the weights cannot serve."""
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 from studio.models import ModelUnavailable
 from studio.similes import aptness
 from studio.similes import polish as P
+from studio.similes import ranking
 
 
 def _cand(sentence: str, phrase: str) -> P.Candidate:
@@ -22,10 +23,10 @@ def test_the_writer_scores_the_words_after_the_comparison_word():
     verb = _cand("The boy ate his soup noisily like a pig.", "like a pig")
     adjective = _cand("The suitcase was as heavy as lead.", "as heavy as lead")
     clause = _cand("She stared as if she had seen a ghost.", "as if she had seen a ghost")
-    assert P.simile_tail(verb) == ("The boy ate his soup noisily like", " a pig")
-    assert P.simile_tail(adjective) == ("The suitcase was as", " heavy as lead")
-    assert P.simile_tail(clause) == ("She stared as", " if she had seen a ghost")
-    assert P.simile_tail(_cand("It rained hard.", "hard")) is None
+    assert ranking.simile_tail(verb) == ("The boy ate his soup noisily like", " a pig")
+    assert ranking.simile_tail(adjective) == ("The suitcase was as", " heavy as lead")
+    assert ranking.simile_tail(clause) == ("She stared as", " if she had seen a ghost")
+    assert ranking.simile_tail(_cand("It rained hard.", "hard")) is None
 
 
 class _Writer:
@@ -85,7 +86,7 @@ def four():
 def test_the_first_places_are_ordered_by_keep_read_again_with_the_writer(monkeypatch, four):
     writer = _Writer({" a drum": -9.0, " a pig": -5.0, " a bell": -4.0, " a wolf": -1.0})
     monkeypatch.setattr("studio.models.get_registry", lambda: _Registry(writer))
-    ordered, reread = P._writer_order(four, _rows(four))
+    ordered, reread = ranking.writer_order(four, _rows(four))
     assert reread and [c.vehicle for c in ordered] == ["a wolf", "a bell", "a pig", "a drum"]
     assert writer.asks == [("The dog barked like", [" a drum", " a pig", " a bell", " a wolf"], None)]  # one context
     keeps = [c.keep for c in ordered]
@@ -93,7 +94,7 @@ def test_the_first_places_are_ordered_by_keep_read_again_with_the_writer(monkeyp
     # keep's own features count too: a strong enough column overrules the writer
     monkeypatch.setattr("studio.models.get_registry", lambda: _Registry(writer, reread=_weights(
         writer_z=1.0, sentence_cos=10.0)))
-    ordered, _ = P._writer_order(four, _rows(four, values=[1.0, 0.0, 0.0, 0.0]))
+    ordered, _ = ranking.writer_order(four, _rows(four, values=[1.0, 0.0, 0.0, 0.0]))
     assert ordered[0].vehicle == "a drum"
 
 
@@ -102,7 +103,7 @@ def test_the_writer_is_read_per_token(monkeypatch, four):
     writer = _Writer({" a drum": -9.0, " a pig": -5.0, " a bell": -4.0, " a wolf": -1.0},
                      tokens={" a drum": 10, " a pig": 1, " a bell": 1, " a wolf": 1})
     monkeypatch.setattr("studio.models.get_registry", lambda: _Registry(writer))
-    ordered, _ = P._writer_order(four, _rows(four))
+    ordered, _ = ranking.writer_order(four, _rows(four))
     assert [c.vehicle for c in ordered] == ["a drum", "a wolf", "a bell", "a pig"]  # -0.9, -1, -4, -5 a token
 
 
@@ -110,7 +111,7 @@ def test_ties_keep_the_list_order_and_every_line_read_gets_a_keep(monkeypatch, f
     writer = _Writer({" a drum": -3.0, " a pig": -3.0, " a bell": -3.0, " a wolf": -3.0})
     monkeypatch.setattr("studio.models.get_registry", lambda: _Registry(writer))
     four[1].keep = None  # the image table's line had no keep: the reread ranks it, so it shows the keep it ranks by
-    ordered, reread = P._writer_order(four, _rows(four))
+    ordered, reread = ranking.writer_order(four, _rows(four))
     assert reread and ordered == four and [c.keep for c in four] == [pytest.approx(0.5)] * 4
 
 
@@ -118,15 +119,15 @@ def test_only_the_first_places_are_reread(monkeypatch, four):
     many = [_cand(f"The dog barked like {v}.", f"like {v}") for v in [f"a dog{k}" for k in range(24)]]
     writer = _Writer({f" a dog{k}": float(k) for k in range(24)})
     monkeypatch.setattr("studio.models.get_registry", lambda: _Registry(writer))
-    ordered, reread = P._writer_order(many, _rows(many))
-    assert reread and ordered[P.WRITER_READS_TOP:] == many[P.WRITER_READS_TOP:]
-    assert ordered[:P.WRITER_READS_TOP] == many[:P.WRITER_READS_TOP][::-1]
-    assert len(writer.asks[0][1]) == P.WRITER_READS_TOP
+    ordered, reread = ranking.writer_order(many, _rows(many))
+    assert reread and ordered[ranking.WRITER_READS_TOP:] == many[ranking.WRITER_READS_TOP:]
+    assert ordered[:ranking.WRITER_READS_TOP] == many[:ranking.WRITER_READS_TOP][::-1]
+    assert len(writer.asks[0][1]) == ranking.WRITER_READS_TOP
 
 
 def test_without_the_writer_the_list_stays(monkeypatch, four):
     monkeypatch.setattr("studio.models.get_registry", lambda: _Registry(None))
-    assert P._writer_order(four, _rows(four)) == (four, False)
+    assert ranking.writer_order(four, _rows(four)) == (four, False)
 
 
 def test_without_reread_weights_for_this_writer_the_list_stays(monkeypatch, four):
@@ -134,7 +135,7 @@ def test_without_reread_weights_for_this_writer_the_list_stays(monkeypatch, four
     registry = _Registry(writer)
     registry.ranker.reread = None  # the file has none, or they were fitted with another writer
     monkeypatch.setattr("studio.models.get_registry", lambda: registry)
-    assert P._writer_order(four, _rows(four)) == (four, False) and writer.asks == []
+    assert ranking.writer_order(four, _rows(four)) == (four, False) and writer.asks == []
 
 
 def test_a_writer_that_fails_while_reading_leaves_the_list(monkeypatch, four):
@@ -143,7 +144,7 @@ def test_a_writer_that_fails_while_reading_leaves_the_list(monkeypatch, four):
             raise RuntimeError("the language model was closed")
 
     monkeypatch.setattr("studio.models.get_registry", lambda: _Registry(Broken({})))
-    assert P._writer_order(four, _rows(four)) == (four, False)
+    assert ranking.writer_order(four, _rows(four)) == (four, False)
     assert [c.keep for c in four] == [0.5] * 4
 
 
@@ -151,7 +152,7 @@ def test_the_hub_writer_does_not_reread(monkeypatch, four):
     """The hub profile's writer is the float32 model on transformers (6 GB, not measured for this): no reread."""
     writer = _Writer({" a drum": -9.0, " a pig": -5.0, " a bell": -4.0, " a wolf": -1.0})
     monkeypatch.setattr("studio.models.get_registry", lambda: _Registry(writer, backend="transformers_lm"))
-    assert P._writer_order(four, _rows(four)) == (four, False) and writer.asks == []
+    assert ranking.writer_order(four, _rows(four)) == (four, False) and writer.asks == []
 
 
 def test_a_candidate_without_a_comparison_word_is_read_last(monkeypatch, four):
@@ -160,7 +161,7 @@ def test_a_candidate_without_a_comparison_word_is_read_last(monkeypatch, four):
     writer = _Writer({" a drum": -9.0, " a pig": -5.0, " a bell": -4.0, " a wolf": -1.0})
     monkeypatch.setattr("studio.models.get_registry", lambda: _Registry(writer))
     cands = [odd] + four
-    ordered, reread = P._writer_order(cands, _rows(cands))
+    ordered, reread = ranking.writer_order(cands, _rows(cands))
     # it takes the others' mean less three deviations: below all of them
     assert reread and [c.vehicle for c in ordered] == ["a wolf", "a bell", "a pig", "a drum", "loudly"]
 

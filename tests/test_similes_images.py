@@ -7,7 +7,8 @@ import pytest
 from studio.lab.similes import image_table
 from studio.similes import images as images_mod
 from studio.similes.images import images, normal
-from studio.similes.polish import DEFAULT_STRATEGIES, _manner_adjectives, polish
+from studio.similes.polish import DEFAULT_STRATEGIES, polish
+from studio.similes.sources import _manner_adjectives
 
 
 def test_the_shipped_table_holds_the_common_qualities():

@@ -9,7 +9,9 @@ import pytest
 
 from studio.errors import InputError
 from studio.figures.components import extract_similes
-from studio.similes.polish import STRATEGIES, find_slots, noun_phrase, polish, realise, without_simile
+from studio.similes.polish import STRATEGIES, polish, without_simile
+from studio.similes.slots import find_slots
+from studio.similes.realiser import noun_phrase, realise
 
 
 def test_candidates_are_distinct_and_located():
@@ -29,7 +31,7 @@ def test_a_sample_stops_decoding_only_where_its_vehicle_can_no_longer_change():
     word lacks; the vehicle cut from the text up to there is the one cut from the whole text, whatever follows."""
     import random
 
-    from studio.similes.polish import _cut, _settled
+    from studio.similes.sources import _cut, _settled
 
     pieces = [" a", " wolf", " around", " the", " house", " stairs", ".", ",", " and", "roid", " down", "stairs.",
               "!", " (", "old", " ar", "ound", " all", " night", "\"", " that", "s", ":", " ", "a", "—", " U", ".S"]
@@ -62,6 +64,7 @@ def test_a_row_ends_once_its_text_holds_a_settling_mark_and_keeps_it():
 
 def test_the_lm_source_asks_its_model_to_stop_settled_rows(tiny_registry):
     from studio.similes import polish as P
+    from studio.similes import sources
 
     asked = []
 
@@ -73,8 +76,8 @@ def test_the_lm_source_asks_its_model_to_stop_settled_rows(tiny_registry):
     parse = tiny_registry.get("parser")
     literal = "The wind howled around the house."
     slots = P.find_slots(literal, parse(literal))
-    got = P._by_lm(Recorder(), True, literal, slots, seed=0, want=6)
-    assert asked and asked[0]["until"] == P._settled(literal[slots[0].end:].strip())
+    got = P.vehicles_by_lm(Recorder(), True, literal, slots, seed=0, want=6)
+    assert asked and asked[0]["until"] == sources._settled(literal[slots[0].end:].strip())
     assert [v for _, v in got] == ["a wolf", "a storm"]
 
 
@@ -175,7 +178,7 @@ def test_noun_phrases_agree():
 def test_a_pronoun_is_no_image():
     """A visitor got "The soldier was as brave as himself." from the polisher."""
     from studio.figures.kb import load_kb
-    from studio.similes.polish import _acceptable
+    from studio.similes.realiser import _acceptable
 
     kb = load_kb()
     for pronoun in ("himself", "herself", "itself", "themselves", "hers", "theirs"):
@@ -214,7 +217,7 @@ def test_without_a_writer_delta_that_fits_the_polisher_proposes(tiny_registry):
     """The writer polisher's delta was trained from the offline writer: on a profile with another writer (tiny's
     random Qwen2) the role is unavailable, and the polisher proposes the lm source's vehicles, as many as before."""
     from studio.models.registry import ModelUnavailable
-    from studio.similes.polish import LM_MAX_SAMPLES, proposer_lm
+    from studio.similes.polisher import LM_MAX_SAMPLES, proposer_lm
 
     with pytest.raises(ModelUnavailable, match="trained from"):
         tiny_registry.get("polish_writer")
@@ -227,10 +230,11 @@ def test_the_writer_polisher_proposes_and_the_polisher_scores(tiny_registry, mon
     """Where the writer polisher serves, the lm source samples it (WRITER_POLISHER_SAMPLES a slot), the polisher
     scores every candidate (keep was fitted on its scores), and the result names the generator."""
     import studio.similes.polish as P
+    from studio.similes.polisher import LM_MAX_SAMPLES, WRITER_POLISHER_SAMPLES
 
-    seen, proposer, real_score = {}, object(), P._score_all
+    seen, proposer, real_score = {}, object(), P.score_all
 
-    def by_lm(lm, trained, literal, slots, seed, want, tick=None, max_samples=P.LM_MAX_SAMPLES):
+    def by_lm(lm, trained, literal, slots, seed, want, tick=None, max_samples=LM_MAX_SAMPLES):
         seen.update(lm=lm, samples=max_samples)
         return [(slots[0], "a mirror"), (slots[0], "glass")]
 
@@ -238,11 +242,11 @@ def test_the_writer_polisher_proposes_and_the_polisher_scores(tiny_registry, mon
         seen["scorer"] = lm
         return real_score(lm, trained, literal, groups, step)
 
-    monkeypatch.setattr(P, "proposer_lm", lambda polisher, trained: (proposer, True, P.WRITER_POLISHER_SAMPLES))
-    monkeypatch.setattr(P, "_by_lm", by_lm)
-    monkeypatch.setattr(P, "_score_all", score_all)
+    monkeypatch.setattr(P, "proposer_lm", lambda polisher, trained: (proposer, True, WRITER_POLISHER_SAMPLES))
+    monkeypatch.setattr(P, "vehicles_by_lm", by_lm)
+    monkeypatch.setattr(P, "score_all", score_all)
     result = P.polish("The lake was calm.", n=3, seed=0, strategies=["lm"])
-    assert seen["lm"] is proposer and seen["samples"] == P.WRITER_POLISHER_SAMPLES == 32
+    assert seen["lm"] is proposer and seen["samples"] == WRITER_POLISHER_SAMPLES == 32
     assert seen["scorer"] is P.polisher_lm()[0] and result.generator == P.WRITER_POLISHER
     shown = {c.sentence for c in result.candidates}
     assert shown and shown <= {"The lake was as calm as a mirror.", "The lake was as calm as glass."}
@@ -486,12 +490,12 @@ def test_yelps_and_howls_with_the_real_lm(offline, one_torch_thread):
 def test_like_with_like_is_no_simile(offline):
     """A vehicle of the subject's own kind is dropped ("the kids ran … like a bunch of children"); others stay."""
     from studio.figures.kb import load_kb
-    from studio.similes.polish import _like_with_like
+    from studio.similes.filters import like_with_like
 
     literal = "The kids ran across the playground."
     doc = offline.get("parser")(literal)
     vehicles = ["a bunch of children", "a pack of wolves", "a herd of deer", "lightning", "the wind", "a rocket"]
-    assert _like_with_like([{"vehicle": v} for v in vehicles], doc, load_kb()) == {0}
+    assert like_with_like([{"vehicle": v} for v in vehicles], doc, load_kb()) == {0}
 
 
 @pytest.mark.offline
@@ -499,7 +503,8 @@ def test_no_slur_and_no_people_is_a_vehicle(offline):
     """The KB holds 19th-century similes (racial slurs among them); the polisher wrote "like an asian": neither is
     offered."""
     from studio.figures.kb import load_kb
-    from studio.similes.polish import _acceptable, _no_image, realise
+    from studio.similes.realiser import _acceptable, realise
+    from studio.similes.filters import no_image
 
     kb = load_kb()
     assert not _acceptable("an injun", set(), kb) and not _acceptable("a gypsy", set(), kb)
@@ -516,7 +521,7 @@ def test_no_slur_and_no_people_is_a_vehicle(offline):
         sentence, phrase, offset = realise(literal, slot, vehicle)
         rows.append({"sentence": sentence, "phrase": phrase, "offset": offset, "vehicle": vehicle})
     # peoples, an adjective where a noun should be, a word English does not have
-    assert _no_image(rows, parser) == {0, 2, 4, 6}
+    assert no_image(rows, parser) == {0, 2, 4, 6}
     cands = polish(literal, n=10, seed=0).candidates
     assert not any("asian" in c.sentence.lower() for c in cands)
 
@@ -534,7 +539,7 @@ def test_the_inserted_vehicle_of_a_read_candidate():
 
 def test_a_derived_word_of_the_sentence_is_a_repeat():
     from studio.figures.kb import load_kb
-    from studio.similes.polish import _acceptable
+    from studio.similes.realiser import _acceptable
 
     kb = load_kb()
     assert not _acceptable("a fog", {"foggy", "mirror", "bathroom"}, kb)
@@ -580,7 +585,8 @@ def test_a_passive_participle_of_a_subordinate_clause_is_no_adjective(tiny_regis
 
 def test_near_duplicates_share_a_head_or_a_modifier():
     from studio.figures.kb import load_kb
-    from studio.similes.polish import Candidate, _distinct_images, modifiers
+    from studio.similes.polisher import Candidate
+    from studio.similes.filters import distinct_images, modifiers
 
     kb = load_kb()
     assert modifiers("a mournful sigh", kb) == {"mournful"}
@@ -592,11 +598,11 @@ def test_near_duplicates_share_a_head_or_a_modifier():
 
     ranked = [cand("a mournful sigh", 0.5), cand("a mournful cry", 0.4), cand("a wolf", 0.3),
               cand("a hungry wolf", 0.2), cand("an old man", 0.1), cand("an old woman", 0.05)]
-    kept, merged = _distinct_images(ranked, kb)
+    kept, merged = distinct_images(ranked, kb)
     assert [c.vehicle for c in kept] == ["a mournful sigh", "a wolf", "an old man", "an old woman"] and merged == 2
     # one image by WordNet: "a tomb" after "a grave", "a cemetery" after "a graveyard"; "a graveyard" is another image
     ranked = [cand(v, 0.5 - i / 10) for i, v in enumerate(("a grave", "a graveyard", "a tomb", "a shoe", "a cemetery"))]
-    kept, merged = _distinct_images(ranked, kb)
+    kept, merged = distinct_images(ranked, kb)
     assert [c.vehicle for c in kept] == ["a grave", "a graveyard", "a shoe"] and merged == 2
 
 
@@ -608,7 +614,7 @@ def test_the_floor_is_chosen_on_dev_by_the_stated_criterion(monkeypatch):
     from studio.hauser import scorer
     from studio.lab.similes import evaluate_polish
     from studio.similes import polish as polish_module
-    from studio.similes.polish import Candidate
+    from studio.similes.polisher import Candidate
 
     # literal A: the low-scored candidate is good (a floor would withhold it); literal B: the low-scored one is bad
     table = {"A": [(0.5, 0.6), (0.01, 0.7)], "B": [(0.4, 0.5), (0.02, 0.1), (0.03, 0.05)]}
@@ -648,7 +654,7 @@ def test_floor_selection_deals_long_lists_into_hauser_sized_groups(monkeypatch):
     from studio.hauser import scorer
     from studio.lab.similes import evaluate_polish
     from studio.similes import polish as polish_module
-    from studio.similes.polish import Candidate
+    from studio.similes.polisher import Candidate
 
     sizes = []
 
@@ -669,7 +675,7 @@ def test_floor_selection_deals_long_lists_into_hauser_sized_groups(monkeypatch):
 def test_kb_attested_similes_are_marked_and_rank_first(tiny_registry, monkeypatch):
     import studio.similes.polish as polish_module
     from studio.figures.kb import load_kb
-    from studio.similes.polish import attested
+    from studio.similes.realiser import attested
 
     kb = load_kb()
     assert attested(kb, "sweet", "honey") and attested(kb, "Loud", "thunder")
@@ -691,7 +697,8 @@ def test_kb_attested_similes_are_marked_and_rank_first(tiny_registry, monkeypatc
 def test_a_vehicle_of_the_opposite_adjective_is_left_out(offline):
     """"His backpack was as heavy as a feather." is dropped (the polisher finds a feather far likelier after "as light
     as"); "…as heavy as an elephant." and a "like" simile stay."""
-    from studio.similes.polish import Candidate, _opposite_images, polisher_lm
+    from studio.similes.polisher import Candidate, polisher_lm
+    from studio.similes.filters import opposite_images
 
     def cand(sentence, phrase, vehicle):
         return Candidate(sentence, phrase, sentence.index(phrase), "lm", 0.5, vehicle)
@@ -699,7 +706,7 @@ def test_a_vehicle_of_the_opposite_adjective_is_left_out(offline):
     cands = [cand("His backpack was as heavy as a feather.", "as heavy as a feather", "a feather"),
              cand("His backpack was as heavy as an elephant.", "as heavy as an elephant", "an elephant"),
              cand("His backpack weighed on him like a feather.", "like a feather", "a feather")]
-    assert _opposite_images(polisher_lm()[0], cands) == {0}
+    assert opposite_images(polisher_lm()[0], cands) == {0}
 
 
 def test_a_vehicle_the_kb_knows_for_the_opposite_is_left_out():
@@ -709,7 +716,8 @@ def test_a_vehicle_the_kb_knows_for_the_opposite_is_left_out():
     from studio.figures.antonyms import load_antonyms
     from studio.figures.kb import load_kb
     from studio.figures.irony import opposite_in_kb
-    from studio.similes.polish import Candidate, _opposite_in_kb
+    from studio.similes.polisher import Candidate
+    from studio.similes.filters import opposite_kb_images
 
     kb, antonyms = load_kb(), load_antonyms()
     assert opposite_in_kb(kb, "slow", "a deer", antonyms) == "fast"
@@ -723,18 +731,18 @@ def test_a_vehicle_the_kb_knows_for_the_opposite_is_left_out():
              for v in ("a deer", "a snail")]
     cands += [Candidate(f"His backpack was as heavy as {v}.", f"as heavy as {v}", 17, "lm", 0.5, v,
                         kind="adjective", cue="heavy") for v in ("a feather", "an elephant")]
-    assert _opposite_in_kb(kb, cands, literal) == {0, 2}
-    assert _opposite_in_kb(kb, cands, "He walked down the empty road.") == {2}
+    assert opposite_kb_images(kb, cands, literal) == {0, 2}
+    assert opposite_kb_images(kb, cands, "He walked down the empty road.") == {2}
     # the antonyms alone, not their also-see words, which mix senses: "soft" → "tough" dropped an apt lamb
     softly = [Candidate("He spoke softly like a lamb.", "like a lamb", 15, "retrieval", 0.5, "a lamb", kind="verb")]
-    assert _opposite_in_kb(kb, softly, "He spoke softly.") == set()
+    assert opposite_kb_images(kb, softly, "He spoke softly.") == set()
 
 
 def test_a_vehicle_cut_off_mid_phrase_is_left_out():
     """A visitor saw "asdf qwer zxcv like a ball of twine on a": a vehicle ending in an article, a preposition or a
     conjunction was cut off; a whole one stays."""
     from studio.figures.kb import load_kb
-    from studio.similes.polish import _acceptable
+    from studio.similes.realiser import _acceptable
 
     kb = load_kb()
     for cut in ("a ball of twine on a", "a bag of", "a cat and", "the edge of the"):
@@ -759,14 +767,15 @@ def test_the_manner_adverbs_adjective_is_found():
 def test_a_vehicle_of_the_opposite_manner_is_left_out(offline):
     """Read as unusable in our blind reads (train): "…moved slowly up the hill like a falcon", "…like an arrow";
     the snail stays, and a sentence without a manner adverb is not touched."""
-    from studio.similes.polish import Candidate, _opposite_manner, polisher_lm
+    from studio.similes.polisher import Candidate, polisher_lm
+    from studio.similes.filters import opposite_manner
 
     lm, _ = polisher_lm()
     literal = "The train moved slowly up the hill."
     cands = [Candidate(f"The train moved slowly up the hill like {v}.", f"like {v}", 34, "lm", 0.5, v, kind="verb")
              for v in ("a falcon", "an arrow", "a snail")]
-    assert _opposite_manner(lm, cands, literal) == {0, 1}
-    assert _opposite_manner(lm, cands, "The train moved up the hill.") == set()
+    assert opposite_manner(lm, cands, literal) == {0, 1}
+    assert opposite_manner(lm, cands, "The train moved up the hill.") == set()
 
 
 def test_a_sentence_in_tags_is_polished_inside_them():
@@ -813,11 +822,11 @@ def test_one_image_written_apart_or_together_is_one_candidate():
     """A visitor saw "as salty as sea water" and "as salty as seawater" both in a top 3: one group now, as "a boy"
     and "a little boy" were already."""
     from studio.figures.kb import load_kb
-    from studio.similes.polish import _merge
+    from studio.similes.filters import merge_near_duplicates
 
     rows = [{"vehicle": v} for v in ("sea water", "seawater", "an ice-cream", "ice cream", "a boy", "a little boy",
                                      "the sea")]
-    groups, merged = _merge(rows, load_kb())
+    groups, merged = merge_near_duplicates(rows, load_kb())
     assert [[r["vehicle"] for r in g] for g in groups] == [["sea water"], ["an ice-cream"], ["a boy"], ["the sea"]]
     assert merged == 3
 
@@ -855,7 +864,7 @@ def test_a_negative_subject_denies_the_action_and_cannot_help_does_not():
     laugh loudly." got the note and its best place after "help" ("can't help like … but laugh"): the laughing
     happens, so it has no note and its place is after the laughing."""
     from studio.models.registry import get
-    from studio.similes.polish import find_slots, negation_note
+    from studio.similes.slots import find_slots, negation_note
     from studio.similes.service import polish
 
     for text, said in (("Nobody ran fast.", "Nobody ran fast"), ("No dog ran fast.", "No dog ran fast"),

@@ -13,16 +13,20 @@
   the respelled sentence when it has a place for a simile, offered after a refusal ("The nigth was vry drak.").
 
 The limits and choices below are what the front ends show beside their inputs; the meanings are the texts that say
-what the numbers mean. The work itself is in polish.py (the realiser and its sources), writer_vehicles.py (the
-writer source), images.py, retrieval.py, aptness.py (the keep ranker) and analysis.py (components)."""
+what the numbers mean. The work itself is in polish.py (the pipeline and its refusals), slots.py (where a
+comparison goes), realiser.py, sources.py (the vehicles' sources), polisher.py (its language models), filters.py,
+ranking.py (keep and the writer's reread), writer_vehicles.py (the writer source), images.py, retrieval.py, aptness.py
+(the keep ranker) and analysis.py (components)."""
 from __future__ import annotations
 
 from ..figures.english import Misspelling, corrected, misspellings, spelling_note
 from .analysis import MAX_SENTENCE_CHARS
 from .analysis import analyse as components
 from .polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
-                     STRATEGIES, WRITER_ORDER, WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, Candidate,
-                     PolishResult, about_keepers, holds_simile, polish, respelled_with_place, without_simile)
+                     STRATEGIES, WRITER_ORDER, WRITER_POLISHER, WRITER_READS, PolishResult, about_keepers,
+                     holds_simile, polish, respelled_with_place, without_simile)
+from .ranking import WRITER_READS_TOP
+from .polisher import Candidate
 from .writer_vehicles import DOMAINS, REGISTERS
 
 __all__ = ["polish", "PolishResult", "Candidate", "components", "about_keepers",

@@ -2,7 +2,7 @@
 for a slot. It is told the sentence, where the comparison goes and what it compares (the adjective, or the action),
 and the blind reader's rules (docs/similes.md): the image must be known for that very property, fit the mood, be
 an image and not a person of the scene, and not restate the sentence. The writer may be steered to a domain of
-images and a register. Its lists come back best first; the realiser (polish.py) puts each image in the slot."""
+images and a register. Its lists come back best first; the realiser (realiser.py) puts each image in the slot."""
 from __future__ import annotations
 
 import re

@@ -45,7 +45,7 @@ def test_cancelled_continue_stops_decoding(client, slow_draws):
 def test_cancelled_polish_stops_before_the_next_strategy(client, monkeypatch):
     from studio.similes import polish as P
 
-    calls, real_insertion = [], P._by_insertion
+    calls, real_insertion = [], P.vehicles_by_insertion
 
     def slow_insertion(*args, **kwargs):
         calls.append("insertion")
@@ -56,8 +56,8 @@ def test_cancelled_polish_stops_before_the_next_strategy(client, monkeypatch):
         calls.append("retrieval")
         return []
 
-    monkeypatch.setattr(P, "_by_insertion", slow_insertion)
-    monkeypatch.setattr(P, "_by_retrieval", counted_retrieval)
+    monkeypatch.setattr(P, "vehicles_by_insertion", slow_insertion)
+    monkeypatch.setattr(P, "vehicles_by_retrieval", counted_retrieval)
     job = client.submit("The old house creaked in the wind.", ["insertion", "retrieval"], 10, 0, api_name="/polish")
     wait_for(lambda: "insertion" in calls, what="polishing to start")
     job.cancel()

@@ -37,8 +37,10 @@ from ...models import get_registry
 from ...models.config import PROJECT_ROOT
 from ...models.specs import POLISH_RANKER
 from ...similes import aptness
-from ...similes.polish import (REREAD_BACKENDS, Candidate, _score_all, attested, find_slots, is_clause, polisher_lm,
-                               realise, simile_tail, tails_by_beginning)
+from ...similes.ranking import REREAD_BACKENDS, simile_tail, tails_by_beginning
+from ...similes.polisher import Candidate, score_all, polisher_lm
+from ...similes.realiser import attested, is_clause, realise
+from ...similes.slots import find_slots
 
 BLIND_READS_DIR = PROJECT_ROOT / "blind_reads"
 SPLITS = {"train": (1, 2, 3), "dev": (4, 5)}  # every later set is test
@@ -111,7 +113,7 @@ def reconstruct(candidates: dict[str, dict[str, str]], progress=print) -> dict[s
         slots = find_slots(literal, doc)
         rows = [row for sentence, strategy in wanted.values()
                 if (row := _at_a_slot(literal, slots, sentence, strategy, kb)) is not None]
-        cands = _score_all(lm, trained, literal, [[r] for r in rows]) if rows else []
+        cands = score_all(lm, trained, literal, [[r] for r in rows]) if rows else []
         out[literal] = {"candidates": [c.to_dict() for c in cands], "subject": aptness.subject_of(doc)}
         if progress and (k + 1) % 20 == 0:
             progress(f"  scored the read candidates of {k + 1}/{len(candidates)} literals "

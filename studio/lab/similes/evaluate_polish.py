@@ -17,7 +17,7 @@ from ...errors import StudioError
 from ...figures.components import extract_similes
 from ...figures.detector import detect, threshold
 from ...models import get_registry
-from ...similes import polish as P
+from ...similes import filters as F
 
 
 def run(argv: list[str]) -> dict:
@@ -247,12 +247,12 @@ def like_with_like_curve(path: str) -> dict:
     for literal, cands in labels.items():
         items = [(c, inserted_vehicle(literal, c)) for c in cands]
         items = [(c, v) for c, v in items if v]
-        scores = P.like_with_like_scores([{"vehicle": v} for _, v in items], parser(literal), kb)
+        scores = F.like_with_like_scores([{"vehicle": v} for _, v in items], parser(literal), kb)
         scored += [(s[0], s[1], cands[c], literal, c) for (c, _), s in zip(items, scores) if s is not None]
     curve = []
     for t in LIKE_THRESHOLDS:
-        dropped = [x for x in scored if x[0] >= t and x[1] >= P.LIKE_WITH_LIKE_GAP]
+        dropped = [x for x in scored if x[0] >= t and x[1] >= F.LIKE_WITH_LIKE_GAP]
         curve.append({"cosine_at_least": t, "dropped": len(dropped), "of_them_usable": sum(x[2] for x in dropped)})
     top = sorted(scored, reverse=True)[:12]
-    return {"read": path, "candidates": len(scored), "gap": P.LIKE_WITH_LIKE_GAP, "served": P.LIKE_WITH_LIKE,
+    return {"read": path, "candidates": len(scored), "gap": F.LIKE_WITH_LIKE_GAP, "served": F.LIKE_WITH_LIKE,
             "curve": curve, "closest": [{"cosine": round(x[0], 3), "usable": x[2], "candidate": x[4]} for x in top]}

@@ -23,7 +23,7 @@ import re
 from functools import lru_cache
 
 from .data import detokenize, shared_data_dir
-from ...similes.polish import PROMPT  # one prompt format for training and serving
+from ...similes.polisher import PROMPT  # one prompt format for training and serving
 _WORD = re.compile(r"\w+(?:'\w+)?|[^\w\s]")
 
 
