@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SIZE_IDS, SIZES, close_toasts, needs_chromium, open_page, select_tab
-from studio.continuation.generate import MAX_NARRATIVE_CHARS as CONTINUE_MAX
+from studio.continuation.story import MAX_NARRATIVE_CHARS as CONTINUE_MAX
 from studio.proverbs.service import MAX_NARRATIVE_CHARS as PROVERBS_MAX
 
 pytestmark = [pytest.mark.browser, needs_chromium]

@@ -7,7 +7,7 @@ import pytest
 
 from studio.continuation import expression
 from studio.figures import idioms as lexicon
-from studio.continuation.judge import case_for
+from studio.continuation.judgement import case_for
 from studio.errors import InputError
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from studio.continuation.judge import Judgement, get_judge, judge_pair
+from studio.continuation.judge import get_judge, judge_pair
+from studio.continuation.judgement import Judgement
 from studio.models import ModelUnavailable
 from studio.models.config import ROLES
 
@@ -89,7 +90,7 @@ def test_a_narrative_or_a_continuation_too_short_is_refused_before_any_model(tin
 
 
 def test_what_restates_the_last_sentence(tiny_registry):
-    from studio.continuation.judge import restates
+    from studio.continuation.judgement import restates
 
     story = "Tom put off his knee surgery for months. The pain got worse. Finally he decided to <b>bite the bullet</b>."
     assert restates("He bit a bullet.", story) and restates("He decided to bite the bullet!", story)

@@ -16,6 +16,7 @@ from ..models import ModelUnavailable, get_registry
 from ..models.config import ASSETS
 from ..models.pair_encoder import has_pair_encoder, load_pair_encoder_members, read_calibration
 from ..models.specs import CROSS_JUDGE as CROSS_DIR  # the registry's `judge_cross` role serves it
+from .judgement import RESTATEMENT_PENALTY, Judgement, case_for, restates
 
 ABLATION_DIR = ASSETS / "continuation" / "judge-ablation"
 _lock = threading.Lock()
@@ -77,9 +78,7 @@ class CrossJudge:
 
     def pairs(self, cases, option1, option2):
         """One calibrated Judgement per (case, option1, option2); an option that only restates the narrative's last
-        sentence loses `judge.RESTATEMENT_PENALTY` nats of log-odds against one that does not."""
-        from .judge import RESTATEMENT_PENALTY, Judgement, restates
-
+        sentence loses `judgement.RESTATEMENT_PENALTY` nats of log-odds against one that does not."""
         out = []
         for case, a, b, s in zip(cases, option1, option2,
                                  self.scores(cases, [[a, b] for a, b in zip(option1, option2)])):
@@ -90,8 +89,6 @@ class CrossJudge:
         return out
 
     def rank(self, narrative: str, options: list[str], expr=None) -> np.ndarray:
-        from .judge import case_for
-
         s = self.scores([case_for(narrative, expr)], [options])[0] / self.temperature
         e = np.exp(s - s.max())
         return e / e.sum()

@@ -14,43 +14,18 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ..errors import InputError, check_stop, require_text
-from ..figures.english import refuse_non_english
+from ..errors import InputError, check_stop
 from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
-from ..textspans import word_count
 from .decoding import Sample, ensemble_sample
 from .expression import Expression, find_expression, mark_notes, untaken_idiom
 from .writing import SYSTEM, copies_an_example, ends_a_sentence, user_message
 from .knowledge import context_inferences, literal_inferences
 from .prompting import generator_prompt, paraphrase_prompt
 from .ranking import POOL, fluency, order, pool_signals, writer_order
+from .story import require_story
 
 MODES = ("writer", "tuned", "plain", "literal", "context")
-MAX_NARRATIVE_CHARS = 4000
-#: a story to continue or to judge a continuation of: "<b>x</b>" would get the writer's instructions back as its
-#: "continuation" (Proverbs asks the same of its stories)
-MIN_NARRATIVE_WORDS = 3
-
-
-def require_story(narrative) -> str:
-    """The narrative cleaned (`require_text`), or an InputError when it is empty, too long, not English or too
-    short to continue: the check of Continue and of the judge."""
-    raw = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)
-    check_story(raw)
-    return raw
-
-
-def check_story(raw: str, purpose: str = "to continue") -> None:
-    """An InputError when a cleaned narrative is not English or too short to continue (`purpose`: what it is too
-    short for, as the message says it)."""
-    refuse_non_english(raw, "narrative")
-    if (words := word_count(raw)) < MIN_NARRATIVE_WORDS:
-        raise InputError(f"The narrative is too short {purpose} ({words} word{'s' if words != 1 else ''}): tell a "
-                         f"story of a sentence or more, ending in an idiom or a simile (at least "
-                         f"{MIN_NARRATIVE_WORDS} words).")
-
-
 LIMITS = {"n": (1, 10), "pool": (1, 32), "top_k": (1, 200), "temperature": (0.0, 2.0), "max_new_tokens": (1, 60)}
 #: writer mode: samples drawn for the best n shown, and the tokens a sentence may take (8-25 words)
 WRITER_POOL = 6

@@ -4,28 +4,20 @@ Bradley–Terry probabilities (a softmax), which is how generate-then-rank order
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..errors import InputError, require_text
-from ..figures.english import content_lemmas, refuse_non_english
+from ..figures.english import refuse_non_english
 from ..models import ModelUnavailable, get_registry
-from ..textspans import blank_markup, word_count
-from .features import Case
-from .ranking import last_sentence
+from ..textspans import word_count
+from .judgement import case_for
+from .story import MAX_NARRATIVE_CHARS, check_story
 
 MAX_OPTION_CHARS = 600  # a continuation is one or two sentences
 MIN_OPTION_WORDS = 2  # "He left." is one; "<b>x</b>" or "ok" is none
 #: below this probability for the winner a judgement is "too close to call": the probabilities are calibrated (where
 #: the judge says 55 %, it is right about 55 times in 100), so such a choice is little better than a coin toss
 TOO_CLOSE = 0.6
-#: nats taken from the log-odds of an option that only restates the narrative's last sentence (`restates`), when the
-#: other does not: the cross-encoder preferred the last sentence said again to the benchmark's plausible continuation
-#: on 30 % of dev narratives (idioms 35 %, similes 24 %); at 3 nats 1.5 %, the benchmark's dev pairs 85.41 → 85.25 %
-#: (the smallest of 0.5, 1, 2, 3, 4 with at most 5 % and at most 0.3 points lost)
-#: why: docs/experiments.md#judge-restatement
-RESTATEMENT_PENALTY = 3.0
 
 
 def percentages(p_option1: float) -> tuple[int, int]:
@@ -45,27 +37,6 @@ def verdict(p_option1: float, names: tuple[str, str] = ("option 1", "option 2"))
     return f"{win[:1].upper() + win[1:]} is the more plausible: {pw} % against {pl} % for {lose}."
 
 
-@dataclass
-class Judgement:
-    p_option1: float
-    p_option2: float
-    restates: tuple[bool, bool] = (False, False)  # each option only says the narrative's last sentence again
-
-    @property
-    def choice(self) -> str:
-        return "option1" if self.p_option1 >= self.p_option2 else "option2"
-
-
-def restates(option: str, narrative: str) -> bool:
-    """Whether a continuation only says the narrative's last sentence again: it has content words (nouns, verbs,
-    adjectives, adverbs; lemmas) and all of them are the last sentence's ("He bit the bullet." after "…Finally he
-    decided to bite the bullet."). The benchmark's options almost never do (28 of 10,280 train options, as often the
-    plausible one as not)."""
-    parser = get_registry().get("parser")
-    said = content_lemmas(parser(" ".join(blank_markup(option).split())))
-    return bool(said) and said <= content_lemmas(parser(last_sentence(blank_markup(narrative))))
-
-
 def restatement_note(said_again: list[bool], names: tuple[str, str] = ("option 1", "option 2")) -> str:
     """" Option 1 only says the narrative's last sentence again, which counts against it." when one of the two
     restates (`restates`) and the other does not; "" otherwise."""
@@ -82,12 +53,6 @@ def figure_told(narrative: str) -> tuple[str, str, str] | None:
 
     _, expr = find_expression(narrative)
     return None if expr is None else (expr.kind, expr.text, expr.meaning or "")
-
-
-def case_for(narrative: str, expr=None) -> Case:
-    if expr is None:
-        return Case(narrative, "", "", "")
-    return Case(narrative, expr.text, expr.meaning or "", expr.kind)
 
 
 def get_judge():
@@ -110,7 +75,6 @@ def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | 
     """Which of two continuations of `narrative` the judge finds plausible. `names`: how a refusal names the two
     texts (the page's boxes are "continuation 1" and "continuation 2")."""
     from .expression import Expression, find_expression
-    from .generate import MAX_NARRATIVE_CHARS, check_story
 
     started = time.perf_counter()
     narrative = require_text(narrative, "narrative", MAX_NARRATIVE_CHARS)

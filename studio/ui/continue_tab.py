@@ -6,10 +6,11 @@ import gradio as gr
 import pandas as pd
 
 from ..capabilities import tab_title
-from ..continuation.generate import MAX_NARRATIVE_CHARS, MODES, WRITER_POOL, Settings, continue_narrative
-from ..continuation.judge import (MAX_OPTION_CHARS, figure_told, judge_pair, percentages, restatement_note,
-                                  restates, verdict)
+from ..continuation.generate import MODES, WRITER_POOL, Settings, continue_narrative
+from ..continuation.judge import MAX_OPTION_CHARS, figure_told, judge_pair, percentages, restatement_note, verdict
+from ..continuation.judgement import restates
 from ..continuation.ranking import POOL
+from ..continuation.story import MAX_NARRATIVE_CHARS
 from ..results import BLIND_READ_KEPT_CONTINUE, measured
 from .common import (after_limit_check, cancellable, cancelled, escape, escape_markdown, examples, failed_run,
                      guarded, highlight_pieces, limited_textbox, refuse_over_limit, role_notice, section_run,

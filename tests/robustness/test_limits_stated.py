@@ -6,7 +6,7 @@ import pytest
 from gradio_client.exceptions import AppError
 
 from studio.similes.analysis import MAX_SENTENCE_CHARS
-from studio.continuation.generate import MAX_NARRATIVE_CHARS as CONTINUE_MAX
+from studio.continuation.story import MAX_NARRATIVE_CHARS as CONTINUE_MAX
 from studio.continuation.judge import MAX_OPTION_CHARS
 from studio.hauser.scorer import MAX_CANDIDATES
 from studio.hauser.scorer import MAX_CHARS as HAUSER_MAX

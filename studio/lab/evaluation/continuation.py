@@ -14,7 +14,8 @@ import numpy as np
 
 from ...continuation.crossjudge import ABLATION_DIR, get_cross_judge
 from ...continuation.expression import find_expression
-from ...continuation.judge import case_for, get_judge
+from ...continuation.judge import get_judge
+from ...continuation.judgement import case_for
 from ...errors import StudioError
 from ...models import get_registry
 from .base import Evaluation, Figure, group_bootstrap_interval, group_prediction_interval, share_interval
