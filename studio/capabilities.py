@@ -31,8 +31,8 @@ class Capability:
     roles: tuple[str, ...] = ()
     #: the modules a request goes through (tests/test_serving_imports.py: none of them imports training code)
     serving: tuple[str, ...] = ()
-    #: its front door: the one module of the capability's package its tab and commands import, with typed results
-    #: (tests/test_front_doors.py); None where the tab and commands still reach further in
+    #: its front door: the one module of the capability's package its tab and commands import
+    #: (tests/test_front_doors.py: every capability has one)
     front_door: str | None = None
 
 
@@ -76,7 +76,7 @@ CAPABILITIES: tuple[Capability, ...] = (
         tab_title="Imagine",
         commands=("studio.cli.imagine_cmd",),
         roles=("diffusion", "clip"),
-        serving=("studio.imagine.compare",)),
+        serving=("studio.imagine.service", "studio.imagine.compare"), front_door="studio.imagine.service"),
     Capability(
         "proverbs", "Proverbs for a narrative (ePiC)", "studio.ui.proverbs_tab:build_proverbs_tab",
         tab_title="Proverbs",
@@ -87,7 +87,7 @@ CAPABILITIES: tuple[Capability, ...] = (
         evaluations={"proverbs": "studio.lab.evaluation.proverbs:ProverbsEvaluation"},
         roles=("retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "embedder", "parser", "language",
                "spelling"),
-        serving=("studio.proverbs.service",)),
+        serving=("studio.proverbs.service",), front_door="studio.proverbs.service"),
     Capability(
         "continuation", "Figurative narratives: continue and judge", "studio.ui.continue_tab:build_continue_tab",
         tab_title="Continue",
@@ -102,7 +102,8 @@ CAPABILITIES: tuple[Capability, ...] = (
                      "continuation-read": "studio.lab.evaluation.reads:ContinuationReadEvaluation"},
         roles=("writer", "continuation_generator", "lm", "judge_cross", "embedder", "parser", "language",
                "spelling"),
-        serving=("studio.continuation.generate", "studio.continuation.judge")),
+        serving=("studio.continuation.service", "studio.continuation.generate", "studio.continuation.judge"),
+        front_door="studio.continuation.service"),
 )
 
 #: what belongs to the studio as a whole rather than to one capability

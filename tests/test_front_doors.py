@@ -12,7 +12,8 @@ from studio.capabilities import CAPABILITIES
 #: what a tab or a command may import besides a front door (studio.capabilities: the declarations, a tab's title)
 #: what a tab or a command may use beside its capability's door: the front ends' own helpers, the errors, the
 #: capabilities' table and the measured figures it shows beside a result (results/*.json: a blind read's share)
-FRONT_END_HELPERS = ("studio.ui", "studio.cli", "studio.errors", "studio.capabilities", "studio.results")
+FRONT_END_HELPERS = ("studio.ui", "studio.cli", "studio.errors", "studio.capabilities", "studio.results",
+                     "studio.atomic")
 DOORS = {c.name: c for c in CAPABILITIES if c.front_door}
 
 
@@ -20,9 +21,10 @@ def _front_ends(capability) -> list[str]:
     return ([capability.tab.split(":")[0]] if capability.tab else []) + list(capability.commands)
 
 
-def test_polish_and_rerank_have_front_doors():
-    assert DOORS["similes"].front_door == "studio.similes.service"
-    assert DOORS["hauser"].front_door == "studio.hauser.service"
+def test_every_capability_has_a_front_door():
+    assert {c.name: c.front_door for c in CAPABILITIES} == {
+        "similes": "studio.similes.service", "hauser": "studio.hauser.service", "imagine": "studio.imagine.service",
+        "proverbs": "studio.proverbs.service", "continuation": "studio.continuation.service"}
 
 
 def test_tabs_and_commands_import_only_the_front_door():

@@ -4,8 +4,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ..continuation.generate import MODES, Settings, continue_narrative
-from ..continuation.judge import judge_pair
+from ..continuation.service import MODES, Settings, continue_narrative, judge_pair
 from ..errors import InputError
 from . import add_json_flag
 

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError, StudioError
-from ..imagine import imagine_pair
+from ..imagine.service import imagine_pair
 from . import add_json_flag
 
 BATCH_KEYS = ("text_a", "text_b")

@@ -6,8 +6,7 @@ import sys
 
 from ..atomic import atomic_write as write_atomic
 from ..errors import InputError, StudioError
-from ..proverbs import align, get_scorer, ranking, resolve_proverb
-from ..proverbs.catalog import usage_note
+from ..proverbs.service import align, get_scorer, ranking, resolve_proverb, usage_note
 from . import add_json_flag
 
 

@@ -1,5 +1,6 @@
-"""What the tab, the CLI and the API call: rank the catalog for a narrative, align a proverb with it, and find
-narratives with similar motifs. Embeddings come from the registry's embedder."""
+"""The proverbs capability's front door, what the tab, the CLI and the API call: rank the catalog for a narrative,
+align a proverb with it, and find narratives with similar motifs; the limits and defaults they state, a proverb's
+usage note, and whether the encoders are loaded yet. Embeddings come from the registry's embedder."""
 from __future__ import annotations
 
 import logging
@@ -12,9 +13,10 @@ import numpy as np
 from ..embeddings import embed_cached
 from ..errors import InputError, require_text
 from ..figures.english import refuse_non_english
-from ..models import ModelUnavailable, get_registry
+from ..models import READY, ModelUnavailable, get_registry
 from . import alignment
-from .catalog import Proverb, load_catalog
+from .alignment import DEFAULT_THRESHOLD
+from .catalog import Proverb, load_catalog, usage_note
 from .index import ALIGNMENT_ROLE, EMBEDDER_ROLE, TUNED_ROLE, get_index
 from .motifs import DEFAULT_METHOD, METHODS, similarity_matrix
 from .scorer import FineTunedPart, Scorer, adapters
@@ -38,6 +40,17 @@ class Ranked:
         p = self.proverb
         return {"rank": self.rank, "id": p.id, "quote_id": p.quote_id, "proverb": p.text, "meaning": p.meaning,
                 "themes": list(p.themes), "score": round(self.score, 4), "probability": round(self.probability, 4)}
+
+
+__all__ = ["MAX_NARRATIVE_CHARS", "MAX_POOL", "SHARED_TOP", "DEFAULT_THRESHOLD", "DEFAULT_METHOD", "METHODS",
+           "ALIGNMENT_ROLE", "EMBEDDER_ROLE", "Ranked", "Similar", "align", "clean_narrative", "encoders_ready",
+           "get_scorer", "ranking", "resolve_proverb", "similar", "usage_note"]
+
+
+def encoders_ready() -> bool:
+    """Whether the proverbs' embedder is loaded (a first request then waits for no export), from the registry's
+    status: no model is loaded to find out."""
+    return any(row["role"] == EMBEDDER_ROLE and row["state"] == READY for row in get_registry().status())
 
 
 _lock = threading.Lock()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import gradio as gr
 
 from ..models import get_registry
-from ..results import fmt, headline, load_results, with_interval
+from ..results import fmt, load_results, with_interval
 
 ABOUT = """
 # Figurative Language Studio

@@ -285,7 +285,7 @@ def char_count(text: str | None, limit: int) -> str:
 
 def limited_textbox(limit: int, *, scale: int | None = None, **kwargs) -> gr.Textbox:
     """A Textbox that never cuts a paste (no max_length) with a live character count under it, updated in the
-    browser. Handlers refuse an over-limit text with `refuse_over_limit`, the check the API uses."""
+    browser. `after_limit_check` refuses an over-limit text before a run; the front door refuses it again (the API)."""
     with gr.Column(scale=scale or 1, min_width=kwargs.get("min_width", 160)):
         box = gr.Textbox(**kwargs)
         count = gr.Markdown(char_count(kwargs.get("value") if isinstance(kwargs.get("value"), str) else "", limit),

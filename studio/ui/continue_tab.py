@@ -6,15 +6,12 @@ import gradio as gr
 import pandas as pd
 
 from ..capabilities import tab_title
-from ..continuation.generate import MODES, WRITER_POOL, Settings, continue_narrative
-from ..continuation.judge import MAX_OPTION_CHARS, figure_told, judge_pair, percentages, restatement_note, verdict
-from ..continuation.judgement import restates
-from ..continuation.ranking import POOL
-from ..continuation.story import MAX_NARRATIVE_CHARS
+from ..continuation.service import (MAX_NARRATIVE_CHARS, MAX_OPTION_CHARS, MODES, POOL, WRITER_POOL, Settings,
+                                    continue_narrative, figure_told, judge_pair, percentages, restatement_note,
+                                    restates, verdict)
 from ..results import BLIND_READ_KEPT_CONTINUE, measured
 from .common import (after_limit_check, cancellable, cancelled, escape, escape_markdown, examples, failed_run,
-                     guarded, highlight_pieces, limited_textbox, refuse_over_limit, role_notice, section_run,
-                     start_run, stopped_line)
+                     guarded, highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -147,7 +144,6 @@ def _expression_note(expr: dict | None) -> str:
 @guarded
 def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, pool=0, request: gr.Request = None,
                  progress=gr.Progress()):
-    refuse_over_limit((narrative, "narrative", MAX_NARRATIVE_CHARS))
     # 0 (the sliders' default): the mode's own pool and token limit
     s = Settings(mode=mode, n=int(n), seed=int(seed), top_k=int(top_k), temperature=float(temperature),
                  max_new_tokens=int(max_tokens or 0), pool=int(pool or 0))

@@ -8,13 +8,10 @@ import pandas as pd
 
 from ..capabilities import tab_title
 from ..errors import InputError
-from ..imagine import IMAGE_RANGE, TEXT_IMAGE_RANGE, imagine_pair, imagine_top_k
-from ..imagine.compare import MAX_TEXT_CHARS, MAX_TOP_K
-from ..imagine.render import MAX_GUIDANCE, MAX_SEEDS, MAX_SIZE, SIZE_STEP, RenderCancelled
-from ..imagine.scores import outside_unit_interval
-from ..models import UNAVAILABLE, get_registry
-from .common import (after_limit_check, cancellable, cancelled, escape, examples, guarded, limited_textbox,
-                     refuse_over_limit)
+from ..imagine.service import (IMAGE_RANGE, MAX_GUIDANCE, MAX_SEEDS, MAX_SIZE, MAX_TEXT_CHARS, MAX_TOP_K, SIZE_STEP,
+                               TEXT_IMAGE_RANGE, RenderCancelled, imagine_pair, imagine_top_k, outside_unit_interval,
+                               profile_name, unavailable_roles)
+from .common import after_limit_check, cancellable, cancelled, escape, examples, guarded, limited_textbox
 from .help import tab_guide
 from .session_files import new_download
 
@@ -47,7 +44,6 @@ LIMITS = (f"Limits: texts up to {MAX_TEXT_CHARS:,} characters (CLIP reads the fi
 _stop_flags: dict[str, threading.Event] = {}
 
 
-IMAGINE_ROLES = ("diffusion", "clip")
 #: for whoever runs the studio, folded away under the visitor's explanation
 ENABLE_IT = ("<details><summary>For the studio's operator: how to switch it on</summary>\n\n"
              "**What the operator sets to enable it**, then restarts the studio: `STUDIO_PROFILE=hub` (the Space's "
@@ -55,12 +51,6 @@ ENABLE_IT = ("<details><summary>For the studio's operator: how to switch it on</
              "weights with `STUDIO_MODEL_DIFFUSION=/path/to/a/diffusers/folder` (e.g. a copy of sd-turbo) and "
              "`STUDIO_MODEL_CLIP=/path/to/a/copy/of/timm/vit_base_patch32_clip_224.openai` (its "
              "open_clip_config.json and open_clip_model.safetensors).\n\n</details>")
-
-
-def unavailable_roles() -> list[dict]:
-    """The status rows of clip/diffusion that this profile cannot serve at all (state "unavailable": nothing to
-    load or retry). Read from the registry's status, so no model is loaded to find out."""
-    return [row for row in get_registry().status() if row["role"] in IMAGINE_ROLES and row["state"] == UNAVAILABLE]
 
 
 def imagine_available() -> bool:
@@ -73,7 +63,7 @@ def availability_notice(short: bool = False) -> str:
     if not rows:
         return ""
     why = "\n".join(f"- **{row['role']}**: {escape(row['reason'])}." for row in rows)
-    profile = escape(get_registry().profile)
+    profile = escape(profile_name())
     if short:
         return (f"**Imagine top k is off here**: the *{profile}* profile has no text-to-image or CLIP model "
                 f"({', '.join(row['role'] for row in rows)} unavailable). See the Imagine tab for what ImaginE is "
@@ -195,7 +185,6 @@ def _csv(frame: pd.DataFrame, prefix: str, request: gr.Request | None = None) ->
 @guarded
 def run_imagine(text_a, text_b, n_seeds, seed, steps, size, guidance, request: gr.Request,
                 progress=gr.Progress()):
-    refuse_over_limit((text_a, "first text", MAX_TEXT_CHARS), (text_b, "second text", MAX_TEXT_CHARS))
     with _Session(request) as should_stop:
         result = imagine_pair(text_a, text_b, n_seeds=n_seeds, seed=seed, steps=steps, guidance=_guidance(guidance),
                               size=size,

@@ -8,15 +8,11 @@ import gradio as gr
 import pandas as pd
 
 from ..capabilities import tab_title
-from ..models import READY, get_registry
-from ..proverbs import align, get_scorer, ranking, resolve_proverb, similar
-from ..proverbs.catalog import usage_note
-from ..proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE
-from ..proverbs.motifs import DEFAULT_METHOD, METHODS
-from ..proverbs.alignment import DEFAULT_THRESHOLD
-from ..proverbs.service import MAX_NARRATIVE_CHARS, MAX_POOL, SHARED_TOP, clean_narrative
+from ..proverbs.service import (ALIGNMENT_ROLE, DEFAULT_METHOD, DEFAULT_THRESHOLD, EMBEDDER_ROLE, MAX_NARRATIVE_CHARS,
+                                MAX_POOL, METHODS, SHARED_TOP, align, clean_narrative, encoders_ready, get_scorer,
+                                ranking, resolve_proverb, similar, usage_note)
 from .common import (after_limit_check, escape, examples, failed_run, guarded, highlight_pieces, limited_textbox,
-                     past_refusal, refuse_over_limit, role_notice, section_run, shorten, start_run)
+                     past_refusal, role_notice, section_run, shorten, start_run)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -128,14 +124,9 @@ FIRST_LOAD = ("Loading the proverb encoders. On a machine's first use they are e
               "against float32 first, about 2 minutes (`make setup` does this ahead of time).")
 
 
-def _encoder_ready() -> bool:
-    return any(row["role"] == EMBEDDER_ROLE and row["state"] == READY for row in get_registry().status())
-
-
 @guarded
 def recommend(narrative: str, k: float, request: gr.Request = None, progress=gr.Progress()):
-    refuse_over_limit((narrative, "narrative", MAX_NARRATIVE_CHARS))
-    if not _encoder_ready():
+    if not encoders_ready():
         progress(0.05, desc=FIRST_LOAD)
     ranked = [r.to_json() for r in ranking(narrative, int(k))]
     table = pd.DataFrame([{**r, "themes": ", ".join(r["themes"])} for r in ranked], columns=TABLE_COLUMNS)
