@@ -74,10 +74,10 @@ def test_continue_serves_the_writer_order(monkeypatch):
     assert [c.restating for c in r.continuations] == [0.2, 0.1, 0.9]
     assert sum(c.p_plausible for c in r.continuations) == pytest.approx(1.0)
     notes = why_here([vars(c) for c in r.continuations], "writer")
-    assert notes[0] == ("placed higher: further from the story's last sentence (closeness 0.20: the "
-                        "cosine of the two sentences' meanings; 1 would say it again)")
-    assert notes[2] == ("placed lower: close to the story's last sentence (closeness 0.90: the cosine "
-                        "of the two sentences' meanings; 1 would say it again)")
+    assert notes[0] == ("placed higher: further from the story's last sentence than a line below it (closeness "
+                        "0.20: the cosine of the two sentences' meanings; 1 would say it again)")
+    assert notes[2] == ("placed lower: closer to the story's last sentence than a line above it (closeness 0.90: "
+                        "the cosine of the two sentences' meanings; 1 would say it again)")
 
 
 def test_without_the_embedder_the_judge_alone_orders_and_says_so(monkeypatch):
@@ -122,8 +122,9 @@ def test_why_here_names_the_reason_that_decided():
     notes = why_here([_row(0.45), _row(0.20, slipped=True, restating=0.3), _row(0.35, slipped=True, restating=0.8)],
                      "writer")
     said = ": the cosine of the two sentences' meanings; 1 would say it again)"
-    assert notes == ["", f"placed higher: further from the story's last sentence (closeness 0.30{said}",
-                     f"placed lower: close to the story's last sentence (closeness 0.80{said}"]
+    assert notes == ["", "placed higher: further from the story's last sentence than a line below it "
+                         f"(closeness 0.30{said}",
+                     f"placed lower: closer to the story's last sentence than a line above it (closeness 0.80{said}"]
     # two cut ones shown: likewise
     notes = why_here([_row(0.5), _row(0.1, cut=True, restating=0.1), _row(0.3, cut=True, restating=0.8)], "writer")
     assert notes[1].startswith("placed higher: further") and notes[2].startswith("placed lower: close")
@@ -160,6 +161,12 @@ def test_a_slip_is_the_figures_words_its_meaning_spelt_out_or_a_new_simile():
     assert slips("She flapped her arms like a bird's wings.", story, idiom) == ["reuses the figure's own words",
                                                                       "stacks a new simile"]
     assert slips("The audience laughed at her first joke, and she relaxed.", story, idiom) == []
+    # a compound is spelt either way: "He's in the doghouse." reuses "in the dog house" (a visitor's find)
+    jon = "Jon forgot his wife's birthday and now he is really in the dog house."
+    house = Expression(kind="idiom", text="in the dog house", start=jon.index("in the dog"), end=len(jon) - 1)
+    assert slips("He's in the doghouse.", jon, house) == slips("He is in the dog house.", jon, house) == [
+        "reuses the figure's own words"]
+    assert slips("He bought her flowers the next day.", jon, house) == []
     # a bare feeling fits any story ("He felt a sense of pride." 23 times in the reads, never usable)
     for bare in ("She felt a sense of pride.", "Grandpa Walter felt a sense of relief and happiness."):
         assert slips(bare, story, idiom) == ["a bare feeling that would fit any story"]

@@ -786,6 +786,23 @@ def test_a_sentence_in_tags_is_polished_inside_them():
                          for c in cands)
 
 
+def test_a_tag_inside_the_replaced_words_goes_with_its_element():
+    """A visitor's "<b>She</b> was <i>very</i> quiet." came back as "<b>She</b> was <i> as quiet as a mouse." (the
+    slot "very</i> quiet" took the closing tag and left "<i>" open): a tag inside the words a comparison replaces takes
+    its partner with it, so no tag is left open or closed alone; tags outside stay as typed."""
+    from studio.similes.slots import whole_elements
+
+    for typed, kept in (("<b>She</b> was <i>very</i> quiet.", "<b>She</b> was as quiet as "),
+                        ("She was very <i>quiet</i>.", "She was as quiet as ")):
+        cands = polish(typed, n=3, strategies=["insertion"], seed=0).candidates
+        assert cands and all(c.sentence.startswith(kept) and "<i>" not in c.sentence and "</i>" not in c.sentence
+                             for c in cands), [c.sentence for c in cands]
+    text = "a <i>b</i> c <b>d <i>e</i></b> f"
+    assert whole_elements(text, text.index("b</i>"), text.index(" c")) == (2, 10)  # the opening tag joins
+    assert whole_elements(text, text.index("d"), text.index("e") + 1) == (16, 26)  # the closing tag joins
+    assert whole_elements(text, text.index("e"), text.index("e") + 1) == (21, 22)  # no tag inside: unchanged
+
+
 def test_a_sentence_in_capitals_is_polished_and_given_back_in_capitals():
     """A visitor's "THE NIGHT WAS DARK." had no place for a simile (the parser reads words in capitals as names): it
     is read as a sentence is written, and its candidates come back in capitals; the same list as in lower case."""
@@ -843,6 +860,9 @@ def test_a_negated_adjective_is_said_and_its_opposites_offered(capsys):
     assert "“The room was noisy.”" in result.negation and result.to_dict()["negation"] == result.negation
     assert "💬 The sentence says" in _status(result, True, ["insertion"])
     assert all("not as quiet as" in c.sentence for c in result.candidates)
+    # what only strengthens the "not" goes with it: "The room was cool." (a visitor got "The room was cool at all.")
+    at_all = polish("The room was not warm at all.", n=3, strategies=["insertion"], seed=0).negation
+    assert "“The room was cool.”" in at_all and "at all.”" not in at_all
     very = polish("The soup was not very hot.", n=3, strategies=["insertion"], seed=0).negation
     assert "“not very hot”" in very and "“The soup was cold.”" not in very  # "not very hot" is no "cold"
     assert polish("The room was quiet.", n=3, strategies=["insertion"], seed=0).negation == ""

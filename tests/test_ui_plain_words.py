@@ -274,6 +274,13 @@ def test_a_line_off_the_sentence_is_said_in_words_and_flagged():
            "contradicts": False, "off_sentence": True, "quality": 0.0, "creativity_rel": 0.1, "relevance_norm": 0.0,
            "logical_consistency_norm": 0.0, "sentiment_consistency_norm": 0.0, "informativeness": 1.0}
     assert "off the sentence" in screen_table([row]).to_string()
+    # a line both off the sentence and contradicting it shows both flags (the status line warns of each)
+    both = {**row, "contradicts": True}
+    assert list(screen_table([both])["flag"]) == ["contradicts, off the sentence"]
+    from studio.ui.rerank_tab import SCREEN_COLUMNS, scale_note
+
+    table = screen_table([both, {**row, "off_sentence": False, "rank": 1}])
+    assert table.columns.tolist() == SCREEN_COLUMNS and "1 flagged" in scale_note(table)
 
 
 @pytest.mark.parametrize("vehicle, shown", [("🍋", "no words"), ("a 🍋", "no words"), ("a lemon", ""), ("A1", "")])

@@ -98,6 +98,14 @@ def copies_an_example(sentence: str) -> bool:
     return _words(sentence) in _EXAMPLE_SENTENCES
 
 
+def _compounds(text: str) -> set[str]:
+    """The stems of each two neighbouring content words written as one ("dog house" → "doghouse"): a compound is
+    spelt either way ("in the dog house", "He's in the doghouse.")."""
+    words = [w for w in _WORD.findall(text.lower())]
+    return {_stem(a + b) for a, b in zip(words, words[1:])
+            if a not in _FUNCTION and b not in _FUNCTION and len(a) > 2 and len(b) > 2}
+
+
 def _content(text: str) -> set[str]:
     """The stems of a text's words that carry content (no function word, three letters or more)."""
     return {_stem(w) for w in _WORD.findall(text.lower()) if w not in _FUNCTION and len(w) > 2}
@@ -115,9 +123,9 @@ def slips(sentence: str, narrative: str, expr: Expression | None) -> list[str]:
     if expr is not None:
         image = expr.vehicle if expr.kind == "simile" and expr.vehicle else expr.text
         rest = narrative[:expr.start] + " " + narrative[expr.end:]
-        elsewhere = {_stem(w) for w in _WORD.findall(rest.lower())}
-        said = _content(sentence)
-        if (_content(image) - elsewhere) & said:
+        elsewhere = {_stem(w) for w in _WORD.findall(rest.lower())} | _compounds(rest)
+        said = _content(sentence) | _compounds(sentence)
+        if ((_content(image) | _compounds(image)) - elsewhere) & said:
             found.append("reuses the figure's own words")
         if expr.meaning and (_content(expr.meaning) - _content(narrative)) & said:
             found.append("spells out the figure's meaning")

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..figures.antonyms import load_antonyms
-from ..textspans import blank_markup
+from ..textspans import MARKUP_TAG, blank_markup, prose
 
 
 CONTEXT_WORDS = 20
@@ -131,9 +131,14 @@ def negation_note(literal: str, doc, slot: Slot, lm=None) -> str:
             said = [value for value, _ in lm.loglik([literal[:neg.idx].rstrip()] * len(opposites),
                                                      [" " + a for a in opposites])]
             opposites = [a for _, a in sorted(zip(said, opposites), key=lambda t: -t[0])]
-        rewrites = " or ".join(f"“{literal[:neg.idx] + a + literal[slot.end:]}”" for a in opposites[:3])
+        rest = _NEGATIVE_POLARITY.sub("", literal[slot.end:])  # "not warm at all" → "cool", not "cool at all"
+        rewrites = " or ".join(f"“{literal[:neg.idx] + a + rest}”" for a in opposites[:3])
         return note + f" To picture what it is, polish {rewrites} (WordNet's opposites of “{slot.adjective}”)."
     return note + " To picture what it is, polish a sentence that says the quality itself."
+
+
+#: what only strengthens a negation ("not warm at all", "not tired in the least"): gone with the "not" it strengthens
+_NEGATIVE_POLARITY = re.compile(r"^,?\s+(?:at all|in the least|in the slightest|one bit|whatsoever)\b", re.IGNORECASE)
 
 
 def _next_to(tok, step: int) -> int:
@@ -193,8 +198,9 @@ def find_slots(literal: str, doc, respell: dict[str, str] | None = None) -> list
             if comp:  # "proud of his garden" → "as proud of his garden as a peacock"
                 last = max((t for t in comp[0].subtree if not t.is_punct), key=lambda t: t.i)
                 adjective = literal[first.idx if graded else tok.idx:last.idx + len(last)]
-            slots[(first.idx, "adjective")] = Slot(first.idx, last.idx + len(last), "adjective", tok.text,
-                                                   adjective, score=2.0, words=_around(doc, tok.i))
+            start, end = whole_elements(literal, first.idx, last.idx + len(last))
+            slots[(start, "adjective")] = Slot(start, end, "adjective", tok.text, prose(adjective), score=2.0,
+                                               words=_around(doc, tok.i))
     for tok in doc:
         if tok.pos_ != "VERB" or tok.dep_ in ("amod", "aux", "auxpass", "compound"):
             continue
@@ -273,3 +279,28 @@ def _phrase_end(verb):
 
 def _around(doc, i: int) -> list[str]:
     return [t.lemma_.lower() for t in doc[max(0, i - CONTEXT_WORDS // 2):i + CONTEXT_WORDS // 2] if t.is_alpha]
+
+
+def whole_elements(text: str, start: int, end: int) -> tuple[int, int]:
+    """[start, end) widened so that it cuts no element of `text`'s markup in two: a tag inside the span takes its
+    partner outside with it ("was <i>very</i> quiet": "very</i> quiet" → "<i>very</i> quiet"), so the comparison
+    that replaces the span leaves no tag open or closed alone. A span without tags is as it was."""
+    if not MARKUP_TAG.search(text, start, end):
+        return start, end
+    pairs, open_tags = [], []
+    for m in MARKUP_TAG.finditer(text):
+        name = re.match(r"</?([A-Za-z][\w-]*)", m.group()).group(1).lower()
+        if m.group().startswith("</"):
+            at = next((k for k in range(len(open_tags) - 1, -1, -1) if open_tags[k][0] == name), None)
+            if at is not None:
+                pairs.append((open_tags.pop(at)[1], m))
+        elif not m.group().endswith("/>"):
+            open_tags.append((name, m))
+    changed = True
+    while changed:
+        changed = False
+        for opening, closing in pairs:
+            inside = (start <= opening.start() < end, start < closing.end() <= end)
+            if inside[0] != inside[1]:
+                start, end, changed = min(start, opening.start()), max(end, closing.end()), True
+    return start, end

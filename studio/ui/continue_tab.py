@@ -91,7 +91,7 @@ def why_here(rows: list[dict], mode: str) -> list[str]:
         elif above and c.get("slipped") and any(_tier(d) < _tier(c) for d in above):
             notes.append("placed lower: " + ("; ".join(c.get("slips") or ()) or "a slip of the figure"))
         elif above:
-            notes.append(_restates(c, "placed lower: close to the story's last sentence"))
+            notes.append(_restates(c, "placed lower: closer to the story's last sentence than a line above it"))
         elif any(_tier(d) > _tier(c) for d in below):
             # "keeps to the figure" was read as a check that it follows the figure's meaning (a visitor's non
             # sequitur): what was checked is the slips' patterns (writing.slips), and none was found
@@ -101,7 +101,7 @@ def why_here(rows: list[dict], mode: str) -> list[str]:
                                               (True, False): "the slip checks found nothing in it"
                                               }.get(_tier(c), ""))
         else:
-            notes.append(_restates(c, "placed higher: further from the story's last sentence"))
+            notes.append(_restates(c, "placed higher: further from the story's last sentence than a line below it"))
     if mode == "writer":  # a slip or a cut is named wherever the line stands (a visitor read an unmarked "…decided to
         # take the plunge by …" under a marked one as unchecked)
         for i, c in enumerate(rows):

@@ -383,9 +383,8 @@ def screen_table(rows: list[dict]) -> pd.DataFrame:
     """The rows as the page shows them: SCREEN's titles and columns, numbers rounded, relative columns empty for a
     single candidate."""
     def cell(row, key, digits):
-        if key == "flag_short":  # the reason is in the note and the CSV
-            return "no simile" if row["flag"] else "contradicts" if row.get("contradicts") else \
-                "off the sentence" if row.get("off_sentence") else "no words" if wordless_image(row["vehicle"]) else ""
+        if key == "flag_short":  # the reasons are in the note and the CSV
+            return flags_shown(row)
         value = row[key]
         if digits is None or value is None:
             return value
@@ -397,6 +396,16 @@ def screen_table(rows: list[dict]) -> pd.DataFrame:
 
 #: the flags whose candidates the ranking puts after the others
 MOVED_FLAGS = ("no simile", "contradicts", "off the sentence", "no words")
+
+
+def flags_shown(row: dict) -> str:
+    """The flag column of a candidate: "no simile", else every other flag that holds, joined ("contradicts, off the
+    sentence": the status line's warnings name each, so the table shows each)."""
+    if row["flag"]:
+        return "no simile"
+    return ", ".join(name for name, on in (("contradicts", row.get("contradicts")),
+                                           ("off the sentence", row.get("off_sentence")),
+                                           ("no words", wordless_image(row["vehicle"]))) if on)
 
 
 def scale_note(table, groups=None, shown=None) -> str:
@@ -414,7 +423,7 @@ def scale_note(table, groups=None, shown=None) -> str:
     elif len(rows) == 1:
         note = SINGLE_NOTE
     else:
-        flagged = sum(str(row[flag] or "").strip() in MOVED_FLAGS for row in rows)
+        flagged = sum(any(part.strip() in MOVED_FLAGS for part in str(row[flag] or "").split(",")) for row in rows)
         note = (f"✅ Scored {len(rows)} candidates, best first by the three rankings combined (by the rank weights)"
                 + (f"; {flagged} flagged (no simile, contradicts, off the sentence or no words) go after the others"
                    if flagged else "")
