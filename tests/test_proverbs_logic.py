@@ -259,3 +259,27 @@ def test_the_adapter_serves_any_id_of_the_same_weights():
                            np.ones(3), np.ones(6), 1.0)
     assert Scorer(ProverbIndex(catalog, HUB_EMBEDDER, ones, ones), trained).is_trained
     assert not Scorer(ProverbIndex(catalog, "another/model", ones, ones), trained).is_trained
+
+
+def test_a_typed_proverb_is_aligned_as_typed_in_english_and_said_to_be_no_catalog_one(tiny_registry):
+    """A visitor aligned the Spanish "Quien mucho abarca poco aprieta" with an English story: an empty table and no
+    word of why. A typed proverb in another language is refused; an English one is aligned as typed, and Align's
+    line says it is not the catalog's, and when no phrase came near the story."""
+    import pandas as pd
+
+    from studio.proverbs.service import align, resolve_proverb
+    from studio.ui.proverbs_tab import alignment_note
+
+    with pytest.raises(InputError, match="proverb"):
+        resolve_proverb("Quien mucho abarca poco aprieta, y el que mucho habla mucho yerra")
+    with pytest.raises(InputError, match="proverb"):
+        align(NARRATIVE, "Quien mucho abarca poco aprieta, y el que mucho habla mucho yerra")
+    assert resolve_proverb("Kill two birds with one stone")[1] is not None  # the catalog's
+    assert resolve_proverb("Never bet the farm on one horse")[1] is None
+    table = pd.DataFrame([{"#": 1, "proverb span": "bet", "narrative span": "put", "similarity": 0.4}])
+    assert alignment_note("Kill two birds with one stone", table) == ""
+    typed = alignment_note("Never bet the <b>farm</b> on one horse", table)
+    assert typed.endswith("is not one of the catalog's proverbs: it was aligned as typed.")
+    assert "<b>" not in typed and "&lt;b&gt;farm" in typed  # typed text is never markup on the page
+    assert "No phrase" in alignment_note("Kill two birds with one stone", table.iloc[:0])
+    assert "No phrase" in alignment_note("Kill two birds with one stone", {"data": []})

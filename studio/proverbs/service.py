@@ -176,12 +176,14 @@ def ranking(narrative: str, k: int | None = None) -> list[Ranked]:
 
 
 def resolve_proverb(key: str) -> tuple[str, Proverb | None]:
-    """(proverb text, catalog entry or None) for an id, quote_id or text; unknown text is aligned as it is."""
+    """(proverb text, catalog entry or None) for an id, quote_id or text; unknown text is aligned as it is, once it
+    reads as English (a Spanish proverb aligned with an English story found nothing, and said nothing of why)."""
     key = require_text(key, "proverb", 500)
     catalog = load_catalog()
     i = catalog.find(key)
     if i is not None:
         return catalog[i].text, catalog[i]
+    refuse_non_english(key, "proverb")
     return key, None
 
 

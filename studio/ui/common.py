@@ -333,21 +333,24 @@ def after_limit_check(trigger, *checks: tuple[gr.Textbox, str, int], clears: tup
 
 
 def section_run(after, fn, inputs: list, outputs: list, status, *, busy: str, api_name,
-                checks: tuple[tuple[gr.Textbox, str, int], ...] = (), scroll_to_output: bool = False):
+                checks: tuple[tuple[gr.Textbox, str, int], ...] = (), scroll_to_output: bool = False,
+                note=None, note_inputs: list | None = None):
     """A section's own button or click (Polish's components, Proverbs' Align and Find similar, Continue's Judge),
     chained to `after` (a listener such as `button.click` or `dependency.then`): the section's earlier result goes
     first, `status` (the section's own line, under its button) says it runs, then nothing when `fn` answered, or why
     there is no result, with the outputs left empty (no bare "Error" on them, no earlier input's result beside the
     reason). `checks`: (box, what, limit) triples refused before anything runs (`after_limit_check`). `fn` takes a
     `gr.Request` so that its message reaches the line (`guarded`). `scroll_to_output`: the page scrolls to the
-    result (a click far from the section). Returns the handler's dependency."""
+    result (a click far from the section). `note(*note_inputs)`: what the line says once `fn` answered ("" by
+    default). Returns the handler's dependency."""
     empty = (None,) * len(outputs)
     if checks:
         after = after_limit_check(after, *checks, clears=([*outputs, status], empty)).success
     start = after(start_run(busy, *empty), outputs=[*outputs, status], api_name=False, queue=False,
                   show_progress="hidden")
     run = start.success(fn, inputs=inputs, outputs=outputs, api_name=api_name, scroll_to_output=scroll_to_output)
-    run.success(lambda: "", outputs=status, api_name=False, queue=False, show_progress="hidden")
+    run.success(note or (lambda: ""), inputs=note_inputs, outputs=status, api_name=False, queue=False,
+                show_progress="hidden")
     run.failure(failed_run(*empty), outputs=[*outputs, status], api_name=False, queue=False)
     return run
 

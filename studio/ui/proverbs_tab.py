@@ -11,8 +11,8 @@ from ..capabilities import tab_title
 from ..proverbs.service import (ALIGNMENT_ROLE, DEFAULT_METHOD, DEFAULT_THRESHOLD, EMBEDDER_ROLE, MAX_NARRATIVE_CHARS,
                                 MAX_POOL, METHODS, SHARED_TOP, align, clean_narrative, encoders_ready, get_scorer,
                                 ranking, resolve_proverb, similar, usage_note)
-from .common import (after_limit_check, escape, examples, failed_run, guarded, highlight_pieces, limited_textbox,
-                     past_refusal, role_notice, section_run, shorten, start_run)
+from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
+                     limited_textbox, past_refusal, role_notice, section_run, shorten, start_run)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -164,6 +164,20 @@ def show_alignment(narrative: str, proverb: str, request: gr.Request = None):
     return proverb_hl, narrative_hl, table
 
 
+def alignment_note(proverb, pairs) -> str:
+    """What Align's line says once it answered: that a typed proverb is not one of the catalog's (aligned as typed,
+    with no meaning or usage known), and that no phrase of it came near a part of the story; "" otherwise."""
+    rows = len(pairs) if isinstance(pairs, pd.DataFrame) else len((pairs or {}).get("data") or []) \
+        if isinstance(pairs, dict) else 0
+    notes = []
+    if proverb and resolve_proverb(proverb)[1] is None:
+        notes.append(f"“{escape_markdown(shorten(str(proverb).strip()))}” is not one of the catalog's proverbs: it "
+                     "was aligned as typed.")
+    if not rows:
+        notes.append(f"No phrase of the proverb came near a part of the story (each under {DEFAULT_THRESHOLD:g}).")
+    return " ".join(notes)
+
+
 @guarded
 def find_similar(narrative: str, pool_text: str, method: str, request: gr.Request = None):
     lines = (pool_text or "").split("\n")  # as typed: a refusal names a narrative by its line
@@ -245,14 +259,15 @@ def build_proverbs_tab() -> None:
             ranked.success(screen_table, inputs=full, outputs=table, api_name=False, queue=False,
                            show_progress="hidden")
             section_run(ranked.success, show_alignment, [narrative, proverb], aligned, align_status,
-                        busy="Aligning…", api_name=False)
+                        busy="Aligning…", api_name=False, note=alignment_note, note_inputs=[proverb, pairs])
             ranked.failure(failed_run(None, None), outputs=[table, full, status], api_name=False, queue=False)
         # Align and Find similar: each section's own line says why it has no result (an over-long narrative too);
         # one that answers takes an earlier refusal of the narrative off the ranking's line
         runs = [section_run(align_button.click, show_alignment, [narrative, proverb], aligned, align_status,
-                            busy="Aligning…", api_name="align", checks=(narrative_limit,)),
+                            busy="Aligning…", api_name="align", checks=(narrative_limit,), note=alignment_note,
+                            note_inputs=[proverb, pairs]),
                 section_run(proverb.select, show_alignment, [narrative, proverb], aligned, align_status,
-                            busy="Aligning…", api_name=False),
+                            busy="Aligning…", api_name=False, note=alignment_note, note_inputs=[proverb, pairs]),
                 section_run(similar_button.click, find_similar, [narrative, pool, method], [similar_table],
                             similar_status, busy="Comparing the narratives…", api_name="similar",
                             checks=(narrative_limit,))]
