@@ -58,3 +58,25 @@ def test_the_pool_is_drawn_and_its_best_are_shown():
 def test_other_modes_draw_only_what_they_show():
     r = continue_narrative("The night was dark.", Settings(mode="plain", n=2, pool=16, max_new_tokens=6))
     assert r.drawn == 2 and all(c.fluency is None for c in r.continuations)
+
+
+def test_one_continuation_gets_no_share_of_plausibility(monkeypatch):
+    """A visitor's literal-mode run showed "(1 distinct)" at plausible 100: a share among one says nothing. Two or
+    more shown share the judge's probabilities; one alone gets none, and a note says why."""
+    import numpy as np
+
+    from studio.continuation import judge as judge_module
+
+    class Even:
+        name = "an even judge"
+
+        def rank(self, narrative, options, expr=None):
+            return np.full(len(options), 1.0 / len(options))
+
+    monkeypatch.setattr(judge_module, "get_judge", lambda: Even())
+    one = continue_narrative(NARRATIVE, Settings(mode="plain", n=1, seed=0, max_new_tokens=6))
+    assert len(one.continuations) == 1 and one.continuations[0].p_plausible is None
+    assert any("no other to weigh it against" in note for note in one.notes)
+    two = continue_narrative(NARRATIVE, Settings(mode="plain", n=3, seed=0, max_new_tokens=6))
+    assert len(two.continuations) > 1 and sum(c.p_plausible for c in two.continuations) == pytest.approx(1.0)
+    assert not any("no other to weigh it against" in note for note in two.notes)

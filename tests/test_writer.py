@@ -239,7 +239,8 @@ def test_continue_in_writer_mode_reports_each_token_and_stops_within_one(offline
     # how many of the 3 samples differ depends on the float sums of the writer's cache layout (the prompts cached
     # before this test), not on what is tested here
     assert result.mode == "writer" and 1 <= len(result.continuations) <= result.distinct <= 3 and result.judge
-    assert all(c.p_plausible is not None for c in result.continuations)
+    # a share of plausibility among two or more (one alone gets none, and a note)
+    assert len(result.continuations) == 1 or all(c.p_plausible is not None for c in result.continuations)
     calls.clear()
     with pytest.raises(Stopped):
         continue_narrative(story, Settings(seed=1, pool=3, max_new_tokens=8),

@@ -251,9 +251,12 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
         elif probs is not None:
             best = sorted(range(len(ranked)), key=lambda i: -probs[i])
             ranked, probs = [ranked[i] for i in best], np.asarray(probs)[best]
-        if probs is not None:
+        if probs is not None and len(ranked) > 1:
             for r, p in zip(ranked, probs):
                 r.p_plausible = float(p)
+        elif probs is not None and ranked:  # a share among one is 100 %, which says nothing (a visitor read it so)
+            notes.append("one continuation: the judge had no other to weigh it against, so no share of "
+                         "plausibility is shown.")
     shown = expr.to_dict() if expr else None
     if shown is not None and guess:
         shown.update(meaning=guess, meaning_source="model")
