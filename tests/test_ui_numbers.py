@@ -98,8 +98,8 @@ def test_rerank_screen_is_short_and_rounded_and_the_csv_is_raw(client):
 
 def test_rerank_chart_names_every_bar_below_and_its_legend_above():
     """Ten candidates' names run slanted under the bars with room made for them, and the legend sits above the chart
-    on the right: below it, it covered the names, and the page's label of the plot covers its top left (visitors'
-    sweeps)."""
+    on the right: below it, it covered the names, and the page's label of the plot covered the legend on a phone
+    (visitors' sweeps)."""
     from studio.ui.rerank_tab import criteria_chart
 
     rows = [{"rank": i + 1, "vehicle": f"the inside of a closed box number {i}", "candidate": "x", "quality": 0.5,
@@ -109,7 +109,10 @@ def test_rerank_chart_names_every_bar_below_and_its_legend_above():
     bottom_axis = layout.xaxis2  # the shared x axis of the lower panel carries the names
     assert bottom_axis.automargin and bottom_axis.tickangle not in (None, 0)
     assert layout.legend.orientation == "h" and layout.legend.y > 1 and layout.legend.yanchor == "bottom"
-    assert layout.legend.xanchor == "right"  # the page's label of the plot sits on its top left
+    assert layout.legend.xanchor == "right"
+    # the plot's own title names it (on a phone the legend wraps left, where the page's label covered it), and the
+    # count of words has whole ticks
+    assert layout.title.text == "Criteria per candidate" and layout.yaxis2.dtick == 1
     assert list(criteria_chart(rows).data[0].x)[9].startswith("#10 ")
     typed = criteria_chart([{**rows[0], "vehicle": None, "candidate": "<b>x</b>"}, rows[1]])
     assert list(typed.data[0].x)[0] == "#1 &lt;b&gt;x&lt;/b&gt;"  # a typed tag is shown, not rendered

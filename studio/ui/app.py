@@ -79,6 +79,7 @@ CSS = f"""
 }}
 .studio-scroll-table th, .studio-scroll-table td {{word-break: normal !important; overflow-wrap: normal !important}}
 .studio-panel code {{white-space: normal; overflow-wrap: anywhere}}
+#proverbs-proverb input {{text-overflow: ellipsis; padding-right: 2.2em !important}}
 .studio-panel {{border: 1px solid var(--border-color-accent); border-radius: var(--radius-lg); padding: 4px 16px;
                background: var(--background-fill-secondary)}}
 """

@@ -219,7 +219,8 @@ def build_proverbs_tab() -> None:
         gr.Markdown("### Aligned spans\nChoose a proverb (or type any proverb): each colour marks a phrase of the "
                     "proverb and the part of the narrative matched to it.")
         with gr.Row():
-            proverb = gr.Dropdown(choices=[], allow_custom_value=True, label="Proverb", scale=3)
+            proverb = gr.Dropdown(choices=[], allow_custom_value=True, label="Proverb", scale=3,
+                                  elem_id="proverbs-proverb")
             align_button = gr.Button("Align", scale=1)
         align_status = gr.Markdown(elem_id="proverbs-align-status")
         proverb_hl = gr.HighlightedText(label="Proverb", color_map=COLOURS, show_legend=False)

@@ -120,17 +120,19 @@ def criteria_chart(rows: list[dict]):
     # a cut says so; escaped, as Plotly renders a tag in a tick label ("<b>x</b>" in bold)
     labels = [f"#{r['rank']} {escape(shorten(r['vehicle'] or r['candidate'], 30))}" for r in rows]
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1, row_heights=[0.7, 0.3],
-                        subplot_titles=("within this list: 1 = best here, 0 = weakest",
-                                        "words in the image"))
+                        subplot_titles=("1 = best in this list, 0 = weakest", "words in the image"))
     for key, name in (("quality", "quality"), ("creativity_rel", "creativity"), ("relevance_norm", "relevance"),
                       ("logical_consistency_norm", "logic"), ("sentiment_consistency_norm", "sentiment")):
         fig.add_trace(go.Bar(name=name, x=labels, y=[r[key] for r in rows]), row=1, col=1)
     fig.add_trace(go.Bar(name="image words", x=labels, y=[r["informativeness"] for r in rows]), row=2, col=1)
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
+    fig.update_yaxes(rangemode="tozero", dtick=1, row=2, col=1)  # a count of words: whole ticks, no "0.5"
     # the names run slanted under the bars, with room made for them (`automargin`), and the legend sits above the
-    # chart, to the right: below it, it covered the names, and on the left the page's label of the plot covers it
+    # chart, to the right: below it, it covered the names; the plot's own title, not the page's label, names it (on
+    # a phone the legend wraps to the left, where the label covered it)
     fig.update_xaxes(tickangle=-35, automargin=True)
-    fig.update_layout(barmode="group", height=600, margin=dict(l=40, r=20, t=70, b=40),
+    fig.update_layout(barmode="group", height=600, margin=dict(l=40, r=20, t=110, b=40),
+                      title=dict(text="Criteria per candidate", x=0, xanchor="left", y=0.99, yanchor="top"),
                       legend=dict(orientation="h", x=1, xanchor="right", y=1.07, yanchor="bottom"))
     return fig
 
@@ -611,7 +613,7 @@ def build_rerank_tab() -> dict:
                              column_widths=COLUMN_WIDTHS, elem_id="rerank-table", elem_classes=["studio-wide-table"],
                              label=TABLE_LABEL)
         gr.Markdown(SCORES_NOTE, elem_classes=["studio-note"])
-        chart = gr.Plot(label="Criteria per candidate")
+        chart = gr.Plot(label="Criteria per candidate", show_label=False)
         backends = gr.Markdown(label="Why these scores", elem_id="rerank-why")
         download = gr.File(label="Scored table (CSV, every raw value)")
         # page plumbing, not endpoints: the API takes the parts directly
