@@ -105,3 +105,26 @@ def test_cli_polish_says_the_shortfall(capsys):
 
     assert main(["polish", "He yelps and howls.", "--n", "20", "--strategies", "property"]) == 0
     assert "of the 20 candidates asked" in capsys.readouterr().out
+
+
+def test_the_status_says_how_the_list_runs_after_the_writers_reread():
+    """A visitor's list of 50 read "best first by keep" and ran 0.13, 0.22, 0.17 from place 21: the writer rereads
+    the best 20; the line says the rest keep their earlier order, the image table's and the writer's images in their
+    own order."""
+    from dataclasses import replace
+
+    from studio.similes.ranking import WRITER_READS_TOP
+    from studio.ui.polish_tab import _status
+
+    result = polish("He yelps and howls.", n=25, seed=0, strategies=["property", "insertion"])
+    assert result.delivered > WRITER_READS_TOP
+    reread = replace(result, reread=True, ranked_by="keep, reread by the writer", shortfall="")
+    line = _status(reread, True, ["property", "insertion"])
+    assert f"from place {WRITER_READS_TOP + 1} the list keeps the order it had before it, by keep)" in line
+    mixed = replace(reread, candidates=[*reread.candidates[:WRITER_READS_TOP],
+                                        replace(reread.candidates[WRITER_READS_TOP], strategy="writer"),
+                                        *reread.candidates[WRITER_READS_TOP + 1:]])
+    assert "the image table's and the writer's images in their own order, the others by keep)" in _status(
+        mixed, True, ["writer"])
+    short = replace(reread, candidates=reread.candidates[:10], delivered=10)
+    assert "from place" not in _status(short, True, ["property"])

@@ -117,9 +117,13 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
     ranked = f"ranked by {base}" if last not in by else f"best first by {by[last]}" if not first \
         else f"{', then '.join(first)} first, then the rest by {by[last]}"
     if result.reread:
+        rest = result.candidates[WRITER_READS_TOP:]
+        own = any(c.strategy in ("images", "writer") for c in rest)  # sources in their own order, without keep
         ranked += (" (the writer model read the best 20 again before the list was cut: their keep is computed with how "
-                   "likely it finds the simile in the sentence" + ("; the rest follow as ranked before it)" if
-                                                                   result.delivered > WRITER_READS_TOP else ")"))
+                   "likely it finds the simile in the sentence"
+                   + ("" if not rest else f"; from place {WRITER_READS_TOP + 1} the list keeps the order it had before "
+                      "it" + (": the image table's and the writer's images in their own order, the others by keep"
+                              if own else ", by keep")) + ")")
     status = (f"1 candidate, as asked; {ranked}." if result.asked == result.delivered == 1 else
               f"{result.delivered} of the {result.asked} candidates asked; {ranked}.")
     if result.expected_keepers is not None and shown and result.keep_counted == result.delivered == 1:
