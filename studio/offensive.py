@@ -2,7 +2,7 @@
 peoples that a comparison turns into a stereotype ("like a gypsy"). The simile KB is mined partly from
 19th-century books and holds racial slurs as vehicles ("like an injun"); the small language models learned from such
 text too. A word list is blunt: it misses what it does not name, so Polish also drops groups of people the parser's
-entity recogniser finds (studio/similes/polish.py), and nothing here judges a sentence's meaning."""
+entity recogniser finds (studio/similes/filters.py), and nothing here judges a sentence's meaning."""
 from __future__ import annotations
 
 import re

@@ -167,6 +167,10 @@ def test_a_slip_is_the_figures_words_its_meaning_spelt_out_or_a_new_simile():
     assert slips("He's in the doghouse.", jon, house) == slips("He is in the dog house.", jon, house) == [
         "reuses the figure's own words"]
     assert slips("He bought her flowers the next day.", jon, house) == []
+    # whole words, not stems: "wind moved" is no "windmills" (a reviewer's find)
+    tilt = "Marco kept fighting the new rules that nobody could change; he was tilting at windmills."
+    mills = Expression(kind="idiom", text="tilting at windmills", start=tilt.index("tilting"), end=len(tilt) - 1)
+    assert slips("The wind moved the flags outside the hall.", tilt, mills) == []
     # a bare feeling fits any story ("He felt a sense of pride." 23 times in the reads, never usable)
     for bare in ("She felt a sense of pride.", "Grandpa Walter felt a sense of relief and happiness."):
         assert slips(bare, story, idiom) == ["a bare feeling that would fit any story"]

@@ -62,7 +62,8 @@ def test_shared_context_calls_match_the_plain_ones(tiny_registry):
 
 @pytest.mark.offline
 def test_the_shipped_polisher_is_served_in_a_fast_form_after_its_self_check(offline):
-    from studio.similes.polisher import DELTA_PATH, polisher_lm
+    from studio.models.specs import POLISHER_DELTA as DELTA_PATH
+    from studio.similes.polisher import polisher_lm
 
     assert DELTA_PATH.stat().st_size <= 20 * 2**20
     lm, trained = polisher_lm()

@@ -283,3 +283,4 @@ def test_a_typed_proverb_is_aligned_as_typed_in_english_and_said_to_be_no_catalo
     assert "<b>" not in typed and "&lt;b&gt;farm" in typed  # typed text is never markup on the page
     assert "No phrase" in alignment_note("Kill two birds with one stone", table.iloc[:0])
     assert "No phrase" in alignment_note("Kill two birds with one stone", {"data": []})
+    assert "No phrase" in alignment_note("Kill two birds with one stone", {"data": [["", "", "", ""]]})  # blank row

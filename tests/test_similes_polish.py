@@ -797,10 +797,18 @@ def test_a_tag_inside_the_replaced_words_goes_with_its_element():
         cands = polish(typed, n=3, strategies=["insertion"], seed=0).candidates
         assert cands and all(c.sentence.startswith(kept) and "<i>" not in c.sentence and "</i>" not in c.sentence
                              for c in cands), [c.sentence for c in cands]
+    # a tag whose partner lies beyond words stays, beside the comparison, and no word is taken with it
+    for typed, made in (("She <i>was very</i> quiet.", "She <i>was </i>as quiet as "),
+                        ("<b>She was very</b> quiet.", "<b>She was </b>as quiet as ")):
+        cands = polish(typed, n=3, strategies=["insertion"], seed=0).candidates
+        assert cands and all(c.sentence.startswith(made) and c.sentence[c.offset:].startswith(c.phrase)
+                             for c in cands), [c.sentence for c in cands]
     text = "a <i>b</i> c <b>d <i>e</i></b> f"
-    assert whole_elements(text, text.index("b</i>"), text.index(" c")) == (2, 10)  # the opening tag joins
-    assert whole_elements(text, text.index("d"), text.index("e") + 1) == (16, 26)  # the closing tag joins
-    assert whole_elements(text, text.index("e"), text.index("e") + 1) == (21, 22)  # no tag inside: unchanged
+    assert whole_elements(text, text.index("b</i>"), text.index(" c")) == (2, 10, "", "")  # the opening tag joins
+    assert whole_elements(text, text.index("d"), text.index("e") + 1) == (16, 26, "", "")  # the closing tag joins
+    assert whole_elements(text, text.index("e"), text.index("e") + 1) == (21, 22, "", "")  # no tag inside
+    text = "She was <b>very <i>quiet</b> today</i>."
+    assert whole_elements(text, text.index("very"), text.index("quiet") + 5) == (11, 24, "", "<i>")  # "today" stays
 
 
 def test_a_sentence_in_capitals_is_polished_and_given_back_in_capitals():
@@ -863,6 +871,8 @@ def test_a_negated_adjective_is_said_and_its_opposites_offered(capsys):
     # what only strengthens the "not" goes with it: "The room was cool." (a visitor got "The room was cool at all.")
     at_all = polish("The room was not warm at all.", n=3, strategies=["insertion"], seed=0).negation
     assert "“The room was cool.”" in at_all and "at all.”" not in at_all
+    times = polish("The shelter was not warm at all times.", n=3, strategies=["insertion"], seed=0).negation
+    assert "“The shelter was cool at all times.”" in times  # "at all times" is no strengthened "not"
     very = polish("The soup was not very hot.", n=3, strategies=["insertion"], seed=0).negation
     assert "“not very hot”" in very and "“The soup was cold.”" not in very  # "not very hot" is no "cold"
     assert polish("The room was quiet.", n=3, strategies=["insertion"], seed=0).negation == ""

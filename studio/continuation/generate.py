@@ -255,8 +255,8 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
             for r, p in zip(ranked, probs):
                 r.p_plausible = float(p)
         elif probs is not None and ranked:  # a share among one is 100 %, which says nothing (a visitor read it so)
-            notes.append("one continuation: the judge had no other to weigh it against, so no share of "
-                         "plausibility is shown.")
+            notes.append("one continuation shown: its share of plausibility among one would be 100 %, which says "
+                         "nothing, so none is shown.")
     shown = expr.to_dict() if expr else None
     if shown is not None and guess:
         shown.update(meaning=guess, meaning_source="model")

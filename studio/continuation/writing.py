@@ -98,11 +98,16 @@ def copies_an_example(sentence: str) -> bool:
     return _words(sentence) in _EXAMPLE_SENTENCES
 
 
+def _whole(text: str) -> set[str]:
+    """A text's content words, whole (a plural's "s" off)."""
+    return {w.rstrip("s") for w in _WORD.findall(text.lower()) if w not in _FUNCTION and len(w) > 2}
+
+
 def _compounds(text: str) -> set[str]:
-    """The stems of each two neighbouring content words written as one ("dog house" → "doghouse"): a compound is
-    spelt either way ("in the dog house", "He's in the doghouse.")."""
-    words = [w for w in _WORD.findall(text.lower())]
-    return {_stem(a + b) for a, b in zip(words, words[1:])
+    """Each two neighbouring content words written as one, whole ("dog house" → "doghouse"): a compound is spelt
+    either way ("in the dog house", "He's in the doghouse.")."""
+    words = _WORD.findall(text.lower())
+    return {(a + b).rstrip("s") for a, b in zip(words, words[1:])
             if a not in _FUNCTION and b not in _FUNCTION and len(a) > 2 and len(b) > 2}
 
 
@@ -123,9 +128,12 @@ def slips(sentence: str, narrative: str, expr: Expression | None) -> list[str]:
     if expr is not None:
         image = expr.vehicle if expr.kind == "simile" and expr.vehicle else expr.text
         rest = narrative[:expr.start] + " " + narrative[expr.end:]
-        elsewhere = {_stem(w) for w in _WORD.findall(rest.lower())} | _compounds(rest)
-        said = _content(sentence) | _compounds(sentence)
-        if ((_content(image) | _compounds(image)) - elsewhere) & said:
+        elsewhere = {_stem(w) for w in _WORD.findall(rest.lower())}
+        said = _content(sentence)
+        # a compound spelt either way ("in the dog house", "He's in the doghouse."): whole words, not stems
+        besides, line = _whole(rest) | _compounds(rest), _whole(sentence)
+        if (_content(image) - elsewhere) & said or (_compounds(image) - besides) & line \
+                or (_whole(image) - besides) & _compounds(sentence):
             found.append("reuses the figure's own words")
         if expr.meaning and (_content(expr.meaning) - _content(narrative)) & said:
             found.append("spells out the figure's meaning")

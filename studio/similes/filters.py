@@ -42,6 +42,8 @@ def like_with_like(rows, doc, kb) -> set[int]:
     as the tiny profile's, drops nothing). Nothing is dropped without a noun subject or an embedder."""
     return {i for i, s in enumerate(like_with_like_scores(rows, doc, kb))
             if s is not None and s[0] >= LIKE_WITH_LIKE and s[1] >= LIKE_WITH_LIKE_GAP}
+
+
 _IMAGE_POS = {"NOUN", "PROPN", "PRON", "NUM"}
 
 
@@ -88,6 +90,8 @@ def like_with_like_scores(rows, doc, kb) -> list[tuple[float, float] | None]:
     sims = dict(zip(words, (vectors[1:] @ vectors[0]).tolist()))
     median = float(np.median(list(sims.values())))
     return [None if h is None else (sims[h], sims[h] - median) for h in heads]
+
+
 _AS_ADJ_AS = re.compile(r"as (\w+) as ")
 
 
@@ -107,6 +111,8 @@ def opposite_images(lm, candidates) -> set[int]:
         return set()
     found = find_ironies(shared(lm), [item for _, item in items], antonyms, margin=OPPOSITE_MARGIN)
     return {i for (i, _), hit in zip(items, found) if hit is not None}
+
+
 _LIKE = re.compile(r"like (.+?)[.!?]*$")
 
 
@@ -158,6 +164,8 @@ def _vehicle_key(vehicle: str, kb) -> str:
     if is_clause(vehicle):
         return re.sub(r"\W+", " ", vehicle.lower())
     return kb.lemma(kb.head(vehicle)) if kb.head(vehicle) else vehicle.lower()
+
+
 MAX_VARIANTS = 1  # members of a near-duplicate group that are scored (the rest are merged unscored)
 
 
@@ -172,6 +180,8 @@ def merge_near_duplicates(rows, kb):
         groups.setdefault(spelt.setdefault(letters, _vehicle_key(r["vehicle"], kb)), []).append(r)
     out = [members[:MAX_VARIANTS] for members in groups.values()]
     return out, sum(len(m) - 1 for m in groups.values())
+
+
 _DETERMINERS = {"a", "an", "the", "some", "any", "my", "your", "his", "her", "its", "our", "their", "this", "that",
                 "these", "those", "old", "little", "big", "great", "very", "one", "two"}
 

@@ -471,6 +471,9 @@ def _already_compares(doc) -> str:
         "" if cut[-1:] in ".!?" else ".")
 
 
+_LIKES = re.compile(r"\blik(?:e|es|ed|ing)\b", re.IGNORECASE)
+
+
 def _like_clashes(doc):
     """Which slots a "like …" line may not go to (`slot -> bool`): every verb slot of a sentence whose "like" compares
     ("Tom ran like the wind.", "She dances like nobody is watching.": `_comparing_like`), and a slot whose nearest
@@ -597,10 +600,3 @@ def _check_strategies(strategies) -> tuple[str, ...]:
     if not strategies:
         raise InputError("Choose at least one source of vehicles.")
     return tuple(dict.fromkeys(strategies))  # in the order given (the order the sources run)
-
-
-
-
-
-
-_LIKES = re.compile(r"\blik(?:e|es|ed|ing)\b", re.IGNORECASE)

@@ -5,10 +5,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 from ..models import ModelUnavailable, get_registry
-from ..models.specs import POLISHER_DELTA as DELTA_PATH
 
 
 #: at most this many samples a slot of the lm source (sources.LM_OVERSAMPLE)
@@ -16,7 +14,6 @@ LM_MAX_SAMPLES = 64
 #: samples a slot of the writer polisher (`polish_writer`), which proposes the lm source's vehicles when it serves;
 #: why: docs/experiments.md#polish-writer-polisher
 WRITER_POLISHER_SAMPLES = 32
-LM_BATCH = 16  # the lm's loglik batch size: scoring in these slices changes no score
 
 
 PROMPT = "Literal: {literal}\nSimile:"  # the polisher's prompt, served here and trained on (polish_data.prompt)
@@ -104,7 +101,3 @@ def score_all(lm, trained, literal, groups, step=None) -> list[Candidate]:
                              cue=best["slot"].adjective if best["slot"].kind == "adjective" else best["slot"].verb,
                              rank=best["rank"]))
     return out
-
-
-def delta_present() -> bool:
-    return Path(DELTA_PATH).is_file()

@@ -51,6 +51,8 @@ def simile_tail(c: Candidate) -> tuple[str, str] | None:
     if not m:
         return None
     return (c.sentence[:c.offset] + m.group(1)).strip(), " " + m.group(2).rstrip(".,;:!? ")
+
+
 _TAIL = re.compile(r"^(.*?\b(?:as|like|than)\b)\s+(.+)$", re.I | re.S)
 
 

@@ -74,8 +74,10 @@ def realise(literal: str, slot: Slot, vehicle: str) -> tuple[str, str, int]:
     if not before:
         phrase = phrase[0].upper() + phrase[1:]
     sep_after = "" if not after or after[0] in ".,;:!?)\"'" or after[0].isspace() else " "
-    lead = f"{before} " if before else ""
-    return f"{lead}{phrase}{sep_after}{after}", phrase, len(lead)
+    lead = (f"{before} " if before else "") + slot.lead  # the replaced words' tags whose partners lie beyond them
+    return f"{lead}{phrase}{slot.trail}{sep_after}{after}", phrase, len(lead)
+
+
 _PLAIN = re.compile(r"^[A-Za-z][A-Za-z' -]*$")
 
 

@@ -40,6 +40,10 @@ class Slot:
     score: float = 0.0
     words: list = field(default_factory=list)  # lemmas around it (for retrieval)
     verb: str = ""     # a verb slot's verb as the sentence has it ("rumbled")
+    #: tags of the replaced words whose partners lie beyond other words: closing ones go before the comparison,
+    #: opening ones after it (`whole_elements`), so that no tag is lost or left alone
+    lead: str = ""
+    trail: str = ""
 
     @property
     def offset(self) -> int:
@@ -47,6 +51,8 @@ class Slot:
 
     def opener(self) -> str:
         return f"as {self.adjective} as" if self.kind == "adjective" else "like"
+
+
 _DENIED_ACTION = ("The sentence says “{said}”: a simile of the action (“{said} like …”) pictures an action the "
                   "sentence denies, so its image can read as the opposite of what it means. To picture what "
                   "happened, polish a sentence that says it.")
@@ -138,7 +144,8 @@ def negation_note(literal: str, doc, slot: Slot, lm=None) -> str:
 
 
 #: what only strengthens a negation ("not warm at all", "not tired in the least"): gone with the "not" it strengthens
-_NEGATIVE_POLARITY = re.compile(r"^,?\s+(?:at all|in the least|in the slightest|one bit|whatsoever)\b", re.IGNORECASE)
+_NEGATIVE_POLARITY = re.compile(r"^,?\s+(?:at all|in the least|in the slightest|one bit|whatsoever)(?=\s*(?:[,.;:!?)]|$))",
+                                re.IGNORECASE)
 
 
 def _next_to(tok, step: int) -> int:
@@ -198,9 +205,9 @@ def find_slots(literal: str, doc, respell: dict[str, str] | None = None) -> list
             if comp:  # "proud of his garden" → "as proud of his garden as a peacock"
                 last = max((t for t in comp[0].subtree if not t.is_punct), key=lambda t: t.i)
                 adjective = literal[first.idx if graded else tok.idx:last.idx + len(last)]
-            start, end = whole_elements(literal, first.idx, last.idx + len(last))
+            start, end, lead, trail = whole_elements(literal, first.idx, last.idx + len(last))
             slots[(start, "adjective")] = Slot(start, end, "adjective", tok.text, prose(adjective), score=2.0,
-                                               words=_around(doc, tok.i))
+                                               words=_around(doc, tok.i), lead=lead, trail=trail)
     for tok in doc:
         if tok.pos_ != "VERB" or tok.dep_ in ("amod", "aux", "auxpass", "compound"):
             continue
@@ -234,6 +241,8 @@ def find_slots(literal: str, doc, respell: dict[str, str] | None = None) -> list
                 end = last.idx + len(last)
                 slots[(end, "verb")] = Slot(end, end, "verb", last.text, words=_around(doc, last.i), verb=last.text)
     return list(slots.values())
+
+
 #: the middle word of a reduplicated adverbial ("one by one", "day after day", "face to face")
 _REDUPLICATING = {"by", "after", "to", "upon"}
 
@@ -281,12 +290,15 @@ def _around(doc, i: int) -> list[str]:
     return [t.lemma_.lower() for t in doc[max(0, i - CONTEXT_WORDS // 2):i + CONTEXT_WORDS // 2] if t.is_alpha]
 
 
-def whole_elements(text: str, start: int, end: int) -> tuple[int, int]:
-    """[start, end) widened so that it cuts no element of `text`'s markup in two: a tag inside the span takes its
-    partner outside with it ("was <i>very</i> quiet": "very</i> quiet" → "<i>very</i> quiet"), so the comparison
-    that replaces the span leaves no tag open or closed alone. A span without tags is as it was."""
+def whole_elements(text: str, start: int, end: int) -> tuple[int, int, str, str]:
+    """(start, end, lead, trail): [start, end) widened so that it cuts no element of `text`'s markup in two where only
+    tags lie between ("was <i>very</i> quiet": "very</i> quiet" → "<i>very</i> quiet"), so the comparison that
+    replaces the span leaves no tag open or closed alone. A tag inside whose partner lies beyond words of the sentence
+    is kept instead (the words are never taken): a closing one goes in `lead`, before the comparison, an opening one
+    in `trail`, after it ("She <i>was very</i> quiet." → "She <i>was </i>as quiet as …"). A span without tags is as
+    it was, with no lead or trail."""
     if not MARKUP_TAG.search(text, start, end):
-        return start, end
+        return start, end, "", ""
     pairs, open_tags = [], []
     for m in MARKUP_TAG.finditer(text):
         name = re.match(r"</?([A-Za-z][\w-]*)", m.group()).group(1).lower()
@@ -301,6 +313,10 @@ def whole_elements(text: str, start: int, end: int) -> tuple[int, int]:
         changed = False
         for opening, closing in pairs:
             inside = (start <= opening.start() < end, start < closing.end() <= end)
-            if inside[0] != inside[1]:
-                start, end, changed = min(start, opening.start()), max(end, closing.end()), True
-    return start, end
+            if inside == (True, False) and not blank_markup(text[end:closing.start()]).strip():
+                end, changed = closing.end(), True
+            elif inside == (False, True) and not blank_markup(text[opening.end():start]).strip():
+                start, changed = opening.start(), True
+    lead = "".join(c.group() for o, c in pairs if start < c.end() <= end and not start <= o.start() < end)
+    trail = "".join(o.group() for o, c in pairs if start <= o.start() < end and not start < c.end() <= end)
+    return start, end, lead, trail

@@ -163,6 +163,8 @@ def vehicles_by_property(kb, lm, literal, doc, slots, want, adjectives_only=Fals
 def vehicles_by_insertion(kb, slots, want) -> list[tuple[Slot, str]]:
     common = _frequent_vehicles(kb)
     return [(slots[0], kb.surface(v)) for v in common[:want]]
+
+
 _FREQUENT: dict[int, tuple[str, ...]] = {}
 
 

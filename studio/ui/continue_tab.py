@@ -253,7 +253,7 @@ def build_continue_tab() -> None:
                 info = gr.Markdown(elem_id="continue-info", label="Status")
         table = gr.Dataframe(headers=COLUMNS, datatype=["number", "str", "number", "str"], interactive=False,
                              label="Continuations, best first", wrap=True, elem_id="continue-table",
-                             elem_classes=["studio-fit-table"], column_widths=["6%", "42%", "14%", "38%"],
+                             elem_classes=["studio-fit-table"], column_widths=["8%", "44%", "22%", "26%"],
                              max_height=1400)
         gr.Markdown(table_note(), elem_classes=["studio-note"])
         downloads = gr.File(label="Continuations (CSV and JSON)", file_count="multiple")

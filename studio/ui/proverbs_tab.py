@@ -167,8 +167,9 @@ def show_alignment(narrative: str, proverb: str, request: gr.Request = None):
 def alignment_note(proverb, pairs) -> str:
     """What Align's line says once it answered: that a typed proverb is not one of the catalog's (aligned as typed,
     with no meaning or usage known), and that no phrase of it came near a part of the story; "" otherwise."""
-    rows = len(pairs) if isinstance(pairs, pd.DataFrame) else len((pairs or {}).get("data") or []) \
-        if isinstance(pairs, dict) else 0
+    data = pairs.values.tolist() if isinstance(pairs, pd.DataFrame) else (pairs or {}).get("data") or [] \
+        if isinstance(pairs, dict) else []
+    rows = sum(any(str(cell).strip() not in ("", "None", "nan") for cell in row) for row in data)  # a blank row: none
     notes = []
     if proverb and resolve_proverb(proverb)[1] is None:
         notes.append(f"“{escape_markdown(shorten(str(proverb).strip()))}” is not one of the catalog's proverbs: it "

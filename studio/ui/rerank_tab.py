@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import math
 from collections import Counter
 
 import gradio as gr
@@ -126,7 +127,8 @@ def criteria_chart(rows: list[dict]):
         fig.add_trace(go.Bar(name=name, x=labels, y=[r[key] for r in rows]), row=1, col=1)
     fig.add_trace(go.Bar(name="image words", x=labels, y=[r["informativeness"] for r in rows]), row=2, col=1)
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
-    fig.update_yaxes(rangemode="tozero", dtick=1, row=2, col=1)  # a count of words: whole ticks, no "0.5"
+    words = max([r["informativeness"] or 0 for r in rows] + [1])  # a count of words: whole ticks, no "0.5", at most 6
+    fig.update_yaxes(rangemode="tozero", dtick=max(1, math.ceil(words / 5)), row=2, col=1)
     # the names run slanted under the bars, with room made for them (`automargin`), and the legend sits above the
     # chart, to the right: below it, it covered the names; the plot's own title, not the page's label, names it (on
     # a phone the legend wraps to the left, where the label covered it)

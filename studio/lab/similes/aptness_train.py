@@ -161,7 +161,7 @@ def featurise(pool: dict[str, dict], encode) -> dict[tuple[str, str], np.ndarray
 def writer_fit(pool: dict[str, dict], progress=print) -> bool:
     """Adds to each pooled candidate the writer's log-likelihood of its simile's words after the comparison word
     ("writer": [total, tokens], as Polish's reread asks it; None without a comparison word), computing only what is
-    missing; False, with nothing added, when the profile's writer does not reread (polish.REREAD_BACKENDS)."""
+    missing; False, with nothing added, when the profile's writer does not reread (ranking.REREAD_BACKENDS)."""
     registry = get_registry()
     if registry.spec("writer").backend not in REREAD_BACKENDS:
         return False
