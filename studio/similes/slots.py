@@ -144,8 +144,8 @@ def negation_note(literal: str, doc, slot: Slot, lm=None) -> str:
 
 
 #: what only strengthens a negation ("not warm at all", "not tired in the least"): gone with the "not" it strengthens
-_NEGATIVE_POLARITY = re.compile(r"^,?\s+(?:at all|in the least|in the slightest|one bit|whatsoever)(?=\s*(?:[,.;:!?)]|$))",
-                                re.IGNORECASE)
+_NEGATIVE_POLARITY = re.compile(r"^,?\s+(?:at all|in the least|in the slightest|one bit|whatsoever)"
+                                r"(?=\s*(?:[,.;:!?)]|$))", re.IGNORECASE)
 
 
 def _next_to(tok, step: int) -> int:
