@@ -188,3 +188,22 @@ def test_the_tab_offers_to_polish_the_corrected_sentence():
 
     assert refusal_offer("El perro era muy rápido.")[0].visible is False
     assert refusal_offer("Her eyes were as blue as the sea.")[1] == "Her eyes were blue."
+
+
+def test_a_storys_typos_are_named_in_continue_and_proverbs():
+    """A visitor's "Jon forgott his wifes birtday …" got no word of its typos outside Polish: Continue's notes and
+    Proverbs' line name them, without quoting the whole story corrected."""
+    from studio.continuation.service import Settings, continue_narrative
+    from studio.proverbs.service import spelling_notice
+
+    story = "Jon forgott his wife's birthday, and now he is really [in the dog house]."
+    notes = continue_narrative(story, Settings(mode="plain", n=1, seed=0, max_new_tokens=4)).notes
+    typo = [n for n in notes if n.startswith("Check the spelling")]
+    assert typo == ["Check the spelling: “forgott” (forgot?). The models read the story as typed, so a typo changes "
+                    "what they find."]
+    assert spelling_notice("Sam lyed to his boss about being sick, and he got caught.").startswith(
+        "Check the spelling: “lyed”")
+    assert spelling_notice("Sam lied to his boss about being sick, and he got caught.") == ""
+    clean = continue_narrative("Jon forgot his wife's birthday, and now he is [in the dog house].",
+                               Settings(mode="plain", n=1, seed=0, max_new_tokens=4)).notes
+    assert not any(n.startswith("Check the spelling") for n in clean)

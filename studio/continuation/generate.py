@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..errors import InputError, check_stop
+from ..figures.english import misspellings, spelling_note
 from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
 from .decoding import Sample, ensemble_sample
@@ -160,6 +161,8 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     text, expr = find_expression(raw)
     ended = ended_sentence(text)  # what the small models continue: "…high and dry" would get ". I was sad." first
     notes = [note + "." for note in mark_notes(raw)]
+    if typos := spelling_note(raw, misspellings(raw), what="story"):  # a notice: the models read it as typed
+        notes.append(typos)
     if expr is None and (held := untaken_idiom(text)):
         notes.append(f"“{held}”, which ends the story, is a Wiktionary idiom that is mostly read literally, so it was "
                      f"not taken: mark it, “[{held}]”, to continue from its idiomatic meaning.")

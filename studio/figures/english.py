@@ -304,13 +304,17 @@ def corrected(text: str, found) -> str:
     return _WORD.sub(fix, text)
 
 
-def spelling_note(text: str, found, quote=lambda words: f"“{words}”") -> str:
+def spelling_note(text: str, found, quote=lambda words: f"“{words}”", what: str = "sentence") -> str:
     """One line for the user about `misspellings` of `text` ("" for none): 'Check the spelling: “verry” (very?),
     “sofft” (soft?); did you mean “Her voice was very soft.”? The models read the sentence as typed, …'. `quote`
-    renders typed text as the caller's page needs (escaped)."""
+    renders typed text as the caller's page needs (escaped). For a `what` other than a sentence (a story), the words
+    alone: the whole text corrected would be too long to quote."""
     if not found:
         return ""
     words = ", ".join(f"{quote(m.word)} ({m.suggestion}?)" for m in found)
+    if what != "sentence":
+        return (f"Check the spelling: {words}. The models read the {what} as typed, so a typo changes what they "
+                "find.")
     return (f"Check the spelling: {words}; did you mean {quote(corrected(text, found))}? The models read the "
             "sentence as typed, so a typo changes what they propose.")
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..embeddings import embed_cached
 from ..errors import InputError, require_text
-from ..figures.english import refuse_non_english
+from ..figures.english import misspellings, refuse_non_english, spelling_note
 from ..models import READY, ModelUnavailable, get_registry
 from . import alignment
 from .alignment import DEFAULT_THRESHOLD
@@ -44,7 +44,12 @@ class Ranked:
 
 __all__ = ["MAX_NARRATIVE_CHARS", "MAX_POOL", "SHARED_TOP", "DEFAULT_THRESHOLD", "DEFAULT_METHOD", "METHODS",
            "ALIGNMENT_ROLE", "EMBEDDER_ROLE", "Ranked", "Similar", "align", "clean_narrative", "encoders_ready",
-           "get_scorer", "ranking", "resolve_proverb", "similar", "usage_note"]
+           "get_scorer", "ranking", "resolve_proverb", "similar", "spelling_notice", "usage_note"]
+
+
+def spelling_notice(narrative: str) -> str:
+    """A notice of the narrative's likely typos ("" for none; `english.misspellings`): the encoders read it as typed."""
+    return spelling_note(narrative, misspellings(narrative), what="story")
 
 
 def encoders_ready() -> bool:

@@ -10,7 +10,7 @@ import pandas as pd
 from ..capabilities import tab_title
 from ..proverbs.service import (ALIGNMENT_ROLE, DEFAULT_METHOD, DEFAULT_THRESHOLD, EMBEDDER_ROLE, MAX_NARRATIVE_CHARS,
                                 MAX_POOL, METHODS, SHARED_TOP, align, clean_narrative, encoders_ready, get_scorer,
-                                ranking, resolve_proverb, similar, usage_note)
+                                ranking, resolve_proverb, similar, spelling_notice, usage_note)
 from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
                      limited_textbox, past_refusal, role_notice, section_run, shorten, start_run)
 from .help import tab_guide
@@ -133,6 +133,8 @@ def recommend(narrative: str, k: float, request: gr.Request = None, progress=gr.
     choices = [r["proverb"] for r in ranked]
     scorer = get_scorer()
     status = f"Scoring: {scoring_in_words(scorer)} ranked the whole catalog."
+    if typos := spelling_notice(narrative):
+        status = f"✏️ {escape_markdown(typos)}  \n{status}"
     notes = [f"“{r['proverb']}”: {note}" for r in ranked if (note := _usage_note(r["proverb"]))]
     if notes:
         status += "  \n⚠️ " + "  \n⚠️ ".join(notes)
