@@ -124,10 +124,10 @@ _VARIANTS = {
 #: shipped inside its PyPI package (4.5 MB), the same on every profile
 _LANGUAGE = ModelSpec("language", "langid", "py3langid", "langid.py's model (py3langid), restricted to English and the "
                       "six Latin-script languages a visitor likeliest types")
-#: Polish's spelling notice and the English check's word list (studio/figures/english.py): pyspellchecker's English word frequency list, shipped
+#: the notice of likely typos and the English check's word list (studio/figures/english.py): pyspellchecker's English word frequency list, shipped
 #: inside its PyPI package, the same on every profile
 _SPELLING = ModelSpec("spelling", "pyspellchecker", "pyspellchecker:en", "pyspellchecker's English word frequencies "
-                      "(Polish's spelling notice; the English check)")
+                      "(the notice of likely typos; the English check)")
 
 
 PROFILE_SPECS: dict[str, dict[str, ModelSpec]] = {
