@@ -124,8 +124,8 @@ _VARIANTS = {
 #: shipped inside its PyPI package (4.5 MB), the same on every profile
 _LANGUAGE = ModelSpec("language", "langid", "py3langid", "langid.py's model (py3langid), restricted to English and the "
                       "six Latin-script languages a visitor likeliest types")
-#: the notice of likely typos and the English check's word list (studio/figures/english.py): pyspellchecker's English word frequency list, shipped
-#: inside its PyPI package, the same on every profile
+#: the notice of likely typos and the English check's word list (studio/figures/english.py): pyspellchecker's
+#: English word frequency list, shipped inside its PyPI package, the same on every profile
 _SPELLING = ModelSpec("spelling", "pyspellchecker", "pyspellchecker:en", "pyspellchecker's English word frequencies "
                       "(the notice of likely typos; the English check)")
 
