@@ -171,6 +171,10 @@ def test_a_slip_is_the_figures_words_its_meaning_spelt_out_or_a_new_simile():
     tilt = "Marco kept fighting the new rules that nobody could change; he was tilting at windmills."
     mills = Expression(kind="idiom", text="tilting at windmills", start=tilt.index("tilting"), end=len(tilt) - 1)
     assert slips("The wind moved the flags outside the hall.", tilt, mills) == []
+    # a possessive is the word ("the cat's face" reuses "let the cat out of the bag": a visitor's find)
+    bag = "He spilled the beans and then let the cat out of the bag."
+    cat = Expression(kind="idiom", text="let the cat out of the bag", start=bag.index("let the"), end=len(bag) - 1)
+    assert slips("He saw the cat's face and laughed.", bag, cat) == ["reuses the figure's own words"]
     # a bare feeling fits any story ("He felt a sense of pride." 23 times in the reads, never usable)
     for bare in ("She felt a sense of pride.", "Grandpa Walter felt a sense of relief and happiness."):
         assert slips(bare, story, idiom) == ["a bare feeling that would fit any story"]

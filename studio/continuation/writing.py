@@ -76,7 +76,13 @@ _FUNCTION = {"a", "an", "the", "as", "like", "of", "to", "in", "on", "at", "out"
 
 
 def _stem(word: str) -> str:
+    word = _bare(word)
     return word[:5] if len(word) > 5 else word.rstrip("s")
+
+
+def _bare(word: str) -> str:
+    """A word without its possessive ending ("cat's" → "cat", "dogs'" → "dogs")."""
+    return word[:-2] if word.endswith("'s") else word.rstrip("'")
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -100,13 +106,13 @@ def copies_an_example(sentence: str) -> bool:
 
 def _whole(text: str) -> set[str]:
     """A text's content words, whole (a plural's "s" off)."""
-    return {w.rstrip("s") for w in _WORD.findall(text.lower()) if w not in _FUNCTION and len(w) > 2}
+    return {_bare(w).rstrip("s") for w in _WORD.findall(text.lower()) if w not in _FUNCTION and len(w) > 2}
 
 
 def _compounds(text: str) -> set[str]:
     """Each two neighbouring content words written as one, whole ("dog house" → "doghouse"): a compound is spelt
     either way ("in the dog house", "He's in the doghouse.")."""
-    words = _WORD.findall(text.lower())
+    words = [_bare(w) for w in _WORD.findall(text.lower())]
     return {(a + b).rstrip("s") for a, b in zip(words, words[1:])
             if a not in _FUNCTION and b not in _FUNCTION and len(a) > 2 and len(b) > 2}
 
