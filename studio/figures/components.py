@@ -138,14 +138,6 @@ def extract_similes_batch(texts: list[str], batch_size: int = 64, learned: bool 
         _LEARNED.reset(token)
 
 
-def is_simile(text: str) -> bool:
-    """The detector: does the sentence hold a figurative comparison? (the extractor finds a candidate and the
-    trained detector of studio.figures.detector accepts it)"""
-    from .detector import detect, threshold
-
-    return detect(text) >= threshold()
-
-
 def _similes_in(doc) -> list[Simile]:
     found = []
     for tok in doc:

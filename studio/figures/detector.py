@@ -155,3 +155,9 @@ def predict_batch(sentences: list[str]) -> list[bool]:
 def detect(text: str) -> float:
     """P(the sentence is a simile); 0 when the extractor finds no comparison at all."""
     return score_batch([text])[0]
+
+
+def is_simile(text: str) -> bool:
+    """Does the sentence hold a figurative comparison? The extractor finds a candidate and the trained detector
+    accepts it."""
+    return detect(text) >= threshold()
