@@ -65,7 +65,7 @@ def test_creativity_and_informativeness():
 
 def test_combined_ranking_weights_and_flagged_last():
     ranking = C.combine_rankings(q=[0.9, 0.5, 0.1, None], c=[-2.0, -1.0, -3.0, None], i=[1.0, 2.0, 2.0, None],
-                                 valid=[True, True, True, False])
+                                 valid=[True, True, True, False], weights=C.PAPER_RANK_WEIGHTS)
     assert ranking.by_quality == [1, 2, 3, None]
     assert ranking.by_creativity == [2, 1, 3, None]
     assert ranking.by_informativeness == [3, 1, 1, None]  # tied I share rank 1
@@ -73,6 +73,19 @@ def test_combined_ranking_weights_and_flagged_last():
     assert ranking.final == [2, 1, 3, 4]
     only_quality = C.combine_rankings([0.9, 0.5], [-3.0, -1.0], [1.0, 5.0], [True, True], (1, 0, 0))
     assert only_quality.final == [1, 2]
+
+
+def test_the_served_rank_weights_let_quality_lead_where_the_papers_crown_a_rarer_image():
+    """The served 3 : 0.5 : 0 (chosen on writers' verdicts): the best quality first, though the second candidate's
+    image is rarer and longer, which the paper's 2 : 2 : 1 rewards."""
+    assert C.DEFAULT_RANK_WEIGHTS == (3.0, 0.5, 0.0) and C.PAPER_RANK_WEIGHTS == (2.0, 2.0, 1.0)
+    args = dict(q=[0.9, 0.5, 0.1, None], c=[-2.0, -1.0, -3.0, None], i=[1.0, 2.0, 2.0, None],
+                valid=[True, True, True, False])
+    served = C.combine_rankings(**args)
+    assert served.combined_score == [4.0, 6.5, 10.5, None]  # 3·rQ + 0.5·rC + 0·rI
+    assert served.final == [1, 2, 3, 4]
+    assert C.combine_rankings(**args, weights=C.PAPER_RANK_WEIGHTS).final == [2, 1, 3, 4]
+    assert C.ratio(C.DEFAULT_RANK_WEIGHTS) == "3 : 0.5 : 0"
 
 
 def _row(index, r, cl, cs, creativity, inform, valid=True):
@@ -85,7 +98,7 @@ def _row(index, r, cl, cs, creativity, inform, valid=True):
 def test_normalization_within_the_group_ignores_candidates_without_a_simile():
     rows = [_row(0, 10.0, 0.9, 0.1, -1.0, 2.0), _row(1, 0.0, 0.5, -0.1, -2.0, 1.0),
             _row(2, 5.0, 0.7, 0.0, -1.5, 3.0), _row(3, 99.0, 0.0, 1.0, 0.0, 9.0, valid=False)]
-    _normalize_and_rank(rows, Settings())
+    _normalize_and_rank(rows, Settings(rank_weights=C.PAPER_RANK_WEIGHTS))
     assert [r.relevance_norm for r in rows[:3]] == pytest.approx([1.0, 0.0, 0.5])
     assert [r.logical_consistency_norm for r in rows[:3]] == pytest.approx([1.0, 0.0, 0.5])
     assert [r.sentiment_consistency_norm for r in rows[:3]] == pytest.approx([1.0, 0.0, 0.5])
@@ -98,7 +111,8 @@ def test_normalization_within_the_group_ignores_candidates_without_a_simile():
 
 def test_combined_ranking_puts_the_after_ones_after_the_others_by_the_same_sum():
     ranking = C.combine_rankings(q=[0.9, 0.5, 0.1, None], c=[-2.0, -1.0, -3.0, None], i=[1.0, 2.0, 2.0, None],
-                                 valid=[True, True, True, False], after=[False, True, False, False])
+                                 valid=[True, True, True, False], after=[False, True, False, False],
+                                 weights=C.PAPER_RANK_WEIGHTS)
     assert ranking.combined_score == [9.0, 7.0, 13.0, None]  # the three rankings and the sum are unchanged
     assert ranking.final == [1, 3, 2, 4]  # the best sum goes after the others, before the one without a simile
 
@@ -106,12 +120,13 @@ def test_combined_ranking_puts_the_after_ones_after_the_others_by_the_same_sum()
 def test_a_sure_contradiction_goes_after_the_others_whatever_its_creativity():
     """"Her voice was as soft as a whisper." for "Her voice was very loud." came first on a rare image's creativity."""
     rows = [_row(0, 10.0, 0.6, 0.1, -1.0, 2.0), _row(1, 8.0, 0.003, 0.1, 5.0, 2.0), _row(2, 0.0, 0.8, -0.2, 4.0, 2.0)]
-    _normalize_and_rank(rows, Settings(contradiction_gate=None))  # the paper's order
+    paper = C.PAPER_RANK_WEIGHTS  # where the rarer image counts most
+    _normalize_and_rank(rows, Settings(rank_weights=paper, contradiction_gate=None))  # the paper's order
     assert [r.rank for r in rows] == [2, 1, 3] and not any(r.contradicts for r in rows)
-    _normalize_and_rank(rows, Settings())  # P(contradiction) 0.997 ≥ 0.9
+    _normalize_and_rank(rows, Settings(rank_weights=paper))  # P(contradiction) 0.997 ≥ 0.9
     assert [r.contradicts for r in rows] == [False, True, False] and [r.rank for r in rows] == [1, 3, 2]
     rows[1].logical_consistency = 0.2  # P 0.8: a doubt, not a verdict
-    _normalize_and_rank(rows, Settings())
+    _normalize_and_rank(rows, Settings(rank_weights=paper))
     assert not rows[1].contradicts
     for bad in (0, 1.5, "high", True):
         with pytest.raises(InputError, match="contradiction gate"):

@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError, StudioError
-from ..hauser.service import (CONTRADICTION_GATE, DEFAULT_QUALITY_WEIGHTS, PAPER_QUALITY_WEIGHTS, RerankResult,
-                              Settings, check_group, rerank, rerank_many)
+from ..hauser.service import (CONTRADICTION_GATE, DEFAULT_QUALITY_WEIGHTS, DEFAULT_RANK_WEIGHTS, PAPER_QUALITY_WEIGHTS,
+                              PAPER_RANK_WEIGHTS, RerankResult, Settings, check_group, rerank, rerank_many)
 from . import add_json_flag
 
 BATCH_CHUNK = 500  # groups per model pass: large enough to batch well, small enough to show progress
@@ -29,8 +29,10 @@ def register(sub) -> None:
     p.add_argument("--paper-weights", action="store_true",
                    help="the paper's quality weights α, β, γ = 3/6, 2/6, 1/6 (instead of --alpha/--beta/--gamma); "
                         "served: 5/6, 1/6, 0, which writers' verdicts preferred (docs/hauser.md)")
-    p.add_argument("--rank-weights", type=float, nargs=3, default=[2.0, 2.0, 1.0], metavar=("Q", "C", "I"),
-                   help="weights of the quality, creativity and informativeness rankings (default 2 2 1)")
+    p.add_argument("--rank-weights", type=float, nargs=3, default=list(DEFAULT_RANK_WEIGHTS), metavar=("Q", "C", "I"),
+                   help="weights of the quality, creativity and informativeness rankings (default "
+                        f"{' '.join(f'{w:g}' for w in DEFAULT_RANK_WEIGHTS)}, which writers' verdicts preferred; "
+                        f"the paper's: {' '.join(f'{w:g}' for w in PAPER_RANK_WEIGHTS)})")
     p.add_argument("--relevance", choices=["eq2", "eq3"], default="eq2",
                    help="eq2: Σ n(t,p,v)·P(t,p,v) over KB triplets (default); eq3: the pair count n(t, v)")
     p.add_argument("--lm-relevance", type=float, default=None, metavar="λ",

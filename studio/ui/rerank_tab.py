@@ -11,8 +11,8 @@ import pandas as pd
 from ..capabilities import tab_title
 from ..errors import InputError
 from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_CANDIDATES, MAX_CHARS, MAX_CSV_BYTES,
-                              MAX_CSV_ROWS, PAPER_QUALITY_PARTS, RerankResult, Settings, candidates_from_lines,
-                              groups_from_csv, rerank, rerank_many, wordless_image)
+                              MAX_CSV_ROWS, PAPER_QUALITY_PARTS, PAPER_RANK_WEIGHTS, RerankResult, Settings,
+                              candidates_from_lines, groups_from_csv, ratio, rerank, rerank_many, wordless_image)
 from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
                      limited_textbox, role_notice, shorten, start_run, warn)
@@ -50,7 +50,9 @@ COLOURS = {"topic": "#7cb5ec", "vehicle": "#f7a35c", "event": "#90ed7d"}
 #: docs/hauser.md)
 SCORES_NOTE = (
     "**rank**: 1 = best, the three rankings (by quality, creativity and image words) combined by the rank weights "
-    "(2 : 2 : 1 unless set otherwise). "
+    f"(served {ratio(DEFAULT_RANK_WEIGHTS)}, so quality leads"
+    + (" and image words are shown but not counted" if not DEFAULT_RANK_WEIGHTS[2] else "")
+    + f"; the paper's {ratio(PAPER_RANK_WEIGHTS)} is a button away). "
     "Each 0–1 column compares the candidates of *this list* (1 = the best here, 0 = the weakest here; 0.5 when "
     "they all tie): **quality** mixes relevance, logic and sentiment by the weights α : β : γ (served "
     + " : ".join(map(str, DEFAULT_QUALITY_PARTS))
@@ -162,7 +164,7 @@ def _backends_markdown(group: RerankResult) -> str:
             f"its surprisal (μ = {s.get('lm_creativity', 0):g}): {escape(b.get('lm') or 'off')}; "
             f"components: {escape(b['parser'])}.  \n"
             f"α, β, γ = {s['alpha']:.3f}, {s['beta']:.3f}, {s['gamma']:.3f}; rank weights "
-            f"{':'.join(f'{w:g}' for w in s['rank_weights'])}. *kb_level* says how each lookup matched the KB "
+            f"{ratio(s['rank_weights'])}. *kb_level* says how each lookup matched the KB "
             "(exact phrase, head noun, embedding neighbour, the stated property, none).")
 
 
@@ -565,7 +567,8 @@ def build_rerank_tab() -> dict:
                     "α·relevance + β·logical consistency + γ·sentiment consistency (each scaled from 0, the weakest of "
                     "the candidates, to 1, the best of them), creativity (rare images) and informativeness (the "
                     "image's length in words); the candidates are ranked by each and the three rankings are combined "
-                    "by the rank weights (2 : 2 : 1 unless set otherwise).")
+                    f"by the rank weights (served {ratio(DEFAULT_RANK_WEIGHTS)}: quality first; the paper's "
+                    f"{ratio(PAPER_RANK_WEIGHTS)} also rewards rare and long images).")
         tab_guide("rerank")
         notice = role_notice("nli", "sentiment", "parser", "embedder", "lm", "writer")
         if notice:
@@ -583,16 +586,19 @@ def build_rerank_tab() -> dict:
                                  file_types=[".csv"], elem_id="rerank-upload")
             with gr.Column(scale=2):
                 gr.Markdown("Quality weights α : β : γ in parts, divided by their sum (3 : 2 : 1 means α, β, γ = "
-                            "0.5, 0.33, 0.17). Served: 5 : 1 : 0, which put the similes writers kept first more often "
-                            "than the paper's 3 : 2 : 1 did (see the HAUSER page of the docs).",
-                            elem_classes=["studio-note"])
+                            f"0.5, 0.33, 0.17), and the rank weights. Served: {ratio(DEFAULT_QUALITY_PARTS)} and "
+                            f"{ratio(DEFAULT_RANK_WEIGHTS)}, which put the similes writers kept first more often "
+                            f"than the paper's {ratio(PAPER_QUALITY_PARTS)} and {ratio(PAPER_RANK_WEIGHTS)} did (see "
+                            "the HAUSER page of the docs).", elem_classes=["studio-note"])
                 alpha = gr.Slider(0, 6, value=DEFAULT_QUALITY_PARTS[0], step=1, label="α (relevance), parts")
                 beta = gr.Slider(0, 6, value=DEFAULT_QUALITY_PARTS[1], step=1, label="β (logical consistency), parts")
                 gamma = gr.Slider(0, 6, value=DEFAULT_QUALITY_PARTS[2], step=1,
                                   label="γ (sentiment consistency), parts")
                 with gr.Row():
-                    paper = gr.Button("The paper's weights (3 : 2 : 1)", size="sm", elem_id="rerank-paper-weights")
-                    served = gr.Button("Served (5 : 1 : 0)", size="sm", elem_id="rerank-served-weights")
+                    paper = gr.Button(f"The paper's weights ({ratio(PAPER_QUALITY_PARTS)}; ranks "
+                                      f"{ratio(PAPER_RANK_WEIGHTS)})", size="sm", elem_id="rerank-paper-weights")
+                    served = gr.Button(f"Served ({ratio(DEFAULT_QUALITY_PARTS)}; ranks {ratio(DEFAULT_RANK_WEIGHTS)})",
+                                       size="sm", elem_id="rerank-served-weights")
                 with gr.Row():
                     wq = gr.Slider(0, 5, value=DEFAULT_RANK_WEIGHTS[0], step=0.5, label="rank weight: quality")
                     wc = gr.Slider(0, 5, value=DEFAULT_RANK_WEIGHTS[1], step=0.5, label="creativity")
@@ -619,8 +625,10 @@ def build_rerank_tab() -> dict:
         backends = gr.Markdown(label="Why these scores", elem_id="rerank-why")
         download = gr.File(label="Scored table (CSV, every raw value)")
         # page plumbing, not endpoints: the API takes the parts directly
-        paper.click(lambda: PAPER_QUALITY_PARTS, None, [alpha, beta, gamma], queue=False, api_name=False)
-        served.click(lambda: DEFAULT_QUALITY_PARTS, None, [alpha, beta, gamma], queue=False, api_name=False)
+        paper.click(lambda: (*PAPER_QUALITY_PARTS, *PAPER_RANK_WEIGHTS), None, [alpha, beta, gamma, wq, wc, wi],
+                    queue=False, api_name=False)
+        served.click(lambda: (*DEFAULT_QUALITY_PARTS, *DEFAULT_RANK_WEIGHTS), None, [alpha, beta, gamma, wq, wc, wi],
+                     queue=False, api_name=False)
         inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance, loaded]
         outputs = [table, winner, chart, download, backends, group_choice, groups]
         scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS),

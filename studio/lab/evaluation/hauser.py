@@ -15,7 +15,8 @@ simile corpora (`python -m studio build kb`); none of them read these ratings.
 Beside the ratings, `polish_list_parts`: HAUSER's quality against writers' usable / not verdicts on Polish's own
 candidates (the blind reads, split by literal set as the keep ranker is), where most similes state their property.
 The served quality weights (5 : 1 : 0) are the best AUC on the train sets' lists among the weightings that keep the
-logical part (β ≥ 1/6); dev and test report the served and the paper's weights side by side.
+logical part (β ≥ 1/6), and the served rank weights (3 : 0.5 : 0) the best usable top 3 of the combined order there
+(`rank_metrics`, of `RANK_GRID`); dev and test report the served and the paper's weights side by side.
 """
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ ASPECTS = {"quality": "q", "creativity": "c", "informativeness": "i"}
 PAPER_REPORTED = {"quality": 0.320, "creativity": 0.592, "informativeness": 0.798}
 #: rated similes in the other half of the paper's rated file (21 literals), where the issue measures the studio
 HELD_OUT_ROWS = 68
+#: the rank weights (quality : creativity : informativeness) the served ones were chosen from, by usable in the top 3
+#: of the combined order on the train sets' read lists (docs/experiments.md#hauser-rank-weights)
+RANK_GRID = tuple((q, c, i) for q in (1.0, 2.0, 3.0, 4.0) for c in (0.0, 0.5, 1.0, 2.0) for i in (0.0, 0.5, 1.0))
 
 
 def load_rows() -> list[dict]:
@@ -311,6 +315,18 @@ class HauserEvaluation(Evaluation):
             lists = list_metrics(parts, C.DEFAULT_QUALITY_WEIGHTS)
             paper = list_metrics(parts, C.PAPER_QUALITY_WEIGHTS)
             details.setdefault(split, {})["polish_lists"] = {**lists, "the paper's weights (3 : 2 : 1)": paper}
+            ranks = {w: rank_metrics(parts, w) for w in RANK_GRID}
+            served, paper_ranks = ranks[C.DEFAULT_RANK_WEIGHTS], ranks[C.PAPER_RANK_WEIGHTS]
+            details[split]["polish_lists"]["combined order"] = {"served": served,
+                                                                "the paper's (2 : 2 : 1)": paper_ranks}
+            if split == "train":  # where the served rank weights were chosen: the best top 3 of the grid
+                details["train"]["rank_weights_by_top3"] = {C.ratio(w): m["usable"] for w, m in sorted(
+                    ranks.items(), key=lambda kv: -kv[1]["usable"])[:8]}
+            else:
+                for what, m in (("", served), (", the paper's rank weights (2 : 2 : 1)", paper_ranks)):
+                    figures.append(Figure(f"top 3 usable by the combined order, Polish's read lists{what}", m["top3"],
+                                          split, m["slots"], headline=False,
+                                          interval=share_interval(m["top3"], m["slots"])))
             if split == "train":  # where the served weights were chosen: the best AUC on these lists with β ≥ 1/6
                 by_weights = {w: list_metrics(parts, w)["auc"] or 0.0 for w in CV_WEIGHTS}
                 sixths = {w: "/".join(str(round(6 * x)) for x in w) for w in CV_WEIGHTS}
@@ -335,24 +351,29 @@ def transfer_figures(details: dict) -> list[Figure]:
 
     t10, _ = table10(Settings())
     t11 = table11(Settings())
+    t11_paper_ranks = table11(Settings(rank_weights=C.PAPER_RANK_WEIGHTS))["combined_ranking"]
     details["transfer"] = {"table10": {k: t10[k] for k in ("n_candidates", "n_groups", "quality", "creativity",
                                                              "informativeness")},
-                           "table11": t11}
+                           "table11": {**t11, "combined_ranking, the paper's rank weights (2 : 2 : 1)": t11_paper_ranks}}
     paper = t11["paper_hauser_ranking_same_metrics"]
     return [Figure("Pearson quality, the paper's Table 10", t10["quality"]["pearson"], "transfer",
                    t10["n_candidates"], {"value": PAPER_REPORTED["quality"], "source": "paper, 150 rated similes"},
                    headline=False),
             Figure("MRR of the combined ranking, the paper's Table 11", t11["combined_ranking"]["MRR"], "transfer",
                    t11["combined_ranking"]["n_groups"],
+                   {"value": paper["MRR"], "source": "the paper's HAUSER order on the same groups"}, headline=False),
+            Figure("MRR of the combined ranking, the paper's Table 11, the paper's rank weights (2 : 2 : 1)",
+                   t11_paper_ranks["MRR"], "transfer", t11_paper_ranks["n_groups"],
                    {"value": paper["MRR"], "source": "the paper's HAUSER order on the same groups"}, headline=False)]
 
 
-def polish_list_parts(split: str, limit: int | None = None, settings=None) -> list[tuple[list, list[int]]]:
+def polish_list_parts(split: str, limit: int | None = None, settings=None) -> list[tuple[list, list[int], list]]:
     """Writers' verdicts on Polish's own candidates (mostly "as ADJ as V", which the rated file lacks): each literal of
     the blind reads (blind_reads/polish_blind_read_*.json) scored with all its labelled candidates as one group; split
     by literal set as the keep ranker is (studio/lab/similes/aptness_train.py: train sets 1-3, dev 4-5, test 6 on).
-    One (parts, usable) per literal: each candidate's normalised (relevance, logical, sentiment) parts (None without a
-    simile) and its label; any quality weighting is then a sum of the parts (`list_metrics`)."""
+    One (parts, usable, extras) per literal: each candidate's normalised (relevance, logical, sentiment) parts (None
+    without a simile), its label and its (creativity, informativeness, goes after the others); any quality weighting
+    is then a sum of the parts (`list_metrics`), any combined order a sum of ranks (`rank_metrics`)."""
     from ...hauser.scorer import score_groups
     from ..similes import aptness_train as at
 
@@ -367,17 +388,38 @@ def polish_list_parts(split: str, limit: int | None = None, settings=None) -> li
     groups = groups[:limit] if limit else groups
     scored = score_groups([(literal, texts) for literal, texts, _ in groups], settings)
     return [([None if c.quality is None else (c.relevance_norm, c.logical_consistency_norm,
-                                             c.sentiment_consistency_norm) for c in group.candidates], usable)
+                                             c.sentiment_consistency_norm) for c in group.candidates], usable,
+             [(c.creativity, c.informativeness, bool(c.contradicts or c.off_sentence or c.no_words))
+              for c in group.candidates])
             for (_, _, usable), group in zip(groups, scored)]
 
 
-def list_metrics(lists: list[tuple[list, list[int]]], weights) -> dict:
+def rank_metrics(lists: list[tuple[list, list[int], list]], rank_weights,
+                 quality_weights=C.DEFAULT_QUALITY_WEIGHTS) -> dict:
+    """Usable among the first three of the combined order (`criteria.combine_rankings` by `rank_weights`, with
+    Rerank's gate: contradictions, lines off the sentence and images that are signs after the others) on literals with
+    at least four labelled candidates; quality from the normalised parts by `quality_weights`."""
+    w = np.asarray(C.relative_weights(quality_weights), float)
+    top3 = slots = 0
+    for parts, usable, extras in lists:
+        if len(usable) < 4:
+            continue
+        quality = [None if p is None else float(np.dot(w, p)) for p in parts]
+        ranking = C.combine_rankings(quality, [e[0] for e in extras], [e[1] for e in extras],
+                                     [p is not None for p in parts], rank_weights, after=[e[2] for e in extras])
+        first = np.argsort(ranking.final, kind="stable")[:3]
+        top3 += int(np.asarray(usable)[first].sum())
+        slots += 3
+    return {"top3": round(top3 / slots, 4) if slots else None, "usable": top3, "slots": slots}
+
+
+def list_metrics(lists: list[tuple], weights) -> dict:
     """AUC: how often a usable candidate's quality beats an unusable one's of the same literal (ties half); top 3:
     usable among the three of highest quality, on literals with at least four labelled candidates. Quality = the
     weighted sum of the normalised parts (Eq. 7), a candidate without a simile last."""
     w = np.asarray(C.relative_weights(weights), float)
     pairs = wins = top3 = slots = 0.0
-    for parts, usable in lists:
+    for parts, usable, *_ in lists:
         quality = np.array([-1.0 if p is None else float(np.dot(w, p)) for p in parts])
         usable = np.array(usable)
         good, bad = quality[usable == 1], quality[usable == 0]
@@ -386,6 +428,6 @@ def list_metrics(lists: list[tuple[list, list[int]]], weights) -> dict:
         if len(usable) >= 4:
             top3 += int(usable[np.argsort(-quality, kind="stable")[:3]].sum())
             slots += 3
-    return {"literals": len(lists), "candidates": sum(len(u) for _, u in lists),
-            "usable": int(sum(sum(u) for _, u in lists)), "auc": round(wins / pairs, 4) if pairs else None,
+    return {"literals": len(lists), "candidates": sum(len(u) for _, u, *_ in lists),
+            "usable": int(sum(sum(u) for _, u, *_ in lists)), "auc": round(wins / pairs, 4) if pairs else None,
             "top3": round(top3 / slots, 4) if slots else None, "slots": int(slots)}

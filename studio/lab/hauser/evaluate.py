@@ -20,6 +20,7 @@ from sklearn.metrics import ndcg_score
 
 from ...errors import parse_options
 from .paths import data_file
+from ...hauser.criteria import PAPER_RANK_WEIGHTS
 from ...hauser.scorer import Settings, score_groups
 from ...models import get_registry
 
@@ -125,6 +126,8 @@ def eval_hauser(argv: list[str]) -> dict:
     settings = Settings(relevance=args.relevance)
     t10, backends = table10(settings)
     t11 = table11(settings)
+    t11["combined_ranking, the paper's rank weights (2 : 2 : 1)"] = table11(
+        Settings(relevance=args.relevance, rank_weights=PAPER_RANK_WEIGHTS))["combined_ranking"]
     ours = {k: t10[k]["pearson"] for k in PAPER_PEARSON}
     return {
         "profile": get_registry().profile, "backends": backends, "settings": {"relevance": args.relevance},
