@@ -147,13 +147,27 @@ def _expect_parts(page, parts):
         expect(page.get_by_label(label).filter(visible=True).first).to_have_value(str(value), timeout=10_000)
 
 
+def _expect_rank_weights(page, weights):
+    from playwright.sync_api import expect
+
+    for label, value in zip(_RANK_SLIDERS, weights):
+        expect(page.get_by_label(label).filter(visible=True).first).to_have_value(f"{value:g}", timeout=10_000)
+
+
+_RANK_SLIDERS = ("rank weight: quality", "creativity", "informativeness")
+
+
 def test_rerank_weight_buttons_set_the_papers_and_the_served_parts(laptop_page):
-    from studio.hauser.criteria import DEFAULT_QUALITY_PARTS, PAPER_QUALITY_PARTS
+    from studio.hauser.criteria import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, PAPER_QUALITY_PARTS,
+                                        PAPER_RANK_WEIGHTS)
 
     page = laptop_page
     select_tab(page, "Rerank")
     _expect_parts(page, DEFAULT_QUALITY_PARTS)
+    _expect_rank_weights(page, DEFAULT_RANK_WEIGHTS)
     page.locator("#rerank-paper-weights").click()
     _expect_parts(page, PAPER_QUALITY_PARTS)
+    _expect_rank_weights(page, PAPER_RANK_WEIGHTS)
     page.locator("#rerank-served-weights").click()
     _expect_parts(page, DEFAULT_QUALITY_PARTS)
+    _expect_rank_weights(page, DEFAULT_RANK_WEIGHTS)
