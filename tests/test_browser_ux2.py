@@ -154,7 +154,7 @@ def _expect_rank_weights(page, weights):
         expect(page.get_by_label(label).filter(visible=True).first).to_have_value(f"{value:g}", timeout=10_000)
 
 
-_RANK_SLIDERS = ("rank weight: quality", "creativity", "informativeness")
+_RANK_SLIDERS = ("rank weight: quality", "creativity", "image words")
 
 
 def test_rerank_weight_buttons_set_the_papers_and_the_served_parts(laptop_page):

@@ -556,6 +556,27 @@ def test_read_list_metrics_weigh_the_parts_as_quality_does():
     assert logical["auc"] == pytest.approx(3.5 / 6, abs=1e-4) and logical["slots"] == 3
 
 
+def test_read_list_rank_metrics_order_as_rerank_does():
+    """Usable in the first three of the combined order (`rank_metrics`), by hand: the served weights follow quality,
+    the paper's 2 : 2 : 1 crowns the rarer, longer image; a gated candidate goes after the others; the paired gain."""
+    from studio.lab.evaluation.hauser import paired_gain, rank_metrics
+
+    parts = [(1.0, 1.0, 0.0), (0.0, 0.0, 0.0), (0.5, 0.5, 0.0), (0.2, 0.2, 0.0), None]  # only `None` is read
+    # (quality, creativity, informativeness, after); usable: the three best by quality, not the creative one
+    extras = [(1.0, -2.0, 1.0, False), (0.0, 5.0, 4.0, False), (0.6, -1.0, 1.0, False), (0.5, -1.5, 1.0, False),
+              (None, None, None, False)]
+    lists = [(parts, [1, 0, 1, 1, 0], extras)]
+    served, paper = rank_metrics(lists, (3.0, 0.5, 0.0)), rank_metrics(lists, (2.0, 2.0, 1.0))
+    assert served["per_literal"] == [3] and served["top3"] == 1.0 and served["slots"] == 3
+    # the paper's: ranks Q 1, 4, 2, 3; C 4, 1, 2, 3; I 2, 1, 2, 2 → sums 12, 11, 10, 14: the creative line is second
+    assert paper["per_literal"] == [2]
+    gated = [(parts, [1, 0, 1, 1, 0], [(*e[:3], k == 0) for k, e in enumerate(extras)])]
+    assert rank_metrics(gated, (3.0, 0.5, 0.0))["per_literal"] == [2]  # the best by quality goes after the others
+    assert rank_metrics([(parts[:3], [1, 0, 1], extras[:3])], (3.0, 0.5, 0.0))["slots"] == 0  # under four: not counted
+    gain = paired_gain(served, paper)
+    assert gain["gain"] == pytest.approx(1 / 3, abs=1e-4)
+
+
 def test_a_measured_figure_is_read_by_its_metric_and_none_when_missing(tmp_path):
     """The Polish tab sets the blind read's share beside keep's sum: read from results/, and no sentence at all in a
     copy without the file, or with one that is not an evaluation's."""

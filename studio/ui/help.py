@@ -74,7 +74,8 @@ that is an emoji or a sign (“🍋”, “a 🍋”), which the knowledge base 
 others). With a single candidate there is nothing to compare, so the 0–1 columns stay empty.
 *Why these scores* says in words what the knowledge base and the models found; its *Details* hold the raw evidence.
 
-The sliders weigh quality's parts (α : β : γ) and the three rankings. Click a column title to sort. The CSV holds every
+The sliders weigh quality's parts (α : β : γ) and the three rankings; the two buttons set both, the paper's weights
+or the served ones. Click a column title to sort. The CSV holds every
 raw number, unrounded. *Imagine top k* pictures the best similes (when the studio has an image model).
 """,
     "imagine": """

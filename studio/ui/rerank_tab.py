@@ -567,8 +567,9 @@ def build_rerank_tab() -> dict:
                     "α·relevance + β·logical consistency + γ·sentiment consistency (each scaled from 0, the weakest of "
                     "the candidates, to 1, the best of them), creativity (rare images) and informativeness (the "
                     "image's length in words); the candidates are ranked by each and the three rankings are combined "
-                    f"by the rank weights (served {ratio(DEFAULT_RANK_WEIGHTS)}: quality first; the paper's "
-                    f"{ratio(PAPER_RANK_WEIGHTS)} also rewards rare and long images).")
+                    "by the rank weights quality : creativity : image words (served "
+                    f"{ratio(DEFAULT_RANK_WEIGHTS)}, which puts quality first; the paper's {ratio(PAPER_RANK_WEIGHTS)} "
+                    "also rewards rare and long images).")
         tab_guide("rerank")
         notice = role_notice("nli", "sentiment", "parser", "embedder", "lm", "writer")
         if notice:
@@ -586,7 +587,8 @@ def build_rerank_tab() -> dict:
                                  file_types=[".csv"], elem_id="rerank-upload")
             with gr.Column(scale=2):
                 gr.Markdown("Quality weights α : β : γ in parts, divided by their sum (3 : 2 : 1 means α, β, γ = "
-                            f"0.5, 0.33, 0.17), and the rank weights. Served: {ratio(DEFAULT_QUALITY_PARTS)} and "
+                            "0.5, 0.33, 0.17); rank weights quality : creativity : image words. Served: "
+                            f"{ratio(DEFAULT_QUALITY_PARTS)} and "
                             f"{ratio(DEFAULT_RANK_WEIGHTS)}, which put the similes writers kept first more often "
                             f"than the paper's {ratio(PAPER_QUALITY_PARTS)} and {ratio(PAPER_RANK_WEIGHTS)} did (see "
                             "the HAUSER page of the docs).", elem_classes=["studio-note"])
@@ -595,14 +597,12 @@ def build_rerank_tab() -> dict:
                 gamma = gr.Slider(0, 6, value=DEFAULT_QUALITY_PARTS[2], step=1,
                                   label="γ (sentiment consistency), parts")
                 with gr.Row():
-                    paper = gr.Button(f"The paper's weights ({ratio(PAPER_QUALITY_PARTS)}; ranks "
-                                      f"{ratio(PAPER_RANK_WEIGHTS)})", size="sm", elem_id="rerank-paper-weights")
-                    served = gr.Button(f"Served ({ratio(DEFAULT_QUALITY_PARTS)}; ranks {ratio(DEFAULT_RANK_WEIGHTS)})",
-                                       size="sm", elem_id="rerank-served-weights")
+                    paper = gr.Button("The paper's weights", size="sm", elem_id="rerank-paper-weights")
+                    served = gr.Button("Served weights", size="sm", elem_id="rerank-served-weights")
                 with gr.Row():
                     wq = gr.Slider(0, 5, value=DEFAULT_RANK_WEIGHTS[0], step=0.5, label="rank weight: quality")
                     wc = gr.Slider(0, 5, value=DEFAULT_RANK_WEIGHTS[1], step=0.5, label="creativity")
-                    wi = gr.Slider(0, 5, value=DEFAULT_RANK_WEIGHTS[2], step=0.5, label="informativeness")
+                    wi = gr.Slider(0, 5, value=DEFAULT_RANK_WEIGHTS[2], step=0.5, label="image words")
                 relevance = gr.Radio([("Eq. 2: Σ n·P over KB triplets", "eq2"), ("Eq. 3: pair count n(t, v)", "eq3")],
                                      value="eq2", label="Relevance")
         run = gr.Button("Rerank", variant="primary", elem_id="rerank-go")

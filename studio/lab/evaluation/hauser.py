@@ -315,13 +315,18 @@ class HauserEvaluation(Evaluation):
             lists = list_metrics(parts, C.DEFAULT_QUALITY_WEIGHTS)
             paper = list_metrics(parts, C.PAPER_QUALITY_WEIGHTS)
             details.setdefault(split, {})["polish_lists"] = {**lists, "the paper's weights (3 : 2 : 1)": paper}
-            ranks = {w: rank_metrics(parts, w) for w in RANK_GRID}
-            served, paper_ranks = ranks[C.DEFAULT_RANK_WEIGHTS], ranks[C.PAPER_RANK_WEIGHTS]
-            details[split]["polish_lists"]["combined order"] = {"served": served,
-                                                                "the paper's (2 : 2 : 1)": paper_ranks}
+            served, paper_ranks = rank_metrics(parts, C.DEFAULT_RANK_WEIGHTS), rank_metrics(parts, C.PAPER_RANK_WEIGHTS)
+            quality_alone = rank_metrics(parts, (1.0, 0.0, 0.0))
+            details[split]["polish_lists"]["combined order"] = {
+                name: {k: v for k, v in m.items() if k != "per_literal"}
+                for name, m in (("served", served), ("the paper's (2 : 2 : 1)", paper_ranks),
+                                ("quality alone (1 : 0 : 0)", quality_alone))}
+            details[split]["polish_lists"]["combined order"]["served over the paper's, paired"] = paired_gain(
+                served, paper_ranks)
             if split == "train":  # where the served rank weights were chosen: the best top 3 of the grid
-                details["train"]["rank_weights_by_top3"] = {C.ratio(w): m["usable"] for w, m in sorted(
-                    ranks.items(), key=lambda kv: -kv[1]["usable"])[:8]}
+                ranks = {w: rank_metrics(parts, w)["usable"] for w in RANK_GRID}
+                details["train"]["rank_weights_by_top3"] = {C.ratio(w): usable for w, usable in sorted(
+                    ranks.items(), key=lambda kv: -kv[1])[:8]}
             else:
                 for what, m in (("", served), (", the paper's rank weights (2 : 2 : 1)", paper_ranks)):
                     figures.append(Figure(f"top 3 usable by the combined order, Polish's read lists{what}", m["top3"],
@@ -354,7 +359,8 @@ def transfer_figures(details: dict) -> list[Figure]:
     t11_paper_ranks = table11(Settings(rank_weights=C.PAPER_RANK_WEIGHTS))["combined_ranking"]
     details["transfer"] = {"table10": {k: t10[k] for k in ("n_candidates", "n_groups", "quality", "creativity",
                                                              "informativeness")},
-                           "table11": {**t11, "combined_ranking, the paper's rank weights (2 : 2 : 1)": t11_paper_ranks}}
+                           "table11": {**t11,
+                                       "combined_ranking, the paper's rank weights (2 : 2 : 1)": t11_paper_ranks}}
     paper = t11["paper_hauser_ranking_same_metrics"]
     return [Figure("Pearson quality, the paper's Table 10", t10["quality"]["pearson"], "transfer",
                    t10["n_candidates"], {"value": PAPER_REPORTED["quality"], "source": "paper, 150 rated similes"},
@@ -389,28 +395,38 @@ def polish_list_parts(split: str, limit: int | None = None, settings=None) -> li
     scored = score_groups([(literal, texts) for literal, texts, _ in groups], settings)
     return [([None if c.quality is None else (c.relevance_norm, c.logical_consistency_norm,
                                              c.sentiment_consistency_norm) for c in group.candidates], usable,
-             [(c.creativity, c.informativeness, bool(c.contradicts or c.off_sentence or c.no_words))
+             [(c.quality, c.creativity, c.informativeness, bool(c.contradicts or c.off_sentence or c.no_words))
               for c in group.candidates])
             for (_, _, usable), group in zip(groups, scored)]
 
 
-def rank_metrics(lists: list[tuple[list, list[int], list]], rank_weights,
-                 quality_weights=C.DEFAULT_QUALITY_WEIGHTS) -> dict:
+def rank_metrics(lists: list[tuple[list, list[int], list]], rank_weights) -> dict:
     """Usable among the first three of the combined order (`criteria.combine_rankings` by `rank_weights`, with
-    Rerank's gate: contradictions, lines off the sentence and images that are signs after the others) on literals with
-    at least four labelled candidates; quality from the normalised parts by `quality_weights`."""
-    w = np.asarray(C.relative_weights(quality_weights), float)
-    top3 = slots = 0
+    Rerank's gates: contradictions, lines off the sentence and images that are signs after the others) on literals with
+    at least four labelled candidates, from each candidate's served quality, creativity and informativeness;
+    `per_literal`: the usable count of each such literal's first three, in order."""
+    per_literal = []
     for parts, usable, extras in lists:
         if len(usable) < 4:
             continue
-        quality = [None if p is None else float(np.dot(w, p)) for p in parts]
-        ranking = C.combine_rankings(quality, [e[0] for e in extras], [e[1] for e in extras],
-                                     [p is not None for p in parts], rank_weights, after=[e[2] for e in extras])
+        ranking = C.combine_rankings([e[0] for e in extras], [e[1] for e in extras], [e[2] for e in extras],
+                                     [p is not None for p in parts], rank_weights, after=[e[3] for e in extras])
         first = np.argsort(ranking.final, kind="stable")[:3]
-        top3 += int(np.asarray(usable)[first].sum())
-        slots += 3
-    return {"top3": round(top3 / slots, 4) if slots else None, "usable": top3, "slots": slots}
+        per_literal.append(int(np.asarray(usable)[first].sum()))
+    slots = 3 * len(per_literal)
+    return {"top3": round(sum(per_literal) / slots, 4) if slots else None, "usable": sum(per_literal),
+            "slots": slots, "per_literal": per_literal}
+
+
+def paired_gain(a: dict, b: dict) -> dict:
+    """The gain in usable share of the top 3 of `rank_metrics` a over b on the same literals, with its 95 % interval
+    resampling literals (2,000 draws)."""
+    diff = np.asarray(a["per_literal"], float) - np.asarray(b["per_literal"], float)
+    if not len(diff):
+        return {"gain": None, "interval95": None}
+    interval = group_bootstrap_interval(lambda idx: float(diff[idx].mean() / 3), list(range(len(diff))))
+    return {"gain": round(float(diff.mean() / 3), 4),
+            "interval95": None if interval is None else [round(x, 4) for x in interval]}
 
 
 def list_metrics(lists: list[tuple], weights) -> dict:

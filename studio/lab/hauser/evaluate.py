@@ -19,10 +19,10 @@ from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics import ndcg_score
 
 from ...errors import parse_options
-from .paths import data_file
 from ...hauser.criteria import PAPER_RANK_WEIGHTS
 from ...hauser.scorer import Settings, score_groups
 from ...models import get_registry
+from .paths import data_file
 
 PAPER_PEARSON = {"quality": 0.320, "creativity": 0.592, "informativeness": 0.798}
 SLOT = "[insert]"
