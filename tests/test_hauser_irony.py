@@ -413,6 +413,16 @@ def test_a_like_simile_in_the_place_of_the_literals_adverb():
     assert snail.reading == "The old man walked very slowly to the door."
     assert found("The old man walked very slowly like a snail to the door.") is None  # the adverb kept
     assert found("The old man crept like a snail to the door.") is None  # another word changed too
+    # words about the image after it go with the simile (a visitor's tortoise "carrying its house on its back" was
+    # read as a sentence that lost its adverb, and flagged); a clause of its own does not
+    shell = found("The old man walked like a snail with its shell on its back to the door.")
+    assert shell.reading == "The old man walked very slowly to the door."
+    assert found("The old man walked like a snail and fell to the door.") is None
+    uphill = stand_in("The old man walked slowly up the hill.",
+                      "The old man walked up the hill like a tortoise carrying its house on its back.",
+                      extract_similes("The old man walked up the hill like a tortoise carrying its house on its back.")[0],
+                      table)
+    assert (uphill.adverb, uphill.reading) == ("slowly", "The old man walked up the hill slowly.")
     assert found("The old man walked as slow as a snail to the door.") is None  # not a "like" simile
     assert stand_in("He snored loudly.", "He snored like a train.", extract_similes("He snored like a train.")[0],
                     table).adjective == "loud"

@@ -208,6 +208,19 @@ def test_an_emoji_after_the_image_is_not_part_of_the_vehicle(text, vehicle):
     assert [s.vehicle for s in extract_similes(text)] == [vehicle]
 
 
+def test_an_emoji_between_the_image_and_its_words_does_not_hide_the_simile():
+    """A visitor's "Her smile was like sunshine 🌞 on a rainy day." was "No comparison found" (the sign broke the
+    parse): a text with no simile is read once more with its signs blanked (offsets hold), in a batch too."""
+    from studio.figures.components import extract_similes_batch
+
+    text = "Her smile was like sunshine 🌞 on a rainy day."
+    found = extract_similes(text)
+    assert [s.vehicle for s in found] == ["sunshine"]
+    start, end = found[0].spans["vehicle"]
+    assert text[start:end] == "sunshine"
+    assert [[s.vehicle for s in x] for x in extract_similes_batch([text, "I like 🍕 and 🍺."])] == [["sunshine"], []]
+
+
 @pytest.mark.parametrize("text,vehicle", [
     ("The tea was as bitter as 🍋.", "🍋"), ("The tea was as bitter as a 🍋.", "a 🍋"),
     ("The tea was as bitter as my 🍋.", "my 🍋"), ("The tea tasted bitter like 🍋.", "🍋"),

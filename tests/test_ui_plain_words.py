@@ -52,7 +52,7 @@ def test_a_single_candidate_gets_no_relative_score_and_a_reason(client):
     assert scale_note({"headers": table["headers"], "data": [[1, *flag], [2, *flag]]}).startswith("✅ Scored 2 "
                                                                                               "candidates")
     two = scale_note({"headers": table["headers"], "data": [[1, *flag], [2, *flag[:-1], "contradicts"]]})
-    assert "1 flagged" in two and scale_note({"headers": [], "data": []}) == ""
+    assert "1 flagged" in two and "goes after the others" in two and scale_note({"headers": [], "data": []}) == ""
     # a "no words" mark is counted with the moved ones (a visitor counted four flags against "3 flagged"; another
     # saw a lemon emoji win over "as loud as thunder" when it kept its place)
     three = scale_note({"headers": table["headers"], "data": [[1, *flag[:-1], "no words"], [2, *flag[:-1],
@@ -99,7 +99,22 @@ def test_the_status_line_says_which_of_a_csvs_literals_is_shown():
     table = {"headers": SCREEN_COLUMNS, "data": [[1] + [""] * (len(SCREEN_COLUMNS) - 1)] * 2}
     note = scale_note(table, groups, group_label(2, groups[1]))
     assert note.startswith("✅ Scored 2 candidates") and "held 2 literal sentences: this is number 2" in note
-    assert "download holds all 2" in note and scale_note(table, [], None) == scale_note(table)
+    assert "download holds both." in note and scale_note(table, [], None) == scale_note(table)
+    three = [*groups, SimpleNamespace(literal="It was cold.", candidates=[{}, {}])]
+    assert "download holds all 3." in scale_note(table, three, group_label(1, three[0]))
+
+
+def test_a_moved_weight_over_a_scored_table_says_the_order_is_the_old_one():
+    """A visitor pressed "The paper's weights" under a scored table and read the same order and "✅ Scored 7
+    candidates…", as if the weights had been applied: a moved weight says the table waits for Rerank."""
+    import gradio as gr
+
+    from studio.ui.rerank_tab import SCREEN_COLUMNS, STALE_NOTE, weights_changed
+
+    table = {"headers": SCREEN_COLUMNS, "data": [[1] + [""] * (len(SCREEN_COLUMNS) - 1)] * 2}
+    assert weights_changed(table) == STALE_NOTE and "press **Rerank**" in STALE_NOTE
+    for empty in (None, {"headers": SCREEN_COLUMNS, "data": []}):
+        assert weights_changed(empty) == gr.update()  # no table: the status line stays as it is
 
 
 def test_polish_api_is_plain_text_and_the_page_bolds_the_phrase(client):

@@ -18,7 +18,7 @@ import unicodedata
 from dataclasses import asdict, dataclass, field
 
 from ..errors import InputError
-from ..textspans import blank_markup
+from ..textspans import blank_markup, blank_symbols
 from ..models import get_registry
 from ..models.registry import ModelUnavailable
 from .nouns import only_a_noun
@@ -114,6 +114,7 @@ def extract_similes(text: str, doc=None, learned: bool = False) -> list[Simile]:
     `learned`: end each vehicle where the learned reranker says (component_model.py) rather than where the rules
     do; it was trained on similes made by inserting a comparison into a literal sentence (HAUSER's candidates), where
     it cuts the prepositional phrases the rules swallow ("lightning into the bushes" → "lightning")."""
+    retry = doc is None  # a sign between the words can break the parse: read once more without signs
     if doc is None:
         if not isinstance(text, str):
             raise InputError(f"The sentence must be text, not {type(text).__name__}.")
@@ -122,7 +123,10 @@ def extract_similes(text: str, doc=None, learned: bool = False) -> list[Simile]:
         doc = _parser()(blank_markup(text), disable=UNREAD_PIPES)
     token = _LEARNED.set(learned)
     try:
-        return _similes_in(doc)
+        found = _similes_in(doc)
+        if not found and retry and blank_symbols(doc.text) != doc.text:
+            found = _similes_in(_parser()(blank_symbols(doc.text), disable=UNREAD_PIPES))
+        return found
     finally:
         _LEARNED.reset(token)
 
@@ -133,7 +137,12 @@ def extract_similes_batch(texts: list[str], batch_size: int = 64, learned: bool 
     docs = _parser().pipe(texts, batch_size=batch_size, disable=UNREAD_PIPES)
     token = _LEARNED.set(learned)
     try:
-        return [_similes_in(doc) for doc in docs]
+        found = [_similes_in(doc) for doc in docs]
+        again = [k for k, (text, sims) in enumerate(zip(texts, found)) if not sims and blank_symbols(text) != text]
+        for k, doc in zip(again, _parser().pipe([blank_symbols(texts[k]) for k in again], batch_size=batch_size,
+                                                disable=UNREAD_PIPES)):
+            found[k] = _similes_in(doc)  # as `extract_similes`: a sign between the words read as a blank
+        return found
     finally:
         _LEARNED.reset(token)
 

@@ -23,6 +23,8 @@ NOT_MANNER = {"really", "truly", "likely", "only", "nearly", "simply", "merely",
 #: words that may stand before a manner adverb and go with it ("very slowly", "so very quietly")
 _DEGREE = r"(?:(?:very|really|so|quite|extremely|incredibly|terribly|rather|too|pretty|awfully|most|more)\s+)*"
 _WORDS = re.compile(r"[a-z0-9']+")
+#: words that open a clause of their own after an image, not words about it ("…like a snail and fell asleep")
+_JOINERS = {"and", "but", "or", "so", "then", "yet", "while", "because", "until", "before", "after", "when"}
 
 
 def _adverb_adjective(word: str, antonyms: dict) -> str | None:
@@ -60,8 +62,10 @@ class StandIn:
 def stand_in(literal: str, candidate: str, simile: Simile | None, antonyms: dict) -> StandIn | None:
     """The manner adverb a "like V" simile replaces in place — the candidate without the simile's words (comparator to
     vehicle) is the literal without the adverb and the degree words before it, word for word — or None: "The old man
-    walked like a snail to the door." for "The old man walked very slowly to the door." stands for "very slowly";
-    "…walked very slowly like a snail…" (the adverb kept) and a rewrite in other words do not."""
+    walked like a snail to the door." for "The old man walked very slowly to the door." stands for "very slowly",
+    and so does "…walked like a snail with its shell on its back to the door." (words about the image after it, the
+    reading without them); "…walked very slowly like a snail…" (the adverb kept), "…like a snail and fell to the
+    door." (a clause of its own) and a rewrite in other words do not."""
     if simile is None or simile.comparator != "like" or "vehicle" not in simile.spans:
         return None
     for match in re.finditer(rf"\b{_DEGREE}([A-Za-z]+ly)\b", literal, flags=re.IGNORECASE):
@@ -69,10 +73,18 @@ def stand_in(literal: str, candidate: str, simile: Simile | None, antonyms: dict
         if adjective is None:
             continue
         start, end = simile.spans["comparator"][0], simile.spans["vehicle"][1]
-        if _WORDS.findall((candidate[:start] + " " + candidate[end:]).lower()) != _WORDS.findall(
-                (literal[:match.start()] + " " + literal[match.end():]).lower()):
-            continue
-        return StandIn(match.group().strip(), adjective, candidate[:start] + match.group().strip() + candidate[end:])
+        before = _WORDS.findall(candidate[:start].lower())
+        after = list(re.finditer(_WORDS.pattern, candidate[end:], flags=re.IGNORECASE))
+        wanted = _WORDS.findall((literal[:match.start()] + " " + literal[match.end():]).lower())
+        # the words after the vehicle that describe the image ("like a tortoise carrying its house on its back") go
+        # with the simile when the literal's own words follow them; a clause joined by "and" is not the image's
+        for cut in range(len(after) + 1):
+            if cut and after[0].group().lower() in _JOINERS:
+                break
+            if before + [m.group().lower() for m in after[cut:]] == wanted:
+                rest = end + (after[cut - 1].end() if cut else 0)
+                return StandIn(match.group().strip(), adjective, candidate[:start] + match.group().strip()
+                               + candidate[rest:])
     return None
 
 

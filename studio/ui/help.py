@@ -75,7 +75,11 @@ others). With a single candidate there is nothing to compare, so the 0–1 colum
 *Why these scores* says in words what the knowledge base and the models found; its *Details* hold the raw evidence.
 
 The sliders weigh quality's parts (α : β : γ) and the three rankings; the two buttons set both, the paper's weights
-or the served ones. Click a column title to sort. The CSV holds every
+or the served ones. A moved weight applies at the next **Rerank**. **Relevance** chooses how the knowledge base
+counts a topic and its image: *Eq. 2* adds up the properties its similes give the pair, each by how often and how
+surely; *Eq. 3* counts how often the pair is compared at all. They differ only where the knowledge base knows the
+pair; where it does not, the writer model's fit decides, so many lists come out the same. Click a column title to
+sort. The CSV holds every
 raw number, unrounded. *Imagine top k* pictures the best similes (when the studio has an image model).
 """,
     "imagine": """

@@ -431,15 +431,27 @@ def scale_note(table, groups=None, shown=None) -> str:
     else:
         flagged = sum(any(part.strip() in MOVED_FLAGS for part in str(row[flag] or "").split(",")) for row in rows)
         note = (f"✅ Scored {len(rows)} candidates, best first by the three rankings combined (by the rank weights)"
-                + (f"; {flagged} flagged (no simile, contradicts, off the sentence or no words) go after the others"
-                   if flagged else "")
+                + (f"; {flagged} flagged (no simile, contradicts, off the sentence or no words) "
+                   f"{'goes' if flagged == 1 else 'go'} after the others" if flagged else "")
                 + ". *Why these scores*, under the chart, says it in words.")
     if groups and len(groups) > 1:
         labels = [group_label(i + 1, g) for i, g in enumerate(groups)]
         k = labels.index(shown) + 1 if shown in labels else 1
         note += (f" The CSV held {len(groups)} literal sentences: this is number {k}; *Literal sentence shown* "
-                 f"picks another, and the download holds all {len(groups)}.")
+                 f"picks another, and the download holds {'both' if len(groups) == 2 else f'all {len(groups)}'}.")
     return note
+
+
+#: the status line when a weight moves under a scored table: the table keeps the order of the weights it was scored by
+STALE_NOTE = ("⚠️ The weights changed after this table was scored: press **Rerank** to order the candidates by them "
+              "(the table still shows the order of the weights it was scored with, named under the chart).")
+
+
+def weights_changed(table):
+    """The status line after a weight slider, a weights button or the relevance choice moved: `STALE_NOTE` over a
+    scored table, no change without one."""
+    rows = table.get("data") if isinstance(table, dict) else None if table is None else table.values.tolist()
+    return STALE_NOTE if rows else gr.update()
 
 
 @guarded
@@ -626,9 +638,14 @@ def build_rerank_tab() -> dict:
         download = gr.File(label="Scored table (CSV, every raw value)")
         # page plumbing, not endpoints: the API takes the parts directly
         paper.click(lambda: (*PAPER_QUALITY_PARTS, *PAPER_RANK_WEIGHTS), None, [alpha, beta, gamma, wq, wc, wi],
-                    queue=False, api_name=False)
+                    queue=False, api_name=False).then(weights_changed, table, status, queue=False, api_name=False,
+                                                      show_progress="hidden")
         served.click(lambda: (*DEFAULT_QUALITY_PARTS, *DEFAULT_RANK_WEIGHTS), None, [alpha, beta, gamma, wq, wc, wi],
-                     queue=False, api_name=False)
+                     queue=False, api_name=False).then(weights_changed, table, status, queue=False, api_name=False,
+                                                       show_progress="hidden")
+        for knob in (alpha, beta, gamma, wq, wc, wi):  # a person's move only (`release`), not a button's
+            knob.release(weights_changed, table, status, queue=False, api_name=False, show_progress="hidden")
+        relevance.input(weights_changed, table, status, queue=False, api_name=False, show_progress="hidden")
         inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance, loaded]
         outputs = [table, winner, chart, download, backends, group_choice, groups]
         scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS),
