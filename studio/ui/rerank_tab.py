@@ -135,6 +135,9 @@ def criteria_chart(rows: list[dict]):
     # chart, to the right: below it, it covered the names; the plot's own title, not the page's label, names it (on
     # a phone the legend wraps to the left, where the label covered it)
     fig.update_xaxes(tickangle=-35, automargin=True)
+    # the tool bar keeps its download button and home only: on a phone its ten icons covered the chart's title
+    fig.update_layout(modebar_remove=["zoom", "pan", "select", "lasso", "zoomin", "zoomout", "autoscale",
+                                      "resetscale", "togglespikelines", "hovercompare"])
     fig.update_layout(barmode="group", height=600, margin=dict(l=40, r=20, t=110, b=40),
                       title=dict(text="Criteria per candidate", x=0, xanchor="left", y=0.99, yanchor="top"),
                       legend=dict(orientation="h", x=1, xanchor="right", y=1.07, yanchor="bottom"))
