@@ -88,6 +88,7 @@ class SimileKB:
         self._head_index: tuple[list[str], np.ndarray] | None = None
         self._neighbour_cache: dict[str, list[tuple[str, float]]] = {}
         self._neighbour_model = ""
+        self._written_heads: dict[str, str] | None = None
 
     # ------------------------------------------------------------------ normalization
 
@@ -345,6 +346,26 @@ class SimileKB:
 
     # ------------------------------------------------------------------ embedding back-off
 
+    def _spelled(self, head: str) -> str:
+        """A head key as the embedder should read it: the build's lemmatizer left some keys that are no words
+        ("glaci" for "glacier", "lightne" for "lightning"), whose embeddings found nonsense neighbours ("glaci" →
+        "gyves"); such a key is read as the shortest word the build lemmatized to it. A key that is a word (or has
+        no such word, or without the spelling dictionary) is read as it is."""
+        if self._written_heads is None:
+            written: dict[str, str] = {}
+            for word, lemma in self._lemmas.items():
+                if lemma not in written or (len(word), word) < (len(written[lemma]), written[lemma]):
+                    written[lemma] = word
+            self._written_heads = written
+        word = self._written_heads.get(head)
+        if word is None:
+            return head
+        try:
+            known = get_registry().get("spelling").known
+        except ModelUnavailable:
+            return head
+        return head if known(head) else word
+
     def _neighbours(self, head: str) -> list[tuple[str, float]]:
         """Known vehicle heads nearest to an unseen head by the embedder; [] when none is close enough or the
         embedder is unavailable. Memoised per embedder, so a batch pays for each unseen head once."""
@@ -364,7 +385,7 @@ class SimileKB:
         todo = sorted({h for h in heads if h and h not in self._neighbour_cache})
         if not todo:
             return
-        sims = embedder.encode(todo) @ matrix.T
+        sims = embedder.encode([self._spelled(h) for h in todo]) @ matrix.T
         for head, row in zip(todo, sims):
             order = np.argsort(-row)[:EMBEDDING_NEIGHBOURS]
             self._neighbour_cache[head] = [(names[i], float(row[i])) for i in order
@@ -380,7 +401,7 @@ class SimileKB:
         key = embedder.model_id
         if self._head_index is None or self._head_index[0] != key:
             names = sorted(h for h in self._head_vehicles if h)
-            self._head_index = (key, names, _cached_embeddings(embedder, names))
+            self._head_index = (key, names, _cached_embeddings(embedder, [self._spelled(h) for h in names]))
         _, names, matrix = self._head_index
         return names, matrix, embedder
 
