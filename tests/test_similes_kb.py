@@ -58,3 +58,12 @@ def test_plausibility_is_noisy_or(kb):
     # a triplet seen many times is more plausible than any single instance's confidence
     best = max(kb.triplets("she", "feather").value or kb.triplets("it", "feather").value, key=lambda r: r[1])
     assert best[1] >= 2 and best[2] > 0.95
+
+
+def test_the_embedding_back_off_reads_a_broken_key_as_its_word(kb):
+    """The build keyed "glacier" as "glaci" and "lightning" as "lightne"; embedded as keys, "glaci" found "gyves" as
+    its neighbour (a visitor's Rerank). A key that is no word is read as the word it came from; a word as itself."""
+    assert kb.lemma("glacier") == "glaci" and kb._spelled("glaci") == "glacier"
+    assert kb._spelled("lightne") == "lightning"
+    assert kb._spelled("snail") == "snail" and kb._spelled("absurdity") == "absurdity"  # words (one from a plural)
+    assert kb._spelled("zzqx") == "zzqx"  # no word came to it
