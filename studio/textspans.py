@@ -31,18 +31,6 @@ def blank_markup(text: str) -> str:
     return MARKUP_TAG.sub(lambda tag: " " * len(tag.group()), text)
 
 
-def blank_symbols(text: str) -> str:
-    """`text` with its emoji and other pictographic signs (Unicode "So", with their joiners, variation selectors and
-    skin tones) blanked out by spaces, the same length, so that offsets still hold: "like sunshine 🌞 on a rainy
-    day" is read as "like sunshine   on a rainy day"."""
-    return "".join(" " if unicodedata.category(ch) in ("So", "Sk") and not ch.isascii() or ch in _SIGN_MARKS else ch
-                   for ch in text)
-
-
-#: what joins or varies a pictographic sign: the zero-width joiner and the two variation selectors
-_SIGN_MARKS = frozenset("\u200d\ufe0e\ufe0f")
-
-
 #: tags that mark words inside a line of prose: gone without a trace when text is read as prose ("h<b>a</b>re")
 _INLINE_TAG = re.compile(r"</?(?:a|b|i|u|s|em|strong|span|mark|small|big|sub|sup|code|font|q|cite|abbr)\b[^<>]*>",
                          re.IGNORECASE)

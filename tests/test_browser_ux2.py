@@ -172,8 +172,13 @@ def test_rerank_weight_buttons_set_the_papers_and_the_served_parts(laptop_page):
     _expect_parts(page, DEFAULT_QUALITY_PARTS)
     _expect_rank_weights(page, DEFAULT_RANK_WEIGHTS)
     # over a scored table a moved weight says the order is the old one until Rerank (a visitor read it as applied)
-    assert "weights changed" not in page.locator("#rerank-status").inner_text()
+    assert "settings changed" not in page.locator("#rerank-status").inner_text()
     page.get_by_role("button", name="Rerank", exact=True).click()
     page.locator("#rerank-status").get_by_text("Scored", exact=False).wait_for(timeout=RESULT_TIMEOUT_MS)
+    page.locator("#rerank-served-weights").click()  # the same settings: nothing to say
+    page.wait_for_timeout(1_000)
+    assert "settings changed" not in page.locator("#rerank-status").inner_text()
     page.locator("#rerank-paper-weights").click()
-    page.locator("#rerank-status").get_by_text("weights changed", exact=False).wait_for(timeout=10_000)
+    page.locator("#rerank-status").get_by_text("settings changed", exact=False).wait_for(timeout=10_000)
+    page.locator("#rerank-served-weights").click()  # back to the table's own: its own line again
+    page.locator("#rerank-status").get_by_text("Scored", exact=False).wait_for(timeout=10_000)

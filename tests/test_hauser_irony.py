@@ -417,12 +417,22 @@ def test_a_like_simile_in_the_place_of_the_literals_adverb():
     # read as a sentence that lost its adverb, and flagged); a clause of its own does not
     shell = found("The old man walked like a snail with its shell on its back to the door.")
     assert shell.reading == "The old man walked very slowly to the door."
-    assert found("The old man walked like a snail and fell to the door.") is None
-    uphill = stand_in("The old man walked slowly up the hill.",
-                      "The old man walked up the hill like a tortoise carrying its house on its back.",
-                      extract_similes("The old man walked up the hill like a tortoise carrying its house on its back.")[0],
-                      table)
-    assert (uphill.adverb, uphill.reading) == ("slowly", "The old man walked up the hill slowly.")
+    assert found("The old man walked like a snail, with its shell on its back, to the door.").reading == \
+        "The old man walked very slowly to the door."  # the describing words' commas go with them
+    for other in ("The old man walked like a snail and fell to the door.",  # a clause of its own
+                  "The old man walked like a snail with a cane and fell to the door.",
+                  "The old man walked like a snail. He was fast to the door.",  # another sentence
+                  "The old man walked like a tortoise (carrying its house) to the door."):
+        assert found(other) is None, other
+
+    def uphill(literal, candidate):
+        return stand_in(literal, candidate, extract_similes(candidate)[0], table)
+
+    tortoise = uphill("The old man walked slowly up the hill.",
+                      "The old man walked up the hill like a tortoise carrying its house on its back.")
+    assert (tortoise.adverb, tortoise.reading) == ("slowly", "The old man walked up the hill slowly.")
+    fronted = uphill("Slowly, the old man walked up the hill.", "The old man walked up the hill like a tortoise.")
+    assert fronted.reading == "The old man walked up the hill slowly."  # no capital inside the sentence
     assert found("The old man walked as slow as a snail to the door.") is None  # not a "like" simile
     assert stand_in("He snored loudly.", "He snored like a train.", extract_similes("He snored like a train.")[0],
                     table).adjective == "loud"

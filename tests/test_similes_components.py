@@ -219,6 +219,11 @@ def test_an_emoji_between_the_image_and_its_words_does_not_hide_the_simile():
     start, end = found[0].spans["vehicle"]
     assert text[start:end] == "sunshine"
     assert [[s.vehicle for s in x] for x in extract_similes_batch([text, "I like 🍕 and 🍺."])] == [["sunshine"], []]
+    from studio.figures.detector import detect
+
+    assert detect(text) > 0.0  # the detector reads it as the extractor does (the tab said "Not a simile", p 0.000)
+    cheetah = extract_similes("He ran like a 🐆 cheetah chasing prey.")[0]
+    assert cheetah.vehicle == "He ran like a 🐆 cheetah chasing prey."[slice(*cheetah.spans["vehicle"])]
 
 
 @pytest.mark.parametrize("text,vehicle", [

@@ -106,15 +106,23 @@ def test_the_status_line_says_which_of_a_csvs_literals_is_shown():
 
 def test_a_moved_weight_over_a_scored_table_says_the_order_is_the_old_one():
     """A visitor pressed "The paper's weights" under a scored table and read the same order and "✅ Scored 7
-    candidates…", as if the weights had been applied: a moved weight says the table waits for Rerank."""
+    candidates…", as if the weights had been applied: settings that differ from the table's own say the table waits
+    for Rerank; the same settings again give the table's own line; nothing before a run."""
     import gradio as gr
+    import pandas as pd
 
-    from studio.ui.rerank_tab import SCREEN_COLUMNS, STALE_NOTE, weights_changed
+    from studio.ui.rerank_tab import SCREEN_COLUMNS, STALE_NOTE, scale_note, weights_changed
 
-    table = {"headers": SCREEN_COLUMNS, "data": [[1] + [""] * (len(SCREEN_COLUMNS) - 1)] * 2}
-    assert weights_changed(table) == STALE_NOTE and "press **Rerank**" in STALE_NOTE
-    for empty in (None, {"headers": SCREEN_COLUMNS, "data": []}):
-        assert weights_changed(empty) == gr.update()  # no table: the status line stays as it is
+    rows = [[1] + [""] * (len(SCREEN_COLUMNS) - 1)] * 2
+    served = [5, 1, 0, 3, 0.5, 0, "eq2"]
+    for table in ({"headers": SCREEN_COLUMNS, "data": rows}, pd.DataFrame(rows, columns=SCREEN_COLUMNS)):
+        assert weights_changed(table, served, [], None, 3, 2, 1, 2, 2, 1, "eq2") == STALE_NOTE
+        assert weights_changed(table, served, [], None, 5, 1, 0, 3, 0.5, 0, "eq3") == STALE_NOTE  # relevance too
+        assert weights_changed(table, served, [], None, 5.0, 1.0, 0.0, 3.0, 0.5, 0.0, "eq2") == scale_note(table)
+        assert weights_changed(table, None, [], None, 3, 2, 1, 2, 2, 1, "eq2") == gr.update()  # no run yet
+    assert "press **Rerank**" in STALE_NOTE
+    assert weights_changed({"headers": SCREEN_COLUMNS, "data": []}, served, [], None, 3, 2, 1, 2, 2, 1,
+                           "eq2") == gr.update()  # no table: the status line stays as it is
 
 
 def test_polish_api_is_plain_text_and_the_page_bolds_the_phrase(client):

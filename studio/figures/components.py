@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import contextvars
 import unicodedata
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from ..errors import InputError
-from ..textspans import blank_markup, blank_symbols
+from ..textspans import blank_emoji, blank_markup
 from ..models import get_registry
 from ..models.registry import ModelUnavailable
 from .nouns import only_a_noun
@@ -114,37 +114,57 @@ def extract_similes(text: str, doc=None, learned: bool = False) -> list[Simile]:
     `learned`: end each vehicle where the learned reranker says (component_model.py) rather than where the rules
     do; it was trained on similes made by inserting a comparison into a literal sentence (HAUSER's candidates), where
     it cuts the prepositional phrases the rules swallow ("lightning into the bushes" → "lightning")."""
-    retry = doc is None  # a sign between the words can break the parse: read once more without signs
     if doc is None:
         if not isinstance(text, str):
             raise InputError(f"The sentence must be text, not {type(text).__name__}.")
         if not text.strip():
             return []
-        doc = _parser()(blank_markup(text), disable=UNREAD_PIPES)
+        (doc, read), = simile_docs([text])
+    else:
+        read = doc.text
     token = _LEARNED.set(learned)
     try:
-        found = _similes_in(doc)
-        if not found and retry and blank_symbols(doc.text) != doc.text:
-            found = _similes_in(_parser()(blank_symbols(doc.text), disable=UNREAD_PIPES))
-        return found
+        return similes_of(doc, read)
     finally:
         _LEARNED.reset(token)
 
 
 def extract_similes_batch(texts: list[str], batch_size: int = 64, learned: bool = False) -> list[list[Simile]]:
     """`extract_similes` for many texts at once; the parser's pipe keeps it fast for corpora."""
-    texts = [blank_markup(t) if isinstance(t, str) else "" for t in texts]
-    docs = _parser().pipe(texts, batch_size=batch_size, disable=UNREAD_PIPES)
     token = _LEARNED.set(learned)
     try:
-        found = [_similes_in(doc) for doc in docs]
-        again = [k for k, (text, sims) in enumerate(zip(texts, found)) if not sims and blank_symbols(text) != text]
-        for k, doc in zip(again, _parser().pipe([blank_symbols(texts[k]) for k in again], batch_size=batch_size,
-                                                disable=UNREAD_PIPES)):
-            found[k] = _similes_in(doc)  # as `extract_similes`: a sign between the words read as a blank
-        return found
+        return [similes_of(doc, read) for doc, read in simile_docs(texts, batch_size)]
     finally:
         _LEARNED.reset(token)
+
+
+def simile_docs(texts: list[str], batch_size: int = 64, disable=UNREAD_PIPES) -> list[tuple]:
+    """(parsed doc, the text as read) per text, as the extractor and the detector read a typed sentence: its tags as
+    blanks (`blank_markup`), and, when that finds no comparison and the text holds emoji, the parse of the text with
+    its emoji blanked too (`blank_emoji`): an emoji between an image and its words broke the parse ("Her smile was
+    like sunshine 🌞 on a rainy day." held no simile). Offsets hold in both. `disable`: the parser's components left
+    out (the detector reads entities, the extractor does not)."""
+    read = [blank_markup(t) if isinstance(t, str) else "" for t in texts]
+    docs = list(_parser().pipe(read, batch_size=batch_size, disable=disable))
+    again = [k for k, (text, doc) in enumerate(zip(read, docs)) if blank_emoji(text) != text and not _similes_in(doc)]
+    for k, doc in zip(again, _parser().pipe([blank_emoji(read[k]) for k in again], batch_size=batch_size,
+                                            disable=disable)):
+        if _similes_in(doc):
+            docs[k] = doc
+    return list(zip(docs, read))
+
+
+#: the parts of a simile whose words are the text under their span
+_WORDED = ("topic", "vehicle", "event", "property")
+
+
+def similes_of(doc, read: str) -> list[Simile]:
+    """The similes of a doc from `simile_docs`; when it parsed the text with its emoji blanked, each part's words are
+    taken from the text as read (the spans hold), so "a 🐆 cheetah" stays the image's words."""
+    found = _similes_in(doc)
+    if doc.text == read:
+        return found
+    return [replace(s, **{part: read[a:b] for part, (a, b) in s.spans.items() if part in _WORDED}) for s in found]
 
 
 def _similes_in(doc) -> list[Simile]:

@@ -13,9 +13,8 @@ import functools
 import json
 import math
 
-from .components import Simile, extract_similes
+from .components import Simile
 from ..models.config import PROJECT_ROOT
-from ..textspans import blank_markup
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "detector.json"
 _PERCEPTION = {"look", "seem", "feel", "sound", "appear", "smell", "taste"}
@@ -136,11 +135,11 @@ def _sentence_score(similes: list[Simile], doc) -> float:
 
 
 def score_batch(sentences: list[str]) -> list[float]:
-    from .components import _parser
+    from .components import simile_docs, similes_of
 
-    # tags read as blanks, as the extractor reads them: "<i>as blue as</i> the sea" was a literal comparison here
-    docs = list(_parser().pipe([blank_markup(s) if isinstance(s, str) else "" for s in sentences]))
-    return [_sentence_score(extract_similes("", doc=d), d) for d in docs]
+    # read as the extractor reads them: tags as blanks ("<i>as blue as</i> the sea" was a literal comparison here),
+    # emoji as blanks when they hid the comparison (the Components tab found a simile its detector scored 0)
+    return [_sentence_score(similes_of(doc, read), doc) for doc, read in simile_docs(sentences, disable=())]
 
 
 def threshold() -> float:

@@ -25,6 +25,8 @@ _DEGREE = r"(?:(?:very|really|so|quite|extremely|incredibly|terribly|rather|too|
 _WORDS = re.compile(r"[a-z0-9']+")
 #: words that open a clause of their own after an image, not words about it ("…like a snail and fell asleep")
 _JOINERS = {"and", "but", "or", "so", "then", "yet", "while", "because", "until", "before", "after", "when"}
+#: what ends a sentence or a clause, or opens a bracket, between an image and the literal's next words
+_BOUNDARY = re.compile(r"[.;:!?()\[\]…]")
 
 
 def _adverb_adjective(word: str, antonyms: dict) -> str | None:
@@ -77,14 +79,20 @@ def stand_in(literal: str, candidate: str, simile: Simile | None, antonyms: dict
         after = list(re.finditer(_WORDS.pattern, candidate[end:], flags=re.IGNORECASE))
         wanted = _WORDS.findall((literal[:match.start()] + " " + literal[match.end():]).lower())
         # the words after the vehicle that describe the image ("like a tortoise carrying its house on its back") go
-        # with the simile when the literal's own words follow them; a clause joined by "and" is not the image's
+        # with the simile when the literal's own words follow them; a clause ("and fell"), a sentence's end or a
+        # bracket among them is not the image's
         for cut in range(len(after) + 1):
-            if cut and after[0].group().lower() in _JOINERS:
+            said = candidate[end:end + after[cut - 1].end()] if cut else ""
+            if cut and (after[cut - 1].group().lower() in _JOINERS or _BOUNDARY.search(said)):
                 break
             if before + [m.group().lower() for m in after[cut:]] == wanted:
-                rest = end + (after[cut - 1].end() if cut else 0)
-                return StandIn(match.group().strip(), adjective, candidate[:start] + match.group().strip()
-                               + candidate[rest:])
+                adverb = match.group().strip()
+                if match.start() == 0 and start > 0:  # "Slowly, the old man…": no capital inside the sentence
+                    adverb = adverb[:1].lower() + adverb[1:]
+                rest = candidate[end + (after[cut - 1].end() if cut else 0):]
+                if cut:  # the describing words set off by commas take their comma with them
+                    rest = re.sub(r"^\s*,(?=\s*\w)", "", rest)
+                return StandIn(match.group().strip(), adjective, candidate[:start] + adverb + rest)
     return None
 
 

@@ -135,9 +135,9 @@ def criteria_chart(rows: list[dict]):
     # chart, to the right: below it, it covered the names; the plot's own title, not the page's label, names it (on
     # a phone the legend wraps to the left, where the label covered it)
     fig.update_xaxes(tickangle=-35, automargin=True)
-    # the tool bar keeps its download button and home only: on a phone its ten icons covered the chart's title
+    # the tool bar keeps the download and the home (reset) button: on a phone its ten icons covered the chart's title
     fig.update_layout(modebar_remove=["zoom", "pan", "select", "lasso", "zoomin", "zoomout", "autoscale",
-                                      "resetscale", "togglespikelines", "hovercompare"])
+                                      "togglespikelines", "hovercompare", "togglehover"])
     fig.update_layout(barmode="group", height=600, margin=dict(l=40, r=20, t=110, b=40),
                       title=dict(text="Criteria per candidate", x=0, xanchor="left", y=0.99, yanchor="top"),
                       legend=dict(orientation="h", x=1, xanchor="right", y=1.07, yanchor="bottom"))
@@ -445,16 +445,26 @@ def scale_note(table, groups=None, shown=None) -> str:
     return note
 
 
-#: the status line when a weight moves under a scored table: the table keeps the order of the weights it was scored by
-STALE_NOTE = ("⚠️ The weights changed after this table was scored: press **Rerank** to order the candidates by them "
-              "(the table still shows the order of the weights it was scored with, named under the chart).")
+#: the status line when a weight or the relevance choice differs from what the table was scored with
+STALE_NOTE = ("⚠️ The settings changed after this table was scored: press **Rerank** to order the candidates by "
+              "them (the table still shows the order of the settings it was scored with, named under *Why these "
+              "scores*).")
+#: the settings a scored table depends on, in the order of `run_rerank`'s arguments after the two texts
+KNOBS = ("alpha", "beta", "gamma", "w_quality", "w_creativity", "w_inform", "relevance")
 
 
-def weights_changed(table):
-    """The status line after a weight slider, a weights button or the relevance choice moved: `STALE_NOTE` over a
-    scored table, no change without one."""
+def _settings_of(*knobs) -> list:
+    return list(knobs)
+
+
+def weights_changed(table, scored_with, groups, shown, *knobs):
+    """The status line when a weight slider, a weights button or the relevance choice moves: `STALE_NOTE` over a
+    scored table whose settings (`scored_with`, kept when its run began) differ from the knobs' now; the table's own
+    status line (`scale_note`) when they are the same again; no change without a table or a record."""
     rows = table.get("data") if isinstance(table, dict) else None if table is None else table.values.tolist()
-    return STALE_NOTE if rows else gr.update()
+    if not rows or not scored_with:
+        return gr.update()
+    return STALE_NOTE if list(knobs) != list(scored_with) else scale_note(table, groups, shown)
 
 
 @guarded
@@ -554,11 +564,15 @@ def fill_from_polish(literal: str, candidates: list[str], polished: str | None =
 CLEARED = (None, None, None, None, "", gr.update(choices=[], value=None, visible=False), [])
 
 
-def scoring(after, inputs: list, outputs: list, status, api_name):
+def scoring(after, inputs: list, outputs: list, status, api_name, scored_with=None):
     """Chain a scoring run after `after` (a listener such as `button.click` or `dependency.success`): the results it
     replaces are cleared first, the progress and an error's mark sit on the table (never on the input boxes), and
-    the status line says it runs, then nothing (done) or why it gave no result. Returns the run's dependency."""
+    the status line says it runs, then nothing (done) or why it gave no result. `scored_with`: a state that keeps
+    the weights and relevance the run starts with (`weights_changed` compares them). Returns the run's dependency."""
     table = outputs[0]
+    if scored_with is not None:
+        after(_settings_of, inputs=inputs[2:2 + len(KNOBS)], outputs=scored_with, api_name=False, queue=False,
+              show_progress="hidden")
     start = start_run("Scoring…", *CLEARED)
     run = after(start, outputs=[*outputs, status], api_name=False, queue=False, show_progress="hidden").success(
         run_rerank, inputs=inputs, outputs=outputs, api_name=api_name, show_progress_on=table)
@@ -575,7 +589,8 @@ def finish(run, table, status, picker=()) -> None:
 
 
 def build_rerank_tab() -> dict:
-    """Returns {"literal", "candidates", "rerank_inputs", "rerank_outputs", "status", "run", "button"} for wiring
+    """Returns {"literal", "candidates", "rerank_inputs", "rerank_outputs", "status", "run", "button", "scored_with"}
+    for wiring
     from other tabs and the page (`button`: Rerank, which a CSV run disables while it reads the file)."""
     with gr.Tab(tab_title("hauser"), id="rerank"):
         gr.Markdown("Score simile candidates for a literal sentence with **HAUSER** (He et al., ACL 2023): quality = "
@@ -641,22 +656,25 @@ def build_rerank_tab() -> dict:
         download = gr.File(label="Scored table (CSV, every raw value)")
         # page plumbing, not endpoints: the API takes the parts directly
         paper.click(lambda: (*PAPER_QUALITY_PARTS, *PAPER_RANK_WEIGHTS), None, [alpha, beta, gamma, wq, wc, wi],
-                    queue=False, api_name=False).then(weights_changed, table, status, queue=False, api_name=False,
-                                                      show_progress="hidden")
+                    queue=False, api_name=False)
         served.click(lambda: (*DEFAULT_QUALITY_PARTS, *DEFAULT_RANK_WEIGHTS), None, [alpha, beta, gamma, wq, wc, wi],
-                     queue=False, api_name=False).then(weights_changed, table, status, queue=False, api_name=False,
-                                                       show_progress="hidden")
-        for knob in (alpha, beta, gamma, wq, wc, wi):  # a person's move only (`release`), not a button's
-            knob.release(weights_changed, table, status, queue=False, api_name=False, show_progress="hidden")
-        relevance.input(weights_changed, table, status, queue=False, api_name=False, show_progress="hidden")
-        inputs = [literal, candidates, alpha, beta, gamma, wq, wc, wi, relevance, loaded]
+                     queue=False, api_name=False)
+        scored_with = gr.State(None)  # the settings the table on screen was scored with (none before a run)
+        knobs = [alpha, beta, gamma, wq, wc, wi, relevance]
+        for knob in knobs:  # any move (a drag, the arrow keys, a button) against the table's own settings
+            knob.change(weights_changed, [table, scored_with, groups, group_choice, *knobs], status, queue=False,
+                        api_name=False, show_progress="hidden")
+        inputs = [literal, candidates, *knobs, loaded]
         outputs = [table, winner, chart, download, backends, group_choice, groups]
         scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS),
-                                  clears=([*outputs, status], CLEARED)).success, inputs, outputs, status, "rerank")
+                                  clears=([*outputs, status], CLEARED)).success, inputs, outputs, status, "rerank",
+                scored_with)
         # the CSV's run fills the input boxes too; a bad file's error marks the table, not them
         # Rerank waits for the file (its first step disables the button, the run's end enables it): pressed while
         # the CSV was read, it scored the boxes' earlier text, and its table came after the file's, under the
         # file's first literal (a visitor's sweep, 2026-12-05)
+        upload.upload(_settings_of, inputs=knobs, outputs=scored_with, api_name=False, queue=False,
+                      show_progress="hidden")
         csv_run = upload.upload(start_run("Scoring the CSV…", *clear_results(), gr.update(interactive=False)),
                                 outputs=[*outputs, loaded, run, status], api_name=False, queue=False).then(
             run_csv, inputs=[upload, *inputs[2:-1]], outputs=[*outputs, loaded, literal, candidates],
@@ -673,7 +691,7 @@ def build_rerank_tab() -> dict:
             show_progress="hidden")
         build_imagine_topk(literal, table)
     return {"literal": literal, "candidates": candidates, "rerank_inputs": inputs, "rerank_outputs": outputs,
-            "status": status, "run": run_rerank, "button": run}
+            "status": status, "run": run_rerank, "button": run, "scored_with": scored_with}
 
 
 def wire_from_polish(polish: dict, rerank: dict, tabs: gr.Tabs) -> None:
@@ -688,4 +706,5 @@ def wire_from_polish(polish: dict, rerank: dict, tabs: gr.Tabs) -> None:
     sent = polish["send_button"].click(
         send, inputs=[polish["literal"], polish["candidates"], polish["polished"]],
         outputs=[rerank["literal"], rerank["candidates"], tabs], api_name=False)
-    scoring(sent.success, rerank["rerank_inputs"], rerank["rerank_outputs"], rerank["status"], False)
+    scoring(sent.success, rerank["rerank_inputs"], rerank["rerank_outputs"], rerank["status"], False,
+            rerank["scored_with"])
