@@ -121,6 +121,12 @@ def test_a_moved_weight_over_a_scored_table_says_the_order_is_the_old_one():
         assert weights_changed(table, served, [], None, 5.0, 1.0, 0.0, 3.0, 0.5, 0.0, "eq2") == scale_note(table)
         assert weights_changed(table, None, [], None, 3, 2, 1, 2, 2, 1, "eq2") == gr.update()  # no run yet
     assert "press **Rerank**" in STALE_NOTE
+    from studio.ui.rerank_tab import picked_status  # the CSV's picker: the note stays while the settings differ
+
+    table = {"headers": SCREEN_COLUMNS, "data": rows}
+    assert picked_status(table, served, [], None, 3, 2, 1, 2, 2, 1, "eq2") == STALE_NOTE
+    assert picked_status(table, served, [], None, *served) == picked_status(table, None, [], None, *served) == \
+        scale_note(table)
     assert weights_changed({"headers": SCREEN_COLUMNS, "data": []}, served, [], None, 3, 2, 1, 2, 2, 1,
                            "eq2") == gr.update()  # no table: the status line stays as it is
 

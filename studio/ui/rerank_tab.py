@@ -464,7 +464,17 @@ def weights_changed(table, scored_with, groups, shown, *knobs):
     rows = table.get("data") if isinstance(table, dict) else None if table is None else table.values.tolist()
     if not rows or not scored_with:
         return gr.update()
-    return STALE_NOTE if list(knobs) != list(scored_with) else scale_note(table, groups, shown)
+    return picked_status(table, scored_with, groups, shown, *knobs)
+
+
+def picked_status(table, scored_with, groups, shown, *knobs) -> str:
+    """The status line over a table (after a scoring, or when the CSV's picker shows another of its literals):
+    `STALE_NOTE` while the knobs differ from the settings it was scored with, else `scale_note`. The picker shows
+    groups scored together, so a note that they wait for Rerank stays (it was replaced by "✅ Scored…")."""
+    rows = table.get("data") if isinstance(table, dict) else None if table is None else table.values.tolist()
+    if rows and scored_with and list(knobs) != list(scored_with):
+        return STALE_NOTE
+    return scale_note(table, groups, shown)
 
 
 @guarded
@@ -687,8 +697,8 @@ def build_rerank_tab() -> dict:
                         show_progress="hidden")
         group_choice.input(pick_group, inputs=[groups, group_choice],
                            outputs=[table, winner, chart, backends, literal, candidates], api_name=False).then(
-            scale_note, inputs=[table, groups, group_choice], outputs=status, api_name=False, queue=False,
-            show_progress="hidden")
+            picked_status, inputs=[table, scored_with, groups, group_choice, *knobs], outputs=status, api_name=False,
+            queue=False, show_progress="hidden")
         build_imagine_topk(literal, table)
     return {"literal": literal, "candidates": candidates, "rerank_inputs": inputs, "rerank_outputs": outputs,
             "status": status, "run": run_rerank, "button": run, "scored_with": scored_with}
