@@ -359,3 +359,13 @@ def past_refusal(status: str | None):
     """A status line without a refusal's message (an empty line), or left as it is: chained to a section's run that
     answered (Proverbs' Align after the ranking refused an over-long narrative), whose own line is elsewhere."""
     return "" if (status or "").startswith(REFUSAL_MARK) else status  # KEEP_VALUE
+
+
+def table_rows(table) -> list[list]:
+    """A Dataframe's rows as the page hands them back: a pandas frame, Gradio's {"headers", "data"}, or None (no
+    table yet); [] when there is none."""
+    if table is None:
+        return []
+    if isinstance(table, dict):
+        return list(table.get("data") or [])
+    return table.values.tolist()

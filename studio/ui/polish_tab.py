@@ -14,7 +14,7 @@ from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CH
                                about_keepers, offered, respelled_with_place, spelling_note, without_simile)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
-                     unescape_markdown, warn)
+                     table_rows, unescape_markdown, warn)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -180,18 +180,10 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, domai
             _status(result, bool(rows), list(strategies)), literal, [c.offset for c in cands])
 
 
-def _plain_rows(table) -> list[list]:
-    if table is None:
-        return []
-    if isinstance(table, pd.DataFrame):
-        return table.values.tolist()
-    return list(table.get("data") or []) if isinstance(table, dict) else []
-
-
 def screen_table(table, offsets: list[int] | None = None) -> pd.DataFrame:
     """The page's table from the plain one: the inserted phrase in bold at its offset (the text escaped), the source
     with KB ✓, and keep, or the polisher's fluency when no keep model is served."""
-    rows = [row for row in _plain_rows(table) if row and row[0]]
+    rows = [row for row in table_rows(table) if row and row[0]]
     offsets = list(offsets or [])
     with_keep = any(row[4] is not None and row[4] == row[4] for row in rows)  # NaN: no keep
     number = SCREEN_COLUMNS[2] if with_keep or not rows else FLUENCY_COLUMN

@@ -12,7 +12,7 @@ from ..proverbs.service import (ALIGNMENT_ROLE, DEFAULT_METHOD, DEFAULT_THRESHOL
                                 MAX_POOL, METHODS, SHARED_TOP, align, clean_narrative, encoders_ready, get_scorer,
                                 ranking, resolve_proverb, similar, spelling_notice, usage_note)
 from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
-                     limited_textbox, past_refusal, role_notice, section_run, shorten, start_run)
+                     limited_textbox, past_refusal, role_notice, section_run, shorten, start_run, table_rows)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -169,8 +169,7 @@ def show_alignment(narrative: str, proverb: str, request: gr.Request = None):
 def alignment_note(proverb, pairs) -> str:
     """What Align's line says once it answered: that a typed proverb is not one of the catalog's (aligned as typed,
     with no meaning or usage known), and that no phrase of it came near a part of the story; "" otherwise."""
-    data = pairs.values.tolist() if isinstance(pairs, pd.DataFrame) else (pairs or {}).get("data") or [] \
-        if isinstance(pairs, dict) else []
+    data = table_rows(pairs)
     rows = sum(any(str(cell).strip() not in ("", "None", "nan") for cell in row) for row in data)  # a blank row: none
     notes = []
     if proverb and resolve_proverb(proverb)[1] is None:

@@ -15,7 +15,7 @@ from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_C
                               candidates_from_lines, groups_from_csv, ratio, rerank, rerank_many, wordless_image)
 from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
-                     limited_textbox, role_notice, shorten, start_run, warn)
+                     limited_textbox, role_notice, shorten, start_run, table_rows, warn)
 from .help import tab_guide
 from .session_files import new_download, track
 
@@ -422,7 +422,7 @@ def scale_note(table, groups=None, shown=None) -> str:
     scored and how many go last for a flag (and which first); nothing without a table. With a CSV's `groups` (more
     than one literal sentence) and the picker's `shown` label: which of them the table shows, and where the others
     are."""
-    rows = table.get("data") if isinstance(table, dict) else None if table is None else table.values.tolist()
+    rows = table_rows(table)
     if not rows:
         return ""
     flag = SCREEN_COLUMNS.index("flag")
@@ -461,8 +461,7 @@ def weights_changed(table, scored_with, groups, shown, *knobs):
     """The status line when a weight slider, a weights button or the relevance choice moves: `STALE_NOTE` over a
     scored table whose settings (`scored_with`, kept when its run began) differ from the knobs' now; the table's own
     status line (`scale_note`) when they are the same again; no change without a table or a record."""
-    rows = table.get("data") if isinstance(table, dict) else None if table is None else table.values.tolist()
-    if not rows or not scored_with:
+    if not table_rows(table) or not scored_with:
         return gr.update()
     return picked_status(table, scored_with, groups, shown, *knobs)
 
@@ -471,8 +470,7 @@ def picked_status(table, scored_with, groups, shown, *knobs) -> str:
     """The status line over a table (after a scoring, or when the CSV's picker shows another of its literals):
     `STALE_NOTE` while the knobs differ from the settings it was scored with, else `scale_note`. The picker shows
     groups scored together, so a note that they wait for Rerank stays (it was replaced by "✅ Scored…")."""
-    rows = table.get("data") if isinstance(table, dict) else None if table is None else table.values.tolist()
-    if rows and scored_with and list(knobs) != list(scored_with):
+    if table_rows(table) and scored_with and list(knobs) != list(scored_with):
         return STALE_NOTE
     return scale_note(table, groups, shown)
 
