@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import InputError, StudioError
 from ..hauser.service import (CONTRADICTION_GATE, DEFAULT_QUALITY_WEIGHTS, DEFAULT_RANK_WEIGHTS, PAPER_QUALITY_WEIGHTS,
-                              PAPER_RANK_WEIGHTS, RerankResult, Settings, check_group, rerank, rerank_many)
+                              PAPER_RANK_WEIGHTS, RerankResult, Settings, check_group, ratio, rerank, rerank_many)
 from . import add_json_flag
 
 BATCH_CHUNK = 500  # groups per model pass: large enough to batch well, small enough to show progress
@@ -31,8 +31,8 @@ def register(sub) -> None:
                         "served: 5/6, 1/6, 0, which writers' verdicts preferred (docs/hauser.md)")
     p.add_argument("--rank-weights", type=float, nargs=3, default=list(DEFAULT_RANK_WEIGHTS), metavar=("Q", "C", "I"),
                    help="weights of the quality, creativity and informativeness rankings (default "
-                        f"{' '.join(f'{w:g}' for w in DEFAULT_RANK_WEIGHTS)}, which writers' verdicts preferred; "
-                        f"the paper's: {' '.join(f'{w:g}' for w in PAPER_RANK_WEIGHTS)})")
+                        f"{ratio(DEFAULT_RANK_WEIGHTS).replace(' : ', ' ')}, which writers' verdicts preferred; "
+                        f"the paper's: {ratio(PAPER_RANK_WEIGHTS).replace(' : ', ' ')})")
     p.add_argument("--relevance", choices=["eq2", "eq3"], default="eq2",
                    help="eq2: Σ n(t,p,v)·P(t,p,v) over KB triplets (default); eq3: the pair count n(t, v)")
     p.add_argument("--lm-relevance", type=float, default=None, metavar="λ",

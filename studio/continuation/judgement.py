@@ -3,6 +3,8 @@ signal beside the cross-encoder: an option that only says the narrative's last s
 the judges that use them (crossjudge.py, judge.py)."""
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 
 from ..figures.english import content_lemmas
@@ -35,7 +37,12 @@ def restates(option: str, narrative: str) -> bool:
     adjectives, adverbs; lemmas) and all of them are the last sentence's ("He bit the bullet." after "…Finally he
     decided to bite the bullet."). The benchmark's options almost never do (28 of 10,280 train options, as often the
     plausible one as not)."""
-    parser = get_registry().get("parser")
+    return _restates(get_registry().get("parser"), option, narrative)
+
+
+@functools.lru_cache(maxsize=256)
+def _restates(parser, option: str, narrative: str) -> bool:
+    """`restates` for one parser, memoised: a judgement asks it of each option, and the tab's verdict line again."""
     said = content_lemmas(parser(" ".join(blank_markup(option).split())))
     return bool(said) and said <= content_lemmas(parser(last_sentence(blank_markup(narrative))))
 

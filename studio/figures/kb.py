@@ -346,11 +346,12 @@ class SimileKB:
 
     # ------------------------------------------------------------------ embedding back-off
 
-    def _spelled(self, head: str) -> str:
+    def _spelled(self, head: str, known=None) -> str:
         """A head key as the embedder should read it: the build's lemmatizer left some keys that are no words
         ("glaci" for "glacier", "lightne" for "lightning"), whose embeddings found nonsense neighbours ("glaci" →
         "gyves"); such a key is read as the shortest word the build lemmatized to it. A key that is a word (or has
-        no such word, or without the spelling dictionary) is read as it is."""
+        no such word, or without the spelling dictionary) is read as it is. `known`: the dictionary's test, when the
+        caller holds it (`_spelling`)."""
         if self._written_heads is None:
             written: dict[str, str] = {}
             for word, lemma in self._lemmas.items():
@@ -360,11 +361,16 @@ class SimileKB:
         word = self._written_heads.get(head)
         if word is None:
             return head
+        known = self._spelling() if known is None else known
+        return head if known is False or known(head) else word
+
+    @staticmethod
+    def _spelling():
+        """The spelling dictionary's test of a word, or False without the dictionary."""
         try:
-            known = get_registry().get("spelling").known
+            return get_registry().get("spelling").known
         except ModelUnavailable:
-            return head
-        return head if known(head) else word
+            return False
 
     def _neighbours(self, head: str) -> list[tuple[str, float]]:
         """Known vehicle heads nearest to an unseen head by the embedder; [] when none is close enough or the
@@ -385,7 +391,8 @@ class SimileKB:
         todo = sorted({h for h in heads if h and h not in self._neighbour_cache})
         if not todo:
             return
-        sims = embedder.encode([self._spelled(h) for h in todo]) @ matrix.T
+        known = self._spelling()
+        sims = embedder.encode([self._spelled(h, known) for h in todo]) @ matrix.T
         for head, row in zip(todo, sims):
             order = np.argsort(-row)[:EMBEDDING_NEIGHBOURS]
             self._neighbour_cache[head] = [(names[i], float(row[i])) for i in order
@@ -401,7 +408,8 @@ class SimileKB:
         key = embedder.model_id
         if self._head_index is None or self._head_index[0] != key:
             names = sorted(h for h in self._head_vehicles if h)
-            self._head_index = (key, names, _cached_embeddings(embedder, [self._spelled(h) for h in names]))
+            known = self._spelling()
+            self._head_index = (key, names, _cached_embeddings(embedder, [self._spelled(h, known) for h in names]))
         _, names, matrix = self._head_index
         return names, matrix, embedder
 

@@ -23,6 +23,7 @@ NOT_MANNER = {"really", "truly", "likely", "only", "nearly", "simply", "merely",
 #: words that may stand before a manner adverb and go with it ("very slowly", "so very quietly")
 _DEGREE = r"(?:(?:very|really|so|quite|extremely|incredibly|terribly|rather|too|pretty|awfully|most|more)\s+)*"
 _WORDS = re.compile(r"[a-z0-9']+")
+_ANY_CASE_WORDS = re.compile(_WORDS.pattern, re.IGNORECASE)
 #: words that open a clause of their own after an image, not words about it ("…like a snail and fell asleep")
 _JOINERS = {"and", "but", "or", "so", "then", "yet", "while", "because", "until", "before", "after", "when"}
 #: what ends a sentence or a clause, or opens a bracket, between an image and the literal's next words
@@ -70,13 +71,13 @@ def stand_in(literal: str, candidate: str, simile: Simile | None, antonyms: dict
     door." (a clause of its own) and a rewrite in other words do not."""
     if simile is None or simile.comparator != "like" or "vehicle" not in simile.spans:
         return None
+    start, end = simile.spans["comparator"][0], simile.spans["vehicle"][1]
+    before = _WORDS.findall(candidate[:start].lower())
+    after = list(_ANY_CASE_WORDS.finditer(candidate[end:]))
     for match in re.finditer(rf"\b{_DEGREE}([A-Za-z]+ly)\b", literal, flags=re.IGNORECASE):
         adjective = _adverb_adjective(match.group(1), antonyms)
         if adjective is None:
             continue
-        start, end = simile.spans["comparator"][0], simile.spans["vehicle"][1]
-        before = _WORDS.findall(candidate[:start].lower())
-        after = list(re.finditer(_WORDS.pattern, candidate[end:], flags=re.IGNORECASE))
         wanted = _WORDS.findall((literal[:match.start()] + " " + literal[match.end():]).lower())
         # the words after the vehicle that describe the image ("like a tortoise carrying its house on its back") go
         # with the simile when the literal's own words follow them; a clause ("and fell"), a sentence's end or a

@@ -55,7 +55,7 @@ SCORES_NOTE = (
     + f"; the paper's {ratio(PAPER_RANK_WEIGHTS)} is a button away). "
     "Each 0–1 column compares the candidates of *this list* (1 = the best here, 0 = the weakest here; 0.5 when "
     "they all tie): **quality** mixes relevance, logic and sentiment by the weights α : β : γ (served "
-    + " : ".join(map(str, DEFAULT_QUALITY_PARTS))
+    + ratio(DEFAULT_QUALITY_PARTS)
     + (", so sentiment is shown but not counted unless γ is set" if not DEFAULT_QUALITY_PARTS[2] else "")
     + "). **creativity**: how "
     "unexpected the image is — rarely used in the knowledge base's similes and unexpected for a language "
@@ -414,7 +414,8 @@ def flags_shown(row: dict) -> str:
         return "no simile"
     return ", ".join(name for name, on in (("contradicts", row.get("contradicts")),
                                            ("off the sentence", row.get("off_sentence")),
-                                           ("no words", wordless_image(row["vehicle"]))) if on)
+                                           ("no words", row["no_words"] if "no_words" in row
+                                            else wordless_image(row["vehicle"]))) if on)
 
 
 def scale_note(table, groups=None, shown=None) -> str:
@@ -449,21 +450,11 @@ def scale_note(table, groups=None, shown=None) -> str:
 STALE_NOTE = ("⚠️ The settings changed after this table was scored: press **Rerank** to order the candidates by "
               "them (the table still shows the order of the settings it was scored with, named under *Why these "
               "scores*).")
-#: the settings a scored table depends on, in the order of `run_rerank`'s arguments after the two texts
-KNOBS = ("alpha", "beta", "gamma", "w_quality", "w_creativity", "w_inform", "relevance")
-
-
-def _settings_of(*knobs) -> list:
-    return list(knobs)
-
-
 def weights_changed(table, scored_with, groups, shown, *knobs):
-    """The status line when a weight slider, a weights button or the relevance choice moves: `STALE_NOTE` over a
-    scored table whose settings (`scored_with`, kept when its run began) differ from the knobs' now; the table's own
-    status line (`scale_note`) when they are the same again; no change without a table or a record."""
-    if not table_rows(table) or not scored_with:
-        return gr.update()
-    return picked_status(table, scored_with, groups, shown, *knobs)
+    """The status line when a weight slider, a weights button or the relevance choice moves: `picked_status` over a
+    scored table whose settings were recorded (`scored_with`, kept when its run began); no change without either."""
+    return picked_status(table, scored_with, groups, shown, *knobs) if table_rows(table) and scored_with \
+        else gr.update()
 
 
 def picked_status(table, scored_with, groups, shown, *knobs) -> str:
@@ -572,14 +563,15 @@ def fill_from_polish(literal: str, candidates: list[str], polished: str | None =
 CLEARED = (None, None, None, None, "", gr.update(choices=[], value=None, visible=False), [])
 
 
-def scoring(after, inputs: list, outputs: list, status, api_name, scored_with=None):
+def scoring(after, inputs: list, outputs: list, status, api_name, scored_with=None, knobs=()):
     """Chain a scoring run after `after` (a listener such as `button.click` or `dependency.success`): the results it
     replaces are cleared first, the progress and an error's mark sit on the table (never on the input boxes), and
     the status line says it runs, then nothing (done) or why it gave no result. `scored_with`: a state that keeps
-    the weights and relevance the run starts with (`weights_changed` compares them). Returns the run's dependency."""
+    the `knobs` (weights and relevance) the run starts with (`weights_changed` compares them). Returns the run's
+    dependency."""
     table = outputs[0]
     if scored_with is not None:
-        after(_settings_of, inputs=inputs[2:2 + len(KNOBS)], outputs=scored_with, api_name=False, queue=False,
+        after(lambda *values: list(values), inputs=list(knobs), outputs=scored_with, api_name=False, queue=False,
               show_progress="hidden")
     start = start_run("Scoring…", *CLEARED)
     run = after(start, outputs=[*outputs, status], api_name=False, queue=False, show_progress="hidden").success(
@@ -597,8 +589,8 @@ def finish(run, table, status, picker=()) -> None:
 
 
 def build_rerank_tab() -> dict:
-    """Returns {"literal", "candidates", "rerank_inputs", "rerank_outputs", "status", "run", "button", "scored_with"}
-    for wiring
+    """Returns {"literal", "candidates", "rerank_inputs", "rerank_outputs", "status", "run", "button", "scored_with",
+    "knobs"} for wiring
     from other tabs and the page (`button`: Rerank, which a CSV run disables while it reads the file)."""
     with gr.Tab(tab_title("hauser"), id="rerank"):
         gr.Markdown("Score simile candidates for a literal sentence with **HAUSER** (He et al., ACL 2023): quality = "
@@ -676,12 +668,12 @@ def build_rerank_tab() -> dict:
         outputs = [table, winner, chart, download, backends, group_choice, groups]
         scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS),
                                   clears=([*outputs, status], CLEARED)).success, inputs, outputs, status, "rerank",
-                scored_with)
+                scored_with, knobs)
         # the CSV's run fills the input boxes too; a bad file's error marks the table, not them
         # Rerank waits for the file (its first step disables the button, the run's end enables it): pressed while
         # the CSV was read, it scored the boxes' earlier text, and its table came after the file's, under the
         # file's first literal (a visitor's sweep, 2026-12-05)
-        upload.upload(_settings_of, inputs=knobs, outputs=scored_with, api_name=False, queue=False,
+        upload.upload(lambda *values: list(values), inputs=knobs, outputs=scored_with, api_name=False, queue=False,
                       show_progress="hidden")
         csv_run = upload.upload(start_run("Scoring the CSV…", *clear_results(), gr.update(interactive=False)),
                                 outputs=[*outputs, loaded, run, status], api_name=False, queue=False).then(
@@ -699,7 +691,7 @@ def build_rerank_tab() -> dict:
             queue=False, show_progress="hidden")
         build_imagine_topk(literal, table)
     return {"literal": literal, "candidates": candidates, "rerank_inputs": inputs, "rerank_outputs": outputs,
-            "status": status, "run": run_rerank, "button": run, "scored_with": scored_with}
+            "status": status, "run": run_rerank, "button": run, "scored_with": scored_with, "knobs": knobs}
 
 
 def wire_from_polish(polish: dict, rerank: dict, tabs: gr.Tabs) -> None:
@@ -715,4 +707,4 @@ def wire_from_polish(polish: dict, rerank: dict, tabs: gr.Tabs) -> None:
         send, inputs=[polish["literal"], polish["candidates"], polish["polished"]],
         outputs=[rerank["literal"], rerank["candidates"], tabs], api_name=False)
     scoring(sent.success, rerank["rerank_inputs"], rerank["rerank_outputs"], rerank["status"], False,
-            rerank["scored_with"])
+            rerank["scored_with"], rerank["knobs"])
