@@ -45,12 +45,20 @@ def test_cancelled_continue_stops_decoding(client, slow_draws):
 def test_cancelled_polish_stops_before_the_next_strategy(client, monkeypatch):
     from studio.similes import polish as P
 
-    calls, real_insertion = [], P.vehicles_by_insertion
+    from studio.ui.common import cancelled
+
+    calls, real_insertion, returned = [], P.vehicles_by_insertion, threading.Event()
 
     def slow_insertion(*args, **kwargs):
+        # busy until the server has taken the Stop (at most 20 s): a fixed 3 s raced the cancel on a loaded CI machine
         calls.append("insertion")
-        time.sleep(3)
-        return real_insertion(*args, **kwargs)
+        deadline = time.monotonic() + 20
+        while not cancelled() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        try:
+            return real_insertion(*args, **kwargs)
+        finally:
+            returned.set()
 
     def counted_retrieval(*args, **kwargs):
         calls.append("retrieval")
@@ -61,5 +69,6 @@ def test_cancelled_polish_stops_before_the_next_strategy(client, monkeypatch):
     job = client.submit("The old house creaked in the wind.", ["insertion", "retrieval"], 10, 0, api_name="/polish")
     wait_for(lambda: "insertion" in calls, what="polishing to start")
     job.cancel()
-    time.sleep(4)
+    wait_for(returned.is_set, what="the strategy under way to finish")
+    time.sleep(1)
     assert calls == ["insertion"], "the next strategy ran after Stop"
