@@ -153,14 +153,16 @@ def open_page(browser, url, width=1400, height=1000, clipboard: bool = False):
 
 
 @pytest.fixture(scope="module")
-def shots():
-    """Where a module's screenshots go: $STUDIO_SCREENSHOTS, or a temporary folder."""
-    import tempfile
+def shots(tmp_path_factory):
+    """Where a module's screenshots go: $STUDIO_SCREENSHOTS, or pytest's temporary folder (it keeps the last three
+    runs' folders and deletes older ones, so repeated runs leave no screenshots behind)."""
     from pathlib import Path
 
-    folder = Path(os.environ.get("STUDIO_SCREENSHOTS") or tempfile.mkdtemp(prefix="studio-shots-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    if os.environ.get("STUDIO_SCREENSHOTS"):
+        folder = Path(os.environ["STUDIO_SCREENSHOTS"])
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    return tmp_path_factory.mktemp("shots")
 
 
 #: the two screens every browser check runs at (issue 19): a laptop and a phone

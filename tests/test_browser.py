@@ -3,21 +3,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
 
 from conftest import needs_chromium, wait_for_tab
 
 pytestmark = [pytest.mark.browser, needs_chromium]
-
-
-@pytest.fixture(scope="module")
-def shots():
-    folder = Path(os.environ.get("STUDIO_SCREENSHOTS") or tempfile.mkdtemp(prefix="studio-shots-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def test_every_tab_opens(page, shots):
