@@ -284,3 +284,23 @@ def test_a_typed_proverb_is_aligned_as_typed_in_english_and_said_to_be_no_catalo
     assert "No phrase" in alignment_note("Kill two birds with one stone", table.iloc[:0])
     assert "No phrase" in alignment_note("Kill two birds with one stone", {"data": []})
     assert "No phrase" in alignment_note("Kill two birds with one stone", {"data": [["", "", "", ""]]})  # blank row
+
+
+def test_one_align_click_checks_a_typed_proverbs_language_once(tiny_registry, monkeypatch):
+    """Align's highlight, the alignment and the line under it each resolve the proverb: a typed one's language was
+    checked three times a click. Resolved once; a refusal is not remembered (it is raised again)."""
+    import studio.proverbs.service as service
+    from studio.ui.proverbs_tab import alignment_note, show_alignment
+
+    calls = []
+    real = service.refuse_non_english
+    monkeypatch.setattr(service, "refuse_non_english", lambda text, what: calls.append(text) or real(text, what))
+    typed = "Never bet the whole barn on one spotted horse"
+    _, _, table = show_alignment(NARRATIVE, typed)
+    alignment_note(typed, table)
+    assert calls.count(typed) == 1
+    spanish = "Quien mucho abarca poco aprieta, y el que mucho habla mucho yerra"
+    for _ in range(2):
+        with pytest.raises(InputError, match="proverb"):
+            service.resolve_proverb(spanish)
+    assert calls.count(spanish) == 2

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..errors import InputError, check_stop
-from ..figures.english import misspellings, spelling_note
+from ..figures.narrative import spelling_notice
 from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
 from .decoding import Sample, ensemble_sample
@@ -161,7 +161,7 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     text, expr = find_expression(raw)
     ended = ended_sentence(text)  # what the small models continue: "…high and dry" would get ". I was sad." first
     notes = [note + "." for note in mark_notes(raw)]
-    if typos := spelling_note(raw, misspellings(raw), what="story"):  # a notice: the models read it as typed
+    if typos := spelling_notice(raw):  # a notice: the models read it as typed
         notes.append(typos)
     if expr is None and (held := untaken_idiom(text)):
         notes.append(f"“{held}”, which ends the story, is a Wiktionary idiom that is mostly read literally, so it was "

@@ -3,6 +3,7 @@ align a proverb with it, and find narratives with similar motifs; the limits and
 usage note, and whether the encoders are loaded yet. Embeddings come from the registry's embedder."""
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -12,7 +13,9 @@ import numpy as np
 
 from ..embeddings import embed_cached
 from ..errors import InputError, require_text
-from ..figures.english import misspellings, refuse_non_english, spelling_note
+from ..figures.english import refuse_non_english
+from ..figures.narrative import (MAX_NARRATIVE_CHARS, MIN_NARRATIVE_WORDS, clean_narrative, spelling_notice,
+                                too_few_words)
 from ..models import READY, ModelUnavailable, get_registry
 from . import alignment
 from .alignment import DEFAULT_THRESHOLD
@@ -20,13 +23,10 @@ from .catalog import Proverb, load_catalog, usage_note
 from .index import ALIGNMENT_ROLE, EMBEDDER_ROLE, TUNED_ROLE, get_index
 from .motifs import DEFAULT_METHOD, METHODS, similarity_matrix
 from .scorer import FineTunedPart, Scorer, adapters
-from ..textspans import blank_markup, prose, word_count
+from ..textspans import blank_markup, prose
 
-MAX_NARRATIVE_CHARS = 4000
 log = logging.getLogger(__name__)
 MAX_POOL = 200  # narratives compared in one "similar" request
-#: a proverb sums up a story: a narrative of fewer words ("Hello.") is refused rather than given five proverbs
-MIN_NARRATIVE_WORDS = 3
 
 
 @dataclass
@@ -45,11 +45,6 @@ class Ranked:
 __all__ = ["MAX_NARRATIVE_CHARS", "MAX_POOL", "SHARED_TOP", "DEFAULT_THRESHOLD", "DEFAULT_METHOD", "METHODS",
            "ALIGNMENT_ROLE", "EMBEDDER_ROLE", "Ranked", "Similar", "align", "clean_narrative", "encoders_ready",
            "get_scorer", "ranking", "resolve_proverb", "similar", "spelling_notice", "usage_note"]
-
-
-def spelling_notice(narrative: str) -> str:
-    """A notice of the narrative's likely typos ("" for none; `english.misspellings`): the encoders read it as typed."""
-    return spelling_note(narrative, misspellings(narrative), what="story")
 
 
 def encoders_ready() -> bool:
@@ -131,12 +126,6 @@ def embed_narratives(texts: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
     return docs, sents
 
 
-def clean_narrative(text, what: str = "narrative") -> str:
-    narrative = require_text(text, what, MAX_NARRATIVE_CHARS)
-    refuse_non_english(narrative, what)
-    return narrative
-
-
 def _softmax(x: np.ndarray) -> np.ndarray:
     z = np.exp(x - x.max())
     return z / z.sum()
@@ -155,8 +144,7 @@ def story(narrative: str) -> str:
     """The cleaned narrative, or an InputError when it is too short to carry a proverb ("Hello."): the check of
     every Proverbs mode (recommend, align, similar)."""
     narrative = clean_narrative(narrative)
-    words = word_count(narrative)
-    if words < MIN_NARRATIVE_WORDS:
+    if (words := too_few_words(narrative)) is not None:  # "Hello." is refused rather than given five proverbs
         raise InputError(f"The narrative is too short to carry a proverb ({words} word{'s' if words != 1 else ''}): "
                          f"a proverb sums up a story, so tell what happened in a sentence or more (at least "
                          f"{MIN_NARRATIVE_WORDS} words).")
@@ -182,9 +170,13 @@ def ranking(narrative: str, k: int | None = None) -> list[Ranked]:
 
 def resolve_proverb(key: str) -> tuple[str, Proverb | None]:
     """(proverb text, catalog entry or None) for an id, quote_id or text; unknown text is aligned as it is, once it
-    reads as English (a Spanish proverb aligned with an English story found nothing, and said nothing of why)."""
-    key = require_text(key, "proverb", 500)
-    catalog = load_catalog()
+    reads as English (a Spanish proverb aligned with an English story found nothing, and said nothing of why).
+    Memoised: one Align click resolves its proverb for the highlight, the alignment and the note."""
+    return _resolve(load_catalog(), require_text(key, "proverb", 500))
+
+
+@functools.lru_cache(maxsize=64)
+def _resolve(catalog, key: str) -> tuple[str, Proverb | None]:  # keyed by the catalog: a rebuilt one is new
     i = catalog.find(key)
     if i is not None:
         return catalog[i].text, catalog[i]
