@@ -110,8 +110,9 @@ CAPABILITIES: tuple[Capability, ...] = (
 STUDIO_TABS = ("studio.ui.models_tab:build_models_tab", "studio.ui.about_tab:build_about_tab")
 STUDIO_COMMANDS = ("studio.cli.models_cmd", "studio.cli.groups")
 STUDIO_TARGETS = {"eval": {"all": "studio.lab.evaluation.cli:run_all", "table": "studio.lab.evaluation.cli:table"}}
-#: the evaluation of what every front door shares (the English check, studio/figures/english.py)
-STUDIO_EVALUATIONS = {"language": "studio.lab.evaluation.language:LanguageEvaluation"}
+#: the evaluations of what every front door shares (the English check and the typo notice, studio/figures/english.py)
+STUDIO_EVALUATIONS = {"language": "studio.lab.evaluation.language:LanguageEvaluation",
+                      "spelling": "studio.lab.evaluation.spelling:SpellingEvaluation"}
 
 
 def tabs() -> list[str]:

@@ -207,3 +207,47 @@ def test_a_storys_typos_are_named_in_continue_and_proverbs():
     clean = continue_narrative("Jon forgot his wife's birthday, and now he is [in the dog house].",
                                Settings(mode="plain", n=1, seed=0, max_new_tokens=4)).notes
     assert not any(n.startswith("Check the spelling") for n in clean)
+
+
+def test_a_typo_with_several_words_one_edit_away_is_read_in_its_sentence(offline):
+    """A visitor's "sik" was offered "sit" and "tird" "third" wherever they stood (the most frequent word one edit
+    away): the `lm` reads each candidate in the typo's sentence, the sentence's other typos read as corrected
+    ("He ran fsat lik the wind.": "feat" read best beside the typo "lik")."""
+    cases = {"I feel sik today.": {"sik": "sick"},
+             "She came tird in the race.": {"tird": "third"},
+             "I am so tird, I could sleep for a week.": {"tird": "tired"},
+             "He ran fsat lik the wind.": {"fsat": "fast", "lik": "like"},
+             "The nigth was vry drak.": {"nigth": "night", "vry": "very", "drak": "dark"},
+             "THE NIGTH WAS DRAK.": {"NIGTH": "night", "DRAK": "dark"}}  # shouted: read in lower case
+    for text, expected in cases.items():
+        assert dict(_found(text)) == expected, text
+
+
+def test_the_reading_in_context_is_the_typos_sentence_with_its_other_typos_corrected(monkeypatch):
+    """What the `lm` is asked: the typo's own sentence (not the text before it), each candidate in the typo's place
+    followed by the sentence's rest, the other typos of the text written as their most frequent word; its order
+    decides. The tiny profile's random LM is never asked (the frequency order stands)."""
+    import studio.models as models
+
+    real = models.get_registry()
+    asked = []
+
+    class LM:
+        def loglik_shared(self, context, continuations):
+            asked.append((context, list(continuations)))
+            return [(-1.0 if c.startswith(" sick") else -5.0, 1) for c in continuations]
+
+    class Registry:
+        profile = "offline"
+
+        def get(self, role):
+            return LM() if role == "lm" else real.get(role)
+
+    assert _found("It rained. She was sik of teh rain! Then it stopped.")[0] == ("sik", "sit")  # tiny: frequency
+    assert asked == []
+    monkeypatch.setattr(models, "get_registry", lambda: Registry())
+    found = _found("It rained. She was sik of teh rain! Then it stopped.")
+    assert found[0] == ("sik", "sick")
+    context, continuations = asked[0]
+    assert context == "She was"
+    assert " sick of the rain!" in continuations and " sit of the rain!" in continuations

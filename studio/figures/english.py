@@ -197,7 +197,7 @@ def misspellings(text: str) -> list[Misspelling]:
     as typed."""
     dictionary = _dictionary()
     shouting = text.upper() == text
-    out, seen = [], set()
+    found, seen = [], set()  # Misspellings, and (typed word, its pool, how else to correct it) still to decide
     blanked = blank_markup(text)
     for m in _WORD.finditer(blanked):
         word = m.group()
@@ -207,7 +207,7 @@ def misspellings(text: str) -> list[Misspelling]:
             suggestion = None if word.lower() in seen else _swapped_function_word(dictionary, word, blanked[:m.start()])
             if suggestion:
                 seen.add(word.lower())
-                out.append(Misspelling(word, suggestion))
+                found.append(Misspelling(word, suggestion))
             continue
         if word.isupper() and not shouting:  # an acronym
             continue
@@ -215,13 +215,60 @@ def misspellings(text: str) -> list[Misspelling]:
         if lower in seen or _known(dictionary, lower):
             continue
         seen.add(lower)
+        apostrophe = _apostrophe(dictionary, lower)
+        found.append((m, lower, [] if apostrophe else dictionary.candidates(lower), apostrophe))
+    # where a typo has several candidates, the one that reads best in its sentence, the other typos there read as
+    # their likeliest words ("I feel sik." → "sick", not the more frequent "sit"; "He ran fsat lik the wind.")
+    likeliest = {entry[1]: entry[2][0] for entry in found if not isinstance(entry, Misspelling) and entry[2]}
+    reading = blanked.lower() if shouting and len(blanked.lower()) == len(blanked) else blanked
+    out = []
+    for entry in found:
+        if isinstance(entry, Misspelling):
+            out.append(entry)
+            continue
+        m, lower, pool, apostrophe = entry
+        if len(pool) > 1:  # a shouted text is read in lower case, as its candidates are written
+            pool = _in_context(reading, m.start(), m.end(), tuple(pool), likeliest)
         squeezed = _squeezed(lower)
-        suggestion = _apostrophe(dictionary, lower) or dictionary.correction(lower) or (
+        suggestion = apostrophe or (pool[0] if pool else None) or (
             squeezed != lower and (dictionary.correction(squeezed) or squeezed))
         close = suggestion and (_one_edit(lower, suggestion) or squeezed == _squeezed(suggestion))
         if close and suggestion != lower and suggestion.isascii() and dictionary.known(suggestion):
-            out.append(Misspelling(word, suggestion))
+            out.append(Misspelling(m.group(), suggestion))
     return out
+
+
+#: a sentence's end, where the context a typo's candidates are read in starts and stops
+_SENTENCE_END = re.compile(r"[.!?…]+[\"'’”)\]]*(?=\s)")
+
+
+def _in_context(text: str, start: int, end: int, pool: tuple[str, ...], likeliest: dict[str, str]) -> list[str]:
+    """`pool` (a typo's candidate words, most frequent first) ordered by the `lm` role's log-probability of each
+    written in the typo's place, read with the rest of its sentence after it: P(candidate + rest | sentence before),
+    the sentence's other typos (`likeliest`: typo → its most frequent candidate) read as corrected. A typo's own
+    letters seldom tell its word apart; its sentence does ("I feel sik today." → "sick", where the most frequent word
+    one edit away is "sit"). Chosen on typed sentences of the shared data with one typo each
+    (docs/experiments.md#spelling-in-context). The frequency order stands where no trained LM is served (the tiny
+    profile's is random) or it cannot load."""
+    from ..models import ModelUnavailable, get_registry
+
+    registry = get_registry()
+    if registry.profile == "tiny":
+        return list(pool)
+    try:
+        lm = registry.get("lm")
+    except ModelUnavailable:
+        return list(pool)
+    begin = max((m.end() for m in _SENTENCE_END.finditer(text, 0, start)), default=0)
+    stop = next((m.end() for m in _SENTENCE_END.finditer(text, end)), len(text))
+
+    def read(piece: str) -> str:
+        return _WORD.sub(lambda w: likeliest.get(w.group(), w.group()), piece)
+
+    before, rest = read(text[begin:start]).lstrip(), read(text[end:stop])
+    context = before.rstrip(" ")
+    scores = [score for score, _ in lm.loglik_shared(context, [before[len(context):] + c + rest for c in pool])]
+    return [pool[k] for k in sorted(range(len(pool)), key=lambda k: -scores[k])]
 
 
 #: what may stand before a sentence's first word: the text's start or a sentence's end, then spaces and opening quotes

@@ -228,11 +228,18 @@ class SpellingDictionary(Role):
     def known(self, word: str) -> bool:
         """Whether the dictionary knows the (lower-case) word."""
 
-    @abstractmethod
     def correction(self, word: str) -> str | None:
         """The likeliest known word one edit from the (lower-case) word, or None (one edit keeps it fast: two edits
         of a long word are hundreds of thousands of candidates); one that keeps the word's first letter, or swaps two
         neighbouring letters back, before any other."""
+        found = self.candidates(word)
+        return found[0] if found else None
+
+    @abstractmethod
+    def candidates(self, word: str) -> list[str]:
+        """The known words a (lower-case) word not known may stand for, likeliest first by frequency: one edit from
+        it, those that keep its first letter or swap two neighbouring letters back before (and instead of) any
+        other; the word itself when known; [] for none."""
 
 
 class Parser(Role):

@@ -16,7 +16,8 @@ PAGE_START, PAGE_END = "<!-- figures: begin -->", "<!-- figures: end -->"
 PAGES = {"hauser": "hauser.md", "nli": "hauser.md", "sentiment": "hauser.md",
          "polish": "similes.md", "polish-read": "similes.md", "polish-ranker": "similes.md", "components": "similes.md",
          "continuation": "continuation.md", "continuation-read": "continuation.md",
-         "proverbs": "proverbs.md", "language": "robustness.md"}
+         "proverbs": "proverbs.md", "language": "robustness.md",
+         "spelling": "robustness.md"}
 
 
 def _rows(results: list[dict]) -> list[str]:

@@ -63,22 +63,21 @@ class PySpellChecker(SpellingDictionary):
     def known(self, word: str) -> bool:
         return word in self._checker
 
-    def correction(self, word: str) -> str | None:
-        """The most frequent known word one edit away that keeps the word's first letter or swaps two neighbouring
-        letters back (a typo rarely hits the first letter otherwise: "wather" → "water", not "father"; "adress" →
-        "address", not "dress"; "hte" → "the"), else of any."""
+    def candidates(self, word: str) -> list[str]:
+        """The known words one edit away, most frequent first: those that keep the word's first letter or swap two
+        neighbouring letters back (a typo rarely hits the first letter otherwise: "wather" → "water", not "father";
+        "adress" → "address", not "dress"; "hte" → "the"), else any; only the accented word for one typed without
+        its accent ("cafe" → "café")."""
         if word in self._checker:
-            return word
+            return [word]
         found = sorted(self._checker.candidates(word) or ())
-        if not found:
-            return None
-        accented = [c for c in found if _unaccented(c) == word]  # "cafe" is "café" typed without its accent
+        accented = [c for c in found if _unaccented(c) == word]
         if accented:
-            return accented[0]
+            return accented[:1]
         # two neighbouring letters swapped is a common typo, the first letter's included ("hte" → "the", "nad" →
         # "and"): such a word stands beside those that keep the first letter
-        pool = [c for c in found if c[:1] == word[:1] or _swapped(c, word)]
-        return max(pool or found, key=self._checker.word_usage_frequency)
+        pool = [c for c in found if c[:1] == word[:1] or _swapped(c, word)] or found
+        return sorted(pool, key=self._checker.word_usage_frequency, reverse=True)
 
     def close(self) -> None:
         self._checker = None
