@@ -60,7 +60,11 @@ def polish_blind_read() -> str:
 
 
 def fmt(value) -> str:
-    return "—" if value is None else f"{value:.3f}"
+    """A figure as the tables show it: a share or a correlation to three places ("0.794"), a score on a larger scale
+    to one ("18.6" for ROUGE-L, not "18.600" beside the shares)."""
+    if value is None:
+        return "—"
+    return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3f}"
 
 
 def with_interval(figure: dict) -> str:

@@ -119,3 +119,21 @@ def test_imagine_off_is_one_panel_with_disabled_buttons(offline_page, shots):
     select_tab(page, "Models")
     page.get_by_text("no CLIP weights ship").filter(visible=True).first.wait_for(timeout=10_000)
     page.screenshot(path=str(shots / f"models-offline-{_size(page)}.png"), full_page=True)
+
+
+def test_an_edit_of_what_was_judged_takes_the_verdict_away(offline_page):
+    """A visitor judged a pair, changed continuation 1, and the old "Too close to call … 52 %" stayed beside the new
+    text: typing in the narrative or a continuation empties the verdict and the bars until Judge runs again."""
+    from studio.ui.continue_tab import JUDGE_EXAMPLES
+
+    page = offline_page
+    select_tab(page, "Continue")
+    page.get_by_text(JUDGE_EXAMPLES[0][1][:30], exact=False).filter(visible=True).first.click()
+    page.wait_for_function("() => /continuation/.test(document.querySelector('#judge-verdict')?.innerText || '')",
+                           timeout=RESULT_TIMEOUT_MS)
+    box = page.get_by_label("Continuation 1").filter(visible=True).first
+    box.click()
+    box.press("End")
+    page.keyboard.type(" Then")
+    page.wait_for_function("() => !(document.querySelector('#judge-verdict')?.innerText || '').trim()",
+                           timeout=10_000)

@@ -97,3 +97,17 @@ def test_identical_samples_share_one_row():
 
     rows = merge_identical([Sample("He left.", 3), Sample("She stayed.", 4), Sample("He left.", 3)])
     assert [(r.text, r.samples) for r in rows] == [("He left.", 2), ("She stayed.", 1)]
+
+
+def test_a_sentence_with_and_without_its_closing_quote_is_one_row():
+    """A visitor's context mode listed 'He said, "I am God."' and 'He said, "I am God.' as two continuations (52.5 %
+    and 47.5 %): one row, its quotes closed, counting both samples."""
+    from studio.continuation.decoding import Sample
+    from studio.continuation.generate import merge_identical
+
+    rows = merge_identical([Sample('He said, "I am God.', 6, complete=False), Sample("She left.", 3),
+                            Sample('He said, "I am God."', 7)])
+    assert [(r.text, r.samples, r.tokens, r.cut) for r in rows] == [('He said, "I am God."', 2, 7, False),
+                                                                    ("She left.", 1, 3, False)]
+    rows = merge_identical([Sample("He said, “Go.”", 4), Sample("He said, “Go.", 3)])
+    assert [(r.text, r.samples) for r in rows] == [("He said, “Go.”", 2)]

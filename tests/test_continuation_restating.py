@@ -200,3 +200,19 @@ def test_why_here_says_what_fluency_is_in_tuned_mode():
     notes = why_here(rows, "tuned")
     assert notes[0] == ("placed by fluency and plausibility together (fluency -1.78: the language model's mean "
                         "log-probability per token; nearer 0 reads more naturally)")
+
+
+def test_a_comparison_of_degree_with_no_image_stacks_no_simile():
+    """A visitor's "…putting out the fire as efficiently as possible." was placed lower as "stacks a new simile":
+    "as … as possible", "as hard as she could", "as soon as" compare no image (Rule S2)."""
+    from studio.continuation.writing import slips
+
+    story = "The alarm rang and the recruit ran into the burning house as brave as a lion."
+    for line in ("The firefighters were quick to act, putting out the fire as efficiently as possible.",
+                 "She worked as hard as she could to make sure everyone would be happy.",
+                 "She called the fire department as soon as the alarm went off.",
+                 "It's not as bad as I thought.", "He looked forward to the job as much as he dreaded it."):
+        assert "stacks a new simile" not in slips(line, story, None), line
+    for line in ("His face was as white as a sheet.", "She ran like a deer.", "It felt like a dream.",
+                 "He was as quiet as the grave."):
+        assert "stacks a new simile" in slips(line, story, None), line

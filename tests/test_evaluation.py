@@ -180,7 +180,7 @@ def test_readme_table_shows_an_interval():
     from studio.results import with_interval
 
     assert with_interval({"value": 0.7945, "interval95": [0.741, 0.8402]}) == "0.794 [0.74, 0.84]"
-    assert with_interval({"value": 18.89}) == "18.890"
+    assert with_interval({"value": 18.89}) == "18.9"  # a ROUGE-L, on its own scale (a visitor read "18.600")
     assert with_interval({"value": None, "interval95": [0, 1]}) == "—"
     assert with_interval({"value": 0.7945, "interval95": [0.741, 0.8402], "prediction95": [0.7139, 0.8697],
                           "prediction_rows": 376}) == "0.794 [0.74, 0.84]; 376 others: [0.71, 0.87]"

@@ -128,3 +128,17 @@ def test_the_status_says_how_the_list_runs_after_the_writers_reread():
         mixed, True, ["writer"])
     short = replace(reread, candidates=reread.candidates[:10], delivered=10)
     assert "from place" not in _status(short, True, ["property"])
+
+
+def test_a_line_broken_off_before_the_token_limit_is_not_said_to_have_reached_it():
+    """A visitor's plain-mode line "He said: …" (6 tokens, the model wrote a new line) was said to have "reached the
+    limit of 20 new tokens" while the download said 6 tokens: a line that broke off early is said to have broken off,
+    and raising the limit is advised only for lines the limit cut."""
+    from studio.continuation.generate import Ranked, shortfall_lines
+
+    s = Settings(mode="plain", n=2, max_new_tokens=20).check()
+    lines = shortfall_lines([Ranked("He said:", None, 6, cut=True), Ranked("She ran and ran", None, 20, cut=True)], s)
+    assert [line.split(" ", 1)[0] for line in lines] == ["1", "1"]
+    assert "reached the limit of 20 new tokens" in lines[0] and "broke off at a new line" in lines[1]
+    early = shortfall_lines([Ranked("He said:", None, 6, cut=True), Ranked("He left.", None, 4)], s)
+    assert len(early) == 1 and "broke off" in early[0] and "Raise Max new tokens" not in early[0]

