@@ -153,6 +153,11 @@ def test_similar_orders_the_pool_and_validates():
         similar(NARRATIVE, ["  "])
     with pytest.raises(InputError, match="narrative on line 3 to compare"):  # a blank line 2 is no renumbering
         similar(NARRATIVE, [pool[0], "", "🐢", pool[1]])
+    # every refused line at once (a visitor mended three bad lines one retry at a time)
+    with pytest.raises(InputError) as refused:
+        similar(NARRATIVE, [pool[0], "🐢", "<script>alert(1)</script>", "Le chat dort sur le canapé depuis ce matin."])
+    message = str(refused.value)
+    assert all(f"line {k} to compare" in message for k in (2, 3, 4)) and "3 lines are refused" in message
     with pytest.raises(InputError):
         similar(NARRATIVE, pool, method="telepathy")
 

@@ -27,6 +27,7 @@ from ..textspans import blank_markup, prose
 
 log = logging.getLogger(__name__)
 MAX_POOL = 200  # narratives compared in one "similar" request
+MAX_REFUSALS_SAID = 5  # refused narratives of a "similar" request named in its message
 
 
 @dataclass
@@ -222,8 +223,18 @@ def similar(query: str, pool: list[str], method: str = DEFAULT_METHOD) -> list[S
         raise InputError("Give at least one other narrative to compare with (one per line).")
     if len(lines) > MAX_POOL:
         raise InputError(f"At most {MAX_POOL} narratives can be compared at once; {len(lines)} were given.")
-    # named by its line as typed (blank lines and the query's own copy are skipped, not renumbered)
-    pool = [clean_narrative(p, f"narrative on line {k} to compare") for k, p in lines]
+    # named by its line as typed (blank lines and the query's own copy are skipped, not renumbered); every refused
+    # line at once, so that a visitor mends them in one go
+    pool, refused = [], []
+    for k, p in lines:
+        try:
+            pool.append(clean_narrative(p, f"narrative on line {k} to compare"))
+        except InputError as exc:
+            refused.append(str(exc))
+    if refused:
+        more = f" ({len(refused)} lines are refused.)" if len(refused) > 1 else ""
+        raise InputError(" ".join(refused[:MAX_REFUSALS_SAID]) + (" …" if len(refused) > MAX_REFUSALS_SAID else "")
+                         + more)
     texts = [query] + pool
     # the query read alone, as the ranking reads it (a batch pads it, which can swap two close proverbs), so its
     # best proverbs here are the ranking's

@@ -44,7 +44,10 @@ JUDGE_NOTE = ("**P(plausible)**: which of the two continuations the judge finds 
               "are calibrated on held-out narratives: where it says 70 %, it was right about 7 times in 10 there; "
               "under 60 % for the more plausible one it says the pair is too close to call. "
               "It is still wrong about one time in five on held-out narratives, more often for similes, and it was "
-              "trained to tell a plausible option from an implausible one, not a good sentence from a weak one.")
+              "trained to tell a plausible option from an implausible one, not a good sentence from a weak one. "
+              "Its training pairs were two sentences written for the story, the plausible one true to the figure's "
+              "meaning: a story with no figure, or an option that breaks with the story altogether (“He flew "
+              "to the moon on a dragon.”), is outside what it learned, and it may call such a pair too close.")
 COLUMNS = ["#", "continuation", "plausible (%)", "why here"]
 #: what each number in the table means, shown under it
 TABLE_NOTE = ("**plausible (%)**: the judge's share of plausibility among the continuations shown (they add up to "
