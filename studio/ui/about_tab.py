@@ -51,12 +51,13 @@ def figures_text(results: list[dict] | None = None, in_use: str | None = None) -
             results = load_results()
         except (OSError, ValueError):
             results, skipped = [], 1
-    rows = ["| part | what was measured | split | n | studio | compared with |", "|---|---|---|---|---|---|"]
+    # the studio's figure right after what was measured: on a phone the columns after the third are off screen
+    rows = ["| part | what was measured | studio | split | n | compared with |", "|---|---|---|---|---|---|"]
     dates, profiles = set(), set()
     for r in results:
         try:
             lines = [(f"| {_cell(CAPABILITY.get(r['name'], r['name']))} | {_cell(f['metric'])} | "
-                      f"{_cell(f.get('split', '—'))} | {_cell(f.get('n', '—'))} | {with_interval(f)} | "
+                      f"{with_interval(f)} | {_cell(f.get('split', '—'))} | {_cell(f.get('n', '—'))} | "
                       + (f"{fmt(f['anchor']['value'])} ({_cell(f['anchor']['source'])})" if f.get("anchor") else "—")
                       + " |") for f in r["figures"] if f.get("headline", True)]
         except (KeyError, TypeError, ValueError):
