@@ -235,7 +235,8 @@ def build_proverbs_tab() -> None:
         gr.Markdown("### Similar narratives\nOther narratives ranked by how alike their proverb distributions are "
                     "(leave the box empty to compare with the example narratives).")
         with gr.Row():
-            pool = gr.Textbox(label="Narratives to compare (one per line)", lines=4, scale=3,
+            # min_width: on a phone the radio goes under the box, which was squeezed to 140 px beside it
+            pool = gr.Textbox(label="Narratives to compare (one per line)", lines=4, scale=3, min_width=320,
                               info=f"at most {MAX_POOL} narratives of up to {MAX_NARRATIVE_CHARS:,} characters each")
             method = gr.Radio([(METHOD_WORDS.get(m, m), m) for m in METHODS], value=DEFAULT_METHOD,
                               label="Similarity", scale=1)
