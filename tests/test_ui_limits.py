@@ -200,16 +200,3 @@ def test_the_judge_panel_says_what_it_was_told_of_the_figure_and_escapes_it():
     line = judge_verdict_line(bars, "After three nights without sleep, Marco <b>slept like a *log*</b>.",
                               "He woke at noon, rested.", "He was tired all day.")
     assert "the simile “slept like a \\*log\\*”" in line and "<b>" not in line
-
-
-def test_a_click_while_a_run_is_on_runs_after_it():
-    """A visitor typed another story while Continue ran and pressed Continue again: Gradio's default trigger mode
-    ("once") dropped the click, and the first story's continuations stayed under the second story. Every run's
-    handler holds the last such click and runs it after the run (`LAST_CLICK_RUNS`)."""
-    from studio.ui.app import build_demo
-
-    runs = {"polish", "components", "rerank", "imagine", "imagine_top_k", "proverbs", "align", "similar", "continue",
-            "judge"}
-    modes = {dep.get("api_name"): dep.get("trigger_mode") for dep in build_demo().get_config_file()["dependencies"]}
-    assert runs <= set(modes), runs - set(modes)
-    assert {name: modes[name] for name in runs} == {name: "always_last" for name in runs}

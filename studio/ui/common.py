@@ -303,12 +303,6 @@ def refuse_over_limit(*checks: tuple[str | None, str, int]) -> None:
             check_length(text, what, limit)
 
 
-#: the trigger mode of every run's handler: a click while a run is on is held and runs after it with the boxes as they
-#: are then (Gradio's default drops it: a visitor who typed another story and pressed Continue again got the first
-#: story's continuations under the second story)
-LAST_CLICK_RUNS = "always_last"
-
-
 def after_limit_check(trigger, *checks: tuple[gr.Textbox, str, int], clears: tuple[list, tuple] | None = None):
     """`trigger` (e.g. `button.click`) first runs a quick check of (box, what, limit) triples with no outputs; chain
     the real handler with `.success(...)`. An over-limit text then ends in one message naming the limit and no
@@ -354,8 +348,7 @@ def section_run(after, fn, inputs: list, outputs: list, status, *, busy: str, ap
         after = after_limit_check(after, *checks, clears=([*outputs, status], empty)).success
     start = after(start_run(busy, *empty), outputs=[*outputs, status], api_name=False, queue=False,
                   show_progress="hidden")
-    run = start.success(fn, inputs=inputs, outputs=outputs, api_name=api_name, scroll_to_output=scroll_to_output,
-                        trigger_mode=LAST_CLICK_RUNS)
+    run = start.success(fn, inputs=inputs, outputs=outputs, api_name=api_name, scroll_to_output=scroll_to_output)
     run.success(note or (lambda: ""), inputs=note_inputs, outputs=status, api_name=False, queue=False,
                 show_progress="hidden")
     run.failure(failed_run(*empty), outputs=[*outputs, status], api_name=False, queue=False)

@@ -10,9 +10,8 @@ from ..continuation.service import (MAX_NARRATIVE_CHARS, MAX_OPTION_CHARS, MODES
                                     continue_narrative, figure_told, judge_pair, percentages, restatement_note,
                                     restates, verdict)
 from ..results import BLIND_READ_KEPT_CONTINUE, measured
-from .common import (LAST_CLICK_RUNS, after_limit_check, cancellable, cancelled, escape, escape_markdown, examples,
-                     failed_run, guarded, highlight_pieces, limited_textbox, role_notice, section_run, start_run,
-                     stopped_line)
+from .common import (after_limit_check, cancellable, cancelled, escape, escape_markdown, examples, failed_run,
+                     guarded, highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -278,8 +277,7 @@ def build_continue_tab() -> None:
             api_name=False, queue=False, show_progress="hidden").success(
             cancellable(run_continue), [narrative, mode, n, seed, top_k, temperature, max_tokens, pool],
             [highlighted, info, table, inferences, downloads], api_name="continue",
-            # the bar also beside the narrative: the table is below a laptop's fold
-            show_progress_on=[table, info], trigger_mode=LAST_CLICK_RUNS)
+            show_progress_on=[table, info])  # the bar also beside the narrative: the table is below a laptop's fold
         run.failure(failed_run(None), outputs=[table, info], api_name=False, queue=False)
         # Stop cancels the run: the decoder sees `cancelled()` before its next token and ends
         stop.click(stopped_line("no continuation for this narrative; press Continue to run it again."), inputs=info,

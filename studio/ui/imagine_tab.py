@@ -11,8 +11,7 @@ from ..errors import InputError
 from ..imagine.service import (IMAGE_RANGE, MAX_GUIDANCE, MAX_SEEDS, MAX_SIZE, MAX_TEXT_CHARS, MAX_TOP_K, SIZE_STEP,
                                TEXT_IMAGE_RANGE, RenderCancelled, imagine_pair, imagine_top_k, outside_unit_interval,
                                profile_name, unavailable_roles)
-from .common import (LAST_CLICK_RUNS, after_limit_check, cancellable, cancelled, escape, examples, guarded,
-                     limited_textbox)
+from .common import after_limit_check, cancellable, cancelled, escape, examples, guarded, limited_textbox
 from .help import tab_guide
 from .session_files import new_download
 
@@ -247,7 +246,7 @@ def build_imagine_tab() -> None:
                                   (text_b, "second text", MAX_TEXT_CHARS)).success(
             cancellable(run_imagine), inputs=[text_a, text_b, n_seeds, seed, steps, size, guidance],
             outputs=[gallery, summary, seeds_table, metrics_table, chart, download], api_name="imagine",
-            trigger_mode=LAST_CLICK_RUNS, **RENDER_GROUP)
+            **RENDER_GROUP)
         stop_button.click(request_stop, cancels=[event], api_name="imagine_stop", queue=False)
 
 
@@ -346,8 +345,7 @@ def build_imagine_topk(literal: gr.Component, similes: gr.Component, *, column: 
             return gr.Gallery(columns=1 + (0 if ranking is None else len(ranking)))
 
         event = go_button.click(cancellable(run_topk), inputs=[literal, similes, k, n_seeds, seed, steps, size],
-                                outputs=[gallery, table], api_name="imagine_top_k", trigger_mode=LAST_CLICK_RUNS,
-                                **RENDER_GROUP)
+                                outputs=[gallery, table], api_name="imagine_top_k", **RENDER_GROUP)
         event.success(one_row_per_seed, inputs=table, outputs=gallery, api_name="imagine_top_k_layout",
                    api_visibility="undocumented", queue=False)
         stop_button.click(request_stop, cancels=[event], api_name="imagine_top_k_stop", queue=False)

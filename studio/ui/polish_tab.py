@@ -12,8 +12,8 @@ from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CH
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, PolishResult, components, polish,
                                about_keepers, offered, respelled_with_place, spelling_note, without_simile)
-from .common import (LAST_CLICK_RUNS, after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run,
-                     guarded, highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
+from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
+                     highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
                      table_rows, unescape_markdown, warn)
 from .help import tab_guide
 from .session_files import result_downloads
@@ -394,8 +394,7 @@ def build_polish_tab() -> dict:
                     start, outputs=start_outputs, api_name=False,
                     queue=False, show_progress="hidden").success(
                     cancellable(run_polish), inputs=[literal, strategies, n, seed, domain, register],
-                    outputs=polish_outputs, api_name=api_name, show_progress_on=[table, stale],
-                    trigger_mode=LAST_CLICK_RUNS)
+                    outputs=polish_outputs, api_name=api_name, show_progress_on=[table, stale])
                 for trigger, api_name in ((go.click, "polish"), (literal.submit, False), (respelling.success, False))]
         hide_respell = dict(fn=lambda: (gr.Button(visible=False), ""), outputs=[respell, respelled_text],
                             api_name=False, queue=False, show_progress="hidden")

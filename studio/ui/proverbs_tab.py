@@ -11,9 +11,8 @@ from ..capabilities import tab_title
 from ..proverbs.service import (ALIGNMENT_ROLE, DEFAULT_METHOD, DEFAULT_THRESHOLD, EMBEDDER_ROLE, MAX_NARRATIVE_CHARS,
                                 MAX_POOL, METHODS, SHARED_TOP, align, clean_narrative, encoders_ready, get_scorer,
                                 ranking, resolve_proverb, similar, spelling_notice, usage_note)
-from .common import (LAST_CLICK_RUNS, after_limit_check, escape, escape_markdown, examples, failed_run, guarded,
-                     highlight_pieces, limited_textbox, past_refusal, role_notice, section_run, shorten, start_run,
-                     table_rows)
+from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
+                     limited_textbox, past_refusal, role_notice, section_run, shorten, start_run, table_rows)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -260,7 +259,7 @@ def build_proverbs_tab() -> None:
             ranked = after_limit_check(trigger, narrative_limit, clears=(cleared, values)).success(
                 start, outputs=cleared, api_name=False, queue=False, show_progress="hidden").success(
                 recommend, inputs=[narrative, k], outputs=[full, chart, proverb, status, downloads],
-                api_name=api_name, show_progress_on=table, trigger_mode=LAST_CLICK_RUNS)
+                api_name=api_name, show_progress_on=table)
             ranked.success(screen_table, inputs=full, outputs=table, api_name=False, queue=False,
                            show_progress="hidden")
             section_run(ranked.success, show_alignment, [narrative, proverb], aligned, align_status,

@@ -14,8 +14,8 @@ from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_C
                               MAX_CSV_ROWS, PAPER_QUALITY_PARTS, PAPER_RANK_WEIGHTS, RerankResult, Settings,
                               candidates_from_lines, groups_from_csv, ratio, rerank, rerank_many, wordless_image)
 from .imagine_tab import build_imagine_topk
-from .common import (LAST_CLICK_RUNS, after_limit_check, escape, escape_markdown, examples, failed_run, guarded,
-                     highlight_pieces, limited_textbox, role_notice, shorten, start_run, table_rows, warn)
+from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
+                     limited_textbox, role_notice, shorten, start_run, table_rows, warn)
 from .help import tab_guide
 from .session_files import new_download, track
 
@@ -575,8 +575,7 @@ def scoring(after, inputs: list, outputs: list, status, api_name, scored_with=No
               show_progress="hidden")
     start = start_run("Scoring…", *CLEARED)
     run = after(start, outputs=[*outputs, status], api_name=False, queue=False, show_progress="hidden").success(
-        run_rerank, inputs=inputs, outputs=outputs, api_name=api_name, show_progress_on=table,
-        trigger_mode=LAST_CLICK_RUNS)
+        run_rerank, inputs=inputs, outputs=outputs, api_name=api_name, show_progress_on=table)
     finish(run, table, status, picker=(outputs[6], outputs[5]))
     return run
 
