@@ -4,6 +4,7 @@ it works*. One reading, one way to write a figure with its interval."""
 from __future__ import annotations
 
 import json
+import math
 from functools import lru_cache
 from pathlib import Path
 
@@ -60,11 +61,13 @@ def polish_blind_read() -> str:
 
 
 def fmt(value) -> str:
-    """A figure as the tables show it: a share or a correlation to three places ("0.794"), a score on a larger scale
-    to one ("18.6" for ROUGE-L, not "18.600" beside the shares)."""
+    """A figure as the tables show it: a share or a correlation (at most 1) to three places ("0.794"), any other to
+    three significant digits ("9.61", "18.6" for a ROUGE-L, not "18.600" beside the shares)."""
     if value is None:
         return "—"
-    return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3f}"
+    if abs(value) <= 1:
+        return f"{value:.3f}"
+    return f"{value:.{max(0, 2 - int(math.floor(math.log10(abs(value)))))}f}"
 
 
 def with_interval(figure: dict) -> str:

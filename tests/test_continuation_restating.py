@@ -211,8 +211,11 @@ def test_a_comparison_of_degree_with_no_image_stacks_no_simile():
     for line in ("The firefighters were quick to act, putting out the fire as efficiently as possible.",
                  "She worked as hard as she could to make sure everyone would be happy.",
                  "She called the fire department as soon as the alarm went off.",
-                 "It's not as bad as I thought.", "He looked forward to the job as much as he dreaded it."):
+                 "It's not as bad as I thought.", "He looked forward to the job as much as he dreaded it.",
+                 "He ran as fast as his legs could carry him.", "She was as tall as him.",
+                 "They worked as fast as humanly possible."):
         assert "stacks a new simile" not in slips(line, story, None), line
     for line in ("His face was as white as a sheet.", "She ran like a deer.", "It felt like a dream.",
-                 "He was as quiet as the grave."):
+                 "He was as quiet as the grave.", "The road was as long as a river.",
+                 "Her face was as white as one of those sheets."):
         assert "stacks a new simile" in slips(line, story, None), line

