@@ -4,6 +4,7 @@ text with at most one English function word, the registry's small language ident
 (emoji alone) or only inside HTML tags ("<img src=x onerror=…>"). Every capability's front door asks here."""
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import unicodedata
@@ -198,7 +199,16 @@ def misspellings(text: str) -> list[Misspelling]:
     with letters English lacks, words of one or two letters, British spellings of known words ("colour", "harbour"),
     and unknown words with no close correction ("smartphone"). A notice, never a refusal: the models read the text
     as typed."""
-    dictionary = _dictionary()
+    from ..models import get_registry
+
+    return list(_misspellings(get_registry(), text))
+
+
+@functools.lru_cache(maxsize=256)
+def _misspellings(registry, text: str) -> tuple[Misspelling, ...]:
+    """`misspellings`, memoised per registry (its dictionary and LM) and text: a Polish run asks for the notice, then
+    for the sentence it offers instead, and the LM's reading of the typos is the costly part."""
+    dictionary = registry.get("spelling")
     shouting = text.upper() == text
     found, seen = [], set()  # Misspellings, and (typed word, its pool, how else to correct it) still to decide
     blanked = blank_markup(text)
@@ -225,7 +235,7 @@ def misspellings(text: str) -> list[Misspelling]:
     likeliest = {entry[1]: entry[2][0] for entry in found if not isinstance(entry, Misspelling) and entry[2]}
     reading = blanked.lower() if shouting and len(blanked.lower()) == len(blanked) else blanked
     choices = [entry for entry in found if not isinstance(entry, Misspelling) and len(entry[2]) > 1]
-    ordered = _in_context(reading, [(m.start(), m.end(), pool) for m, _, pool, _ in choices], likeliest)
+    ordered = _in_context(registry, reading, [(m.start(), m.end(), pool) for m, _, pool, _ in choices], likeliest)
     pools = {id(entry): pool for entry, pool in zip(choices, ordered)}
     out = []
     for entry in found:
@@ -240,7 +250,7 @@ def misspellings(text: str) -> list[Misspelling]:
         close = suggestion and (_one_edit(lower, suggestion) or squeezed == _squeezed(suggestion))
         if close and suggestion != lower and suggestion.isascii() and dictionary.known(suggestion):
             out.append(Misspelling(m.group(), suggestion))
-    return out
+    return tuple(out)
 
 
 #: what the `lm` reads of a typo with several candidates (Rule T2, chosen on dev for its cost): the most frequent
@@ -249,7 +259,8 @@ def misspellings(text: str) -> list[Misspelling]:
 CONTEXT_CANDIDATES, CONTEXT_BEFORE, CONTEXT_AFTER, CONTEXT_TYPOS = 6, 12, 4, 12
 
 
-def _in_context(text: str, typos: list[tuple[int, int, list[str]]], likeliest: dict[str, str]) -> list[list[str]]:
+def _in_context(registry, text: str, typos: list[tuple[int, int, list[str]]],
+                likeliest: dict[str, str]) -> list[list[str]]:
     """Each typo's candidates ((start, end, candidates most frequent first) in `text`) ordered by the `lm` role's
     log-probability of each written in the typo's place and followed by the next words, after the words before it:
     P(candidate + next words | words before), the text's other typos (`likeliest`: typo → its most frequent
@@ -259,10 +270,7 @@ def _in_context(text: str, typos: list[tuple[int, int, list[str]]], likeliest: d
     (docs/experiments.md#spelling-in-context). The frequency order stands where no trained LM is served (the tiny
     profile's is random), where it cannot load or fails (the notice is never a refusal), and for a word the LM
     does not read (beyond the most frequent candidates, or the text's first CONTEXT_TYPOS such typos)."""
-    from ..models import get_registry
-
     ordered = [list(pool) for _, _, pool in typos]
-    registry = get_registry()
     if not typos or registry.profile == "tiny":
         return ordered
 
