@@ -123,8 +123,9 @@ def test_imagine_off_is_one_panel_with_disabled_buttons(offline_page, shots):
 
 def test_an_edit_of_what_was_judged_takes_the_verdict_away(offline_page):
     """A visitor judged a pair, changed continuation 1, and the old "Too close to call … 52 %" stayed beside the new
-    text: typing in the narrative or a continuation empties the verdict and the bars until Judge runs again."""
-    from studio.ui.continue_tab import JUDGE_EXAMPLES
+    text: typing in the narrative or a continuation empties the verdict and the bars until Judge runs again, and so
+    does a Continue example that replaces the narrative."""
+    from studio.ui.continue_tab import EXAMPLES, JUDGE_EXAMPLES
 
     page = offline_page
     select_tab(page, "Continue")
@@ -137,3 +138,11 @@ def test_an_edit_of_what_was_judged_takes_the_verdict_away(offline_page):
     page.keyboard.type(" Then")
     page.wait_for_function("() => !(document.querySelector('#judge-verdict')?.innerText || '').trim()",
                            timeout=10_000)
+    # a Continue example replaces the narrative the judge read: its verdict goes too
+    page.get_by_role("button", name="Judge", exact=True).click()
+    page.wait_for_function("() => /continuation/.test(document.querySelector('#judge-verdict')?.innerText || '')",
+                           timeout=RESULT_TIMEOUT_MS)
+    page.get_by_text(EXAMPLES[1][0][:30], exact=False).filter(visible=True).first.click()
+    page.wait_for_function("() => !(document.querySelector('#judge-verdict')?.innerText || '').trim()",
+                           timeout=10_000)
+    page.get_by_role("button", name="Stop", exact=True).filter(visible=True).first.click()  # the example's run

@@ -200,23 +200,47 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
 
 @guarded
 def run_judge(narrative, option1, option2, request: gr.Request = None):
+    """The bars, and the three texts they were judged on (a gr.State, which the /judge endpoint does not answer)."""
     r = judge_pair(narrative, option1, option2, names=("continuation 1", "continuation 2"))
     first, second = percentages(r["p_option1"])  # the bars add up to 100
-    return {"continuation 1": first / 100, "continuation 2": second / 100}
+    return {"continuation 1": first / 100, "continuation 2": second / 100}, [narrative, option1, option2]
 
 
-def judge_verdict_line(label, narrative=None, option1=None, option2=None) -> str:
+def _same_texts(judged, narrative, option1, option2) -> bool:
+    """Whether the boxes still hold the texts a verdict was given for (spacing aside)."""
+    return [" ".join(str(t or "").split()) for t in judged] == \
+        [" ".join(str(t or "").split()) for t in (narrative, option1, option2)]
+
+
+def other_texts_bars(narrative, option1, option2, judged, bars):
+    """The bars, or none once the boxes hold other texts than the ones judged: a Continue example replaced the
+    narrative, or a visitor edited a box while the judge ran (Gradio drops a press of Judge during a run, and the
+    verdict that came back was the old texts'). Nothing judged in this page (a shared link's verdict): kept."""
+    return bars if judged is None or _same_texts(judged, narrative, option1, option2) else None  # KEEP_VALUE
+
+
+def other_texts_line(narrative, option1, option2, judged) -> str:
+    """The Judge line once the verdict is in: empty, or why there is none (a box was edited during the run)."""
+    if judged is None or _same_texts(judged, narrative, option1, option2):
+        return ""
+    return "⚠️ The narrative or a continuation changed while the judge ran: press **Judge** to judge them."
+
+
+def judge_verdict_line(label, narrative=None, option1=None, option2=None, judged=None) -> str:
     """The verdict in words above the bars (`judge.verdict`), read from the Label's value ("" when it is empty: a
     refusal or a run under way), what the judge was told of the narrative's figure (`judge.figure_told`: the idiom
     and its meaning, or that none was found and how to mark one), and which continuation only says the narrative's
     last sentence again, if one does (`judge.restatement_note`). A step of its own after the judgement, so that the
-    /judge endpoint answers with the probabilities alone."""
+    /judge endpoint answers with the probabilities alone. `judged`: the texts the bars were judged on (else the
+    boxes': a shared link restores the boxes and the bars)."""
     p1 = label.get("continuation 1") if isinstance(label, dict) else None  # the Label gives {class: confidence}
     if p1 is None:
         return ""
     names = ("continuation 1", "continuation 2")
     told = note = ""
-    if narrative and option1 and option2:  # the texts the bars were judged on (a new run empties the bars first)
+    if judged:
+        narrative, option1, option2 = judged
+    if narrative and option1 and option2:
         told = " " + _figure_line(figure_told(narrative))
         note = restatement_note([restates(option1, narrative), restates(option2, narrative)], names)
     return verdict(float(p1), names) + told + note
@@ -311,15 +335,22 @@ def build_continue_tab() -> None:
             bars = gr.Label(label="P(plausible)", num_top_classes=2, show_heading=False)
             gr.Markdown(JUDGE_NOTE, elem_classes=["studio-note"])
             examples(JUDGE_EXAMPLES, [narrative, option1, option2], "Judge example", run=judge_btn)
-            section_run(judge_btn.click, run_judge, [narrative, option1, option2], [bars], judge_status,
-                        busy="Judging…", api_name="judge",
-                        checks=((narrative, "narrative", MAX_NARRATIVE_CHARS),
-                                (option1, "continuation 1", MAX_OPTION_CHARS),
-                                (option2, "continuation 2", MAX_OPTION_CHARS)))
+            texts = [narrative, option1, option2]
+            judged = gr.State(None)  # the texts the bars are for
+            judging = section_run(judge_btn.click, run_judge, texts, [bars, judged], judge_status,
+                                  busy="Judging…", api_name="judge", note=other_texts_line,
+                                  note_inputs=[*texts, judged],
+                                  checks=((narrative, "narrative", MAX_NARRATIVE_CHARS),
+                                          (option1, "continuation 1", MAX_OPTION_CHARS),
+                                          (option2, "continuation 2", MAX_OPTION_CHARS)))
+            judging.success(other_texts_bars, inputs=[*texts, judged, bars], outputs=bars, api_name=False,
+                            queue=False, show_progress="hidden")
             # the sentence follows the bars, and goes with them (a refusal or a new run empties both)
-            bars.change(judge_verdict_line, inputs=[bars, narrative, option1, option2], outputs=verdict_line,
+            bars.change(judge_verdict_line, inputs=[bars, *texts, judged], outputs=verdict_line,
                         api_name=False, queue=False, show_progress="hidden")
-            # an edit of what was judged takes the verdict away (a visitor edited a continuation and the old "Too
-            # close to call" stayed beside the new text); an example or a shared link sets the boxes without it
-            for box in (narrative, option1, option2):
+            # the verdict goes with the texts it was for: a visitor edited a continuation and the old "Too close to
+            # call" stayed beside the new text; a Continue example replaced the narrative under the old verdict
+            for box in texts:
                 box.input(lambda: None, outputs=bars, api_name=False, queue=False, show_progress="hidden")
+                box.change(other_texts_bars, inputs=[*texts, judged, bars], outputs=bars, api_name=False,
+                           queue=False, show_progress="hidden")
