@@ -107,6 +107,9 @@ def test_imagine_off_is_one_panel_with_disabled_buttons(offline_page, shots):
     assert "STUDIO_PROFILE=hub" not in panel.inner_text()  # the operator's part is folded away from a visitor
     panel.get_by_text("For the studio's operator").click()
     assert "STUDIO_PROFILE=hub" in panel.inner_text() and "STUDIO_MODEL_CLIP" in panel.inner_text()
+    help_box = page.locator("#imagine-help")  # the help describes pictures: it says first that they cannot come here
+    help_box.get_by_text("How to read this").click()
+    help_box.get_by_text("Switched off in this studio").wait_for(timeout=5_000)
     assert page.get_by_role("button", name="Imagine", exact=True).is_disabled()
     assert page.locator("#imagine-gallery").count() == 0 or not page.locator("#imagine-gallery").is_visible()
     page.screenshot(path=str(shots / f"imagine-offline-{_size(page)}.png"), full_page=True)

@@ -156,12 +156,13 @@ def share_button(tab_id: str, **kwargs) -> gr.Button:
     return button
 
 
-def tab_guide(tab_id: str, share: bool = True) -> None:
-    """Under a tab's title: "How to read this" (collapsed) and, for a tab with results, the share button."""
+def tab_guide(tab_id: str, share: bool = True, note: str = "") -> None:
+    """Under a tab's title: "How to read this" (collapsed; `note` above the tab's help: a tab that is off here) and,
+    for a tab with results, the share button."""
     with gr.Row(equal_height=True):
         with gr.Column(scale=4):
             with gr.Accordion("How to read this", open=False, elem_id=f"{tab_id}-help"):
-                gr.Markdown(HELP[tab_id].strip())
+                gr.Markdown((f"{note}\n\n" if note else "") + HELP[tab_id].strip())
         if share:
             share_button(tab_id, scale=1, min_width=200)
 

@@ -57,6 +57,11 @@ def imagine_available() -> bool:
     return not unavailable_roles()
 
 
+#: above the tab's help when no image model serves: the help describes pictures this studio cannot draw
+OFF_HELP_NOTE = ("**Switched off in this studio** (why, and how to turn it on: the panel below). What follows is "
+                 "how the tab works where an image model serves.")
+
+
 def availability_notice(short: bool = False) -> str:
     """One panel for a tab that cannot render here ('' when it can): what ImaginE is, why it is off, what to set."""
     rows = unavailable_roles()
@@ -205,8 +210,8 @@ def build_imagine_tab() -> None:
                     "seed); CLIP then compares the two images (**ImaginE_image**) and each text with the other's "
                     "image (**ImaginE_text&image**). Zhu et al., *ImaginE: An Imagination-Based Automatic Evaluation "
                     "Metric for Natural Language Generation*.")
-        tab_guide("imagine", share=imagine_available())
         available = imagine_available()  # decided once, from the registry's status: the profile is fixed at start
+        tab_guide("imagine", share=available, note="" if available else OFF_HELP_NOTE)
         if not available:
             gr.Markdown(availability_notice(), elem_classes=["studio-panel"], elem_id="imagine-off")
         with gr.Row():
