@@ -204,7 +204,8 @@ def test_why_here_says_what_fluency_is_in_tuned_mode():
 
 def test_a_comparison_of_degree_with_no_image_stacks_no_simile():
     """A visitor's "…putting out the fire as efficiently as possible." was placed lower as "stacks a new simile":
-    "as … as possible", "as hard as she could", "as soon as" compare no image (Rule S2)."""
+    "as … as possible", "as hard as she could", "as soon as" compare no image (Rule S2), nor does "as good as new"
+    ("almost new")."""
     from studio.continuation.writing import slips
 
     story = "The alarm rang and the recruit ran into the burning house as brave as a lion."
@@ -213,9 +214,11 @@ def test_a_comparison_of_degree_with_no_image_stacks_no_simile():
                  "She called the fire department as soon as the alarm went off.",
                  "It's not as bad as I thought.", "He looked forward to the job as much as he dreaded it.",
                  "He ran as fast as his legs could carry him.", "She was as tall as him.",
-                 "They worked as fast as humanly possible."):
+                 "They worked as fast as humanly possible.", "By morning the car was as good as new.",
+                 "The deal was as good as done."):
         assert "stacks a new simile" not in slips(line, story, None), line
     for line in ("His face was as white as a sheet.", "She ran like a deer.", "It felt like a dream.",
+                 "The children were as good as gold.",
                  "He was as quiet as the grave.", "The road was as long as a river.",
                  "Her face was as white as one of those sheets."):
         assert "stacks a new simile" in slips(line, story, None), line

@@ -61,9 +61,12 @@ def user_message(narrative: str, expr: Expression | None) -> str:
 _WORD = re.compile(r"[a-z']+")
 #: a new simile: "like a …", "as … as …" (not a connective, "as soon as", "as long as the war lasted", but "as
 #: long as a river"; nor a comparison of degree with no image, "as efficiently as possible", "as hard as she could",
-#: "as tall as him", "as fast as his legs…": a visitor saw the first flagged)
+#: "as tall as him", "as fast as his legs…": a visitor saw the first flagged; nor "as good as new / done", which
+#: means "almost")
 _NEW_FIGURE = re.compile(r"\b(?:like (?:a|an|the)|as long as an?\b|"
-                         r"as (?!(?:well|soon|long|far|much|many)\b)\w+ as(?! (?:possible|ever|usual|before|always|"
+                         r"as (?!(?:well|soon|long|far|much|many)\b)"
+                         r"(?!good as (?:new|dead|done|gone|finished|over|won|lost|certain)\b)"
+                         r"\w+ as(?! (?:possible|ever|usual|before|always|"
                          r"expected|planned|i|he|she|they|we|you|it|him|her|them|me|us|his|their|my|our|your|its|"
                          r"could|can|humanly)\b)|felt like)\b", re.I)
 #: a bare feeling, the whole sentence: "He felt a sense of pride." fits any story (the committed Continue reads hold
