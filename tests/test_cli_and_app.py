@@ -161,3 +161,18 @@ def test_the_verdict_lines_follow_their_results():
                                                                               "components_verdict")
                 wired.add((type(source).__name__, outs[0]))
     assert wired == {("Label", "judge-verdict"), ("JSON", "components-verdict")}
+
+
+def test_the_judge_verdict_is_kept_with_the_texts_it_was_for():
+    """The /judge run also stores the texts it judged (a State, so that a refusal or a new run clears them with the
+    bars), its success checks the boxes against them, and each box's change does too."""
+    from studio.ui import build_demo
+
+    demo = build_demo()
+    by_id = {block._id: block for block in demo.blocks.values()}
+    judge = next(dep for dep in demo.fns.values() if dep.api_name == "judge")
+    assert [type(o).__name__ for o in judge.outputs] == ["Label", "State"]
+    checks = [dep for dep in demo.fns.values() if getattr(dep.fn, "__name__", "") == "other_texts_bars"]
+    events = {(type(by_id[b]).__name__, event) for dep in checks for b, event in dep.targets if b in by_id}
+    assert {"change"} == {event for kind, event in events if kind == "Textbox"} and len(checks) == 4
+    assert any(dep.trigger_after == judge._id for dep in checks)  # after the run: a box edited meanwhile

@@ -188,7 +188,7 @@ def test_the_judge_panel_says_its_verdict_from_the_bars():
 def test_the_judge_verdict_goes_when_the_boxes_hold_other_texts_than_the_ones_judged():
     """Gradio drops a press of Judge during a run: a visitor edited a box while the judge ran and read the old
     texts' verdict under the new ones; a Continue example replaced the narrative under a verdict. The bars go, and
-    the line says why; the same texts (spacing aside) and a page with nothing judged in it (a shared link) keep them."""
+    the line says why; the same texts (spacing aside) keep them."""
     from studio.ui.continue_tab import judge_verdict_line, other_texts_bars, other_texts_line
 
     bars = {"continuation 1": 0.3, "continuation 2": 0.7}
@@ -198,8 +198,8 @@ def test_the_judge_verdict_goes_when_the_boxes_hold_other_texts_than_the_ones_ju
     assert other_texts_bars("Sam had to [wing it].", "He laughed!", "He sat down.", judged, bars) is None
     assert other_texts_bars("Nora stood on the stage.", "He laughed.", "He sat down.", judged, bars) is None
     assert "press **Judge**" in other_texts_line("Sam had to [wing it].", "He cried.", "He sat down.", judged)
-    assert other_texts_bars("Nora stood on the stage.", "He laughed.", "He sat down.", None, bars) == bars
-    assert other_texts_line("Nora stood on the stage.", "He laughed.", "He sat down.", None) == ""
+    # a shared link restores the bars without the state (and no change event): the first change takes them away
+    assert other_texts_bars("Nora stood on the stage.", "He laughed.", "He sat down.", None, bars) is None
     # the line says what the bars were judged on, not what the boxes hold now
     line = judge_verdict_line(bars, "Nora stood on the stage.", "He laughed.", "He sat down.", judged)
     assert "the idiom “wing it”" in line

@@ -151,13 +151,18 @@ def _expression_note(expr: dict | None) -> str:
     return f"**{expr['kind']}** ({source}) — {what}: {meaning}"
 
 
+def _spaced(text) -> str:
+    """A text as it reads: runs of spaces and line breaks as one space, none at the ends."""
+    return " ".join(str(text or "").split())
+
+
 def other_story_note(narrative, shown, info):
     """The run's status line, and a warning when the box no longer holds the narrative the continuations are for
     (`shown`: the highlighted narrative they were made for). Gradio drops a press of Continue while a run is on: a
     visitor typed a second story, pressed again, and read the first story's continuations under it."""
     pieces = shown.get("value") or [] if isinstance(shown, dict) else shown or []
     made_for = "".join(str(p[0] if isinstance(p, (list, tuple)) else p.get("token", "")) for p in pieces)
-    if not made_for.strip() or " ".join(str(narrative or "").split()) == " ".join(made_for.split()):
+    if not made_for.strip() or _spaced(narrative) == _spaced(made_for):
         return info
     return ("⚠️ The narrative in the box is not the one these continuations are for (shown beside them): press "
             f"**Continue** to continue it.\n\n{info}")
@@ -200,28 +205,31 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
 
 @guarded
 def run_judge(narrative, option1, option2, request: gr.Request = None):
-    """The bars, and the three texts they were judged on (a gr.State, which the /judge endpoint does not answer)."""
+    """The bars, and the three texts they were judged on (a gr.State: Gradio's clients and its API page show the
+    /judge answer as the bars alone; a raw HTTP call gets a null after them)."""
     r = judge_pair(narrative, option1, option2, names=("continuation 1", "continuation 2"))
     first, second = percentages(r["p_option1"])  # the bars add up to 100
     return {"continuation 1": first / 100, "continuation 2": second / 100}, [narrative, option1, option2]
 
 
 def _same_texts(judged, narrative, option1, option2) -> bool:
-    """Whether the boxes still hold the texts a verdict was given for (spacing aside)."""
-    return [" ".join(str(t or "").split()) for t in judged] == \
-        [" ".join(str(t or "").split()) for t in (narrative, option1, option2)]
+    """Whether the boxes hold the texts a verdict was given for (spacing aside); None (nothing judged in this page,
+    or a shared link's verdict, which Gradio restores without the state): no."""
+    return judged is not None and [_spaced(t) for t in judged] == [_spaced(t) for t in (narrative, option1, option2)]
 
 
 def other_texts_bars(narrative, option1, option2, judged, bars):
-    """The bars, or none once the boxes hold other texts than the ones judged: a Continue example replaced the
-    narrative, or a visitor edited a box while the judge ran (Gradio drops a press of Judge during a run, and the
-    verdict that came back was the old texts'). Nothing judged in this page (a shared link's verdict): kept."""
-    return bars if judged is None or _same_texts(judged, narrative, option1, option2) else None  # KEEP_VALUE
+    """The bars, or none once the boxes hold other texts than the ones judged: a visitor typed, a Continue example
+    replaced the narrative, or a box was edited while the judge ran (Gradio drops a press of Judge during a run, and
+    the verdict that came back was the old texts'). `bars` is the page's copy when the event fired: should a box's
+    event reach the server only after a run for the same texts stored them, the verdict is lost, never a wrong one
+    shown."""
+    return bars if _same_texts(judged, narrative, option1, option2) else None  # KEEP_VALUE
 
 
 def other_texts_line(narrative, option1, option2, judged) -> str:
     """The Judge line once the verdict is in: empty, or why there is none (a box was edited during the run)."""
-    if judged is None or _same_texts(judged, narrative, option1, option2):
+    if _same_texts(judged, narrative, option1, option2):
         return ""
     return "⚠️ The narrative or a continuation changed while the judge ran: press **Judge** to judge them."
 
@@ -351,6 +359,5 @@ def build_continue_tab() -> None:
             # the verdict goes with the texts it was for: a visitor edited a continuation and the old "Too close to
             # call" stayed beside the new text; a Continue example replaced the narrative under the old verdict
             for box in texts:
-                box.input(lambda: None, outputs=bars, api_name=False, queue=False, show_progress="hidden")
                 box.change(other_texts_bars, inputs=[*texts, judged, bars], outputs=bars, api_name=False,
                            queue=False, show_progress="hidden")

@@ -58,8 +58,8 @@ def imagine_available() -> bool:
 
 
 #: above the tab's help when no image model serves: the help describes pictures this studio cannot draw
-OFF_HELP_NOTE = ("**Switched off in this studio** (why, and how to turn it on: the panel below). What follows is "
-                 "how the tab works where an image model serves.")
+OFF_HELP_NOTE = ("**Switched off in this studio** (why: the panel below). What follows is how the tab works where "
+                 "an image model serves.")
 
 
 def availability_notice(short: bool = False) -> str:
