@@ -393,3 +393,17 @@ def test_continues_line_says_when_the_box_holds_another_story_than_the_results()
     other = other_story_note("The recruit ran in as brave as a lion.", shown, "done")
     assert other.startswith("⚠️ The narrative in the box is not the one") and other.endswith("\n\ndone")
     assert other_story_note("x y z", {"value": [{"token": "a b c", "class_or_confidence": None}]}, "ok") != "ok"
+
+
+@pytest.mark.parametrize("narrative", ["Nora dropped her notes, so she decided to [wing it].",
+                                       "Nora dropped her notes, so she decided to <b>wing it</b>."])
+def test_a_marked_story_is_the_story_its_continuations_are_for(narrative):
+    """A visitor's sweep: every run of a story with its figure marked said the box held another narrative (the
+    continuations are for the story without its marks), three of the four examples among them."""
+    from studio.ui.continue_tab import _highlight, other_story_note
+    from studio.continuation.service import Settings, continue_narrative
+
+    r = continue_narrative(narrative, Settings(mode="plain", n=1, max_new_tokens=4)).to_dict()
+    assert "[" not in r["narrative"] and "<b>" not in r["narrative"]
+    assert other_story_note(narrative, _highlight(r), "done") == "done"
+    assert other_story_note("Sam was tired, so he decided to [call it a day].", _highlight(r), "done") != "done"

@@ -8,7 +8,7 @@ import pandas as pd
 from ..capabilities import tab_title
 from ..continuation.service import (MAX_NARRATIVE_CHARS, MAX_OPTION_CHARS, MODES, POOL, WRITER_POOL, Settings,
                                     continue_narrative, figure_told, judge_pair, percentages, restatement_note,
-                                    restates, verdict)
+                                    restates, strip_marks, verdict)
 from ..results import BLIND_READ_KEPT_CONTINUE, measured
 from .common import (after_limit_check, cancellable, cancelled, escape, escape_markdown, examples, failed_run,
                      guarded, highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line)
@@ -162,7 +162,8 @@ def other_story_note(narrative, shown, info):
     visitor typed a second story, pressed again, and read the first story's continuations under it."""
     pieces = shown.get("value") or [] if isinstance(shown, dict) else shown or []
     made_for = "".join(str(p[0] if isinstance(p, (list, tuple)) else p.get("token", "")) for p in pieces)
-    if not made_for.strip() or _spaced(narrative) == _spaced(made_for):
+    # the continuations' narrative is the box's without its marks ("…decided to [wing it]." → "…to wing it.")
+    if not made_for.strip() or _spaced(made_for) in (_spaced(narrative), _spaced(strip_marks(str(narrative or ""))[0])):
         return info
     return ("⚠️ The narrative in the box is not the one these continuations are for (shown beside them): press "
             f"**Continue** to continue it.\n\n{info}")

@@ -181,8 +181,8 @@ def seed_chart(result):
     return fig
 
 
-def _csv(frame: pd.DataFrame, prefix: str, request: gr.Request | None = None) -> str:
-    path = new_download(request, suffix=".csv", prefix=prefix)
+def _csv(frame: pd.DataFrame, stem: str, request: gr.Request | None = None) -> str:
+    path = new_download(request, stem, "csv")
     frame.to_csv(path, index=False, encoding="utf-8")
     return path
 
@@ -200,7 +200,7 @@ def run_imagine(text_a, text_b, n_seeds, seed, steps, size, guidance, request: g
     table = per_seed_table(result)
     several = len(result.seeds) > 1
     return (gallery, summary_markdown(result), table, text_metric_table(result),
-            gr.Plot(value=seed_chart(result) if several else None, visible=several), _csv(table, "imagine-", request))
+            gr.Plot(value=seed_chart(result) if several else None, visible=several), _csv(table, "imagine", request))
 
 
 def build_imagine_tab() -> None:

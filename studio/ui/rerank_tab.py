@@ -146,7 +146,7 @@ def criteria_chart(rows: list[dict]):
 
 def _csv_file(groups: list[RerankResult], request: gr.Request | None = None) -> str:
     """Every scored group's rows, each with its literal sentence and the backends used."""
-    path = new_download(request, suffix="_rerank.csv")
+    path = new_download(request, "rerank", "csv")
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=["literal"] + COLUMNS + ["nli_backend", "sentiment_backend", "kb"])
         writer.writeheader()

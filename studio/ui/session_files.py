@@ -44,14 +44,23 @@ def track(request, *paths) -> None:
         _files.setdefault(key, set()).update(Path(p) for p in paths if p)
 
 
-def new_download(request, suffix: str, prefix: str = "studio-") -> str:
-    """A fresh, uniquely named file for a download, owned by the request's session."""
+def new_download(request, stem: str, extension: str) -> str:
+    """A fresh file for a download, owned by the request's session, named the same way on every tab:
+    `<stem>-<date>-<time>[-<n>].<extension>` ("polish-2026-12-06-211500.csv"; the browser saves it under that name).
+    Unique in the folder (`n` counts files made within the same second), so that the session's end deletes only its
+    own files and Gradio's copies of them."""
     DOWNLOAD_DIR.mkdir(parents=True, exist_ok=True)
     sweep(MAX_AGE_S)
-    fd, path = tempfile.mkstemp(suffix=suffix, prefix=prefix, dir=DOWNLOAD_DIR)
-    os.close(fd)
-    track(request, path)
-    return path
+    base = f"{stem}-{time.strftime('%Y-%m-%d-%H%M%S')}"
+    for n in range(1, 10_000):
+        path = DOWNLOAD_DIR / f"{base}{'' if n == 1 else f'-{n}'}.{extension}"
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except FileExistsError:
+            continue
+        track(request, path)
+        return str(path)
+    raise RuntimeError(f"no free name for a download in {DOWNLOAD_DIR}")
 
 
 def _remove(path: Path) -> None:
@@ -119,19 +128,20 @@ def _cell(value):
 
 
 def result_downloads(request, stem: str, rows: list[dict], about: dict) -> list[str]:
-    """A result as two downloads owned by the session: `<stem>…csv` (one row per result row; `about`'s plain values
-    repeated as leading columns) and `<stem>…json` ({"about": about, "rows": rows}, lists kept as lists)."""
+    """A result as two downloads owned by the session (`new_download`): `<stem>-….csv` (one row per result row;
+    `about`'s plain values repeated as leading columns) and `<stem>-….json` ({"about": about, "rows": rows}, lists
+    kept as lists)."""
     import csv
 
     plain = {k: v for k, v in about.items() if not isinstance(v, (list, tuple, dict))}
     fields = list(plain) + [k for k in dict.fromkeys(k for row in rows for k in row) if k not in plain]
-    csv_path = new_download(request, suffix=".csv", prefix=f"{stem}-")
+    csv_path = new_download(request, stem, "csv")
     with open(csv_path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=fields)
         writer.writeheader()
         for row in rows:
             writer.writerow({k: _cell(v) for k, v in {**plain, **row}.items()})
-    json_path = new_download(request, suffix=".json", prefix=f"{stem}-")
+    json_path = new_download(request, stem, "json")
     with open(json_path, "w", encoding="utf-8") as fh:
         json.dump({"about": about, "rows": rows}, fh, ensure_ascii=False, indent=1)
     return [csv_path, json_path]

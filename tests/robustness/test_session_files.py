@@ -61,11 +61,27 @@ def test_typed_paths_never_reach_the_filesystem(client, tmp_path):
     assert not target.exists()
 
 
+def test_downloads_are_named_alike_on_every_tab_and_never_twice():
+    """A visitor's sweep found "polish-egzhwall.csv", "continue-0_rwxo8e.csv", "studio-5tabfg7o_rerank.csv": the tab
+    and the moment now, and a count for files of the same second."""
+    import re
+
+    names = [session_files.new_download(None, "polish", "csv") for _ in range(3)]
+    names.append(session_files.new_download(None, "polish", "json"))
+    try:
+        assert len(set(names)) == 4 and all(os.path.dirname(n) == str(session_files.DOWNLOAD_DIR) for n in names)
+        pattern = re.compile(r"polish-\d{4}-\d\d-\d\d-\d{6}(-\d+)?\.(csv|json)")
+        assert all(pattern.fullmatch(os.path.basename(n)) for n in names), names
+    finally:
+        for n in names:
+            os.remove(n)
+
+
 def test_sweep_removes_old_downloads():
-    old = session_files.new_download(None, suffix=".csv")
+    old = session_files.new_download(None, "test", "csv")
     past = time.time() - session_files.MAX_AGE_S - 10
     os.utime(old, (past, past))
-    fresh = session_files.new_download(None, suffix=".csv")
+    fresh = session_files.new_download(None, "test", "csv")
     session_files.sweep(session_files.MAX_AGE_S, force=True)
     assert not os.path.exists(old) and os.path.exists(fresh)
     os.remove(fresh)
