@@ -200,9 +200,10 @@ def test_the_judge_verdict_goes_when_the_boxes_hold_other_texts_than_the_ones_ju
     assert "press **Judge**" in other_texts_line("Sam had to [wing it].", "He cried.", "He sat down.", judged)
     # a shared link restores the bars without the state (and no change event): the first change takes them away
     assert other_texts_bars("Nora stood on the stage.", "He laughed.", "He sat down.", None, bars) is None
-    # the line says what the bars were judged on, not what the boxes hold now
-    line = judge_verdict_line(bars, "Nora stood on the stage.", "He laughed.", "He sat down.", judged)
+    # the line is for the texts judged, spacing aside; none while the bars of texts since edited are on their way out
+    line = judge_verdict_line(bars, "Sam had to  [wing it].", "He laughed.", "He sat down.", judged)
     assert "the idiom “wing it”" in line
+    assert judge_verdict_line(bars, "Nora stood on the stage.", "He laughed.", "He sat down.", judged) == ""
 
 
 def test_the_judge_panel_says_what_it_was_told_of_the_figure_and_escapes_it():

@@ -240,14 +240,16 @@ def judge_verdict_line(label, narrative=None, option1=None, option2=None, judged
     refusal or a run under way), what the judge was told of the narrative's figure (`judge.figure_told`: the idiom
     and its meaning, or that none was found and how to mark one), and which continuation only says the narrative's
     last sentence again, if one does (`judge.restatement_note`). A step of its own after the judgement, so that the
-    /judge endpoint answers with the probabilities alone. `judged`: the texts the bars were judged on (else the
-    boxes': a shared link restores the boxes and the bars)."""
+    /judge endpoint answers with the probabilities alone. `judged`: the texts the bars were judged on ("" when the
+    boxes hold others; without it the boxes' texts are read: a shared link restores the boxes and the bars)."""
     p1 = label.get("continuation 1") if isinstance(label, dict) else None  # the Label gives {class: confidence}
     if p1 is None:
         return ""
     names = ("continuation 1", "continuation 2")
     told = note = ""
     if judged:
+        if not _same_texts(judged, narrative, option1, option2):
+            return ""  # a box was edited during the run: its bars go next (`other_texts_bars`), no verdict meanwhile
         narrative, option1, option2 = judged
     if narrative and option1 and option2:
         told = " " + _figure_line(figure_told(narrative))
