@@ -63,3 +63,13 @@ def test_downloads_keep_hostile_text_as_text(tmp_path):
     assert json.loads(Path(json_path).read_text(encoding="utf-8"))["rows"][0]["tags"] == ["a", "b"]
     Path(csv_path).unlink()
     Path(json_path).unlink()
+
+
+def test_download_numbers_read_to_four_decimals_on_every_tab():
+    """A visitor's sweep: Continue's download said 0.39282965660095215 where Proverbs' and Rerank's say 0.2742."""
+    csv_path, json_path = result_downloads(None, "t", [{"p": 0.39282965660095215, "n": 3, "x": None}], {"k": 1.5})
+    with open(csv_path, newline="", encoding="utf-8") as fh:
+        assert next(csv.DictReader(fh)) == {"k": "1.5", "p": "0.3928", "n": "3", "x": ""}
+    assert json.loads(Path(json_path).read_text(encoding="utf-8"))["rows"] == [{"p": 0.3928, "n": 3, "x": None}]
+    Path(csv_path).unlink()
+    Path(json_path).unlink()

@@ -289,8 +289,10 @@ def test_a_check_of_the_stated_property_is_said_to_be_one_not_a_verdict_on_the_i
     assert "least clearly consistent" in text  # its 0 is still said to be relative
     plain = explain_candidate({**c, "nli_read": ""})
     assert "A meaning check finds that it says what the literal sentence says." in plain and "states" not in plain
-    contra = explain_candidate({**c, "nli": {"verdict": "contradiction", "contradiction": 0.95}})
-    assert "may contradict the literal sentence (about 95% sure)" in contra
+    contra = explain_candidate({**c, "nli": {"verdict": "contradiction", "contradiction": 0.75}})
+    assert "may contradict the literal sentence (about 75% sure)" in contra
+    sure = explain_candidate({**c, "nli": {"verdict": "contradiction", "contradiction": 0.996}})  # not "may … 100%"
+    assert "finds that it contradicts the literal sentence (about 100% sure)" in sure
 
 
 def test_a_line_off_the_sentence_is_said_in_words_and_flagged():
@@ -306,6 +308,25 @@ def test_a_line_off_the_sentence_is_said_in_words_and_flagged():
     # a line both off the sentence and contradicting it shows both flags (the status line warns of each)
     both = {**row, "contradicts": True}
     assert list(screen_table([both])["flag"]) == ["contradicts, off the sentence"]
+    # the download's flag is the screen's; why no simile was found has a column of its own (a visitor's sweep found
+    # the CSV's flag empty beside "contradicts, off the sentence" on screen)
+    import csv
+
+    from studio.hauser.service import RerankResult
+    from studio.ui.rerank_tab import COLUMNS, _csv_file
+
+    plain = {**{k: None for k in COLUMNS}, **row, "candidate": "The car was fast.", "flag": "no comparison found",
+             "no_words": False}
+    group = RerankResult("Her voice was soft.", [], {}, {"nli": "n", "sentiment": "s", "kb": "k"},
+                         [{**{k: None for k in COLUMNS}, **both, "no_words": False}, plain])
+    path = _csv_file([group])
+    with open(path, newline="", encoding="utf-8") as fh:
+        saved = list(csv.DictReader(fh))
+    assert [(r["flag"], r["no_simile_reason"]) for r in saved] == [("contradicts, off the sentence", ""),
+                                                                    ("no simile", "no comparison found")]
+    import os
+
+    os.remove(path)
     from studio.ui.rerank_tab import SCREEN_COLUMNS, scale_note
 
     table = screen_table([both, {**row, "off_sentence": False, "rank": 1}])

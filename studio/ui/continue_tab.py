@@ -57,8 +57,8 @@ TABLE_NOTE = ("**plausible (%)**: the judge's share of plausibility among the co
               "sentence that says the story's last sentence again moves down by how close it is to it; in *tuned* "
               "mode the best of the pool are ordered by how naturally they read (the plain language model's "
               "fluency) together with the judge. The slip checks are word patterns: a line they pass can still miss "
-              "the figure's meaning or the story's thread. Fluency, closeness to the last sentence, tokens "
-              "and how many samples gave each sentence are in the downloads.")
+              "the figure's meaning or the story's thread. Closeness to the last sentence (writer mode), fluency "
+              "(the other modes' pools), tokens and how many samples gave each sentence are in the downloads.")
 
 
 def table_note() -> str:

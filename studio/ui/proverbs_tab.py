@@ -79,7 +79,7 @@ def _chart(rows: list[dict]):
     # bar with room between them (a visitor's sweep)
     top = max((100 * r["probability"] for r in rows), default=0.0)
     fig = go.Figure(go.Bar(x=[100 * r["probability"] for r in rows], y=ranks, orientation="h", width=0.4,
-                           text=[f"{100 * r['probability']:.0f} %" for r in rows], textposition="outside",
+                           text=[f"{round(100 * float(r['probability']), 1)} %" for r in rows], textposition="outside",
                            textfont=dict(size=12), cliponaxis=False,
                            hovertext=[f"{r['proverb']}: {r['meaning']}" for r in rows], hoverinfo="text"))
     for rank, row in zip(ranks, rows):

@@ -19,11 +19,12 @@ from .common import (after_limit_check, escape, escape_markdown, examples, faile
 from .help import tab_guide
 from .session_files import new_download, track
 
-#: every column of a scored row: the CSV download (raw and normalized criteria, components)
+#: every column of a scored row: the CSV download (raw and normalized criteria, components); its "flag" is the
+#: screen's (`flags_shown`), "no_simile_reason" the row's own "flag" (why no simile was found)
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
            "logical_consistency", "logical_consistency_norm", "sentiment_consistency", "sentiment_consistency_norm",
-           "topic", "vehicle", "event", "kb_level", "nli_verdict", "evidence", "flag", "contradicts", "off_sentence",
-           "no_words"]
+           "topic", "vehicle", "event", "kb_level", "nli_verdict", "evidence", "flag", "no_simile_reason",
+           "contradicts", "off_sentence", "no_words"]
 #: what the page shows: (title on screen, row key, decimals or None for text) — short titles, numbers rounded. The 0–1
 #: columns are relative within the list ("…_rel": creativity min-max scaled here for the screen only, as the paper
 #: scales the quality criteria); the raw criteria, topic, event and KB match are in the details and the download
@@ -153,7 +154,8 @@ def _csv_file(groups: list[RerankResult], request: gr.Request | None = None) -> 
         for group in groups:
             backends = group.backends
             for row in group.rows:
-                writer.writerow({"literal": group.literal, **{k: row[k] for k in COLUMNS},
+                shown = {**row, "flag": flags_shown(row), "no_simile_reason": row["flag"]}
+                writer.writerow({"literal": group.literal, **{k: shown[k] for k in COLUMNS},
                                  "nli_backend": backends["nli"], "sentiment_backend": backends["sentiment"],
                                  "kb": backends["kb"]})
         return fh.name
@@ -315,8 +317,10 @@ def explain_candidate(c: dict) -> str:
     elif nli:
         said.append({"entailment": "A meaning check finds that it says what the literal sentence says.",
                      "neutral": "A meaning check finds that it neither contradicts nor repeats the literal sentence.",
-                     "contradiction": "A meaning check finds that it may contradict the literal sentence "
-                                      f"(about {nli['contradiction']:.0%} sure)."}.get(nli["verdict"], ""))
+                     "contradiction": "A meaning check finds that it "
+                                      + ("contradicts" if nli["contradiction"] >= 0.9 else "may contradict")
+                                      + f" the literal sentence (about {nli['contradiction']:.0%} sure)."
+                     }.get(nli["verdict"], ""))
     if nli and nli["verdict"] != "contradiction" and c.get("logical_consistency_norm") == 0 \
             and not c.get("contradicts"):
         # the columns are min-max within the list: its 0 is the least sure agreement here, not a failed check
