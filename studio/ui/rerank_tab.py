@@ -10,9 +10,9 @@ import pandas as pd
 
 from ..capabilities import tab_title
 from ..errors import InputError
-from ..hauser.service import (DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_CANDIDATES, MAX_CHARS, MAX_CSV_BYTES,
-                              MAX_CSV_ROWS, PAPER_QUALITY_PARTS, PAPER_RANK_WEIGHTS, RerankResult, Settings,
-                              candidates_from_lines, groups_from_csv, ratio, rerank, rerank_many, wordless_image)
+from ..hauser.service import (CONTRADICTION_GATE, DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_CANDIDATES,
+                              MAX_CHARS, MAX_CSV_BYTES, MAX_CSV_ROWS, PAPER_QUALITY_PARTS, PAPER_RANK_WEIGHTS,
+                              RerankResult, Settings, candidates_from_lines, groups_from_csv, ratio, rerank, rerank_many, wordless_image)
 from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
                      limited_textbox, role_notice, shorten, start_run, table_rows, warn)
@@ -318,7 +318,8 @@ def explain_candidate(c: dict) -> str:
         said.append({"entailment": "A meaning check finds that it says what the literal sentence says.",
                      "neutral": "A meaning check finds that it neither contradicts nor repeats the literal sentence.",
                      "contradiction": "A meaning check finds that it "
-                                      + ("contradicts" if nli["contradiction"] >= 0.9 else "may contradict")
+                                      + ("contradicts" if nli["contradiction"] >= CONTRADICTION_GATE
+                                         else "may contradict")
                                       + f" the literal sentence (about {nli['contradiction']:.0%} sure)."
                      }.get(nli["verdict"], ""))
     if nli and nli["verdict"] != "contradiction" and c.get("logical_consistency_norm") == 0 \
