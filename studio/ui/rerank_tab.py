@@ -12,7 +12,8 @@ from ..capabilities import tab_title
 from ..errors import InputError
 from ..hauser.service import (CONTRADICTION_GATE, DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_CANDIDATES,
                               MAX_CHARS, MAX_CSV_BYTES, MAX_CSV_ROWS, PAPER_QUALITY_PARTS, PAPER_RANK_WEIGHTS,
-                              RerankResult, Settings, candidates_from_lines, groups_from_csv, ratio, rerank, rerank_many, wordless_image)
+                              RerankResult, Settings, candidates_from_lines, groups_from_csv, ratio, rerank,
+                              rerank_many, wordless_image)
 from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
                      limited_textbox, role_notice, shorten, start_run, table_rows, warn)
