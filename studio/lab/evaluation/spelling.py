@@ -108,16 +108,15 @@ class SpellingEvaluation(Evaluation):
         for split in ("dev", "test"):
             picked = [r for r in rows if r["part"] == split]
             picked = picked[:limit] if limit else picked
-            said_all = [suggested(row) for row in picked]
             # only typos the notice names (as the rule of the choice: a typo it leaves alone is no suggestion)
-            picked = [row for row, said in zip(picked, said_all) if said is not None]
-            served, wrong = 0, []
-            for row, said in zip(picked, [s for s in said_all if s is not None]):
-                served += said == row["word"]
-                if said != row["word"] and len(wrong) < 15:
-                    wrong.append(f"{row['text']}  ({row['typo']} → {said}; meant {row['word']})")
-            frequency = sum(row["pool"][0] == row["word"] for row in picked)
-            n = len(picked)
+            named = [(row, said) for row in picked if (said := suggested(row)) is not None]
+            n = len(named)
+            if not n:  # a --limit too small to hold a named typo: no figure rather than a division by zero
+                continue
+            served = sum(said == row["word"] for row, said in named)
+            wrong = [f"{row['text']}  ({row['typo']} → {said}; meant {row['word']})"
+                     for row, said in named if said != row["word"]][:15]
+            frequency = sum(row["pool"][0] == row["word"] for row, _ in named)
             figures += [
                 Figure("typo suggested as the word meant (a choice of two known words or more), as served: read in "
                        "its sentence", served / n, split, n, headline=split == "test",
