@@ -80,6 +80,8 @@ def _split_subject_predicate(doc, seg_start: int, seg_end: int) -> list[tuple[in
     if len(tokens) < 3:
         return [(seg_start, seg_end)]
     roots = [t for t in tokens if t.head == t or t.head.idx < seg_start or t.head.idx >= seg_end]
+    if not roots:  # every head inside a token that straddles the segment's edge ("0\x1f®0;2"): no split to make
+        return [(seg_start, seg_end)]
     root = roots[0]
     subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass", "csubj", "expl") and c.i < root.i]
     if subjects:
