@@ -27,7 +27,7 @@ def sourced_kb(monkeypatch):
 
 def test_pair_and_vehicle_evidence_with_counts_and_sources(sourced_kb):
     ev = sourced_kb.pair_evidence("He", "a child")
-    assert ev["level"] == "exact" and ev["matched"] == [{"pair": "he ~ child", "n": 3}]
+    assert ev["level"] == "exact" and ev["matched"] == [{"pair": "he ~ child", "n": 3, "written": "he ~ child"}]
     assert [t["property"] for t in ev["triplets"]] == ["small", "innocent", "loud"]  # top 3, most plausible first
     assert ev["sources"] == {"b.tsv": 3}
     assert sourced_kb.pair_evidence("the hero", "a child")["level"] in ("none", "embedding")
@@ -43,7 +43,7 @@ def test_scores_carry_evidence_and_the_nli_verdict(sourced_kb):
     first = group["candidates"][0]
     assert first["nli"]["verdict"] in ("entailment", "neutral", "contradiction")
     assert sum(first["nli"][k] for k in ("entailment", "neutral", "contradiction")) == pytest.approx(1, abs=1e-3)
-    assert first["evidence"]["relevance"][0]["matched"] == [{"pair": "he ~ child", "n": 3}]
+    assert first["evidence"]["relevance"][0]["matched"] == [{"pair": "he ~ child", "n": 3, "written": "he ~ child"}]
     line = evidence_text(first)
     assert "he ~ child ×3" in line and "small (n=1, P=0.90)" in line and "b.tsv 3" in line and "NLI:" in line
     rows = table_rows(group)
@@ -95,7 +95,8 @@ def test_property_triplets_merge_every_topic_of_the_vehicle(property_kb):
     assert property_kb.property_triplets("loud", "the grave") == ([], "none")
     assert property_kb.property_triplets("quiet", "a whisper") == ([], "none")
     ev = property_kb.property_evidence("quiet", "a grave")
-    assert ev["matched"] == [{"pair": "cellar ~ grave", "n": 2}, {"pair": "night ~ grave", "n": 1}]
+    assert ev["matched"] == [{"pair": "cellar ~ grave", "n": 2, "written": "cellar ~ grave"},
+                             {"pair": "night ~ grave", "n": 1, "written": "night ~ grave"}]
     assert ev["sources"] == {"a.csv": 2, "b.tsv": 1}
 
 
@@ -121,7 +122,7 @@ def test_the_property_back_off_is_shown_as_evidence(property_kb):
     assert grave["relevance_levels"] == [PROPERTY_LEVEL] and whisper["relevance_levels"] == ["none"]
     assert grave["relevance_kb"] > whisper["relevance_kb"] == 0
     line = evidence_text(grave)
-    assert "relevance [property]: no KB pair for room ~ grave" in line and "cellar ~ grave ×2" in line
+    assert "relevance [property]: no KB pair for The room ~ a grave" in line and "cellar ~ grave ×2" in line
     assert "a.csv 2" in line
     paper = score_groups([("The room was quiet.", ["The room was as quiet as a grave."])],
                          Settings(property_backoff=False))[0].to_dict()  # `score --no-property-backoff`
@@ -147,3 +148,6 @@ def test_the_rerank_tab_names_an_image_in_the_candidate_s_words_not_the_kb_s_lem
     why = text.split("<details>", 1)[0]
     assert "compare “She” with “lightning” twice" in why and "“lightning” is the image of 29 similes" in why
     assert "lightne”" not in why and "🌩”" not in why
+    # the raw evidence under Details spells the KB's entries too ("relevance [exact]: she ~ lightning ×2")
+    details = text.split("<details>", 1)[1]
+    assert r"she \~ lightning ×2" in details and "lightne" not in details  # "~" markdown-escaped

@@ -199,7 +199,7 @@ def test_ranking_metrics_hand_computed():
 
 
 def test_rerank_api_end_to_end(client, small_kb):
-    table, winner, chart, csv_file, backends, _picker = client.predict(
+    table, winner, chart, (csv_file, json_file), backends, _picker = client.predict(
         LITERAL, "\n".join(CANDIDATES), 0.5, 1 / 3, 1 / 6, 2, 2, 1, "eq2", api_name="/rerank")
     data = table["data"]
     assert len(data) == 3 and [row[0] for row in data] == [1, 2, 3]
@@ -210,6 +210,9 @@ def test_rerank_api_end_to_end(client, small_kb):
     assert "Backends" in backends
     with open(csv_file, encoding="utf-8") as fh:
         assert fh.readline().startswith("literal,rank,candidate")
+    with open(json_file, encoding="utf-8") as fh:  # the JSON: the group as `score --batch` writes it
+        saved = json.load(fh)["groups"]
+    assert [g["literal"] for g in saved] == [LITERAL] and len(saved[0]["candidates"]) == 3
 
 
 def test_rerank_api_rejects_empty_candidates(client, small_kb):

@@ -83,7 +83,8 @@ def test_rerank_screen_is_short_and_rounded_and_the_csv_is_raw(client):
 
     literal, candidates = "He yelps and howls.", "He yelps and howls like a wolf.\nHe howls like a dog."
     table, *_rest = client.predict(literal, candidates, 3, 2, 1, 2, 2, 1, "eq2", api_name="/rerank")
-    download = _rest[2]
+    download, saved_json = _rest[2]  # the CSV, then the JSON
+    assert download.endswith(".csv") and saved_json.endswith(".json")
     assert table["headers"] == rerank_tab.SCREEN_COLUMNS
     assert all(len(title) <= 15 and "_" not in title for title in table["headers"])
     for row in table["data"]:

@@ -313,20 +313,25 @@ def test_a_line_off_the_sentence_is_said_in_words_and_flagged():
     import csv
 
     from studio.hauser.service import RerankResult
-    from studio.ui.rerank_tab import COLUMNS, _csv_file
+    import json
+
+    from studio.ui.rerank_tab import COLUMNS, _downloads
 
     plain = {**{k: None for k in COLUMNS}, **row, "candidate": "The car was fast.", "flag": "no comparison found",
              "no_words": False}
     group = RerankResult("Her voice was soft.", [], {}, {"nli": "n", "sentiment": "s", "kb": "k"},
                          [{**{k: None for k in COLUMNS}, **both, "no_words": False}, plain])
-    path = _csv_file([group])
+    path, json_path = _downloads([group])
     with open(path, newline="", encoding="utf-8") as fh:
         saved = list(csv.DictReader(fh))
     assert [(r["flag"], r["no_simile_reason"]) for r in saved] == [("contradicts, off the sentence", ""),
                                                                     ("no simile", "no comparison found")]
+    with open(json_path, encoding="utf-8") as fh:  # the JSON holds each group as `score --batch` writes it
+        assert json.load(fh) == {"groups": [group.to_dict()]}
     import os
 
     os.remove(path)
+    os.remove(json_path)
     from studio.ui.rerank_tab import SCREEN_COLUMNS, scale_note
 
     table = screen_table([both, {**row, "off_sentence": False, "rank": 1}])

@@ -209,7 +209,8 @@ class SimileKB:
         counts = {key: sum(n for q, n, _ in self._triplets[key] if q == p) for key in keys}
         keys = sorted((key for key in keys if counts[key]), key=lambda key: (-counts[key], key))
         return {"property": p, "vehicle": v, "level": hit.level,
-                "matched": [{"pair": key.replace("\t", " ~ "), "n": counts[key]} for key in keys[:k]],
+                "matched": [{"pair": key.replace("\t", " ~ "), "n": counts[key], "written": self.spelled_pair(key)}
+                            for key in keys[:k]],
                 "triplets": [{"property": q, "n": n, "P": P} for q, n, P in hit.value],
                 "sources": self._sources(self._pair_sources, keys), "written": {"vehicle": as_written(vehicle)}}
 
@@ -263,7 +264,8 @@ class SimileKB:
                 keys = [key for n in near for key in self._pairs_by_head().get(f"{th}\t{n}", [])]
                 out["level"] = "embedding" if keys else "none"
         keys = sorted(keys, key=lambda key: (-self._pairs[key], key))
-        out["matched"] = [{"pair": key.replace("\t", " ~ "), "n": self._pairs[key]} for key in keys[:k]]
+        out["matched"] = [{"pair": key.replace("\t", " ~ "), "n": self._pairs[key], "written": self.spelled_pair(key)}
+                          for key in keys[:k]]
         rows = [row for key in keys for row in self._triplets.get(key, [])]
         out["triplets"] = [{"property": p, "n": n, "P": q} for p, n, q in _sorted_triplets(rows)[:k]]
         out["sources"] = self._sources(self._pair_sources, keys)
@@ -325,6 +327,12 @@ class SimileKB:
     def surface(self, normalized_vehicle: str) -> str:
         """The vehicle as it is most often written (with its article): "kid" → "a kid"."""
         return self._surfaces.get(normalized_vehicle, normalized_vehicle)
+
+    def spelled_pair(self, key: str) -> str:
+        """A KB pair key ("sky\tlightne") as a reader reads it: "sky ~ lightning", each lemma key that is no word
+        spelt as the shortest word the build lemmatized to it (`_spelled`)."""
+        known = self._spelling()
+        return " ~ ".join(" ".join(self._spelled(w, known) for w in part.split()) for part in key.split("\t"))
 
     def written_bare(self, normalized_vehicle: str) -> bool:
         """Whether the KB's texts write the vehicle without an article ("thunder", "stone"): it has no surface of its

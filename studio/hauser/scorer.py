@@ -378,29 +378,32 @@ def nli_verdict(probs) -> dict:
 
 def evidence_text(c: dict) -> str:
     """One line of evidence for a scored candidate (a `CandidateScore.to_dict()`): the KB pairs and triplets behind
-    relevance, the vehicle counts behind creativity, with their sources, and the NLI verdict."""
+    relevance, the vehicle counts behind creativity, with their sources, and the NLI verdict. Topics and vehicles as
+    the candidate writes them, the KB's entries spelt as words (its lemma key "lightne" reads "lightning")."""
     parts = []
     ev = c.get("evidence") or {}
     for pair in ev.get("relevance", []):
+        written = pair.get("written") or {}
+        topic = (written.get("topic") or pair.get("topic") or "(no topic)") if pair.get("topic") else "(no topic)"
+        vehicle = written.get("vehicle") or pair["vehicle"]
+        matched = ", ".join(f"{m.get('written') or m['pair']} ×{m['n']}" for m in pair["matched"])
         if pair["level"] in ("none", NO_TOPIC):
-            parts.append(f"relevance: no KB pair for {pair.get('topic') or '(no topic)'} ~ {pair['vehicle']}")
+            parts.append(f"relevance: no KB pair for {topic} ~ {vehicle}")
             continue
         if pair["level"] == PROPERTY:
             trip = ", ".join(f"n={t['n']}, P={t['P']:.2f}" for t in pair["triplets"])
-            matched = ", ".join(f"{m['pair']} ×{m['n']}" for m in pair["matched"])
-            parts.append(f"relevance [property]: no KB pair for {pair.get('topic') or '(no topic)'} ~ "
-                         f"{pair['vehicle']}; {pair['vehicle']} is “{pair['property']}” in {matched} ({trip})"
-                         + _sources_text(pair["sources"]))
+            parts.append(f"relevance [property]: no KB pair for {topic} ~ {vehicle}; {vehicle} is "
+                         f"“{pair['property']}” in {matched} ({trip})" + _sources_text(pair["sources"]))
             continue
         trip = ", ".join(f"{t['property']} (n={t['n']}, P={t['P']:.2f})" for t in pair["triplets"])
-        matched = ", ".join(f"{m['pair']} ×{m['n']}" for m in pair["matched"])
         parts.append(f"relevance [{pair['level']}]: {matched}" + (f"; properties {trip}" if trip else "")
                      + _sources_text(pair["sources"]))
     for veh in ev.get("creativity", []):
+        vehicle = veh.get("written") or veh["vehicle"]
         if veh["level"] == "none":
-            parts.append(f"creativity: vehicle {veh['vehicle']} unseen in the KB")
+            parts.append(f"creativity: vehicle {vehicle} unseen in the KB")
             continue
-        matched = ", ".join(f"{m['vehicle']} ×{m['n']}" for m in veh["matched"])
+        matched = ", ".join(f"{m.get('written') or m['vehicle']} ×{m['n']}" for m in veh["matched"])
         parts.append(f"creativity [{veh['level']}]: {matched}" + _sources_text(veh["sources"]))
     fit, lm = c.get("fit") or {}, c.get("lm") or {}
     if fit:

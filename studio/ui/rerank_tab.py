@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import math
 from collections import Counter
 
@@ -52,11 +53,11 @@ COLOURS = {"topic": "#7cb5ec", "vehicle": "#f7a35c", "event": "#90ed7d"}
 #: docs/hauser.md)
 SCORES_NOTE = (
     "**rank**: 1 = best, the three rankings (by quality, creativity and image words) combined by the rank weights "
-    f"(served {ratio(DEFAULT_RANK_WEIGHTS)}, so quality leads"
+    f"set above (served {ratio(DEFAULT_RANK_WEIGHTS)}, so quality leads"
     + (" and image words are shown but not counted" if not DEFAULT_RANK_WEIGHTS[2] else "")
     + f"; the paper's {ratio(PAPER_RANK_WEIGHTS)} is a button away). "
     "Each 0–1 column compares the candidates of *this list* (1 = the best here, 0 = the weakest here; 0.5 when "
-    "they all tie): **quality** mixes relevance, logic and sentiment by the weights α : β : γ (served "
+    "they all tie): **quality** mixes relevance, logic and sentiment by the weights α : β : γ set above (served "
     + ratio(DEFAULT_QUALITY_PARTS)
     + (", so sentiment is shown but not counted unless γ is set" if not DEFAULT_QUALITY_PARTS[2] else "")
     + "). **creativity**: how "
@@ -146,8 +147,10 @@ def criteria_chart(rows: list[dict]):
     return fig
 
 
-def _csv_file(groups: list[RerankResult], request: gr.Request | None = None) -> str:
-    """Every scored group's rows, each with its literal sentence and the backends used."""
+def _downloads(groups: list[RerankResult], request: gr.Request | None = None) -> list[str]:
+    """Every scored group: `rerank-….csv` (its rows, each with its literal sentence and the backends used; the flag
+    as the screen shows it) and `rerank-….json` ({"groups": [...]}, each group as `score --batch` writes it: the
+    settings, the backends and every candidate's criteria, similes and evidence)."""
     path = new_download(request, "rerank", "csv")
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=["literal"] + COLUMNS + ["nli_backend", "sentiment_backend", "kb"])
@@ -159,7 +162,10 @@ def _csv_file(groups: list[RerankResult], request: gr.Request | None = None) -> 
                 writer.writerow({"literal": group.literal, **{k: shown[k] for k in COLUMNS},
                                  "nli_backend": backends["nli"], "sentiment_backend": backends["sentiment"],
                                  "kb": backends["kb"]})
-        return fh.name
+    json_path = new_download(request, "rerank", "json")
+    with open(json_path, "w", encoding="utf-8") as fh:
+        json.dump({"groups": [group.to_dict() for group in groups]}, fh, ensure_ascii=False, indent=1)
+    return [str(path), str(json_path)]
 
 
 def _backends_markdown(group: RerankResult) -> str:
@@ -508,7 +514,7 @@ def show_scored(scored: list[RerankResult], shown: int, request: gr.Request | No
     labels = [group_label(i + 1, g) for i, g in enumerate(scored)]
     picker = gr.update(choices=labels, value=labels[shown], visible=len(scored) > 1,
                        label=f"Literal sentence shown ({len(scored)} scored from the CSV; all in the download)")
-    return table, winner, chart, _csv_file(scored, request), backends, picker, scored if len(scored) > 1 else []
+    return table, winner, chart, _downloads(scored, request), backends, picker, scored if len(scored) > 1 else []
 
 
 def clear_results():
@@ -659,7 +665,8 @@ def build_rerank_tab() -> dict:
         gr.Markdown(SCORES_NOTE, elem_classes=["studio-note"])
         chart = gr.Plot(label="Criteria per candidate", show_label=False)
         backends = gr.Markdown(label="Why these scores", elem_id="rerank-why")
-        download = gr.File(label="Scored table (CSV, every raw value)")
+        download = gr.File(label="Scored table (CSV, every raw value; JSON with each candidate's evidence)",
+                           file_count="multiple", elem_id="rerank-download")
         # page plumbing, not endpoints: the API takes the parts directly
         paper.click(lambda: (*PAPER_QUALITY_PARTS, *PAPER_RANK_WEIGHTS), None, [alpha, beta, gamma, wq, wc, wi],
                     queue=False, api_name=False)

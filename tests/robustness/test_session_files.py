@@ -20,7 +20,7 @@ def test_session_files_are_deleted_when_the_session_ends(client, app_url, tmp_pa
     literal, candidates = scored[6], scored[7]  # (the State is not returned)
     assert literal == "He is fast." and "cheetah" in candidates
     result = client.predict(literal, candidates, api_name="/rerank")
-    downloaded = result[3]
+    downloaded = result[3][0]  # the CSV (the JSON after it)
 
     class Session:  # what the unload handler receives: the client's session
         session_hash = client.session_hash

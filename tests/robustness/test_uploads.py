@@ -117,7 +117,7 @@ def test_upload_endpoint_scores_every_literal(csv_file, client):
     assert len(table["data"]) == 2  # the first literal's group is on screen
     choices = [c[0] if isinstance(c, (list, tuple)) else c for c in picker["choices"]]
     assert [c.split(" (")[0] for c in choices] == ["1. He is fast.", "2. The lake was calm.", "3. The night was dark."]
-    with open(result[3], encoding="utf-8") as fh:  # the download holds every group
+    with open(result[3][0], encoding="utf-8") as fh:  # the download (CSV, then JSON) holds every group
         lines = fh.read().splitlines()
     assert len(lines) == 1 + 4 and sum(line.startswith("The lake was calm.,") for line in lines) == 1
 
