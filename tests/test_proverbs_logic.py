@@ -301,7 +301,7 @@ def test_one_align_click_checks_a_typed_proverbs_language_once(tiny_registry, mo
     real = service.refuse_non_english
     monkeypatch.setattr(service, "refuse_non_english", lambda text, what: calls.append(text) or real(text, what))
     typed = "Never bet the whole barn on one spotted horse"
-    _, _, table = show_alignment(NARRATIVE, typed)
+    _, _, table, _files = show_alignment(NARRATIVE, typed)
     alignment_note(typed, table)
     assert calls.count(typed) == 1
     spanish = "Quien mucho abarca poco aprieta, y el que mucho habla mucho yerra"

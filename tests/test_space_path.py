@@ -106,10 +106,10 @@ def test_proverbs_align_and_similar(space):
     assert len(table["data"]) == 3 and "Scoring:" in status
     probabilities = [row[4] for row in table["data"]]
     assert probabilities == sorted(probabilities, reverse=True) and 0 < sum(probabilities) <= 1
-    proverb_hl, narrative_hl, pairs = client.predict(STORY, table["data"][0][1], api_name="/align")
+    proverb_hl, narrative_hl, pairs, _pair_files = client.predict(STORY, table["data"][0][1], api_name="/align")
     assert pairs["data"] and "".join(p["token"] for p in narrative_hl) == STORY
-    similar = client.predict(STORY, "The ant worked all summer.\nA rolling stone gathers no moss.",
-                             "embedding-cosine", api_name="/similar")
+    similar, _similar_files = client.predict(STORY, "The ant worked all summer.\nA rolling stone gathers no moss.",
+                                             "embedding-cosine", api_name="/similar")
     assert len(similar["data"]) == 2
 
 

@@ -163,7 +163,12 @@ def show_alignment(narrative: str, proverb: str, request: gr.Request = None):
                                           for i, p in enumerate(pairs)])
     table = pd.DataFrame([{"#": i + 1, "proverb span": p.proverb_span.text, "narrative span": p.narrative_span.text,
                            "similarity": round(p.similarity, 2)} for i, p in enumerate(pairs)], columns=PAIR_COLUMNS)
-    return proverb_hl, narrative_hl, table
+    rows = [{"pair": i + 1, "proverb_span": p.proverb_span.text, "proverb_start": p.proverb_span.start,
+             "proverb_end": p.proverb_span.end, "narrative_span": p.narrative_span.text,
+             "narrative_start": p.narrative_span.start, "narrative_end": p.narrative_span.end,
+             "similarity": p.similarity} for i, p in enumerate(pairs)]
+    files = result_downloads(request, "proverbs-aligned", rows, {"narrative": narrative, "proverb": text})
+    return proverb_hl, narrative_hl, table, files
 
 
 def alignment_note(proverb, pairs) -> str:
@@ -185,9 +190,15 @@ def find_similar(narrative: str, pool_text: str, method: str, request: gr.Reques
     lines = (pool_text or "").split("\n")  # as typed: a refusal names a narrative by its line
     pool = lines if any(line.strip() for line in lines) else EXAMPLES
     ranked = similar(narrative, pool, method)
-    return pd.DataFrame([{"#": i + 1, "similarity": round(r.similarity, 3), "narrative": r.narrative,
-                          "proverbs both fit": "; ".join(r.shared) or "—"} for i, r in enumerate(ranked)],
-                        columns=SIMILAR_COLUMNS)
+    table = pd.DataFrame([{"#": i + 1, "similarity": round(r.similarity, 3), "narrative": r.narrative,
+                           "proverbs both fit": "; ".join(r.shared) or "—"} for i, r in enumerate(ranked)],
+                         columns=SIMILAR_COLUMNS)
+    rows = [{"rank": i + 1, "similarity": r.similarity, "narrative": r.narrative, "proverbs_both_fit": list(r.shared)}
+            for i, r in enumerate(ranked)]
+    compared = "the example narratives" if pool is EXAMPLES else "the narratives typed"
+    files = result_downloads(request, "proverbs-similar", rows,
+                             {"narrative": clean_narrative(narrative), "method": method, "compared with": compared})
+    return table, files
 
 
 def build_proverbs_tab() -> None:
@@ -231,6 +242,8 @@ def build_proverbs_tab() -> None:
                              wrap=True, label="Aligned pairs", elem_id="proverbs-pairs",
                              elem_classes=["studio-fit-table"], column_widths=["8%", "35%", "34%", "23%"])
         gr.Markdown(PAIRS_NOTE, elem_classes=["studio-note"])
+        pair_files = gr.File(label="Aligned pairs (CSV and JSON, with each span's character offsets)",
+                             file_count="multiple", elem_id="proverbs-pair-files")
         gr.Markdown("### Similar narratives\nOther narratives ranked by how alike their proverb distributions are "
                     "(leave the box empty to compare with the example narratives).")
         with gr.Row():
@@ -246,15 +259,18 @@ def build_proverbs_tab() -> None:
                                      elem_id="proverbs-similar", elem_classes=["studio-fit-table"],
                                      column_widths=["9%", "23%", "40%", "28%"])
         gr.Markdown(SIMILAR_NOTE, elem_classes=["studio-note"])
+        similar_files = gr.File(label="Similar narratives (CSV and JSON)", file_count="multiple",
+                                elem_id="proverbs-similar-files")
 
         narrative_limit = (narrative, "narrative", MAX_NARRATIVE_CHARS)
         # the earlier narrative's results go first (a refusal leaves none of them on screen); an error's mark sits
         # on the table and the status line says why
-        values = (None, None, None, gr.update(choices=[], value=None), None, None, None, None, None, "", "")
+        values = (None, None, None, gr.update(choices=[], value=None), None, None, None, None, None, None, None, "",
+                  "")
         start = start_run("Ranking the proverbs…", *values)
-        cleared = [table, full, chart, proverb, downloads, proverb_hl, narrative_hl, pairs, similar_table, align_status,
-                   similar_status, status]
-        aligned = [proverb_hl, narrative_hl, pairs]
+        cleared = [table, full, chart, proverb, downloads, proverb_hl, narrative_hl, pairs, pair_files, similar_table,
+                   similar_files, align_status, similar_status, status]
+        aligned = [proverb_hl, narrative_hl, pairs, pair_files]
         for trigger, api_name in ((go_button.click, "proverbs"), (narrative.submit, False)):
             ranked = after_limit_check(trigger, narrative_limit, clears=(cleared, values)).success(
                 start, outputs=cleared, api_name=False, queue=False, show_progress="hidden").success(
@@ -272,7 +288,7 @@ def build_proverbs_tab() -> None:
                             note_inputs=[proverb, pairs]),
                 section_run(proverb.select, show_alignment, [narrative, proverb], aligned, align_status,
                             busy="Aligning…", api_name=False, note=alignment_note, note_inputs=[proverb, pairs]),
-                section_run(similar_button.click, find_similar, [narrative, pool, method], [similar_table],
+                section_run(similar_button.click, find_similar, [narrative, pool, method], [similar_table, similar_files],
                             similar_status, busy="Comparing the narratives…", api_name="similar",
                             checks=(narrative_limit,))]
         for run in runs:
