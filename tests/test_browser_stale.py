@@ -363,3 +363,39 @@ def test_section_buttons_say_why_under_themselves(fresh):
     page.get_by_role("button", name="Judge", exact=True).click()
     _wait_status(page, "#judge-status", "No result")
     assert "Please enter continuation 2" in page.locator("#judge-status").inner_text()
+
+
+def test_rerank_says_when_its_table_scored_other_text_than_the_boxes_hold(fresh, monkeypatch):
+    """A visitor pressed Rerank, changed the sentence and emptied the candidates while it ran, and pressed again:
+    Gradio drops that press, and the first sentence's table stayed under the new text with no word. The line under
+    Rerank now says so whenever the boxes differ from the texts the table scored, and goes when they match again."""
+    page = fresh
+    from studio.ui import rerank_tab
+
+    select_tab(page, "Rerank")
+    literal = _box(page, "Literal sentence")
+    candidates = page.get_by_label("Candidates (one per line", exact=False).filter(visible=True).first
+    literal.fill(RIVER)
+    candidates.fill("The river was as slow as a snail.\nThe river was slow like honey.")
+    started, returned = _slow_down(monkeypatch, rerank_tab, "rerank", 3)
+    page.locator("#rerank-go").click()
+    assert started.wait(RESULT_TIMEOUT_MS / 1000)
+    literal.fill(COFFEE)
+    candidates.fill("")
+    page.locator("#rerank-go").click()  # during the run
+    assert returned.wait(RESULT_TIMEOUT_MS / 1000)
+    page.wait_for_timeout(4_000)  # whatever Gradio does with the second press has happened
+    table = page.locator("#rerank-table").inner_text()
+    note = page.locator("#rerank-other-text").inner_text()
+    if "snail" in table:  # the first run's table under the coffee sentence: said
+        assert "scored other text than the boxes hold" in note, (table, note)
+    else:
+        assert "scored other text" not in note
+    literal.fill(RIVER)
+    candidates.fill("The river was slow like honey.\nThe river was  as slow as a snail.")  # order and spaces alike
+    page.wait_for_function("() => !/other text/.test(document.querySelector('#rerank-other-text')?.innerText"
+                           " || '') && /snail/.test(document.querySelector('#rerank-table')?.innerText || '')",
+                           timeout=RESULT_TIMEOUT_MS)
+    literal.fill(COFFEE)  # an edit of a scored table's sentence
+    page.wait_for_function("() => /other text/.test(document.querySelector('#rerank-other-text')?.innerText || '')",
+                           timeout=10_000)

@@ -221,3 +221,19 @@ def test_the_judge_panel_says_what_it_was_told_of_the_figure_and_escapes_it():
     line = judge_verdict_line(bars, "After three nights without sleep, Marco <b>slept like a *log*</b>.",
                               "He woke at noon, rested.", "He was tired all day.")
     assert "the simile “slept like a \\*log\\*”" in line and "<b>" not in line
+
+
+def test_rerank_names_a_table_that_scored_other_text_than_the_boxes():
+    """The line under Rerank: the table's texts against the boxes', as they read (spaces, the candidates' order and
+    blank lines change nothing); no line without a table or a record of its texts."""
+    from studio.ui.rerank_tab import OTHER_TEXT_NOTE, other_text_note, texts_key
+
+    scored = texts_key("He is fast.", "He is as fast as a cheetah.\nHe ran like the wind.")
+    table = {"data": [[1, "He ran like the wind."]]}
+    assert other_text_note(" He is  fast. ", "\nHe ran like the wind.\n\nHe is as fast as a cheetah.", scored,
+                           table) == ""
+    assert other_text_note("She is fast.", "He is as fast as a cheetah.\nHe ran like the wind.", scored,
+                           table) == OTHER_TEXT_NOTE
+    assert other_text_note("He is fast.", "He ran like the wind.", scored, table) == OTHER_TEXT_NOTE
+    assert other_text_note("She is fast.", "", scored, None) == ""  # no table on screen
+    assert other_text_note("She is fast.", "", None, table) == ""  # a table restored from a shared link

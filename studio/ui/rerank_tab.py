@@ -490,10 +490,10 @@ def run_rerank(literal, candidates_text, alpha, beta, gamma, w_quality, w_creati
     shown = csv_group_in_boxes(literal, candidates_text, loaded)
     if shown is not None:
         scored = rerank_many(loaded, settings, progress=lambda f, what: progress(f, desc=what))
-        return show_scored(scored, shown, request)
+        return show_scored(scored, shown, request, texts_key(literal, candidates_text))
     group = rerank(literal, candidates_from_lines(candidates_text), settings,
                    progress=lambda f, what: progress(f, desc=what))
-    return show_scored([group], 0, request)
+    return show_scored([group], 0, request, texts_key(literal, candidates_text))
 
 
 def csv_group_in_boxes(literal: str | None, candidates_text: str | None, loaded) -> int | None:
@@ -506,21 +506,44 @@ def csv_group_in_boxes(literal: str | None, candidates_text: str | None, loaded)
     return None
 
 
-def show_scored(scored: list[RerankResult], shown: int, request: gr.Request | None):
+def texts_key(literal: str | None, candidates_text: str | None) -> list[str]:
+    """The texts a table is scored for, as they read: the literal sentence, then the candidate lines sorted (their
+    order changes no score), runs of spaces as one; what `other_text_note` compares with the boxes."""
+    lines = sorted(" ".join(line.split()) for line in (candidates_text or "").splitlines() if line.strip())
+    return [" ".join((literal or "").split()), *lines]
+
+
+#: under Rerank when the table on screen scored other text than the boxes hold (Gradio drops a press of Rerank
+#: while a run is on: a visitor typed another sentence, pressed again, and read the first one's table under it)
+OTHER_TEXT_NOTE = ("⚠️ The table below scored other text than the boxes hold now: press **Rerank** to score what "
+                   "they hold.")
+
+
+def other_text_note(literal, candidates_text, scored_texts, table) -> str:
+    """`OTHER_TEXT_NOTE` while a table is on screen and the boxes differ from the texts it scored (`scored_texts`,
+    `texts_key` of them, which the run returns beside its table); "" otherwise."""
+    if table_rows(table) and scored_texts and texts_key(literal, candidates_text) != list(scored_texts):
+        return OTHER_TEXT_NOTE
+    return ""
+
+
+def show_scored(scored: list[RerankResult], shown: int, request: gr.Request | None, texts: list[str]):
     """The outputs of a scoring run (see `build_rerank_tab`): group `shown` on screen, every group in the download;
-    the picker of groups is offered when there are several."""
+    the picker of groups is offered when there are several; `texts`, the boxes' texts the group shown was scored
+    for (`texts_key`)."""
     _warn_flagged(scored)
     table, winner, chart, backends = show_group(scored[shown])
     labels = [group_label(i + 1, g) for i, g in enumerate(scored)]
     picker = gr.update(choices=labels, value=labels[shown], visible=len(scored) > 1,
                        label=f"Literal sentence shown ({len(scored)} scored from the CSV; all in the download)")
-    return table, winner, chart, _downloads(scored, request), backends, picker, scored if len(scored) > 1 else []
+    return (table, winner, chart, _downloads(scored, request), backends, picker, scored if len(scored) > 1 else [],
+            texts)
 
 
 def clear_results():
     """Before an uploaded file is read: nothing from the earlier input stays on screen (a bad file then leaves the
     results empty, under its error), and the earlier file's groups are forgotten."""
-    return None, None, None, None, "", gr.update(choices=[], value=None, visible=False), [], []
+    return None, None, None, None, "", gr.update(choices=[], value=None, visible=False), [], None, []
 
 
 #: after a refused file's own message
@@ -545,8 +568,8 @@ def run_csv(path, alpha, beta, gamma, w_quality, w_creativity, w_inform, relevan
     first = scored[0]
     # the groups as scored (each text cleaned as the boxes get it), for a later Rerank of the whole file
     loaded = [(g.literal, [c["candidate"] for c in g.candidates]) for g in scored]
-    return (*show_scored(scored, 0, request), loaded, first.literal,
-            "\n".join(c["candidate"] for c in first.candidates))
+    shown = "\n".join(c["candidate"] for c in first.candidates)  # into the boxes
+    return (*show_scored(scored, 0, request, texts_key(first.literal, shown)), loaded, first.literal, shown)
 
 
 def pick_group(groups: list[RerankResult], label: str | None):
@@ -554,10 +577,11 @@ def pick_group(groups: list[RerankResult], label: str | None):
     re-run use it)."""
     labels = [group_label(i + 1, g) for i, g in enumerate(groups or [])]
     if not groups or label not in labels:
-        return (gr.update(),) * 6
+        return (gr.update(),) * 7
     group = groups[labels.index(label)]
     table, winner, chart, backends = show_group(group)
-    return table, winner, chart, backends, group.literal, "\n".join(c["candidate"] for c in group.candidates)
+    candidates = "\n".join(c["candidate"] for c in group.candidates)
+    return table, winner, chart, backends, group.literal, candidates, texts_key(group.literal, candidates)
 
 
 def fill_from_polish(literal: str, candidates: list[str], polished: str | None = None):
@@ -572,32 +596,40 @@ def fill_from_polish(literal: str, candidates: list[str], polished: str | None =
 
 
 #: what a scoring run clears first (and a refused input too): the outputs of `build_rerank_tab`'s `outputs`
-CLEARED = (None, None, None, None, "", gr.update(choices=[], value=None, visible=False), [])
+CLEARED = (None, None, None, None, "", gr.update(choices=[], value=None, visible=False), [], None)
 
 
-def scoring(after, inputs: list, outputs: list, status, api_name, scored_with=None, knobs=()):
+def scoring(after, inputs: list, outputs: list, status, api_name, scored_with=None, knobs=(), other=None):
     """Chain a scoring run after `after` (a listener such as `button.click` or `dependency.success`): the results it
     replaces are cleared first, the progress and an error's mark sit on the table (never on the input boxes), and
     the status line says it runs, then nothing (done) or why it gave no result. `scored_with`: a state that keeps
-    the `knobs` (weights and relevance) the run starts with (`weights_changed` compares them). Returns the run's
-    dependency."""
+    the `knobs` (weights and relevance) the run starts with (`weights_changed` compares them). `other`: (note,
+    literal box, candidates box), `finish`'s. Returns the run's dependency."""
     table = outputs[0]
     if scored_with is not None:
         after(lambda *values: list(values), inputs=list(knobs), outputs=scored_with, api_name=False, queue=False,
               show_progress="hidden")
+    if other is not None:
+        after(lambda: "", outputs=other[0], api_name=False, queue=False, show_progress="hidden")
     start = start_run("Scoring…", *CLEARED)
     run = after(start, outputs=[*outputs, status], api_name=False, queue=False, show_progress="hidden").success(
         run_rerank, inputs=inputs, outputs=outputs, api_name=api_name, show_progress_on=table)
-    finish(run, table, status, picker=(outputs[6], outputs[5]))
+    finish(run, table, status, picker=(outputs[6], outputs[5]), other=other, scored_texts=outputs[7])
     return run
 
 
-def finish(run, table, status, picker=()) -> None:
+def finish(run, table, status, picker=(), other=None, scored_texts=None) -> None:
     """After a scoring run: the status line when it succeeded (`scale_note`; `picker`: the CSV's scored groups and
-    the dropdown that shows one), the reason (and no table) when it failed."""
+    the dropdown that shows one), the reason (and no table) when it failed; `other` (note, literal box, candidates
+    box): the note says when the boxes no longer hold the texts the table scored (`other_text_note`)."""
     run.success(scale_note, inputs=[table, *picker], outputs=status, api_name=False, queue=False,
                 show_progress="hidden")
     run.failure(failed_run(None), outputs=[table, status], api_name=False, queue=False)
+    if other is not None:
+        note, literal, candidates = other
+        for end in (run.success, run.failure):
+            end(other_text_note, inputs=[literal, candidates, scored_texts, table], outputs=note, api_name=False,
+                queue=False, show_progress="hidden")
 
 
 def build_rerank_tab() -> dict:
@@ -648,6 +680,7 @@ def build_rerank_tab() -> dict:
                 relevance = gr.Radio([("Eq. 2: Σ n·P over KB triplets", "eq2"), ("Eq. 3: pair count n(t, v)", "eq3")],
                                      value="eq2", label="Relevance")
         run = gr.Button("Rerank", variant="primary", elem_id="rerank-go")
+        other_text = gr.Markdown(elem_id="rerank-other-text", elem_classes=["studio-note"])
         examples(EXAMPLES, [literal, candidates], "Examples (from the HAUSER paper)", run=run)
         groups = gr.State([])  # the scored groups the picker shows
         loaded = gr.State([])  # the uploaded CSV's (literal, candidates) groups, which Rerank scores again
@@ -677,34 +710,41 @@ def build_rerank_tab() -> dict:
         for knob in knobs:  # any move (a drag, the arrow keys, a button) against the table's own settings
             knob.change(weights_changed, [table, scored_with, groups, group_choice, *knobs], status, queue=False,
                         api_name=False, show_progress="hidden")
+        scored_texts = gr.State(None)  # the texts the table on screen scored (`texts_key`), returned by its run
         inputs = [literal, candidates, *knobs, loaded]
-        outputs = [table, winner, chart, download, backends, group_choice, groups]
+        outputs = [table, winner, chart, download, backends, group_choice, groups, scored_texts]
+        other = (other_text, literal, candidates)
+        for box in (literal, candidates):  # typing, an example, a group the picker put there
+            box.change(other_text_note, [literal, candidates, scored_texts, table], other_text, queue=False,
+                       api_name=False, show_progress="hidden")
         scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS),
                                   clears=([*outputs, status], CLEARED)).success, inputs, outputs, status, "rerank",
-                scored_with, knobs)
+                scored_with, knobs, other)
         # the CSV's run fills the input boxes too; a bad file's error marks the table, not them
         # Rerank waits for the file (its first step disables the button, the run's end enables it): pressed while
         # the CSV was read, it scored the boxes' earlier text, and its table came after the file's, under the
         # file's first literal (a visitor's sweep, 2026-12-05)
-        upload.upload(lambda *values: list(values), inputs=knobs, outputs=scored_with, api_name=False, queue=False,
-                      show_progress="hidden")
+        upload.upload(lambda *values: (list(values), ""), inputs=knobs, outputs=[scored_with, other_text],
+                      api_name=False, queue=False, show_progress="hidden")
         csv_run = upload.upload(start_run("Scoring the CSV…", *clear_results(), gr.update(interactive=False)),
                                 outputs=[*outputs, loaded, run, status], api_name=False, queue=False).then(
             run_csv, inputs=[upload, *inputs[2:-1]], outputs=[*outputs, loaded, literal, candidates],
             api_name="rerank_csv", show_progress_on=table)
-        finish(csv_run, table, status, picker=(groups, group_choice))
+        finish(csv_run, table, status, picker=(groups, group_choice), other=other, scored_texts=scored_texts)
         # a refused file leaves the upload box: Rerank would otherwise seem to score it, while it scores the boxes
         csv_run.failure(lambda: (None, gr.Button(interactive=True)), outputs=[upload, run], api_name=False,
                         queue=False, show_progress="hidden")
         csv_run.success(lambda: gr.Button(interactive=True), outputs=run, api_name=False, queue=False,
                         show_progress="hidden")
         group_choice.input(pick_group, inputs=[groups, group_choice],
-                           outputs=[table, winner, chart, backends, literal, candidates], api_name=False).then(
+                           outputs=[table, winner, chart, backends, literal, candidates, scored_texts],
+                           api_name=False).then(
             picked_status, inputs=[table, scored_with, groups, group_choice, *knobs], outputs=status, api_name=False,
             queue=False, show_progress="hidden")
         build_imagine_topk(literal, table)
     return {"literal": literal, "candidates": candidates, "rerank_inputs": inputs, "rerank_outputs": outputs,
-            "status": status, "run": run_rerank, "button": run, "scored_with": scored_with, "knobs": knobs}
+            "status": status, "run": run_rerank, "button": run, "scored_with": scored_with, "knobs": knobs,
+            "other": other}
 
 
 def wire_from_polish(polish: dict, rerank: dict, tabs: gr.Tabs) -> None:
@@ -720,4 +760,4 @@ def wire_from_polish(polish: dict, rerank: dict, tabs: gr.Tabs) -> None:
         send, inputs=[polish["literal"], polish["candidates"], polish["polished"]],
         outputs=[rerank["literal"], rerank["candidates"], tabs], api_name=False)
     scoring(sent.success, rerank["rerank_inputs"], rerank["rerank_outputs"], rerank["status"], False,
-            rerank["scored_with"], rerank["knobs"])
+            rerank["scored_with"], rerank["knobs"], rerank["other"])
