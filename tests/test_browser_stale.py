@@ -16,6 +16,8 @@ from conftest import close_toasts, needs_chromium, open_page, select_tab
 pytestmark = [pytest.mark.browser, needs_chromium]
 RESULT_TIMEOUT_MS = 120_000
 RIVER, COFFEE = "The river was very slow.", "The coffee was very bitter."
+SAVER = "Ana put aside a coin every week for years, and when the storm broke her roof she could pay to mend it."
+GARDENER = "Tom planted seeds in spring, watered them every morning, and in autumn his garden fed the whole street."
 
 
 @pytest.fixture
@@ -399,3 +401,38 @@ def test_rerank_says_when_its_table_scored_other_text_than_the_boxes_hold(fresh,
     literal.fill(COFFEE)  # an edit of a scored table's sentence
     page.wait_for_function("() => /other text/.test(document.querySelector('#rerank-other-text')?.innerText || '')",
                            timeout=10_000)
+
+
+def test_proverbs_says_when_its_proverbs_were_ranked_for_another_narrative(fresh, monkeypatch):
+    """A visitor ranked proverbs for one story, replaced it, and read its proverbs (and downloads) under the new one
+    with no word; a press during a run is dropped by Gradio alike. The line under the button says so."""
+    page = fresh
+    from studio.ui import proverbs_tab
+
+    select_tab(page, "Proverbs")
+    story = _box(page, "Narrative")
+    story.fill(SAVER)
+    started, returned = _slow_down(monkeypatch, proverbs_tab, "ranking", 3)
+    slowed, stories = proverbs_tab.ranking, []
+    monkeypatch.setattr(proverbs_tab, "ranking", lambda narrative, k: stories.append(narrative) or slowed(narrative, k))
+    page.locator("#proverbs-go").click()
+    assert started.wait(RESULT_TIMEOUT_MS / 1000)
+    story.fill(GARDENER)
+    page.locator("#proverbs-go").click()  # during the run
+    assert returned.wait(RESULT_TIMEOUT_MS / 1000)
+    page.wait_for_timeout(4_000)  # whatever Gradio does with the second press has happened
+    note = page.locator("#proverbs-other-text").inner_text()
+    assert page.locator("#proverbs-table").inner_text().strip()
+    if stories[-1].strip() == SAVER:  # the press was dropped: the saver's proverbs under the gardener's story
+        assert "another narrative than the box holds" in note, (stories, note)
+    else:
+        assert "another narrative" not in note, (stories, note)
+    story.fill("  " + SAVER.replace(" ", "  "))  # the story ranked, spaced differently: no note
+    page.wait_for_function("() => !/another narrative/.test(document.querySelector('#proverbs-other-text')"
+                           "?.innerText || '')", timeout=10_000)
+    story.fill(GARDENER)  # an edit under a ranked table
+    page.wait_for_function("() => /another narrative/.test(document.querySelector('#proverbs-other-text')"
+                           "?.innerText || '')", timeout=10_000)
+    page.locator("#proverbs-go").click()  # ranked for the box: the note goes
+    page.wait_for_function("() => !/another narrative/.test(document.querySelector('#proverbs-other-text')"
+                           "?.innerText || '')", timeout=RESULT_TIMEOUT_MS)

@@ -237,3 +237,13 @@ def test_rerank_names_a_table_that_scored_other_text_than_the_boxes():
     assert other_text_note("He is fast.", "He ran like the wind.", scored, table) == OTHER_TEXT_NOTE
     assert other_text_note("She is fast.", "", scored, None) == ""  # no table on screen
     assert other_text_note("She is fast.", "", None, table) == ""  # a table restored from a shared link
+
+
+def test_proverbs_names_proverbs_ranked_for_another_narrative():
+    from studio.ui.proverbs_tab import OTHER_STORY_NOTE, other_story_note
+
+    table = {"data": [[1, "A penny saved is a penny earned", "…", 67.5]]}
+    assert other_story_note(" Ana saved.\n\nShe paid. ", "Ana saved. She paid.", table) == ""
+    assert other_story_note("Ana spent.", "Ana saved. She paid.", table) == OTHER_STORY_NOTE
+    assert other_story_note("Ana spent.", "Ana saved. She paid.", None) == ""  # no proverbs on screen
+    assert other_story_note("Ana spent.", None, table) == ""  # restored from a shared link: nothing recorded

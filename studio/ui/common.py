@@ -361,6 +361,12 @@ def past_refusal(status: str | None):
     return "" if (status or "").startswith(REFUSAL_MARK) else status  # KEEP_VALUE
 
 
+def spaced(text) -> str:
+    """A text as it reads: runs of spaces and line breaks as one space, none at the ends (what a tab compares when
+    it asks whether a box still holds the text its result was made for)."""
+    return " ".join(str(text or "").split())
+
+
 def table_rows(table) -> list[list]:
     """A Dataframe's rows as the page hands them back: a pandas frame, Gradio's {"headers", "data"}, or None (no
     table yet); [] when there is none."""

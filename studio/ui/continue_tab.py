@@ -11,7 +11,8 @@ from ..continuation.service import (MAX_NARRATIVE_CHARS, MAX_OPTION_CHARS, MODES
                                     restates, strip_marks, verdict)
 from ..results import BLIND_READ_KEPT_CONTINUE, measured
 from .common import (after_limit_check, cancellable, cancelled, escape, escape_markdown, examples, failed_run,
-                     guarded, highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line)
+                     guarded, highlight_pieces, limited_textbox, role_notice, section_run, spaced, start_run,
+                     stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -151,11 +152,6 @@ def _expression_note(expr: dict | None) -> str:
     return f"**{expr['kind']}** ({source}) — {what}: {meaning}"
 
 
-def _spaced(text) -> str:
-    """A text as it reads: runs of spaces and line breaks as one space, none at the ends."""
-    return " ".join(str(text or "").split())
-
-
 def other_story_note(narrative, shown, info):
     """The run's status line, and a warning when the box no longer holds the narrative the continuations are for
     (`shown`: the highlighted narrative they were made for). Gradio drops a press of Continue while a run is on: a
@@ -163,7 +159,7 @@ def other_story_note(narrative, shown, info):
     pieces = shown.get("value") or [] if isinstance(shown, dict) else shown or []
     made_for = "".join(str(p[0] if isinstance(p, (list, tuple)) else p.get("token", "")) for p in pieces)
     # the continuations' narrative is the box's without its marks ("…decided to [wing it]." → "…to wing it.")
-    if not made_for.strip() or _spaced(made_for) in (_spaced(narrative), _spaced(strip_marks(str(narrative or ""))[0])):
+    if not made_for.strip() or spaced(made_for) in (spaced(narrative), spaced(strip_marks(str(narrative or ""))[0])):
         return info
     return ("⚠️ The narrative in the box is not the one these continuations are for (shown beside them): press "
             f"**Continue** to continue it.\n\n{info}")
@@ -216,7 +212,7 @@ def run_judge(narrative, option1, option2, request: gr.Request = None):
 def _same_texts(judged, narrative, option1, option2) -> bool:
     """Whether the boxes hold the texts a verdict was given for (spacing aside); None (nothing judged in this page,
     or a shared link's verdict, which Gradio restores without the state): no."""
-    return judged is not None and [_spaced(t) for t in judged] == [_spaced(t) for t in (narrative, option1, option2)]
+    return judged is not None and [spaced(t) for t in judged] == [spaced(t) for t in (narrative, option1, option2)]
 
 
 def other_texts_bars(narrative, option1, option2, judged, bars):

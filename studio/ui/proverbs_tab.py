@@ -12,7 +12,7 @@ from ..proverbs.service import (ALIGNMENT_ROLE, DEFAULT_METHOD, DEFAULT_THRESHOL
                                 MAX_POOL, METHODS, SHARED_TOP, align, clean_narrative, encoders_ready, get_scorer,
                                 ranking, resolve_proverb, similar, spelling_notice, usage_note)
 from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
-                     limited_textbox, past_refusal, role_notice, section_run, shorten, start_run, table_rows)
+                     limited_textbox, past_refusal, role_notice, section_run, shorten, spaced, start_run, table_rows)
 from .help import tab_guide
 from .session_files import result_downloads
 
@@ -141,7 +141,19 @@ def recommend(narrative: str, k: float, request: gr.Request = None, progress=gr.
     status += f"\n\n<details><summary>Details: the scorer</summary>\n\n{escape(scorer.description)}\n\n</details>"
     files = result_downloads(request, "proverbs", ranked, {"narrative": narrative.strip(), "k": int(k),
                                                            "scoring": scorer.description})
-    return table, _chart(ranked), gr.update(choices=choices, value=choices[0]), status, files
+    return table, _chart(ranked), gr.update(choices=choices, value=choices[0]), status, files, spaced(narrative)
+
+
+#: under the button when the proverbs on screen were ranked for another narrative than the box holds (Gradio drops
+#: a press during a run; an edit leaves the table too)
+OTHER_STORY_NOTE = ("⚠️ The proverbs below were ranked for another narrative than the box holds now: press "
+                    "**Recommend proverbs** to rank them for it (*Align* and *Find similar narratives* read the box).")
+
+
+def other_story_note(narrative, ranked_for, table) -> str:
+    """`OTHER_STORY_NOTE` while proverbs are on screen and the box differs from the narrative they were ranked for
+    (`ranked_for`, returned by the run beside them); "" otherwise."""
+    return OTHER_STORY_NOTE if table_rows(table) and ranked_for and spaced(narrative) != ranked_for else ""
 
 
 def _usage_note(text: str) -> str:
@@ -216,6 +228,7 @@ def build_proverbs_tab() -> None:
             with gr.Column(scale=1):
                 k = gr.Slider(1, 20, value=5, step=1, label="How many proverbs")
                 go_button = gr.Button("Recommend proverbs", variant="primary", elem_id="proverbs-go")
+                other_story = gr.Markdown(elem_id="proverbs-other-text", elem_classes=["studio-note"])
         examples(EXAMPLES, [narrative], "Example narratives (click one)", run=go_button)
         status = gr.Markdown(elem_classes="studio-note", label="Status", elem_id="proverbs-status")
         table = gr.Dataframe(headers=SCREEN_COLUMNS, datatype=["number", "str", "str", "number"], interactive=False,
@@ -263,24 +276,30 @@ def build_proverbs_tab() -> None:
                                 elem_id="proverbs-similar-files")
 
         narrative_limit = (narrative, "narrative", MAX_NARRATIVE_CHARS)
+        ranked_for = gr.State(None)  # the narrative the proverbs on screen were ranked for, returned by the run
+        narrative.change(other_story_note, [narrative, ranked_for, full], other_story, api_name=False, queue=False,
+                         show_progress="hidden")
         # the earlier narrative's results go first (a refusal leaves none of them on screen); an error's mark sits
         # on the table and the status line says why
-        values = (None, None, None, gr.update(choices=[], value=None), None, None, None, None, None, None, None, "",
-                  "")
+        values = (None, None, None, gr.update(choices=[], value=None), None, None, None, None, None, None, None, None,
+                  "", "", "")
         start = start_run("Ranking the proverbs…", *values)
         cleared = [table, full, chart, proverb, downloads, proverb_hl, narrative_hl, pairs, pair_files, similar_table,
-                   similar_files, align_status, similar_status, status]
+                   similar_files, ranked_for, other_story, align_status, similar_status, status]
         aligned = [proverb_hl, narrative_hl, pairs, pair_files]
         for trigger, api_name in ((go_button.click, "proverbs"), (narrative.submit, False)):
             ranked = after_limit_check(trigger, narrative_limit, clears=(cleared, values)).success(
                 start, outputs=cleared, api_name=False, queue=False, show_progress="hidden").success(
-                recommend, inputs=[narrative, k], outputs=[full, chart, proverb, status, downloads],
+                recommend, inputs=[narrative, k], outputs=[full, chart, proverb, status, downloads, ranked_for],
                 api_name=api_name, show_progress_on=table)
             ranked.success(screen_table, inputs=full, outputs=table, api_name=False, queue=False,
                            show_progress="hidden")
             section_run(ranked.success, show_alignment, [narrative, proverb], aligned, align_status,
                         busy="Aligning…", api_name=False, note=alignment_note, note_inputs=[proverb, pairs])
             ranked.failure(failed_run(None, None), outputs=[table, full, status], api_name=False, queue=False)
+            for end in (ranked.success, ranked.failure):
+                end(other_story_note, [narrative, ranked_for, full], other_story, api_name=False, queue=False,
+                    show_progress="hidden")
         # Align and Find similar: each section's own line says why it has no result (an over-long narrative too);
         # one that answers takes an earlier refusal of the narrative off the ranking's line
         runs = [section_run(align_button.click, show_alignment, [narrative, proverb], aligned, align_status,

@@ -17,7 +17,7 @@ from ..hauser.service import (CONTRADICTION_GATE, DEFAULT_QUALITY_PARTS, DEFAULT
                               rerank_many, wordless_image)
 from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
-                     limited_textbox, role_notice, shorten, start_run, table_rows, warn)
+                     limited_textbox, role_notice, shorten, spaced, start_run, table_rows, warn)
 from .help import tab_guide
 from .session_files import new_download, track
 
@@ -509,8 +509,8 @@ def csv_group_in_boxes(literal: str | None, candidates_text: str | None, loaded)
 def texts_key(literal: str | None, candidates_text: str | None) -> list[str]:
     """The texts a table is scored for, as they read: the literal sentence, then the candidate lines sorted (their
     order changes no score), runs of spaces as one; what `other_text_note` compares with the boxes."""
-    lines = sorted(" ".join(line.split()) for line in (candidates_text or "").splitlines() if line.strip())
-    return [" ".join((literal or "").split()), *lines]
+    lines = sorted(spaced(line) for line in (candidates_text or "").splitlines() if line.strip())
+    return [spaced(literal), *lines]
 
 
 #: under Rerank when the table on screen scored other text than the boxes hold (Gradio drops a press of Rerank
