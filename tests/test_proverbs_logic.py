@@ -158,6 +158,8 @@ def test_similar_orders_the_pool_and_validates():
         similar(NARRATIVE, [pool[0], "🐢", "<script>alert(1)</script>", "Le chat dort sur le canapé depuis ce matin."])
     message = str(refused.value)
     assert all(f"line {k} to compare" in message for k in (2, 3, 4)) and "3 lines are refused" in message
+    with pytest.raises(InputError, match="line 2 to compare is too short .*1 word;"):  # as the narrative is
+        similar(NARRATIVE, [pool[0], "x", pool[1]])
     with pytest.raises(InputError):
         similar(NARRATIVE, pool, method="telepathy")
 

@@ -232,6 +232,10 @@ def similar(query: str, pool: list[str], method: str = DEFAULT_METHOD) -> list[S
             pool.append(clean_narrative(p, f"narrative on line {k} to compare"))
         except InputError as exc:
             refused.append(str(exc))
+            continue
+        if (words := too_few_words(pool[-1])) is not None:  # as the narrative itself ("x" was ranked third)
+            refused.append(f"The narrative on line {k} to compare is too short to carry a proverb ({words} "
+                           f"word{'s' if words != 1 else ''}; at least {MIN_NARRATIVE_WORDS}).")
     if refused:
         more = f" ({len(refused)} lines are refused.)" if len(refused) > 1 else ""
         raise InputError(" ".join(refused[:MAX_REFUSALS_SAID]) + (" …" if len(refused) > MAX_REFUSALS_SAID else "")

@@ -202,9 +202,10 @@ def find_similar(narrative: str, pool_text: str, method: str, request: gr.Reques
     lines = (pool_text or "").split("\n")  # as typed: a refusal names a narrative by its line
     pool = lines if any(line.strip() for line in lines) else EXAMPLES
     ranked = similar(narrative, pool, method)
+    # each proverb quoted: one holds a semicolon ("For want of a nail the shoe was lost; for want of a shoe …")
     table = pd.DataFrame([{"#": i + 1, "similarity": round(r.similarity, 3), "narrative": r.narrative,
-                           "proverbs both fit": "; ".join(r.shared) or "—"} for i, r in enumerate(ranked)],
-                         columns=SIMILAR_COLUMNS)
+                           "proverbs both fit": "; ".join(f"“{p}”" for p in r.shared) or "—"}
+                          for i, r in enumerate(ranked)], columns=SIMILAR_COLUMNS)
     rows = [{"rank": i + 1, "similarity": r.similarity, "narrative": r.narrative, "proverbs_both_fit": list(r.shared)}
             for i, r in enumerate(ranked)]
     compared = "the example narratives" if pool is EXAMPLES else "the narratives typed"

@@ -63,10 +63,12 @@ class Recipe:
 #: the int8 forms, best first. Every export writes the LADDER's files; a load serves the first that passes its
 #: self-check on this CPU (STUDIO_INT8_RECIPE=NAME serves only NAME, to measure one form).
 RECIPES = {r.name: r for r in (
-    Recipe("u8s8-7bit", "int8, 7-bit weights (exact on every x86 CPU)", "QInt8", True),
-    Recipe("u8u8", "int8, unsigned weights (exact, slower kernels)", "QUInt8", False),
+    # "the same numbers on every CPU": the integer sums never saturate, so no CPU rounds them differently (close to,
+    # not equal to, float32: the self-check's cosine says how close)
+    Recipe("u8s8-7bit", "8-bit integers, weights in 7 bits (the same numbers on every x86 CPU)", "QInt8", True),
+    Recipe("u8u8", "8-bit integers, unsigned weights (the same numbers on every CPU; slower)", "QUInt8", False),
     # full 8-bit signed weights: the most precise where the CPU has VNNI, saturated noise on AVX2 without it
-    Recipe("u8s8", "int8, 8-bit weights (exact only with VNNI)", "QInt8", False),
+    Recipe("u8s8", "8-bit integers, full 8-bit weights (the same numbers only on CPUs with VNNI)", "QInt8", False),
 )}
 LADDER = ("u8s8-7bit", "u8u8")
 
