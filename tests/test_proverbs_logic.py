@@ -207,14 +207,19 @@ def test_cli_single_and_batch(tmp_path, capsys):
     dst = tmp_path / "out.jsonl"
     assert main(["proverbs", "--batch", str(src), "--out", str(dst)]) == 1
     err = capsys.readouterr().err
-    assert "in.jsonl:2:" in err and "in.jsonl:3:" in err
+    assert "line 2: not valid JSON" in err and "line 3: expected an object" in err  # as every batch says it
     lines = [json.loads(line) for line in dst.read_text().splitlines()]
-    assert len(lines) == 2
+    assert [(r["line"], r["narrative"]) for r in lines] == [(1, NARRATIVE), (4, NARRATIVE)]  # which input each answers
     assert lines[0]["aligned_proverb"] == "Don't put all your eggs in one basket"
     assert set(lines[0]["ranking"][0]) == {"id", "quote_id", "proverb", "score"}
-    assert len(lines[0]["ranking"]) == len(load_catalog())
+    assert len(lines[0]["ranking"]) == len(load_catalog())  # the whole catalog's ranking without --k
+    assert main(["proverbs", "--batch", str(src), "--out", str(dst), "--k", "3"]) == 1
+    assert [len(json.loads(line)["ranking"]) for line in dst.read_text().splitlines()] == [3, 3]
     assert main(["proverbs"]) == 2
     assert main(["proverbs", NARRATIVE, "--k", "0"]) == 2
+    capsys.readouterr()
+    assert main(["proverbs", NARRATIVE, "--proverb", "Q99999"]) == 2  # an id no proverb has: not aligned as text
+    assert "No proverb of the catalog has the id 'Q99999'" in capsys.readouterr().err
 
 
 def test_a_narrative_too_short_for_a_proverb_is_refused(capsys):

@@ -59,8 +59,32 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
+def _not_utf8(argv: list[str]) -> str | None:
+    """What to say of the first argument that is not UTF-8 text (Python keeps such bytes as lone surrogates, which
+    every model's tokenizer then refused with a traceback), or None."""
+    for number, arg in enumerate(argv, start=1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            byte = ord(arg[exc.start]) - 0xDC00 if "\udc80" <= arg[exc.start] <= "\udcff" else None
+            where = f"byte 0x{byte:02x}" if byte is not None else "a character"
+            return (f"argument {number} is not UTF-8 text ({where} at column {exc.start + 1}): give the text in "
+                    "UTF-8 (iconv -f latin1 -t utf-8 converts a Latin-1 file)")
+    return None
+
+
+def _unquoted(message: str) -> str:
+    """An exception's message without the quotes str(KeyError) puts around it; a message that merely ends in a quote
+    ("invalid int value: 'abc'") keeps it."""
+    if len(message) > 1 and message[0] == message[-1] and message[0] in "'\"":
+        return message[1:-1]
+    return message
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if (problem := _not_utf8(argv)) is not None:
+        return _fail(problem, EXIT_BAD_INPUT)
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -76,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
     except (StudioError, ConfigError, UnknownRole) as exc:
-        return _fail(str(exc).strip("'\""), EXIT_BAD_INPUT)
+        return _fail(_unquoted(str(exc)), EXIT_BAD_INPUT)
     except ModelUnavailable as exc:
         return _fail(exc.message, EXIT_MODEL_UNAVAILABLE)
     except KeyboardInterrupt:

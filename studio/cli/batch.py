@@ -1,43 +1,115 @@
-"""JSONL batch processing shared by the `components` and `polish` commands: one output line per good input
-line, each malformed line reported on stderr with its number."""
+"""JSONL batches, the one way every `--batch IN.jsonl --out OUT.jsonl` command reads and writes them.
+
+- The paths are checked before any work: the input is a file, the output is not a folder, not the input, and its
+  folder can be made (a run of minutes once ended in a traceback because the folder of --out was a file).
+- Each line is read on its own: a blank line is skipped; a line that is not UTF-8 text, not JSON or not what the
+  command takes is said on stderr as "line N: …", counted, and the others go on (a Latin-1 "café" was read as
+  "caf\ufffd" and written without a word).
+- Each result carries the "line" number of the input it answers, and the output is written atomically at the end.
+"""
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
+from ..atomic import atomic_write
 from ..errors import InputError, StudioError
 
 
-def run_jsonl(source: str, out: str, field: str, handle: Callable[[str], dict]) -> dict:
+def source_path(source: str) -> Path:
     src = Path(source)
     if not src.is_file():
-        raise InputError(f"--batch file not found: {source}")
+        raise InputError(f"--batch file not found: {source}" if not src.exists() else
+                         f"--batch must be a file, and {source} is a folder")
+    return src
+
+
+def out_path(out: str, source: Path) -> Path:
+    """`out` checked before any work: not a folder, not the input, and under a folder that exists or can be made."""
     dest = Path(out)
-    if dest.resolve() == src.resolve():
+    if dest.is_dir():
+        raise InputError(f"--out must be a file name, and {out} is a folder")
+    if dest.exists() and dest.resolve() == source.resolve():
         raise InputError("--out must differ from --batch")
-    ok = failed = 0
-    with open(src, encoding="utf-8", errors="replace") as fin, open(dest, "w", encoding="utf-8") as fout:
-        for number, line in enumerate(fin, start=1):
-            if not line.strip():
+    folder = dest.parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        raise InputError(f"--out cannot be written: {folder} is a file, not a folder")
+    return dest
+
+
+class Batch:
+    """One batch: `records()` yields (line number, JSON value) of the lines that parse, `fail` says a line's problem,
+    `add` keeps a line's result, `finish()` writes them (to `out`, or to stdout without one) and returns the
+    summary."""
+
+    def __init__(self, source: str, out: str | None, *, out_required: bool = True):
+        self.source = source_path(source)
+        if out is None and out_required:
+            raise InputError("--batch needs --out OUT.jsonl")
+        self.out = out_path(out, self.source) if out is not None else None
+        self.results: list[str] = []
+        self.failed = 0
+
+    def records(self) -> Iterator[tuple[int, object]]:
+        try:
+            lines = self.source.read_bytes().split(b"\n")
+        except OSError as exc:
+            raise InputError(f"cannot read {self.source}: {exc.strerror}") from None
+        for number, raw in enumerate(lines, start=1):
+            if not raw.strip():
                 continue
             try:
-                record = json.loads(line)
-                if not isinstance(record, dict) or not isinstance(record.get(field), str):
-                    raise InputError(f'expected an object with a text field "{field}"')
-                result = handle(record[field])
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                self.fail(number, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}): "
+                                  "save the file as UTF-8")
+                continue
+            try:
+                yield number, json.loads(text)
             except json.JSONDecodeError as exc:
-                print(f"line {number}: not valid JSON ({exc.msg})", file=sys.stderr)
-                failed += 1
-                continue
-            except StudioError as exc:
-                print(f"line {number}: {exc}", file=sys.stderr)
-                failed += 1
-                continue
-            fout.write(json.dumps(result, ensure_ascii=False) + "\n")
-            ok += 1
-    return {"batch": str(src), "out": str(dest), "written": ok, "failed": failed}
+                self.fail(number, f"not valid JSON ({exc.msg}, column {exc.colno})")
+
+    def fail(self, number: int, problem) -> None:
+        print(f"line {number}: {problem}", file=sys.stderr)
+        self.failed += 1
+
+    def add(self, number: int, result: dict) -> None:
+        self.results.append(json.dumps({"line": number, **result}, ensure_ascii=False))
+
+    def finish(self, args=None) -> dict:
+        text = "".join(r + "\n" for r in self.results)
+        if self.out is None:
+            sys.stdout.write(text)
+        else:
+            atomic_write(self.out, text)
+        if args is not None:
+            args.exit_code = 1 if self.failed else 0
+        return {"batch": str(self.source), "out": str(self.out) if self.out else None, "written": len(self.results),
+                "failed": self.failed}
+
+
+def summary_line(result: dict, what: str) -> str:
+    """The one line a batch ends with: how many results were written where, and how many lines failed."""
+    where = result["out"] or "standard output"
+    return (f"{result['written']} {what} written to {where} (each with its input's \"line\" number); "
+            f"{result['failed']} line(s) failed" + (", said above" if result["failed"] else ""))
+
+
+def run_jsonl(source: str, out: str | None, field: str, handle: Callable[[str], dict], args=None) -> dict:
+    """A batch whose lines are {field: text}: each text through `handle`."""
+    batch = Batch(source, out)
+    for number, record in batch.records():
+        try:
+            if not isinstance(record, dict) or not isinstance(record.get(field), str):
+                raise InputError(f'expected an object with a text field "{field}"')
+            batch.add(number, handle(record[field]))
+        except StudioError as exc:
+            batch.fail(number, exc)
+    return batch.finish(args)
 
 
 def single_or_batch(args, text: str | None, field: str, handle: Callable[[str], dict], usage: str) -> dict:
@@ -45,11 +117,7 @@ def single_or_batch(args, text: str | None, field: str, handle: Callable[[str], 
     if args.batch:
         if text:
             raise InputError(f"give either a {field} or --batch, not both")
-        if not args.out:
-            raise InputError("--batch needs --out OUT.jsonl")
-        result = run_jsonl(args.batch, args.out, field, handle)
-        args.exit_code = 1 if result["failed"] else 0
-        return result
+        return run_jsonl(args.batch, args.out, field, handle, args)
     if text is None:
         raise InputError(usage)
     return handle(text)

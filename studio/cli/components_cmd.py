@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..similes.service import components
 from . import add_json_flag
-from .batch import single_or_batch
+from .batch import single_or_batch, summary_line
 
 
 def register(sub) -> None:
@@ -22,7 +22,7 @@ def run(args):
 
 def render(result: dict) -> str:
     if "batch" in result:
-        return f"{result['written']} lines written to {result['out']}, {result['failed']} failed"
+        return summary_line(result, "sentences")
     if not result["similes"]:
         return "no simile found"
     p = result["detector"]["p_simile"]

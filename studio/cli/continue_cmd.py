@@ -1,12 +1,10 @@
 """`python -m studio continue` and `python -m studio judge`: figurative continuation and its plausibility judge."""
 from __future__ import annotations
 
-import json
-import sys
-
 from ..continuation.service import MODES, Settings, continue_narrative, judge_pair
-from ..errors import InputError
+from ..errors import InputError, StudioError
 from . import add_json_flag
+from .batch import Batch, summary_line
 
 
 def register(sub) -> None:
@@ -89,40 +87,17 @@ def run_judge(args) -> dict | None:
         if not (args.narrative and args.option1 and args.option2):
             raise InputError("give a narrative and two options, or --batch in.jsonl")
         return judge_pair(args.narrative, args.option1, args.option2)
-    try:
-        with open(args.batch, encoding="utf-8", errors="replace") as fh:  # bad bytes fail their own line only
-            lines = fh.read().splitlines()
-    except OSError as exc:
-        raise InputError(f"cannot read {args.batch}: {exc.strerror}") from None
-    out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
-    failed = done = 0
-    try:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                result = _judge_line(json.loads(line))
-            except json.JSONDecodeError as exc:
-                failed += 1
-                print(f"line {number}: not JSON ({exc.msg})", file=sys.stderr)
-                continue
-            except InputError as exc:
-                failed += 1
-                print(f"line {number}: {exc}", file=sys.stderr)
-                continue
-            out.write(json.dumps({"line": number, **result}, ensure_ascii=False) + "\n")  # which input it answers
-            done += 1
-    finally:
-        if args.out:
-            out.close()
-    args.exit_code = 1 if failed else 0
-    if args.out:
-        return {"judged": done, "failed": failed, "out": args.out}
-    return None
+    batch = Batch(args.batch, args.out, out_required=False)  # without --out, the JSONL goes to stdout
+    for number, row in batch.records():
+        try:
+            batch.add(number, _judge_line(row))
+        except StudioError as exc:
+            batch.fail(number, exc)
+    result = batch.finish(args)
+    return result if args.out else None
 
 
 def render_judge(r: dict) -> str:
-    if "judged" in r:
-        return (f"judged {r['judged']} line(s) → {r['out']} (each with its input's \"line\" number); "
-                f"{r['failed']} other line(s) failed, said above")
+    if "batch" in r:
+        return summary_line(r, "judgements")
     return f"option1 {r['p_option1']:.3f}   option2 {r['p_option2']:.3f}   → {r['choice']}\n{r['verdict']}"

@@ -1,13 +1,12 @@
 """`python -m studio imagine "text a" "text b"`: ImaginE scores for a pair, or for every line of a JSONL file."""
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 from ..errors import InputError, StudioError
 from ..imagine.service import imagine_pair
 from . import add_json_flag
+from .batch import Batch, summary_line
 
 BATCH_KEYS = ("text_a", "text_b")
 BATCH_OPTIONS = ("seed", "seeds", "steps", "guidance", "size")
@@ -35,8 +34,6 @@ def run(args) -> dict:
     if args.batch:
         if args.text_a or args.text_b:
             raise InputError("give either two texts or --batch, not both")
-        if not args.out:
-            raise InputError("--batch needs --out OUT.jsonl")
         return run_batch(args)
     if not (args.text_a and args.text_b):
         raise InputError('give two texts, e.g. python -m studio imagine "text a" "text b" (or --batch IN.jsonl)')
@@ -48,11 +45,16 @@ def _options(args) -> dict:
 
 
 def run_pair(args) -> dict:
+    folder = Path(args.out) if args.out else None
+    if folder is not None and folder.exists() and not folder.is_dir():  # said before the rendering, not after it
+        raise InputError(f"--out names the folder for the PNGs, and {args.out} is a file")
     result = imagine_pair(args.text_a, args.text_b, **_options(args))
     out = result.as_dict()
-    if args.out:
-        folder = Path(args.out)
-        folder.mkdir(parents=True, exist_ok=True)
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot make the folder {args.out}: {exc.strerror}") from None
         out["images"] = []
         for pair in result.scored.pairs:
             for which, image in (("a", pair.image_a), ("b", pair.image_b)):
@@ -75,32 +77,19 @@ def _line_options(record: dict, args) -> dict:
 
 
 def run_batch(args) -> dict:
-    source = Path(args.batch)
-    if not source.is_file():
-        raise InputError(f"no such file: {source}")
-    ok = failed = 0
-    with open(source, encoding="utf-8", errors="replace") as fin, open(args.out, "w", encoding="utf-8") as fout:
-        for number, line in enumerate(fin, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                if not isinstance(record, dict):
-                    raise InputError("is not a JSON object")
-                options = _line_options(record, args)
-                result = imagine_pair(record["text_a"], record["text_b"], **options)
-            except json.JSONDecodeError as exc:
-                print(f"line {number}: not valid JSON ({exc})", file=sys.stderr)
-                failed += 1
-                continue
-            except StudioError as exc:  # a model that is unavailable stops the whole batch instead
-                print(f"line {number}: {exc}", file=sys.stderr)
-                failed += 1
-                continue
-            fout.write(json.dumps({"line": number, **result.as_dict()}, ensure_ascii=False) + "\n")
-            ok += 1
-    args.exit_code = 1 if failed else 0
-    return {"batch": str(source), "out": str(args.out), "ok": ok, "failed": failed}
+    """Every line's pair rendered and scored (`Batch`); a model that is unavailable stops the whole batch instead."""
+    batch = Batch(args.batch, args.out)
+    for number, record in batch.records():
+        try:
+            if not isinstance(record, dict):
+                raise InputError("is not a JSON object")
+            options = _line_options(record, args)  # the text fields checked first
+            result = imagine_pair(record["text_a"], record["text_b"], **options)
+        except StudioError as exc:
+            batch.fail(number, exc)
+            continue
+        batch.add(number, result.as_dict())
+    return batch.finish(args)
 
 
 def _fmt(stat: dict) -> str:
@@ -109,7 +98,7 @@ def _fmt(stat: dict) -> str:
 
 def render(result: dict) -> str:
     if "batch" in result:
-        return f"{result['ok']} pair(s) scored into {result['out']}, {result['failed']} line(s) failed"
+        return summary_line(result, "pairs")
     s, settings = result["summary"], result["settings"]
     lines = [
         f"{result['diffusion_model']} ({settings['steps']} steps, guidance {settings['guidance']:g}, "

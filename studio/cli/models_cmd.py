@@ -9,7 +9,7 @@ import time
 from ..models import ModelUnavailable, ROLES, get_registry
 from ..models.selfcheck import cpu_summary
 from ..proverbs.service import get_scorer
-from . import add_json_flag
+from . import EXIT_MODEL_UNAVAILABLE, add_json_flag
 
 #: roles whose first load does one-time work on a machine (GGUF conversion, int8 export, self-checks)
 PREPARED_ROLES = ("retrieval_embedder", "proverbs_encoder", "lm", "polisher", "continuation_generator", "embedder",
@@ -29,6 +29,7 @@ def register(sub) -> None:
 def run(args) -> dict:
     registry = get_registry()
     roles = list(args.load or ROLES) if args.load is not None else list(PREPARED_ROLES) if args.prepare else []
+    missing = []
     for role in roles:
         started = time.perf_counter()
         if args.prepare:
@@ -36,10 +37,14 @@ def run(args) -> dict:
         try:
             registry.get(role)
         except ModelUnavailable:
-            pass  # reported in the status rows
+            missing.append(role)  # reported in the status rows
         if args.prepare:
             print(f"  {role}: {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
     variants = _prepare_variants() if args.prepare else []
+    named = [role for role in missing if role in (args.load or ())]
+    if named:  # a role asked for by name that cannot load: the exit says so (a script checked readiness by it)
+        print(f"error: could not load {', '.join(named)} (the table says why)", file=sys.stderr)
+        args.exit_code = EXIT_MODEL_UNAVAILABLE
 
     return {"profile": registry.profile, "profile_reason": registry.settings.profile_reason, "cpu": cpu_summary(),
             "roles": registry.status(), "variants": variants}

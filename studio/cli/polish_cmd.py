@@ -5,7 +5,7 @@ from ..results import polish_blind_read
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, MAX_N, REGISTERS, STRATEGIES, Misspelling, about_keepers,
                                polish, spelling_note)
 from . import add_json_flag
-from .batch import single_or_batch
+from .batch import single_or_batch, summary_line
 
 
 def register(sub) -> None:
@@ -37,7 +37,7 @@ def run(args):
 
 def render(result: dict) -> str:
     if "batch" in result:
-        return f"{result['written']} lines written to {result['out']}, {result['failed']} failed"
+        return summary_line(result, "literals")
     column = any(c.get("keep") is not None for c in result["candidates"])
     lines = [f"{_keep(c, column)}{c['score']:6.3f} {'KB' if c.get('attested') else '  '} [{c['strategy']:<9}] "
              f"{c['sentence']}" for c in result["candidates"]]

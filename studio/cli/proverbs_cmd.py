@@ -1,19 +1,20 @@
 """`python -m studio proverbs "narrative" --k 5` and `--batch in.jsonl --out out.jsonl`."""
 from __future__ import annotations
 
-import json
-import sys
-
-from ..atomic import atomic_write as write_atomic
 from ..errors import InputError, StudioError
 from ..proverbs.service import align, get_scorer, ranking, resolve_proverb, usage_note
 from . import add_json_flag
+from .batch import Batch, summary_line
+
+#: how many proverbs a single narrative shows without --k
+DEFAULT_K = 5
 
 
 def register(sub) -> None:
     p = sub.add_parser("proverbs", help="recommend proverbs for a narrative and align the best one with it")
     p.add_argument("narrative", nargs="?", help="the narrative (omit with --batch)")
-    p.add_argument("--k", type=int, default=5, help="how many proverbs to show (default 5)")
+    p.add_argument("--k", type=int, help=f"how many proverbs to show (default {DEFAULT_K}; --batch writes the whole "
+                   "catalog's ranking unless --k is given)")
     p.add_argument("--proverb", help="align this proverb (id, ePiC quote_id or text) instead of the top one")
     p.add_argument("--batch", metavar="IN.jsonl", help='lines {"narrative": ..., "proverb": optional}')
     p.add_argument("--out", metavar="OUT.jsonl", help="where --batch writes its results")
@@ -30,56 +31,42 @@ def _one(narrative: str, proverb: str | None, k: int | None) -> dict:
 
 
 def run(args) -> dict:
+    if args.k is not None and args.k < 1:
+        raise InputError("--k must be at least 1")
     if args.batch:
         if args.narrative:
             raise InputError("give either a narrative or --batch, not both")
-        if not args.out:
-            raise InputError("--batch needs --out OUT.jsonl")
         return _batch(args)
     if not args.narrative:
         raise InputError('give a narrative: python -m studio proverbs "narrative" (or --batch in.jsonl --out out.jsonl)')
-    if args.k < 1:
-        raise InputError("--k must be at least 1")
-    result = _one(args.narrative, args.proverb, args.k)
+    result = _one(args.narrative, args.proverb, args.k or DEFAULT_K)
 
     result["scorer"] = get_scorer().description
     return result
 
 
 def _batch(args) -> dict:
-    """Every line is processed on its own: a malformed one is reported with its number and skipped."""
-    from pathlib import Path
-
-    source = Path(args.batch)
-    if not source.is_file():
-        raise InputError(f"{source} not found")
-    results, failed, done = [], 0, 0
-    with open(source, encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                if not isinstance(row, dict) or not isinstance(row.get("narrative"), str):
-                    raise InputError('expected an object with a "narrative" string')
-                proverb = row.get("proverb")
-                if proverb is not None and not isinstance(proverb, str):
-                    raise InputError('"proverb" must be a string')
-                out = _one(row["narrative"], proverb, None)
-                out["ranking"] = [{k: r[k] for k in ("id", "quote_id", "proverb", "score")} for r in out["ranking"]]
-                results.append(json.dumps(out, ensure_ascii=False))
-                done += 1
-            except (json.JSONDecodeError, StudioError) as exc:
-                failed += 1
-                print(f"{source}:{number}: {exc}", file=sys.stderr)
-    write_atomic(Path(args.out), "".join(r + "\n" for r in results))
-    args.exit_code = 1 if failed else 0
-    return {"input": str(source), "output": args.out, "processed": done, "failed": failed}
+    """Every line is processed on its own (`Batch`): a malformed one is reported with its number and skipped. Each
+    result holds its narrative, and the whole catalog's ranking unless --k is given."""
+    batch = Batch(args.batch, args.out)
+    for number, row in batch.records():
+        try:
+            if not isinstance(row, dict) or not isinstance(row.get("narrative"), str):
+                raise InputError('expected an object with a "narrative" string')
+            proverb = row.get("proverb")
+            if proverb is not None and not isinstance(proverb, str):
+                raise InputError('"proverb" must be a string')
+            out = _one(row["narrative"], proverb, args.k)
+            out["ranking"] = [{k: r[k] for k in ("id", "quote_id", "proverb", "score")} for r in out["ranking"]]
+            batch.add(number, {"narrative": row["narrative"], **out})
+        except StudioError as exc:
+            batch.fail(number, exc)
+    return batch.finish(args)
 
 
 def render(result: dict) -> str:
-    if "processed" in result:
-        return f"{result['processed']} narratives written to {result['output']}; {result['failed']} lines failed"
+    if "batch" in result:
+        return summary_line(result, "narratives")
 
     lines = [f"scorer: {result['scorer']}",
              "fit: the proverb's share of the whole catalog, in % (all add up to 100; raw scores with --json)", ""]

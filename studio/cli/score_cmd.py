@@ -1,14 +1,13 @@
 """`python -m studio score`: HAUSER scores and the reranking of simile candidates for a literal sentence."""
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 
 from ..errors import InputError, StudioError
 from ..hauser.service import (CONTRADICTION_GATE, DEFAULT_QUALITY_WEIGHTS, DEFAULT_RANK_WEIGHTS, PAPER_QUALITY_WEIGHTS,
                               PAPER_RANK_WEIGHTS, RerankResult, Settings, check_group, ratio, rerank, rerank_many)
 from . import add_json_flag
+from .batch import Batch, summary_line
 
 BATCH_CHUNK = 500  # groups per model pass: large enough to batch well, small enough to show progress
 
@@ -21,11 +20,11 @@ def register(sub) -> None:
     p.add_argument("--batch", metavar="IN.jsonl", help='lines {"literal": ..., "candidates": [...]}')
     p.add_argument("--out", metavar="OUT.jsonl", help="where --batch writes one scored group per line")
     alpha, beta, gamma = DEFAULT_QUALITY_WEIGHTS
-    p.add_argument("--alpha", type=float, default=alpha,
+    p.add_argument("--alpha", type=float,
                    help=f"weight of relevance in quality (default {alpha:.3g}; the three are divided by their sum, "
                         "so 5 1 0 means 5/6, 1/6, 0)")
-    p.add_argument("--beta", type=float, default=beta, help=f"weight of logical consistency (default {beta:.3g})")
-    p.add_argument("--gamma", type=float, default=gamma, help=f"weight of sentiment consistency (default {gamma:g})")
+    p.add_argument("--beta", type=float, help=f"weight of logical consistency (default {beta:.3g})")
+    p.add_argument("--gamma", type=float, help=f"weight of sentiment consistency (default {gamma:g})")
     p.add_argument("--paper-weights", action="store_true",
                    help="the paper's quality weights α, β, γ = 3/6, 2/6, 1/6 (instead of --alpha/--beta/--gamma); "
                         "served: 5/6, 1/6, 0, which writers' verdicts preferred (docs/hauser.md)")
@@ -64,7 +63,11 @@ def register(sub) -> None:
 def run(args):
     back_off = {name: value for name, value in (("lm_relevance", args.lm_relevance),
                                                 ("lm_creativity", args.lm_creativity)) if value is not None}
-    weights = PAPER_QUALITY_WEIGHTS if args.paper_weights else (args.alpha, args.beta, args.gamma)
+    given = (args.alpha, args.beta, args.gamma)
+    if args.paper_weights and any(w is not None for w in given):  # --alpha was dropped without a word
+        raise InputError("give either --paper-weights or --alpha/--beta/--gamma, not both")
+    weights = PAPER_QUALITY_WEIGHTS if args.paper_weights else tuple(
+        default if w is None else w for w, default in zip(given, DEFAULT_QUALITY_WEIGHTS))
     settings = Settings(weights, tuple(args.rank_weights), args.relevance,
                         irony=not args.no_irony, stated_property=not args.no_stated_property,
                         property_backoff=not args.no_property_backoff,
@@ -73,46 +76,34 @@ def run(args):
     if args.batch:
         if args.literal or args.candidate:
             raise InputError("use either --batch or --literal/--candidate, not both")
-        if not args.out:
-            raise InputError("--batch needs --out OUT.jsonl")
-        summary = run_batch(args.batch, args.out, settings)
+        summary = run_batch(args.batch, args.out, settings, args)
         args.exit_code = 1 if summary["failed"] else 0
-        args.render = lambda r: f"{r['written']} groups written to {r['out']}, {r['failed']} failed"
+        args.render = lambda r: summary_line(r, "groups")
         return summary
     if not args.literal:
         raise InputError("give --literal and one or more --candidate (or --batch IN.jsonl --out OUT.jsonl)")
     return rerank(args.literal, args.candidate, settings)
 
 
-def run_batch(source: str, out: str, settings) -> dict:
-    src, dest = Path(source), Path(out)
-    if not src.is_file():
-        raise InputError(f"--batch file not found: {source}")
-    if dest.exists() and dest.resolve() == src.resolve():
-        raise InputError("--out must differ from --batch")
-    good, failed = [], 0
-    with open(src, encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                if not isinstance(record, dict):
-                    raise InputError('expected an object {"literal": ..., "candidates": [...]}')
-                good.append(check_group(record.get("literal"), record.get("candidates")))
-            except json.JSONDecodeError as exc:
-                print(f"line {number}: not valid JSON ({exc.msg})", file=sys.stderr)
-                failed += 1
-            except StudioError as exc:
-                print(f"line {number}: {exc}", file=sys.stderr)
-                failed += 1
-    with open(dest, "w", encoding="utf-8") as fout:
-        for start in range(0, len(good), BATCH_CHUNK):
-            for group in rerank_many(good[start:start + BATCH_CHUNK], settings):
-                fout.write(json.dumps(group.to_dict(), ensure_ascii=False) + "\n")
-            print(f"progress: {min(start + BATCH_CHUNK, len(good))} of the {len(good)} well-formed groups scored",
-                  file=sys.stderr, flush=True)
-    return {"batch": str(src), "out": str(dest), "written": len(good), "failed": failed}
+def run_batch(source: str, out: str | None, settings, args=None) -> dict:
+    """Every well-formed line's group scored, `BATCH_CHUNK` groups a model pass (`Batch`: bad lines said, each result
+    with its input's line number)."""
+    batch = Batch(source, out)
+    good, numbers = [], []
+    for number, record in batch.records():
+        try:
+            if not isinstance(record, dict):
+                raise InputError('expected an object {"literal": ..., "candidates": [...]}')
+            good.append(check_group(record.get("literal"), record.get("candidates")))
+            numbers.append(number)
+        except StudioError as exc:
+            batch.fail(number, exc)
+    for start in range(0, len(good), BATCH_CHUNK):
+        for number, group in zip(numbers[start:], rerank_many(good[start:start + BATCH_CHUNK], settings)):
+            batch.add(number, group.to_dict())
+        print(f"progress: {min(start + BATCH_CHUNK, len(good))} of the {len(good)} well-formed groups scored",
+              file=sys.stderr, flush=True)
+    return batch.finish(args)
 
 
 def render(result: RerankResult) -> str:

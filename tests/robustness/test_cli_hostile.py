@@ -128,11 +128,12 @@ def test_batch_reports_bad_lines_and_processes_the_rest(command, capsys, tmp_pat
     if code == 3:  # the role this command needs is unavailable in this profile: said clearly, nothing to check
         return
     assert code == 1, f"{command}: exit {code} for a batch with bad lines; stderr: {err[:500]}"
-    for n in bad_lines:
-        named = f"line {n}:" in err.lower() or f"{src}:{n}:" in err  # "line N: ..." or compiler-style "FILE:N: ..."
-        assert named, f"{command}: bad line {n} not named:\n{err}"
+    for n in bad_lines:  # every batch command says it alike
+        assert f"line {n}:" in err, f"{command}: bad line {n} not named:\n{err}"
+    assert "line 9: not UTF-8 text (byte 0xff at column 8)" in err, err  # not read as "\ufffd" and passed on
     written = [json.loads(line) for line in dst.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert len(written) >= 3, f"{command}: only {len(written)} results for 3 good lines"
+    assert {r["line"] for r in written} <= {1, 7, 11} and len({r["line"] for r in written}) == len(written)
 
 
 @pytest.mark.parametrize("command", sorted(BATCH_COMMANDS))
@@ -162,3 +163,60 @@ def test_out_of_range_numbers_are_refused_with_the_bound(argv, capsys, tmp_path,
         return
     assert code == 2, err
     assert any(w in err for w in ("between", "at least", "non-negative", "not all be zero", "at least one")), err
+
+
+@pytest.mark.parametrize("command", sorted(TEXT_COMMANDS))
+def test_text_that_is_not_utf8_is_refused_in_one_line(command, capsys):
+    """Bytes that are no UTF-8 on the command line (a Latin-1 paste) reach Python as lone surrogates, which every
+    tokenizer refused with a traceback; they are refused first, naming the byte."""
+    argv = [("He wept \udcff\udcfe like a child." if a == "{t}" else a) for a in TEXT_COMMANDS[command]]
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and "not UTF-8 text (byte 0xff at column 9)" in err, err
+
+
+@pytest.mark.parametrize("command", sorted(BATCH_COMMANDS))
+def test_an_out_that_cannot_be_written_is_refused_before_any_work(command, capsys, tmp_path, monkeypatch):
+    """A folder given as --out, or a path under a file, ended in a traceback, sometimes after minutes of work; each
+    batch command refuses both before reading a line, and makes a missing folder as every one of them now does."""
+    good, extra = BATCH_COMMANDS[command]
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps(good) + "\n", encoding="utf-8")
+    (tmp_path / "afile").write_text("x")
+    from studio.cli import batch
+
+    monkeypatch.setattr(batch.Batch, "records", lambda self: pytest.fail("a line was read before --out was checked"))
+    for out, said in ((tmp_path, "is a folder"), (tmp_path / "afile" / "o.jsonl", "is a file, not a folder")):
+        code, _, err = _run([command, "--batch", str(src), "--out", str(out), *extra], capsys)
+        assert code == 2 and said in err, (out, err)
+    monkeypatch.undo()
+    nested = tmp_path / "new" / "folder" / "o.jsonl"
+    code, _, err = _run([command, "--batch", str(src), "--out", str(nested), *extra], capsys)
+    if code != 3:  # (the role is unavailable in this profile)
+        assert code == 0 and [json.loads(line)["line"] for line in nested.read_text().splitlines()] == [1], err
+
+
+def test_options_that_contradict_are_refused_and_a_quote_is_kept(capsys):
+    code, _, err = _run(["score", "--literal", "He is fast.", "--candidate", GOOD, "--paper-weights", "--alpha", "2"],
+                        capsys)
+    assert code == 2 and "--paper-weights or --alpha/--beta/--gamma, not both" in err  # --alpha was dropped unsaid
+    code, _, err = _run(["proverbs", GOOD, "--k", "abc"], capsys)
+    assert code == 2 and "invalid int value: 'abc'" in err  # the closing quote was cut
+
+
+def test_models_load_of_a_role_that_cannot_load_exits_3(capsys, monkeypatch):
+    """`models --load clip` printed the table with clip "unavailable" and exited 0: a script checking readiness was
+    told all is well."""
+    from studio.models import ModelUnavailable, get_registry
+
+    registry = get_registry()
+    real = registry.get
+
+    def get(role, *args, **kwargs):
+        if role == "clip":
+            raise ModelUnavailable("clip", "no CLIP weights ship in this test")
+        return real(role, *args, **kwargs)
+
+    monkeypatch.setattr(registry, "get", get)
+    code, out, err = _run(["models", "--load", "clip", "language"], capsys)
+    assert code == 3 and "could not load clip (the table says why)" in err and "language" not in err
+    assert _run(["models", "--load", "language"], capsys)[0] == 0
