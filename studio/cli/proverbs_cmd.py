@@ -38,7 +38,8 @@ def run(args) -> dict:
             raise InputError("give either a narrative or --batch, not both")
         return _batch(args)
     if not args.narrative:
-        raise InputError('give a narrative: python -m studio proverbs "narrative" (or --batch in.jsonl --out out.jsonl)')
+        raise InputError('give a narrative: python -m studio proverbs "narrative" '
+                         '(or --batch in.jsonl --out out.jsonl)')
     result = _one(args.narrative, args.proverb, args.k or DEFAULT_K)
 
     result["scorer"] = get_scorer().description

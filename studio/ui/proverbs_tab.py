@@ -309,8 +309,8 @@ def build_proverbs_tab() -> None:
                 section_run(proverb.select, show_alignment, [narrative, proverb], aligned, align_status,
                             busy="Aligning…", api_name=False, note=alignment_note, note_inputs=[proverb, pairs]),
                 section_run(similar_button.click, find_similar, [narrative, pool, method],
-                            [similar_table, similar_files], similar_status, busy="Comparing the narratives…", api_name="similar",
-                            checks=(narrative_limit,))]
+                            [similar_table, similar_files], similar_status, busy="Comparing the narratives…",
+                            api_name="similar", checks=(narrative_limit,))]
         for run in runs:
             run.success(past_refusal, inputs=status, outputs=status, api_name=False, queue=False,
                         show_progress="hidden")
