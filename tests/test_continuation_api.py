@@ -49,6 +49,24 @@ def test_cli_continue_json(capsys, studio_lexicon):
 def test_cli_continue_bad_mode(capsys):
     assert main(["continue", "text", "--mode", "poetic"]) == 2
     assert "invalid choice" in capsys.readouterr().err
+    assert main(["continue", "He slept [like a log].", "--max-tokens", "1000"]) == 2
+    assert "error: --max-tokens must be between 1 and 60" in capsys.readouterr().err  # the flag, not the field
+
+
+def test_cli_continue_says_the_writer_s_order_and_its_slips():
+    """A pool no larger than --n was headed "most plausible first" above percentages that did not fall: the writer
+    mode's order is said whatever the pool, and a line moved down says why."""
+    from studio.cli.continue_cmd import render_continue
+
+    rows = [{"text": "Her face glowed.", "p_plausible": 0.33, "samples": 1, "slipped": False, "slips": []},
+            {"text": "She felt a sense of pride.", "p_plausible": 0.34, "samples": 1, "slipped": True,
+             "slips": ["a bare feeling that would fit any story"]}]
+    r = {"expression": None, "inferences": [], "mode": "writer", "drawn": 2, "settings": {"n": 2},
+         "continuations": rows, "shortfall": [], "notes": [], "seconds": 1.0}
+    text = render_continue(r)
+    assert "ordered by whole sentences without a slip first, then the judge" in text
+    assert "most plausible first" not in text
+    assert "She felt a sense of pride.  [moved down: a bare feeling that would fit any story]" in text
 
 
 @pytest.mark.offline

@@ -18,7 +18,8 @@ def register(sub) -> None:
     p.add_argument("--pool", type=int, default=None,
                    help="writer and tuned modes: samples drawn, of which the best n are shown (default: writer 6, "
                         "by the judge, a restatement of the story's last sentence moved down; tuned 16, by fluency "
-                        "and the judge); the other modes draw n and rank them with the judge")
+                        "and the judge; at least n are drawn, and 0 is the mode's default); the other modes draw n and "
+                        "rank them with the judge")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--top-k", type=int, default=5)
     p.add_argument("--temperature", type=float, default=0.7)
@@ -39,10 +40,21 @@ def register(sub) -> None:
     j.set_defaults(func=run_judge, render=render_judge)
 
 
+#: the Settings fields a refusal names, as the flags a command line gives them
+FLAGS = {"max_new_tokens": "--max-tokens", "top_k": "--top-k", "pool": "--pool", "n": "--n",
+         "temperature": "--temperature"}
+
+
 def run_continue(args) -> dict:
     s = Settings(mode=args.mode, n=args.n, seed=args.seed, top_k=args.top_k, temperature=args.temperature,
                  max_new_tokens=args.max_tokens, combine=args.combine, pool=args.pool)
-    return continue_narrative(args.narrative, s).to_dict()
+    try:
+        return continue_narrative(args.narrative, s).to_dict()
+    except InputError as exc:  # "max_new_tokens must be between …" said as the flag the user typed
+        field = str(exc).split(" ", 1)[0]
+        if field in FLAGS:
+            raise InputError(FLAGS[field] + str(exc)[len(field):]) from None
+        raise
 
 
 def render_continue(r: dict) -> str:
@@ -58,10 +70,12 @@ def render_continue(r: dict) -> str:
     by = ("whole sentences without a slip first, then the judge, a restatement of the story's last sentence moved "
           "down") if r["mode"] == "writer" else "fluency and the judge"
     lines.append(f"continuations (best {len(r['continuations'])} of {r['drawn']} samples drawn, by {by}; p = the "
-                 "judge's probability):" if pooled else "continuations (most plausible first):")
+                 "judge's probability):" if pooled else f"continuations (ordered by {by}; p = the judge's "
+                 "probability):" if r["mode"] == "writer" else "continuations (most plausible first):")
     for c in r["continuations"]:
         p = f"{c['p_plausible']:.2f}" if c["p_plausible"] is not None else "  - "
-        lines.append(f"  {p}  {c['text']}" + (f"  (×{c['samples']} samples)" if c["samples"] > 1 else ""))
+        lines.append(f"  {p}  {c['text']}" + (f"  (×{c['samples']} samples)" if c["samples"] > 1 else "")
+                     + (f"  [moved down: {'; '.join(c.get('slips') or ['a slip'])}]" if c.get("slipped") else ""))
     lines += [f"note: {n}" for n in r["shortfall"]]
     lines += [f"note: {n}" for n in r["notes"]]
     lines.append(f"({r['seconds']} s)")
