@@ -26,8 +26,10 @@ def render(result: dict) -> str:
     if not result["similes"]:
         return "no simile found"
     p = result["detector"]["p_simile"]
-    lines = [f"simile detector: {'yes' if result['is_simile'] else 'no (literal comparison)'}"
+    lines = [f"simile detector: {'yes' if result['is_simile'] else 'no, it reads the comparison as literal'}"
              + ("" if p is None else f" (P(simile) {p:.2f}, threshold {result['detector']['threshold']:.2f})")]
+    if not result["is_simile"]:  # the parts below sat under "no" with no word of what they are
+        lines.append("the parts of the comparison found (a literal one, by the detector, which misses some similes):")
     for s in result["similes"]:
         lines.append(f"[{s['comparator']}] topic={s['topic']!r} event={s['event']!r} vehicle={s['vehicle']!r} "
                      f"property={s['property']!r}")
