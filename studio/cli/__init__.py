@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from ..atomic import jsonable
@@ -63,6 +64,8 @@ def _not_utf8(argv: list[str]) -> str | None:
     """What to say of the first argument that is not UTF-8 text (Python keeps such bytes as lone surrogates, which
     every model's tokenizer then refused with a traceback), or None."""
     for number, arg in enumerate(argv, start=1):
+        if os.path.exists(arg):  # a file's name in the system's own bytes (--batch, --out) is no text to read
+            continue
         try:
             arg.encode("utf-8")
         except UnicodeEncodeError as exc:

@@ -1,28 +1,32 @@
 """JSONL batches, the one way every `--batch IN.jsonl --out OUT.jsonl` command reads and writes them.
 
-- The paths are checked before any work: the input is a file, the output is not a folder, not the input, and its
-  folder can be made (a run of minutes once ended in a traceback because the folder of --out was a file).
+- The paths are checked before any work: the input exists and is no folder (a pipe, `/dev/stdin`, is fine), the
+  output is no folder, not the input, and opens for writing (a run of minutes once ended in a traceback because the
+  folder of --out was a file); a missing folder is made.
 - Each line is read on its own: a blank line is skipped; a line that is not UTF-8 text, not JSON or not what the
   command takes is said on stderr as "line N: …", counted, and the others go on (a Latin-1 "café" was read as
   "caf\ufffd" and written without a word).
-- Each result carries the "line" number of the input it answers, and the output is written atomically at the end.
+- Each result carries the "line" number of the input it answers and is written as soon as it is made (to stdout
+  without --out), so that a long run that stops keeps the lines it finished; a device or a link given as --out is
+  written through, not replaced.
 """
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ..atomic import atomic_write
 from ..errors import InputError, StudioError
 
 
 def source_path(source: str) -> Path:
     src = Path(source)
-    if not src.is_file():
-        raise InputError(f"--batch file not found: {source}" if not src.exists() else
-                         f"--batch must be a file, and {source} is a folder")
+    if not src.exists():
+        raise InputError(f"--batch file not found: {source}")
+    if src.is_dir():
+        raise InputError(f"--batch must be a file, and {source} is a folder")
     return src
 
 
@@ -31,7 +35,7 @@ def out_path(out: str, source: Path) -> Path:
     dest = Path(out)
     if dest.is_dir():
         raise InputError(f"--out must be a file name, and {out} is a folder")
-    if dest.exists() and dest.resolve() == source.resolve():
+    if dest.exists() and source.is_file() and os.path.samefile(dest, source):
         raise InputError("--out must differ from --batch")
     folder = dest.parent
     while not folder.exists():
@@ -43,59 +47,70 @@ def out_path(out: str, source: Path) -> Path:
 
 class Batch:
     """One batch: `records()` yields (line number, JSON value) of the lines that parse, `fail` says a line's problem,
-    `add` keeps a line's result, `finish()` writes them (to `out`, or to stdout without one) and returns the
-    summary."""
+    `add` writes a line's result, `finish()` closes the output and returns the summary."""
 
     def __init__(self, source: str, out: str | None, *, out_required: bool = True):
         self.source = source_path(source)
         if out is None and out_required:
             raise InputError("--batch needs --out OUT.jsonl")
         self.out = out_path(out, self.source) if out is not None else None
-        self.results: list[str] = []
-        self.failed = 0
+        self.written = self.failed = 0
+        self._fh = sys.stdout if self.out is None else self._open(self.out)
+
+    @staticmethod
+    def _open(dest: Path):
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            return open(dest, "w", encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"--out cannot be written: {exc.strerror} ({dest})") from None
 
     def records(self) -> Iterator[tuple[int, object]]:
         try:
-            lines = self.source.read_bytes().split(b"\n")
+            fh = open(self.source, "rb")
         except OSError as exc:
             raise InputError(f"cannot read {self.source}: {exc.strerror}") from None
-        for number, raw in enumerate(lines, start=1):
-            if not raw.strip():
-                continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                self.fail(number, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}): "
-                                  "save the file as UTF-8")
-                continue
-            try:
-                yield number, json.loads(text)
-            except json.JSONDecodeError as exc:
-                self.fail(number, f"not valid JSON ({exc.msg}, column {exc.colno})")
+        with fh:
+            for number, raw in enumerate(fh, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    self.fail(number, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}): "
+                                      "save the file as UTF-8")
+                    continue
+                try:
+                    yield number, json.loads(text)
+                except json.JSONDecodeError as exc:
+                    self.fail(number, f"not valid JSON ({exc.msg}, column {exc.colno})")
 
     def fail(self, number: int, problem) -> None:
         print(f"line {number}: {problem}", file=sys.stderr)
         self.failed += 1
 
     def add(self, number: int, result: dict) -> None:
-        self.results.append(json.dumps({"line": number, **result}, ensure_ascii=False))
+        self._fh.write(json.dumps({"line": number, **result}, ensure_ascii=False) + "\n")
+        self._fh.flush()
+        self.written += 1
 
     def finish(self, args=None) -> dict:
-        text = "".join(r + "\n" for r in self.results)
-        if self.out is None:
-            sys.stdout.write(text)
-        else:
-            atomic_write(self.out, text)
+        if self._fh is not sys.stdout:
+            self._fh.close()
+        if not self.written and not self.failed:
+            print(f"note: {self.source} holds no line to process", file=sys.stderr)
         if args is not None:
             args.exit_code = 1 if self.failed else 0
-        return {"batch": str(self.source), "out": str(self.out) if self.out else None, "written": len(self.results),
+        return {"batch": str(self.source), "out": str(self.out) if self.out else None, "written": self.written,
                 "failed": self.failed}
 
 
 def summary_line(result: dict, what: str) -> str:
-    """The one line a batch ends with: how many results were written where, and how many lines failed."""
+    """The one line a batch ends with: how many results (`what`, singular) were written where, and how many lines
+    failed."""
     where = result["out"] or "standard output"
-    return (f"{result['written']} {what} written to {where} (each with its input's \"line\" number); "
+    n = result["written"]
+    return (f"{n} {what}{'' if n == 1 else 's'} written to {where} (each with its input's \"line\" number); "
             f"{result['failed']} line(s) failed" + (", said above" if result["failed"] else ""))
 
 

@@ -22,7 +22,7 @@ def run(args):
 
 def render(result: dict) -> str:
     if "batch" in result:
-        return summary_line(result, "sentences")
+        return summary_line(result, "sentence")
     if not result["similes"]:
         return "no simile found"
     p = result["detector"]["p_simile"]

@@ -113,5 +113,5 @@ def run_judge(args) -> dict | None:
 
 def render_judge(r: dict) -> str:
     if "batch" in r:
-        return summary_line(r, "judgements")
+        return summary_line(r, "judgement")
     return f"option1 {r['p_option1']:.3f}   option2 {r['p_option2']:.3f}   → {r['choice']}\n{r['verdict']}"

@@ -98,7 +98,7 @@ def _fmt(stat: dict) -> str:
 
 def render(result: dict) -> str:
     if "batch" in result:
-        return summary_line(result, "pairs")
+        return summary_line(result, "pair")
     s, settings = result["summary"], result["settings"]
     lines = [
         f"{result['diffusion_model']} ({settings['steps']} steps, guidance {settings['guidance']:g}, "

@@ -37,7 +37,7 @@ def run(args):
 
 def render(result: dict) -> str:
     if "batch" in result:
-        return summary_line(result, "literals")
+        return summary_line(result, "literal")
     column = any(c.get("keep") is not None for c in result["candidates"])
     lines = [f"{_keep(c, column)}{c['score']:6.3f} {'KB' if c.get('attested') else '  '} [{c['strategy']:<9}] "
              f"{c['sentence']}" for c in result["candidates"]]

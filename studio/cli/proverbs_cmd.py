@@ -67,7 +67,7 @@ def _batch(args) -> dict:
 
 def render(result: dict) -> str:
     if "batch" in result:
-        return summary_line(result, "narratives")
+        return summary_line(result, "narrative")
 
     lines = [f"scorer: {result['scorer']}",
              "fit: the proverb's share of the whole catalog, in % (all add up to 100; raw scores with --json)", ""]

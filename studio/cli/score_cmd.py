@@ -78,7 +78,7 @@ def run(args):
             raise InputError("use either --batch or --literal/--candidate, not both")
         summary = run_batch(args.batch, args.out, settings, args)
         args.exit_code = 1 if summary["failed"] else 0
-        args.render = lambda r: summary_line(r, "groups")
+        args.render = lambda r: summary_line(r, "group")
         return summary
     if not args.literal:
         raise InputError("give --literal and one or more --candidate (or --batch IN.jsonl --out OUT.jsonl)")

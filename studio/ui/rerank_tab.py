@@ -151,7 +151,7 @@ def criteria_chart(rows: list[dict]):
 
 def _downloads(groups: list[RerankResult], request: gr.Request | None = None) -> list[str]:
     """Every scored group: `rerank-….csv` (its rows, each with its literal sentence and the backends used; the flag
-    as the screen shows it) and `rerank-….json` ({"groups": [...]}, each group as `score --batch` writes it: the
+    as the screen shows it) and `rerank-….json` ({"groups": [...]}, each group as `score --batch` writes it, without its line number: the
     settings, the backends and every candidate's criteria, similes and evidence)."""
     path = new_download(request, "rerank", "csv")
     with open(path, "w", newline="", encoding="utf-8") as fh:
@@ -720,8 +720,8 @@ def build_rerank_tab() -> dict:
             box.change(other_text_note, [literal, candidates, scored_texts, table], other_text, queue=False,
                        api_name=False, show_progress="hidden")
         scoring(after_limit_check(run.click, (literal, "literal sentence", MAX_CHARS),
-                                  clears=([*outputs, status], CLEARED)).success, inputs, outputs, status, "rerank",
-                scored_with, knobs, other)
+                                  clears=([*outputs, other_text, status], (*CLEARED, ""))).success,
+                inputs, outputs, status, "rerank", scored_with, knobs, other)
         # the CSV's run fills the input boxes too; a bad file's error marks the table, not them
         # Rerank waits for the file (its first step disables the button, the run's end enables it): pressed while
         # the CSV was read, it scored the boxes' earlier text, and its table came after the file's, under the

@@ -220,3 +220,18 @@ def test_models_load_of_a_role_that_cannot_load_exits_3(capsys, monkeypatch):
     code, out, err = _run(["models", "--load", "clip", "language"], capsys)
     assert code == 3 and "could not load clip (the table says why)" in err and "language" not in err
     assert _run(["models", "--load", "language"], capsys)[0] == 0
+
+
+def test_a_batch_writes_through_a_link_and_says_when_it_held_nothing(capsys, tmp_path):
+    """--out given as a link (or a device: /dev/stdout) is written through, not replaced by a new file; each result
+    goes out as it is made; an input with no line to process says so."""
+    src, real, link = tmp_path / "in.jsonl", tmp_path / "real.jsonl", tmp_path / "link.jsonl"
+    src.write_text(json.dumps({"sentence": GOOD}) + "\r\n\n", encoding="utf-8")  # a CRLF line and a blank one
+    real.write_text("")
+    link.symlink_to(real)
+    code, out, err = _run(["components", "--batch", str(src), "--out", str(link)], capsys)
+    assert code == 0 and link.is_symlink() and json.loads(real.read_text())["line"] == 1
+    assert "1 sentence written to" in out
+    src.write_text("\n  \n", encoding="utf-8")
+    code, _, err = _run(["components", "--batch", str(src), "--out", str(tmp_path / "o.jsonl")], capsys)
+    assert code == 0 and "holds no line to process" in err

@@ -62,13 +62,14 @@ class Recipe:
 
 #: the int8 forms, best first. Every export writes the LADDER's files; a load serves the first that passes its
 #: self-check on this CPU (STUDIO_INT8_RECIPE=NAME serves only NAME, to measure one form).
+#: a description is part of the served backend's name, which keys the on-disk embedding caches: new wording would
+#: recompute every int8 cache (and int8's per-batch scales can move a figure), so it stays as it is ("exact": the
+#: integer sums never saturate, so every CPU computes the same numbers, not float32's)
 RECIPES = {r.name: r for r in (
-    # "the same numbers on every CPU": the integer sums never saturate, so no CPU rounds them differently (close to,
-    # not equal to, float32: the self-check's cosine says how close)
-    Recipe("u8s8-7bit", "8-bit integers, weights in 7 bits (the same numbers on every x86 CPU)", "QInt8", True),
-    Recipe("u8u8", "8-bit integers, unsigned weights (the same numbers on every CPU; slower)", "QUInt8", False),
+    Recipe("u8s8-7bit", "int8, 7-bit weights (exact on every x86 CPU)", "QInt8", True),
+    Recipe("u8u8", "int8, unsigned weights (exact, slower kernels)", "QUInt8", False),
     # full 8-bit signed weights: the most precise where the CPU has VNNI, saturated noise on AVX2 without it
-    Recipe("u8s8", "8-bit integers, full 8-bit weights (the same numbers only on CPUs with VNNI)", "QInt8", False),
+    Recipe("u8s8", "int8, 8-bit weights (exact only with VNNI)", "QInt8", False),
 )}
 LADDER = ("u8s8-7bit", "u8u8")
 
