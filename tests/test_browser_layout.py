@@ -262,7 +262,8 @@ SCROLLBAR_JS = """() => { const v = document.querySelector('#rerank-table .virtu
 
 def test_rerank_on_a_phone_says_to_swipe_and_shows_its_scrollbar(pages, shots):
     """On a phone Rerank's nine columns do not fit: a note above the table says to swipe it (a phone's scrollbar shows
-    only while scrolling), its scrollbar is not hidden, and the first screen holds the candidate and its quality;
+    only while scrolling), its scrollbar is not hidden, and the first screen holds the candidate, its flag and its
+    quality;
     at 1400 px the note is not shown."""
     page = pages(390, 844)
     select_tab(page, "Rerank")
@@ -272,7 +273,7 @@ def test_rerank_on_a_phone_says_to_swipe_and_shows_its_scrollbar(pages, shots):
     page.wait_for_timeout(800)
     geometry = page.evaluate(SCROLLBAR_JS)
     assert geometry["wider"] > 0 and geometry["scrollbar"] != "none", geometry
-    assert {"rank", "candidate", "quality"} <= set(geometry["inView"]), geometry
+    assert {"rank", "candidate", "flag", "quality"} <= set(geometry["inView"]), geometry  # "contradicts" in sight
     assert page.locator("#rerank-swipe").is_visible()
     # a one-word column title stays on one line ("creativi / ty", "ran / k" in cells too narrow for it)
     broken = page.evaluate("""() => [...document.querySelectorAll('#rerank-table th, #rerank-table .header-cell')]

@@ -48,15 +48,19 @@ def test_a_single_candidate_gets_no_relative_score_and_a_reason(client):
     assert [row[t] for t in ("quality", "creativity", "relevance", "logic", "sentiment")] == [None] * 5
     assert row["image words"] == 2
     assert scale_note(table) == SINGLE_NOTE and "nothing to compare" in SINGLE_NOTE
-    flag = [""] * (len(table["headers"]) - 1)
-    assert scale_note({"headers": table["headers"], "data": [[1, *flag], [2, *flag]]}).startswith("✅ Scored 2 "
-                                                                                              "candidates")
-    two = scale_note({"headers": table["headers"], "data": [[1, *flag], [2, *flag[:-1], "contradicts"]]})
+    headers = table["headers"]
+
+    def marked(rank, mark=""):  # a screen row with the flag column's mark
+        cells = [""] * len(headers)
+        cells[0], cells[headers.index("flag")] = rank, mark
+        return cells
+
+    assert scale_note({"headers": headers, "data": [marked(1), marked(2)]}).startswith("✅ Scored 2 ")
+    two = scale_note({"headers": headers, "data": [marked(1), marked(2, "contradicts")]})
     assert "1 flagged" in two and "goes after the others" in two and scale_note({"headers": [], "data": []}) == ""
     # a "no words" mark is counted with the moved ones (a visitor counted four flags against "3 flagged"; another
     # saw a lemon emoji win over "as loud as thunder" when it kept its place)
-    three = scale_note({"headers": table["headers"], "data": [[1, *flag[:-1], "no words"], [2, *flag[:-1],
-                                                                                             "no simile"], [3, *flag]]})
+    three = scale_note({"headers": headers, "data": [marked(1, "no words"), marked(2, "no simile"), marked(3)]})
     assert "2 flagged" in three and "no words) go after the others" in three
 
 

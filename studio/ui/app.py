@@ -28,6 +28,8 @@ _RERANK_1 = ("#rerank-table .header-cell:nth-child(1), #rerank-table .body-cell:
              "#rerank-table td:nth-child(1)")
 _RERANK_2 = ("#rerank-table .header-cell:nth-child(2), #rerank-table .body-cell:nth-child(2), "
              "#rerank-table td:nth-child(2)")
+_RERANK_3 = ("#rerank-table .header-cell:nth-child(3), #rerank-table .body-cell:nth-child(3), "
+             "#rerank-table td:nth-child(3)")
 
 
 #: a wide table's own sideways scrollbar is always drawn (Gradio hides it), and on a phone a .studio-phone-only note
@@ -74,7 +76,8 @@ CSS = f"""
   {_RERANK_1} {{{_fixed(46)}}}
   {_RERANK}, #rerank-table .cell-wrap {{font-family: var(--font) !important; font-size: 13px !important;
     word-break: normal !important; overflow-wrap: break-word !important; padding: 4px 2px !important}}
-  {_RERANK_2} {{{_fixed(120)}}}
+  {_RERANK_2} {{{_fixed(110)}}}
+  {_RERANK_3} {{{_fixed(72)}}}
   {_text_column(1)}, {_text_column(2)}, {_text_column(3)} {{{_fixed(240)}}}
 }}
 .studio-scroll-table th, .studio-scroll-table td {{word-break: normal !important; overflow-wrap: normal !important}}

@@ -30,13 +30,15 @@ COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "rel
 #: what the page shows: (title on screen, row key, decimals or None for text) — short titles, numbers rounded. The 0–1
 #: columns are relative within the list ("…_rel": creativity min-max scaled here for the screen only, as the paper
 #: scales the quality criteria); the raw criteria, topic, event and KB match are in the details and the download
-SCREEN = [("rank", "rank", 0), ("candidate", "candidate", None), ("quality", "quality", 2),
-          ("creativity", "creativity_rel", 2), ("relevance", "relevance_norm", 2),
+#: the flag beside the candidate: on a phone the columns after the first four are off to the right, and a visitor
+#: read "as loud as thunder" with the winner's quality and no sign of its "contradicts"
+SCREEN = [("rank", "rank", 0), ("candidate", "candidate", None), ("flag", "flag_short", None),
+          ("quality", "quality", 2), ("creativity", "creativity_rel", 2), ("relevance", "relevance_norm", 2),
           ("logic", "logical_consistency_norm", 2), ("sentiment", "sentiment_consistency_norm", 2),
-          ("image words", "informativeness", 0), ("flag", "flag_short", None)]
+          ("image words", "informativeness", 0)]
 SCREEN_COLUMNS = [title for title, _, _ in SCREEN]
 DATATYPES = ["number" if digits is not None else "str" for _, _, digits in SCREEN]
-COLUMN_WIDTHS = ["6%", "34%", "8%", "9%", "9%", "7%", "9%", "8%", "10%"]
+COLUMN_WIDTHS = ["6%", "34%", "10%", "8%", "9%", "9%", "7%", "9%", "8%"]
 #: the columns that compare the candidates with each other (empty for a single candidate)
 RELATIVE = ("quality", "creativity_rel", "relevance_norm", "logical_consistency_norm", "sentiment_consistency_norm")
 #: the table's title: how to read its 0–1 columns
