@@ -7,7 +7,7 @@ from typing import Callable, Sequence
 
 from ..errors import InputError, require_text
 from ..models import get_registry
-from .render import Progress, RenderSettings, render_all, resolve_settings, seed_list
+from .render import Progress, RenderSettings, check_request, render_all, resolve_settings, seed_list
 from .scores import MeanStd, PairScores, pair_scores, summarize
 from .text_metrics import augmented, text_metrics
 
@@ -109,6 +109,7 @@ def imagine_pair(text_a, text_b, *, n_seeds=1, seed=0, steps=None, guidance=None
     text_a = require_text(text_a, "first text", MAX_TEXT_CHARS)
     text_b = require_text(text_b, "second text", MAX_TEXT_CHARS)
     seeds = seed_list(seed, n_seeds)
+    check_request(steps, guidance, size)
     diffusion, clip = _models()
     settings = resolve_settings(diffusion.defaults, steps, guidance, size)
     report = render_all(diffusion, [text_a, text_b], seeds, settings, cache=cache,
@@ -173,6 +174,7 @@ def imagine_top_k(literal, similes: Sequence[str], k: int = 3, seed: int = 0, *,
     if not texts:
         raise InputError("There are no similes to imagine: rank some candidates first.")
     seeds = seed_list(seed, n_seeds)
+    check_request(steps, guidance, size)
     diffusion, clip = _models()
     settings = resolve_settings(diffusion.defaults, steps, guidance, size)
     report = render_all(diffusion, [literal, *texts], seeds, settings, cache=cache,

@@ -42,17 +42,31 @@ def resolve_settings(defaults: RenderDefaults, steps=None, guidance=None, size=N
     steps = defaults.steps if steps in (None, 0, "") else steps
     size = defaults.size if size in (None, 0, "") else size
     guidance = defaults.guidance if guidance in (None, "") else guidance
+    steps, size, guidance = _checked(steps, size, guidance)
+    if not 1 <= steps <= defaults.max_steps:
+        raise InputError(f"Steps must be between 1 and {defaults.max_steps} for this model (got {steps}).")
+    return RenderSettings(steps, guidance, size)
+
+
+def check_request(steps=None, guidance=None, size=None) -> None:
+    """The limits that hold for every model, checked on what was given before a model loads (`imagine --size 100`
+    was answered "the diffusion model is unavailable" where it is, and refused for its size only where it is not)."""
+    _checked(1 if steps in (None, 0, "") else steps, MIN_SIZE if size in (None, 0, "") else size,
+             0.0 if guidance in (None, "") else guidance)
+
+
+def _checked(steps, size, guidance) -> tuple[int, int, float]:
     try:
         steps, size, guidance = int(steps), int(size), float(guidance)
     except (TypeError, ValueError):
         raise InputError("Steps and size must be whole numbers and guidance a number.") from None
-    if not 1 <= steps <= defaults.max_steps:
-        raise InputError(f"Steps must be between 1 and {defaults.max_steps} for this model (got {steps}).")
+    if steps < 1:
+        raise InputError(f"Steps must be at least 1 (got {steps}).")
     if not (MIN_SIZE <= size <= MAX_SIZE and size % SIZE_STEP == 0):
         raise InputError(f"Size must be a multiple of {SIZE_STEP} between {MIN_SIZE} and {MAX_SIZE} px (got {size}).")
     if not 0.0 <= guidance <= MAX_GUIDANCE:
         raise InputError(f"Guidance must be between 0 and {MAX_GUIDANCE:g} (got {guidance:g}).")
-    return RenderSettings(steps, guidance, size)
+    return steps, size, guidance
 
 
 def seed_list(seed, n_seeds) -> list[int]:

@@ -235,3 +235,18 @@ def test_a_batch_writes_through_a_link_and_says_when_it_held_nothing(capsys, tmp
     src.write_text("\n  \n", encoding="utf-8")
     code, _, err = _run(["components", "--batch", str(src), "--out", str(tmp_path / "o.jsonl")], capsys)
     assert code == 0 and "holds no line to process" in err
+
+
+def test_imagine_refuses_a_size_no_model_takes_before_it_looks_for_a_model(capsys, monkeypatch):
+    """`imagine --size 100` exited 3 ("the diffusion model is unavailable") where none is served and 2 where one is:
+    the limits every model shares are checked first."""
+    from studio.imagine import compare
+    from studio.models import ModelUnavailable
+
+    def unavailable():
+        raise ModelUnavailable("diffusion", "no weights ship in this test")
+
+    monkeypatch.setattr(compare, "_models", unavailable)
+    code, _, err = _run(["imagine", "The night was dark.", "The night was as dark as ink.", "--size", "100"], capsys)
+    assert code == 2 and "Size must be a multiple of" in err, err
+    assert _run(["imagine", "The night was dark.", "The night was as dark as ink."], capsys)[0] == 3
