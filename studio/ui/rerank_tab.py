@@ -153,8 +153,8 @@ def criteria_chart(rows: list[dict]):
 
 def _downloads(groups: list[RerankResult], request: gr.Request | None = None) -> list[str]:
     """Every scored group: `rerank-….csv` (its rows, each with its literal sentence and the backends used; the flag
-    as the screen shows it) and `rerank-….json` ({"groups": [...]}, each group as `score --batch` writes it, without its line number: the
-    settings, the backends and every candidate's criteria, similes and evidence)."""
+    as the screen shows it) and `rerank-….json` ({"groups": [...]}, each group as `score --batch` writes it, without
+    its line number: the settings, the backends and every candidate's criteria, similes and evidence)."""
     path = new_download(request, "rerank", "csv")
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=["literal"] + COLUMNS + ["nli_backend", "sentiment_backend", "kb"])
