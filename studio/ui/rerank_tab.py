@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections import Counter
 
@@ -19,7 +18,7 @@ from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
                      limited_textbox, role_notice, shorten, spaced, start_run, table_rows, warn)
 from .help import tab_guide
-from .session_files import new_download, track
+from .session_files import json_download, new_download, track
 
 #: every column of a scored row: the CSV download (raw and normalized criteria, components); its "flag" is the
 #: screen's (`flags_shown`), "no_simile_reason" the row's own "flag" (why no simile was found)
@@ -166,10 +165,7 @@ def _downloads(groups: list[RerankResult], request: gr.Request | None = None) ->
                 writer.writerow({"literal": group.literal, **{k: shown[k] for k in COLUMNS},
                                  "nli_backend": backends["nli"], "sentiment_backend": backends["sentiment"],
                                  "kb": backends["kb"]})
-    json_path = new_download(request, "rerank", "json")
-    with open(json_path, "w", encoding="utf-8") as fh:
-        json.dump({"groups": [group.to_dict() for group in groups]}, fh, ensure_ascii=False, indent=1)
-    return [str(path), str(json_path)]
+    return [str(path), json_download(request, "rerank", {"groups": [group.to_dict() for group in groups]})]
 
 
 def _backends_markdown(group: RerankResult) -> str:
@@ -503,7 +499,7 @@ def run_rerank(literal, candidates_text, alpha, beta, gamma, w_quality, w_creati
 def csv_group_in_boxes(literal: str | None, candidates_text: str | None, loaded) -> int | None:
     """The index of the uploaded CSV's group that the text boxes hold unchanged (its literal, and its candidates in
     any order), or None: typed or edited text is scored on its own."""
-    lines = sorted(line.strip() for line in (candidates_text or "").splitlines() if line.strip())
+    lines = sorted(candidates_from_lines(candidates_text))
     for i, (group_literal, candidates) in enumerate(loaded or []):
         if group_literal == (literal or "").strip() and sorted(candidates) == lines:
             return i
@@ -513,8 +509,7 @@ def csv_group_in_boxes(literal: str | None, candidates_text: str | None, loaded)
 def texts_key(literal: str | None, candidates_text: str | None) -> list[str]:
     """The texts a table is scored for, as they read: the literal sentence, then the candidate lines sorted (their
     order changes no score), runs of spaces as one; what `other_text_note` compares with the boxes."""
-    lines = sorted(spaced(line) for line in (candidates_text or "").splitlines() if line.strip())
-    return [spaced(literal), *lines]
+    return [spaced(literal), *sorted(spaced(line) for line in candidates_from_lines(candidates_text))]
 
 
 #: under Rerank when the table on screen scored other text than the boxes hold (Gradio drops a press of Rerank

@@ -143,7 +143,12 @@ def result_downloads(request, stem: str, rows: list[dict], about: dict) -> list[
         writer.writeheader()
         for row in rows:
             writer.writerow({k: _cell(v) for k, v in {**plain, **row}.items()})
-    json_path = new_download(request, stem, "json")
-    with open(json_path, "w", encoding="utf-8") as fh:
-        json.dump({"about": about, "rows": rows}, fh, ensure_ascii=False, indent=1)
-    return [csv_path, json_path]
+    return [csv_path, json_download(request, stem, {"about": about, "rows": rows})]
+
+
+def json_download(request, stem: str, data) -> str:
+    """`data` as a JSON download owned by the session (`new_download`): `<stem>-….json`, UTF-8 as typed."""
+    path = new_download(request, stem, "json")
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, ensure_ascii=False, indent=1)
+    return path
