@@ -314,3 +314,49 @@ def test_the_detector_reads_tags_as_blanks_as_the_extractor_does():
 
     plain, tagged = detect("The sky was as blue as the sea."), detect("The sky was <i>as blue as</i> the sea.")
     assert plain >= threshold() and tagged == plain
+
+
+def test_the_detector_takes_similes_writers_write_and_caps_like_with_like():
+    """Fitted on MAPS-KB's Wikipedia sentences alone, the detector read "Then she melted away into the jungle like a
+    shadow." (a FLUTE simile) and "She sang like an angel." as literal; FLUTE's written similes are positives now.
+    A vehicle that is someone's compares like with like: capped at the training data's share of similes among such
+    comparisons (0.17), whatever the weights say."""
+    from studio.figures.detector import _someones_rate, detect, threshold
+
+    for simile in ("Then she melted away into the jungle like a shadow.", "She sang like an angel.",
+                   "He slept like a log.", "The room felt like an oven.", "Her eyes shone like the stars."):
+        assert detect(simile) >= threshold(), simile
+    assert 0.0 < _someones_rate() < 0.3
+    for literal in ("The boy talks like his father.", "This year's festival was just like last year's.",
+                    "It looked like the right time.", "She looks like her mother."):
+        assert detect(literal) < threshold(), literal
+    assert detect("The boy talks like his father.") <= _someones_rate()
+
+
+def test_the_kb_is_mined_with_its_own_weights():
+    """The committed KB was mined with the weights fitted on MAPS-KB alone; the served weights (which learnt FLUTE's
+    similes too) would mine another KB, so the build reads the asset's mining weights (`mining_probability`)."""
+    import inspect
+
+    from studio.figures import detector as D
+    from studio.figures.components import simile_docs, similes_of
+    from studio.lab.similes import kb_build
+
+    assert "mining_probability(" in inspect.getsource(kb_build) and "learned_probability(" not in inspect.getsource(
+        kb_build)
+    (doc, read), = simile_docs(["Then she melted away into the jungle like a shadow."], disable=())
+    (simile,) = similes_of(doc, read)
+    assert D.mining_probability(simile, doc) != D.learned_probability(simile, doc)
+    assert D._weights("mining") != D._weights()
+
+
+def test_retraining_the_detector_keeps_the_kbs_mining_weights_unless_told(tmp_path):
+    """`train simile-detector` refits the served weights and keeps the mining weights (the committed KB was mined with
+    them); an asset without them is refused before any data is read, naming the flag that refits them."""
+    from studio.errors import InputError
+    from studio.lab.similes.train_detector import train
+
+    out = tmp_path / "detector.json"
+    out.write_text("{}")
+    with pytest.raises(InputError, match="--refit-mining, then rebuild the KB"):
+        train(["--out", str(out)])

@@ -4,8 +4,10 @@ A sentence without an extracted simile is literal. When the extractor finds one,
 over the extraction (comparator, governing verb, kind of topic and vehicle, words around the comparator)
 decides between a figurative comparison and the many literal readings a parse cannot tell apart
 ("it looked like the right time", "is like an elder brother"). The weights are trained on
-detection_train.csv by `python -m studio train simile-detector` (studio/lab/similes/train_detector.py, never imported here) and
-committed as assets/similes/detector.json (a few kB of feature weights).
+detection_train.csv and FLUTE's written similes by `python -m studio train simile-detector`
+(studio/lab/similes/train_detector.py, never imported here) and committed as assets/similes/detector.json (feature
+weights). The asset also holds the KB's mining weights (MAPS-KB's rows alone, `mining_probability`), with which the
+committed KB was mined.
 """
 from __future__ import annotations
 
@@ -63,6 +65,10 @@ def features(simile: Simile, doc, vocab: dict[str, int] | None = None) -> dict[s
             if 0 <= j < len(doc):
                 f[f"w{off}={doc[j].lower_}"] = 1.0
                 f[f"p{off}={doc[j].pos_}"] = 1.0
+    # like compared with like: the vehicle is someone's ("like his father", "like last year's") or the topic's own
+    # kind ("The house looked like every other house")
+    f["vehicle_someones"] = float(someones(simile))
+    f["same_head"] = float(bool(topic) and v_tok is not None and topic in (v_tok.lower_, v_tok.lemma_.lower()))
     vlen = len((simile.vehicle or "").split())
     f["vehicle_len"] = min(vlen, 8) / 8
     f["n_tokens"] = min(len(doc), 60) / 60
@@ -87,11 +93,12 @@ def _vocab() -> dict[str, int]:
     return json.loads(ASSET.read_text()).get("vehicle_vocab", {})
 
 
-@functools.lru_cache(maxsize=1)
-def _weights() -> tuple[dict[str, float], float]:
+@functools.lru_cache(maxsize=2)
+def _weights(part: str = "served") -> tuple[dict[str, float], float]:
     if not ASSET.is_file():
         return {}, 0.5
     data = json.loads(ASSET.read_text())
+    data = data["mining"] if part == "mining" else data
     return data["weights"], data["threshold"]
 
 
@@ -103,13 +110,20 @@ AS_AS_PROBABILITY = 0.9
 POSSESSIVE_WORDS = {"my", "your", "his", "her", "its", "our", "their", "mine", "yours", "hers", "ours", "theirs"}
 
 
-def learned_probability(simile: Simile, doc) -> float:
+def learned_probability(simile: Simile, doc, part: str = "served") -> float:
     """The logistic regression's probability (1.0 without weights: the extractor's rules trusted)."""
-    weights, _ = _weights()
+    weights, _ = _weights(part)
     if not weights:
         return 1.0
     z = sum(weights.get(k, 0.0) * v for k, v in features(simile, doc).items())
     return 1.0 / (1.0 + math.exp(-z))
+
+
+def mining_probability(simile: Simile, doc) -> float:
+    """The KB build's confidence in a simile it mines from text: the weights fitted on MAPS-KB's rows alone, with
+    which the committed KB was mined (more cautious than the served ones, which also learnt FLUTE's written
+    similes)."""
+    return learned_probability(simile, doc, "mining")
 
 
 def someones(simile: Simile) -> bool:
@@ -122,12 +136,21 @@ def simile_probability(simile: Simile, doc) -> float:
     """P(a found comparison is figurative). An "as ADJ as" comparison with a common noun for its vehicle (the
     extractor already leaves out "as soon as", "as good as new", "as old as me") is a simile unless the vehicle is
     someone's (AS_AS_PROBABILITY); the learned weights, which never saw that form, decide the rest ("as tall as John",
-    every "like")."""
+    every "like"). A vehicle that is someone's or something's ("talks like his father", "like last year's") compares
+    like with like: no more than the share of similes among such comparisons in the training data."""
     if simile.comparator == "as ... as" and simile.property and not someones(simile):
         v_tok = _token_at(doc, simile.spans.get("vehicle"), head=simile.heads.get("vehicle"))
         if v_tok is not None and v_tok.pos_ == "NOUN":
             return max(AS_AS_PROBABILITY, learned_probability(simile, doc))
+    if someones(simile):
+        return min(learned_probability(simile, doc), _someones_rate())
     return learned_probability(simile, doc)
+
+
+@functools.lru_cache(maxsize=1)
+def _someones_rate() -> float:
+    """The share of similes among the training data's comparisons with someone's vehicle (1.0 without the asset)."""
+    return json.loads(ASSET.read_text()).get("someones_rate", 1.0) if ASSET.is_file() else 1.0
 
 
 def _sentence_score(similes: list[Simile], doc) -> float:
@@ -142,8 +165,8 @@ def score_batch(sentences: list[str]) -> list[float]:
     return [_sentence_score(similes_of(doc, read), doc) for doc, read in simile_docs(sentences, disable=())]
 
 
-def threshold() -> float:
-    return _weights()[1]
+def threshold(part: str = "served") -> float:
+    return _weights(part)[1]
 
 
 def predict_batch(sentences: list[str]) -> list[bool]:

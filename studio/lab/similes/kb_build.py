@@ -42,7 +42,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from ...errors import InputError, parse_options
 from ...figures.components import _NON_SIMILE_VEHICLES, extract_similes
-from ...figures.detector import learned_probability
+from ...figures.detector import mining_probability
 from .data import detokenize, shared_data_dir
 from ...figures.kb import ASSET, GENERATED_SOURCE, SimileKB
 from ...models import get_registry
@@ -237,7 +237,7 @@ def build(argv: list[str]) -> dict:
                 continue
             conf = item["conf"]
             if conf is None:
-                conf = learned_probability(s, doc)  # the confidences the committed KB was built with
+                conf = mining_probability(s, doc)  # the confidences the committed KB was built with
                 if conf < MIN_MINED_CONF:
                     continue
             topic, vehicle, prop = s.topic, s.vehicle, s.property
