@@ -224,7 +224,9 @@ def components_verdict(result: dict | None) -> str:
         return "**No comparison found**: no *like*, *as … as* or similar comparison to take apart" + (
             " (a comparative with *than* is not one the simile parts describe)." if than else ".")
     if result.get("is_simile"):
-        return f"**A simile**: the detector's probability {p:.3f} (it takes {threshold:.3f} or more for one)."
+        return (f"**A simile**: the detector's probability {p:.3f} (it takes {threshold:.3f} or more for one). It "
+                "reads the wording, not the meaning: a few literal comparisons pass too (\"He speaks English like a "
+                "native speaker.\").")
     return (f"**Not a simile, by the detector** (probability {p:.3f}, under its {threshold:.3f}): the parts below "
             "are those of the comparison found, which may be literal (\"It looks like rain.\"). The detector also "
             "misses some similes: its F1 on held-out sentences is under About, *How well it works*.")
