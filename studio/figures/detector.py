@@ -87,19 +87,19 @@ def _token_at(doc, span, head: str | None = None):
 
 
 @functools.lru_cache(maxsize=1)
+def _asset() -> dict:
+    """The committed weights ({} without the file: the extractor's rules trusted)."""
+    return json.loads(ASSET.read_text()) if ASSET.is_file() else {}
+
+
 def _vocab() -> dict[str, int]:
-    if not ASSET.is_file():
-        return {}
-    return json.loads(ASSET.read_text()).get("vehicle_vocab", {})
+    return _asset().get("vehicle_vocab", {})
 
 
-@functools.lru_cache(maxsize=2)
 def _weights(part: str = "served") -> tuple[dict[str, float], float]:
-    if not ASSET.is_file():
-        return {}, 0.5
-    data = json.loads(ASSET.read_text())
-    data = data["mining"] if part == "mining" else data
-    return data["weights"], data["threshold"]
+    """(weights, threshold) of the served detector, or of the KB's mining weights (`part="mining"`)."""
+    data = _asset().get("mining", {}) if part == "mining" else _asset()
+    return data.get("weights", {}), data.get("threshold", 0.5)
 
 
 #: what an "as ADJ as NOUN" comparison scores: the learned weights were fitted on sentences with "like" only (MAPS-KB's
@@ -147,10 +147,9 @@ def simile_probability(simile: Simile, doc) -> float:
     return learned_probability(simile, doc)
 
 
-@functools.lru_cache(maxsize=1)
 def _someones_rate() -> float:
     """The share of similes among the training data's comparisons with someone's vehicle (1.0 without the asset)."""
-    return json.loads(ASSET.read_text()).get("someones_rate", 1.0) if ASSET.is_file() else 1.0
+    return _asset().get("someones_rate", 1.0)
 
 
 def _sentence_score(similes: list[Simile], doc) -> float:

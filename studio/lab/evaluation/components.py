@@ -7,9 +7,9 @@ Split of the components file: `hash_half(sentence, "components")` — even SHA-1
 similes of FLUTE's simile train file; its tests are detection_test.csv and the "like" similes of FLUTE's simile test
 file (its recall of similes people wrote, beside the KB's mining weights, fitted on MAPS-KB alone), and a writer's
 "like" sentences (blind_reads/like_sentences_{dev,test}.tsv: similes and the literal uses a careless detector takes
-for them, written blind by two helper sessions; dev made the detector's choices). The corpora general_corpus.csv / quizzes.csv, against which the rules were written, are reported
-only as `train`: the extractor's figures in the details, and the detector's recall on their "as … as" similes (a form
-the detection files lack) as a figure.
+for them, written blind by two helper sessions; dev made the detector's choices). The corpora general_corpus.csv /
+quizzes.csv, against which the rules were written, are reported only as `train`: the extractor's figures in the
+details, and the detector's recall on their "as … as" similes (a form the detection files lack) as a figure.
 
 Matching: lowercased, whitespace-normalised, leading article dropped, surrounding quotes and punctuation dropped.
 The vehicle is also scored with the learned boundary (`learned=True`, the one HAUSER's scorer uses), and against
@@ -161,7 +161,8 @@ def mining_predict(sentences: list[str]) -> list[bool]:
 def writers_like_sentences(split: str) -> list[dict]:
     """`{label, sentence}` rows of blind_reads/like_sentences_SPLIT.tsv (60 similes, 60 literal uses of "like")."""
     lines = (PROJECT_ROOT / "blind_reads" / f"like_sentences_{split}.tsv").read_text(encoding="utf-8").splitlines()
-    return [dict(zip(("label", "sentence"), line.split("\t", 1))) for line in lines if line and not line.startswith("#")]
+    rows = [line.split("\t", 1) for line in lines if line and not line.startswith("#")]
+    return [{"label": label, "sentence": sentence} for label, sentence in rows]
 
 
 def written_recall(limit: int | None = None) -> dict:

@@ -1,12 +1,14 @@
 """`python -m studio train simile-detector`: the detector's weights (detector.py) from detection_train.csv, with
 FLUTE's "like" similes as further positives.
 
-MAPS-KB's detection set alone taught a cautious detector: written similes a writer would keep ("Then she melted away
-into the jungle like a shadow.", "He ran like the wind.") read as literal, and it accepted 72.6 % of the 519 "like"
+MAPS-KB's detection set alone taught a cautious detector: similes a writer would keep ("Then she melted away into the
+jungle like a shadow.", "She sang like an angel.") read as literal, and it accepted 72.6 % of the 519 "like"
 hypotheses of FLUTE's simile train file. The people-written similes of that file are added as positives (weight
-FLUTE_WEIGHT). Chosen by cross-validation over detection train + dev pooled (docs/experiments.md, fifty-ninth
-session): the detector's F1 on MAPS-KB's rows moved 0.742 → 0.730 (±0.0065) while its recall of held-out FLUTE
-similes rose 0.775 → 0.949. FLUTE's test file is never read here (`eval components` reports on it).
+FLUTE_WEIGHT; only sentences with one comparison, as the file does not say which of two is the simile). The weight
+was chosen by cross-validation over detection train + dev pooled and on a writer's "like" sentences written blind
+(blind_reads/like_sentences_dev.tsv; docs/experiments.md#detector-written-similes). FLUTE's test file is never
+read here (`eval components` reports on it). The trainer also writes `someones_rate`, the share of similes among
+the training rows whose vehicle is someone's, which caps such comparisons (detector.simile_probability).
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from ...atomic import atomic_write_bytes
 from ...errors import InputError
 from ...figures.components import _parser, extract_similes, simile_docs, similes_of
 from .data import read_csv, shared_data_dir, similes_dir
-from ...figures.detector import ASSET, _someones_rate, _vocab, _weights, features, someones
+from ...figures.detector import ASSET, _asset, features, someones
 
 #: the sample weight of a FLUTE simile beside a MAPS-KB row (chosen among 0.25 / 0.5 / 1.0: docs/experiments.md)
 FLUTE_WEIGHT = 0.25
@@ -89,9 +91,7 @@ def train(argv: list[str]) -> dict:
              # the share of similes among comparisons with someone's vehicle: a cap (detector.simile_probability)
              "someones_rate": round(sum(someone_labels) / len(someone_labels), 4) if someone_labels else 1.0}
     atomic_write_bytes(args.out, json.dumps(asset, indent=0, sort_keys=True).encode("utf-8"))
-    _weights.cache_clear()
-    _vocab.cache_clear()
-    _someones_rate.cache_clear()
+    _asset.cache_clear()
     return {"out": str(args.out), **{f"served_{k}": served[k] for k in ("C", "threshold", "cv_f1_train")},
             "mining": "refitted: rebuild the KB (`python -m studio build kb`)" if args.refit_mining else "kept",
             "features": len(served["weights"]), "train_rows": len(rows), "rule_candidates": len(y),
