@@ -169,6 +169,13 @@ def test_the_components_verdict_says_in_words_whether_the_detector_takes_a_simil
     assert components_verdict({"sentence": "Hi.", "similes": [], "is_simile": False, "detector": {"p_simile": None}}) \
         .startswith("**No comparison found**")
     assert components_verdict(None) == ""  # a refusal or a run under way empties the JSON, and the line with it
+    # a visitor read "no *like*" under "He drove like the devil was chasing him.", and 0.900 for every "as … as"
+    clause = components_verdict({"sentence": "He drove like the devil was chasing him.", "similes": [],
+                                 "is_simile": False, "detector": {"p_simile": None}})
+    assert clause.startswith("**No comparison found** to take apart") and "no *like*" not in clause
+    rule = components_verdict({**found, "is_simile": True, "detector": {"p_simile": 0.9, "threshold": 0.55,
+                                                                        "as_as_rule": True}})
+    assert rule.startswith("**A simile**: an *as … as* comparison with a common noun") and "by rule" in rule
 
 
 def test_the_judge_panel_says_its_verdict_from_the_bars():

@@ -27,7 +27,9 @@ def render(result: dict) -> str:
         return "no simile found"
     p = result["detector"]["p_simile"]
     lines = [f"simile detector: {'yes' if result['is_simile'] else 'no, it reads the comparison as literal'}"
-             + ("" if p is None else f" (P(simile) {p:.2f}, threshold {result['detector']['threshold']:.2f})")]
+             + ("" if p is None else f" (P(simile) {p:.2f}, threshold {result['detector']['threshold']:.2f}"
+                + (", by the rule for \"as ADJ as\" a common noun" if result["detector"].get("as_as_rule") else "")
+                + ")")]
     if not result["is_simile"]:  # the parts below sat under "no" with no word of what they are
         lines.append("the parts of the comparison found (a literal one, by the detector, which misses some similes):")
     for s in result["similes"]:

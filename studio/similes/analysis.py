@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import require_text
 from ..figures.components import extract_similes
-from ..figures.detector import detect, threshold
+from ..figures.detector import AS_AS_PROBABILITY, detect, threshold
 from ..figures.english import refuse_non_english
 
 MAX_SENTENCE_CHARS = 2000
@@ -15,7 +15,10 @@ def analyse(sentence: str) -> dict:
     refuse_non_english(text)
     similes = extract_similes(text)
     p, cut = (float(detect(text)) if similes else None), float(threshold())
-    # the detector's verdict with its probability: a comparison the extractor finds may still read as literal to it
+    # the detector's verdict with its probability: a comparison the extractor finds may still read as literal to it;
+    # `as_as_rule`: the probability is the rule's for "as ADJ as" a common noun, not the learned weights' estimate
+    by_rule = p == AS_AS_PROBABILITY and any(s.comparator == "as ... as" for s in similes)
     return {"sentence": text, "is_simile": p is not None and p >= cut,
-            "detector": {"p_simile": None if p is None else round(p, 3), "threshold": round(cut, 3)},
+            "detector": {"p_simile": None if p is None else round(p, 3), "threshold": round(cut, 3),
+                         "as_as_rule": by_rule},
             "similes": [s.to_dict() for s in similes]}

@@ -220,13 +220,20 @@ def components_verdict(result: dict | None) -> str:
     detector = result.get("detector") or {}
     p, threshold = detector.get("p_simile"), detector.get("threshold", 0.5)
     if not result.get("similes") or p is None:
-        than = re.search(r"\bthan\b", result.get("sentence") or "", re.I)  # "cut deeper than a knife"
+        sentence = result.get("sentence") or ""
+        if re.search(r"\blike\b", sentence, re.I):  # "drove like the devil was chasing him": there is a "like"
+            return ("**No comparison found** to take apart: the parts describe *like* or *as … as* followed by a thing "
+                    "(\"like a lion\"); a clause after *like* (\"like the devil was chasing him\"), a list (\"fruits "
+                    "like apples and pears\") or the verb (\"I like tea\") is not one.")
+        than = re.search(r"\bthan\b", sentence, re.I)  # "cut deeper than a knife"
         return "**No comparison found**: no *like*, *as … as* or similar comparison to take apart" + (
             " (a comparative with *than* is not one the simile parts describe)." if than else ".")
+    if result.get("is_simile") and detector.get("as_as_rule"):
+        return (f"**A simile**: an *as … as* comparison with a common noun for its image counts as one by rule "
+                f"({p:.3f}; the learned detector reads *like* sentences), unless the image is someone's "
+                "(\"as tall as his brother\").")
     if result.get("is_simile"):
-        return (f"**A simile**: the detector's probability {p:.3f} (it takes {threshold:.3f} or more for one). It "
-                "reads the wording, not the meaning: a few literal comparisons pass too (\"He speaks English like a "
-                "native speaker.\").")
+        return f"**A simile**: the detector's probability {p:.3f} (it takes {threshold:.3f} or more for one)."
     return (f"**Not a simile, by the detector** (probability {p:.3f}, under its {threshold:.3f}): the parts below "
             "are those of the comparison found, which may be literal (\"It looks like rain.\"). The detector also "
             "misses some similes: its F1 on held-out sentences is under About, *How well it works*.")
