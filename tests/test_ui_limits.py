@@ -254,3 +254,15 @@ def test_proverbs_names_proverbs_ranked_for_another_narrative():
     assert other_story_note("Ana spent.", "Ana saved. She paid.", table) == OTHER_STORY_NOTE
     assert other_story_note("Ana spent.", "Ana saved. She paid.", None) == ""  # no proverbs on screen
     assert other_story_note("Ana spent.", None, table) == ""  # restored from a shared link: nothing recorded
+
+
+def test_the_components_command_says_why_a_like_is_no_comparison():
+    """The command line said "no simile found" where the web's line says why: a clause after "like" is no comparison
+    the parts describe; both read one sentence (`why_no_comparison`)."""
+    from studio.cli.components_cmd import render
+    from studio.similes.service import why_no_comparison
+
+    text = render({"sentence": "He drove like the devil was chasing him.", "similes": []})
+    assert text.startswith("no simile found: the parts describe") and "a clause after \"like\"" in text
+    assert render({"sentence": "The moon was a silver coin.", "similes": []}) == "no simile found"
+    assert why_no_comparison("Her hands were colder than ice.").startswith("a comparative with \"than\"")

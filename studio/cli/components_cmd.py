@@ -1,7 +1,7 @@
 """`python -m studio components`: the similes in a sentence with their topic, vehicle, event and property."""
 from __future__ import annotations
 
-from ..similes.service import components
+from ..similes.service import components, why_no_comparison
 from . import add_json_flag
 from .batch import single_or_batch, summary_line
 
@@ -24,7 +24,8 @@ def render(result: dict) -> str:
     if "batch" in result:
         return summary_line(result, "sentence")
     if not result["similes"]:
-        return "no simile found"
+        why = why_no_comparison(result["sentence"])
+        return "no simile found" + (f": {why}" if why else "")
     p = result["detector"]["p_simile"]
     lines = [f"simile detector: {'yes' if result['is_simile'] else 'no, it reads the comparison as literal'}"
              + ("" if p is None else f" (P(simile) {p:.2f}, threshold {result['detector']['threshold']:.2f}"

@@ -2,6 +2,8 @@
 topic, vehicle, event and property, and whether the trained detector calls it a simile."""
 from __future__ import annotations
 
+import re
+
 from ..errors import require_text
 from ..figures.components import extract_similes
 from ..figures.detector import AS_AS_PROBABILITY, detect, threshold
@@ -22,3 +24,14 @@ def analyse(sentence: str) -> dict:
             "detector": {"p_simile": None if p is None else round(p, 3), "threshold": round(cut, 3),
                          "as_as_rule": by_rule},
             "similes": [s.to_dict() for s in similes]}
+
+
+def why_no_comparison(sentence: str) -> str:
+    """Why a sentence with no comparison to take apart has none, when its words suggest one ("" otherwise)."""
+    if re.search(r"\blike\b", sentence, re.I):  # "drove like the devil was chasing him": there is a "like"
+        return ('the parts describe "like" or "as … as" followed by a thing ("like a lion"); a clause after "like" '
+                '("like the devil was chasing him"), a list ("fruits like apples and pears") or the verb ("I like '
+                'tea") is not one')
+    if re.search(r"\bthan\b", sentence, re.I):  # "cut deeper than a knife"
+        return "a comparative with \"than\" is not one the simile parts describe"
+    return ""

@@ -1,8 +1,6 @@
 """Polish tab: simile candidates for a literal sentence, and the components of any simile."""
 from __future__ import annotations
 
-import re
-
 import gradio as gr
 import pandas as pd
 
@@ -11,7 +9,8 @@ from ..results import polish_blind_read
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, PolishResult, components, polish,
-                               about_keepers, offered, respelled_with_place, spelling_note, without_simile)
+                               about_keepers, offered, respelled_with_place, spelling_note, why_no_comparison,
+                               without_simile)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
                      table_rows, unescape_markdown, warn)
@@ -220,14 +219,9 @@ def components_verdict(result: dict | None) -> str:
     detector = result.get("detector") or {}
     p, threshold = detector.get("p_simile"), detector.get("threshold", 0.5)
     if not result.get("similes") or p is None:
-        sentence = result.get("sentence") or ""
-        if re.search(r"\blike\b", sentence, re.I):  # "drove like the devil was chasing him": there is a "like"
-            return ("**No comparison found** to take apart: the parts describe *like* or *as … as* followed by a thing "
-                    "(\"like a lion\"); a clause after *like* (\"like the devil was chasing him\"), a list (\"fruits "
-                    "like apples and pears\") or the verb (\"I like tea\") is not one.")
-        than = re.search(r"\bthan\b", sentence, re.I)  # "cut deeper than a knife"
-        return "**No comparison found**: no *like*, *as … as* or similar comparison to take apart" + (
-            " (a comparative with *than* is not one the simile parts describe)." if than else ".")
+        why = why_no_comparison(result.get("sentence") or "")
+        return (f"**No comparison found** to take apart: {why}." if why
+                else "**No comparison found**: no *like*, *as … as* or similar comparison to take apart.")
     if result.get("is_simile") and detector.get("as_as_rule"):
         return (f"**A simile**: an *as … as* comparison with a common noun for its image counts as one by rule "
                 f"({p:.3f}; the learned detector reads *like* sentences), unless the image is someone's "
