@@ -110,9 +110,9 @@ AS_AS_PROBABILITY = 0.9
 POSSESSIVE_WORDS = {"my", "your", "his", "her", "its", "our", "their", "mine", "yours", "hers", "ours", "theirs"}
 
 
-def learned_probability(simile: Simile, doc, part: str = "served") -> float:
+def learned_probability(simile: Simile, doc) -> float:
     """The logistic regression's probability (1.0 without weights: the extractor's rules trusted)."""
-    weights, _ = _weights(part)
+    weights, _ = _weights()
     if not weights:
         return 1.0
     z = sum(weights.get(k, 0.0) * v for k, v in features(simile, doc).items())
@@ -122,14 +122,21 @@ def learned_probability(simile: Simile, doc, part: str = "served") -> float:
 def mining_probability(simile: Simile, doc) -> float:
     """The KB build's confidence in a simile it mines from text: the weights fitted on MAPS-KB's rows alone, with
     which the committed KB was mined (more cautious than the served ones, which also learnt FLUTE's written
-    similes)."""
-    return learned_probability(simile, doc, "mining")
+    similes), read with the vehicle vocabulary they were fitted with."""
+    mining = _asset().get("mining")
+    if not mining:
+        raise RuntimeError(f"{ASSET} holds no mining weights: `python -m studio train simile-detector --refit-mining`")
+    z = sum(mining["weights"].get(k, 0.0) * v for k, v in features(simile, doc, mining["vehicle_vocab"]).items())
+    return 1.0 / (1.0 + math.exp(-z))
 
 
 def someones(simile: Simile) -> bool:
-    """The vehicle is someone's or something's: a possessive word first, or a possessive noun last."""
+    """The vehicle is someone's or something's: a possessive word first, or a possessive noun last that is not a kind's
+    ("like last year's", "as tall as John's"; "eyes like a hawk's" and "as cold as a witch's" compare with a kind)."""
     words = (simile.vehicle or "").lower().replace("’", "'").split()
-    return bool(words) and (words[0] in POSSESSIVE_WORDS or words[-1].endswith("'s") or words[-1].endswith("s'"))
+    if not words:
+        return False
+    return words[0] in POSSESSIVE_WORDS or (words[-1].endswith(("'s", "s'")) and words[0] not in ("a", "an"))
 
 
 def simile_probability(simile: Simile, doc) -> float:
@@ -138,13 +145,19 @@ def simile_probability(simile: Simile, doc) -> float:
     someone's (AS_AS_PROBABILITY); the learned weights, which never saw that form, decide the rest ("as tall as John",
     every "like"). A vehicle that is someone's or something's ("talks like his father", "like last year's") compares
     like with like: no more than the share of similes among such comparisons in the training data."""
-    if simile.comparator == "as ... as" and simile.property and not someones(simile):
-        v_tok = _token_at(doc, simile.spans.get("vehicle"), head=simile.heads.get("vehicle"))
-        if v_tok is not None and v_tok.pos_ == "NOUN":
-            return max(AS_AS_PROBABILITY, learned_probability(simile, doc))
+    if as_as_rule(simile, doc):
+        return max(AS_AS_PROBABILITY, learned_probability(simile, doc))
     if someones(simile):
         return min(learned_probability(simile, doc), _someones_rate())
     return learned_probability(simile, doc)
+
+
+def as_as_rule(simile: Simile, doc) -> bool:
+    """Whether the "as ADJ as" rule decides (a common noun for the vehicle, not someone's), not the weights."""
+    if simile.comparator != "as ... as" or not simile.property or someones(simile):
+        return False
+    v_tok = _token_at(doc, simile.spans.get("vehicle"), head=simile.heads.get("vehicle"))
+    return v_tok is not None and v_tok.pos_ == "NOUN"
 
 
 def _someones_rate() -> float:
@@ -152,16 +165,27 @@ def _someones_rate() -> float:
     return _asset().get("someones_rate", 1.0)
 
 
-def _sentence_score(similes: list[Simile], doc) -> float:
-    return max((simile_probability(s, doc) for s in similes), default=0.0)
+def _sentence_score(similes: list[Simile], doc, probability) -> tuple[float, bool]:
+    """(the most simile-like comparison's probability, whether the "as ADJ as" rule gave it)."""
+    scored = [(probability(s, doc), probability is simile_probability and as_as_rule(s, doc)) for s in similes]
+    return max(scored, default=(0.0, False), key=lambda pair: pair[0])
 
 
-def score_batch(sentences: list[str]) -> list[float]:
+def score_batch(sentences: list[str], probability=None) -> list[float]:
+    """P(simile) of each sentence: its most simile-like comparison's (`probability`: simile_probability, or
+    mining_probability for the KB's weights)."""
+    return [p for p, _ in explained_batch(sentences, probability)]
+
+
+def explained_batch(sentences: list[str], probability=None) -> list[tuple[float, bool]]:
+    """score_batch's probabilities, each with whether the "as ADJ as" rule gave it (`as_as_rule`)."""
     from .components import simile_docs, similes_of
 
+    probability = probability or simile_probability
     # read as the extractor reads them: tags as blanks ("<i>as blue as</i> the sea" was a literal comparison here),
     # emoji as blanks when they hid the comparison (the Components tab found a simile its detector scored 0)
-    return [_sentence_score(similes_of(doc, read), doc) for doc, read in simile_docs(sentences, disable=())]
+    return [_sentence_score(similes_of(doc, read), doc, probability)
+            for doc, read in simile_docs(sentences, disable=())]
 
 
 def threshold(part: str = "served") -> float:

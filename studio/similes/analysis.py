@@ -6,7 +6,7 @@ import re
 
 from ..errors import require_text
 from ..figures.components import extract_similes
-from ..figures.detector import AS_AS_PROBABILITY, detect, threshold
+from ..figures.detector import explained_batch, threshold
 from ..figures.english import refuse_non_english
 
 MAX_SENTENCE_CHARS = 2000
@@ -16,10 +16,9 @@ def analyse(sentence: str) -> dict:
     text = require_text(sentence, "sentence", max_chars=MAX_SENTENCE_CHARS)
     refuse_non_english(text)
     similes = extract_similes(text)
-    p, cut = (float(detect(text)) if similes else None), float(threshold())
+    (p, by_rule), cut = (explained_batch([text])[0] if similes else (None, False)), float(threshold())
     # the detector's verdict with its probability: a comparison the extractor finds may still read as literal to it;
-    # `as_as_rule`: the probability is the rule's for "as ADJ as" a common noun, not the learned weights' estimate
-    by_rule = p == AS_AS_PROBABILITY and any(s.comparator == "as ... as" for s in similes)
+    # `as_as_rule`: the rule for "as ADJ as" a common noun decided, not the learned weights
     return {"sentence": text, "is_simile": p is not None and p >= cut,
             "detector": {"p_simile": None if p is None else round(p, 3), "threshold": round(cut, 3),
                          "as_as_rule": by_rule},

@@ -91,7 +91,8 @@ class ComponentsEvaluation(Evaluation):
     name = "components"
     title = "Simile components (MAPS-KB labelled sentences) and simile detection"
     splits = {"train": "similes/general_corpus.csv, quizzes.csv (rules written against them); detection_train.csv",
-              "dev": f"{FILE}, sentences with even sha1('components|sentence'); detection_dev.csv",
+              "dev": f"{FILE}, sentences with even sha1('components|sentence'); detection_dev.csv; "
+                     "blind_reads/like_sentences_dev.tsv",
               "test": f"{FILE}, sentences with odd sha1('components|sentence'); detection_test.csv; the distinct "
                       "\"like\" hypotheses of nli/flute_simile_test.jsonl; blind_reads/like_sentences_test.tsv"}
 
@@ -150,19 +151,22 @@ MINING_ANCHOR = "fitted on MAPS-KB alone, as served before; the KB's mining weig
 
 def mining_predict(sentences: list[str]) -> list[bool]:
     """The KB's mining weights as a detector (every comparison a sentence holds, its most simile-like one)."""
-    from ...figures import components as C
     from ...figures import detector as D
 
     cut = D.threshold("mining")
-    return [max((D.mining_probability(s, doc) for s in C.similes_of(doc, text)), default=0.0) >= cut
-            for doc, text in C.simile_docs(sentences, disable=())]
+    return [p >= cut for p in D.score_batch(sentences, D.mining_probability)]
 
 
 def writers_like_sentences(split: str) -> list[dict]:
-    """`{label, sentence}` rows of blind_reads/like_sentences_SPLIT.tsv (60 similes, 60 literal uses of "like")."""
-    lines = (PROJECT_ROOT / "blind_reads" / f"like_sentences_{split}.tsv").read_text(encoding="utf-8").splitlines()
-    rows = [line.split("\t", 1) for line in lines if line and not line.startswith("#")]
-    return [{"label": label, "sentence": sentence} for label, sentence in rows]
+    """`{label, sentence}` rows of blind_reads/like_sentences_SPLIT.tsv (60 similes, 60 literal uses of "like"); the
+    test file without the 7 sentences its writer also wrote into dev ("He ran like the wind."), where choices were
+    made."""
+    def read(name: str) -> list[list[str]]:
+        lines = (PROJECT_ROOT / "blind_reads" / f"like_sentences_{name}.tsv").read_text(encoding="utf-8").splitlines()
+        return [line.split("\t", 1) for line in lines if line and not line.startswith("#")]
+
+    seen = {sentence for _, sentence in read("dev")} if split == "test" else set()
+    return [{"label": label, "sentence": sentence} for label, sentence in read(split) if sentence not in seen]
 
 
 def written_recall(limit: int | None = None) -> dict:

@@ -59,9 +59,10 @@ def train(argv: list[str]) -> dict:
                     help="also refit the KB's mining weights (detection_train.csv alone); kept as they are otherwise, "
                          "since the committed KB was mined with them: rebuild the KB after (`build kb`)")
     args = ap.parse_args(argv)
-    previous = json.loads(args.out.read_text()) if args.out.is_file() else {}
-    if not args.refit_mining and "mining" not in previous:
-        raise InputError(f"{args.out} holds no mining weights to keep: give --refit-mining, then rebuild the KB.")
+    source = args.out if args.out.is_file() else ASSET  # a new --out keeps the committed asset's mining weights
+    previous = json.loads(source.read_text()) if source.is_file() else {}
+    if not args.refit_mining and "vehicle_vocab" not in previous.get("mining", {}):
+        raise InputError(f"{source} holds no mining weights to keep: give --refit-mining, then rebuild the KB.")
     rows = read_csv("detection_train.csv")
     vocab = annotated_vehicle_vocab()
     docs = list(_parser().pipe([r["sentence"] for r in rows]))
@@ -86,7 +87,8 @@ def train(argv: list[str]) -> dict:
     trained_on = "detection_train.csv" + (f"; flute_simile_train.jsonl's \"like\" similes (weight "
                                           f"{args.flute_weight:g})" if flute else "")
     asset = {"weights": served["weights"], "threshold": served["threshold"], "C": served["C"], "trained_on": trained_on,
-             "mining": {**mining, "trained_on": "detection_train.csv"} if args.refit_mining else mining,
+             "mining": {**mining, "trained_on": "detection_train.csv", "vehicle_vocab": vocab} if args.refit_mining
+             else mining,
              "vehicle_vocab": vocab,
              # the share of similes among comparisons with someone's vehicle: a cap (detector.simile_probability)
              "someones_rate": round(sum(someone_labels) / len(someone_labels), 4) if someone_labels else 1.0}
