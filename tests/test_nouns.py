@@ -72,6 +72,40 @@ def test_the_nouns_build_copies_the_licence_beside_its_wordnet(tmp_path):
     assert made["also_adjective_or_adverb"] == ["blue", "upright"]
     # "tomb"'s first sense is "grave"'s second: one image; the sense "star" and "wizard" share is neither's first
     assert made["same_image"] == [[["tomb"], ["grave"]]]
+    assert len(made["first_sense"]) == len(made["nouns"]) and made["hypernyms"]
+
+
+def test_the_nouns_build_numbers_each_first_sense_and_its_hypernyms(tmp_path):
+    import json
+
+    from studio.lab.similes.nouns_build import kinds
+
+    (tmp_path / "index.noun").write_text("dog n 1 0 1 0 00000030\nhusky n 1 0 1 0 00000040\n"
+                                         "animal n 1 0 1 0 00000010\npluto n 2 0 2 0 00000050 00000060\n")
+    (tmp_path / "data.noun").write_text("00000010 03 n 01 animal 0 000 | a living organism\n"
+                                        "00000030 05 n 01 dog 0 001 @ 00000020 n 0000 | a dog\n"
+                                        "00000020 05 n 01 canine 0 001 @ 00000010 n 0000 | a canine\n"
+                                        "00000040 05 n 01 husky 0 001 @ 00000030 n 0000 | a sled dog\n"
+                                        "00000050 15 n 01 pluto 0 001 @i 00000060 n 0000 | a planet once\n")
+    first, hypernyms = kinds(["animal", "cat", "dog", "husky", "pluto"], tmp_path)
+    assert first[1] == -1  # a noun not in the index
+    animal, dog, husky, pluto = first[0], first[2], first[3], first[4]
+    canine = hypernyms[dog][0]
+    assert hypernyms[husky] == [dog] and hypernyms[canine] == [animal] and len(hypernyms[pluto]) == 1  # "@i" too
+    assert json.dumps(hypernyms)  # whole numbers only
+
+
+@pytest.mark.parametrize("a, b, one", [
+    ("dogs", "huskies", True), ("huskies", "dogs", True), ("fruits", "apples", True), ("puppy", "dog", True),
+    ("stone", "rock", True), ("accent", "accent", True), ("cities", "Paris", True),
+    ("man", "bull", False),  # a bull is "a heavyset man" only in its fourth sense
+    ("horse", "cheetah", False), ("eyes", "stars", False), ("voice", "thunder", False), ("man", "child", False),
+    ("events", "orgies", False), ("group", "committee", False),  # too broad a category to be one kind
+    ("hucklehead", "hucklehead", False)])
+def test_of_one_kind(a, b, one):
+    """Two nouns of one lineage by their first senses compare like with like ("Dogs like huskies need exercise.");
+    docs/experiments.md#detector-like-with-like."""
+    assert nouns.of_one_kind(a, b) is one
 
 
 @pytest.mark.parametrize("a, b, same", [

@@ -319,18 +319,22 @@ def test_the_detector_reads_tags_as_blanks_as_the_extractor_does():
 def test_the_detector_takes_similes_writers_write_and_caps_like_with_like():
     """Fitted on MAPS-KB's Wikipedia sentences alone, the detector read "Then she melted away into the jungle like a
     shadow." (a FLUTE simile) and "She sang like an angel." as literal; FLUTE's written similes are positives now.
-    A vehicle that is someone's compares like with like: capped at the training data's share of similes among such
-    comparisons (0.17), whatever the weights say."""
-    from studio.figures.detector import _someones_rate, detect, threshold
+    A vehicle that is someone's, or of the topic's lineage, compares like with like: capped at the training data's
+    share of similes among such comparisons (0.23), whatever the weights say."""
+    from studio.figures.detector import _like_with_like_rate, detect, threshold
 
     for simile in ("Then she melted away into the jungle like a shadow.", "She sang like an angel.",
                    "He slept like a log.", "The room felt like an oven.", "Her eyes shone like the stars."):
         assert detect(simile) >= threshold(), simile
-    assert 0.0 < _someones_rate() < 0.3
+    assert 0.0 < _like_with_like_rate() < 0.3
     for literal in ("The boy talks like his father.", "This year's festival was just like last year's.",
-                    "It looked like the right time.", "She looks like her mother."):
+                    "It looked like the right time.", "She looks like her mother.",
+                    "Dogs like huskies need a lot of exercise.", "Fruits like apples are healthy."):
         assert detect(literal) < threshold(), literal
-    assert detect("The boy talks like his father.") <= _someones_rate()
+    for literal in ("The boy talks like his father.", "Fruits like apples are healthy."):
+        assert detect(literal) <= _like_with_like_rate(), literal
+    # "as … as" with a vehicle of the topic's lineage is no simile by rule
+    assert detect("The stone was as hard as a rock.") < threshold() <= detect("The wall was as hard as a rock.")
 
 
 def test_the_kb_is_mined_with_its_own_weights():

@@ -250,6 +250,16 @@ def test_a_literal_comparison_is_not_called_a_simile(tiny_registry):
     with pytest.raises(InputError, match="literal one"):
         refuse_unpolishable(tiny_registry.get("parser")("She looks like her mother."))
     refuse_unpolishable(tiny_registry.get("parser")("Cats like milk."))  # the verb, which a parser may misread
+    # a literal comparison's refusal offers the sentence without it, as a simile's does
+    from studio.similes.polish import without_simile
+    with pytest.raises(InputError, match="literal one") as exc:
+        refuse_unpolishable(tiny_registry.get("parser")("The boy talks like his father."))
+    assert "polish “The boy talks.”" in str(exc.value) and without_simile("The boy talks like his father.") == (
+        "The boy talks.")
+    assert without_simile("She looks like her mother.") is None  # "She looks." says nothing
+    # "such as" was read as a simile: Polish refused "Fruits like apples are healthy." as holding one; a kind of the
+    # topic is no simile to the detector (a comparison of like with like), and the sentence is polished
+    refuse_unpolishable(tiny_registry.get("parser")("Fruits like apples are healthy."))
     with pytest.raises(InputError, match="already holds a simile"):
         refuse_unpolishable(tiny_registry.get("parser")("Her eyes were as blue as the sea."))
 

@@ -16,6 +16,7 @@ import json
 import math
 
 from .components import Simile
+from .nouns import of_one_kind
 from ..models.config import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "detector.json"
@@ -139,30 +140,46 @@ def someones(simile: Simile) -> bool:
     return words[0] in POSSESSIVE_WORDS or (words[-1].endswith(("'s", "s'")) and words[0] not in ("a", "an"))
 
 
+def of_one_lineage(simile: Simile, doc) -> bool:
+    """The topic and the vehicle are nouns of one lineage by their first senses in WordNet (`nouns.of_one_kind`):
+    one names a kind of the other ("Dogs like huskies need…", "The puppy acts like the older dog.") or both one thing
+    ("The stone was as hard as a rock."). A pronoun topic ("He fought like a soldier.") has none."""
+    t_tok = _token_at(doc, simile.spans.get("topic"), head=simile.heads.get("topic"))
+    v_tok = _token_at(doc, simile.spans.get("vehicle"), head=simile.heads.get("vehicle"))
+    return (t_tok is not None and v_tok is not None and {t_tok.pos_, v_tok.pos_} <= {"NOUN", "PROPN"}
+            and of_one_kind(t_tok.lemma_, v_tok.lemma_))
+
+
+def compares_like_with_like(simile: Simile, doc) -> bool:
+    """A comparison of like with like: the vehicle is someone's or something's (`someones`: "talks like his father",
+    "like last year's") or of the topic's lineage (`of_one_lineage`: "Fruits like apples are healthy.")."""
+    return someones(simile) or of_one_lineage(simile, doc)
+
+
 def simile_probability(simile: Simile, doc) -> float:
     """P(a found comparison is figurative). An "as ADJ as" comparison with a common noun for its vehicle (the
-    extractor already leaves out "as soon as", "as good as new", "as old as me") is a simile unless the vehicle is
-    someone's (AS_AS_PROBABILITY); the learned weights, which never saw that form, decide the rest ("as tall as John",
-    every "like"). A vehicle that is someone's or something's ("talks like his father", "like last year's") compares
-    like with like: no more than the share of similes among such comparisons in the training data."""
+    extractor already leaves out "as soon as", "as good as new", "as old as me") is a simile unless it compares like
+    with like (AS_AS_PROBABILITY); the learned weights, which never saw that form, decide the rest ("as tall as John",
+    every "like"). A comparison of like with like (`compares_like_with_like`) is a simile no more often than such
+    comparisons are in the training data. Why: docs/experiments.md#detector-like-with-like"""
     if as_as_rule(simile, doc):
         return max(AS_AS_PROBABILITY, learned_probability(simile, doc))
-    if someones(simile):
-        return min(learned_probability(simile, doc), _someones_rate())
+    if compares_like_with_like(simile, doc):
+        return min(learned_probability(simile, doc), _like_with_like_rate())
     return learned_probability(simile, doc)
 
 
 def as_as_rule(simile: Simile, doc) -> bool:
-    """Whether the "as ADJ as" rule decides (a common noun for the vehicle, not someone's), not the weights."""
-    if simile.comparator != "as ... as" or not simile.property or someones(simile):
+    """Whether the "as ADJ as" rule decides (a common noun for the vehicle, not like with like), not the weights."""
+    if simile.comparator != "as ... as" or not simile.property or compares_like_with_like(simile, doc):
         return False
     v_tok = _token_at(doc, simile.spans.get("vehicle"), head=simile.heads.get("vehicle"))
     return v_tok is not None and v_tok.pos_ == "NOUN"
 
 
-def _someones_rate() -> float:
-    """The share of similes among the training data's comparisons with someone's vehicle (1.0 without the asset)."""
-    return _asset().get("someones_rate", 1.0)
+def _like_with_like_rate() -> float:
+    """The share of similes among the training data's comparisons of like with like (1.0 without the asset)."""
+    return _asset().get("like_with_like_rate", 1.0)
 
 
 def _sentence_score(similes: list[Simile], doc, probability) -> tuple[float, bool]:

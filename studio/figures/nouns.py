@@ -1,6 +1,6 @@
 """English nouns, for telling an image from a non-word ("as salty as a hucklehead", "as noisy as wot"), a noun the
-tagger mistakes for an adjective after "like" ("felt like jelly") from an adjective ("ran like crazy"), and two
-nouns that name one image ("a grave", "a tomb").
+tagger mistakes for an adjective after "like" ("felt like jelly") from an adjective ("ran like crazy"), two
+nouns that name one image ("a grave", "a tomb"), and a noun that names a kind of another ("huskies" of "dogs").
 
 Built from WordNet's noun lemmas (Debian `wordnet-base`, /usr/share/wordnet/index.noun: single words, and two-part
 compounds written as one, "rollercoaster") by `python -m studio build nouns`; the app reads the derived list `assets/similes/nouns.json`. A plural is known through WordNet's
@@ -58,6 +58,77 @@ def same_image(a: str, b: str) -> bool:
     "stone", "madman" and "lunatic"; not "grave" and "graveyard". False when the list is missing."""
     (a_core, a_rest), (b_core, b_rest) = image_groups(a), image_groups(b)
     return bool(a_core & (b_core | b_rest) or b_core & a_rest)
+
+
+@lru_cache(maxsize=1)
+def _kinds() -> tuple[dict[str, int], list[list[int]]]:
+    """({noun: the number of its first sense}, [the numbers of each sense's hypernyms])."""
+    data = _data()
+    first = {w: n for w, n in zip(data.get("nouns", ()), data.get("first_sense", ())) if n >= 0}
+    return first, data.get("hypernyms", [])
+
+
+def lemma(word: str) -> str | None:
+    """The WordNet noun `word` (any case) is, itself or as a plural ("huskies" → "husky", "mice" → "mouse"), or
+    None."""
+    nouns, plurals, _ = _nouns()
+    w = word.lower().strip()
+    if w in nouns:
+        return w
+    if plurals.get(w) in nouns:
+        return plurals[w]
+    return next((w[: len(w) - len(end)] + rep for end, rep in PLURAL_ENDINGS
+                 if w.endswith(end) and w[: len(w) - len(end)] + rep in nouns), None)
+
+
+@lru_cache(maxsize=4096)
+def _lineage(word: str) -> frozenset[int]:
+    """The first noun sense of `word` and every hypernym above it (empty for a word WordNet does not know)."""
+    first, hypernyms = _kinds()
+    start = first.get(lemma(word) or "")
+    if start is None:
+        return frozenset()
+    seen, todo = {start}, [start]
+    while todo:
+        for parent in hypernyms[todo.pop()]:
+            if parent not in seen:
+                seen.add(parent)
+                todo.append(parent)
+    return frozenset(seen)
+
+
+#: the fewest hypernyms between the more general noun's first sense and WordNet's root for two nouns to be of one kind:
+#: "events" and "orgies", "a group" and "a committee", "a location" and "Scotland" are not (depth 3 or less: event,
+#: group, location, object); why: docs/experiments.md#detector-like-with-like
+MIN_KIND_DEPTH = 4
+
+
+@lru_cache(maxsize=4096)
+def _depth(sense: int) -> int:
+    """The fewest hypernym steps from a sense up to a root of WordNet's nouns."""
+    _, hypernyms = _kinds()
+    level, depth, seen = {sense}, 0, {sense}
+    while all(hypernyms[s] for s in level):
+        level = {p for s in level for p in hypernyms[s]} - seen
+        if not level:
+            break
+        seen |= level
+        depth += 1
+    return depth
+
+
+def of_one_kind(a: str, b: str) -> bool:
+    """Whether two nouns (any case, singular or plural) are of one lineage by their first senses in WordNet: one
+    names a kind of the other ("huskies" and "dogs", "apples" and "fruits", "puppy" and "dog") or both name one
+    thing ("stone" and "rock"), the more general of them no broad category (`MIN_KIND_DEPTH`). Not "man" and "bull"
+    (a bull is "a heavyset man" only in its fourth sense), nor two kinds of one thing ("horse" and "cheetah"). False
+    for a word WordNet does not know, or without the list."""
+    first, _ = _kinds()
+    fa, fb = first.get(lemma(a) or ""), first.get(lemma(b) or "")
+    if fa is None or fb is None:
+        return False
+    general = fb if fb in _lineage(a) else fa if fa in _lineage(b) else None
+    return general is not None and _depth(general) >= MIN_KIND_DEPTH
 
 
 def known_noun(word: str) -> bool:

@@ -344,9 +344,11 @@ def refuse_unpolishable(doc, offer: bool = True) -> None:
     if literal_ones and not found:
         first = literal_ones[0]
         said = f"as {first.property} as {first.vehicle}" if first.property else f"{first.comparator} {first.vehicle}"
+        cut = _cut_for_polish(doc, literal_ones) if offer else None
         raise InputError(f"This sentence already makes a comparison (\"{said}\", a literal one: like with like), "
                          "and a simile added beside it would clash with it. Polish adds a simile to a sentence "
-                         f"without a comparison: type it without \"{said}\" to polish the rest.")
+                         "without a comparison: " + (f"to start afresh, polish “{cut}”." if cut else
+                                                     f"type it without \"{said}\" to polish the rest."))
     if found:  # `offer` False (typed tags: the cut of the blanked text would drop them): no sentence is named
         cut = _cut_for_polish(doc, found) if offer else None
         said = ", ".join(f"“{doc.text[s.spans['comparator'][0]:s.spans['vehicle'][1]]}”" for s in found)
@@ -562,20 +564,21 @@ def holds_simile(text: str) -> bool:
 
 
 def without_simile(literal: str) -> str | None:
-    """The sentence Polish refuses for the similes it holds (`held_comparisons`) with them cut out (`cut_similes`),
-    to polish it afresh ("The sky was as blue as the sea." → "The sky was blue."), as the refusal names it; None for
-    a sentence without one, a cut `_cut_for_polish` does not offer, a text with typed tags or over MAX_CHARS. A
-    comparison of an action the detector doubts is cut when Polish refuses the sentence for a second "like" ("Tom
-    ran like the wind." → "Tom ran.": `refuse_like_after_like`)."""
+    """The sentence Polish refuses for the similes it holds (`held_comparisons`), or for its comparisons of like with
+    like where it holds no simile, with them cut out (`cut_similes`), to polish it afresh ("The sky was as blue as
+    the sea." → "The sky was blue.", "The boy talks like his father." → "The boy talks."), as the refusal names
+    it; None for a sentence without one, a cut `_cut_for_polish` does not offer, a text with typed tags or
+    over MAX_CHARS. A comparison of an action the detector doubts is cut when Polish refuses the sentence for a
+    second "like" ("Tom ran like the wind." → "Tom ran.": `refuse_like_after_like`)."""
     if not isinstance(literal, str) or not literal.strip() or len(literal) > MAX_CHARS \
             or blank_markup(literal) != literal:  # typed tags: the cut of the blanked text is no offer
         return None
     if shouted(literal) and not shouted(cased := sentence_case(literal)):
         literal = cased  # read as polish reads it ("TOM RAN LIKE THE WIND." is refused as "Tom ran like the wind.")
     doc = get_registry().get("parser")(literal)
-    _, found = held_comparisons(doc)
-    if found:
-        return _cut_for_polish(doc, found)
+    literal_ones, found = held_comparisons(doc)
+    if found or literal_ones:  # the similes, else the literal comparisons it was refused for ("like his father")
+        return _cut_for_polish(doc, found or literal_ones)
     # refused for a second "like" (`refuse_like_after_like`): the sentence without its comparison of an action
     slots = find_slots(literal, doc)
     return _action_comparisons(doc)[1] if slots and _like_after_like(doc, slots) else None
@@ -583,7 +586,9 @@ def without_simile(literal: str) -> str | None:
 
 def literal_comparison(simile) -> bool:
     """A comparison whose second term belongs to someone ("like his father", "like yours", "as hard as last year's")
-    compares like with like: a literal comparison, not a simile, even when the detector leans the other way."""
+    compares like with like: a literal comparison, not a simile, even when the detector leans the other way, and a
+    simile added beside it would clash with it ("She looks like her mother like a doll."). A kind of the topic ("Fruits
+    like apples are healthy.") is no simile to the detector either, but a sentence with one is polished."""
     return someones(simile)
 
 

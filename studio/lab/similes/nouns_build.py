@@ -2,8 +2,9 @@
 WordNet's noun index (single words, and two-part compounds joined: "rollercoaster") and its irregular plurals (Debian
 `wordnet-base`, /usr/share/wordnet/index.noun and noun.exc; `bash scripts/setup.sh --build` installs it), and which of
 those nouns WordNet also knows as an adjective or an adverb (index.adj, index.adv), and the nouns that name one image
-(a synset that is the first sense of one and among the first two of another: "grave" and "tomb"; data.noun). Single
-words only, lower case."""
+(a synset that is the first sense of one and among the first two of another: "grave" and "tomb"; data.noun), and
+each noun's first sense with that sense's hypernyms, for telling a kind of a thing from an image of it ("dogs like
+huskies"; data.noun). Single words only, lower case."""
 from __future__ import annotations
 
 import argparse
@@ -78,6 +79,36 @@ def same_images(folder: Path = WORDNET, senses: int = IMAGE_SENSES) -> list[list
     return [[list(core), list(rest)] for core, rest in sorted(groups)]
 
 
+def kinds(nouns: list[str], folder: Path = WORDNET) -> tuple[list[int], list[list[int]]]:
+    """(for each of `nouns`, the number of its first sense, -1 for none; for each sense so numbered, the numbers of
+    its hypernyms and instance hypernyms): the senses are numbered in the order they are first met, the first senses
+    of `nouns` in their order, then their ancestors. A noun written as one ("rollercoaster") has the first sense of
+    its two-part lemma ("roller_coaster")."""
+    first_offset: dict[str, str] = {}
+    for lemma, offsets in index(folder / "index.noun"):
+        word = lemma.lower().replace("_", "") if lemma.count("_") == 1 else lemma.lower()
+        if offsets and (word == lemma.lower() or word not in first_offset):  # the single word's own entry first
+            first_offset[word] = offsets[0]
+    parents = {offset: [target for symbol, target, _ in ptrs if symbol in ("@", "@i")]
+               for offset, _, _, ptrs in synsets(folder / "data.noun")}
+    number: dict[str, int] = {}
+    order: list[str] = []
+
+    def numbered(offset: str) -> int:
+        if offset not in number:
+            number[offset] = len(order)
+            order.append(offset)
+        return number[offset]
+
+    first = [numbered(first_offset[w]) if w in first_offset else -1 for w in nouns]
+    i = 0
+    while i < len(order):  # every ancestor of a first sense, numbered as met
+        for parent in parents.get(order[i], ()):
+            numbered(parent)
+        i += 1
+    return first, [[number[p] for p in parents.get(offset, ())] for offset in order]
+
+
 def build(argv: list[str]) -> dict:
     ap = argparse.ArgumentParser(prog="python -m studio build nouns", description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=ASSET)
@@ -88,13 +119,15 @@ def build(argv: list[str]) -> dict:
     nouns, plurals = wordnet_nouns(args.wordnet)
     also = also_adjectives_or_adverbs(nouns, args.wordnet)
     images = same_images(args.wordnet)
+    first_sense, hypernyms = kinds(nouns, args.wordnet)
     data = {"source": "WordNet 3 noun lemmas, single words and two-part compounds written as one (wordnet-base), "
                       "its irregular plurals, the nouns it also lists as adjectives or adverbs, and the nouns that "
                       f"name one image (a synset that is the first sense of one and among the first {IMAGE_SENSES} "
-                      "of another)",
+                      "of another), and each noun's first sense with its hypernyms and instance hypernyms",
             "licence": licence(args.wordnet),
             "rebuild": "python -m studio build nouns", "nouns": nouns, "plurals": plurals,
-            "also_adjective_or_adverb": also, "same_image": images}
+            "also_adjective_or_adverb": also, "same_image": images,
+            "first_sense": first_sense, "hypernyms": hypernyms}
     atomic_write(args.out, json.dumps(data, indent=0, ensure_ascii=False))
     return {"out": str(args.out), "nouns": len(nouns), "plurals": len(plurals), "also_adjective_or_adverb": len(also),
-            "same_image": len(images), "seconds": round(time.perf_counter() - started, 1)}
+            "same_image": len(images), "kinds": len(hypernyms), "seconds": round(time.perf_counter() - started, 1)}

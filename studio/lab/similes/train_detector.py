@@ -7,8 +7,9 @@ hypotheses of FLUTE's simile train file. The people-written similes of that file
 FLUTE_WEIGHT; only sentences with one comparison, as the file does not say which of two is the simile). The weight
 was chosen by cross-validation over detection train + dev pooled and on a writer's "like" sentences written blind
 (blind_reads/like_sentences_dev.tsv; docs/experiments.md#detector-written-similes). FLUTE's test file is never
-read here (`eval components` reports on it). The trainer also writes `someones_rate`, the share of similes among
-the training rows whose vehicle is someone's, which caps such comparisons (detector.simile_probability).
+read here (`eval components` reports on it). The trainer also writes `like_with_like_rate`, the share of similes
+among the training rows that compare like with like (a vehicle that is someone's or of the topic's lineage), which
+caps such comparisons (detector.simile_probability).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from ...atomic import atomic_write_bytes
 from ...errors import InputError
 from ...figures.components import _parser, extract_similes, simile_docs, similes_of
 from .data import read_csv, shared_data_dir, similes_dir
-from ...figures.detector import ASSET, _asset, features, someones
+from ...figures.detector import ASSET, _asset, compares_like_with_like, features
 
 #: the sample weight of a FLUTE simile beside a MAPS-KB row (chosen among 0.25 / 0.5 / 1.0: docs/experiments.md)
 FLUTE_WEIGHT = 0.25
@@ -66,7 +67,7 @@ def train(argv: list[str]) -> dict:
     rows = read_csv("detection_train.csv")
     vocab = annotated_vehicle_vocab()
     docs = list(_parser().pipe([r["sentence"] for r in rows]))
-    X, y, rule_hit, someone_labels = [], [], [], []
+    X, y, rule_hit, like_labels = [], [], [], []
     for r, d in zip(rows, docs):
         sims = extract_similes("", doc=d)
         rule_hit.append(bool(sims))
@@ -74,8 +75,8 @@ def train(argv: list[str]) -> dict:
             # the sentence's label goes to its most simile-like candidate: the first one
             X.append(features(sims[0], d, vocab))
             y.append(int(r["label"]))
-            if someones(sims[0]):
-                someone_labels.append(y[-1])
+            if compares_like_with_like(sims[0], d):
+                like_labels.append(y[-1])
     missed = _missed(rows, rule_hit)
     flute = []
     for doc, read in simile_docs(flute_like_similes() if args.flute_weight > 0 else [], disable=()):
@@ -90,15 +91,15 @@ def train(argv: list[str]) -> dict:
              "mining": {**mining, "trained_on": "detection_train.csv", "vehicle_vocab": vocab} if args.refit_mining
              else mining,
              "vehicle_vocab": vocab,
-             # the share of similes among comparisons with someone's vehicle: a cap (detector.simile_probability)
-             "someones_rate": round(sum(someone_labels) / len(someone_labels), 4) if someone_labels else 1.0}
+             # the share of similes among comparisons of like with like: a cap (detector.simile_probability)
+             "like_with_like_rate": round(sum(like_labels) / len(like_labels), 4) if like_labels else 1.0}
     atomic_write_bytes(args.out, json.dumps(asset, indent=0, sort_keys=True).encode("utf-8"))
     _asset.cache_clear()
     return {"out": str(args.out), **{f"served_{k}": served[k] for k in ("C", "threshold", "cv_f1_train")},
             "mining": "refitted: rebuild the KB (`python -m studio build kb`)" if args.refit_mining else "kept",
             "features": len(served["weights"]), "train_rows": len(rows), "rule_candidates": len(y),
             "flute_similes": len(flute),
-            "someones_rate": asset["someones_rate"]}
+            "like_with_like_rate": asset["like_with_like_rate"], "like_with_like_rows": len(like_labels)}
 
 
 def _fit(X: list[dict], y: list[int], extra: list[dict], extra_weight: float, missed: int, C: float | None) -> dict:
