@@ -152,8 +152,9 @@ def of_one_lineage(simile: Simile, doc) -> bool:
 
 def compares_like_with_like(simile: Simile, doc) -> bool:
     """A comparison of like with like: the vehicle is someone's or something's (`someones`: "talks like his father",
-    "like last year's") or of the topic's lineage (`of_one_lineage`: "Fruits like apples are healthy.")."""
-    return someones(simile) or of_one_lineage(simile, doc)
+    "like last year's") or, after "like", of the topic's lineage (`of_one_lineage`: "Fruits like apples are
+    healthy."). An "as ADJ as" comparison within a kind stays a simile: "a noise as loud as thunder"."""
+    return someones(simile) or (simile.comparator != "as ... as" and of_one_lineage(simile, doc))
 
 
 def simile_probability(simile: Simile, doc) -> float:
