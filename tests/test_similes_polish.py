@@ -409,11 +409,12 @@ def _cli(capsys, *args) -> tuple[int, str, str]:
 
 def test_cli_components_batch(tmp_path, capsys):
     src = tmp_path / "in.jsonl"
-    src.write_text('{"sentence": "He wept like a child."}\nnot json\n{"sentence": "I like tea."}\n{"x": 1}\n')
+    src.write_text('{"sentence": "He wept like a child."}\nnot json\n{"sentence": "I like tea."}\n{"x": 1}\n'
+                   '{"sentence": "I like tea.", "n": 2}\n')
     out = tmp_path / "out.jsonl"
     code, _, err = _cli(capsys, "components", "--batch", str(src), "--out", str(out))
     assert code == 1
-    assert "line 2" in err and "line 4" in err
+    assert "line 2" in err and "line 4" in err and 'line 5: unknown field(s) n: a line holds "sentence" only' in err
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [len(r["similes"]) for r in rows] == [1, 0]
     assert rows[0]["similes"][0]["vehicle"] == "a child"
@@ -561,6 +562,29 @@ def test_cli_polish_batch(tmp_path, capsys):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 1 and rows[0]["literal"] == "He yelps and howls."
     assert 1 <= len(rows[0]["candidates"]) <= 4
+
+
+def test_cli_polish_batch_lines_set_their_own_options(tmp_path, capsys):
+    """A batch line's "n", "seed", "strategies", "domain" and "register" were ignored without a word (every line got
+    the command's flags); they now override them, as in `imagine --batch`, and another field fails its line."""
+    from studio.cli import main
+
+    src = tmp_path / "in.jsonl"
+    lines = [{"literal": "He yelps and howls.", "n": 2, "strategies": ["insertion"]},
+             {"literal": "He yelps and howls."},
+             {"literal": "He yelps and howls.", "seeds": 3},
+             {"literal": "He yelps and howls.", "n": 99}]
+    src.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "out.jsonl"
+    code = main(["polish", "--batch", str(src), "--out", str(out), "--n", "4", "--strategies", "insertion,retrieval"])
+    err = capsys.readouterr().err
+    assert code == 1 and 'line 3: unknown field(s) seeds: a line holds "literal" and may hold n, seed' in err
+    assert "line 4" in err and "line 1" not in err and "line 2" not in err
+    rows = {row["line"]: row for row in map(json.loads, out.read_text().splitlines())}
+    assert set(rows) == {1, 2}
+    assert len(rows[1]["candidates"]) <= 2 and {c["strategy"] for c in rows[1]["candidates"]} <= {"insertion"}
+    assert rows[1]["options"] == {"n": 2, "strategies": ["insertion"]} and "options" not in rows[2]
+    assert 2 < len(rows[2]["candidates"]) <= 4
 
 
 @pytest.mark.parametrize("literal,vehicle,want", [

@@ -114,25 +114,33 @@ def summary_line(result: dict, what: str) -> str:
             f"{result['failed']} line(s) failed" + (", said above" if result["failed"] else ""))
 
 
-def run_jsonl(source: str, out: str | None, field: str, handle: Callable[[str], dict], args=None) -> dict:
-    """A batch whose lines are {field: text}: each text through `handle`."""
+def run_jsonl(source: str, out: str | None, field: str, handle: Callable[..., dict], args=None,
+              options: tuple[str, ...] = ()) -> dict:
+    """A batch whose lines are {field: text, and any of `options`}: each text through `handle(text, **the line's
+    options)`; a line with another field fails, naming the fields it may hold (a "seeds" for "seed" was ignored)."""
     batch = Batch(source, out)
     for number, record in batch.records():
         try:
             if not isinstance(record, dict) or not isinstance(record.get(field), str):
                 raise InputError(f'expected an object with a text field "{field}"')
-            batch.add(number, handle(record[field]))
+            unknown = sorted(set(record) - {field, *options})
+            if unknown:
+                raise InputError(f"unknown field(s) {', '.join(unknown)}: a line holds \"{field}\""
+                                 + (f" and may hold {', '.join(options)}" if options else " only"))
+            batch.add(number, handle(record[field], **{k: record[k] for k in options if k in record}))
         except StudioError as exc:
             batch.fail(number, exc)
     return batch.finish(args)
 
 
-def single_or_batch(args, text: str | None, field: str, handle: Callable[[str], dict], usage: str) -> dict:
-    """The one-text / `--batch in.jsonl --out out.jsonl` dispatch shared by the simile commands."""
+def single_or_batch(args, text: str | None, field: str, handle: Callable[..., dict], usage: str,
+                    options: tuple[str, ...] = ()) -> dict:
+    """The one-text / `--batch in.jsonl --out out.jsonl` dispatch shared by the simile commands; a batch line's
+    `options` override the command's own."""
     if args.batch:
         if text:
             raise InputError(f"give either a {field} or --batch, not both")
-        return run_jsonl(args.batch, args.out, field, handle, args)
+        return run_jsonl(args.batch, args.out, field, handle, args, options)
     if text is None:
         raise InputError(usage)
     return handle(text)

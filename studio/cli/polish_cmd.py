@@ -8,6 +8,10 @@ from . import add_json_flag
 from .batch import single_or_batch, summary_line
 
 
+#: what a --batch line may set for itself, beside its "literal" (the command's flags otherwise)
+LINE_OPTIONS = ("n", "seed", "strategies", "domain", "register")
+
+
 def register(sub) -> None:
     p = sub.add_parser("polish", help="turn a literal sentence into simile candidates")
     p.add_argument("literal", nargs="?", help="the literal sentence (omit with --batch)")
@@ -19,20 +23,23 @@ def register(sub) -> None:
     p.add_argument("--domain", default="any", choices=DOMAINS, metavar="DOMAIN",
                    help="the writer's image domain: " + ", ".join(DOMAINS))
     p.add_argument("--register", default="plain", choices=REGISTERS, help="the writer's register")
-    p.add_argument("--batch", metavar="IN.jsonl", help='lines {"literal": ...}')
+    p.add_argument("--batch", metavar="IN.jsonl",
+                   help='lines {"literal": ...}, each may also set ' + ", ".join(f'"{k}"' for k in LINE_OPTIONS))
     p.add_argument("--out", metavar="OUT.jsonl", help="batch output")
     add_json_flag(p)
     p.set_defaults(func=run, render=render)
 
 
 def run(args):
-    def one(literal: str) -> dict:
-        result = polish(literal, n=args.n, strategies=args.strategies or None, seed=args.seed, domain=args.domain,
-                        register=args.register)
-        return {"literal": literal, **result.to_dict()}
+    def one(literal: str, **line) -> dict:
+        options = {"n": args.n, "seed": args.seed, "strategies": args.strategies or None, "domain": args.domain,
+                   "register": args.register, **line}
+        result = polish(literal, **options)
+        return {"literal": literal, **({"options": line} if line else {}), **result.to_dict()}
 
     return single_or_batch(args, args.literal, "literal", one,
-                           'give a literal sentence, e.g. python -m studio polish "He yelps and howls." (or --batch)')
+                           'give a literal sentence, e.g. python -m studio polish "He yelps and howls." (or --batch)',
+                           LINE_OPTIONS)
 
 
 def render(result: dict) -> str:
