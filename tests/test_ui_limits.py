@@ -176,6 +176,29 @@ def test_the_components_verdict_says_in_words_whether_the_detector_takes_a_simil
     rule = components_verdict({**found, "is_simile": True, "detector": {"p_simile": 0.9, "threshold": 0.55,
                                                                         "as_as_rule": True}})
     assert rule.startswith("**A simile**: an *as … as* comparison with a common noun") and "by rule" in rule
+    # "Fruits like apples are healthy." read "not a simile" with no word of why
+    kind = components_verdict({**found, "is_simile": False, "detector": {"p_simile": 0.231, "threshold": 0.55,
+                                                                        "like_with_like": "kind"}})
+    assert kind.startswith("**Not a simile: it compares like with like**, the image being a kind of the topic")
+    assert "0.231" in kind
+
+
+def test_components_says_a_comparison_of_a_kind_compares_like_with_like(capsys):
+    """The detector says why it caps a comparison (`like_with_like`), and the command says it in words."""
+    import json
+
+    from studio.cli import main
+    from studio.similes.service import components
+
+    fruits = components("Fruits like apples are healthy.")
+    assert not fruits["is_simile"] and fruits["detector"]["like_with_like"] == "kind"
+    assert components("The boy talks like his father.")["detector"]["like_with_like"] == "someone's"
+    assert components("She sang like an angel.")["detector"]["like_with_like"] is None
+    assert main(["components", "Fruits like apples are healthy."]) == 0
+    assert "simile detector: no, it compares like with like, the image being a kind of the topic" in (
+        capsys.readouterr().out)
+    assert main(["components", "Fruits like apples are healthy.", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["detector"]["like_with_like"] == "kind"
 
 
 def test_the_judge_panel_says_its_verdict_from_the_bars():

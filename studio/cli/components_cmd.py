@@ -1,7 +1,7 @@
 """`python -m studio components`: the similes in a sentence with their topic, vehicle, event and property."""
 from __future__ import annotations
 
-from ..similes.service import components, why_no_comparison
+from ..similes.service import LIKE_WITH_LIKE, components, why_no_comparison
 from . import add_json_flag
 from .batch import single_or_batch, summary_line
 
@@ -27,7 +27,10 @@ def render(result: dict) -> str:
         why = why_no_comparison(result["sentence"])
         return "no simile found" + (f": {why}" if why else "")
     p = result["detector"]["p_simile"]
-    lines = [f"simile detector: {'yes' if result['is_simile'] else 'no, it reads the comparison as literal'}"
+    like = LIKE_WITH_LIKE.get(result["detector"].get("like_with_like"))
+    verdict = "yes" if result["is_simile"] else (f"no, it compares like with like, {like}" if like else
+                                                 "no, it reads the comparison as literal")
+    lines = [f"simile detector: {verdict}"
              + ("" if p is None else f" (P(simile) {p:.2f}, threshold {result['detector']['threshold']:.2f}"
                 + (", by the rule for \"as ADJ as\" a common noun" if result["detector"].get("as_as_rule") else "")
                 + ")")]

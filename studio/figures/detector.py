@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from typing import NamedTuple
 
 from .components import Simile
 from .nouns import of_one_kind
@@ -183,20 +184,37 @@ def _like_with_like_rate() -> float:
     return _asset().get("like_with_like_rate", 1.0)
 
 
-def _sentence_score(similes: list[Simile], doc, probability) -> tuple[float, bool]:
-    """(the most simile-like comparison's probability, whether the "as ADJ as" rule gave it)."""
-    scored = [(probability(s, doc), probability is simile_probability and as_as_rule(s, doc)) for s in similes]
-    return max(scored, default=(0.0, False), key=lambda pair: pair[0])
+class Verdict(NamedTuple):
+    """A sentence's detector reading: its most simile-like comparison's probability, whether the "as ADJ as" rule
+    gave it (`as_as_rule`), and why it compares like with like when it does ("someone's": the image is someone's,
+    "kind": of the topic's lineage; None otherwise)."""
+    p: float
+    by_rule: bool
+    like_with_like: str | None
+
+
+def _like_with_like_reason(simile: Simile, doc) -> str | None:
+    if someones(simile):
+        return "someone's"
+    return "kind" if compares_like_with_like(simile, doc) else None
+
+
+def _sentence_score(similes: list[Simile], doc, probability) -> Verdict:
+    """The most simile-like comparison's Verdict (the served probability's reasons; none for another)."""
+    served = probability is simile_probability
+    scored = [Verdict(probability(s, doc), served and as_as_rule(s, doc),
+                      _like_with_like_reason(s, doc) if served else None) for s in similes]
+    return max(scored, default=Verdict(0.0, False, None), key=lambda v: v.p)
 
 
 def score_batch(sentences: list[str], probability=None) -> list[float]:
     """P(simile) of each sentence: its most simile-like comparison's (`probability`: simile_probability, or
     mining_probability for the KB's weights)."""
-    return [p for p, _ in explained_batch(sentences, probability)]
+    return [v.p for v in explained_batch(sentences, probability)]
 
 
-def explained_batch(sentences: list[str], probability=None) -> list[tuple[float, bool]]:
-    """score_batch's probabilities, each with whether the "as ADJ as" rule gave it (`as_as_rule`)."""
+def explained_batch(sentences: list[str], probability=None) -> list[Verdict]:
+    """score_batch's probabilities, each with its reasons (`Verdict`)."""
     from .components import simile_docs, similes_of
 
     probability = probability or simile_probability

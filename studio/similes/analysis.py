@@ -11,17 +11,25 @@ from ..figures.english import refuse_non_english
 
 MAX_SENTENCE_CHARS = 2000
 
+#: why a comparison is one of like with like, in words (the detector's `like_with_like`): Components' verdict and
+#: the `components` command
+LIKE_WITH_LIKE = {"someone's": "the image being someone's or something's (\"talks like his father\", \"just like "
+                               "last year's\")",
+                  "kind": "the image being a kind of the topic or the topic a kind of it, by WordNet (\"Fruits like "
+                          "apples are healthy.\": an apple is a fruit)"}
+
 
 def analyse(sentence: str) -> dict:
     text = require_text(sentence, "sentence", max_chars=MAX_SENTENCE_CHARS)
     refuse_non_english(text)
     similes = extract_similes(text)
-    (p, by_rule), cut = (explained_batch([text])[0] if similes else (None, False)), float(threshold())
+    (p, by_rule, like), cut = explained_batch([text])[0] if similes else (None, False, None), float(threshold())
     # the detector's verdict with its probability: a comparison the extractor finds may still read as literal to it;
-    # `as_as_rule`: the rule for "as ADJ as" a common noun decided, not the learned weights
+    # `as_as_rule`: the rule for "as ADJ as" a common noun decided, not the learned weights; `like_with_like`: why
+    # the comparison is one of like with like, capped ("someone's" image, or a "kind" of the topic), or None
     return {"sentence": text, "is_simile": p is not None and p >= cut,
             "detector": {"p_simile": None if p is None else round(p, 3), "threshold": round(cut, 3),
-                         "as_as_rule": by_rule},
+                         "as_as_rule": by_rule, "like_with_like": like},
             "similes": [s.to_dict() for s in similes]}
 
 

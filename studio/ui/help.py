@@ -52,9 +52,10 @@ another sentence are never scored against this one). The line above the table sa
 the number asked, and why any are missing (too few distinct vehicles from the chosen sources, near duplicates merged).
 
 **Click a row** to see its simile's parts below (topic, vehicle, event, property); or type any simile in
-*Components of a simile*, where a detector also says whether the comparison is a simile: it reads the wording, not
-the meaning, so a few literal comparisons pass ("He speaks English like a native speaker.") and a few similes do
-not ("She ran like the wind."). The CSV and JSON downloads hold every candidate with its numbers.
+*Components of a simile*, where a detector also says whether the comparison is a simile: it reads the wording and
+knows only which nouns are kinds of which ("Fruits like apples are healthy." compares like with like), so a few
+literal comparisons pass ("He speaks English like a native speaker.") and a few similes do not ("She ran like the
+wind."). The CSV and JSON downloads hold every candidate with its numbers.
 """,
     "rerank": """
 **What to do.** A literal sentence, then one simile candidate per line (or a CSV with columns `literal,candidate`,
