@@ -379,6 +379,14 @@ def test_a_refused_simile_names_itself_and_the_sentence_to_polish_instead():
     assert result.candidates and "already compares" not in result.shortfall
 
 
+def test_a_like_that_is_the_whole_sentence_is_not_left_out():
+    """"It looks like rain." was told to leave its comparison out, which leaves "It looks."."""
+    with pytest.raises(InputError) as refused:
+        polish("It looks like rain.", n=2, seed=0)
+    assert "would say nothing (“It looks.”)" in str(refused.value) and "Leave its comparison out" not in str(
+        refused.value)
+
+
 def test_still_polishes_short_literals():
     for literal in ("The lake was calm.", "He moved.", "It was empty.", "I drink tea.", "<b>The lake</b> was calm."):
         assert polish(literal, n=2, strategies=["property", "insertion"], seed=0).candidates, literal

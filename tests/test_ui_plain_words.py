@@ -256,7 +256,9 @@ def test_a_literal_comparison_is_not_called_a_simile(tiny_registry):
         refuse_unpolishable(tiny_registry.get("parser")("The boy talks like his father."))
     assert "polish “The boy talks.”" in str(exc.value) and without_simile("The boy talks like his father.") == (
         "The boy talks.")
-    assert without_simile("She looks like her mother.") is None  # "She looks." says nothing
+    assert without_simile("She looks like her mother.") is None  # "She looks." says nothing, and the refusal says so
+    with pytest.raises(InputError, match="would say nothing \\(“She looks.”\\): type one that describes"):
+        refuse_unpolishable(tiny_registry.get("parser")("She looks like her mother."))
     # "such as" was read as a simile: Polish refused "Fruits like apples are healthy." as holding one; a kind of the
     # topic is no simile to the detector (a comparison of like with like), and the sentence is polished
     refuse_unpolishable(tiny_registry.get("parser")("Fruits like apples are healthy."))

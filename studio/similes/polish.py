@@ -345,10 +345,14 @@ def refuse_unpolishable(doc, offer: bool = True) -> None:
         first = literal_ones[0]
         said = f"as {first.property} as {first.vehicle}" if first.property else f"{first.comparator} {first.vehicle}"
         cut = _cut_for_polish(doc, literal_ones) if offer else None
+        start = doc.char_span(*first.spans["comparator"], alignment_mode="expand")
+        left = _nothing_left(start[0]) if start is not None and len(start) else ""
         raise InputError(f"This sentence already makes a comparison (\"{said}\", a literal one: like with like), "
                          "and a simile added beside it would clash with it. Polish adds a simile to a sentence "
-                         "without a comparison: " + (f"to start afresh, polish “{cut}”." if cut else
-                                                     f"type it without \"{said}\" to polish the rest."))
+                         "without a comparison: " + (
+                             f"to start afresh, polish “{cut}”" + ("" if cut[-1:] in ".!?" else ".") if cut
+                             else left[:1].lower() + left[1:] if left
+                             else f"type it without \"{said}\" to polish the rest."))
     if found:  # `offer` False (typed tags: the cut of the blanked text would drop them): no sentence is named
         cut = _cut_for_polish(doc, found) if offer else None
         said = ", ".join(f"“{doc.text[s.spans['comparator'][0]:s.spans['vehicle'][1]]}”" for s in found)
@@ -511,14 +515,27 @@ def refuse_like_after_like(literal: str, doc, slots, offer: bool = True) -> None
     cut would drop them and no button offers it)."""
     if not _like_after_like(doc, slots):
         return
-    if _comparing_like(doc) is not None:
+    like = _comparing_like(doc)
+    if like is not None:
         raise InputError("Polish would add \"like …\" after a verb here, beside the sentence's own \"like\"."
-                         + ((_already_compares(doc) if offer else "")
-                            or " Leave its comparison out to polish the rest."))
+                         + ((_already_compares(doc) if offer else "") or " " + (
+                             _nothing_left(like) or "Leave its comparison out to polish the rest.")))
     verb = [t for t in doc if t.pos_ == "VERB" and t.idx < slots[0].start][-1]  # a "like" (`_like_clashes`)
     raise InputError(f"Polish would add \"like …\" right after the verb \"{verb.text}\" (\"I like apples like "
                      "candy.\"): try a sentence with another verb or an adjective (\"I eat apples.\", \"The apples "
                      "were sweet.\").")
+
+
+def _nothing_left(comparator) -> str:
+    """For a comparison that is a linking verb's complement ("It looks like rain.", "She looks like her mother."; its
+    first token `comparator`), what leaving it out would leave ("It looks."), or "": the refusal suggests another
+    sentence instead of that."""
+    verb = comparator.head
+    if verb.lemma_.lower() not in LINKING or verb.i > comparator.i:
+        return ""
+    rest = _COMPARISON_GRADE.sub("", comparator.doc.text[:comparator.idx]).rstrip(" ,;:")
+    return (f"Without its comparison the sentence would say nothing (“{rest}.”): type one that describes something, "
+            "e.g. \"The sky was grey.\"")
 
 
 def respelled_with_place(literal: str, typos=None) -> str | None:
