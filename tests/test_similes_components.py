@@ -320,7 +320,7 @@ def test_the_detector_takes_similes_writers_write_and_caps_like_with_like():
     """Fitted on MAPS-KB's Wikipedia sentences alone, the detector read "Then she melted away into the jungle like a
     shadow." (a FLUTE simile) and "She sang like an angel." as literal; FLUTE's written similes are positives now.
     A vehicle that is someone's, or of the topic's lineage, compares like with like: capped at the training data's
-    share of similes among such comparisons (0.23), whatever the weights say."""
+    share of similes among such comparisons (0.13), whatever the weights say."""
     from studio.figures.detector import _like_with_like_rate, detect, threshold
 
     for simile in ("Then she melted away into the jungle like a shadow.", "She sang like an angel.",
@@ -333,8 +333,13 @@ def test_the_detector_takes_similes_writers_write_and_caps_like_with_like():
         assert detect(literal) < threshold(), literal
     for literal in ("The boy talks like his father.", "Fruits like apples are healthy."):
         assert detect(literal) <= _like_with_like_rate(), literal
-    # "as … as" within a kind stays a simile (thunder is a kind of noise)
-    assert detect("The noise was as loud as thunder.") >= threshold()
+    # "as … as" within a kind stays a simile (thunder is a kind of noise), as do a grander kind as the image after
+    # "like" (a palace is a house; only an example right after the topic's noun, "Fruits like apples", is capped) and
+    # a name (Robin is no robin)
+    for simile in ("The noise was as loud as thunder.", "His house is like a palace.",
+                   "The storm was like a hurricane.", "Robin sang like a bird.", "The man fought like a lion."):
+        assert detect(simile) >= threshold(), simile
+    assert detect("The puppy acts like the older dog in the house.") <= _like_with_like_rate()  # a kind of its image
 
 
 def test_the_kb_is_mined_with_its_own_weights():

@@ -581,13 +581,15 @@ def test_cli_polish_batch_lines_set_their_own_options(tmp_path, capsys):
     lines = [{"literal": "He yelps and howls.", "n": 2, "strategies": ["insertion"]},
              {"literal": "He yelps and howls."},
              {"literal": "He yelps and howls.", "seeds": 3},
-             {"literal": "He yelps and howls.", "n": 99}]
+             {"literal": "He yelps and howls.", "n": 99},
+             {"literal": "He yelps and howls.", "strategies": 5}]  # a line's error, not the batch's
     src.write_text("".join(json.dumps(line) + "\n" for line in lines))
     out = tmp_path / "out.jsonl"
     code = main(["polish", "--batch", str(src), "--out", str(out), "--n", "4", "--strategies", "insertion,retrieval"])
     err = capsys.readouterr().err
     assert code == 1 and 'line 3: unknown field(s) seeds: a line holds "literal" and may hold n, seed' in err
-    assert "line 4" in err and "line 1" not in err and "line 2" not in err
+    assert "line 4" in err and "line 5: The strategies must be names" in err
+    assert "line 1" not in err and "line 2" not in err
     rows = {row["line"]: row for row in map(json.loads, out.read_text().splitlines())}
     assert set(rows) == {1, 2}
     assert len(rows[1]["candidates"]) <= 2 and {c["strategy"] for c in rows[1]["candidates"]} <= {"insertion"}

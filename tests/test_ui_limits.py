@@ -179,7 +179,7 @@ def test_the_components_verdict_says_in_words_whether_the_detector_takes_a_simil
     # "Fruits like apples are healthy." read "not a simile" with no word of why
     kind = components_verdict({**found, "is_simile": False, "detector": {"p_simile": 0.231, "threshold": 0.55,
                                                                         "like_with_like": "kind"}})
-    assert kind.startswith("**Not a simile: it compares like with like**, the image being a kind of the topic")
+    assert kind.startswith("**Not a simile: it compares like with like**, the image and the topic being of one kind")
     assert "0.231" in kind
 
 
@@ -195,7 +195,7 @@ def test_components_says_a_comparison_of_a_kind_compares_like_with_like(capsys):
     assert components("The boy talks like his father.")["detector"]["like_with_like"] == "someone's"
     assert components("She sang like an angel.")["detector"]["like_with_like"] is None
     assert main(["components", "Fruits like apples are healthy."]) == 0
-    assert "simile detector: no, it compares like with like, the image being a kind of the topic" in (
+    assert "simile detector: no, it compares like with like, the image and the topic being of one kind" in (
         capsys.readouterr().out)
     assert main(["components", "Fruits like apples are healthy.", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["detector"]["like_with_like"] == "kind"

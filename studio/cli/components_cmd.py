@@ -1,7 +1,7 @@
 """`python -m studio components`: the similes in a sentence with their topic, vehicle, event and property."""
 from __future__ import annotations
 
-from ..similes.service import LIKE_WITH_LIKE, components, why_no_comparison
+from ..similes.service import LIKE_WITH_LIKE_REASONS, components, why_no_comparison
 from . import add_json_flag
 from .batch import single_or_batch, summary_line
 
@@ -27,7 +27,7 @@ def render(result: dict) -> str:
         why = why_no_comparison(result["sentence"])
         return "no simile found" + (f": {why}" if why else "")
     p = result["detector"]["p_simile"]
-    like = LIKE_WITH_LIKE.get(result["detector"].get("like_with_like"))
+    like = LIKE_WITH_LIKE_REASONS.get(result["detector"].get("like_with_like"))
     verdict = "yes" if result["is_simile"] else (f"no, it compares like with like, {like}" if like else
                                                  "no, it reads the comparison as literal")
     lines = [f"simile detector: {verdict}"

@@ -17,7 +17,7 @@ import math
 from typing import NamedTuple
 
 from .components import Simile
-from .nouns import of_one_kind
+from .nouns import kind_of
 from ..models.config import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "detector.json"
@@ -141,14 +141,30 @@ def someones(simile: Simile) -> bool:
     return words[0] in POSSESSIVE_WORDS or (words[-1].endswith(("'s", "s'")) and words[0] not in ("a", "an"))
 
 
+#: the entities a proper noun may be to have a lineage: places ("Cities like Paris"), never a name ("Robin sang like
+#: a bird.", "Daisy bloomed like a flower.")
+_PLACES = {"GPE", "LOC", "FAC"}
+
+
 def of_one_lineage(simile: Simile, doc) -> bool:
-    """The topic and the vehicle are nouns of one lineage by their first senses in WordNet (`nouns.of_one_kind`):
-    one names a kind of the other ("Dogs like huskies need…", "The puppy acts like the older dog.") or both one thing
-    ("The stone was as hard as a rock."). A pronoun topic ("He fought like a soldier.") has none."""
+    """The topic and the vehicle are nouns of one lineage by their first senses in WordNet (`nouns.kind_of`) in a
+    way that makes the comparison literal: one thing ("Her accent sounds like a Boston accent."), the topic a kind of
+    the vehicle ("The puppy acts like the older dog."), or the vehicle a kind of the topic given as its example, the
+    "like" right after the topic's noun ("Fruits like apples are healthy.", "Dogs like huskies need…"). A grander
+    kind as the image stays a simile ("His house is like a palace.", "The storm was like a hurricane."), as do a
+    pronoun topic and a name ("Robin sang like a bird."). Why: docs/experiments.md#detector-like-with-like"""
     t_tok = _token_at(doc, simile.spans.get("topic"), head=simile.heads.get("topic"))
     v_tok = _token_at(doc, simile.spans.get("vehicle"), head=simile.heads.get("vehicle"))
-    return (t_tok is not None and v_tok is not None and {t_tok.pos_, v_tok.pos_} <= {"NOUN", "PROPN"}
-            and of_one_kind(t_tok.lemma_, v_tok.lemma_))
+    if t_tok is None or v_tok is None or not all(
+            t.pos_ == "NOUN" or (t.pos_ == "PROPN" and t.ent_type_ in _PLACES) for t in (t_tok, v_tok)):
+        return False
+    relation = kind_of(t_tok.lemma_, v_tok.lemma_)
+    if relation in ("same", "narrower"):
+        return True
+    if relation != "broader":
+        return False
+    after = next((t for t in doc[t_tok.i + 1:] if not t.is_punct), None)  # "Fruits like", "Fruits, like"
+    return after is not None and after.idx == simile.spans["comparator"][0]
 
 
 def compares_like_with_like(simile: Simile, doc) -> bool:

@@ -68,11 +68,20 @@ def _kinds() -> tuple[dict[str, int], list[list[int]]]:
     return first, data.get("hypernyms", [])
 
 
+#: words WordNet knows as nouns by an unrelated first sense ("he" helium, "I" iodine, "us" the United States)
+PRONOUNS = frozenset({"i", "me", "you", "he", "him", "she", "her", "it", "we", "us", "they", "them", "one"})
+
+
 def lemma(word: str) -> str | None:
     """The WordNet noun `word` (any case) is, itself or as a plural ("huskies" → "husky", "mice" → "mouse"), or
-    None."""
-    nouns, plurals, _ = _nouns()
+    None (a pronoun too)."""
     w = word.lower().strip()
+    return None if w in PRONOUNS else _noun_lemma(w)
+
+
+def _noun_lemma(w: str) -> str | None:
+    """`w` (lower case) itself when WordNet lists it, else the lemma of its plural form, else None."""
+    nouns, plurals, _ = _nouns()
     if w in nouns:
         return w
     if plurals.get(w) in nouns:
@@ -117,29 +126,28 @@ def _depth(sense: int) -> int:
     return depth
 
 
-def of_one_kind(a: str, b: str) -> bool:
-    """Whether two nouns (any case, singular or plural) are of one lineage by their first senses in WordNet: one
-    names a kind of the other ("huskies" and "dogs", "apples" and "fruits", "puppy" and "dog") or both name one
-    thing ("stone" and "rock"), the more general of them no broad category (`MIN_KIND_DEPTH`). Not "man" and "bull"
-    (a bull is "a heavyset man" only in its fourth sense), nor two kinds of one thing ("horse" and "cheetah"). False
-    for a word WordNet does not know, or without the list."""
+def kind_of(a: str, b: str) -> str | None:
+    """How two nouns (any case, singular or plural) are of one lineage by their first senses in WordNet: "same" (one
+    sense: "stone" and "rock", "accent" and "accent"), "narrower" (`a` names a kind of `b`: "huskies" of "dogs",
+    "puppy" of "dog"), "broader" (`b` a kind of `a`), the more general of them no broad category
+    (`MIN_KIND_DEPTH`); None for two kinds of one thing ("horse" and "cheetah"), for "man" and "bull" (a bull is "a
+    heavyset man" only in its fourth sense), for a word WordNet does not know or a pronoun, or without the list."""
     first, _ = _kinds()
     fa, fb = first.get(lemma(a) or ""), first.get(lemma(b) or "")
     if fa is None or fb is None:
-        return False
-    general = fb if fb in _lineage(a) else fa if fa in _lineage(b) else None
-    return general is not None and _depth(general) >= MIN_KIND_DEPTH
+        return None
+    relation = "same" if fa == fb else "narrower" if fb in _lineage(a) else "broader" if fa in _lineage(b) else None
+    return relation if relation and _depth(fb if relation == "narrower" else fa) >= MIN_KIND_DEPTH else None
+
+
+def of_one_kind(a: str, b: str) -> bool:
+    """Whether two nouns are of one lineage (`kind_of`), either way."""
+    return kind_of(a, b) is not None
 
 
 def known_noun(word: str) -> bool:
     """Whether `word` (any case) is an English noun or a plural of one, by WordNet; True when the list is missing."""
-    nouns, plurals, _ = _nouns()
-    if not nouns:
-        return True
-    w = word.lower().strip()
-    if w in nouns or plurals.get(w) in nouns:
-        return True
-    return any(w.endswith(end) and w[: len(w) - len(end)] + rep in nouns for end, rep in PLURAL_ENDINGS)
+    return not _nouns()[0] or _noun_lemma(word.lower().strip()) is not None
 
 
 def only_a_noun(word: str) -> bool:

@@ -13,10 +13,10 @@ MAX_SENTENCE_CHARS = 2000
 
 #: why a comparison is one of like with like, in words (the detector's `like_with_like`): Components' verdict and
 #: the `components` command
-LIKE_WITH_LIKE = {"someone's": "the image being someone's or something's (\"talks like his father\", \"just like "
-                               "last year's\")",
-                  "kind": "the image being a kind of the topic or the topic a kind of it, by WordNet (\"Fruits like "
-                          "apples are healthy.\": an apple is a fruit)"}
+LIKE_WITH_LIKE_REASONS = {
+    "someone's": "the image being someone's or something's (\"talks like his father\", \"just like last year's\")",
+    "kind": "the image and the topic being of one kind by WordNet (\"Fruits like apples are healthy.\": an apple is "
+            "a fruit; \"The puppy acts like the older dog.\")"}
 
 
 def analyse(sentence: str) -> dict:

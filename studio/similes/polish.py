@@ -354,7 +354,7 @@ def refuse_unpolishable(doc, offer: bool = True) -> None:
                              else left[:1].lower() + left[1:] if left
                              else f"type it without \"{said}\" to polish the rest."))
     if found:  # `offer` False (typed tags: the cut of the blanked text would drop them): no sentence is named
-        cut = _cut_for_polish(doc, found) if offer else None
+        cut = _cut_for_polish(doc, found + literal_ones) if offer else None
         said = ", ".join(f"“{doc.text[s.spans['comparator'][0]:s.spans['vehicle'][1]]}”" for s in found)
         raise InputError(f"This sentence already holds a simile ({said}); Polish adds one to a literal sentence. "
                          + (f"To start afresh, polish “{cut}”" if cut else "Remove its comparison to polish it")
@@ -427,15 +427,20 @@ def cut_similes(text: str, similes) -> str:
 def _cut_for_polish(doc, similes) -> str | None:
     """`cut_similes` of the parsed sentence's similes, or None: for an "as if" clause, for a "like" simile that is a
     linking verb's complement ("He looked like a ghost." → "He looked." says nothing), or when the rest has no verb
-    or adjective a new simile can attach to ("Cats like milk." → "Cats.")."""
+    or adjective a new simile can attach to ("Cats like milk." → "Cats.") and the similes compared no action."""
     found = [sim for sim in similes if "vehicle" in sim.spans and sim.comparator not in CLAUSE_COMPARATORS]
     if not found or any("property" not in sim.spans and _after_linking_verb(doc, sim) for sim in found):
         return None
     if any(_subject_vehicle(doc, sim) for sim in found):  # "Like a child opened a present, she was happy.": the cut
         return None  # would leave "Opened a present, she was happy."
     cut = cut_similes(doc.text, found)
-    rest = get_registry().get("parser")(cut)
-    return cut if cut != doc.text.strip() and any(t.pos_ in ("VERB", "ADJ") for t in rest) else None
+    if cut == doc.text.strip():
+        return None
+    # each comparison of an action leaves its verb ("The news spread like wildfire." → "The news spread.", which the
+    # parser alone reads as a noun phrase), else the rest must hold a verb or an adjective
+    if all((head := _comparator_head(doc, sim)) is not None and head.pos_ == "VERB" for sim in found):
+        return cut
+    return cut if any(t.pos_ in ("VERB", "ADJ") for t in get_registry().get("parser")(cut)) else None
 
 
 def _subject_vehicle(doc, sim) -> bool:
@@ -594,8 +599,8 @@ def without_simile(literal: str) -> str | None:
         literal = cased  # read as polish reads it ("TOM RAN LIKE THE WIND." is refused as "Tom ran like the wind.")
     doc = get_registry().get("parser")(literal)
     literal_ones, found = held_comparisons(doc)
-    if found or literal_ones:  # the similes, else the literal comparisons it was refused for ("like his father")
-        return _cut_for_polish(doc, found or literal_ones)
+    if found or literal_ones:  # every comparison it was refused for ("like a ghost", "like his father")
+        return _cut_for_polish(doc, found + literal_ones)
     # refused for a second "like" (`refuse_like_after_like`): the sentence without its comparison of an action
     slots = find_slots(literal, doc)
     return _action_comparisons(doc)[1] if slots and _like_after_like(doc, slots) else None
@@ -616,6 +621,8 @@ def _check_strategies(strategies) -> tuple[str, ...]:
         return DEFAULT_STRATEGIES
     if isinstance(strategies, str):
         strategies = [s.strip() for s in strategies.split(",") if s.strip()]
+    if not isinstance(strategies, (list, tuple)) or not all(isinstance(s, str) for s in strategies):
+        raise InputError(f"The strategies must be names, a list or separated by commas (from {', '.join(STRATEGIES)}).")
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
         raise InputError(f"Unknown strategy {unknown[0]!r}; choose from {', '.join(STRATEGIES)}.")
