@@ -177,10 +177,10 @@ def test_the_components_verdict_says_in_words_whether_the_detector_takes_a_simil
                                                                         "as_as_rule": True}})
     assert rule.startswith("**A simile**: an *as … as* comparison with a common noun") and "by rule" in rule
     # "Fruits like apples are healthy." read "not a simile" with no word of why
-    kind = components_verdict({**found, "is_simile": False, "detector": {"p_simile": 0.231, "threshold": 0.55,
-                                                                        "like_with_like": "kind"}})
-    assert kind.startswith("**Not a simile: it compares like with like**, the image and the topic being of one kind")
-    assert "0.231" in kind
+    kind = components_verdict({**found, "is_simile": False, "detector": {
+        "p_simile": 0.133, "threshold": 0.55, "like_with_like": "kind", "like_with_like_words": ["tennis", "sport"]}})
+    assert kind.startswith("**Not a simile: it compares like with like**: “tennis” is a kind of “sport”")
+    assert "0.133" in kind
 
 
 def test_components_says_a_comparison_of_a_kind_compares_like_with_like(capsys):
@@ -192,11 +192,12 @@ def test_components_says_a_comparison_of_a_kind_compares_like_with_like(capsys):
 
     fruits = components("Fruits like apples are healthy.")
     assert not fruits["is_simile"] and fruits["detector"]["like_with_like"] == "kind"
-    assert components("The boy talks like his father.")["detector"]["like_with_like"] == "someone's"
+    assert fruits["detector"]["like_with_like_words"] == ["apple", "fruit"]
+    father = components("The boy talks like his father.")["detector"]
+    assert father["like_with_like"] == "someone's" and father["like_with_like_words"] == ["his father"]
     assert components("She sang like an angel.")["detector"]["like_with_like"] is None
     assert main(["components", "Fruits like apples are healthy."]) == 0
-    assert "simile detector: no, it compares like with like, the image and the topic being of one kind" in (
-        capsys.readouterr().out)
+    assert "simile detector: no, it compares like with like: “apple” is a kind of “fruit”" in capsys.readouterr().out
     assert main(["components", "Fruits like apples are healthy.", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["detector"]["like_with_like"] == "kind"
 

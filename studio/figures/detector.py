@@ -17,7 +17,7 @@ import math
 from typing import NamedTuple
 
 from .components import Simile
-from .nouns import kind_of
+from .nouns import kind_of, lemma
 from ..models.config import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "detector.json"
@@ -146,32 +146,33 @@ def someones(simile: Simile) -> bool:
 _PLACES = {"GPE", "LOC", "FAC"}
 
 
-def of_one_lineage(simile: Simile, doc) -> bool:
-    """The topic and the vehicle are nouns of one lineage by their first senses in WordNet (`nouns.kind_of`) in a
-    way that makes the comparison literal: one thing ("Her accent sounds like a Boston accent."), the topic a kind of
-    the vehicle ("The puppy acts like the older dog."), or the vehicle a kind of the topic given as its example, the
-    "like" right after the topic's noun ("Fruits like apples are healthy.", "Dogs like huskies need…"). A grander
-    kind as the image stays a simile ("His house is like a palace.", "The storm was like a hurricane."), as do a
-    pronoun topic and a name ("Robin sang like a bird."). Why: docs/experiments.md#detector-like-with-like"""
+def lineage_pair(simile: Simile, doc) -> tuple[str, str] | None:
+    """(the narrower noun, the broader one; one noun twice for one thing) when the topic and the vehicle are nouns of
+    one lineage by their first senses in WordNet (`nouns.kind_of`) in a way that makes the comparison literal: one
+    thing ("Her accent sounds like a Boston accent."), the topic a kind of the vehicle ("The puppy acts like the
+    older dog."), or the vehicle a kind of the topic given as its example, the "like" right after the topic's noun
+    ("Fruits like apples are healthy.", "Dogs like huskies need…"); else None. A grander kind as the image stays a
+    simile ("His house is like a palace.", "The storm was like a hurricane."), as do a pronoun topic and a name
+    ("Robin sang like a bird."). Why: docs/experiments.md#detector-like-with-like"""
     t_tok = _token_at(doc, simile.spans.get("topic"), head=simile.heads.get("topic"))
     v_tok = _token_at(doc, simile.spans.get("vehicle"), head=simile.heads.get("vehicle"))
     if t_tok is None or v_tok is None or not all(
             t.pos_ == "NOUN" or (t.pos_ == "PROPN" and t.ent_type_ in _PLACES) for t in (t_tok, v_tok)):
-        return False
+        return None
+    topic, vehicle = lemma(t_tok.lemma_) or t_tok.lemma_, lemma(v_tok.lemma_) or v_tok.lemma_
     relation = kind_of(t_tok.lemma_, v_tok.lemma_)
     if relation in ("same", "narrower"):
-        return True
-    if relation != "broader":
-        return False
+        return topic, vehicle
     after = next((t for t in doc[t_tok.i + 1:] if not t.is_punct), None)  # "Fruits like", "Fruits, like"
-    return after is not None and after.idx == simile.spans["comparator"][0]
+    example = after is not None and after.idx == simile.spans["comparator"][0]
+    return (vehicle, topic) if relation == "broader" and example else None
 
 
 def compares_like_with_like(simile: Simile, doc) -> bool:
     """A comparison of like with like: the vehicle is someone's or something's (`someones`: "talks like his father",
-    "like last year's") or, after "like", of the topic's lineage (`of_one_lineage`: "Fruits like apples are
+    "like last year's") or, after "like", of the topic's lineage (`lineage_pair`: "Fruits like apples are
     healthy."). An "as ADJ as" comparison within a kind stays a simile: "a noise as loud as thunder"."""
-    return someones(simile) or (simile.comparator != "as ... as" and of_one_lineage(simile, doc))
+    return someones(simile) or (simile.comparator != "as ... as" and lineage_pair(simile, doc) is not None)
 
 
 def simile_probability(simile: Simile, doc) -> float:
@@ -202,24 +203,27 @@ def _like_with_like_rate() -> float:
 
 class Verdict(NamedTuple):
     """A sentence's detector reading: its most simile-like comparison's probability, whether the "as ADJ as" rule
-    gave it (`as_as_rule`), and why it compares like with like when it does ("someone's": the image is someone's,
-    "kind": of the topic's lineage; None otherwise)."""
+    gave it (`as_as_rule`), why it compares like with like when it does ("someone's": the vehicle is someone's,
+    "kind": of the topic's lineage; None otherwise), and the words that show it (the vehicle that is someone's; the
+    narrower and the broader noun of a kind)."""
     p: float
     by_rule: bool
     like_with_like: str | None
+    like_with_like_words: tuple[str, ...] = ()
 
 
-def _like_with_like_reason(simile: Simile, doc) -> str | None:
+def _like_with_like_reason(simile: Simile, doc) -> tuple[str | None, tuple[str, ...]]:
     if someones(simile):
-        return "someone's"
-    return "kind" if compares_like_with_like(simile, doc) else None
+        return "someone's", (simile.vehicle or "",)
+    pair = lineage_pair(simile, doc) if simile.comparator != "as ... as" else None
+    return ("kind", pair) if pair else (None, ())
 
 
 def _sentence_score(similes: list[Simile], doc, probability) -> Verdict:
     """The most simile-like comparison's Verdict (the served probability's reasons; none for another)."""
     served = probability is simile_probability
     scored = [Verdict(probability(s, doc), served and as_as_rule(s, doc),
-                      _like_with_like_reason(s, doc) if served else None) for s in similes]
+                      *(_like_with_like_reason(s, doc) if served else (None, ()))) for s in similes]
     return max(scored, default=Verdict(0.0, False, None), key=lambda v: v.p)
 
 

@@ -11,25 +11,32 @@ from ..figures.english import refuse_non_english
 
 MAX_SENTENCE_CHARS = 2000
 
-#: why a comparison is one of like with like, in words (the detector's `like_with_like`): Components' verdict and
-#: the `components` command
-LIKE_WITH_LIKE_REASONS = {
-    "someone's": "the image being someone's or something's (\"talks like his father\", \"just like last year's\")",
-    "kind": "the image and the topic being of one kind by WordNet (\"Fruits like apples are healthy.\": an apple is "
-            "a fruit; \"The puppy acts like the older dog.\")"}
+def like_with_like_reason(detector: dict) -> str | None:
+    """Why the detector reads a comparison as one of like with like, in words about the sentence's own nouns (its
+    `like_with_like` and `like_with_like_words`), or None: Components' verdict and the `components` command."""
+    why, words = detector.get("like_with_like"), list(detector.get("like_with_like_words") or [])
+    if why == "someone's" and words:
+        return f"the vehicle, “{words[0]}”, is someone's or something's own: an ordinary comparison"
+    if why == "kind" and len(words) == 2:
+        narrower, broader = words
+        return (f"both name “{narrower}”: a likeness within one kind, not an image" if narrower == broader
+                else f"“{narrower}” is a kind of “{broader}”: an example or a likeness within one kind, not an image")
+    return None
 
 
 def analyse(sentence: str) -> dict:
     text = require_text(sentence, "sentence", max_chars=MAX_SENTENCE_CHARS)
     refuse_non_english(text)
     similes = extract_similes(text)
-    (p, by_rule, like), cut = explained_batch([text])[0] if similes else (None, False, None), float(threshold())
+    (p, by_rule, like, words), cut = (explained_batch([text])[0] if similes else (None, False, None, ())), float(
+        threshold())
     # the detector's verdict with its probability: a comparison the extractor finds may still read as literal to it;
     # `as_as_rule`: the rule for "as ADJ as" a common noun decided, not the learned weights; `like_with_like`: why
-    # the comparison is one of like with like, capped ("someone's" image, or a "kind" of the topic), or None
+    # the comparison is one of like with like, capped ("someone's" vehicle, or one "kind"), or None, and the words
+    # that show it
     return {"sentence": text, "is_simile": p is not None and p >= cut,
             "detector": {"p_simile": None if p is None else round(p, 3), "threshold": round(cut, 3),
-                         "as_as_rule": by_rule, "like_with_like": like},
+                         "as_as_rule": by_rule, "like_with_like": like, "like_with_like_words": list(words)},
             "similes": [s.to_dict() for s in similes]}
 
 

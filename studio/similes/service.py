@@ -20,7 +20,7 @@ ranking.py (keep and the writer's reread), writer_vehicles.py (the writer source
 from __future__ import annotations
 
 from ..figures.english import Misspelling, corrected, misspellings, spelling_note
-from .analysis import LIKE_WITH_LIKE_REASONS, MAX_SENTENCE_CHARS
+from .analysis import MAX_SENTENCE_CHARS, like_with_like_reason
 from .analysis import analyse as components
 from .analysis import why_no_comparison
 from .polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
@@ -30,7 +30,7 @@ from .ranking import WRITER_READS_TOP
 from .polisher import Candidate
 from .writer_vehicles import DOMAINS, REGISTERS
 
-__all__ = ["polish", "PolishResult", "Candidate", "components", "why_no_comparison", "LIKE_WITH_LIKE_REASONS",
+__all__ = ["polish", "PolishResult", "Candidate", "components", "why_no_comparison", "like_with_like_reason",
            "about_keepers",
            "MAX_CHARS", "MAX_N", "MAX_SENTENCE_CHARS", "STRATEGIES", "DEFAULT_STRATEGIES", "DOMAINS", "REGISTERS",
            "SCORE_MEANING", "KEEP_MEANING", "RANKING", "PROPERTY_FIRST", "WRITER_ORDER", "WRITER_READS",

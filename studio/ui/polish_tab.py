@@ -8,9 +8,9 @@ from ..capabilities import tab_title
 from ..results import polish_blind_read
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
-                               WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, LIKE_WITH_LIKE_REASONS,
-                               PolishResult, components, polish, about_keepers, offered, respelled_with_place,
-                               spelling_note, why_no_comparison, without_simile)
+                               WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, PolishResult, components, polish,
+                               about_keepers, like_with_like_reason, offered, respelled_with_place, spelling_note,
+                               why_no_comparison, without_simile)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
                      table_rows, unescape_markdown, warn)
@@ -228,9 +228,9 @@ def components_verdict(result: dict | None) -> str:
                 "(\"as tall as his brother\").")
     if result.get("is_simile"):
         return f"**A simile**: the detector's probability {p:.3f} (it takes {threshold:.3f} or more for one)."
-    reason = LIKE_WITH_LIKE_REASONS.get(detector.get("like_with_like"))
+    reason = like_with_like_reason(detector)
     if reason:
-        return (f"**Not a simile: it compares like with like**, {reason} "
+        return (f"**Not a simile: it compares like with like**: {escape_markdown(reason)} "
                 f"(probability {p:.3f}, under the detector's {threshold:.3f}: such comparisons are similes no more "
                 "often than in its training data).")
     return (f"**Not a simile, by the detector** (probability {p:.3f}, under its {threshold:.3f}): the parts below "
