@@ -379,6 +379,15 @@ def test_a_refused_simile_names_itself_and_the_sentence_to_polish_instead():
     assert result.candidates and "already compares" not in result.shortfall
 
 
+def test_a_simile_of_an_action_is_cut_to_its_verb_whatever_the_parser_makes_of_the_rest():
+    """"The news spread like wildfire." was refused with no sentence offered: the parser reads "The news spread." alone
+    as a noun phrase, so the cut seemed to hold no verb."""
+    from studio.similes.polish import without_simile
+
+    assert without_simile("The news spread like wildfire.") == "The news spread."
+    assert without_simile("Cats like milk.") is None  # the verb "like", no comparison
+
+
 def test_a_like_that_is_the_whole_sentence_is_not_left_out():
     """"It looks like rain." was told to leave its comparison out, which leaves "It looks."."""
     with pytest.raises(InputError) as refused:
