@@ -337,7 +337,8 @@ def test_the_detector_takes_similes_writers_write_and_caps_like_with_like():
     # "like" (a palace is a house; only an example right after the topic's noun, "Fruits like apples", is capped) and
     # a name (Robin is no robin)
     for simile in ("The noise was as loud as thunder.", "His house is like a palace.",
-                   "The storm was like a hurricane.", "Robin sang like a bird.", "The man fought like a lion."):
+                   "The storm was like a hurricane.", "Robin sang like a bird.", "The man fought like a lion.",
+                   "By the end of the hike my backpack weighed on me like a bag of bricks."):  # the image: bricks
         assert detect(simile) >= threshold(), simile
     assert detect("The puppy acts like the older dog in the house.") <= _like_with_like_rate()  # a kind of its image
 

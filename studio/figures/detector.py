@@ -152,13 +152,16 @@ def lineage_pair(simile: Simile, doc) -> tuple[str, str] | None:
     thing ("Her accent sounds like a Boston accent."), the topic a kind of the vehicle ("The puppy acts like the
     older dog."), or the vehicle a kind of the topic given as its example, the "like" right after the topic's noun
     ("Fruits like apples are healthy.", "Dogs like huskies need…"); else None. A grander kind as the image stays a
-    simile ("His house is like a palace.", "The storm was like a hurricane."), as do a pronoun topic and a name
-    ("Robin sang like a bird."). Why: docs/experiments.md#detector-like-with-like"""
+    simile ("His house is like a palace.", "The storm was like a hurricane."), as do a pronoun topic, a name ("Robin
+    sang like a bird.") and a vehicle whose image is its "of" complement ("my backpack … like a bag of bricks"). Why:
+    docs/experiments.md#detector-like-with-like"""
     t_tok = _token_at(doc, simile.spans.get("topic"), head=simile.heads.get("topic"))
     v_tok = _token_at(doc, simile.spans.get("vehicle"), head=simile.heads.get("vehicle"))
     if t_tok is None or v_tok is None or not all(
             t.pos_ == "NOUN" or (t.pos_ == "PROPN" and t.ent_type_ in _PLACES) for t in (t_tok, v_tok)):
         return None
+    if any(c.dep_ == "prep" and c.lower_ == "of" for c in v_tok.children):  # "a bag of bricks": the image is the
+        return None  # bricks, not the bag
     topic, vehicle = lemma(t_tok.lemma_) or t_tok.lemma_, lemma(v_tok.lemma_) or v_tok.lemma_
     relation = kind_of(t_tok.lemma_, v_tok.lemma_)
     if relation in ("same", "narrower"):
