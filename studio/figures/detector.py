@@ -17,7 +17,7 @@ import math
 from typing import NamedTuple
 
 from .components import Simile
-from .nouns import kind_of, lemma
+from .nouns import kind_of, lemma as noun_lemma
 from ..models.config import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "detector.json"
@@ -162,7 +162,7 @@ def lineage_pair(simile: Simile, doc) -> tuple[str, str] | None:
         return None
     if any(c.dep_ == "prep" and c.lower_ == "of" for c in v_tok.children):  # "a bag of bricks": the image is the
         return None  # bricks, not the bag
-    topic, vehicle = lemma(t_tok.lemma_) or t_tok.lemma_, lemma(v_tok.lemma_) or v_tok.lemma_
+    topic, vehicle = noun_lemma(t_tok.lemma_) or t_tok.lemma_, noun_lemma(v_tok.lemma_) or v_tok.lemma_
     relation = kind_of(t_tok.lemma_, v_tok.lemma_)
     if relation in ("same", "narrower"):
         return topic, vehicle

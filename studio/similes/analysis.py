@@ -28,15 +28,16 @@ def analyse(sentence: str) -> dict:
     text = require_text(sentence, "sentence", max_chars=MAX_SENTENCE_CHARS)
     refuse_non_english(text)
     similes = extract_similes(text)
-    (p, by_rule, like, words), cut = (explained_batch([text])[0] if similes else (None, False, None, ())), float(
-        threshold())
+    verdict, cut = (explained_batch([text])[0] if similes else None), float(threshold())
     # the detector's verdict with its probability: a comparison the extractor finds may still read as literal to it;
     # `as_as_rule`: the rule for "as ADJ as" a common noun decided, not the learned weights; `like_with_like`: why
     # the comparison is one of like with like, capped ("someone's" vehicle, or one "kind"), or None, and the words
     # that show it
-    return {"sentence": text, "is_simile": p is not None and p >= cut,
-            "detector": {"p_simile": None if p is None else round(p, 3), "threshold": round(cut, 3),
-                         "as_as_rule": by_rule, "like_with_like": like, "like_with_like_words": list(words)},
+    return {"sentence": text, "is_simile": verdict is not None and verdict.p >= cut,
+            "detector": {"p_simile": None if verdict is None else round(verdict.p, 3), "threshold": round(cut, 3),
+                         "as_as_rule": bool(verdict and verdict.by_rule),
+                         "like_with_like": verdict and verdict.like_with_like,
+                         "like_with_like_words": list(verdict.like_with_like_words) if verdict else []},
             "similes": [s.to_dict() for s in similes]}
 
 
