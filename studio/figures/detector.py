@@ -175,7 +175,16 @@ def compares_like_with_like(simile: Simile, doc) -> bool:
     """A comparison of like with like: the vehicle is someone's or something's (`someones`: "talks like his father",
     "like last year's") or, after "like", of the topic's lineage (`lineage_pair`: "Fruits like apples are
     healthy."). An "as ADJ as" comparison within a kind stays a simile: "a noise as loud as thunder"."""
-    return someones(simile) or (simile.comparator != "as ... as" and lineage_pair(simile, doc) is not None)
+    return like_with_like_evidence(simile, doc)[0] is not None
+
+
+def like_with_like_evidence(simile: Simile, doc) -> tuple[str | None, tuple[str, ...]]:
+    """Why a comparison is one of like with like, and the words that show it: ("someone's", (the vehicle,)),
+    ("kind", (the narrower noun, the broader one)), or (None, ()) (`compares_like_with_like`)."""
+    if someones(simile):
+        return "someone's", (simile.vehicle or "",)
+    pair = lineage_pair(simile, doc) if simile.comparator != "as ... as" else None
+    return ("kind", pair) if pair else (None, ())
 
 
 def simile_probability(simile: Simile, doc) -> float:
@@ -215,18 +224,11 @@ class Verdict(NamedTuple):
     like_with_like_words: tuple[str, ...] = ()
 
 
-def _like_with_like_reason(simile: Simile, doc) -> tuple[str | None, tuple[str, ...]]:
-    if someones(simile):
-        return "someone's", (simile.vehicle or "",)
-    pair = lineage_pair(simile, doc) if simile.comparator != "as ... as" else None
-    return ("kind", pair) if pair else (None, ())
-
-
 def _sentence_score(similes: list[Simile], doc, probability) -> Verdict:
     """The most simile-like comparison's Verdict (the served probability's reasons; none for another)."""
     served = probability is simile_probability
     scored = [Verdict(probability(s, doc), served and as_as_rule(s, doc),
-                      *(_like_with_like_reason(s, doc) if served else (None, ()))) for s in similes]
+                      *(like_with_like_evidence(s, doc) if served else (None, ()))) for s in similes]
     return max(scored, default=Verdict(0.0, False, None), key=lambda v: v.p)
 
 
