@@ -331,7 +331,8 @@ def test_the_detector_takes_similes_writers_write_and_caps_like_with_like():
                     "It looked like the right time.", "She looks like her mother.",
                     "Dogs like huskies need a lot of exercise.", "Fruits like apples are healthy."):
         assert detect(literal) < threshold(), literal
-    for literal in ("The boy talks like his father.", "Fruits like apples are healthy."):
+    for literal in ("The boy talks like his father.", "Fruits like apples are healthy.",
+                    "Fruits  like apples are healthy."):  # a double space was read as a simile (0.93)
         assert detect(literal) <= _like_with_like_rate(), literal
     # "as … as" within a kind stays a simile (thunder is a kind of noise), as do a grander kind as the image after
     # "like" (a palace is a house; only an example right after the topic's noun, "Fruits like apples", is capped) and

@@ -166,7 +166,8 @@ def lineage_pair(simile: Simile, doc) -> tuple[str, str] | None:
     relation = kind_of(t_tok.lemma_, v_tok.lemma_)
     if relation in ("same", "narrower"):
         return topic, vehicle
-    after = next((t for t in doc[t_tok.i + 1:] if not t.is_punct), None)  # "Fruits like", "Fruits, like"
+    # "Fruits like", "Fruits, like", "Fruits  like" (a space token between)
+    after = next((t for t in doc[t_tok.i + 1:] if not (t.is_punct or t.is_space)), None)
     example = after is not None and after.idx == simile.spans["comparator"][0]
     return (vehicle, topic) if relation == "broader" and example else None
 
