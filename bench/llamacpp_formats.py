@@ -44,7 +44,7 @@ def main() -> None:
     args = p.parse_args()
     from studio.models import get_registry, selfcheck
     from studio.models.loaders import llamacpp
-    from studio.models.loaders.common import resolve_model_path
+    from studio.models.loaders.split_package import resolve_model_path
     from studio.models.loaders.fourbit import probe_logits
     from studio.models.loaders.lm import _load_dir, converted_dir
 

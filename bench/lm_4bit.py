@@ -48,7 +48,7 @@ def main() -> dict:
 
     from studio.lab.continuation import data
     from studio.models import get_registry
-    from studio.models.loaders.common import resolve_model_path
+    from studio.models.loaders.split_package import resolve_model_path
     from studio.models.loaders.lm import _load_dir, converted_dir
 
     lm = get_registry().get("lm")

@@ -35,7 +35,7 @@ def main() -> dict:
     from studio.models import get_registry
     from studio.models.loaders import fourbit
     from studio.models.loaders.lm import _load_dir, converted_dir
-    from studio.models.loaders.common import resolve_model_path
+    from studio.models.loaders.split_package import resolve_model_path
 
     lm = get_registry().get("lm")
     tok, reference = lm.tokenizer, lm.model

@@ -8,7 +8,7 @@ import math
 from functools import lru_cache
 from pathlib import Path
 
-from .models.config import PROJECT_ROOT
+from .paths import PROJECT_ROOT
 
 RESULTS_DIR = PROJECT_ROOT / "results"
 #: the capabilities first, in the README's order; any other evaluation after them, by name

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .errors import InputError
-from .models.config import PROJECT_ROOT
+from .paths import PROJECT_ROOT
 from .settings import current
 
 ENV = "STUDIO_SHARED_DATA"

@@ -36,7 +36,7 @@ CHATML = ("{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n
 
 
 def _minilm_dir() -> Path:
-    from studio.models.loaders.common import package_dir
+    from studio.models.loaders.split_package import package_dir
     from studio.models.specs import OFFLINE_EMBEDDER_PKG
 
     return package_dir(OFFLINE_EMBEDDER_PKG) / "model"

@@ -1,5 +1,5 @@
-"""The house's layout, read from the source (no import runs): no circle between studio's packages, the lab apart from
-serving, and one lower layer for the figures of speech.
+"""The house's layout, read from the source (no import runs): no circle between studio's packages nor between its
+modules, the lab apart from serving, and one lower layer for the figures of speech.
 
 Nodes are studio's top-level packages and modules (studio.similes, studio.hauser, studio.models, studio.errors, …),
 with studio.lab as one node; an edge is any import of one by another, at the top of a file or inside a function.
@@ -103,6 +103,20 @@ def test_no_circle_between_studios_packages():
     assert not found, "\n".join(
         f"circle {c}: " + "; ".join(f"{a} -> {b} ({edges[a, b][0]})" for a in c for b in c if (a, b) in edges)
         for c in found)
+
+
+def module_graph(root: Path = STUDIO) -> dict[tuple[str, str], list[str]]:
+    """{(module, module): []} over every import of one studio module by another (a package's __init__ is a module)."""
+    modules = studio_modules(root)
+    return {(name, target): [] for name, path in modules.items()
+            for target in imported_modules(name, path, modules) if target != name and target in modules}
+
+
+def test_no_circle_between_studios_modules():
+    """Lazy imports inside functions count: a module that needs another's name at load time and is needed back by it
+    is one concern in two files, or a name in the wrong one."""
+    found = circles(module_graph())
+    assert not found, "\n".join(f"circle: {' <-> '.join(c)}" for c in found)
 
 
 def test_only_the_command_line_imports_the_lab():

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(llama_cpp is None, reason="llama-cpp-python (bui
 
 
 def _float32(offline):
-    from studio.models.loaders.common import resolve_model_path
+    from studio.models.loaders.split_package import resolve_model_path
     from studio.models.loaders.lm import _load_dir, converted_dir
 
     offline.get("lm")  # converts the GGUF once
@@ -120,7 +120,7 @@ def test_a_broken_llamacpp_file_is_not_served_and_torch_serves(offline, tmp_path
     runs): the check fails, the verdict is kept, and the torch forms serve instead."""
     import gguf
 
-    from studio.models.loaders.common import resolve_model_path
+    from studio.models.loaders.split_package import resolve_model_path
     from studio.models.loaders.lm import serve_gguf
 
     base, load = _float32(offline)
@@ -238,7 +238,7 @@ def test_a_request_larger_than_the_context_gets_room_and_a_too_large_one_a_clear
     """The same behaviour at every size, so it is shown on a small context (256 cells, 2,048 at most) of the served
     file: a prefill of 4,800 tokens for the usual 4,096 took half a minute on one core."""
     from studio.errors import InputError
-    from studio.models.loaders.common import resolve_model_path
+    from studio.models.loaders.split_package import resolve_model_path
 
     served = offline.get("lm")
     monkeypatch.setattr(llamacpp, "N_CTX", 256)
@@ -307,7 +307,8 @@ def test_the_file_type_is_read_from_the_metadata_alone(tmp_path):
     file that is no GGUF with a clear error."""
     import gguf
 
-    from studio.models.loaders.common import LoadError, resolve_model_path
+    from studio.models.loaders.common import LoadError
+    from studio.models.loaders.split_package import resolve_model_path
 
     path = Path(resolve_model_path(spec_for("offline", "lm").model_id))
     field = gguf.GGUFReader(str(path)).fields["general.file_type"]

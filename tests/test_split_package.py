@@ -7,7 +7,8 @@ import zipfile
 import pytest
 
 from studio.models.loaders import split_package as sp
-from studio.models.loaders.common import LoadError, resolve_model_path
+from studio.models.loaders.common import LoadError
+from studio.models.loaders.split_package import resolve_model_path
 
 
 def _chunks(tmp_path, members: dict[str, bytes], parts: int = 3):

@@ -7,7 +7,8 @@ import pytest
 from studio.errors import InputError
 from studio.models import get_registry
 from studio.models.loaders import split_package as sp
-from studio.models.loaders.common import LoadError, resolve_model_path
+from studio.models.loaders.common import LoadError
+from studio.models.loaders.split_package import resolve_model_path
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..models import ModelUnavailable, get_registry
-from ..models.config import ASSETS
+from ..paths import ASSETS
 from ..models.pair_encoder import has_pair_encoder, load_pair_encoder_members, read_calibration
 from ..models.specs import CROSS_JUDGE as CROSS_DIR  # the registry's `judge_cross` role serves it
 from .judgement import RESTATEMENT_PENALTY, Judgement, case_for, restates

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from ..models.config import PROJECT_ROOT
+from ..paths import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "antonyms.json"
 

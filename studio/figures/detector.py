@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from .components import Simile
 from .nouns import kind_of, lemma as noun_lemma
-from ..models.config import PROJECT_ROOT
+from ..paths import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "detector.json"
 _PERCEPTION = {"look", "seem", "feel", "sound", "appear", "smell", "taste"}

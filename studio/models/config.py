@@ -13,14 +13,13 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
     import tomli as tomllib
 
+from ..paths import PROJECT_ROOT
 from ..settings import ConfigError, current
 
 PROFILES = ("hub", "offline", "tiny")
 ROLES = ("embedder", "retrieval_embedder", "proverbs_encoder", "proverbs_adapter", "lm", "writer", "polisher",
          "polish_writer", "continuation_generator", "judge_cross", "simile_components", "polish_ranker", "nli",
          "sentiment", "clip", "diffusion", "parser", "language", "spelling")
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-ASSETS = PROJECT_ROOT / "assets"
 
 
 def _toml_settings(path: Path | None = None) -> dict:

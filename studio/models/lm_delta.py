@@ -104,7 +104,7 @@ def _fresh(spec, model_id: str, backend: str = ""):
 def _base_folder(spec) -> str:
     """Where the lm's float32 weights are: the converted GGUF folder (converted once, by loading the role), or
     the checkpoint folder of a transformers lm."""
-    from .loaders.common import resolve_model_path
+    from .loaders.split_package import resolve_model_path
     from .loaders.lm import converted_dir
 
     if spec.backend not in ("gguf_lm", "gguf_writer", "transformers_lm"):
@@ -179,7 +179,7 @@ def _load(delta_path: Path, spec, scale: float, digest: str, data: bytes, llamac
 
     if spec.backend in ("gguf_lm", "gguf_writer"):
         from .config import cache_dir
-        from .loaders.common import resolve_model_path
+        from .loaders.split_package import resolve_model_path
         from .loaders.lm import serve_gguf
 
         base = Path(_base_folder(spec))

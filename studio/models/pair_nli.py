@@ -8,7 +8,9 @@ from typing import Sequence
 
 import numpy as np
 
+from .loaders.common import LoadError
 from .pair_encoder import describe_base
+from .pair_folder import has_pair_encoder
 from .roles import NLI_LABELS, NLIModel
 
 
@@ -38,3 +40,11 @@ def load_cross_nli(folder) -> CrossEncoderNLI:
     if config.get("kind") != "nli" or sorted(config.get("labels", [])) != sorted(NLI_LABELS):
         raise ValueError(f"{folder} holds no NLI cross-encoder (kind {config.get('kind')!r})")
     return CrossEncoderNLI(config, tok, model, str(folder))
+
+
+def load_pair_nli(spec, registry) -> NLIModel:
+    """The registry's loader of the `pair_nli` backend."""
+    if not has_pair_encoder(spec.model_id):
+        raise LoadError(spec.unavailable_reason or f"no NLI cross-encoder at {spec.model_id}", spec.fix,
+                        unavailable=True)
+    return load_cross_nli(spec.model_id)

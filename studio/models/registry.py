@@ -12,6 +12,7 @@ from pathlib import Path
 from .config import ROLES, Settings
 from .loaders import loader_for
 from .loaders.common import LoadError, configure_torch_threads, reference_forms
+from .pair_folder import has_pair_encoder
 from .specs import ModelSpec, spec_for
 
 NOT_LOADED, LOADING, READY, UNAVAILABLE, FAILED = "not loaded", "loading", "ready", "unavailable", "failed"
@@ -110,8 +111,6 @@ class Registry:
         if spec.backend == "simile_reranker":
             return Path(spec.model_id).is_file()
         if spec.backend in ("pair_nli", "pair_encoder_judge"):
-            from .pair_encoder import has_pair_encoder
-
             return has_pair_encoder(spec.model_id)
         return bool(spec.model_id)
 

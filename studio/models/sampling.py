@@ -1,6 +1,17 @@
 """Token choice shared by every language-model backend (torch or llama.cpp): top-k sampling with temperature from
-a seeded generator, and the n-gram ban of transformers' `no_repeat_ngram_size`. Pure functions on logits."""
+a seeded generator, the n-gram ban of transformers' `no_repeat_ngram_size`, and where a one-sentence reply stops.
+Pure functions on logits and text."""
 from __future__ import annotations
+
+import re
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*(?=\s|$)")
+
+
+def cut_at_sentence_end(text: str) -> str:
+    """`text` up to its first sentence end (with a closing quote or bracket), or whole."""
+    m = _SENTENCE_END.search(text)
+    return text[: m.end()] if m else text
 
 
 def banned_tokens(history: list[int], n: int) -> set[int]:

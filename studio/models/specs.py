@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import ASSETS
+from ..paths import ASSETS
 
 
 @dataclass(frozen=True)

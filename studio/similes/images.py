@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import json
 
-from ..models.config import PROJECT_ROOT
+from ..paths import PROJECT_ROOT
 
 ASSET = PROJECT_ROOT / "assets" / "similes" / "images.json"
 

@@ -19,7 +19,7 @@ from ...continuation.ranking import fluency, order
 from ...errors import InputError
 from ...figures.idioms import build_lexicon
 from ...models import get_registry
-from ...models.config import PROJECT_ROOT
+from ...paths import PROJECT_ROOT
 from . import data
 
 

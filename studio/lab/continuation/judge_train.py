@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...models.config import ASSETS
+from ...paths import ASSETS
 from . import data
 from ...continuation.crossjudge import ABLATION_DIR, CROSS_DIR, CrossJudge, _encode, _loaded, _lock
 from ...continuation.features import Case

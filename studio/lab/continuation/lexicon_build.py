@@ -5,7 +5,7 @@ import argparse
 import json
 
 from ...atomic import atomic_write
-from ...models.config import ASSETS
+from ...paths import ASSETS
 from . import data
 from ...figures.idioms import LEXICON_PATH, Entry, tokenize_phrases
 

@@ -17,7 +17,7 @@ from collections import Counter
 from ...atomic import atomic_write
 from ...figures.idioms import LITERAL_PHRASES_PATH, get_lexicon
 from ...models import get_registry
-from ...models.config import ASSETS
+from ...paths import ASSETS
 from . import data
 
 DEFAULT_MIN_LITERAL = 3

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ...atomic import atomic_write_bytes, jsonable
 from ...models import get_registry
-from ...models.config import PROJECT_ROOT
+from ...paths import PROJECT_ROOT
 from ...results import RESULTS_DIR
 
 CPU_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile")

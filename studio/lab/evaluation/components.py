@@ -25,7 +25,7 @@ import csv
 import re
 
 from ...figures.components import extract_similes_batch, strip_articles
-from ...models.config import PROJECT_ROOT
+from ...paths import PROJECT_ROOT
 from ...shared_data import shared_data_dir
 from ..similes.data import similes_dir
 from .base import Evaluation, Figure, hash_half, share_interval

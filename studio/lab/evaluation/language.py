@@ -16,7 +16,7 @@ import re
 
 from ...errors import InputError
 from ...figures import english
-from ...models.config import PROJECT_ROOT
+from ...paths import PROJECT_ROOT
 from ...shared_data import shared_data_dir
 from .base import Evaluation, Figure, share_interval
 

@@ -5,7 +5,7 @@ the same literals, both scored together by the studio's own HAUSER scorer; no hu
 similes (their blind reads: studio/lab/evaluation/reads.py). Wraps `studio/lab/similes/evaluate_polish.py`."""
 from __future__ import annotations
 
-from ...models.config import PROJECT_ROOT
+from ...paths import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
 DEFAULT_LITERALS = 30  # test literals of a full run (~1–3 s each warm, plus the HAUSER scoring)

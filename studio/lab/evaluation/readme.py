@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...errors import StudioError
-from ...models.config import PROJECT_ROOT
+from ...paths import PROJECT_ROOT
 from ...results import fmt, headline, load_results, with_interval
 
 README = PROJECT_ROOT / "README.md"

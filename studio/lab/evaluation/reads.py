@@ -22,7 +22,7 @@ from ...continuation.ranking import pool_signals, writer_order
 from ...continuation.writing import ends_a_sentence
 from ...errors import InputError
 from ...models import ModelUnavailable, get_registry
-from ...models.config import PROJECT_ROOT
+from ...paths import PROJECT_ROOT
 from .base import Evaluation, Figure, share_interval
 
 POLISH_READ = "blind_reads/polish_blind_read_50.json"

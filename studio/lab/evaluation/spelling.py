@@ -20,7 +20,7 @@ import re
 
 from ...figures import english
 from ...models import get_registry
-from ...models.config import PROJECT_ROOT
+from ...paths import PROJECT_ROOT
 from ...shared_data import shared_data_dir
 from .base import Evaluation, Figure, share_interval
 

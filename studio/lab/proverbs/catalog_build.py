@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ...atomic import atomic_write
 from ...errors import InputError
-from ...models.config import PROJECT_ROOT
+from ...paths import PROJECT_ROOT
 from ...proverbs.catalog import CATALOG_PATH, EPIC_DIR, PROVERB_ASSETS, Catalog, Proverb, load_catalog, normalize
 
 # ePiC's source text carries a misspelling and a scraping leftover; the catalog shows the proverbs as they are

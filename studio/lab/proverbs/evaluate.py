@@ -12,6 +12,7 @@ from ...embeddings import embed_cached
 from ...models import get_registry
 from ...proverbs import alignment as A
 from .epic import SEEN_TRAIN, load_seen_train, split
+from .rows import embedded_rows, labels_of
 from ...proverbs.index import ALIGNMENT_ROLE, EMBEDDER_ROLE, get_index
 from ...proverbs.motifs import METHODS, similarity_matrix
 from ...proverbs.scorer import Scorer, UNTRAINED_WEIGHTS, load_trained
@@ -36,7 +37,6 @@ def tuned_rows(scorer, rows) -> np.ndarray | None:
 
 
 def score_rows(scorer, rows) -> tuple[np.ndarray, np.ndarray]:
-    from .train import embedded_rows, labels_of
 
     labels = labels_of(rows, scorer.index.catalog)
     if scorer.one_pass:
@@ -46,7 +46,6 @@ def score_rows(scorer, rows) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _channel_scores(scorer, rows, weights) -> np.ndarray:
-    from .train import embedded_rows
 
     _, docs, sents = embedded_rows(rows)
     chans = scorer.channels(docs, sents)
@@ -54,7 +53,6 @@ def _channel_scores(scorer, rows, weights) -> np.ndarray:
 
 
 def ranking_report(rows) -> dict:
-    from .train import labels_of
 
     index = get_index()
     untrained = Scorer(index, None)
@@ -107,7 +105,6 @@ def alignment_report(rows, threshold=None, order_weight=None) -> dict:
 
 def motif_report(rows) -> dict:
     """For each narrative, the others ranked by each method; positives are the narratives of the same proverb."""
-    from .train import embedded_rows
 
     _, docs, sents = embedded_rows(rows)
     scorer = get_scorer()

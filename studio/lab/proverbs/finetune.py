@@ -154,7 +154,7 @@ def calibrated_temperature(scores: np.ndarray, labels: np.ndarray) -> float:
 
 def fit_encoder(rows, catalog, model_id: str, hyper: dict, log=None):
     """The base sentence-transformers model with trained low-rank factors in place (not merged)."""
-    from .train import labels_of
+    from .rows import labels_of
 
     model = load_base_sentence_transformer(model_id)
     finetune(model, [r.text for r in rows], labels_of(rows, catalog), [class_text(p) for p in catalog.proverbs],

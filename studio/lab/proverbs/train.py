@@ -13,42 +13,17 @@ import numpy as np
 
 from ...errors import InputError
 from ...atomic import atomic_write as write_atomic
-from ...embeddings import embed_cached
 from ...models import get_registry
-from ...models.config import PROJECT_ROOT
+from ...paths import PROJECT_ROOT
 from .epic import SEEN_TRAIN, load_seen_train, split
+from .rows import embedded_rows, labels_of
 from ...proverbs.index import EMBEDDER_ROLE, get_index
 from ...models.proverbs_head import ONE_PASS_CONFIG, ONE_PASS_WEIGHTS, SCORER_CONFIG, SCORER_WEIGHTS, TrainedParts
-from ...proverbs.alignment import sentence_spans
 from ...proverbs.delta import DELTA_CONFIG, DELTA_PATH, class_text
 from ...proverbs.scorer import Scorer, UNTRAINED_WEIGHTS, load_trained
 from ...proverbs.service import finetuned_part
 
 DEFAULTS = dict(epochs=150, lr=2e-3, adapter_decay=1e-3, offset_decay=1e-1, seed=0)
-
-
-def embedded_rows(rows, progress=None):
-    """(index, doc embeddings, per-row sentence embeddings) for ePiC rows, cached on disk."""
-    index = get_index()
-    embedder = get_registry().get(EMBEDDER_ROLE)
-    sentences = [[s.text for s in sentence_spans(r.text)] or [r.text] for r in rows]
-    flat = [r.text for r in rows] + [s for group in sentences for s in group]
-    vectors = embed_cached(embedder, flat, "epic", progress)
-    docs, cursor, sents = vectors[:len(rows)], len(rows), []
-    for group in sentences:
-        sents.append(vectors[cursor:cursor + len(group)])
-        cursor += len(group)
-    return index, docs, sents
-
-
-def labels_of(rows, catalog) -> np.ndarray:
-    out = []
-    for r in rows:
-        i = catalog.find(r.quote_id)
-        if i is None or catalog[i].quote_id != r.quote_id:
-            raise InputError(f"ePiC proverb {r.quote_id} is not in the catalog; rebuild it (`python -m studio build proverbs`)")
-        out.append(i)
-    return np.array(out)
 
 
 def fit(index, docs, sents, labels, epochs, lr, adapter_decay, offset_decay, seed, log=None):

@@ -34,7 +34,7 @@ import numpy as np
 
 from ...atomic import atomic_write
 from ...models import get_registry
-from ...models.config import PROJECT_ROOT
+from ...paths import PROJECT_ROOT
 from ...models.specs import POLISH_RANKER
 from ...similes import aptness
 from ...similes.ranking import REREAD_BACKENDS, simile_tail, tails_by_beginning

@@ -15,7 +15,7 @@ import random
 from pathlib import Path
 
 from ...atomic import atomic_write
-from ...models.config import ASSETS, PROJECT_ROOT
+from ...paths import ASSETS, PROJECT_ROOT
 from ...models.specs import POLISH_WRITER_DELTA, POLISHER_DELTA
 
 DELTA_PATH = POLISHER_DELTA

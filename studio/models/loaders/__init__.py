@@ -11,7 +11,7 @@ LOADERS = {
     "onnx_int8": ("onnx_text", "load_onnx_int8"),
     "transformers_nli": ("text", "load_transformers_nli"),
     "transformers_sentiment": ("text", "load_transformers_sentiment"),
-    "pair_nli": ("text", "load_pair_nli"),
+    "pair_nli": ("..pair_nli", "load_pair_nli"),
     "embedding_head_or_vader": ("text", "load_head_sentiment_or_vader"),
     "embedding_head_sentiment": ("text", "load_head_sentiment"),
     "vader": ("text", "load_vader"),

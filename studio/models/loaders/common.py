@@ -4,7 +4,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hashlib
-import importlib.util
 import os
 from pathlib import Path
 
@@ -113,37 +112,6 @@ def device() -> str:
 
     configure_torch_threads()
     return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def package_dir(name: str) -> Path:
-    """The folder of an installed package, found without importing it (some run heavy code on import)."""
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        raise LoadError(f"the package {name!r} is not installed",
-                        "run the setup again (`make setup`), which installs requirements-offline.txt", unavailable=True)
-    return Path(list(spec.submodule_search_locations)[0])
-
-
-def resolve_model_path(model_id: str) -> str:
-    """`package:NAME/sub/path` -> a path inside an installed package; `split-package:…` -> the folder unpacked
-    from a zip split across packages, `joined-package:…` -> a file joined from raw parts across packages
-    (split_package.py); anything else unchanged."""
-    if model_id.startswith("split-package:"):
-        from .split_package import resolve_split_package
-
-        return str(resolve_split_package(model_id))
-    if model_id.startswith("joined-package:"):
-        from .split_package import resolve_joined_package
-
-        return str(resolve_joined_package(model_id))
-    if model_id.startswith("package:"):
-        name, _, sub = model_id[len("package:"):].partition("/")
-        root = package_dir(name)
-        path = root / sub if sub else root
-        if not path.exists():
-            raise LoadError(f"{path} is missing from the installed package {name!r}", f"reinstall {name}")
-        return str(path)
-    return model_id
 
 
 def refuse_pickled_weights(path: str) -> None:

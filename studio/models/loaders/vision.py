@@ -8,7 +8,8 @@ from typing import Sequence
 import numpy as np
 
 from ..roles import ClipModel, DiffusionModel, RenderDefaults, TextFeatures
-from .common import LoadError, device, refuse_pickled_weights, resolve_model_path
+from .common import LoadError, device, refuse_pickled_weights
+from .split_package import resolve_model_path
 
 
 class OpenClip(ClipModel):
