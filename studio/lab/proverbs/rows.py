@@ -30,6 +30,7 @@ def labels_of(rows, catalog) -> np.ndarray:
     for r in rows:
         i = catalog.find(r.quote_id)
         if i is None or catalog[i].quote_id != r.quote_id:
-            raise InputError(f"ePiC proverb {r.quote_id} is not in the catalog; rebuild it (`python -m studio build proverbs`)")
+            raise InputError(f"ePiC proverb {r.quote_id} is not in the catalog; "
+                             "rebuild it (`python -m studio build proverbs`)")
         out.append(i)
     return np.array(out)
