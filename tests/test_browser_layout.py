@@ -205,12 +205,12 @@ def test_proverbs_columns_all_shown(pages, shots, width, height):
 def test_continue_columns_all_shown(pages, shots, width, height):
     page = pages(width, height)
     _run_on_story(page, "Continue", "Continue",
-                  lambda page: page.locator("#continue-info").get_by_text("sample(s) in", exact=False),
+                  lambda page: page.locator("#continue-info").get_by_text("samples in", exact=False),
                   pick=lambda page: page.get_by_label("plain", exact=True).filter(visible=True).first.check())
     _columns_inside(page, "#continue-table", 4)
     _lines_break_between_words(page, "#continue-highlight")
     _fits_the_window(page, shots, "continue")
-    _shared_link_reopens(page, shots, "continue", "sample(s) in", f"{len(STORY)} / 4,000 characters")
+    _shared_link_reopens(page, shots, "continue", "samples in", f"{len(STORY)} / 4,000 characters")
 
 
 @pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)

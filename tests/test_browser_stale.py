@@ -192,12 +192,12 @@ def test_an_error_clears_the_results_it_replaces(fresh, tmp_path):
     select_tab(page, "Continue")
     _box(page, "Narrative").fill("After three nights without sleep, Marco lay down on the sofa and slept like a log.")
     page.get_by_role("button", name="Continue", exact=True).click()
-    _wait_status(page, "#continue-info", "sample(s) in")
+    _wait_status(page, "#continue-info", "samples in")
     _box(page, "Narrative").fill("")
     page.get_by_role("button", name="Continue", exact=True).click()
     _wait_status(page, "#continue-info", "No result")
     page.wait_for_timeout(1_000)
-    assert page.get_by_text("sample(s) in").filter(visible=True).count() == 0
+    assert page.get_by_text("samples in").filter(visible=True).count() == 0
     assert page.get_by_text("slept like a log").filter(visible=True).count() == 0  # the old narrative's highlight
     _close_toasts(page)
     assert _error_marks(page) == 0
@@ -255,7 +255,7 @@ def test_continue_stop_clears_and_says_stopped(fresh, monkeypatch):
     page.get_by_label("plain", exact=True).filter(visible=True).first.check()
     _box(page, "Narrative").fill("After three nights without sleep, Marco lay down on the sofa and slept like a log.")
     page.get_by_role("button", name="Continue", exact=True).click()
-    _wait_status(page, "#continue-info", "sample(s) in")
+    _wait_status(page, "#continue-info", "samples in")
     started, _ = _slow_down(monkeypatch, decoding, "_draw", 0.5)
     _box(page, "Narrative").fill("The night was dark and the wind howled like a wolf.")
     page.get_by_role("button", name="Continue", exact=True).click()
@@ -264,7 +264,7 @@ def test_continue_stop_clears_and_says_stopped(fresh, monkeypatch):
     page.get_by_role("button", name="Stop", exact=True).filter(visible=True).first.click()
     _wait_status(page, "#continue-info", "stopped", 10_000)
     page.wait_for_timeout(2_000)
-    assert page.get_by_text("sample(s) in").filter(visible=True).count() == 0
+    assert page.get_by_text("samples in").filter(visible=True).count() == 0
     assert page.get_by_text("slept like a log").filter(visible=True).count() == 0
 
 

@@ -127,7 +127,7 @@ def test_polish_shortfall_line_and_stop_buttons(laptop_page, shots):
     assert page.get_by_role("button", name="Stop", exact=True).filter(visible=True).count() == 1
     page.get_by_label("Narrative").filter(visible=True).first.fill(STORY)
     page.get_by_role("button", name="Continue", exact=True).click()
-    page.locator("#continue-info").get_by_text("sample(s) in").wait_for(timeout=RESULT_TIMEOUT_MS)
+    page.locator("#continue-info").get_by_text("samples in").wait_for(timeout=RESULT_TIMEOUT_MS)
     _downloads_shown(page, "continue")
     page.get_by_text("the judge's share of plausibility").filter(visible=True).first.wait_for(
         timeout=5_000)

@@ -112,3 +112,17 @@ def test_an_option_that_only_restates_the_last_sentence_loses(offline):
         assert "Option 1 only says the narrative's last sentence again" in out["verdict"]
     plain = judge_pair(story, "He called the hospital and booked the operation.", "He went to the beach.")
     assert plain["restates"] == [False, False] and "last sentence" not in plain["verdict"]
+
+
+def test_a_continuation_of_several_sentences_is_judged_with_a_word_of_warning():
+    """A visitor's one sentence typed fourteen times scored 97 % with no word that the judge weighs one next
+    sentence."""
+    from studio.continuation.judge import length_note
+
+    names = ("continuation 1", "continuation 2")
+    assert length_note(("He went home.", "She left the room."), names) == ""
+    assert length_note(("He went home. He slept. He woke.", "She left."), names) == (
+        " Continuation 1 holds 3 sentences: the judge learned to weigh one next sentence, so its verdict on more "
+        "says less.")
+    both = length_note(("He went home. He slept.", "She left! Then she ran."), names)
+    assert "Continuation 1 holds 2 sentences and continuation 2 holds 2 sentences" in both

@@ -76,7 +76,7 @@ def test_one_continuation_gets_no_share_of_plausibility(monkeypatch):
     monkeypatch.setattr(judge_module, "get_judge", lambda: Even())
     one = continue_narrative(NARRATIVE, Settings(mode="plain", n=1, seed=0, max_new_tokens=6))
     assert len(one.continuations) == 1 and one.continuations[0].p_plausible is None
-    assert any("its share of plausibility among one would be 100 %" in note for note in one.notes)
+    assert any("a share among one is always 100 %" in note for note in one.notes)
     two = continue_narrative(NARRATIVE, Settings(mode="plain", n=3, seed=0, max_new_tokens=6))
     assert len(two.continuations) > 1 and sum(c.p_plausible for c in two.continuations) == pytest.approx(1.0)
     assert not any("among one" in note for note in two.notes)

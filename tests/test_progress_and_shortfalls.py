@@ -76,11 +76,11 @@ def test_continue_says_fewer_distinct_samples():
     # greedy: all alike; tuned mode draws its pool of 16 for the 6 asked
     result = continue_narrative(NARRATIVE, Settings(mode="tuned", n=6, temperature=0.0, max_new_tokens=8))
     assert len(result.continuations) == 1 and result.continuations[0].samples == result.drawn == 16
-    assert any("1 distinct continuation(s) from the 16 samples drawn for the 6 asked" in line
+    assert any("1 distinct continuation from the 16 samples drawn for the 6 asked" in line
                for line in result.shortfall)
     plain = continue_narrative(NARRATIVE, Settings(mode="plain", n=6, temperature=0.0, max_new_tokens=8))
     assert len(plain.continuations) == 1 and plain.continuations[0].samples == plain.drawn == 6
-    assert any("1 distinct continuation(s) from the 6 samples asked" in line for line in plain.shortfall)
+    assert any("1 distinct continuation from the 6 samples asked" in line for line in plain.shortfall)
 
 
 def test_continue_never_hides_a_cut_sentence():
@@ -97,7 +97,7 @@ def test_the_page_shows_the_shortfalls(client):
     status = client.predict("He yelps and howls.", ["property"], 50, 0, api_name="/polish")[2]
     assert status.startswith("⚠️") and "of the 50 candidates asked" in status
     info = client.predict(NARRATIVE, "plain", 5, 0, 5, 0.0, 8, api_name="/continue")[1]
-    assert "1 distinct continuation(s) from the 5 samples asked" in info
+    assert "1 distinct continuation from the 5 samples asked" in info
 
 
 def test_cli_polish_says_the_shortfall(capsys):
@@ -142,3 +142,21 @@ def test_a_line_broken_off_before_the_token_limit_is_not_said_to_have_reached_it
     assert "reached the limit of 20 new tokens" in lines[0] and "ended before their sentence did" in lines[1]
     early = shortfall_lines([Ranked("He said:", None, 6, cut=True), Ranked("He left.", None, 4)], s)
     assert len(early) == 1 and "ended before" in early[0] and "Raise Max new tokens" not in early[0]
+
+
+def test_a_sentence_of_the_story_is_no_continuation(monkeypatch):
+    """A visitor was offered "I went to the shop on Tuesday and bought some milk and a loaf of bread.", their own
+    story's sentence, as a continuation of it (closeness 1.00); a long story's earlier sentence came back too. Such a
+    sample is dropped and the shortfall says so."""
+    from studio.continuation import generate
+    from studio.continuation.decoding import Sample
+
+    story = "The children played by the river every day. I went to the shop on Tuesday and bought some milk."
+    drawn = [Sample("I went to the shop on Tuesday and bought some milk.", 12),
+             Sample("the children played by the river every day", 9),
+             Sample("She put the milk in the fridge.", 8), Sample("She put the milk in the fridge.", 8)]
+    monkeypatch.setattr(generate, "ensemble_sample", lambda *a, **k: list(drawn))
+    result = continue_narrative(story, Settings(mode="plain", n=4, seed=0))
+    assert [c.text for c in result.continuations] == ["She put the milk in the fridge."]
+    assert any("1 distinct continuation from the 4 samples asked: of the others, 2 repeated a sentence of the "
+               "story and were dropped and 1 repeated one already listed" in line for line in result.shortfall)

@@ -117,7 +117,7 @@ def test_proverbs_align_and_similar(space):
 def test_continue_and_judge_with_the_saved_lm(space):
     client, registry, _ = space
     _hl, info, table, _inferences, _files = client.predict(STORY, "literal", 2, 0, 5, 0.7, 8, api_name="/continue")
-    assert table["data"] and "sample(s) in" in info and "ranked by the" in info  # the judge ran on this profile
+    assert table["data"] and "samples in" in info and "ranked by the" in info  # the judge ran on this profile
     verdict = client.predict(STORY, "She finished it on time.", "She never wrote a word.", api_name="/judge")
     assert {c["label"] for c in verdict["confidences"]} == {"continuation 1", "continuation 2"}
     assert registry.get("lm").tokenizer.chat_template  # the saved chat template was read

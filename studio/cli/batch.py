@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from ..errors import InputError, StudioError
+from ..wording import counted
 
 
 def source_path(source: str) -> Path:
@@ -109,9 +110,8 @@ def summary_line(result: dict, what: str) -> str:
     """The one line a batch ends with: how many results (`what`, singular) were written where, and how many lines
     failed."""
     where = result["out"] or "standard output"
-    n = result["written"]
-    return (f"{n} {what}{'' if n == 1 else 's'} written to {where} (each with its input's \"line\" number); "
-            f"{result['failed']} line(s) failed" + (", said above" if result["failed"] else ""))
+    return (f"{counted(result['written'], what)} written to {where} (each with its input's \"line\" number); "
+            f"{counted(result['failed'], 'line')} failed" + (", said above" if result["failed"] else ""))
 
 
 def run_jsonl(source: str, out: str | None, field: str, handle: Callable[..., dict], args=None,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..errors import check_stop
 from ..models.sampling import banned_tokens as _banned_tokens
 from ..models.sampling import draw as _draw
+from ..wording import counted
 
 _SENTENCE_END = re.compile(r"\w[^.!?]*?[.!?]+[\"')\]]*(?=\s|$)")
 
@@ -90,7 +91,7 @@ def ensemble_sample(lm, prompts: list[str], *, n_samples: int = 1, max_new_token
                     done[s] = True
             if progress is not None:
                 progress((step + 1) / int(max_new_tokens),
-                         f"decoding token {step + 1}/{int(max_new_tokens)} of {n} sample(s)")
+                         f"decoding token {step + 1}/{int(max_new_tokens)} of {counted(n, 'sample')}")
             if all(done):
                 break
     samples = []

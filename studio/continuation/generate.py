@@ -23,8 +23,9 @@ from .expression import Expression, find_expression, mark_notes, untaken_idiom
 from .writing import SYSTEM, copies_an_example, ends_a_sentence, user_message
 from .knowledge import context_inferences, literal_inferences
 from .prompting import generator_prompt, paraphrase_prompt
-from .ranking import POOL, fluency, order, pool_signals, writer_order
+from .ranking import POOL, copies_the_story, fluency, order, pool_signals, writer_order
 from .story import require_story
+from ..wording import counted
 
 MODES = ("writer", "tuned", "plain", "literal", "context")
 LIMITS = {"n": (1, 10), "pool": (1, 32), "top_k": (1, 200), "temperature": (0.0, 2.0), "max_new_tokens": (1, 60)}
@@ -234,6 +235,9 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     dropped = sum(r.samples for r, b in zip(ranked, bad) if b)
     unwritten = max(0, s.draws - len(samples) - wordless)  # empty, or the writer prompt's own example (`write`)
     ranked = [r for r, b in zip(ranked, bad) if not b]
+    copied = [copies_the_story(text, r.text) for r in ranked]  # a visitor was offered a sentence of their story
+    copies = sum(r.samples for r, c in zip(ranked, copied) if c)
+    ranked = [r for r, c in zip(ranked, copied) if not c]
     judge_name, distinct = "", len(ranked)
     if s.rank and len(ranked) >= 1:
         from .judge import get_judge
@@ -272,14 +276,15 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
             for r, p in zip(ranked, probs):
                 r.p_plausible = float(p)
         elif probs is not None and ranked:  # a share among one is 100 %, which says nothing (a visitor read it so)
-            notes.append("one continuation shown: its share of plausibility among one would be 100 %, which says "
-                         "nothing, so none is shown.")
+            notes.append("only one continuation is shown, so no plausibility is given: it is a share among the "
+                         "continuations shown, and a share among one is always 100 %.")
     shown = expr.to_dict() if expr else None
     if shown is not None and guess:
         shown.update(meaning=guess, meaning_source="model")
     return Result(narrative=text, expression=shown, mode=s.mode, inferences=used,
                   continuations=ranked, settings=asdict(s), seconds=round(time.perf_counter() - started, 3),
-                  judge=judge_name, notes=notes, shortfall=shortfall_lines(ranked, s, dropped, distinct, unwritten, wordless),
+                  judge=judge_name, notes=notes,
+                  shortfall=shortfall_lines(ranked, s, dropped, distinct, unwritten, wordless, copies),
                   drawn=s.draws, distinct=distinct)
 
 
@@ -353,30 +358,31 @@ def _paraphrase(lm, narrative: str, expression: str) -> str:
 
 
 def shortfall_lines(ranked: list[Ranked], s: Settings, dropped: int = 0, distinct: int | None = None,
-                    unwritten: int = 0, wordless: int = 0) -> list[str]:
+                    unwritten: int = 0, wordless: int = 0, copies: int = 0) -> list[str]:
     """What the visitor gets short of the request, and why: fewer distinct continuations than asked (repeats,
-    `dropped` ones with a slur or an obscenity, and `unwritten` ones the writer left empty or copied from its
-    prompt's example, among the samples drawn), and continuations the token limit cut before their sentence ended.
-    `distinct`: the distinct clean samples before the best n were kept."""
+    `dropped` ones with a slur or an obscenity, `unwritten` ones the writer left empty or copied from its prompt's
+    example, and `copies` of a sentence of the story, among the samples drawn), and continuations the token limit cut
+    before their sentence ended. `distinct`: the distinct clean samples before the best n were kept."""
     lines = []
     distinct = len(ranked) if distinct is None else distinct
     if len(ranked) < s.n:
-        repeats = s.draws - distinct - dropped - unwritten - wordless
+        repeats = s.draws - distinct - dropped - unwritten - wordless - copies
         why = [f"{dropped} held a slur or an obscenity and were dropped"] if dropped else []
+        why += [f"{copies} repeated a sentence of the story and were dropped"] if copies else []
         why += [f"{wordless} had no words (only punctuation) and were dropped"] if wordless else []
         why += [f"{unwritten} were empty or repeated the writer's own example and were dropped"] if unwritten else []
-        why += [f"{repeats} repeated one already listed (the samples column counts them)"] if repeats > 0 else []
+        why += [f"{repeats} repeated one already listed (the downloads' samples column counts them)"] if repeats > 0 else []
         drawn = f"the {s.draws} samples drawn for the {s.n} asked" if s.draws > s.n else f"the {s.n} samples asked"
-        lines.append(f"{len(ranked)} distinct continuation(s) from {drawn}: of the others, " + " and ".join(why)
+        lines.append(f"{counted(len(ranked), 'distinct continuation')} from {drawn}: of the others, " + " and ".join(why)
                      + ". A higher temperature or top-k gives more variety.")
     # a sample also ends unfinished where the model wrote a new line or stopped before its sentence's end ("He
     # said:" then a new line): not the token limit, and more tokens would not finish it
     limited = sum(r.cut and r.tokens >= s.max_new_tokens for r in ranked)
     broken = sum(r.cut and r.tokens < s.max_new_tokens for r in ranked)
     if limited:
-        lines.append(f"{limited} continuation(s) reached the limit of {s.max_new_tokens} new tokens before their "
+        lines.append(f"{counted(limited, 'continuation')} reached the limit of {s.max_new_tokens} new tokens before their "
                      "sentence ended; they are shown cut, ending in “…”. Raise Max new tokens for whole sentences.")
     if broken:
-        lines.append(f"{broken} continuation(s) ended before their sentence did (a new line or the model's own stop, "
+        lines.append(f"{counted(broken, 'continuation')} ended before their sentence did (a new line or the model's own stop, "
                      f"after fewer than {s.max_new_tokens} new tokens); they are shown ending in “…”.")
     return lines

@@ -10,7 +10,9 @@ from ..errors import InputError, require_text
 from ..figures.english import refuse_non_english
 from ..models import ModelUnavailable, get_registry
 from ..textspans import word_count
+from ..wording import counted
 from .judgement import case_for
+from .ranking import sentences
 from .story import MAX_NARRATIVE_CHARS, check_story
 
 MAX_OPTION_CHARS = 600  # a continuation is one or two sentences
@@ -44,6 +46,18 @@ def restatement_note(said_again: list[bool], names: tuple[str, str] = ("option 1
         return ""
     who = names[0] if said_again[0] else names[1]
     return f" {who[:1].upper() + who[1:]} only says the narrative's last sentence again, which counts against it."
+
+
+def length_note(options: tuple[str, str], names: tuple[str, str] = ("option 1", "option 2")) -> str:
+    """" Continuation 1 holds 14 sentences: …" for an option of more than one sentence (the judge learned to weigh one
+    next sentence; a visitor's one sentence said fourteen times scored 97 %); "" otherwise."""
+    long = [f"{name} holds {counted(n, 'sentence')}" for name, text in zip(names, options)
+            if (n := len(sentences(text))) > 1]
+    if not long:
+        return ""
+    said = " and ".join(long)
+    return (f" {said[:1].upper() + said[1:]}: the judge learned to weigh one next sentence, so its verdict on more "
+            "says less.")
 
 
 def figure_told(narrative: str) -> tuple[str, str, str] | None:
@@ -108,7 +122,8 @@ def judge_pair(narrative: str, option1: str, option2: str, *, expression: str | 
     if not all(np.isfinite([j.p_option1, j.p_option2])):
         raise InputError("The judge could not score these texts.")
     said_again = list(j.restates)  # found once, where the judge weighed them
-    told = verdict(j.p_option1, names) + restatement_note(said_again, names)
+    told = (verdict(j.p_option1, names) + restatement_note(said_again, names)
+            + length_note((option1, option2), names))
     return {"p_option1": round(j.p_option1, 4), "p_option2": round(j.p_option2, 4), "choice": j.choice,
             "verdict": told, "restates": said_again, "expression": expr.to_dict() if expr else None,
             "seconds": round(time.perf_counter() - started, 3)}

@@ -45,11 +45,22 @@ def _complete(prompts: list[str], n: int, seed: int, max_new_tokens: int = 6) ->
     for row in rows:
         seen = []
         for g in row:
-            text = _CLAUSE_END.split(g.text.strip())[0].strip()
+            text = _tidy(_CLAUSE_END.split(g.text.strip())[0].strip())
+            if not _CLAUSE_END.search(g.text) and g.new_tokens >= max_new_tokens:
+                # stopped by the token limit inside its clause: its last word may be cut ("her own inadequ")
+                text = " ".join(text.split()[:-1]) + "…" if len(text.split()) > 1 else ""
             if text and len(text) > 1 and text.lower() not in (s.lower() for s in seen):
                 seen.append(text)
         out.append(seen)
     return out
+
+
+_DETACHED = re.compile(r" (?='s\b|'re\b|'ve\b|'ll\b|'d\b|'m\b|n't\b)")
+
+
+def _tidy(text: str) -> str:
+    """A completion's words as written: the tokenizer's detached "the narrator 's" and "did n't" joined again."""
+    return _DETACHED.sub("", text)
 
 
 #: lemmas no content word has: the lemmatizer's "-ing" rule made "wing" into "we" ("We is made of glass" was shown)
@@ -81,6 +92,16 @@ def vehicle_properties_kb(vehicle: str, k: int = MAX_PROPERTIES) -> list[str]:
         return []  # the KB asset is not built in this checkout
 
 
+_OPENINGS = {"to", "a", "an", "the", "being", "someone", "something", "one", "very", "used", "in", "of", "with", "not"}
+
+
+def in_a_sentence(meaning: str) -> str:
+    """A dictionary meaning read after "means": its capital dropped where it opens with a common word ("To
+    improvise" → "to improvise"), kept on a name."""
+    first = meaning.split(" ", 1)[0]
+    return meaning[:1].lower() + meaning[1:] if first.lower() in _OPENINGS and not first[1:].isupper() else meaning
+
+
 def literal_inferences(expr: Expression, seed: int = 0) -> list[str]:
     if expr.kind == "simile":
         vehicle = expr.vehicle or expr.text
@@ -91,7 +112,7 @@ def literal_inferences(expr: Expression, seed: int = 0) -> list[str]:
         if expr.meaning:
             facts.insert(0, f"{vehicle} is {expr.meaning}")
         return list(dict.fromkeys(facts))[:MAX_PROPERTIES]
-    facts = [f"{expr.text} means {expr.meaning.rstrip('.')}"] if expr.meaning else []
+    facts = [f"{expr.text} means {in_a_sentence(expr.meaning.rstrip('.'))}"] if expr.meaning else []
     words = content_words(expr.text)
     prompts, labels = [], []
     for w in words:

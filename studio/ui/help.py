@@ -15,7 +15,7 @@ INTRO = ("# Figurative Language Studio\n"
          "and rank them, picture two texts, find the proverb a story tells, continue a story that ends in an idiom.  \n"
          "Each tab has examples under its inputs (a click runs one; Imagine's only fill the boxes), a **How to read "
          "this** note, and **Copy a link** to share what you see. **Imagine** needs a text-to-image and a CLIP "
-         "model: it is off in the *offline* profile.")
+         "model: it is off in the *offline* profile, with nothing to share.")
 
 HELP = {
     "polish": """

@@ -14,6 +14,7 @@ from ..imagine.service import (IMAGE_RANGE, MAX_GUIDANCE, MAX_SEEDS, MAX_SIZE, M
 from .common import after_limit_check, cancellable, cancelled, escape, examples, guarded, limited_textbox
 from .help import tab_guide
 from .session_files import new_download
+from ..wording import counted
 
 #: what each number in the tables means, shown under them
 PER_SEED_NOTE = ("**image_cosine**: cosine of the two images' CLIP embeddings; **text_image_cosine**: the mean "
@@ -141,8 +142,8 @@ def summary_markdown(result) -> str:
     n = len(result.seeds)
     lines = [
         f"**ImaginE over {n} seed{'s' if n > 1 else ''}** (seeds {escape(', '.join(map(str, result.seeds)))}) — "
-        f"`{escape(result.diffusion_model)}`: {settings.steps} step(s), guidance {settings.guidance:g}, "
-        f"{settings.size} px · CLIP `{escape(result.clip_model)}` · {result.cache_hits} image(s) from the cache, "
+        f"`{escape(result.diffusion_model)}`: {counted(settings.steps, 'step')}, guidance {settings.guidance:g}, "
+        f"{settings.size} px · CLIP `{escape(result.clip_model)}` · {counted(result.cache_hits, 'image')} from the cache, "
         f"{result.rendered} rendered in {result.render_seconds:.1f} s",
         "",
         "| score | rescaled F(s), mean ± std | raw cosine s, mean ± std | [l, h] of F |",
