@@ -489,3 +489,22 @@ def test_a_wiktionary_sense_reads_as_written():
     assert tidy_sense("( literally , fishing ) To nibble at bait on a hook . ( figuratively ) To be lured by an "
                       "offer .") == "To be lured by an offer."  # the writer is told the figure's meaning only
     assert tidy_sense("(idiomatic, colloquial) go away") == "go away"
+
+
+@pytest.mark.parametrize("story", ["Tom ordered a pizza because he really does like pizza.",
+                                   "Anna is tall and shy. Anna looks like her mother.",
+                                   "They still like the old house."])
+def test_a_comparison_the_detector_names_as_literal_is_no_figure_to_continue(studio_lexicon, story):
+    """A visitor's story ending "…because he really does like pizza." was continued from the simile "like pizza", and
+    "Anna looks like her mother." from a simile whose words ("mother") the slip check then held against every line:
+    the simile detector reads the one as a verb "like" and the other as like with like."""
+    assert expression.find_expression(story)[1] is None
+
+
+@pytest.mark.parametrize("story, vehicle", [("The gun went off. She ran like the wind.", "the wind"),
+                                            ("The old man was tired. He walked like a snail.", "a snail")])
+def test_a_simile_the_detector_only_doubts_is_still_continued(studio_lexicon, story, vehicle):
+    """"She ran like the wind." reads 0.37 to the detector (a definite article): no reason it can name, so the
+    story's simile is still the figure continued."""
+    _, expr = expression.find_expression(story)
+    assert expr is not None and expr.kind == "simile" and expr.vehicle == vehicle

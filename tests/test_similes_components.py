@@ -390,3 +390,15 @@ def test_a_kinds_possessive_is_no_ones_and_mining_weights_are_required(monkeypat
     monkeypatch.setattr(D, "_asset", lambda: {"weights": {}, "threshold": 0.5})
     with pytest.raises(RuntimeError, match="no mining weights"):
         D.mining_probability(simile, doc)
+
+
+def test_a_verb_like_the_parser_took_for_a_preposition_is_no_simile():
+    """"…he really does like pizza." read as a simile at 0.79 (the parser tags that "like" a preposition); the verb
+    after "does", "did", or an adverb after a subject or a do-form is no comparison. "Just like a bird" still is."""
+    from studio.figures.detector import detect, threshold
+
+    for literal in ("Tom ordered a pizza because he really does like pizza.", "She does like cats.",
+                    "He did like her.", "They still like the old house.", "I really like pizza."):
+        assert detect(literal) == 0.0, literal
+    for simile in ("She sang just like a bird.", "It was just like a dream.", "He swims like a fish."):
+        assert detect(simile) >= threshold(), simile

@@ -195,6 +195,20 @@ def _simile_expression(sim, text: str, source: str) -> Expression:
                       vehicle=sim.vehicle or "", topic=sim.topic or "", meaning_source="text" if sim.property else "")
 
 
+GATE = True
+
+
+def literal_comparison(sentence: str) -> bool:
+    """Whether the simile detector reads the narrative's last sentence as no simile for a reason it can name: a
+    comparison of like with like, someone's own ("Anna looks like her mother.") or one of the topic's kind, or a
+    verb "like" ("…he really does like pizza."). A comparison it merely doubts ("She ran like the wind.", 0.37) is
+    still continued as a simile. Why: docs/experiments.md#continuation-like-with-like"""
+    from ..figures.detector import explained_batch, threshold
+
+    verdict = explained_batch([sentence])[0]
+    return GATE and (verdict.p == 0.0 or verdict.like_with_like is not None and verdict.p < threshold())
+
+
 def _lexicon():
     from ..figures.idioms import get_lexicon
 
@@ -271,13 +285,14 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     # one parse serves the simile extractor and the idiom matcher; a tag other than the marks is read as blanks
     # (offsets hold): "Jo was <i>over the moon</i> …" found nothing
     doc = _parsed(blank_markup(text))
+    last = _last_sentence_start(doc)
     candidates = []
-    for sim in _similes(text, doc):
-        candidates.append(_simile_expression(sim, text, "similes extractor"))
+    similes = [s for s in _similes(text, doc) if max(b for _, b in s.spans.values()) > last]
+    if similes and not literal_comparison(text[last:]):
+        candidates += [_simile_expression(sim, text, "similes extractor") for sim in similes]
     for m in _lexicon().match(text, doc, keep=takeable):
         candidates.append(Expression("idiom", text[m.start:m.end], m.start, m.end, meaning=m.meaning,
                                      source=f"lexicon:{m.source}", meaning_source="lexicon" if m.meaning else ""))
-    last = _last_sentence_start(doc)
     candidates = [e for e in candidates if e.end > last]
     if not candidates:
         return text, None

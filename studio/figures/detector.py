@@ -188,12 +188,34 @@ def like_with_like_evidence(simile: Simile, doc) -> tuple[str | None, tuple[str,
     return ("kind", pair) if pair else (None, ())
 
 
+#: a "like" after these is the verb, though the parser may tag it a preposition ("…he really does like pizza." read as
+#: a simile at 0.79); the extractor already leaves out "would", "to", "do", "not" and the subject pronouns before it
+DO_FORMS = {"does", "did", "do", "would", "'d", "to", "not", "n't"}
+SUBJECTS = {"i", "you", "he", "she", "it", "we", "they"}
+#: adverbs that stand between a do-form or a subject and the verb "like" ("I really like", "she does truly like")
+INTENSIFIERS = {"really", "truly", "also", "still", "just", "actually", "always", "never", "totally", "sure"}
+
+
+def verb_like(simile: Simile, doc) -> bool:
+    """Whether the comparison's "like" is the verb: after "does" or "did", or after an adverb of INTENSIFIERS that
+    follows a do-form or a subject pronoun ("They still like the old house."). Not a comparison at all."""
+    if simile.comparator != "like":
+        return False
+    at = next((t.i for t in doc if t.idx >= simile.spans["comparator"][0] and t.lower_ == "like"), None)
+    before = [t.lower_ for t in doc[max(0, (at or 0) - 2):at or 0]] if at else []
+    return bool(before) and (before[-1] in ("does", "did") or (
+        len(before) == 2 and before[-1] in INTENSIFIERS and before[0] in DO_FORMS | SUBJECTS))
+
+
 def simile_probability(simile: Simile, doc) -> float:
     """P(a found comparison is figurative). An "as ADJ as" comparison with a common noun for its vehicle (the
     extractor already leaves out "as soon as", "as good as new", "as old as me") is a simile unless it compares like
-    with like (AS_AS_PROBABILITY); the learned weights, which never saw that form, decide the rest ("as tall as John",
-    every "like"). A comparison of like with like (`compares_like_with_like`) is a simile no more often than such
-    comparisons are in the training data. Why: docs/experiments.md#detector-like-with-like"""
+    with like (AS_AS_PROBABILITY); the learned weights, which never saw that form, decide the rest ("as tall as
+    John", every "like"), but a verb "like" the parser took for a preposition is none (`verb_like`). A comparison of
+    like with like (`compares_like_with_like`) is a simile no more often than such comparisons are in the training
+    data. Why: docs/experiments.md#detector-like-with-like"""
+    if verb_like(simile, doc):
+        return 0.0
     if as_as_rule(simile, doc):
         return max(AS_AS_PROBABILITY, learned_probability(simile, doc))
     if compares_like_with_like(simile, doc):
