@@ -195,9 +195,6 @@ def _simile_expression(sim, text: str, source: str) -> Expression:
                       vehicle=sim.vehicle or "", topic=sim.topic or "", meaning_source="text" if sim.property else "")
 
 
-GATE = True
-
-
 def literal_comparison(sentence: str) -> bool:
     """Whether the simile detector reads the narrative's last sentence as no simile for a reason it can name: a
     comparison of like with like, someone's own ("Anna looks like her mother.") or one of the topic's kind, or a
@@ -206,7 +203,7 @@ def literal_comparison(sentence: str) -> bool:
     from ..figures.detector import explained_batch, threshold
 
     verdict = explained_batch([sentence])[0]
-    return GATE and (verdict.p == 0.0 or verdict.like_with_like is not None and verdict.p < threshold())
+    return verdict.p == 0.0 or verdict.like_with_like is not None and verdict.p < threshold()
 
 
 def _lexicon():
