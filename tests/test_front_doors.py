@@ -13,7 +13,7 @@ from studio.capabilities import CAPABILITIES
 #: what a tab or a command may use beside its capability's door: the front ends' own helpers, the errors, the
 #: capabilities' table and the measured figures it shows beside a result (results/*.json: a blind read's share)
 FRONT_END_HELPERS = ("studio.ui", "studio.cli", "studio.errors", "studio.capabilities", "studio.results",
-                     "studio.atomic")
+                     "studio.atomic", "studio.wording")
 DOORS = {c.name: c for c in CAPABILITIES if c.front_door}
 
 
