@@ -197,7 +197,7 @@ def test_an_error_clears_the_results_it_replaces(fresh, tmp_path):
     page.get_by_role("button", name="Continue", exact=True).click()
     _wait_status(page, "#continue-info", "No result")
     page.wait_for_timeout(1_000)
-    assert page.get_by_text("samples in").filter(visible=True).count() == 0
+    assert page.get_by_text(re.compile(r"\bsamples? in ")).filter(visible=True).count() == 0
     assert page.get_by_text("slept like a log").filter(visible=True).count() == 0  # the old narrative's highlight
     _close_toasts(page)
     assert _error_marks(page) == 0
@@ -264,7 +264,7 @@ def test_continue_stop_clears_and_says_stopped(fresh, monkeypatch):
     page.get_by_role("button", name="Stop", exact=True).filter(visible=True).first.click()
     _wait_status(page, "#continue-info", "stopped", 10_000)
     page.wait_for_timeout(2_000)
-    assert page.get_by_text("samples in").filter(visible=True).count() == 0
+    assert page.get_by_text(re.compile(r"\bsamples? in ")).filter(visible=True).count() == 0
     assert page.get_by_text("slept like a log").filter(visible=True).count() == 0
 
 

@@ -39,7 +39,7 @@ def test_trained_judge_beats_chance_and_its_ablation_is_measured(offline):
     from studio.continuation.crossjudge import ABLATION_DIR, CROSS_DIR, CrossJudge, get_cross_judge
     from studio.lab.continuation.judge_train import accuracy
     from studio.continuation.judge import get_judge
-    from studio.models.pair_encoder import has_pair_encoder
+    from studio.models.pair_folder import has_pair_encoder
 
     assert has_pair_encoder(CROSS_DIR), "python -m studio train judge"
     assert has_pair_encoder(ABLATION_DIR), "python -m studio train judge --inputs option"

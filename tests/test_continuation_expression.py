@@ -493,7 +493,7 @@ def test_a_wiktionary_sense_reads_as_written():
 
 @pytest.mark.parametrize("story", ["Tom ordered a pizza because he really does like pizza.",
                                    "Anna is tall and shy. Anna looks like her mother.",
-                                   "They still like the old house."])
+                                   "The night was dark. I\u2019d really like a drink."])
 def test_a_comparison_the_detector_names_as_literal_is_no_figure_to_continue(studio_lexicon, story):
     """A visitor's story ending "…because he really does like pizza." was continued from the simile "like pizza", and
     "Anna looks like her mother." from a simile whose words ("mother") the slip check then held against every line:
@@ -508,3 +508,12 @@ def test_a_simile_the_detector_only_doubts_is_still_continued(studio_lexicon, st
     story's simile is still the figure continued."""
     _, expr = expression.find_expression(story)
     assert expr is not None and expr.kind == "simile" and expr.vehicle == vehicle
+
+
+def test_each_comparison_of_the_last_sentence_is_read_on_its_own(studio_lexicon):
+    """The detector's verdict of a whole sentence is its most simile-like comparison's: a verb "like" beside a simile
+    was taken ("…she ran like the wind and he really does like pizza." continued from "like pizza")."""
+    _, expr = expression.find_expression("He was late. She ran like the wind and he really does like pizza.")
+    assert expr is not None and expr.vehicle == "the wind"
+    _, expr = expression.find_expression("He came home. He looks like his father and sings like a bird.")
+    assert expr is not None and expr.vehicle == "a bird"

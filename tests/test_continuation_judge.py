@@ -126,3 +126,17 @@ def test_a_continuation_of_several_sentences_is_judged_with_a_word_of_warning():
         "says less.")
     both = length_note(("He went home. He slept.", "She left! Then she ran."), names)
     assert "Continuation 1 holds 2 sentences and continuation 2 holds 2 sentences" in both
+
+
+def test_an_abbreviation_or_a_quotation_is_no_sentence_end():
+    """A reviewer's "Mr. Smith arrived." was said to hold 2 sentences (and "Smith arrived." read as a sentence of a
+    story that said "Mr. Smith arrived.")."""
+    from studio.continuation.judge import length_note
+    from studio.continuation.ranking import copies_the_story, sentences
+
+    for one in ("Mr. Smith arrived.", "Dr. Who left at 3 a.m. sharp.", "The U.S. army came.",
+                'He said "Stop!" and left.'):
+        assert sentences(one) == [one] and length_note((one, "She left."), ("a", "b")) == "", one
+    assert sentences('"Go!" she said. "Now."') == ['"Go!" she said.', '"Now."']
+    assert not copies_the_story("Mr. Smith arrived.", "Smith arrived.")
+    assert copies_the_story("It rained. Mr. Smith arrived.", "mr smith arrived")

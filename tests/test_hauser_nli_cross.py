@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from studio.models.pair_encoder import CONFIG, WEIGHTS, has_pair_encoder
+from studio.models.pair_folder import CONFIG, WEIGHTS, has_pair_encoder
 from studio.models.specs import HEADS_DIR, spec_for
 from studio.shared_data import shared_data_dir
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from studio.lab.evaluation.calibration import ece, fit_temperature, nll, probabilities, summary
-from studio.models.pair_encoder import CALIBRATION, CONFIG, WEIGHTS, read_calibration, weights_fingerprint
+from studio.models.pair_encoder import CALIBRATION, read_calibration, weights_fingerprint
+from studio.models.pair_folder import CONFIG, WEIGHTS
 
 
 def _overconfident(true_t: float, n: int = 4000, seed: int = 0):

@@ -10,7 +10,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from studio.models import pair_encoder
+from studio.models import pair_encoder, pair_folder
 from studio.models.variants import apply_delta
 from space_models import build_embedder, build_judge
 
@@ -21,17 +21,17 @@ def two_judges(tmp_path, monkeypatch):
     embedder = build_embedder(tmp_path / "embedder")
     first = build_judge(tmp_path / "first", embedder)
     second = build_judge(tmp_path / "second", embedder)
-    state = load_file(str(second / pair_encoder.WEIGHTS))  # other factors over the same base
+    state = load_file(str(second / pair_folder.WEIGHTS))  # other factors over the same base
     from safetensors.torch import save_file
 
-    save_file({k: (v * 2).contiguous() for k, v in state.items()}, str(second / pair_encoder.WEIGHTS))
+    save_file({k: (v * 2).contiguous() for k, v in state.items()}, str(second / pair_folder.WEIGHTS))
     return embedder, first, second
 
 
 def _merged(folder, embedder):
-    config = json.loads((folder / pair_encoder.CONFIG).read_text())
+    config = json.loads((folder / pair_folder.CONFIG).read_text())
     tok, model = pair_encoder.load_base(str(embedder), pool=config["pool"])
-    state = {k: v.float() for k, v in load_file(str(folder / pair_encoder.WEIGHTS)).items()}
+    state = {k: v.float() for k, v in load_file(str(folder / pair_folder.WEIGHTS)).items()}
     apply_delta(model.encoder, {k[len("encoder."):]: v for k, v in state.items() if k.startswith("encoder.")},
                 folder.name, str(embedder))
     model.head.load_state_dict({k[len("head."):]: v for k, v in state.items() if k.startswith("head.")})
@@ -73,7 +73,7 @@ def test_factors_trained_over_merged_factors_are_stored_side_by_side(tmp_path, m
     monkeypatch.setattr(pair_encoder, "served_base", lambda base: base)
     embedder = build_embedder(tmp_path / "embedder")
     prior_folder = build_judge(tmp_path / "prior", embedder)  # stands for the NLI the judge starts from
-    prior = {k: v for k, v in load_file(str(prior_folder / pair_encoder.WEIGHTS)).items() if k.startswith("encoder.")}
+    prior = {k: v for k, v in load_file(str(prior_folder / pair_folder.WEIGHTS)).items() if k.startswith("encoder.")}
     tok, model = pair_encoder.load_base(str(embedder), pool="second")
     apply_delta(model.encoder, {k[len("encoder."):]: v for k, v in prior.items()}, "prior", str(embedder))
     factors = add_low_rank(model.encoder, 2, seed=3)
@@ -81,9 +81,9 @@ def test_factors_trained_over_merged_factors_are_stored_side_by_side(tmp_path, m
         for p in factors:
             p.copy_(torch.randn_like(p) * 0.1)
     model.head = torch.nn.Linear(model.encoder.config.hidden_size, 1)
-    config = json.loads((prior_folder / pair_encoder.CONFIG).read_text()) | {"rank": 4}
+    config = json.loads((prior_folder / pair_folder.CONFIG).read_text()) | {"rank": 4}
     save_low_rank_pair_encoder(tmp_path / "judge", model.eval(), config, prior=prior)
-    stored = load_file(str(tmp_path / "judge" / pair_encoder.WEIGHTS))
+    stored = load_file(str(tmp_path / "judge" / pair_folder.WEIGHTS))
     assert {v.shape[0] for k, v in stored.items() if k.endswith(".lora_A")} == {4}
     _, _, served = pair_encoder.load_pair_encoder(tmp_path / "judge")
     x = tok(["The storm had passed and they were friends again."] * 2, ["They shook hands.", "They fought on."],

@@ -393,12 +393,17 @@ def test_a_kinds_possessive_is_no_ones_and_mining_weights_are_required(monkeypat
 
 
 def test_a_verb_like_the_parser_took_for_a_preposition_is_no_simile():
-    """"…he really does like pizza." read as a simile at 0.79 (the parser tags that "like" a preposition); the verb
-    after "does", "did", or an adverb after a subject or a do-form is no comparison. "Just like a bird" still is."""
+    """"…he really does like pizza." read as a simile at 0.79 (the parser tags that "like" a preposition): the verb
+    after "does" or "did", or after an adverb that follows the subject or a do-form (curly apostrophes too), is no
+    comparison. An object before the adverb ("sang it just like a bird") or a copula ("wasn't just like an oven")
+    leaves a simile."""
     from studio.figures.detector import detect, threshold
 
-    for literal in ("Tom ordered a pizza because he really does like pizza.", "She does like cats.",
-                    "He did like her.", "They still like the old house.", "I really like pizza."):
+    for literal in ("Tom ordered a pizza because he really does like pizza.", "I really like pizza.",
+                    "Dogs really like bones.", "I\u2019d really like a drink.", "He didn\u2019t really like a fight.",
+                    "Kids always like a story."):
         assert detect(literal) == 0.0, literal
-    for simile in ("She sang just like a bird.", "It was just like a dream.", "He swims like a fish."):
+    for simile in ("She sang just like a bird.", "It was just like a dream.", "He swims like a fish.",
+                   "She sang it just like a bird.", "They treat you just like a king.",
+                   "The room wasn\u2019t just like an oven.", "Her voice was not just like a bell."):
         assert detect(simile) >= threshold(), simile

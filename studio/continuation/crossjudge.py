@@ -14,7 +14,8 @@ import numpy as np
 
 from ..models import ModelUnavailable, get_registry
 from ..paths import ASSETS
-from ..models.pair_encoder import has_pair_encoder, load_pair_encoder_members, read_calibration
+from ..models.pair_encoder import load_pair_encoder_members, read_calibration
+from ..models.pair_folder import has_pair_encoder
 from ..models.specs import CROSS_JUDGE as CROSS_DIR  # the registry's `judge_cross` role serves it
 from .judgement import RESTATEMENT_PENALTY, Judgement, case_for, restates
 

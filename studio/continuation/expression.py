@@ -195,15 +195,16 @@ def _simile_expression(sim, text: str, source: str) -> Expression:
                       vehicle=sim.vehicle or "", topic=sim.topic or "", meaning_source="text" if sim.property else "")
 
 
-def literal_comparison(sentence: str) -> bool:
-    """Whether the simile detector reads the narrative's last sentence as no simile for a reason it can name: a
-    comparison of like with like, someone's own ("Anna looks like her mother.") or one of the topic's kind, or a
-    verb "like" ("…he really does like pizza."). A comparison it merely doubts ("She ran like the wind.", 0.37) is
-    still continued as a simile. Why: docs/experiments.md#continuation-like-with-like"""
-    from ..figures.detector import explained_batch, threshold
+def named_non_similes(sentence: str) -> set[int]:
+    """Where (the comparator's offset in `sentence`) the simile detector reads a comparison as no simile for a reason
+    it can name: one of like with like, someone's own ("Anna looks like her mother.") or of the topic's kind, or a
+    verb "like" ("…he really does like pizza."). One it merely doubts ("She ran like the wind.", 0.37) is not
+    among them, and each comparison of the sentence is read on its own.
+    Why: docs/experiments.md#continuation-like-with-like"""
+    from ..figures.detector import comparison_verdicts, threshold
 
-    verdict = explained_batch([sentence])[0]
-    return verdict.p == 0.0 or verdict.like_with_like is not None and verdict.p < threshold()
+    return {sim.spans["comparator"][0] for sim, v in comparison_verdicts(sentence)
+            if v.p == 0.0 or v.like_with_like is not None and v.p < threshold()}
 
 
 def _lexicon():
@@ -285,8 +286,9 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     last = _last_sentence_start(doc)
     candidates = []
     similes = [s for s in _similes(text, doc) if max(b for _, b in s.spans.values()) > last]
-    if similes and not literal_comparison(text[last:]):
-        candidates += [_simile_expression(sim, text, "similes extractor") for sim in similes]
+    named = named_non_similes(text[last:]) if similes else set()
+    candidates += [_simile_expression(sim, text, "similes extractor") for sim in similes
+                   if sim.spans["comparator"][0] - last not in named]
     for m in _lexicon().match(text, doc, keep=takeable):
         candidates.append(Expression("idiom", text[m.start:m.end], m.start, m.end, meaning=m.meaning,
                                      source=f"lexicon:{m.source}", meaning_source="lexicon" if m.meaning else ""))

@@ -365,24 +365,32 @@ def shortfall_lines(ranked: list[Ranked], s: Settings, dropped: int = 0, distinc
     before their sentence ended. `distinct`: the distinct clean samples before the best n were kept."""
     lines = []
     distinct = len(ranked) if distinct is None else distinct
+
+    def were(n: int) -> str:
+        return "was" if n == 1 else "were"
+
     if len(ranked) < s.n:
         repeats = s.draws - distinct - dropped - unwritten - wordless - copies
-        why = [f"{dropped} held a slur or an obscenity and were dropped"] if dropped else []
-        why += [f"{copies} repeated a sentence of the story and were dropped"] if copies else []
-        why += [f"{wordless} had no words (only punctuation) and were dropped"] if wordless else []
-        why += [f"{unwritten} were empty or repeated the writer's own example and were dropped"] if unwritten else []
-        why += [f"{repeats} repeated one already listed (the downloads' samples column counts them)"] if repeats > 0 else []
+        why = [f"{dropped} held a slur or an obscenity and {were(dropped)} dropped"] if dropped else []
+        why += [f"{copies} repeated a sentence of the story and {were(copies)} dropped"] if copies else []
+        why += [f"{wordless} had no words (only punctuation) and {were(wordless)} dropped"] if wordless else []
+        why += [f"{unwritten} {were(unwritten)} empty or repeated the writer's own example and {were(unwritten)} "
+                "dropped"] if unwritten else []
+        why += [f"{repeats} repeated one already listed (the downloads' samples column counts "
+                f"{'it' if repeats == 1 else 'them'})"] if repeats > 0 else []
         drawn = f"the {s.draws} samples drawn for the {s.n} asked" if s.draws > s.n else f"the {s.n} samples asked"
-        lines.append(f"{counted(len(ranked), 'distinct continuation')} from {drawn}: of the others, " + " and ".join(why)
-                     + ". A higher temperature or top-k gives more variety.")
+        lines.append(f"{counted(len(ranked), 'distinct continuation')} from {drawn}: of the others, "
+                     + " and ".join(why) + ". A higher temperature or top-k gives more variety.")
     # a sample also ends unfinished where the model wrote a new line or stopped before its sentence's end ("He
     # said:" then a new line): not the token limit, and more tokens would not finish it
     limited = sum(r.cut and r.tokens >= s.max_new_tokens for r in ranked)
     broken = sum(r.cut and r.tokens < s.max_new_tokens for r in ranked)
     if limited:
-        lines.append(f"{counted(limited, 'continuation')} reached the limit of {s.max_new_tokens} new tokens before their "
-                     "sentence ended; they are shown cut, ending in “…”. Raise Max new tokens for whole sentences.")
+        lines.append(f"{counted(limited, 'continuation')} reached the limit of {s.max_new_tokens} new tokens before "
+                     f"{'its' if limited == 1 else 'their'} sentence ended; {'it is' if limited == 1 else 'they are'} "
+                     "shown cut, ending in “…”. Raise Max new tokens for whole sentences.")
     if broken:
-        lines.append(f"{counted(broken, 'continuation')} ended before their sentence did (a new line or the model's own stop, "
-                     f"after fewer than {s.max_new_tokens} new tokens); they are shown ending in “…”.")
+        lines.append(f"{counted(broken, 'continuation')} ended before {'its' if broken == 1 else 'their'} sentence "
+                     f"did (a new line or the model's own stop, after fewer than {s.max_new_tokens} new tokens); "
+                     f"{'it is' if broken == 1 else 'they are'} shown ending in “…”.")
     return lines

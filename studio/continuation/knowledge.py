@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ..figures.english import known_word
 from ..models import ModelUnavailable, get_registry
 from .expression import Expression
 
@@ -46,9 +47,10 @@ def _complete(prompts: list[str], n: int, seed: int, max_new_tokens: int = 6) ->
         seen = []
         for g in row:
             text = _tidy(_CLAUSE_END.split(g.text.strip())[0].strip())
-            if not _CLAUSE_END.search(g.text) and g.new_tokens >= max_new_tokens:
-                # stopped by the token limit inside its clause: its last word may be cut ("her own inadequ")
-                text = " ".join(text.split()[:-1]) + "…" if len(text.split()) > 1 else ""
+            if not _CLAUSE_END.search(g.text) and g.new_tokens >= max_new_tokens and text \
+                    and not known_word(text.split()[-1]):
+                # stopped by the token limit inside a word ("her own inadequ"): the cut word goes
+                text = " ".join(text.split()[:-1])
             if text and len(text) > 1 and text.lower() not in (s.lower() for s in seen):
                 seen.append(text)
         out.append(seen)

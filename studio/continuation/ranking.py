@@ -52,19 +52,34 @@ def order(fluencies: Sequence[float], probabilities: Sequence[float] | None, cut
     return sorted(range(len(key)), key=lambda i: (bool(cut[i]), -key[i], i))
 
 
-def sentences(text: str) -> list[str]:
-    """The text's sentences with a word in them."""
-    return [p for p in _SENTENCE_BREAK.split(" ".join(text.split())) if any(ch.isalpha() for ch in p)]
-
-
 def last_sentence(narrative: str) -> str:
     """The narrative's last sentence with a word in it (the whole text when none ends before it)."""
-    pieces = sentences(narrative)
+    pieces = [p for p in _SENTENCE_BREAK.split(" ".join(narrative.split())) if any(ch.isalpha() for ch in p)]
     return pieces[-1] if pieces else narrative.strip()
 
 
+#: a piece that ends in one of these did not end its sentence: a title, "etc.", an initial or "U.S.", "a.m."
+_ABBREVIATION = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Mt|vs|etc|Gen|Col|Capt|Lt|Sgt)"
+                           r"|\b[A-Za-z](?:\.[A-Za-z])*)\.$")
+
+
+def sentences(text: str) -> list[str]:
+    """The text's sentences with a word in them, an abbreviation ("Mr. Smith arrived.", "at 3 a.m. sharp") or a
+    quotation inside one ('He said "Stop!" and left.') not taken for an end."""
+    flat, out, pieces, start = " ".join(text.split()), [], [], 0
+    for m in _SENTENCE_BREAK.finditer(flat):  # each piece with its closing quotes
+        pieces.append(flat[start:m.end()].rstrip())
+        start = m.end()
+    for piece in pieces + [flat[start:]]:
+        if out and (_ABBREVIATION.search(out[-1].rstrip("\"'”’)]")) or piece[:1].islower()):
+            out[-1] += " " + piece
+        elif piece:
+            out.append(piece)
+    return [p for p in out if any(ch.isalpha() for ch in p)]
+
+
 def _plain(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9']+", text.lower().replace("’", "'")))
+    return " ".join(re.findall(r"[\w']+", text.lower().replace("’", "'")))
 
 
 def copies_the_story(narrative: str, text: str) -> bool:

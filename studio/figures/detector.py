@@ -188,23 +188,32 @@ def like_with_like_evidence(simile: Simile, doc) -> tuple[str | None, tuple[str,
     return ("kind", pair) if pair else (None, ())
 
 
-#: a "like" after these is the verb, though the parser may tag it a preposition ("…he really does like pizza." read as
-#: a simile at 0.79); the extractor already leaves out "would", "to", "do", "not" and the subject pronouns before it
-DO_FORMS = {"does", "did", "do", "would", "'d", "to", "not", "n't"}
-SUBJECTS = {"i", "you", "he", "she", "it", "we", "they"}
-#: adverbs that stand between a do-form or a subject and the verb "like" ("I really like", "she does truly like")
-INTENSIFIERS = {"really", "truly", "also", "still", "just", "actually", "always", "never", "totally", "sure"}
+#: a "like" right after these is the verb, though the parser may tag it a preposition ("…he really does like pizza."
+#: was a simile at 0.79); the extractor already leaves out "would", "to", "do", "not" and some subject pronouns
+DO_FORMS = {"do", "does", "did", "would", "'d", "to"}
+#: adverbs that stand between a subject or a do-form and the verb "like" ("I really like", "she does truly like")
+INTENSIFIERS = {"really", "truly", "also", "still", "just", "actually", "always", "never", "totally", "sure", "both",
+                "all"}
 
 
 def verb_like(simile: Simile, doc) -> bool:
-    """Whether the comparison's "like" is the verb: after "does" or "did", or after an adverb of INTENSIFIERS that
-    follows a do-form or a subject pronoun ("They still like the old house."). Not a comparison at all."""
+    """Whether the comparison's "like" is the verb: right after "does" or "did" ("He did like her."), or after an
+    adverb of INTENSIFIERS that follows the clause's subject ("Dogs really like bones.", not "She sang it just like a
+    bird.") or a do-form, negated or not ("I'd really like a drink.", "He didn't really like it", not "It wasn't
+    just like an oven"). Not a comparison at all. Apostrophes may be curly."""
     if simile.comparator != "like":
         return False
     at = next((t.i for t in doc if t.idx >= simile.spans["comparator"][0] and t.lower_ == "like"), None)
-    before = [t.lower_ for t in doc[max(0, (at or 0) - 2):at or 0]] if at else []
-    return bool(before) and (before[-1] in ("does", "did") or (
-        len(before) == 2 and before[-1] in INTENSIFIERS and before[0] in DO_FORMS | SUBJECTS))
+    if not at:
+        return False
+    word = [doc[i].lower_.replace("\u2019", "'") for i in range(max(0, at - 3), at)]
+    if word[-1] in ("does", "did"):
+        return True
+    if len(word) < 2 or word[-1] not in INTENSIFIERS:
+        return False
+    before = doc[at - 2]
+    negated_do = word[-2] in ("not", "n't") and len(word) == 3 and word[0] in DO_FORMS
+    return word[-2] in DO_FORMS or negated_do or (before.dep_ in ("nsubj", "nsubjpass") and before.pos_ != "ADV")
 
 
 def simile_probability(simile: Simile, doc) -> float:
@@ -247,12 +256,26 @@ class Verdict(NamedTuple):
     like_with_like_words: tuple[str, ...] = ()
 
 
-def _sentence_score(similes: list[Simile], doc, probability) -> Verdict:
-    """The most simile-like comparison's Verdict (the served probability's reasons; none for another)."""
+def _verdicts(similes: list[Simile], doc, probability) -> list[Verdict]:
+    """Each comparison's Verdict (the served probability's reasons; none for another)."""
     served = probability is simile_probability
-    scored = [Verdict(probability(s, doc), served and as_as_rule(s, doc),
-                      *(like_with_like_evidence(s, doc) if served else (None, ()))) for s in similes]
-    return max(scored, default=Verdict(0.0, False, None), key=lambda v: v.p)
+    return [Verdict(probability(s, doc), served and as_as_rule(s, doc),
+                    *(like_with_like_evidence(s, doc) if served else (None, ()))) for s in similes]
+
+
+def _sentence_score(similes: list[Simile], doc, probability) -> Verdict:
+    """The most simile-like comparison's Verdict."""
+    return max(_verdicts(similes, doc, probability), default=Verdict(0.0, False, None), key=lambda v: v.p)
+
+
+def comparison_verdicts(text: str) -> list[tuple[Simile, Verdict]]:
+    """Every comparison the detector finds in `text`, each with its own Verdict (offsets index into `text`): for a
+    caller that keeps or drops comparisons one by one (Continue's figure)."""
+    from .components import simile_docs, similes_of
+
+    (doc, read), = simile_docs([text], disable=())
+    similes = similes_of(doc, read)
+    return list(zip(similes, _verdicts(similes, doc, simile_probability)))
 
 
 def score_batch(sentences: list[str], probability=None) -> list[float]:

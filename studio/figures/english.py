@@ -324,6 +324,17 @@ def _dictionary():
     return get_registry().get("spelling")
 
 
+def known_word(word: str) -> bool:
+    """Whether the `spelling` role's dictionary knows `word` (any case; a possessive, a plural, a British spelling of
+    a known word); True when no dictionary can be served."""
+    from ..models import ModelUnavailable, get_registry
+
+    try:
+        return _known(get_registry().get("spelling"), word.lower().replace("’", "'"))
+    except ModelUnavailable:
+        return True
+
+
 def _known(dictionary, word: str) -> bool:
     if dictionary.known(word):
         return True

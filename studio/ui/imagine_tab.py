@@ -141,10 +141,11 @@ def summary_markdown(result) -> str:
     s, settings, scored = result.scored.summary, result.settings, result.scored
     n = len(result.seeds)
     lines = [
-        f"**ImaginE over {n} seed{'s' if n > 1 else ''}** (seeds {escape(', '.join(map(str, result.seeds)))}) — "
+        f"**ImaginE over {counted(n, 'seed')}** (seeds {escape(', '.join(map(str, result.seeds)))}) — "
         f"`{escape(result.diffusion_model)}`: {counted(settings.steps, 'step')}, guidance {settings.guidance:g}, "
-        f"{settings.size} px · CLIP `{escape(result.clip_model)}` · {counted(result.cache_hits, 'image')} from the cache, "
-        f"{result.rendered} rendered in {result.render_seconds:.1f} s",
+        f"{settings.size} px · CLIP `{escape(result.clip_model)}` · "
+        f"{counted(result.cache_hits, 'image')} from the cache, {result.rendered} rendered in "
+        f"{result.render_seconds:.1f} s",
         "",
         "| score | rescaled F(s), mean ± std | raw cosine s, mean ± std | [l, h] of F |",
         "|---|---|---|---|",

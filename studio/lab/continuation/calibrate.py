@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ...atomic import atomic_write
 from ..evaluation.calibration import fit_temperature, summary
-from ...models.pair_encoder import CALIBRATION, has_pair_encoder, load_pair_encoder_members, weights_fingerprint
+from ...models.pair_encoder import CALIBRATION, load_pair_encoder_members, weights_fingerprint
+from ...models.pair_folder import has_pair_encoder
 from . import data
 from ...continuation.crossjudge import CROSS_DIR, CrossJudge
 from ...errors import InputError

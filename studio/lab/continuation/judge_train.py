@@ -33,7 +33,8 @@ from . import data
 from ...continuation.crossjudge import ABLATION_DIR, CROSS_DIR, CrossJudge, _encode, _loaded, _lock
 from ...continuation.features import Case
 from ...errors import InputError
-from ...models.pair_encoder import BASE_MODEL, CONFIG, LOW_RANK, WEIGHTS, has_pair_encoder, load_base, load_pair_encoder
+from ...models.pair_encoder import BASE_MODEL, LOW_RANK, load_base, load_pair_encoder
+from ...models.pair_folder import CONFIG, WEIGHTS, has_pair_encoder
 
 NLI_INIT = ASSETS / "heads" / "nli-cross"
 

@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import InputError, parse_options
-from ...models.pair_encoder import BASE_MODEL, LOW_RANK, has_pair_encoder, load_base, load_pair_encoder
+from ...models.pair_encoder import BASE_MODEL, LOW_RANK, load_base, load_pair_encoder
+from ...models.pair_folder import has_pair_encoder
 from ...models.pair_nli import CrossEncoderNLI, load_cross_nli
 from ...models.roles import NLI_LABELS
 from ...models.specs import HEADS_DIR

@@ -37,7 +37,6 @@ def tuned_rows(scorer, rows) -> np.ndarray | None:
 
 
 def score_rows(scorer, rows) -> tuple[np.ndarray, np.ndarray]:
-
     labels = labels_of(rows, scorer.index.catalog)
     if scorer.one_pass:
         return scorer.score_one_pass(tuned_rows(scorer, rows)), labels
@@ -46,14 +45,12 @@ def score_rows(scorer, rows) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _channel_scores(scorer, rows, weights) -> np.ndarray:
-
     _, docs, sents = embedded_rows(rows)
     chans = scorer.channels(docs, sents)
     return sum(w * c for w, c in zip(weights, chans))
 
 
 def ranking_report(rows) -> dict:
-
     index = get_index()
     untrained = Scorer(index, None)
     labels = labels_of(rows, index.catalog)
@@ -105,7 +102,6 @@ def alignment_report(rows, threshold=None, order_weight=None) -> dict:
 
 def motif_report(rows) -> dict:
     """For each narrative, the others ranked by each method; positives are the narratives of the same proverb."""
-
     _, docs, sents = embedded_rows(rows)
     scorer = get_scorer()
     scores = scorer.score(docs, sents, tuned_rows(scorer, rows))

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from ...atomic import atomic_write_bytes
-from ...models.pair_encoder import CONFIG, WEIGHTS
+from ...models.pair_folder import CONFIG, WEIGHTS
 
 
 def train_step(model, opt, sched, loss) -> float:
