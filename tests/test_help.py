@@ -56,5 +56,6 @@ def test_a_link_selects_a_tab_by_id_or_label_and_a_bad_one_the_first_with_a_note
 def test_the_intro_and_about_say_that_imagine_is_off_offline():
     from studio.ui.about_tab import ABOUT
 
-    assert "**Imagine** needs a text-to-image and a CLIP model: it is off in the *offline* profile." in INTRO
+    assert ("**Imagine** needs a text-to-image and a CLIP model: it is off in the *offline* profile, with nothing to "
+            "share.") in INTRO
     assert "*offline* profile does\nnot have: there it is off" in ABOUT

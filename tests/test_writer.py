@@ -103,7 +103,7 @@ def test_a_sample_that_copies_the_prompts_example_is_dropped(monkeypatch):
     assert [s.text for s in samples] == ["She phoned her aunt."]
     r = generate.continue_narrative("She was as happy as a clam.", generate.Settings(n=2, pool=2))
     assert [c.text for c in r.continuations] == ["She phoned her aunt."]
-    assert any("1 were empty or repeated the writer's own example" in line and "repeated one already" not in line
+    assert any("1 was empty or repeated the writer's own example" in line and "repeated one already" not in line
                for line in r.shortfall)
 
 
