@@ -213,6 +213,10 @@ def test_the_judge_panel_says_its_verdict_from_the_bars():
     line = judge_verdict_line({"continuation 1": 0.14, "continuation 2": 0.86}, story, "He bit a bullet.",
                               "He booked the surgery for Monday.")
     assert line.endswith("Continuation 1 only says the narrative's last sentence again, which counts against it.")
+    # the panel's own line, not the judgement's: a visitor's sentence typed five times scored 83 % with no word
+    line = judge_verdict_line({"continuation 1": 0.83, "continuation 2": 0.17}, story, "He was happy. " * 5,
+                              "He booked the surgery for Monday.")
+    assert "Continuation 1 holds 5 sentences: the judge learned to weigh one next sentence" in line
     assert "The judge was told the idiom “bite the bullet”, meaning: To accept a negative aspect" in line
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from .expression import strip_marks
 from .generate import MODES, WRITER_POOL, Ranked, Result, Settings, continue_narrative
-from .judge import MAX_OPTION_CHARS, figure_told, judge_pair, percentages, restatement_note, verdict
+from .judge import MAX_OPTION_CHARS, figure_told, judge_pair, length_note, percentages, restatement_note, verdict
 from .judgement import restates
 from .ranking import POOL
 from .story import MAX_NARRATIVE_CHARS
 
 __all__ = ["MODES", "WRITER_POOL", "POOL", "MAX_NARRATIVE_CHARS", "MAX_OPTION_CHARS", "Settings",
            "Result", "Ranked", "continue_narrative", "judge_pair", "figure_told", "percentages", "verdict",
-           "restates", "restatement_note", "strip_marks"]
+           "restates", "restatement_note", "length_note", "strip_marks"]

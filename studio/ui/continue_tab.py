@@ -7,8 +7,8 @@ import pandas as pd
 
 from ..capabilities import tab_title
 from ..continuation.service import (MAX_NARRATIVE_CHARS, MAX_OPTION_CHARS, MODES, POOL, WRITER_POOL, Settings,
-                                    continue_narrative, figure_told, judge_pair, percentages, restatement_note,
-                                    restates, strip_marks, verdict)
+                                    continue_narrative, figure_told, judge_pair, length_note, percentages,
+                                    restatement_note, restates, strip_marks, verdict)
 from ..results import BLIND_READ_KEPT_CONTINUE, measured
 from .common import (after_limit_check, cancellable, cancelled, escape, escape_markdown, examples, failed_run,
                      guarded, highlight_pieces, limited_textbox, role_notice, section_run, spaced, start_run,
@@ -236,8 +236,9 @@ def other_texts_line(narrative, option1, option2, judged) -> str:
 def judge_verdict_line(label, narrative=None, option1=None, option2=None, judged=None) -> str:
     """The verdict in words above the bars (`judge.verdict`), read from the Label's value ("" when it is empty: a
     refusal or a run under way), what the judge was told of the narrative's figure (`judge.figure_told`: the idiom
-    and its meaning, or that none was found and how to mark one), and which continuation only says the narrative's
-    last sentence again, if one does (`judge.restatement_note`). A step of its own after the judgement, so that the
+    and its meaning, or that none was found and how to mark one), which continuation only says the narrative's
+    last sentence again, if one does (`judge.restatement_note`), and which holds more than one sentence
+    (`judge.length_note`). A step of its own after the judgement, so that the
     /judge endpoint answers with the probabilities alone. `judged`: the texts the bars were judged on ("" when the
     boxes hold others; without it the boxes' texts are read: a shared link restores the boxes and the bars)."""
     p1 = label.get("continuation 1") if isinstance(label, dict) else None  # the Label gives {class: confidence}
@@ -252,6 +253,7 @@ def judge_verdict_line(label, narrative=None, option1=None, option2=None, judged
     if narrative and option1 and option2:
         told = " " + _figure_line(figure_told(narrative))
         note = restatement_note([restates(option1, narrative), restates(option2, narrative)], names)
+        note += length_note((option1, option2), names)
     return verdict(float(p1), names) + told + note
 
 
