@@ -195,16 +195,17 @@ def _simile_expression(sim, text: str, source: str) -> Expression:
                       vehicle=sim.vehicle or "", topic=sim.topic or "", meaning_source="text" if sim.property else "")
 
 
-def named_non_similes(sentence: str) -> set[int]:
+@lru_cache(maxsize=256)
+def named_non_similes(sentence: str) -> frozenset[int]:
     """Where (the comparator's offset in `sentence`) the simile detector reads a comparison as no simile for a reason
     it can name: one of like with like, someone's own ("Anna looks like her mother.") or of the topic's kind, or a
     verb "like" ("…he really does like pizza."). One it merely doubts ("She ran like the wind.", 0.37) is not
-    among them, and each comparison of the sentence is read on its own.
-    Why: docs/experiments.md#continuation-like-with-like"""
+    among them, and each comparison of the sentence is read on its own. Memoised: Continue, the Judge and its
+    verdict line each find the figure of one story. Why: docs/experiments.md#continuation-like-with-like"""
     from ..figures.detector import comparison_verdicts, threshold
 
-    return {sim.spans["comparator"][0] for sim, v in comparison_verdicts(sentence)
-            if v.p == 0.0 or v.like_with_like is not None and v.p < threshold()}
+    return frozenset(sim.spans["comparator"][0] for sim, v in comparison_verdicts(sentence)
+                     if v.p == 0.0 or v.like_with_like is not None and v.p < threshold())
 
 
 def _lexicon():
@@ -286,7 +287,7 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     last = _last_sentence_start(doc)
     candidates = []
     similes = [s for s in _similes(text, doc) if max(b for _, b in s.spans.values()) > last]
-    named = named_non_similes(text[last:]) if similes else set()
+    named = named_non_similes(text[last:]) if similes else frozenset()
     candidates += [_simile_expression(sim, text, "similes extractor") for sim in similes
                    if sim.spans["comparator"][0] - last not in named]
     for m in _lexicon().match(text, doc, keep=takeable):

@@ -16,6 +16,7 @@ Why: docs/experiments.md#continuation-restating.
 In both, a sample cut by the token limit comes after every whole sentence. See docs/continuation.md (Ranking)."""
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -86,7 +87,13 @@ def copies_the_story(narrative: str, text: str) -> bool:
     """Whether a continuation is one of the story's own sentences again (case, spaces and punctuation aside): no
     continuation, whatever the judge makes of it."""
     plain = _plain(text)
-    return bool(plain) and any(_plain(p) == plain for p in sentences(narrative))
+    return bool(plain) and plain in _plain_sentences(narrative)
+
+
+@functools.lru_cache(maxsize=64)
+def _plain_sentences(narrative: str) -> frozenset[str]:
+    """The story's sentences as `copies_the_story` compares them, split once for a pool of samples."""
+    return frozenset(_plain(p) for p in sentences(narrative))
 
 
 def restating(embedder, narrative: str, texts: Sequence[str]) -> list[float]:

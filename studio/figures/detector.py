@@ -33,7 +33,7 @@ def features(simile: Simile, doc, vocab: dict[str, int] | None = None) -> dict[s
     a, _ = simile.spans["comparator"]
     trig = next((t for t in doc if t.idx >= a), None)
     if simile.comparator == "like":
-        trig = next((t for t in doc if t.idx >= a and t.lower_ == "like"), trig)
+        trig = _like_token(simile, doc) or trig
     event = (simile.heads.get("event") or "").lower()
     ev_tok = _token_at(doc, simile.spans.get("event"))
     lemma = ev_tok.lemma_.lower() if ev_tok is not None else ""
@@ -75,6 +75,12 @@ def features(simile: Simile, doc, vocab: dict[str, int] | None = None) -> dict[s
     f["vehicle_len"] = min(vlen, 8) / 8
     f["n_tokens"] = min(len(doc), 60) / 60
     return f
+
+
+def _like_token(simile: Simile, doc):
+    """The "like" token of a comparison, or None."""
+    a, _ = simile.spans["comparator"]
+    return next((t for t in doc if t.idx >= a and t.lower_ == "like"), None)
 
 
 def _token_at(doc, span, head: str | None = None):
@@ -203,7 +209,8 @@ def verb_like(simile: Simile, doc) -> bool:
     just like an oven"). Not a comparison at all. Apostrophes may be curly."""
     if simile.comparator != "like":
         return False
-    at = next((t.i for t in doc if t.idx >= simile.spans["comparator"][0] and t.lower_ == "like"), None)
+    like = _like_token(simile, doc)
+    at = like.i if like is not None else 0
     if not at:
         return False
     word = [doc[i].lower_.replace("\u2019", "'") for i in range(max(0, at - 3), at)]
