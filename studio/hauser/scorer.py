@@ -230,7 +230,7 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
         ironies = find_served_ironies(lm, writer, items, load_antonyms())
         opposites = find_served_opposites(lm, writer, items, [lit for _, lit, _ in flat], load_opposites(), ironies,
                                           load_also_see())
-        stand_ins = find_stand_ins(lm, writer, flat, similes, load_antonyms())
+        stand_ins = find_stand_ins(lm, writer, flat, similes, load_antonyms(), kb.kb)
     # the weights applied: the paper's formulas (0) where a model is off or cannot serve
     lm_weights = (settings.lm_relevance if fit_used else 0.0, settings.lm_creativity if lm_used else 0.0)
 
@@ -248,7 +248,7 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     # sincere one of its antonym ("…very quiet" → "…as noisy as a rock concert"), contradicts it by construction,
     # whatever the NLI makes of the two sentences
     against = [(irony is not None and states_property(lit, irony)) or opposite is not None
-               or (stand is not None and stand[1] is not None)
+               or (stand is not None and (stand[1] is not None or stand[3] is not None))
                for (_, lit, _), irony, opposite, stand in zip(flat, ironies, opposites, stand_ins)]
     # a simile of what the literal sentence negates ("…was not slow" → "…as slow as a snail") contradicts it, one of
     # its antonym ("…as fast as a cheetah") agrees, whatever the NLI makes of "not" (it reads "not slow" → "very slow"
@@ -313,15 +313,17 @@ def score_groups(groups: Sequence[tuple[str, Sequence[str]]], settings: Settings
     return results
 
 
-def find_stand_ins(lm, writer, flat, similes, antonyms: dict) -> list:
-    """Per candidate, None or (manner.StandIn, the Irony of its probe or None, whether its image suits the adverb): a
-    "like V" simile in the place of the literal's manner adverb ("…walked like a snail…" for "…walked very
-    slowly…"), whether the served irony check (the small LM's and the writer's margins) finds V likelier after an
-    antonym of the adverb's adjective ("a rocket" after "fast"), and whether neither model finds it likelier after
-    any antonym ("a snail"). The served NLI read such a candidate as a sentence that lost a word: 0.99 contradiction
-    for the snail, the tortoise and the cheetah alike.
-    why: docs/experiments.md#hauser-manner-stand-in"""
-    from ..figures.irony import find_ironies, find_served_ironies
+def find_stand_ins(lm, writer, flat, similes, antonyms: dict, kb=None) -> list:
+    """Per candidate, None or (manner.StandIn, the Irony of its probe or None, whether its image suits the adverb,
+    the antonym the simile KB knows V for or None): a "like V" simile in the place of the literal's manner adverb
+    ("…walked like a snail…" for "…walked very slowly…"), whether the served irony check (the small LM's and the
+    writer's margins) finds V likelier after an antonym of the adverb's adjective ("a rocket" after "fast"), whether
+    neither model finds it likelier after any antonym ("a snail"), and, where the models find no irony, whether the
+    KB knows V for an antonym ("a cheetah" is "fast": `irony.opposite_in_kb`, as Polish drops such lines). The served
+    NLI read such a candidate as a sentence that lost a word: 0.99 contradiction for the snail, the tortoise and the
+    cheetah alike.
+    why: docs/experiments.md#hauser-manner-stand-in, docs/experiments.md#hauser-stand-in-kb"""
+    from ..figures.irony import find_ironies, find_served_ironies, opposite_in_kb
     from ..figures.manner import probe, stand_in
 
     found = [stand_in(lit, cand, first_vehicle(sims), antonyms) for (_, lit, cand), sims in zip(flat, similes)]
@@ -336,15 +338,24 @@ def find_stand_ins(lm, writer, flat, similes, antonyms: dict) -> list:
     gains = [find_ironies(model, items, antonyms, margin=-math.inf) for model in (lm, writer) if model is not None]
     suits = [all(g[i] is not None and g[i].margin <= 0 for g in gains) for i in range(len(items))]
     by_k = {k: (ironic[i], suits[i]) for i, (k, _) in enumerate(asked)}
-    return [None if st is None else (st, *by_k[k]) for k, st in enumerate(found)]
+    out = []
+    for k, st in enumerate(found):
+        if st is None:
+            out.append(None)
+            continue
+        irony, suits_it = by_k[k]
+        vehicle = flat[k][2][slice(*first_vehicle(similes[k]).spans["vehicle"])]
+        known = opposite_in_kb(kb, st.adjective, vehicle, antonyms) if kb is not None and irony is None else None
+        out.append((st, irony, suits_it and known is None, known))
+    return out
 
 
 def _stand_in_dict(found) -> dict:
     if found is None:
         return {}
-    st, irony, suits = found
+    st, irony, suits, known = found
     return {**st.to_dict(), **({"antonym": irony.antonym, "margin": round(irony.margin, 3)} if irony else
-                               {} if suits else {"unsure": True})}
+                               {"antonym": known, "by": "kb"} if known else {} if suits else {"unsure": True})}
 
 
 def literal_share(literal_doc, candidate_doc) -> float | None:
@@ -418,7 +429,10 @@ def evidence_text(c: dict) -> str:
                      + (f"; the sentence itself says “{irony['property']}”, so the simile contradicts it"
                         if irony.get("states_property") else ""))
     stand = c.get("stand_in") or {}
-    if stand.get("antonym"):
+    if stand.get("by") == "kb":
+        parts.append(f"the simile stands for “{stand['adverb']}”, but the simile KB knows the vehicle as "
+                     f"“{stand['antonym']}”, the opposite of “{stand['adjective']}”, so it contradicts the sentence")
+    elif stand.get("antonym"):
         parts.append(f"the simile stands for “{stand['adverb']}”, but the LM finds the vehicle likelier after "
                      f"“{stand['antonym']}” than after “{stand['adjective']}” ({stand['margin']:+.1f} nats), so it "
                      "contradicts the sentence")

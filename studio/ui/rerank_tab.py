@@ -286,8 +286,10 @@ def explain_candidate(c: dict) -> str:
             return " ".join(s for s in said if s)
     stand = c.get("stand_in") or {}
     if stand.get("antonym"):  # a "like" image in the place of the literal's adverb that suits its opposite
-        said.append(f"It takes the place of {_quote(stand['adverb'])}, but its image suits "
-                    f"{_quote(stand['antonym'])} better than {_quote(stand['adjective'])}, so the simile contradicts "
+        why = (f"similes call its image {_quote(stand['antonym'])}, the opposite of {_quote(stand['adjective'])}"
+               if stand.get("by") == "kb" else
+               f"its image suits {_quote(stand['antonym'])} better than {_quote(stand['adjective'])}")
+        said.append(f"It takes the place of {_quote(stand['adverb'])}, but {why}, so the simile contradicts "
                     "the sentence, and it is ranked after every candidate that is not a contradiction, whatever its "
                     "creativity.")
         return " ".join(s for s in said if s)
