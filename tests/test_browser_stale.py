@@ -436,3 +436,21 @@ def test_proverbs_says_when_its_proverbs_were_ranked_for_another_narrative(fresh
     page.locator("#proverbs-go").click()  # ranked for the box: the note goes
     page.wait_for_function("() => !/another narrative/.test(document.querySelector('#proverbs-other-text')"
                            "?.innerText || '')", timeout=RESULT_TIMEOUT_MS)
+
+
+def test_a_refused_story_leaves_no_proverb_of_the_last_one_in_the_align_box(fresh):
+    """A visitor ranked proverbs for a story, then typed "Hi you": it was refused, yet the Proverb box still held the
+    last story's first proverb. The run's first step returns the same `gr.update(choices=[], value=None)` every time,
+    and Gradio consumes the dict it is given: from the second run on it changed nothing (`common.fresh`)."""
+    page = fresh
+    select_tab(page, "Proverbs")
+    story = _box(page, "Narrative")
+    chosen = page.locator("#proverbs-proverb input")
+    for _ in range(2):  # the second success is what the first's consumed update broke
+        story.fill(SAVER)
+        page.locator("#proverbs-go").click()
+        expect(chosen).not_to_have_value("", timeout=RESULT_TIMEOUT_MS)
+        story.fill("Hi you")
+        page.locator("#proverbs-go").click()
+        _wait_status(page, "#proverbs-status", "too short")
+        expect(chosen).to_have_value("", timeout=10_000)

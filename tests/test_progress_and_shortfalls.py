@@ -48,10 +48,31 @@ def test_polish_says_why_it_delivers_fewer():
     assert "property" in report.shortfall
     # the advice names the sources left unticked, and none when all are (a visitor with all six was told to add some)
     assert "Add sources (images, writer, lm, retrieval, insertion) or try another sentence." in report.shortfall
-    assert _more_sources(STRATEGIES) == " Try another seed (it changes the lm and writer sources) or try another sentence."
-    assert "writer source)" in _more_sources(("writer", "images"))  # the seed samples the writer too
+    assert _more_sources(STRATEGIES) == (" Try another seed (it draws the lm and writer sources' samples anew, though "
+                                         "they often name the same images) or try another sentence.")
+    assert "the writer source's samples" in _more_sources(("writer", "images"))  # the seed samples the writer too
     full = polish("He yelps and howls.", n=1, seed=0, strategies=["lm", "retrieval", "property"])
     assert full.delivered == 1 and full.shortfall == ""
+
+
+def test_the_shortfall_accounts_for_every_proposal():
+    # a visitor's "The lake was calm." with 50 asked read "images 2, lm 13, retrieval 23, property 12 proposals; 2
+    # merged …, 6 dropped": 42, where 28 came; the 14 lines two sources both wrote went uncounted
+    import re
+
+    report = polish("Her voice was very loud.", n=50, seed=0, strategies=["retrieval", "property", "insertion"])
+    said = report.shortfall
+    proposals = sum(int(k) for k in re.findall(r"(?:retrieval|property|insertion) (\d+)", said.split(";")[0]))
+    repeated = int(m.group(1)) if (m := re.search(r"(\d+) the same line as another proposal's", said)) else 0
+    merged = int(re.search(r"(\d+) merged as near duplicates", said).group(1))
+    dropped = int(re.search(r"(\d+) dropped as ungrammatical", said).group(1))
+    opposite = int(m.group(1)) if (m := re.search(r"(\d+) whose vehicle suits the opposite", said)) else 0
+    weak = int(m.group(1)) if (m := re.search(r"(\d+) scored below", said)) else 0
+    assert proposals - repeated - merged - dropped - opposite - weak == report.delivered, said
+    # a source that proposes nothing says why, not "only 0 … exist"
+    none = polish("The cat sat on the mat.", n=10, seed=0, strategies=["images"])
+    assert none.delivered == 0 and none.shortfall.startswith("No candidate: no simile could be made")
+    assert "an adjective" in none.shortfall and "only 0" not in none.shortfall
 
 
 def test_continue_progress_follows_decoding_steps():

@@ -973,3 +973,13 @@ def test_the_likelier_opposite_is_offered_first(offline):
     assert note.index("“The room was noisy.”") < note.index("“The room was active.”")
     note = polish("The old man was not young.", n=3, strategies=["insertion"], seed=0).negation
     assert "“The old man was old.”" in note  # one opposite: nothing to order
+
+
+def test_components_read_a_sentence_in_capitals_as_written():
+    # a visitor's "HE RAN LIKE A CHEETAH." had the topic "HE RAN" and no event: the parser reads capitals as names
+    from studio.similes.analysis import analyse
+
+    loud, quiet = analyse("HE RAN LIKE A CHEETAH."), analyse("He ran like a cheetah.")
+    assert loud["sentence"] == "HE RAN LIKE A CHEETAH."
+    assert [s["spans"] for s in loud["similes"]] == [s["spans"] for s in quiet["similes"]]
+    assert loud["detector"] == quiet["detector"]

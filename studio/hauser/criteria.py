@@ -138,10 +138,11 @@ def relative_weights(parts: Sequence[float], what: str = "quality weights (Î±, Î
 
 def check_weights(weights: Sequence[float], what: str) -> tuple[float, ...]:
     w = tuple(float(x) for x in weights)
+    named = what[:1].upper() + what[1:]
     if len(w) != 3 or any(not math.isfinite(x) or x < 0 for x in w):
-        raise InputError(f"{what} must be three non-negative numbers, got {list(weights)}")
+        raise InputError(f"{named} must be three numbers of 0 or more, not {', '.join(f'{x:g}' for x in w)}.")
     if sum(w) == 0:
-        raise InputError(f"{what} must not all be zero")
+        raise InputError(f"{named} must not all be 0: give at least one of them a weight above 0.")
     return w
 
 

@@ -7,7 +7,7 @@ import re
 from ..errors import require_text
 from ..figures.components import extract_similes
 from ..figures.detector import explained_batch, threshold
-from ..figures.english import refuse_non_english
+from ..figures.english import refuse_non_english, sentence_case, shouted
 
 MAX_SENTENCE_CHARS = 2000
 
@@ -27,8 +27,11 @@ def like_with_like_reason(detector: dict) -> str | None:
 def analyse(sentence: str) -> dict:
     text = require_text(sentence, "sentence", max_chars=MAX_SENTENCE_CHARS)
     refuse_non_english(text)
-    similes = extract_similes(text)
-    verdict, cut = (explained_batch([text])[0] if similes else None), float(threshold())
+    # a sentence in capitals is read as written in sentence case, as Polish reads it ("HE RAN LIKE A CHEETAH." had
+    # the topic "HE RAN"); the offsets hold, so the spans index the sentence as typed
+    read = cased if shouted(text) and not shouted(cased := sentence_case(text)) else text
+    similes = extract_similes(read)
+    verdict, cut = (explained_batch([read])[0] if similes else None), float(threshold())
     # the detector's verdict with its probability: a comparison the extractor finds may still read as literal to it;
     # `as_as_rule`: the rule for "as ADJ as" a common noun decided, not the learned weights; `like_with_like`: why
     # the comparison is one of like with like, capped ("someone's" vehicle, or one "kind"), or None, and the words

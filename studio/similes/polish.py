@@ -33,6 +33,7 @@ from ..figures.detector import simile_probability, someones, threshold
 from ..figures.english import CONTENT_POS, corrected, misspellings, refuse_non_english, sentence_case, shouted
 from ..models import get_registry
 from ..textspans import blank_emoji, blank_markup
+from ..wording import counted
 from .filters import (distinct_images, like_with_like, merge_near_duplicates, no_image, opposite_images,
                       opposite_kb_images, opposite_manner)
 from .polisher import Candidate, WRITER_POLISHER, polisher_lm, proposer_lm, score_all
@@ -139,10 +140,20 @@ def _more_sources(strategies) -> str:
     left = [name for name in STRATEGIES if name not in strategies]
     sampled = [name for name in ("lm", "writer") if name in strategies]  # the seed samples these two
     steps = ([f"add sources ({', '.join(left)})"] if left else []) + (
-        [f"try another seed (it changes the {' and '.join(sampled)} source{'s' if len(sampled) > 1 else ''})"]
+        [f"try another seed (it draws the {' and '.join(sampled)} "
+         f"{'sources' if len(sampled) > 1 else 'source'}' samples anew, though they often name the same images)"
+         .replace("source' ", "source's ")]
         if sampled else []) + ["try another sentence"]
     said = ", ".join(steps[:-1]) + (" or " if len(steps) > 1 else "") + steps[-1]
     return f" {said[0].upper()}{said[1:]}."
+
+
+def _no_images(strategies, proposed: dict) -> str:
+    """Why the image table gave nothing, when it was asked and did (a visitor with it alone read "only 0 … exist")."""
+    if "images" not in strategies or proposed.get("images"):
+        return ""
+    return (" The image table holds images of a quality: an adjective (\"The night was dark.\") or a verb's manner "
+            "adverb (\"She walked slowly.\"); this sentence names none it knows.")
 
 
 def about_keepers(keepers: float, lines: int) -> str:
@@ -246,7 +257,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
 
         proposals += [(name, slot, v) for slot, v in makers[name]()]
     proposed = {name: len({(p[1].start, p[2].lower()) for p in proposals if p[0] == name}) for name in strategies}
-    rows, rejected = realise_all(literal, proposals, context, kb)
+    rows, rejected, repeated = realise_all(literal, proposals, context, kb)
     dropped = like_with_like(rows, doc, kb) | no_image(rows, parser)
     rows, rejected = [r for i, r in enumerate(rows) if i not in dropped], rejected + len(dropped)
     rows, merged = merge_near_duplicates(rows, kb)
@@ -283,13 +294,17 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     if len(chosen) < n:
         each = ", ".join(f"{name} {count}" for name, count in proposed.items())
         shortfall = (
-            f"{len(chosen)} of the {n} candidates asked: only {len(candidates)} distinct similes exist for this "
-            f"literal from the chosen sources ({each} proposals; {merged} merged as near duplicates — the same "
-            f"vehicle head or modifier —, {rejected} dropped as ungrammatical, repeating the sentence's words or "
-            f"of the subject's own kind"
+            (f"{len(chosen)} of the {n} candidates asked: only {counted(len(candidates), 'distinct simile')} "
+             f"{'exists' if len(candidates) == 1 else 'exist'} for this literal" if candidates else
+             f"No candidate: no simile could be made for this literal") + " from the chosen sources"
+            + (f" ({each} proposals; "
+               + (f"{repeated} the same line as another proposal's, " if repeated else "")
+               + f"{merged} merged as near duplicates — the same vehicle head or modifier —, {rejected} dropped as "
+               "ungrammatical, repeating the sentence's words or of the subject's own kind"
             + (f", {len(weak)} scored below {floor} by the polisher" if floor > 0 else "")
-            + (f", {len(opposite)} whose vehicle suits the opposite adjective" if opposite else "")
-            + ")." + _more_sources(strategies)
+            + (f", {len(opposite)} whose vehicle suits the opposite adjective" if opposite else "") + ")"
+               if any(proposed.values()) else f" ({each} proposals)")
+            + "." + _no_images(strategies, proposed) + _more_sources(strategies)
             + (f" No \"like …\" line was sought after {'a verb' if left_out == 1 else f'{left_out} verbs'}: the "
                "sentence's own \"like\" would clash with it." + _already_compares(doc) if left_out else ""))
     # the order names a source's place only when one of its candidates is in the list

@@ -111,9 +111,14 @@ def is_clause(vehicle: str) -> bool:
 
 
 def realise_all(literal, proposals, context, kb):
-    """(rows, rejected)."""
-    rows, rejected, seen = [], 0, set()
+    """(rows, rejected, repeated): each distinct proposal (a source's vehicle at a slot, as `polish` counts them)
+    written into the sentence once; `rejected` counts those not acceptable, `repeated` those whose sentence another
+    proposal already wrote (the same line from two sources, or two spellings of one vehicle)."""
+    rows, rejected, repeated, seen, asked = [], 0, 0, set(), set()
     for rank, (strategy, slot, vehicle) in enumerate(proposals):
+        if (strategy, slot.start, vehicle.lower()) in asked:  # a source's own repeat: not counted as proposed
+            continue
+        asked.add((strategy, slot.start, vehicle.lower()))
         # the image table's surface is the writer's own choice of article ("a river"): the KB's bare one would undo it
         np_ = vehicle if is_clause(vehicle) or strategy == "images" else noun_phrase(vehicle, kb)
         if not _acceptable(np_, context, kb):
@@ -122,12 +127,13 @@ def realise_all(literal, proposals, context, kb):
         sentence, phrase, offset = realise(literal, slot, np_)
         key = re.sub(r"\W+", " ", sentence.lower()).strip()
         if key in seen:
+            repeated += 1
             continue
         seen.add(key)
         rows.append({"strategy": strategy, "slot": slot, "vehicle": np_, "sentence": sentence, "phrase": phrase,
                      "offset": offset, "attested": slot.kind == "adjective" and attested(kb, slot.anchor, np_),
                      "rank": rank if strategy in RANKED_SOURCES else None})
-    return rows, rejected
+    return rows, rejected, repeated
 
 
 def attested(kb, adjective: str, vehicle: str) -> bool:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import copy
 import contextvars
 import functools
 import html
@@ -94,6 +95,13 @@ def _remember_failure(args, kwargs, message: str, stopped: bool = False) -> None
                 _FAILURES.popitem(last=False)
 
 
+def fresh(values) -> tuple:
+    """`values` to return once more: each `gr.update(...)` among them copied, since Gradio consumes the dict it is
+    given (the same update returned a second time changed nothing: a refused story left the last story's proverb in
+    its box)."""
+    return tuple(copy.deepcopy(v) if isinstance(v, dict) else v for v in values)
+
+
 def start_run(busy: str, *cleared):
     """The first step of a long run (chain the handler after it): the outputs the run replaces get `cleared` (so a
     refusal, an error or a Stop leaves no earlier input's result on screen) and the status line, the last output,
@@ -102,7 +110,7 @@ def start_run(busy: str, *cleared):
     def start(request: gr.Request = None):
         with _failures_lock:
             _FAILURES.pop(_session(request) or "", None)
-        return (*cleared, RUNNING.format(busy))
+        return (*fresh(cleared), RUNNING.format(busy))
 
     return start
 
@@ -117,7 +125,7 @@ def failed_run(*cleared):
         text = escape_markdown(" ".join(message.split()))
         line = f"⚠️ {text}" if stopped else f"{REFUSAL_MARK} {text}" if text else \
             f"{REFUSAL_MARK} the run ended with an error."
-        return (*cleared, line)
+        return (*fresh(cleared), line)
 
     return failed
 
@@ -326,7 +334,7 @@ def after_limit_check(trigger, *checks: tuple[gr.Textbox, str, int], clears: tup
                 message = "the input was refused."
             except StudioError as exc:
                 message = str(exc)
-            return (*values, f"{REFUSAL_MARK} {escape_markdown(' '.join(message.split()))}")
+            return (*fresh(values), f"{REFUSAL_MARK} {escape_markdown(' '.join(message.split()))}")
 
         check.failure(refused, inputs=boxes, outputs=list(outputs), api_name=False, queue=False)
     return check
