@@ -449,3 +449,20 @@ def test_a_marked_story_is_the_story_its_continuations_are_for(narrative):
     assert "[" not in r["narrative"] and "<b>" not in r["narrative"]
     assert other_story_note(narrative, _highlight(r), "done") == "done"
     assert other_story_note("Sam was tired, so he decided to [call it a day].", _highlight(r), "done") != "done"
+
+
+def test_a_property_found_for_other_images_names_them():
+    """A visitor read "…similes call “the inside of a cow” “dark” twice. “the inside of a cow” itself is no image in
+    the knowledge base…": the property was found for "inside of a pocket" and "inside of your hat"."""
+    from studio.ui.rerank_tab import explain_candidate
+
+    pair = {"topic": "night", "vehicle": "inside of a cow", "property": "dark", "level": "property",
+            "matched": [{"pair": "it ~ inside of a pocket", "n": 1, "written": "it ~ inside of a pocket"},
+                        {"pair": "which ~ inside of your hat", "n": 1, "written": "which ~ inside of your hat"}],
+            "triplets": [], "sources": {}, "written": {"topic": "The night", "vehicle": "the inside of a cow"}}
+    c = {"flag": "", "similes": [{"vehicle": "the inside of a cow"}], "evidence": {"relevance": [pair]}}
+    text = explain_candidate(c)
+    assert "similes call images close to it, “inside of a pocket” and “inside of your hat”, “dark” twice" in text
+    own = {**pair, "matched": [{"pair": "sky ~ a pocket", "n": 1, "written": "sky ~ a pocket"}],
+           "vehicle": "pocket", "written": {"topic": "The night", "vehicle": "a pocket"}}
+    assert "similes call “a pocket” “dark” once" in explain_candidate({**c, "evidence": {"relevance": [own]}})

@@ -219,6 +219,23 @@ def _times(n: float) -> str:
     return about + ("once" if whole == 1 else "twice" if whole == 2 else f"{whole:,} times")
 
 
+def _pair_vehicle(matched: dict) -> str:
+    """The image of a matched KB pair ("it ~ inside of a pocket" → "inside of a pocket"), as written."""
+    pair = matched.get("written") or matched.get("pair") or ""
+    return pair.split("~", 1)[-1].strip()
+
+
+def _plain_image(image: str) -> str:
+    """An image without its article or case, to tell the candidate's own from another's."""
+    words = (image or "").lower().split()
+    return " ".join(words[1:] if words[:1] in (["a"], ["an"], ["the"]) else words)
+
+
+def _and(items) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def explain_candidate(c: dict) -> str:
     """A scored candidate's evidence as sentences a writer reads (no counts of files, no log-probabilities): what
     the knowledge base and the language model know of its image, and whether it keeps the literal meaning."""
@@ -236,8 +253,13 @@ def explain_candidate(c: dict) -> str:
                         f"{_quote(vehicle)}.")
         elif pair["level"] == "property":
             n = sum(m["n"] for m in pair["matched"])
+            # the images the property was found for: the candidate's own, or ones close to it ("the inside of a
+            # cow" was said to be called "dark" twice, and in the next sentence to be no image in the KB)
+            found = list(dict.fromkeys(_pair_vehicle(m) for m in pair["matched"]))
+            own = all(_plain_image(v) == _plain_image(vehicle) for v in found)
+            called = _quote(vehicle) if own else "images close to it, " + _and(_quote(v) for v in found[:3]) + ","
             said.append(f"No simile in the knowledge base compares {_quote(topic)} with {_quote(vehicle)}, but "
-                        f"similes call {_quote(vehicle)} {_quote(pair['property'])} {_times(n)}.")
+                        f"similes call {called} {_quote(pair['property'])} {_times(n)}.")
         else:
             n = sum(m["n"] for m in pair["matched"])
             qualities = [t["property"] for t in pair["triplets"]]
