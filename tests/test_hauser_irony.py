@@ -444,21 +444,27 @@ def test_rerank_reads_a_like_simile_in_the_adverbs_place_as_the_adverb(offline):
     """A visitor's Rerank flagged "walked like a snail" and "like a tortoise" as contradicting "walked very slowly"
     (the NLI: 0.99, as for "like a cheetah"): the simile stands for the adverb. It is read as the adverb when its
     image suits it for both models, as a contradiction when the irony check finds it suits the opposite ("a rocket":
-    the writer, 5.3 nats likelier after "fast"), and as written, unflagged, when they are unsure ("a cheetah")."""
+    the writer, 5.3 nats likelier after "fast") or when the simile KB knows it for the opposite though the models are
+    unsure ("a cheetah", a visitor's winner; docs/experiments.md#hauser-stand-in-kb), and as written, unflagged, when
+    the models are unsure and the KB does not know it so ("a horse")."""
     from studio.hauser.scorer import evidence_text, score_group
     from studio.ui.rerank_tab import explain_candidate
 
     literal = "The old man walked very slowly to the door."
-    snail, tortoise, rocket, cheetah = score_group(literal, [literal.replace("very slowly", f"like a {v}")
-                                                             for v in ("snail", "tortoise", "rocket", "cheetah")]
-                                                   ).candidates
+    snail, tortoise, rocket, cheetah, horse = score_group(literal, [
+        literal.replace("very slowly", f"like a {v}") for v in ("snail", "tortoise", "rocket", "cheetah", "horse")
+    ]).candidates
     assert not snail.contradicts and not tortoise.contradicts and snail.stand_in["adverb"] == "very slowly"
     assert snail.logical_consistency > 0.5 and not snail.stand_in.get("unsure")
-    assert rocket.contradicts and rocket.stand_in["antonym"] == "fast" and rocket.rank == 4
-    # the models unsure (a reviewer's and a sweep's "like a cheetah"): read as written, its doubt shown, not ranked last
-    assert cheetah.stand_in.get("unsure") and cheetah.logical_consistency < 0.5 and not cheetah.contradicts
-    assert cheetah.rank > max(snail.rank, tortoise.rank)
-    assert "cannot tell whether its image suits “slow”" in explain_candidate(cheetah.to_dict())
+    assert rocket.contradicts and rocket.stand_in["antonym"] == "fast" and rocket.rank >= 4
+    assert cheetah.contradicts and cheetah.stand_in["by"] == "kb" and cheetah.stand_in["antonym"] == "fast"
+    assert cheetah.rank >= 4 and cheetah.logical_consistency == 0
+    assert "similes call its image “fast”, the opposite of “slow”" in explain_candidate(cheetah.to_dict())
+    assert "the simile KB knows the vehicle as “fast”" in evidence_text(cheetah.to_dict())
+    # the models unsure, the KB silent: read as written, its doubt shown, not ranked last
+    assert horse.stand_in.get("unsure") and horse.logical_consistency < 0.5 and not horse.contradicts
+    assert horse.rank > max(snail.rank, tortoise.rank)
+    assert "cannot tell whether its image suits “slow”" in explain_candidate(horse.to_dict())
     assert "takes the place of “very slowly”, and its image suits that" in explain_candidate(snail.to_dict())
     assert "stands for “very slowly”, but the LM finds the vehicle likelier after “fast”" in evidence_text(
         rocket.to_dict())
