@@ -336,7 +336,11 @@ def test_proverbs_align_and_similar_clear_on_an_over_long_narrative(fresh):
     page.get_by_role("button", name="Recommend proverbs", exact=True).click()
     _wait_status(page, "#proverbs-status", "No result")
     _close_toasts(page)
+    # the refusal took the last ranking's proverbs away, the Proverb box's too (it kept the first one before
+    # `common.fresh`): a proverb typed there is aligned
+    expect(page.locator("#proverbs-proverb input")).to_have_value("", timeout=10_000)
     _box(page, "Narrative").fill("The fox could not reach the grapes, so it said they were sour anyway. " * 3)
+    page.locator("#proverbs-proverb input").fill("Sour grapes")
     page.get_by_role("button", name="Align", exact=True).click()
     page.locator("#proverbs-pairs").get_by_text(words).filter(visible=True).first.wait_for(timeout=RESULT_TIMEOUT_MS)
     expect(page.locator("#proverbs-status")).not_to_contain_text("No result", timeout=10_000)

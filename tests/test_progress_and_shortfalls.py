@@ -63,7 +63,7 @@ def test_the_shortfall_accounts_for_every_proposal():
     report = polish("Her voice was very loud.", n=50, seed=0, strategies=["retrieval", "property", "insertion"])
     said = report.shortfall
     proposals = sum(int(k) for k in re.findall(r"(?:retrieval|property|insertion) (\d+)", said.split(";")[0]))
-    repeated = int(m.group(1)) if (m := re.search(r"(\d+) the same line as another proposal's", said)) else 0
+    repeated = int(m.group(1)) if (m := re.search(r"(\d+) lines? another proposal also wrote", said)) else 0
     merged = int(re.search(r"(\d+) merged as near duplicates", said).group(1))
     dropped = int(re.search(r"(\d+) dropped as ungrammatical", said).group(1))
     opposite = int(m.group(1)) if (m := re.search(r"(\d+) whose vehicle suits the opposite", said)) else 0

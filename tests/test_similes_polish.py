@@ -983,3 +983,4 @@ def test_components_read_a_sentence_in_capitals_as_written():
     assert loud["sentence"] == "HE RAN LIKE A CHEETAH."
     assert [s["spans"] for s in loud["similes"]] == [s["spans"] for s in quiet["similes"]]
     assert loud["detector"] == quiet["detector"]
+    assert [(s["topic"], s["vehicle"], s["event"]) for s in loud["similes"]] == [("HE", "A CHEETAH", "RAN")]

@@ -466,3 +466,24 @@ def test_a_property_found_for_other_images_names_them():
     own = {**pair, "matched": [{"pair": "sky ~ a pocket", "n": 1, "written": "sky ~ a pocket"}],
            "vehicle": "pocket", "written": {"topic": "The night", "vehicle": "a pocket"}}
     assert "similes call “a pocket” “dark” once" in explain_candidate({**c, "evidence": {"relevance": [own]}})
+    # the KB's own form of the candidate's image is no other image ("cheetahs" matched "cheetah")
+    plural = {**own, "matched": [{"pair": "he ~ cheetah", "n": 1, "written": "he ~ cheetah"}], "vehicle": "cheetah",
+              "written": {"topic": "He", "vehicle": "cheetahs"}}
+    assert "similes call “cheetahs” “dark” once" in explain_candidate({**c, "evidence": {"relevance": [plural]}})
+    one = {**pair, "matched": pair["matched"][:1]}
+    assert "similes call an image close to it, “inside of a pocket”," in explain_candidate(
+        {**c, "evidence": {"relevance": [one]}})
+
+
+def test_a_stored_update_is_given_afresh_each_time():
+    """Gradio consumes the update dict a handler returns: one stored and returned twice changed nothing the second
+    time (a refused story kept the last one's proverb in the Align box)."""
+    import gradio as gr
+
+    from studio.ui.common import fresh
+
+    stored = (None, gr.update(choices=[], value=None), "")
+    once, twice = fresh(stored), fresh(stored)
+    assert once == twice == stored and once[1] is not stored[1] and twice[1] is not once[1]
+    once[1].pop("value")
+    assert "value" in stored[1] and "value" in fresh(stored)[1]

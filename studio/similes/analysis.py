@@ -41,7 +41,14 @@ def analyse(sentence: str) -> dict:
                          "as_as_rule": bool(verdict and verdict.by_rule),
                          "like_with_like": verdict and verdict.like_with_like,
                          "like_with_like_words": list(verdict.like_with_like_words) if verdict else []},
-            "similes": [s.to_dict() for s in similes]}
+            "similes": [_as_typed(s.to_dict(), text) for s in similes]}
+
+
+def _as_typed(simile: dict, text: str) -> dict:
+    """A simile read from the sentence-cased text with its words as the sentence was typed (the spans hold)."""
+    spans = simile.get("spans") or {}
+    return {**simile, **{k: text[slice(*spans[k])] for k in ("topic", "vehicle", "event", "property")
+                         if simile.get(k) and k in spans}}
 
 
 def why_no_comparison(sentence: str) -> str:

@@ -139,10 +139,10 @@ def _more_sources(strategies) -> str:
     sources), and another seed when the lm or writer source is on (it changes their samples), and another sentence."""
     left = [name for name in STRATEGIES if name not in strategies]
     sampled = [name for name in ("lm", "writer") if name in strategies]  # the seed samples these two
+    owner = "sources'" if len(sampled) > 1 else "source's"
     steps = ([f"add sources ({', '.join(left)})"] if left else []) + (
-        [f"try another seed (it draws the {' and '.join(sampled)} "
-         f"{'sources' if len(sampled) > 1 else 'source'}' samples anew, though they often name the same images)"
-         .replace("source' ", "source's ")]
+        [f"try another seed (it draws the {' and '.join(sampled)} {owner} samples anew, though they often name the "
+         "same images)"]
         if sampled else []) + ["try another sentence"]
     said = ", ".join(steps[:-1]) + (" or " if len(steps) > 1 else "") + steps[-1]
     return f" {said[0].upper()}{said[1:]}."
@@ -293,18 +293,19 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     shortfall = ""
     if len(chosen) < n:
         each = ", ".join(f"{name} {count}" for name, count in proposed.items())
+        head = (f"{len(chosen)} of the {n} candidates asked: only {counted(len(candidates), 'distinct simile')} "
+                f"{'exists' if len(candidates) == 1 else 'exist'} for this literal" if candidates else
+                "No candidate: no simile could be made for this literal")
+        detail = (f"{each} proposals; "
+                  + (f"{counted(repeated, 'line')} another proposal also wrote, " if repeated else "")
+                  + f"{merged} merged as near duplicates — the same vehicle head or modifier —, {rejected} dropped as "
+                  "ungrammatical, repeating the sentence's words or of the subject's own kind"
+                  + (f", {len(weak)} scored below {floor} by the polisher" if floor > 0 else "")
+                  + (f", {len(opposite)} whose vehicle suits the opposite adjective" if opposite else "")
+                  ) if any(proposed.values()) else f"{each} proposals"
         shortfall = (
-            (f"{len(chosen)} of the {n} candidates asked: only {counted(len(candidates), 'distinct simile')} "
-             f"{'exists' if len(candidates) == 1 else 'exist'} for this literal" if candidates else
-             f"No candidate: no simile could be made for this literal") + " from the chosen sources"
-            + (f" ({each} proposals; "
-               + (f"{repeated} the same line as another proposal's, " if repeated else "")
-               + f"{merged} merged as near duplicates — the same vehicle head or modifier —, {rejected} dropped as "
-               "ungrammatical, repeating the sentence's words or of the subject's own kind"
-            + (f", {len(weak)} scored below {floor} by the polisher" if floor > 0 else "")
-            + (f", {len(opposite)} whose vehicle suits the opposite adjective" if opposite else "") + ")"
-               if any(proposed.values()) else f" ({each} proposals)")
-            + "." + _no_images(strategies, proposed) + _more_sources(strategies)
+            f"{head} from the chosen sources ({detail})." + _no_images(strategies, proposed)
+            + _more_sources(strategies)
             + (f" No \"like …\" line was sought after {'a verb' if left_out == 1 else f'{left_out} verbs'}: the "
                "sentence's own \"like\" would clash with it." + _already_compares(doc) if left_out else ""))
     # the order names a source's place only when one of its candidates is in the list

@@ -256,8 +256,9 @@ def explain_candidate(c: dict) -> str:
             # the images the property was found for: the candidate's own, or ones close to it ("the inside of a
             # cow" was said to be called "dark" twice, and in the next sentence to be no image in the KB)
             found = list(dict.fromkeys(_pair_vehicle(m) for m in pair["matched"]))
-            own = all(_plain_image(v) == _plain_image(vehicle) for v in found)
-            called = _quote(vehicle) if own else "images close to it, " + _and(_quote(v) for v in found[:3]) + ","
+            own = all(_plain_image(v) in (_plain_image(vehicle), _plain_image(pair["vehicle"])) for v in found)
+            close = "an image close to it" if len(found) == 1 else "images close to it"
+            called = _quote(vehicle) if own else f"{close}, " + _and(_quote(v) for v in found[:3]) + ","
             said.append(f"No simile in the knowledge base compares {_quote(topic)} with {_quote(vehicle)}, but "
                         f"similes call {called} {_quote(pair['property'])} {_times(n)}.")
         else:
