@@ -420,6 +420,14 @@ def shouted(text: str) -> bool:
     return len(words) >= 2 and text.isupper() and all(len(ch.lower()) == len(ch.lower().upper()) == 1 for ch in text)
 
 
+def read_as_written(text: str) -> str:
+    """`text` as the models should read it: in sentence case when it is `shouted` ("HE RAN LIKE A CHEETAH." had the
+    topic "HE RAN"), else as it is; the same length, so offsets into one index the other."""
+    if shouted(text) and not shouted(cased := sentence_case(text)):
+        return cased
+    return text
+
+
 def sentence_case(text: str) -> str:
     """A text `shouted` finds, as a sentence is written: each sentence's first letter and the word "I" in capitals, the
     rest in lower case; the same length, so a span of one is a span of the other. The parser reads words in capitals

@@ -7,7 +7,7 @@ import re
 from ..errors import require_text
 from ..figures.components import extract_similes
 from ..figures.detector import explained_batch, threshold
-from ..figures.english import refuse_non_english, sentence_case, shouted
+from ..figures.english import read_as_written, refuse_non_english
 
 MAX_SENTENCE_CHARS = 2000
 
@@ -29,7 +29,7 @@ def analyse(sentence: str) -> dict:
     refuse_non_english(text)
     # a sentence in capitals is read as written in sentence case, as Polish reads it ("HE RAN LIKE A CHEETAH." had
     # the topic "HE RAN"); the offsets hold, so the spans index the sentence as typed
-    read = cased if shouted(text) and not shouted(cased := sentence_case(text)) else text
+    read = read_as_written(text)
     similes = extract_similes(read)
     verdict, cut = (explained_batch([read])[0] if similes else None), float(threshold())
     # the detector's verdict with its probability: a comparison the extractor finds may still read as literal to it;

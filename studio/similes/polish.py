@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from ..errors import InputError, check_stop, require_text
 from ..figures.components import extract_similes, wordless_image
 from ..figures.detector import simile_probability, someones, threshold
-from ..figures.english import CONTENT_POS, corrected, misspellings, refuse_non_english, sentence_case, shouted
+from ..figures.english import CONTENT_POS, corrected, misspellings, read_as_written, refuse_non_english
 from ..models import get_registry
 from ..textspans import blank_emoji, blank_markup
 from ..wording import counted
@@ -184,7 +184,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         raise InputError(f"Unknown register {register!r}: choose plain or literary.")
     # read as a sentence is written, the candidates given back in capitals as typed (once: the cased text is never
     # shouted, so this never runs twice)
-    if shouted(literal) and not shouted(cased := sentence_case(literal)):
+    if (cased := read_as_written(literal)) != literal:
         result = polish(cased, n, strategies, seed, progress=progress, should_stop=should_stop,
                         domain=domain, register=register, min_score=min_score, ranker=ranker, reread=reread)
         return replace(result, literal=literal, candidates=[
@@ -611,8 +611,7 @@ def without_simile(literal: str) -> str | None:
     if not isinstance(literal, str) or not literal.strip() or len(literal) > MAX_CHARS \
             or blank_markup(literal) != literal:  # typed tags: the cut of the blanked text is no offer
         return None
-    if shouted(literal) and not shouted(cased := sentence_case(literal)):
-        literal = cased  # read as polish reads it ("TOM RAN LIKE THE WIND." is refused as "Tom ran like the wind.")
+    literal = read_as_written(literal)  # as polish reads it ("TOM RAN LIKE THE WIND." is refused as "Tom ran …")
     doc = get_registry().get("parser")(literal)
     literal_ones, found = held_comparisons(doc)
     if found or literal_ones:  # every comparison it was refused for ("like a ghost", "like his father")
