@@ -64,12 +64,24 @@ def _launch(admin: bool):
     return demo, f"http://127.0.0.1:{port}/"
 
 
+def close_app(demo) -> None:
+    """`demo.close()`, once more when Gradio's first try raced its own server: it sets an asyncio.Event from this
+    thread while the server's loop, in another, is adding a waiter to it ("deque mutated during iteration", seen once
+    at the suite's end); the event is set by then, and the second call shuts the server down."""
+    try:
+        demo.close()
+    except RuntimeError as exc:
+        if "mutated during iteration" not in str(exc):
+            raise
+        demo.close()
+
+
 @pytest.fixture(scope="session")
 def app_url():
     """The whole app as a visitor gets it (no admin actions), launched once per session on the tiny profile."""
     demo, url = _launch(admin=False)
     yield url
-    demo.close()
+    close_app(demo)
 
 
 @pytest.fixture(scope="session")
@@ -79,7 +91,7 @@ def admin_client():
 
     demo, url = _launch(admin=True)
     yield Client(url, verbose=False)
-    demo.close()
+    close_app(demo)
 
 
 @pytest.fixture(scope="session")

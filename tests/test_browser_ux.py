@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SIZE_IDS, SIZES, close_toasts, needs_chromium, open_page, select_tab
+from conftest import SIZE_IDS, SIZES, close_app, close_toasts, needs_chromium, open_page, select_tab
 from studio.continuation.story import MAX_NARRATIVE_CHARS as CONTINUE_MAX
 from studio.proverbs.service import MAX_NARRATIVE_CHARS as PROVERBS_MAX
 
@@ -88,7 +88,7 @@ def offline_url(_offline_registry):
     try:
         yield url
     finally:
-        demo.close()
+        close_app(demo)
         set_registry(previous)
 
 

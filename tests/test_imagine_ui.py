@@ -63,7 +63,7 @@ def test_top_k_accordion_renders_literal_and_similes(shared_cache):
     import gradio as gr
     from gradio_client import Client
 
-    from conftest import free_port
+    from conftest import close_app, free_port
     from studio.ui.imagine_tab import build_imagine_topk
 
     with gr.Blocks() as demo:
@@ -78,7 +78,7 @@ def test_top_k_accordion_renders_literal_and_similes(shared_cache):
         ranking = {"headers": ["candidate"], "data": [["as dark as ink"], ["like a cave"], ["like coal"]]}
         gallery, table = client.predict(TEXT_A, ranking, 2, 1, 0, 0, 0, api_name="/imagine_top_k")
     finally:
-        demo.close()
+        close_app(demo)
     assert [item["caption"].split(" · ")[0] for item in gallery] == ["literal", "#1", "#2"]
     assert [row[1] for row in table["data"]] == ["as dark as ink", "like a cave"]
 

@@ -24,7 +24,7 @@ def space(tmp_path_factory):
     """(client, registry, overrides): the app on the hub profile with every role overridden to a saved tiny model."""
     from gradio_client import Client
 
-    from conftest import _launch
+    from conftest import _launch, close_app
 
     root = tmp_path_factory.mktemp("space-models")
     overrides = build_all(root)
@@ -40,7 +40,7 @@ def space(tmp_path_factory):
             try:
                 yield Client(url, verbose=False), registry, overrides
             finally:
-                demo.close()
+                close_app(demo)
         finally:
             set_registry(previous)
 
