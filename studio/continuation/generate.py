@@ -25,7 +25,7 @@ from .knowledge import context_inferences, literal_inferences
 from .prompting import generator_prompt, paraphrase_prompt
 from .ranking import POOL, copies_the_story, fluency, order, pool_signals, writer_order
 from .story import require_story
-from ..wording import counted
+from ..wording import agreeing, counted
 
 MODES = ("writer", "tuned", "plain", "literal", "context")
 LIMITS = {"n": (1, 10), "pool": (1, 32), "top_k": (1, 200), "temperature": (0.0, 2.0), "max_new_tokens": (1, 60)}
@@ -366,18 +366,18 @@ def shortfall_lines(ranked: list[Ranked], s: Settings, dropped: int = 0, distinc
     lines = []
     distinct = len(ranked) if distinct is None else distinct
 
-    def were(n: int) -> str:
-        return "was" if n == 1 else "were"
-
     if len(ranked) < s.n:
         repeats = s.draws - distinct - dropped - unwritten - wordless - copies
-        why = [f"{dropped} held a slur or an obscenity and {were(dropped)} dropped"] if dropped else []
-        why += [f"{copies} repeated a sentence of the story and {were(copies)} dropped"] if copies else []
-        why += [f"{wordless} had no words (only punctuation) and {were(wordless)} dropped"] if wordless else []
-        why += [f"{unwritten} {were(unwritten)} empty or repeated the writer's own example and {were(unwritten)} "
-                "dropped"] if unwritten else []
+        why = [f"{dropped} held a slur or an obscenity and {agreeing(dropped, 'was', 'were')} dropped"] \
+            if dropped else []
+        why += [f"{copies} repeated a sentence of the story and {agreeing(copies, 'was', 'were')} dropped"] \
+            if copies else []
+        why += [f"{wordless} had no words (only punctuation) and {agreeing(wordless, 'was', 'were')} dropped"] \
+            if wordless else []
+        why += [f"{unwritten} {agreeing(unwritten, 'was', 'were')} empty or repeated the writer's own example and "
+                f"{agreeing(unwritten, 'was', 'were')} dropped"] if unwritten else []
         why += [f"{repeats} repeated one already listed (the downloads' samples column counts "
-                f"{'it' if repeats == 1 else 'them'})"] if repeats > 0 else []
+                f"{agreeing(repeats, 'it', 'them')})"] if repeats > 0 else []
         drawn = f"the {s.draws} samples drawn for the {s.n} asked" if s.draws > s.n else f"the {s.n} samples asked"
         lines.append(f"{counted(len(ranked), 'distinct continuation')} from {drawn}: of the others, "
                      + " and ".join(why) + ". A higher temperature or top-k gives more variety.")
@@ -387,10 +387,10 @@ def shortfall_lines(ranked: list[Ranked], s: Settings, dropped: int = 0, distinc
     broken = sum(r.cut and r.tokens < s.max_new_tokens for r in ranked)
     if limited:
         lines.append(f"{counted(limited, 'continuation')} reached the limit of {s.max_new_tokens} new tokens before "
-                     f"{'its' if limited == 1 else 'their'} sentence ended; {'it is' if limited == 1 else 'they are'} "
+                     f"{agreeing(limited, 'its', 'their')} sentence ended; {agreeing(limited, 'it is', 'they are')} "
                      "shown cut, ending in “…”. Raise Max new tokens for whole sentences.")
     if broken:
-        lines.append(f"{counted(broken, 'continuation')} ended before {'its' if broken == 1 else 'their'} sentence "
+        lines.append(f"{counted(broken, 'continuation')} ended before {agreeing(broken, 'its', 'their')} sentence "
                      f"did (a new line or the model's own stop, after fewer than {s.max_new_tokens} new tokens); "
-                     f"{'it is' if broken == 1 else 'they are'} shown ending in “…”.")
+                     f"{agreeing(broken, 'it is', 'they are')} shown ending in “…”.")
     return lines

@@ -208,11 +208,11 @@ def variants(tokens: list[list[str]], verbs: frozenset[str] = frozenset()) -> li
     return _synonym_twin(own) + _synonym_twin(twin) + ([] if as_written == own else _synonym_twin(as_written))
 
 
-def _first_word_as_written(tokens: list[list[str]], verbs: frozenset[str]) -> list[list[dict]]:
-    """A proverb's patterns once more with its first word matched as written, in any case: a proverb opens a
+def _first_word_as_written(tokens: list[list[str]], patterns: list[list[dict]]) -> list[list[dict]]:
+    """A proverb's `patterns` once more with its first word matched as written, in any case: a proverb opens a
     sentence, where the tagger reads a capital as a name whose lemma keeps it ("…said: Curiosity killed the cat.")."""
     first = {"LOWER": tokens[0][0]}
-    return [[first, *pattern[1:]] for pattern in variants(tokens, verbs) if pattern[0] != first]
+    return [[first, *pattern[1:]] for pattern in patterns if pattern[0] != first]
 
 
 def verb_lemmas(nlp) -> frozenset[str]:
@@ -262,8 +262,9 @@ class IdiomLexicon:
         verbs = verb_lemmas(nlp)
         for key, e in self.entries.items():
             if len(literal_tokens(e.tokens)) >= 2:  # "do a" would match every "do", "something like" every "he liked"
-                self.matcher.add(key, variants(e.tokens, verbs) + (_first_word_as_written(e.tokens, verbs)
-                                                                   if e.source == "proverb" else []))
+                patterns = variants(e.tokens, verbs)
+                self.matcher.add(key, patterns + (_first_word_as_written(e.tokens, patterns)
+                                                  if e.source == "proverb" else []))
 
     def __len__(self) -> int:
         return len(self.entries)

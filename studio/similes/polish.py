@@ -33,7 +33,7 @@ from ..figures.detector import simile_probability, someones, threshold
 from ..figures.english import CONTENT_POS, corrected, misspellings, read_as_written, refuse_non_english
 from ..models import get_registry
 from ..textspans import blank_emoji, blank_markup
-from ..wording import counted
+from ..wording import agreeing, counted
 from .filters import (distinct_images, like_with_like, merge_near_duplicates, no_image, opposite_images,
                       opposite_kb_images, opposite_manner)
 from .polisher import Candidate, WRITER_POLISHER, polisher_lm, proposer_lm, score_all
@@ -294,7 +294,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
     if len(chosen) < n:
         each = ", ".join(f"{name} {count}" for name, count in proposed.items())
         head = (f"{len(chosen)} of the {n} candidates asked: only {counted(len(candidates), 'distinct simile')} "
-                f"{'exists' if len(candidates) == 1 else 'exist'} for this literal" if candidates else
+                f"{agreeing(len(candidates), 'exists', 'exist')} for this literal" if candidates else
                 "No candidate: no simile could be made for this literal")
         detail = (f"{each} proposals; "
                   + (f"{counted(repeated, 'line')} another proposal also wrote, " if repeated else "")
