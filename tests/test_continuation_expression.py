@@ -282,6 +282,22 @@ def test_the_number_one_never_matches_ordinary_text_and_the_rest_still_inflects(
     assert [m.idiom for m in found] == ["make up one's mind", "pitch in", "as far as one knows"]
 
 
+def test_an_idiom_opening_a_sentence_with_a_capital_is_found():
+    """After a colon the tagger reads "Curiosity" as a name, whose lemma keeps its capital: the entry's first word
+    also matches as written when it is not lower case (any case for a proverb). A lower-case word the lemma does not
+    match stays unmatched ("a being that …" is no "being that")."""
+    from studio.models import get_registry
+
+    phrases = ["curiosity killed the cat", "being that"]
+    entries = [lexicon.Entry(p, f"sense of {p}", "studio", toks)
+               for p, toks in zip(phrases, lexicon.tokenize_phrases(phrases))]
+    lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
+    for text in ("Her aunt warned her: Curiosity killed the cat.", "Curiosity killed the cat, she said.",
+                 "She opened the box anyway. Curiosity killed the cat."):
+        assert [m.idiom for m in lex.match(text)] == ["curiosity killed the cat"], text
+    assert lex.match("She met a being that clearly was not human.") == []
+
+
 def test_a_verb_the_bare_phrase_mislemmatises_matches_as_read_after_to():
     """Tagged alone, "wing it" gets the lemma "we" and "lay down the law" the lemma "lie", so "had to wing it" and
     "laid down the law" never matched; each entry also matches with the lemmas its words take after "to", as a verb

@@ -208,11 +208,13 @@ def variants(tokens: list[list[str]], verbs: frozenset[str] = frozenset()) -> li
     return _synonym_twin(own) + _synonym_twin(twin) + ([] if as_written == own else _synonym_twin(as_written))
 
 
-def _first_word_as_written(tokens: list[list[str]], patterns: list[list[dict]]) -> list[list[dict]]:
-    """A proverb's `patterns` once more with its first word matched as written, in any case: a proverb opens a
-    sentence, where the tagger reads a capital as a name whose lemma keeps it ("…said: Curiosity killed the cat.")."""
+def _first_word_as_written(tokens: list[list[str]], patterns: list[list[dict]], any_case: bool) -> list[list[dict]]:
+    """An entry's `patterns` whose first token is a word (a lemma) once more with that word matched as written, in
+    any case: an expression can open a sentence, where the tagger reads a capital as a name whose lemma keeps it
+    ("…said: Curiosity killed the cat.", "Easy come, easy go.")."""
     first = {"LOWER": tokens[0][0]}
-    return [[first, *pattern[1:]] for pattern in patterns if pattern[0] != first]
+    capital = first if any_case else {**first, "IS_LOWER": False}
+    return [[capital, *pattern[1:]] for pattern in patterns if "LEMMA" in pattern[0] and pattern[0] != first]
 
 
 def verb_lemmas(nlp) -> frozenset[str]:
@@ -263,8 +265,7 @@ class IdiomLexicon:
         for key, e in self.entries.items():
             if len(literal_tokens(e.tokens)) >= 2:  # "do a" would match every "do", "something like" every "he liked"
                 patterns = variants(e.tokens, verbs)
-                self.matcher.add(key, patterns + (_first_word_as_written(e.tokens, patterns)
-                                                  if e.source == "proverb" else []))
+                self.matcher.add(key, patterns + _first_word_as_written(e.tokens, patterns, e.source == "proverb"))
 
     def __len__(self) -> int:
         return len(self.entries)
