@@ -396,6 +396,10 @@ def test_of_several_marks_the_figure_is_continued_not_a_marked_name(studio_lexic
     assert "“as cool as a cucumber”" in expression.mark_notes(story)[0]
     # no mark reads as a figure: the bold one is continued, not an aside in brackets (a reviewer's case)
     assert expression.find_expression("Tom was <b>a rock</b> for her [she said].")[1].text == "a rock"
+    # a bold name beside a bracketed idiom the lexicon lacks, in the one sentence (a visitor's): the idiom
+    story = "<b>Maria</b> lost her keys and her mother said she would [lose her head if it wasn't screwed on]."
+    assert expression.find_expression(story)[1].text == "lose her head if it wasn't screwed on"
+    assert "“lose her head if it wasn't screwed on”" in expression.mark_notes(story)[0]
 
 
 def test_a_marked_name_before_the_last_sentence_is_plain_text(studio_lexicon):

@@ -108,12 +108,15 @@ def _stray_mark(text: str, span: tuple[int, int]) -> bool:
     bold name continued as an idiom "of unknown meaning"). Any other mark is the visitor's: an empty one to mend
     (EMPTY_MARK), an idiom the lexicon lacks ("[dead on her feet]. Wow!"), a metaphor ("<b>a rock</b> for her")."""
     a, b = span
-    if not text[a:b].strip():
+    if not text[a:b].strip() or b > _last_sentence_start(_parsed(blank_markup(text))):
         return False
-    doc = _parsed(blank_markup(text))
-    if b > _last_sentence_start(doc):
-        return False
-    words = [t for t in doc if a <= t.idx < b and not t.is_punct and not t.is_space]
+    return _names_only(text, span)
+
+
+def _names_only(text: str, span: tuple[int, int]) -> bool:
+    """Whether the mark at `span` holds names or pronouns alone and reads as no figure ("<b>Maria</b>")."""
+    a, b = span
+    words = [t for t in _parsed(blank_markup(text)) if a <= t.idx < b and not t.is_punct and not t.is_space]
     return bool(words) and all(t.pos_ in ("PROPN", "PRON") for t in words) and not _reads_as_figure(text, span)
 
 
@@ -163,6 +166,10 @@ def _marked_by(narrative: str, lexicon) -> tuple[str, tuple[int, int] | None]:
     if _stray_mark(clean, span):  # the last other mark that is not one ("<b>Tom</b> … she was [dead on her feet].")
         span = next((sp for sp in sorted(spans, key=lambda sp: (sp[1], sp[0]), reverse=True)
                      if sp != span and clean[sp[0]:sp[1]].strip() and not _stray_mark(clean, sp)), None)
+    elif len(spans) > 1 and _names_only(clean, span):  # a name is no figure beside another mark, in the same
+        # sentence too ("<b>Maria</b> lost her keys and her mother said she would [lose her head …].")
+        span = next((sp for sp in sorted(spans, key=lambda sp: (sp[1], sp[0]), reverse=True)
+                     if sp != span and clean[sp[0]:sp[1]].strip() and not _names_only(clean, sp)), span)
     return clean, span
 
 
