@@ -25,8 +25,10 @@ SCREEN_COLUMNS = ["candidate", "source", "keep (0–1)"]
 FLUENCY_COLUMN = "fluency (0–1)"
 #: what each number in the table means, shown under it
 SCORE_NOTE = ("**keep (0–1)**: how likely a writer is to keep the candidate (0.5 = one in two), from a model fitted "
-              "on our own blind reads; the list is best first by keep. Before the list is cut, the writer model reads "
-              "the 20 best candidates again, and their keep takes in how likely it finds the simile in the sentence. "
+              "on our own blind reads; the list is best first by keep, except where the status line above says some "
+              "images lead it in their own order (the writer source's, and from place 21 the image table's). Before "
+              "the list is cut, the writer model reads the 20 best candidates again, and their keep takes in how "
+              "likely it finds the simile in the sentence. "
               "Summed, the keeps estimate how many of the list a writer would keep (the line above the table); a "
               "strict reader of new sentences keeps fewer, and that line says what share. "
               "**fluency (0–1)** (shown instead when no keep model is served, and in *Details*): how readily the "
