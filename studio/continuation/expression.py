@@ -198,8 +198,12 @@ def _simile_expression(sim, text: str, source: str) -> Expression:
     start, end = min(comp[0], veh[0]), max(comp[1], veh[1])
     if "property" in sim.spans:  # "as light as a feather": the property belongs to the expression
         start, end = min(start, sim.spans["property"][0]), max(end, sim.spans["property"][1])
-    return Expression("simile", text[start:end], start, end, meaning=sim.property or "", source=source,
-                      vehicle=sim.vehicle or "", topic=sim.topic or "", meaning_source="text" if sim.property else "")
+    # a simile whose image is an idiom ends in it and takes its meaning ("like a fish out of water")
+    # why: docs/experiments.md#continuation-simile-idiom
+    idiom = "" if sim.property else _marked_meaning(text[start:end])
+    return Expression("simile", text[start:end], start, end, meaning=sim.property or idiom, source=source,
+                      vehicle=sim.vehicle or "", topic=sim.topic or "",
+                      meaning_source="text" if sim.property else "lexicon" if idiom else "")
 
 
 @lru_cache(maxsize=256)

@@ -43,7 +43,7 @@ def meaning_line(expr: Expression | None) -> str:
     if expr is None or not expr.meaning:
         return ""
     meaning = expr.meaning.strip().rstrip(".")
-    if expr.kind == "simile":  # the simile's meaning is its property
+    if expr.kind == "simile" and expr.meaning_source != "lexicon":  # the property it states (else an idiom's sense)
         who = expr.topic.strip() or "it"
         return f"{who} was very {meaning}"
     return meaning
