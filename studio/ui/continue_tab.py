@@ -26,8 +26,8 @@ EXAMPLES = [
      "[wing it].", "writer"],
     ["The house had been empty since the winter. When Sam finally opened the door, the hallway was cold and silent, "
      "and the old clock on the wall stood still, [like a heart that had forgotten to beat].", "writer"],
-    ["After three nights without sleep, the interns finally finished the report. Marco closed his laptop, lay down "
-     "on the office sofa and slept like a log.", "writer"],
+    ["Jonas had never owned a suit. At his sister's wedding, among her colleagues from the bank, he stood by the "
+     "buffet all evening like a fish out of water.", "writer"],
     ["My brother promised he would fix the roof before the rain came, but he spent the whole weekend watching films. "
      "When the storm arrived he was running around the house like a headless chicken.", "writer"],
 ]
