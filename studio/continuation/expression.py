@@ -113,11 +113,12 @@ def _stray_mark(text: str, span: tuple[int, int]) -> bool:
     return _names_only(text, span)
 
 
-def _names_only(text: str, span: tuple[int, int]) -> bool:
-    """Whether the mark at `span` holds names or pronouns alone and reads as no figure ("<b>Maria</b>")."""
+def _names_only(text: str, span: tuple[int, int], parts: list | None = None) -> bool:
+    """Whether the mark at `span` holds names or pronouns alone and reads as no figure ("<b>Maria</b>"); `parts`:
+    the text's `_figure_parts`, when already read."""
     a, b = span
     words = [t for t in _parsed(blank_markup(text)) if a <= t.idx < b and not t.is_punct and not t.is_space]
-    return bool(words) and all(t.pos_ in ("PROPN", "PRON") for t in words) and not _reads_as_figure(text, span)
+    return bool(words) and all(t.pos_ in ("PROPN", "PRON") for t in words) and not _reads_as_figure(text, span, parts)
 
 
 #: how many marks (the last ones) `chosen_mark` reads for a figure: each is one look-up
@@ -139,7 +140,8 @@ def mark_notes(text: str) -> list[str]:
                      "text: mark the expression the narrative ends in")
     elif len(outer) > 1:  # "<b>[x]</b>" is one mark
         notes.append(f"{len(outer)} expressions are marked; only one, “{_used(text)}”, is the one continued (the "
-                     "last that reads as an idiom or a simile, else the last): mark one")
+                     "last that reads as an idiom or a simile, else the last, a name only if no other mark has a word of "
+                     "its own): mark one")
     if re.search(r"\[[^\]]*$", text) or re.search(r"<b>(?!.*</b>)", text, re.I | re.S):
         notes.append("a “[” or “<b>” has no closing mark after it, so it is read as typed: close it to mark the "
                      "expression")
@@ -164,13 +166,20 @@ def _marked_by(narrative: str, lexicon) -> tuple[str, tuple[int, int] | None]:
         return clean, None
     span = chosen_mark(clean, spans, winners)
     if _stray_mark(clean, span):  # the last other mark that is not one ("<b>Tom</b> … she was [dead on her feet].")
-        span = next((sp for sp in sorted(spans, key=lambda sp: (sp[1], sp[0]), reverse=True)
-                     if sp != span and clean[sp[0]:sp[1]].strip() and not _stray_mark(clean, sp)), None)
-    elif len(spans) > 1 and _names_only(clean, span):  # a name is no figure beside another mark, in the same
-        # sentence too ("<b>Maria</b> lost her keys and her mother said she would [lose her head …].")
-        span = next((sp for sp in sorted(spans, key=lambda sp: (sp[1], sp[0]), reverse=True)
-                     if sp != span and clean[sp[0]:sp[1]].strip() and not _names_only(clean, sp)), span)
+        return clean, _last_other(clean, spans, span, lambda sp: _stray_mark(clean, sp))
+    if len(spans) > 1:  # a name is no figure beside another mark of its sentence either ("<b>Maria</b> lost her keys
+        # and her mother said she would [lose her head …].")
+        parts, doc = _figure_parts(clean), _parsed(blank_markup(clean))
+        if _names_only(clean, span, parts):  # another with a word of its own ("<b>Tom</b> smiled [at her].": Tom)
+            return clean, _last_other(clean, spans, span, lambda sp: _names_only(clean, sp, parts)
+                                      or not has_content_word(doc, *sp)) or span
     return clean, span
+
+
+def _last_other(text: str, spans: list[tuple[int, int]], span: tuple[int, int], unfit) -> tuple[int, int] | None:
+    """The last of the last MARKS_READ `spans`, other than `span`, that is not empty and not `unfit`, or None."""
+    ordered = sorted(spans, key=lambda sp: (sp[1], sp[0]))[-MARKS_READ:]
+    return next((sp for sp in reversed(ordered) if sp != span and text[sp[0]:sp[1]].strip() and not unfit(sp)), None)
 
 
 def _shift(position: int, m: re.Match) -> int:
@@ -191,19 +200,36 @@ def _similes(text: str, doc=None):
     return extract_similes(text, doc=doc)
 
 
-def _simile_expression(sim, text: str, source: str) -> Expression:
+def _simile_expression(sim, text: str, source: str, mark: tuple[int, int] | None = None) -> Expression:
+    """The simile as an Expression: its property as its meaning, else the meaning of the idiom its image is
+    (`_image_meaning`; `mark`, the span marked on it)."""
     spans = [tuple(v) for v in sim.spans.values()]
     comp = sim.spans.get("comparator") or spans[0]
     veh = sim.spans.get("vehicle") or comp
     start, end = min(comp[0], veh[0]), max(comp[1], veh[1])
     if "property" in sim.spans:  # "as light as a feather": the property belongs to the expression
         start, end = min(start, sim.spans["property"][0]), max(end, sim.spans["property"][1])
-    # a simile whose image is an idiom ends in it and takes its meaning ("like a fish out of water")
-    # why: docs/experiments.md#continuation-simile-idiom
-    idiom = "" if sim.property else _marked_meaning(text[start:end])
+    idiom = "" if sim.property else _image_meaning(text, sim, mark)
     return Expression("simile", text[start:end], start, end, meaning=sim.property or idiom, source=source,
                       vehicle=sim.vehicle or "", topic=sim.topic or "",
                       meaning_source="text" if sim.property else "lexicon" if idiom else "")
+
+
+def _image_meaning(text: str, sim, mark: tuple[int, int] | None = None) -> str:
+    """The lexicon's meaning of the idiom a simile's image is, whole ("a fish out of water": "fish out of water"), or
+    "": the idiom must run from the image's first word after an article to its end, so "a queen holding court" is no
+    "hold court"; a `mark` on the simile bounds the image ("…[like a fish out of water] on stage", "as if she had to
+    [beat the clock]").
+    why: docs/experiments.md#continuation-simile-idiom"""
+    if "vehicle" not in sim.spans:
+        return ""
+    a, b = sim.spans["vehicle"]
+    if mark is not None:
+        a, b = max(a, mark[0]), min(b, mark[1])
+    image = text[a:b].rstrip(" \t\n.,;:!?\"'”’)")
+    found = _lexicon().match(image, _parsed(image)) if image else []
+    return next((m.meaning for m in found if m.meaning and m.end >= len(image)
+                 and image[:m.start].strip().lower() in ("", "a", "an", "the")), "")
 
 
 @lru_cache(maxsize=256)
@@ -236,7 +262,7 @@ def _from_mark(text: str, span: tuple[int, int]) -> Expression:
     for sim in _similes(text):
         s_spans = [tuple(v) for v in sim.spans.values()]
         if any(x < b and y > a for x, y in s_spans):
-            expr = _simile_expression(sim, text, "marked")
+            expr = _simile_expression(sim, text, "marked", mark=span)
             expr.start, expr.end, expr.text = a, b, phrase
             return expr
     if _SIMILE_START.match(phrase):

@@ -111,8 +111,9 @@ def literal_inferences(expr: Expression, seed: int = 0) -> list[str]:
         if len(facts) < MAX_PROPERTIES:
             for prop in _complete([f"{vehicle[:1].upper()}{vehicle[1:]} is"], MAX_PROPERTIES, seed)[0]:
                 facts.append(f"{vehicle} is {prop}")
-        if expr.meaning:
-            facts.insert(0, f"{vehicle} is {expr.meaning}")
+        if expr.meaning:  # a stated property, or the meaning of the idiom the image is ("a fish out of water")
+            facts.insert(0, f"{vehicle} means {in_a_sentence(expr.meaning.rstrip('.'))}"
+                         if expr.meaning_source == "lexicon" else f"{vehicle} is {expr.meaning}")
         return list(dict.fromkeys(facts))[:MAX_PROPERTIES]
     facts = [f"{expr.text} means {in_a_sentence(expr.meaning.rstrip('.'))}"] if expr.meaning else []
     words = content_words(expr.text)

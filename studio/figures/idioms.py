@@ -209,9 +209,10 @@ def variants(tokens: list[list[str]], verbs: frozenset[str] = frozenset()) -> li
 
 
 def _first_word_as_written(tokens: list[list[str]], patterns: list[list[dict]], any_case: bool) -> list[list[dict]]:
-    """An entry's `patterns` whose first token is a word (a lemma) once more with that word matched as written, in
-    any case: an expression can open a sentence, where the tagger reads a capital as a name whose lemma keeps it
-    ("…said: Curiosity killed the cat.", "Easy come, easy go.")."""
+    """An entry's `patterns` whose first token is a word (a lemma) once more with that word matched as written: a
+    proverb's in any case, another entry's where it is not lower case. An expression can open a sentence, where the
+    tagger reads a capital as a name whose lemma keeps it ("…warned her: Curiosity killed the cat.").
+    why: docs/experiments.md#idiom-capital-first-word"""
     first = {"LOWER": tokens[0][0]}
     capital = first if any_case else {**first, "IS_LOWER": False}
     return [[capital, *pattern[1:]] for pattern in patterns if "LEMMA" in pattern[0] and pattern[0] != first]
@@ -260,12 +261,19 @@ class IdiomLexicon:
         self.entries: dict[str, Entry] = {}
         for e in entries:  # later entries win: the studio's own come last
             self.entries[e.idiom.lower()] = e
-        self.matcher = Matcher(nlp.vocab)
+        # the entries' patterns; apart, the other sources' first words as written in capitals, run only on a text
+        # where the tagger kept a capital in such a word's lemma (doubling the patterns doubled every match's time)
+        self.matcher, self.capitals = Matcher(nlp.vocab), Matcher(nlp.vocab)
+        self._capital_words: set[str] = set()
         verbs = verb_lemmas(nlp)
         for key, e in self.entries.items():
             if len(literal_tokens(e.tokens)) >= 2:  # "do a" would match every "do", "something like" every "he liked"
                 patterns = variants(e.tokens, verbs)
-                self.matcher.add(key, patterns + _first_word_as_written(e.tokens, patterns, e.source == "proverb"))
+                written = _first_word_as_written(e.tokens, patterns, e.source == "proverb")
+                self.matcher.add(key, patterns + written if e.source == "proverb" else patterns)
+                if written and e.source != "proverb":
+                    self.capitals.add(key, written)
+                    self._capital_words.add(e.tokens[0][0])
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -279,8 +287,11 @@ class IdiomLexicon:
         the doc → bool) drops matches before that, so that a match not to be taken cannot hide a shorter one inside
         or across it."""
         doc = doc if doc is not None else self.nlp(text)
+        hits = list(self.matcher(doc))
+        if any(t.lemma_[:1].isupper() and t.lower_ in self._capital_words for t in doc):
+            hits += self.capitals(doc)
         found = []
-        for match_id, start, end in self.matcher(doc):
+        for match_id, start, end in hits:
             entry = self.entries[self.nlp.vocab.strings[match_id]]
             span = doc[start:end]
             m = IdiomMatch(entry.idiom, span.start_char, span.end_char, entry.meaning, entry.source)
