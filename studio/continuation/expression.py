@@ -140,8 +140,8 @@ def mark_notes(text: str) -> list[str]:
                      "text: mark the expression the narrative ends in")
     elif len(outer) > 1:  # "<b>[x]</b>" is one mark
         notes.append(f"{len(outer)} expressions are marked; only one, “{_used(text)}”, is the one continued (the "
-                     "last that reads as an idiom or a simile, else the last, a name only if no other mark has a word of "
-                     "its own): mark one")
+                     "last that reads as an idiom or a simile, else the last, a name only if no other mark has a "
+                     "word of its own): mark one")
     if re.search(r"\[[^\]]*$", text) or re.search(r"<b>(?!.*</b>)", text, re.I | re.S):
         notes.append("a “[” or “<b>” has no closing mark after it, so it is read as typed: close it to mark the "
                      "expression")
