@@ -88,11 +88,18 @@ def chosen_mark(text: str, spans: list[tuple[int, int]], fallback: list[tuple[in
     return next((sp for sp in reversed(rest) if text[sp[0]:sp[1]].strip()), rest[-1])
 
 
-def _figure_parts(text: str) -> list:
-    return [sim.spans.get(k) for sim in _similes(text) for k in ("comparator", "property", "vehicle")]
+def _figure_parts(text: str) -> tuple:
+    """The spans of the comparators, properties and images of `text`'s similes, read once per text for a request's
+    several look-ups (`chosen_mark`, then `_marked_by`'s name check)."""
+    return _parts_by(get_registry().get("parser"), text)
 
 
-def _reads_as_figure(text: str, span: tuple[int, int], parts: list | None = None) -> bool:
+@lru_cache(maxsize=16)
+def _parts_by(parser, text: str) -> tuple:
+    return tuple(sim.spans.get(k) for sim in _similes(text) for k in ("comparator", "property", "vehicle"))
+
+
+def _reads_as_figure(text: str, span: tuple[int, int], parts: tuple | None = None) -> bool:
     """Whether the marked phrase at `span` of the clean `text` reads as a figure: it opens as a simile ("like a …"),
     covers a simile's comparator, property or image, or is (or ends in) an idiom with a known meaning."""
     a, b = span
@@ -113,12 +120,11 @@ def _stray_mark(text: str, span: tuple[int, int]) -> bool:
     return _names_only(text, span)
 
 
-def _names_only(text: str, span: tuple[int, int], parts: list | None = None) -> bool:
-    """Whether the mark at `span` holds names or pronouns alone and reads as no figure ("<b>Maria</b>"); `parts`:
-    the text's `_figure_parts`, when already read."""
+def _names_only(text: str, span: tuple[int, int]) -> bool:
+    """Whether the mark at `span` holds names or pronouns alone and reads as no figure ("<b>Maria</b>")."""
     a, b = span
     words = [t for t in _parsed(blank_markup(text)) if a <= t.idx < b and not t.is_punct and not t.is_space]
-    return bool(words) and all(t.pos_ in ("PROPN", "PRON") for t in words) and not _reads_as_figure(text, span, parts)
+    return bool(words) and all(t.pos_ in ("PROPN", "PRON") for t in words) and not _reads_as_figure(text, span)
 
 
 #: how many marks (the last ones) `chosen_mark` reads for a figure: each is one look-up
@@ -169,9 +175,9 @@ def _marked_by(narrative: str, lexicon) -> tuple[str, tuple[int, int] | None]:
         return clean, _last_other(clean, spans, span, lambda sp: _stray_mark(clean, sp))
     if len(spans) > 1:  # a name is no figure beside another mark of its sentence either ("<b>Maria</b> lost her keys
         # and her mother said she would [lose her head …].")
-        parts, doc = _figure_parts(clean), _parsed(blank_markup(clean))
-        if _names_only(clean, span, parts):  # another with a word of its own ("<b>Tom</b> smiled [at her].": Tom)
-            return clean, _last_other(clean, spans, span, lambda sp: _names_only(clean, sp, parts)
+        doc = _parsed(blank_markup(clean))
+        if _names_only(clean, span):  # another with a word of its own ("<b>Tom</b> smiled [at her].": Tom)
+            return clean, _last_other(clean, spans, span, lambda sp: _names_only(clean, sp)
                                       or not has_content_word(doc, *sp)) or span
     return clean, span
 
