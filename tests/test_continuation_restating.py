@@ -13,13 +13,13 @@ from studio.models import ModelUnavailable, get_registry
 from studio.models.roles import Generation
 from studio.ui.continue_tab import why_here
 
-STORY = ("Priya's spreadsheet was still half empty. She brewed a pot of coffee, because she would have to burn the "
-         "midnight oil.")
+STORY = ("Priya's spreadsheet was still half empty. She brewed a pot of coffee, because she would have to pull an "
+         "all-nighter.")
 
 
 def test_the_last_sentence_is_the_last_with_a_word():
-    assert ranking.last_sentence(STORY) == ("She brewed a pot of coffee, because she would have to burn the midnight "
-                                            "oil.")
+    assert ranking.last_sentence(STORY) == ("She brewed a pot of coffee, because she would have to pull an "
+                                            "all-nighter.")
     assert ranking.last_sentence('He said "no!" Then  he   left. …') == "Then he left."
     assert ranking.last_sentence("no end mark here") == "no end mark here"
 
