@@ -267,6 +267,7 @@ def test_common_figures_written_for_the_studio_are_found_with_their_meanings(mon
             ("Tom ran the marathon. That night he slept [like a log].", "simile", "like a log", "deeply"),
             ("Tom ran the marathon. That night he slept <b>like a log</b>.", "simile", "like a log", "deeply"),
             ("After the hike he slept like a log in his tent.", "simile", "like a log in his tent", "deeply"),
+            ("I'm worn out. I'll sleep like a log tonight.", "simile", "like a log", "deeply"),
             # the extractor ends the image early; the figure reads on to the sentence's end
             ("She rushed from room to room like a chicken with its head cut off.", "simile", "like a chicken",
              "frantic"),

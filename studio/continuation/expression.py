@@ -236,7 +236,7 @@ def _image_meaning(text: str, sim, mark: tuple[int, int] | None = None) -> str:
     image = text[a:b].rstrip(" \t\n.,;:!?\"'”’)")
     if not image:
         return ""
-    figure = _figure_meaning(text, sim.spans["comparator"][0], a, b if mark is not None else None)
+    figure = _figure_meaning(text, sim.spans["comparator"][0], (a, a + len(image)), b if mark is not None else None)
     if figure:
         return figure
     found = _lexicon().match(image, _parsed(image))
@@ -244,11 +244,11 @@ def _image_meaning(text: str, sim, mark: tuple[int, int] | None = None) -> str:
                  and image[:m.start].strip().lower() in ("", "a", "an", "the")), "")
 
 
-def _figure_meaning(text: str, comparator: int, a: int, b: int | None) -> str:
+def _figure_meaning(text: str, comparator: int, image: tuple[int, int], end: int | None) -> str:
     """The meaning of the lexicon's simile figure ("sleep like a log", "like a bull in a china shop") that the simile
-    with its comparator at `comparator` and its image from `a` is: the word the comparator hangs on in the story's
-    parse ("slept", "treated her", "was out") and the words from the image's first on, to a mark's end `b` or the
-    sentence's (the extractor may end the image early: "like a chicken | with its head cut off"), as
+    with its comparator at `comparator` and its image at `image` (the extractor's) is: the word the comparator hangs on
+    in the story's parse ("slept", "treated her", "was out") and the words from the image's first on, to a mark's
+    `end` or the sentence's (the extractor may end the image early: "like a chicken | with its head cut off"), as
     `IdiomLexicon.simile_meaning` reads them; "" when none is.
     why: docs/experiments.md#idiom-additions"""
     doc = _parsed(blank_markup(text))
@@ -258,8 +258,10 @@ def _figure_meaning(text: str, comparator: int, a: int, b: int | None) -> str:
     heads = [comp.head.lemma_.lower()]
     if comp.head.pos_ in ("ADV", "ADP", "PART"):  # "was out like a light", "stuck out like a sore thumb"
         heads.append(comp.head.head.lemma_.lower())
-    end = comp.sent.end_char if b is None else b
-    return _lexicon().simile_meaning(heads, [(t.lower_, t.pos_) for t in doc if a <= t.idx < end and not t.is_space])
+    a, b = image
+    end = comp.sent.end_char if end is None else end
+    return _lexicon().simile_meaning(heads, [(t.lower_, t.pos_, t.idx < b) for t in doc
+                                             if a <= t.idx < end and not t.is_space])
 
 
 @lru_cache(maxsize=256)

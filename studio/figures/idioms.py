@@ -260,7 +260,7 @@ def tokenize_phrases(phrases: list[str], keep_punct: bool = False) -> list[list[
     return out
 
 
-#: what may follow a simile figure's image inside the simile's own ("…like a log in his tent", "…like a log, and")
+#: what may follow a simile figure's image inside the extractor's image ("…like a log in his tent")
 _AFTER_FIGURE = {"ADP", "SCONJ", "CCONJ", "PUNCT", "ADV"}
 _POSSESSIVE_WORDS = {"my", "your", "his", "her", "its", "our", "their"}
 
@@ -321,20 +321,21 @@ class IdiomLexicon:
     def __len__(self) -> int:
         return len(self.entries)
 
-    def simile_meaning(self, heads: list[str], image: list[tuple[str, str]]) -> str:
+    def simile_meaning(self, heads: list[str], image: list[tuple[str, str, bool]]) -> str:
         """The meaning of the written simile figure a simile is, or "": one whose word before "like" is among `heads`
         (the lemmas the comparator hangs on: "sleep" for "…slept like a log", "treat" for "treated her like dirt"),
-        or that has none ("like a bull in a china shop"), and whose image words begin the simile's `image` ((lower
-        text, part of speech) per token; an article first is optional, "one's" stands for any possessive), the rest
-        of the image a phrase of its own ("…like a log in his tent") or nothing."""
+        or that has none ("like a bull in a china shop"), and whose image words begin the words from the simile's
+        image on (`image`: (lower text, part of speech, inside the extractor's image) per token; an article first is
+        optional, "one's" stands for any possessive); what the extractor's image holds after them must be a phrase of
+        its own ("…like a log in his tent"; not "like a log cabin")."""
         if image and image[0][0] in _ARTICLES:
             image = image[1:]
-        words = [w for w, _ in image]
+        words = [w for w, _, _ in image]
         for key in (*heads, ""):
             for figure, meaning in self.similes.get(key, ()):
                 n = len(figure)
                 if (len(words) >= n and all(_same_word(f, w) for f, w in zip(figure, words))
-                        and (len(words) == n or image[n][1] in _AFTER_FIGURE)):
+                        and (len(words) == n or not image[n][2] or image[n][1] in _AFTER_FIGURE)):
                     return meaning
         return ""
 
