@@ -268,6 +268,13 @@ def test_common_figures_written_for_the_studio_are_found_with_their_meanings(mon
             ("Tom ran the marathon. That night he slept <b>like a log</b>.", "simile", "like a log", "deeply"),
             ("After the hike he slept like a log in his tent.", "simile", "like a log in his tent", "deeply"),
             ("I'm worn out. I'll sleep like a log tonight.", "simile", "like a log", "deeply"),
+            ("After the long march the soldiers slept like logs.", "simile", "like logs", "deeply"),
+            ("After the long shift, she was out like a light.", "simile", "like a light", "Asleep"),
+            ("After the long shift, she went out like a light.", "simile", "like a light", "fall asleep"),
+            ("Grandpa's memory is like a sieve.", "simile", "like a sieve", "poor memory"),
+            ("She rushed from room to room [like a chicken with its head cut off].", "simile",
+             "like a chicken with its head cut off", "frantic"),
+            ("They partied [like there's no tomorrow].", "simile", "like there's no tomorrow", "Recklessly"),
             # the extractor ends the image early; the figure reads on to the sentence's end
             ("She rushed from room to room like a chicken with its head cut off.", "simile", "like a chicken",
              "frantic"),
@@ -284,7 +291,8 @@ def test_common_figures_written_for_the_studio_are_found_with_their_meanings(mon
         assert meaning in expr.meaning and expr.meaning_source == "lexicon", (story, expr)
     assert expression.find_expression("It rained cats and dogs.")[1].source == "lexicon:written"
     # another word before "like", or an image that only begins like the figure's, is no such figure
-    for story in ("Tom ran the marathon. That night he lay like a log.", "He lived in a house built like a log cabin."):
+    for story in ("Tom ran the marathon. That night he lay like a log.", "He lived in a house built like a log cabin.",
+                  "To the lonely boy, her letter was like a light."):  # "be out like a light" needs its "out"
         _, expr = expression.find_expression(story)
         assert expr is not None and expr.kind == "simile" and expr.meaning == "", (story, expr)
 
@@ -293,6 +301,9 @@ def test_a_written_figure_without_its_meaning_is_refused_with_its_line(tmp_path)
     path = tmp_path / "additions.tsv"
     path.write_text("phrase\tmeaning\nsleep like a log\tTo sleep deeply.\nrain cats and dogs\n", encoding="utf-8")
     with pytest.raises(StudioError, match="line 3"):
+        lexicon.written_entries(path)
+    path.write_text("sleep like a log\tTo sleep deeply.\n", encoding="utf-8")
+    with pytest.raises(StudioError, match="line 1"):  # no header: its first figure would be lost
         lexicon.written_entries(path)
     assert lexicon.written_entries(tmp_path / "missing.tsv") == []
 

@@ -236,7 +236,7 @@ def _image_meaning(text: str, sim, mark: tuple[int, int] | None = None) -> str:
     image = text[a:b].rstrip(" \t\n.,;:!?\"'”’)")
     if not image:
         return ""
-    figure = _figure_meaning(text, sim.spans["comparator"][0], (a, a + len(image)), b if mark is not None else None)
+    figure = _figure_meaning(text, sim.spans["comparator"][0], (a, a + len(image)), mark[1] if mark else None)
     if figure:
         return figure
     found = _lexicon().match(image, _parsed(image))
@@ -255,12 +255,17 @@ def _figure_meaning(text: str, comparator: int, image: tuple[int, int], end: int
     comp = next((t for t in doc if t.idx == comparator), None)
     if comp is None:
         return ""
-    heads = [comp.head.lemma_.lower()]
-    if comp.head.pos_ in ("ADV", "ADP", "PART"):  # "was out like a light", "stuck out like a sore thumb"
-        heads.append(comp.head.head.lemma_.lower())
+    head = comp.head
+    heads = [head.lemma_.lower()]
+    if head.pos_ in ("ADV", "ADP", "PART"):  # "was out like a light", "stuck out like a sore thumb"
+        heads.append(f"{head.head.lemma_.lower()} {head.lower_}")
+    else:  # the particle beside it: "went out like a light" parsed with both under "went"
+        heads += [f"{heads[0]} {c.lower_}" for c in head.children if c.dep_ in ("prt", "advmod") and c.i < comp.i]
+    if head.lemma_ == "be":  # "Her memory is like a sieve": the subject is what is compared
+        heads += [c.lemma_.lower() for c in head.children if c.dep_ == "nsubj"]
     a, b = image
     end = comp.sent.end_char if end is None else end
-    return _lexicon().simile_meaning(heads, [(t.lower_, t.pos_, t.idx < b) for t in doc
+    return _lexicon().simile_meaning(heads, [(t.lower_, t.lemma_.lower(), t.pos_, t.idx < b) for t in doc
                                              if a <= t.idx < end and not t.is_space])
 
 
@@ -297,9 +302,11 @@ def _from_mark(text: str, span: tuple[int, int]) -> Expression:
             expr = _simile_expression(sim, text, "marked", mark=span)
             expr.start, expr.end, expr.text = a, b, phrase
             return expr
-    if _SIMILE_START.match(phrase):
+    if _SIMILE_START.match(phrase):  # a simile the extractor does not read: a figure's own words may still be known
         vehicle = _SIMILE_START.sub("", phrase).strip(" ,.")
-        return Expression("simile", phrase, a, b, source="marked", vehicle=vehicle)
+        meaning = _lexicon().meaning(phrase.strip(" ,.!?")) or ""
+        return Expression("simile", phrase, a, b, meaning=meaning, source="marked", vehicle=vehicle,
+                          meaning_source="lexicon" if meaning else "")
     meaning = _marked_meaning(phrase)
     return Expression("idiom", phrase, a, b, meaning=meaning, source="marked",
                       meaning_source="lexicon" if meaning else "")

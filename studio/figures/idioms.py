@@ -266,9 +266,10 @@ _POSSESSIVE_WORDS = {"my", "your", "his", "her", "its", "our", "their"}
 
 
 def _simile_figure(tokens: list[list[str]]) -> tuple[str, tuple[str, ...]] | None:
-    """(the lemma of the word before "like", "" when the figure starts with it; its image's words, an article first
-    left out) of a simile figure: "like …", one word and "like …" ("sleep like a log", "memory like a sieve"), or a
-    word, a particle and "like …" ("stick out like a sore thumb"); None for any other entry."""
+    """(what its "like" hangs on: "" when the figure starts with it, the lemma of the word before it ("sleep like a
+    log", "memory like a sieve"), or that lemma and the particle between ("stick out" for "stick out like a sore
+    thumb"); its image's words, an article first and hyphens left out) of a simile figure; None for any other
+    entry."""
     tokens = _joined_possessives(tokens)  # "one 's" is one possessive, as in a pattern
     words = [t[0] for t in tokens]
     if "like" not in words[:3]:
@@ -276,14 +277,16 @@ def _simile_figure(tokens: list[list[str]]) -> tuple[str, tuple[str, ...]] | Non
     i = words.index("like")
     if i == 2 and not (len(tokens[1]) > 2 and tokens[1][2] in ("RP", "RB", "IN")):
         return None
-    image = words[i + 1:]
+    image = [w for w in words[i + 1:] if w != "-"]
     if image and image[0] in _ARTICLES:
         image = image[1:]
-    return (tokens[0][1].lower() if i else ""), tuple(image)
+    return " ".join([tokens[0][1].lower()] + words[1:i]) if i else "", tuple(image)
 
 
-def _same_word(figure_word: str, word: str) -> bool:
-    return figure_word == word or figure_word in _POSSESSIVE_SLOTS and word in _POSSESSIVE_WORDS
+def _same_word(figure_word: str, word: str, lemma: str) -> bool:
+    """Whether a figure's image word is the story's (as written or its lemma: "slept like logs"); "one's" stands
+    for any possessive."""
+    return figure_word in (word, lemma) or figure_word in _POSSESSIVE_SLOTS and word in _POSSESSIVE_WORDS
 
 
 class IdiomLexicon:
@@ -321,21 +324,21 @@ class IdiomLexicon:
     def __len__(self) -> int:
         return len(self.entries)
 
-    def simile_meaning(self, heads: list[str], image: list[tuple[str, str, bool]]) -> str:
-        """The meaning of the written simile figure a simile is, or "": one whose word before "like" is among `heads`
-        (the lemmas the comparator hangs on: "sleep" for "…slept like a log", "treat" for "treated her like dirt"),
-        or that has none ("like a bull in a china shop"), and whose image words begin the words from the simile's
-        image on (`image`: (lower text, part of speech, inside the extractor's image) per token; an article first is
-        optional, "one's" stands for any possessive); what the extractor's image holds after them must be a phrase of
-        its own ("…like a log in his tent"; not "like a log cabin")."""
+    def simile_meaning(self, heads: list[str], image: list[tuple[str, str, str, bool]]) -> str:
+        """The meaning of the written simile figure a simile is, or "": one whose words before "like" are among
+        `heads` (what the comparator hangs on: "sleep" for "…slept like a log", "treat" for "treated her like dirt",
+        "go out" for "went out like a light"), or that has none ("like a bull in a china shop"), and whose image words
+        begin the words from the simile's image on (`image`: (lower text, lemma, part of speech, inside the
+        extractor's image) per token; an article first and hyphens are optional); what the extractor's image holds
+        after them must be a phrase of its own ("…like a log in his tent"; not "like a log cabin")."""
+        image = [t for t in image if t[0] != "-"]
         if image and image[0][0] in _ARTICLES:
             image = image[1:]
-        words = [w for w, _, _ in image]
         for key in (*heads, ""):
             for figure, meaning in self.similes.get(key, ()):
                 n = len(figure)
-                if (len(words) >= n and all(_same_word(f, w) for f, w in zip(figure, words))
-                        and (len(words) == n or not image[n][2] or image[n][1] in _AFTER_FIGURE)):
+                if (len(image) >= n and all(_same_word(f, w, lemma) for f, (w, lemma, _, _) in zip(figure, image))
+                        and (len(image) == n or not image[n][3] or image[n][2] in _AFTER_FIGURE)):
                     return meaning
         return ""
 
@@ -495,15 +498,19 @@ def proverb_entries(path: Path = PROVERBS_PATH) -> list[Entry]:
 def written_entries(path: Path = ADDITIONS_PATH) -> list[Entry]:
     """The common figures written for the studio (source "written"; a row "phrase ⇥ meaning" under a header), each
     kept with its commas, as a proverb is ("when it rains, it pours"); empty when the file is missing. A row without
-    both raises a StudioError that names its line."""
+    both, or a file without the header, raises a StudioError that names its line."""
     def tokenized(raw: bytes) -> list[Entry]:
+        lines = raw.decode("utf-8").splitlines()
+        if not lines or lines[0].split("\t") != ["phrase", "meaning"]:
+            raise StudioError(f"{path}, line 1: the header \"phrase<tab>meaning\" is missing.")
         pairs = []
-        for number, line in enumerate(raw.decode("utf-8").splitlines()[1:], start=2):
+        for number, line in enumerate(lines[1:], start=2):
+            if not line.strip():
+                continue
             cells = [c.strip() for c in line.split("\t")]
-            if line.strip() and (len(cells) != 2 or not all(cells)):
+            if len(cells) != 2 or not all(cells):
                 raise StudioError(f"{path}, line {number}: write a phrase and its meaning, one tab between them.")
-            if line.strip():
-                pairs.append((cells[0], cells[1]))
+            pairs.append((cells[0], cells[1]))
         tokens = tokenize_phrases([p for p, _ in pairs], keep_punct=True)
         return [Entry(p, m, "written", t) for (p, m), t in zip(pairs, tokens)]
 
