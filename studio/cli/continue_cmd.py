@@ -62,7 +62,7 @@ def render_continue(r: dict) -> str:
     kb = {"model": " (not in the lexicon: the generator's own paraphrase, a guess)"}.get(
         (e or {}).get("meaning_source"), "")
     if e and e["kind"] == "simile" and e.get("meaning_source") == "lexicon":
-        kb = " (its image is an idiom the lexicon knows)"
+        kb = " (a figure the lexicon knows)"
     lines = [f"expression: {e['text']!r} ({e['kind']}, {e['source']})"
              + (f" — {e['meaning']}{kb}" if e["meaning"] else "") if e else "expression: none found"]
     if r["inferences"]:

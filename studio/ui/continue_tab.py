@@ -149,7 +149,7 @@ def _expression_note(expr: dict | None) -> str:
                 "with, as the benchmark's stories do): the continuation is plain. Mark one with `[ ]` to use it.")
     what = "meaning" if expr["kind"] == "idiom" else "property"
     if expr["kind"] == "simile" and expr.get("meaning_source") == "lexicon":
-        what = "meaning (its image is an idiom the lexicon knows)"
+        what = "meaning (a figure the lexicon knows)"
     if expr.get("meaning_source") == "model":
         what = "meaning (not in the lexicon: the generator's own paraphrase, a guess)"
     meaning = expr["meaning"] or ("unknown" if expr["kind"] == "idiom" else "not stated in the text")
