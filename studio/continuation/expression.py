@@ -257,6 +257,8 @@ def _figure_meaning(text: str, comparator: int, image: tuple[int, int], end: int
         return ""
     head = comp.head
     heads = [head.lemma_.lower()]
+    if head.is_sent_start and head.text[:1].isupper() and heads[0] == head.lower_:  # a verb first, its capital
+        heads.append(_parsed(head.lower_)[0].lemma_.lower())  # read as a base form or a name: "Slept like a log."
     if head.pos_ in ("ADV", "ADP", "PART"):  # "was out like a light", "stuck out like a sore thumb"
         heads.append(f"{head.head.lemma_.lower()} {head.lower_}")
     else:  # the particle beside it: "went out like a light" parsed with both under "went"
@@ -340,10 +342,16 @@ def _leaves_out_a_describer(m, doc) -> bool:
     return any(t.pos_ in _DESCRIBERS and t.dep_ not in ("npadvmod", "advmod") for t in doc if t.idx < m.start)
 
 
+#: the curly apostrophes a phone or a word processor types, read as the straight one the parser, the lexicon and the
+#: extractor know ("she’d bite the bullet"); one character for one, so that offsets hold
+_STRAIGHT = str.maketrans({"’": "'", "‘": "'"})
+
+
 def _parsed(text: str):
-    """The registry parser's doc of `text`, parsed once for the calls of one request (`find_expression`, then
-    `untaken_idiom`; the judge, then its verdict line). Read only."""
-    return _parse(get_registry().get("parser"), text)
+    """The registry parser's doc of `text` (curly apostrophes read as straight ones: `_STRAIGHT`), parsed once for
+    the calls of one request (`find_expression`, then `untaken_idiom`; the judge, then its verdict line). Read
+    only."""
+    return _parse(get_registry().get("parser"), text.translate(_STRAIGHT))
 
 
 @lru_cache(maxsize=16)
