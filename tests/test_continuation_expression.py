@@ -280,6 +280,7 @@ def test_common_figures_written_for_the_studio_are_found_with_their_meanings(mon
             ("She rushed from room to room like a chicken with its head cut off.", "simile", "like a chicken",
              "frantic"),
             ("The guest snapped at the clerk and treated her like dirt.", "simile", "like dirt", "contempt"),
+            ("All night the guards watched the prisoners like hawks.", "simile", "like hawks", "closely"),
             ("Jake drove a taxi and knew the city like the back of his hand.", "simile", "like the back of his hand",
              "every detail"),
             ("The intern moved through the office like a bull in a china shop.", "simile",

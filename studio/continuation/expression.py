@@ -263,6 +263,8 @@ def _figure_meaning(text: str, comparator: int, image: tuple[int, int], end: int
         heads.append(f"{head.head.lemma_.lower()} {head.lower_}")
     else:  # the particle beside it: "went out like a light" parsed with both under "went"
         heads += [f"{heads[0]} {c.lower_}" for c in head.children if c.dep_ in ("prt", "advmod") and c.i < comp.i]
+    if head.dep_ == "dobj" and head.head.pos_ in ("VERB", "AUX"):  # "like" on the verb's object, in the parse:
+        heads.append(head.head.lemma_.lower())  # "watched the prisoners like hawks", "treated the waiter like dirt"
     if head.lemma_ == "be":  # "Her memory is like a sieve": the subject is what is compared
         heads += [c.lemma_.lower() for c in head.children if c.dep_ == "nsubj"]
     a, b = image
