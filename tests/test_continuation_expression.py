@@ -515,6 +515,15 @@ def test_an_untaken_phrasal_verb_at_the_story_s_end_is_named(text, held):
         assert expression.untaken_idiom(clean) == held
 
 
+def test_an_idiom_before_the_last_sentence_is_named_for_a_note(studio_lexicon):
+    """A visitor's "…passed with flying colors. Then they went home." got "No idiom or simile was found in the
+    story's last sentence" and no word of the idiom it had: `earlier_idiom` names the last one before it."""
+    story = "When the kids came home late, their father laid down the law. The next day they were home by nine."
+    clean, found = expression.find_expression(story)
+    assert found is None and expression.earlier_idiom(clean) == "laid down the law"
+    assert expression.earlier_idiom("The kids came home late. The next day they were home by nine.") is None
+
+
 def test_wiktionary_pointers_give_the_meaning_they_point_to():
     senses = {"stick in the mud": ["A person unwilling to take part."],
               "stick-in-the-mud": ["Alternative spelling of stick in the mud"],

@@ -140,3 +140,17 @@ def test_an_abbreviation_or_a_quotation_is_no_sentence_end():
     assert sentences('"Go!" she said. "Now."') == ['"Go!" she said.', '"Now."']
     assert not copies_the_story("Mr. Smith arrived.", "Smith arrived.")
     assert copies_the_story("It rained. Mr. Smith arrived.", "mr smith arrived")
+
+
+def test_a_run_of_the_story_s_words_is_no_continuation():
+    """A visitor was offered "Maya walked past Dev in the hallway without a word." as the second continuation of a
+    story that opens "After the argument, Maya walked past Dev in the hallway without a word.": a piece of a
+    sentence of the story, five words or more, is a copy of it too; a shorter one, or the same words in another
+    order, is not."""
+    from studio.continuation.ranking import copies_the_story
+
+    story = "After the argument, Maya walked past Dev in the hallway without a word. She gave Dev the cold shoulder."
+    assert copies_the_story(story, "Maya walked past Dev in the hallway without a word.")
+    assert copies_the_story(story, "maya walked past dev") is False
+    assert copies_the_story(story, "Without a word, Maya walked past Dev in the hallway.") is False
+    assert copies_the_story(story, "Dev walked past Maya in the hallway without a word.") is False

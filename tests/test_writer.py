@@ -73,6 +73,16 @@ def test_continue_writer_mode_is_the_default_and_ranks_its_pool():
     assert r.mode == "writer" and r.drawn == WRITER_POOL and 1 <= len(r.continuations) <= 2
 
 
+def test_continue_names_an_idiom_before_the_last_sentence_and_how_to_mark_it():
+    from studio.continuation.generate import Settings, continue_narrative
+
+    r = continue_narrative("When the kids came home late, their father laid down the law. The next day they were "
+                           "home by nine.", Settings(n=1, pool=2, max_new_tokens=6))
+    assert r.expression is None
+    assert any("“laid down the law”, earlier in the story, is an idiom" in note and "“[laid down the law]”" in note
+               for note in r.notes), r.notes
+
+
 def test_without_the_writer_the_tuned_generator_continues_and_says_so(monkeypatch):
     from studio.continuation import generate
     from studio.models import ModelUnavailable

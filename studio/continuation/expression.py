@@ -367,22 +367,40 @@ def find_expression(narrative: str) -> tuple[str, Expression | None]:
     if span is not None:
         return text, _from_mark(text, span)
 
-    # one parse serves the simile extractor and the idiom matcher; a tag other than the marks is read as blanks
-    # (offsets hold): "Jo was <i>over the moon</i> …" found nothing
-    doc = _parsed(blank_markup(text))
+    # one parse serves the simile extractor and the idiom matcher
+    doc = _parsed_clean(text)
     last = _last_sentence_start(doc)
     candidates = []
     similes = [s for s in _similes(text, doc) if max(b for _, b in s.spans.values()) > last]
     named = named_non_similes(text[last:]) if similes else frozenset()
     candidates += [_simile_expression(sim, text, "similes extractor") for sim in similes
                    if sim.spans["comparator"][0] - last not in named]
-    for m in _lexicon().match(text, doc, keep=takeable):
-        candidates.append(Expression("idiom", text[m.start:m.end], m.start, m.end, meaning=m.meaning,
-                                     source=f"lexicon:{m.source}", meaning_source="lexicon" if m.meaning else ""))
-    candidates = [e for e in candidates if e.end > last]
+    candidates += [e for e in _idioms(text, doc) if e.end > last]
     if not candidates:
         return text, None
     return text, max(candidates, key=lambda e: (e.end, e.end - e.start))
+
+
+def earlier_idiom(text: str) -> str | None:
+    """The words of the last idiom with a known meaning that the lexicon takes before the clean, unmarked
+    narrative's last sentence (which `find_expression` does not read), for a note that says how to continue from
+    it; None when there is none. Only asked when `find_expression` found nothing."""
+    doc = _parsed_clean(text)
+    last = _last_sentence_start(doc)
+    before = [e for e in _idioms(text, doc) if e.end <= last and e.meaning]
+    return before[-1].text if before else None
+
+
+def _parsed_clean(text: str):
+    # a tag other than the marks is read as blanks (offsets hold): "Jo was <i>over the moon</i> …" found nothing
+    return _parsed(blank_markup(text))
+
+
+def _idioms(text: str, doc) -> list[Expression]:
+    """The idioms the lexicon takes in an unmarked narrative (`takeable`), in text order."""
+    return [Expression("idiom", text[m.start:m.end], m.start, m.end, meaning=m.meaning, source=f"lexicon:{m.source}",
+                       meaning_source="lexicon" if m.meaning else "")
+            for m in _lexicon().match(text, doc, keep=takeable)]
 
 
 #: what may follow the words a narrative ends in: punctuation, quotes, brackets and spaces

@@ -19,7 +19,7 @@ from ..figures.narrative import spelling_notice
 from ..models import ModelUnavailable, get_registry
 from ..offensive import offensive_words
 from .decoding import Sample, ensemble_sample
-from .expression import Expression, find_expression, mark_notes, untaken_idiom
+from .expression import Expression, earlier_idiom, find_expression, mark_notes, untaken_idiom
 from .writing import SYSTEM, copies_an_example, ends_a_sentence, user_message
 from .knowledge import context_inferences, literal_inferences
 from .prompting import generator_prompt, paraphrase_prompt
@@ -181,6 +181,9 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     if expr is None and (held := untaken_idiom(text)):
         notes.append(f"“{held}”, which ends the story, is a Wiktionary idiom that is mostly read literally, so it was "
                      f"not taken: mark it, “[{held}]”, to continue from its idiomatic meaning.")
+    elif expr is None and (earlier := earlier_idiom(text)):
+        notes.append(f"“{earlier}”, earlier in the story, is an idiom, but Continue reads the figure a story ends "
+                     f"with: mark it, “[{earlier}]”, to continue from its meaning.")
     lm, prompts, used, guess, samples = None, None, [], "", None
     if s.mode == "writer":
         try:
@@ -188,7 +191,8 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
             samples = write(ended, expr, s, progress=progress, should_stop=should_stop)
             if expr is not None and not expr.meaning:
                 notes.append((f"no meaning of “{expr.text}” is known to the lexicon" if expr.kind == "idiom" else
-                              f"“{expr.text}” states no property") + ": the writer reads it on its own.")
+                              f"“{expr.text}” does not say in what way the two are alike") +
+                             ": the writer model reads it on its own.")
         except ModelUnavailable as exc:
             notes.append(f"the writer model is not available ({exc.reason}); the tuned generator continued instead")
             s.mode, s.pool, s.max_new_tokens = "tuned", POOL, 20

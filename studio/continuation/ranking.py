@@ -83,17 +83,25 @@ def _plain(text: str) -> str:
     return " ".join(re.findall(r"[\w']+", text.lower().replace("’", "'")))
 
 
+#: the fewest words a continuation that is a piece of one of the story's sentences has to be a copy of it ("Smith
+#: arrived." after "Mr. Smith arrived." is none; "Maya walked past Dev in the hallway without a word." after "After
+#: the argument, Maya walked past Dev in the hallway without a word." is)
+COPIED_WORDS = 5
+
+
 def copies_the_story(narrative: str, text: str) -> bool:
-    """Whether a continuation is one of the story's own sentences again (case, spaces and punctuation aside): no
-    continuation, whatever the judge makes of it."""
+    """Whether a continuation is one of the story's own sentences again, or a run of `COPIED_WORDS` or more of its
+    words (case, spaces and punctuation aside): no continuation, whatever the judge makes of it."""
     plain = _plain(text)
-    return bool(plain) and plain in _plain_sentences(narrative)
+    whole, story = _plain_sentences(narrative)
+    return bool(plain) and (plain in whole or len(plain.split()) >= COPIED_WORDS and f" {plain} " in story)
 
 
 @functools.lru_cache(maxsize=64)
-def _plain_sentences(narrative: str) -> frozenset[str]:
-    """The story's sentences as `copies_the_story` compares them, split once for a pool of samples."""
-    return frozenset(_plain(p) for p in sentences(narrative))
+def _plain_sentences(narrative: str) -> tuple[frozenset[str], str]:
+    """The story's sentences as `copies_the_story` compares them, and its words in a row between spaces, split once
+    for a pool of samples."""
+    return frozenset(_plain(p) for p in sentences(narrative)), f" {_plain(narrative)} "
 
 
 def restating(embedder, narrative: str, texts: Sequence[str]) -> list[float]:
