@@ -208,7 +208,7 @@ def test_a_simile_without_a_stated_property_gets_no_guessed_one():
     for text in ("He was [like a leaf].", "Lena heard the gun and shot off the line like a bullet."):
         _, expr = expression.find_expression(text)
         assert expr.kind == "simile" and (expr.meaning, expr.meaning_source) == ("", ""), text
-    _, expr = expression.find_expression("Her face went as white as a sheet.")
+    _, expr = expression.find_expression("Her dress was as white as the first snow of winter.")
     assert (expr.meaning, expr.meaning_source) == ("white", "text")
 
 
@@ -251,7 +251,8 @@ def test_common_figures_written_for_the_studio_are_found_with_their_meanings(mon
     found nowhere: neither the benchmark's train idioms, Wiktionary's list nor the proverbs hold them. The common
     figures written for the studio join the lexicon. A simile figure is read through the simile, marked or not (the
     kind stays "simile"): by the word its comparator hangs on, with an object or a phrase around it ("treated her
-    like dirt", "…like a log in his tent"), and it wins over an idiom its image holds ("back of one's hand", a slap).
+    like dirt", "…like a log in his tent"), or by the property of an "as … as" figure ("as red as a beetroot" means
+    embarrassed, not merely red), and it wins over an idiom its image holds ("back of one's hand", a slap).
     why: docs/experiments.md#idiom-additions"""
     from studio.models import get_registry
 
@@ -285,6 +286,9 @@ def test_common_figures_written_for_the_studio_are_found_with_their_meanings(mon
              "every detail"),
             ("The intern moved through the office like a bull in a china shop.", "simile",
              "like a bull in a china shop", "Clumsy"),
+            ("He went as red as a beetroot when she smiled.", "simile", "as red as a beetroot", "embarrassment"),
+            ("Ben was <b>as cool as a cucumber</b>.", "simile", "as cool as a cucumber", "Calm"),
+            ("The kids were as good as gold all afternoon.", "simile", "as good as gold", "behaved"),
             ("We stayed in, as it was raining cats and dogs.", "idiom", "raining cats and dogs", "heavily"),
             ("Dad lost his job, so we all had to tighten our belts.", "idiom", "tighten our belts", "less money"),
             ("We bought the new phone anyway. It cost an arm and a leg.", "idiom", "cost an arm and a leg",
@@ -299,6 +303,11 @@ def test_common_figures_written_for_the_studio_are_found_with_their_meanings(mon
                   "To the lonely boy, her letter was like a light."):  # "be out like a light" needs its "out"
         _, expr = expression.find_expression(story)
         assert expr is not None and expr.kind == "simile" and expr.meaning == "", (story, expr)
+    # an "as … as" simile that is no such figure keeps the property it states
+    for story, prop in (("His face was as red as a tomato sauce stain.", "red"), ("He was as pale as a beetroot.",
+                                                                                "pale")):
+        _, expr = expression.find_expression(story)
+        assert expr is not None and (expr.meaning, expr.meaning_source) == (prop, "text"), (story, expr)
 
 
 def test_someone_in_an_entry_matches_a_noun_phrase_too(monkeypatch):

@@ -216,10 +216,34 @@ def _simile_expression(sim, text: str, source: str, mark: tuple[int, int] | None
     start, end = min(comp[0], veh[0]), max(comp[1], veh[1])
     if "property" in sim.spans:  # "as light as a feather": the property belongs to the expression
         start, end = min(start, sim.spans["property"][0]), max(end, sim.spans["property"][1])
-    idiom = "" if sim.property else _image_meaning(text, sim, mark)
-    return Expression("simile", text[start:end], start, end, meaning=sim.property or idiom, source=source,
+    figure = _as_meaning(text, sim, mark) if sim.property else ""
+    idiom = figure or ("" if sim.property else _image_meaning(text, sim, mark))
+    return Expression("simile", text[start:end], start, end, meaning=figure or sim.property or idiom, source=source,
                       vehicle=sim.vehicle or "", topic=sim.topic or "",
-                      meaning_source="text" if sim.property else "lexicon" if idiom else "")
+                      meaning_source="lexicon" if idiom else "text" if sim.property else "")
+
+
+def _as_meaning(text: str, sim, mark: tuple[int, int] | None = None) -> str:
+    """The lexicon's meaning of the "as … as" figure a simile with a property is ("He went as red as a beetroot":
+    embarrassed, not merely red; "as old as the hills"), by its property word and the words from its image on, as
+    `IdiomLexicon.simile_meaning` reads them; "" when none is. why: docs/experiments.md#as-figures"""
+    if "vehicle" not in sim.spans or not sim.property:
+        return ""
+    a, b = sim.spans["vehicle"]
+    if mark is not None:
+        a, b = max(a, mark[0]), min(b, mark[1])
+    doc = _parsed(blank_markup(text))
+    first = next((t for t in doc if t.idx >= a), None)
+    if first is None or first.idx >= b:
+        return ""
+    end = first.sent.end_char if mark is None else mark[1]
+    return _lexicon().simile_meaning([f"as {sim.property.strip().lower()}"], _image_tokens(doc, a, b, end))
+
+
+def _image_tokens(doc, a: int, b: int, end: int) -> list[tuple[str, str, str, bool]]:
+    """(lower text, lemma, part of speech, inside the extractor's image) of each token from the image's start `a` to
+    `end`, the image ending at `b` (`IdiomLexicon.simile_meaning`)."""
+    return [(t.lower_, t.lemma_.lower(), t.pos_, t.idx < b) for t in doc if a <= t.idx < end and not t.is_space]
 
 
 def _image_meaning(text: str, sim, mark: tuple[int, int] | None = None) -> str:
@@ -269,8 +293,7 @@ def _figure_meaning(text: str, comparator: int, image: tuple[int, int], end: int
         heads += [c.lemma_.lower() for c in head.children if c.dep_ == "nsubj"]
     a, b = image
     end = comp.sent.end_char if end is None else end
-    return _lexicon().simile_meaning(heads, [(t.lower_, t.lemma_.lower(), t.pos_, t.idx < b) for t in doc
-                                             if a <= t.idx < end and not t.is_space])
+    return _lexicon().simile_meaning(heads, _image_tokens(doc, a, b, end))
 
 
 @lru_cache(maxsize=256)

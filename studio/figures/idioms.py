@@ -309,6 +309,22 @@ def _simile_figure(tokens: list[list[str]]) -> tuple[str, tuple[str, ...]] | Non
     return " ".join([tokens[0][1].lower()] + words[1:i]) if i else "", tuple(image)
 
 
+def _as_figure(tokens: list[list[str]]) -> tuple[str, tuple[str, ...]] | None:
+    """("as " and its property word; its image's words, an article first and hyphens left out) of an "as … as" figure
+    ("as red as a beetroot") or of an adjective's ("old as the hills", "tough as nails"); None for any other entry."""
+    words = [t[0] for t in _joined_possessives(tokens)]
+    if len(words) >= 4 and words[0] == "as" and words[2] == "as":
+        prop, rest = words[1], words[3:]
+    elif len(words) >= 3 and words[1] == "as" and len(tokens[0]) > 2 and tokens[0][2].startswith("JJ"):
+        prop, rest = words[0], words[2:]
+    else:
+        return None
+    image = [w for w in rest if w != "-"]
+    if image and image[0] in _ARTICLES:
+        image = image[1:]
+    return (f"as {prop}", tuple(image)) if image else None
+
+
 def _same_word(figure_word: str, word: str, lemma: str) -> bool:
     """Whether a figure's image word is the story's (as written or its lemma: "slept like logs"); "one's" stands
     for any possessive."""
@@ -328,14 +344,19 @@ class IdiomLexicon:
         self.matcher, self.capitals = Matcher(nlp.vocab), Matcher(nlp.vocab)
         self._capital_words: set[str] = set()
         verbs = verb_lemmas(nlp)
-        #: the written simile figures, by the word their comparator hangs on ("" for none): [(image words, meaning)],
-        #: the longest image first; read by `simile_meaning`, never matched as idioms (the simile is the figure)
+        #: the written simile figures, by the word their comparator hangs on ("" for none; "as red" for "as red as a
+        #: beetroot", and for another source's "old as the hills"): [(image words, meaning)], the longest image first;
+        #: read by `simile_meaning`, the written ones never matched as idioms (the simile is the figure)
         self.similes: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         for key, e in self.entries.items():
             figure = _simile_figure(e.tokens) if e.source == "written" else None
             if figure is not None:
                 self.similes.setdefault(figure[0], []).append((figure[1], e.meaning))
                 continue
+            if (figure := _as_figure(e.tokens)) is not None:  # read through a simile with its property too
+                self.similes.setdefault(figure[0], []).append((figure[1], e.meaning))
+                if e.source == "written":
+                    continue
             if len(literal_tokens(e.tokens)) >= 2:  # "do a" would match every "do", "something like" every "he liked"
                 patterns = variants(e.tokens, verbs)
                 if e.source in ("studio", "written"):  # not Wiktionary's: "holds a woman's hand" (`noun_phrase_twins`)
