@@ -379,7 +379,8 @@ class IdiomLexicon:
         "go out" for "went out like a light"), or that has none ("like a bull in a china shop"), and whose image words
         begin the words from the simile's image on (`image`: (lower text, lemma, part of speech, inside the
         extractor's image) per token; an article first and hyphens are optional); what the extractor's image holds
-        after them must be a phrase of its own ("…like a log in his tent"; not "like a log cabin")."""
+        after them must be a phrase of its own ("…like a log in his tent"; not "like a log cabin"). An "as … as" figure
+        is keyed by "as" and its property word ("as red": `_as_figure`), which a simile with that property asks."""
         image = [t for t in image if t[0] != "-"]
         if image and image[0][0] in _ARTICLES:
             image = image[1:]
