@@ -81,6 +81,9 @@ def test_continue_names_an_idiom_before_the_last_sentence_and_how_to_mark_it():
     assert r.expression is None
     assert any("“laid down the law”, earlier in the story, is an idiom" in note and "“[laid down the law]”" in note
                for note in r.notes), r.notes
+    r = continue_narrative("Lena studied every night and passed with flying colors. Then she went home.",
+                           Settings(n=1, pool=2, max_new_tokens=6))
+    assert any("“with flying colors”, earlier in the story" in note for note in r.notes), r.notes
 
 
 def test_without_the_writer_the_tuned_generator_continues_and_says_so(monkeypatch):

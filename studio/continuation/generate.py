@@ -181,7 +181,8 @@ def continue_narrative(narrative: str, settings: Settings | None = None, *, infe
     if expr is None and (held := untaken_idiom(text)):
         notes.append(f"“{held}”, which ends the story, is a Wiktionary idiom that is mostly read literally, so it was "
                      f"not taken: mark it, “[{held}]”, to continue from its idiomatic meaning.")
-    elif expr is None and (earlier := earlier_idiom(text)):
+    if expr is None and (earlier := earlier_idiom(text)):  # beside a held-back one: "…flying colors. Then she went
+        # home." names both
         notes.append(f"“{earlier}”, earlier in the story, is an idiom, but Continue reads the figure a story ends "
                      f"with: mark it, “[{earlier}]”, to continue from its meaning.")
     lm, prompts, used, guess, samples = None, None, [], "", None
