@@ -11,7 +11,7 @@ from functools import lru_cache
 from ..errors import InputError
 from ..textspans import blank_markup
 from ..figures.components import extract_similes
-from ..figures.idioms import literal_phrases
+from ..figures.idioms import literal_phrases, straight
 from ..models import get_registry
 
 _MARKS = (re.compile(r"<b>(.*?)</b>", re.I | re.S), re.compile(r"\[([^\[\]]*)\]"))
@@ -116,7 +116,7 @@ def _stray_mark(text: str, span: tuple[int, int]) -> bool:
     bold name continued as an idiom "of unknown meaning"). Any other mark is the visitor's: an empty one to mend
     (EMPTY_MARK), an idiom the lexicon lacks ("[dead on her feet]. Wow!"), a metaphor ("<b>a rock</b> for her")."""
     a, b = span
-    if not text[a:b].strip() or b > _last_sentence_start(_parsed(blank_markup(text))):
+    if not text[a:b].strip() or b > _last_sentence_start(_parsed_clean(text)):
         return False
     return _names_only(text, span)
 
@@ -124,7 +124,7 @@ def _stray_mark(text: str, span: tuple[int, int]) -> bool:
 def _names_only(text: str, span: tuple[int, int]) -> bool:
     """Whether the mark at `span` holds names or pronouns alone and reads as no figure ("<b>Maria</b>")."""
     a, b = span
-    words = [t for t in _parsed(blank_markup(text)) if a <= t.idx < b and not t.is_punct and not t.is_space]
+    words = [t for t in _parsed_clean(text) if a <= t.idx < b and not t.is_punct and not t.is_space]
     return bool(words) and all(t.pos_ in ("PROPN", "PRON") for t in words) and not _reads_as_figure(text, span)
 
 
@@ -176,7 +176,7 @@ def _marked_by(narrative: str, lexicon) -> tuple[str, tuple[int, int] | None]:
         return clean, _last_other(clean, spans, span, lambda sp: _stray_mark(clean, sp))
     if len(spans) > 1:  # a name is no figure beside another mark of its sentence either ("<b>Maria</b> lost her keys
         # and her mother said she would [lose her head …].")
-        doc = _parsed(blank_markup(clean))
+        doc = _parsed_clean(clean)
         if _names_only(clean, span):  # another with a word of its own ("<b>Tom</b> smiled [at her].": Tom)
             return clean, _last_other(clean, spans, span, lambda sp: _names_only(clean, sp)
                                       or not has_content_word(doc, *sp)) or span
@@ -229,15 +229,19 @@ def _as_meaning(text: str, sim, mark: tuple[int, int] | None = None) -> str:
     `IdiomLexicon.simile_meaning` reads them; "" when none is. why: docs/experiments.md#as-figures"""
     if "vehicle" not in sim.spans or not sim.property:
         return ""
-    a, b = sim.spans["vehicle"]
-    if mark is not None:
-        a, b = max(a, mark[0]), min(b, mark[1])
-    doc = _parsed(blank_markup(text))
+    a, b = _image_span(sim, mark)
+    doc = _parsed_clean(text)
     first = next((t for t in doc if t.idx >= a), None)
     if first is None or first.idx >= b:
         return ""
     end = first.sent.end_char if mark is None else mark[1]
     return _lexicon().simile_meaning([f"as {sim.property.strip().lower()}"], _image_tokens(doc, a, b, end))
+
+
+def _image_span(sim, mark: tuple[int, int] | None) -> tuple[int, int]:
+    """The extractor's image of `sim` (it has one), bounded by a `mark` on the simile."""
+    a, b = sim.spans["vehicle"]
+    return (a, b) if mark is None else (max(a, mark[0]), min(b, mark[1]))
 
 
 def _image_tokens(doc, a: int, b: int, end: int) -> list[tuple[str, str, str, bool]]:
@@ -254,9 +258,7 @@ def _image_meaning(text: str, sim, mark: tuple[int, int] | None = None) -> str:
     why: docs/experiments.md#continuation-simile-idiom"""
     if "vehicle" not in sim.spans:
         return ""
-    a, b = sim.spans["vehicle"]
-    if mark is not None:
-        a, b = max(a, mark[0]), min(b, mark[1])
+    a, b = _image_span(sim, mark)
     image = text[a:b].rstrip(" \t\n.,;:!?\"'”’)")
     if not image:
         return ""
@@ -275,7 +277,7 @@ def _figure_meaning(text: str, comparator: int, image: tuple[int, int], end: int
     `end` or the sentence's (the extractor may end the image early: "like a chicken | with its head cut off"), as
     `IdiomLexicon.simile_meaning` reads them; "" when none is.
     why: docs/experiments.md#idiom-additions"""
-    doc = _parsed(blank_markup(text))
+    doc = _parsed_clean(text)
     comp = next((t for t in doc if t.idx == comparator), None)
     if comp is None:
         return ""
@@ -367,16 +369,11 @@ def _leaves_out_a_describer(m, doc) -> bool:
     return any(t.pos_ in _DESCRIBERS and t.dep_ not in ("npadvmod", "advmod") for t in doc if t.idx < m.start)
 
 
-#: the curly apostrophes a phone or a word processor types, read as the straight one the parser, the lexicon and the
-#: extractor know ("she’d bite the bullet"); one character for one, so that offsets hold
-_STRAIGHT = str.maketrans({"’": "'", "‘": "'"})
-
-
 def _parsed(text: str):
-    """The registry parser's doc of `text` (curly apostrophes read as straight ones: `_STRAIGHT`), parsed once for
+    """The registry parser's doc of `text` (curly apostrophes read as straight ones: `straight`), parsed once for
     the calls of one request (`find_expression`, then `untaken_idiom`; the judge, then its verdict line). Read
     only."""
-    return _parse(get_registry().get("parser"), text.translate(_STRAIGHT))
+    return _parse(get_registry().get("parser"), straight(text))
 
 
 @lru_cache(maxsize=16)

@@ -67,6 +67,16 @@ _lock = threading.Lock()
 _cache: dict[int, "IdiomLexicon"] = {}
 
 
+#: the curly apostrophes a phone or a word processor types, read as the straight one the parser, the lexicon and the
+#: extractor know ("she’d bite the bullet"); one character for one, so that offsets hold
+_STRAIGHT = str.maketrans({"’": "'", "‘": "'"})
+
+
+def straight(text: str) -> str:
+    """`text` with its curly apostrophes straight (`_STRAIGHT`), as long as it was."""
+    return text.translate(_STRAIGHT)
+
+
 @dataclass
 class IdiomMatch:
     idiom: str  # the lexicon entry
@@ -225,7 +235,7 @@ _NOUN_PHRASES = ([{"POS": "PROPN", "OP": "+"}], [{"POS": "DET"}, {"POS": "ADJ", 
                  [{"TAG": "PRP$"}, {"POS": "ADJ", "OP": "*"}, {"POS": "NOUN"}])
 
 
-def noun_phrase_twins(tokens: list[list[str]], patterns: list[list[dict]]) -> list[list[dict]]:
+def _noun_phrase_twins(tokens: list[list[str]], patterns: list[list[dict]]) -> list[list[dict]]:
     """`patterns` (aligned with the entry's tokens, "one's" one slot) once more with each noun phrase of
     `_NOUN_PHRASES` where the entry has its one "someone" or "someone's" (followed by "'s"); none for an entry with
     no such slot or more than one. A pronoun alone is what the slot itself matches. Only the studio's own and the
@@ -359,8 +369,8 @@ class IdiomLexicon:
                     continue
             if len(literal_tokens(e.tokens)) >= 2:  # "do a" would match every "do", "something like" every "he liked"
                 patterns = variants(e.tokens, verbs)
-                if e.source in ("studio", "written"):  # not Wiktionary's: "holds a woman's hand" (`noun_phrase_twins`)
-                    patterns += noun_phrase_twins(e.tokens, patterns)
+                if e.source in ("studio", "written"):  # not Wiktionary's: "holds a woman's hand" (`_noun_phrase_twins`)
+                    patterns += _noun_phrase_twins(e.tokens, patterns)
                 written = _first_word_as_written(e.tokens, patterns, e.source == "proverb")
                 self.matcher.add(key, patterns + written if e.source == "proverb" else patterns)
                 if written and e.source != "proverb":
@@ -393,7 +403,7 @@ class IdiomLexicon:
         return ""
 
     def meaning(self, idiom: str) -> str | None:
-        hit = self.entries.get(idiom.strip().lower().replace("’", "'"))
+        hit = self.entries.get(straight(idiom.strip().lower()))
         return hit.meaning if hit else None
 
     def match(self, text: str, doc=None, keep=None) -> list[IdiomMatch]:

@@ -37,8 +37,8 @@ writer model reads the 20 best candidates again (the image table's images among 
 likely it finds the simile in the sentence. The line above the table sums the keeps: about how many of the list a
 writer would keep (in tenths for a list under four; one candidate's keep as a share). Under a quarter of a list of
 four or more, it says few apt images were found: rewording the sentence may help more than another seed. Should the
-writer model fail to reread, the image table's images (source *images*) come first and have no keep, and the sum counts only the
-lines that have one. The **score**
+writer model fail to reread, the image table's images (source *images*) come first and have no keep, and the sum
+counts only the lines that have one. The **score**
 (0–1) is how readily the polisher writes this simile for this sentence (the geometric mean of its per-token
 probabilities over the phrase and the word after it; higher reads more fluently; long sentences get low scores
 throughout). **KB ✓** after the source marks an "as ADJ as" simile whose vehicle the simile
