@@ -539,9 +539,38 @@ def test_no_slur_and_no_people_is_a_vehicle(offline):
         sentence, phrase, offset = realise(literal, slot, vehicle)
         rows.append({"sentence": sentence, "phrase": phrase, "offset": offset, "vehicle": vehicle})
     # peoples, an adjective where a noun should be, a word English does not have
-    assert no_image(rows, parser) == {0, 2, 4, 6}
+    assert no_image(rows, list(parser.pipe(r["sentence"] for r in rows))) == {0, 2, 4, 6}
     cands = polish(literal, n=10, seed=0).candidates
     assert not any("asian" in c.sentence.lower() for c in cands)
+
+
+@pytest.mark.offline
+def test_a_vehicle_of_the_subjects_own_kind_is_dropped(offline):
+    """Rule PK: an image that is the subject's own thing, or something the subject is a kind of, compares like with
+    like ("The baby cried like an infant", the crows "like a chorus of birds", a puppy "like a dog"); a grander kind
+    of the subject, another animal, an "as if" clause, or a sentence without a noun subject keep every row."""
+    from studio.similes.filters import of_the_topic_kind
+    from studio.similes.realiser import realise
+
+    parser = offline.get("parser")
+
+    def dropped(literal, vehicles):
+        doc = parser(literal)
+        slot = next(s for s in find_slots(literal, doc) if s.kind == "verb")
+        rows = []
+        for vehicle in vehicles:
+            sentence, phrase, offset = realise(literal, slot, vehicle)
+            rows.append({"sentence": sentence, "phrase": phrase, "offset": offset, "vehicle": vehicle})
+        return {vehicles[i] for i in of_the_topic_kind(rows, list(parser.pipe(r["sentence"] for r in rows)), doc)}
+
+    assert dropped("The baby cried all night.", ["an infant", "a siren", "a wounded animal"]) == {"an infant"}
+    assert dropped("The crows called loudly from the trees.",
+                   ["a chorus of birds", "a bird", "a swarm of bees", "rusty hinges", "as if they were lost"]) == \
+        {"a chorus of birds", "a bird"}
+    assert dropped("The puppy chewed on the old shoe.", ["a dog", "an animal", "a beaver", "a pack of wolves"]) == \
+        {"a dog", "an animal"}
+    assert dropped("The bird sang at dawn.", ["a nightingale", "a violin"]) == set()  # a grander kind is an image
+    assert dropped("She sang at dawn.", ["a bird", "a woman"]) == set()  # no noun subject
 
 
 def test_the_inserted_vehicle_of_a_read_candidate():

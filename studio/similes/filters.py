@@ -9,7 +9,7 @@ from ..figures.components import Simile
 from ..figures.irony import find_ironies, opposite_in_kb
 from ..figures.lm_features import shared
 from ..figures.manner import manner_adjective, probe
-from ..figures.nouns import known_noun, same_image
+from ..figures.nouns import kind_of, known_noun, same_image
 from ..models import ModelUnavailable, get_registry
 from .polisher import Candidate
 from .realiser import WORD, is_clause
@@ -47,25 +47,61 @@ def like_with_like(rows, doc, kb) -> set[int]:
 _IMAGE_POS = {"NOUN", "PROPN", "PRON", "NUM"}
 
 
-def no_image(rows, parser) -> set[int]:
-    """Indices of the rows (one parse each) whose inserted phrase holds a nationality, a religious or a political
-    group by the parser's entity recogniser (NORP: "like an Asian", "as proud as a German"): a people is no vehicle;
-    or whose vehicle has no noun ("as sour as stale": an adjective is no image), or a common noun English does not
-    have (`known_noun`: "as salty as a hucklehead", "as noisy as wot"; names, "a Ferrari", are not asked about).
-    "as if" clauses are kept."""
+def no_image(rows, docs) -> set[int]:
+    """Indices of the rows (`docs`: their sentences parsed, one each) whose inserted phrase holds a nationality, a
+    religious or a political group by the parser's entity recogniser (NORP: "like an Asian", "as proud as a German"):
+    a people is no vehicle; or whose vehicle has no noun ("as sour as stale": an adjective is no image), or a common
+    noun English does not have (`known_noun`: "as salty as a hucklehead", "as noisy as wot"; names, "a Ferrari", are
+    not asked about). "as if" clauses are kept."""
     out = set()
-    for i, (r, doc) in enumerate(zip(rows, parser.pipe([r["sentence"] for r in rows]))):
+    for i, (r, doc) in enumerate(zip(rows, docs)):
         lo, hi = r["offset"], r["offset"] + len(r["phrase"])
         if any(e.label_ == "NORP" and lo <= e.start_char < hi for e in doc.ents):
             out.add(i)
             continue
-        vehicle = r.get("vehicle", "")
-        if vehicle and not is_clause(vehicle) and r["phrase"].endswith(vehicle):
-            start = hi - len(vehicle)
-            tokens = [t for t in doc if start <= t.idx < hi]
-            if not any(t.pos_ in _IMAGE_POS for t in tokens) or not all(
-                    known_noun(t.text) or known_noun(t.lemma_) for t in tokens if t.pos_ == "NOUN"):
-                out.add(i)
+        tokens = _vehicle_tokens(r, doc)
+        if tokens is not None and (not any(t.pos_ in _IMAGE_POS for t in tokens) or not all(
+                known_noun(t.text) or known_noun(t.lemma_) for t in tokens if t.pos_ == "NOUN")):
+            out.add(i)
+    return out
+
+
+def _vehicle_tokens(row, doc) -> list | None:
+    """The tokens of a row's vehicle noun phrase in its parsed sentence, or None (an "as if" clause, no vehicle)."""
+    vehicle, hi = row.get("vehicle", ""), row["offset"] + len(row["phrase"])
+    if not vehicle or is_clause(vehicle) or not row["phrase"].endswith(vehicle):
+        return None
+    return [t for t in doc if hi - len(vehicle) <= t.idx < hi]
+
+
+def image_noun(tokens):
+    """The noun a vehicle's tokens picture: their head, or its "of" complement's noun when it has one ("a chorus of
+    birds" pictures birds, as the detector reads "a bag of bricks"); None for no tokens."""
+    inside = {t.i for t in tokens}
+    head = next((t for t in tokens if t.head.i not in inside or t.head.i == t.i), None)
+    of = next((c for c in head.children if c.dep_ == "prep" and c.lower_ == "of"), None) if head is not None else None
+    complement = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+    return complement if complement is not None and complement.i in inside else head
+
+
+def of_the_topic_kind(rows, docs, doc) -> set[int]:
+    """Indices of the rows whose image noun (`image_noun`) is the sentence's subject's own kind of thing by WordNet's
+    first senses (`nouns.kind_of`): one thing ("The tap dripped like a faucet", "The baby cried like an infant") or
+    the subject a kind of it ("The crows called like a chorus of birds", "The toddler shrieked like a little kid",
+    "The goldfish darted like an animal"): a literal comparison, not an image. A grander kind of the subject is kept
+    ("The bird sang like a nightingale" is the image a kind of the subject). Rule PK, chosen on the blind reads' dev
+    lists: docs/experiments.md#polish-topic-kind"""
+    from .aptness import noun_subject
+
+    subject = noun_subject(doc)
+    if subject is None or subject.pos_ != "NOUN":
+        return set()
+    out = set()
+    for i, (r, parsed) in enumerate(zip(rows, docs)):
+        tokens = _vehicle_tokens(r, parsed)
+        image = image_noun(tokens) if tokens else None
+        if image is not None and image.pos_ == "NOUN" and kind_of(subject.lemma_, image.lemma_) in ("same", "narrower"):
+            out.add(i)
     return out
 
 

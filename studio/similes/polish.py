@@ -34,8 +34,8 @@ from ..figures.english import CONTENT_POS, corrected, misspellings, read_as_writ
 from ..models import get_registry
 from ..textspans import blank_emoji, blank_markup
 from ..wording import agreeing, counted
-from .filters import (distinct_images, like_with_like, merge_near_duplicates, no_image, opposite_images,
-                      opposite_kb_images, opposite_manner)
+from .filters import (distinct_images, like_with_like, merge_near_duplicates, no_image, of_the_topic_kind,
+                      opposite_images, opposite_kb_images, opposite_manner)
 from .polisher import Candidate, WRITER_POLISHER, polisher_lm, proposer_lm, score_all
 from .ranking import keep_probabilities, writer_order
 from .realiser import realise_all
@@ -258,7 +258,8 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         proposals += [(name, slot, v) for slot, v in makers[name]()]
     proposed = {name: len({(p[1].start, p[2].lower()) for p in proposals if p[0] == name}) for name in strategies}
     rows, rejected, repeated = realise_all(literal, proposals, context, kb)
-    dropped = like_with_like(rows, doc, kb) | no_image(rows, parser)
+    parsed = list(parser.pipe([r["sentence"] for r in rows]))
+    dropped = like_with_like(rows, doc, kb) | no_image(rows, parsed) | of_the_topic_kind(rows, parsed, doc)
     rows, rejected = [r for i, r in enumerate(rows) if i not in dropped], rejected + len(dropped)
     rows, merged = merge_near_duplicates(rows, kb)
     candidates = score_all(polisher, trained, literal, rows, step=lambda done, total: step(
