@@ -277,6 +277,10 @@ def test_common_figures_written_for_the_studio_are_found_with_their_meanings(mon
             ("She rushed from room to room [like a chicken with its head cut off].", "simile",
              "like a chicken with its head cut off", "frantic"),
             ("They partied [like there's no tomorrow].", "simile", "like there's no tomorrow", "Recklessly"),
+            # an image that is a clause, which the extractor does not read as a simile, is matched as an idiom
+            ("The sale began. Shoppers spent money like there's no tomorrow.", "idiom", "like there's no tomorrow",
+             "Recklessly"),
+            ("They danced like there was no tomorrow.", "idiom", "like there was no tomorrow", "Recklessly"),
             # the extractor ends the image early; the figure reads on to the sentence's end
             ("She rushed from room to room like a chicken with its head cut off.", "simile", "like a chicken",
              "frantic"),

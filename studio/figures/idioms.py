@@ -319,6 +319,19 @@ def _simile_figure(tokens: list[list[str]]) -> tuple[str, tuple[str, ...]] | Non
     return " ".join([tokens[0][1].lower()] + words[1:i]) if i else "", tuple(image)
 
 
+#: the tags of a word that opens a clause, not a noun phrase: "like there's no tomorrow"
+_CLAUSE_OPENERS = {"EX", "PRP"}
+
+
+def _clause_image(tokens: list[list[str]]) -> bool:
+    """Whether a simile figure's image is a clause ("like there's no tomorrow"), which the simile extractor does not
+    read as an image: such a figure is also matched as an idiom. Why: docs/experiments.md#idiom-clause-image"""
+    words = [t for t in tokens if t[0] != "-"]
+    i = next((j for j, t in enumerate(words) if t[0] == "like"), None)
+    after = words[i + 1] if i is not None and i + 1 < len(words) else None
+    return after is not None and len(after) > 2 and after[2] in _CLAUSE_OPENERS
+
+
 def _as_figure(tokens: list[list[str]]) -> tuple[str, tuple[str, ...]] | None:
     """("as " and its property word; its image's words, an article first and hyphens left out) of an "as … as" figure
     ("as red as a beetroot") or of an adjective's ("old as the hills", "tough as nails"); None for any other entry."""
@@ -362,7 +375,8 @@ class IdiomLexicon:
             figure = _simile_figure(e.tokens) if e.source == "written" else None
             if figure is not None:
                 self.similes.setdefault(figure[0], []).append((figure[1], e.meaning))
-                continue
+                if not _clause_image(e.tokens):
+                    continue
             if (figure := _as_figure(e.tokens)) is not None:  # read through a simile with its property too
                 self.similes.setdefault(figure[0], []).append((figure[1], e.meaning))
                 if e.source == "written":
