@@ -158,6 +158,26 @@ def test_an_image_that_is_a_sign_goes_after_the_images_in_words():
     _normalize_and_rank(rows, Settings())
     assert [r.rank for r in rows] == [1, 2]
 
+
+def test_an_image_that_names_a_people_goes_after_the_others():
+    """A visitor's "The ghost was as pale as a black man." (a vehicle of the simile KB's old books) was Rerank's
+    winner: an image that names a people or a person by skin colour goes after the others, flagged; a colour word
+    with anything else is an image like any other."""
+    from studio.offensive import offensive_words
+
+    rows = [_row(0, 10.0, 0.9, 0.1, 5.0, 2.0), _row(1, 1.0, 0.8, 0.1, 1.0, 1.0)]
+    rows[0].similes = [{"vehicle": "a black man"}]
+    rows[1].similes = [{"vehicle": "a sheet"}]
+    _normalize_and_rank(rows, Settings())
+    assert [r.rank for r in rows] == [2, 1] and rows[0].offensive and rows[0].to_dict()["offensive"]
+    _normalize_and_rank(rows, Settings(off_sentence=False))  # the paper's order
+    assert [r.rank for r in rows] == [1, 2] and not rows[0].offensive
+    rows[0].similes = [{"vehicle": "a black cat"}]
+    _normalize_and_rank(rows, Settings())
+    assert [r.rank for r in rows] == [1, 2] and not rows[0].offensive
+    assert offensive_words("the white-men", vehicle=True) and offensive_words("a gypsy", vehicle=True)
+    assert not offensive_words("a black man") and not offensive_words("white sheets", vehicle=True)
+
 @pytest.mark.offline
 def test_a_line_of_another_sentence_is_off_it_and_a_rewrite_in_other_words_is_not(offline):
     """The visitor's "The car was as fast as lightning." among rewrites of "Her laugh was loud." was ranked second,

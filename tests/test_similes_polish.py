@@ -526,6 +526,7 @@ def test_no_slur_and_no_people_is_a_vehicle(offline):
 
     kb = load_kb()
     assert not _acceptable("an injun", set(), kb) and not _acceptable("a gypsy", set(), kb)
+    assert not _acceptable("a black man", set(), kb) and _acceptable("a black cat", set(), kb)  # a visitor's ghost
     assert _acceptable("a bear", set(), kb) and not _acceptable("a big fucking dog", set(), kb)
     # a vehicle that points at someone or something unnamed is no image ("as jealous … as my mother")
     assert not _acceptable("my mother", set(), kb) and not _acceptable("this car", set(), kb)

@@ -61,7 +61,7 @@ def test_a_single_candidate_gets_no_relative_score_and_a_reason(client):
     # a "no words" mark is counted with the moved ones (a visitor counted four flags against "3 flagged"; another
     # saw a lemon emoji win over "as loud as thunder" when it kept its place)
     three = scale_note({"headers": headers, "data": [marked(1, "no words"), marked(2, "no simile"), marked(3)]})
-    assert "2 flagged" in three and "no words) go after the others" in three
+    assert "2 flagged" in three and "offensive image) go after the others" in three
 
 
 def test_no_simile_anywhere_gets_a_warning_and_no_winner():
@@ -363,6 +363,8 @@ def test_an_emoji_image_is_flagged_no_words(vehicle, shown):
            "contradicts": False, "off_sentence": False, "quality": 0.5, "creativity_rel": 0.1, "relevance_norm": 0.0,
            "logical_consistency_norm": 0.0, "sentiment_consistency_norm": 0.0, "informativeness": 1.0}
     assert list(screen_table([row])["flag"]) == [shown]
+    assert list(screen_table([{**row, "offensive": True}])["flag"]) == [", ".join(filter(None, [shown,
+                                                                                          "offensive image"]))]
 
 
 @pytest.mark.parametrize("fit, word", [(-0.5, "a natural"), (-3.0, "a possible"), (-6.0, "an unlikely")])

@@ -121,7 +121,9 @@ def render(result: RerankResult) -> str:
                      + ("  [off the sentence: keeps less than a quarter of the literal sentence's words and "
                         "means little like it; ranked after the others]" if row.get("off_sentence") else "")
                      + ("  [no words: its image is an emoji or a sign the knowledge base cannot know; ranked after "
-                        "the others]" if row.get("no_words") else ""))
+                        "the others]" if row.get("no_words") else "")
+                     + ("  [offensive image: it names a people or holds a slur; ranked after the others]"
+                        if row.get("offensive") else ""))
     b = result.backends
     s = result.settings
     lines += ["", "Q: quality, 0–1 relative within these candidates (1 = the best here, 0 = the weakest; "

@@ -10,6 +10,7 @@ from typing import Sequence
 
 from ..errors import InputError, require_text
 from ..figures.components import extract_similes_batch, wordless_image
+from ..offensive import offensive_words
 from ..figures.english import content_lemmas, refuse_non_english
 from ..figures.irony import negated_reading, stated_reading, states_property
 from ..figures.lm_features import first_vehicle, shared
@@ -48,8 +49,8 @@ class Settings:
     #: a candidate with P(contradiction) at least this goes after the others in the combined rank; None: the paper's
     #: order
     contradiction_gate: float | None = C.CONTRADICTION_GATE
-    #: a line of another sentence (`off_sentence`), and one whose image is an emoji or a sign (`no_words`), go after
-    #: the others; False: the paper's order
+    #: a line of another sentence (`off_sentence`), one whose image is an emoji or a sign (`no_words`), and one whose
+    #: image names a people or holds a slur (`offensive`), go after the others; False: the paper's order
     off_sentence: bool = True
 
     def __post_init__(self):
@@ -139,6 +140,9 @@ class CandidateScore:
     #: its image is an emoji or a sign (`wordless_image`), which the KB cannot know: ranked after the others, under
     #: Settings.off_sentence (the paper's order leaves it)
     no_words: bool = False
+    #: its image names a people or holds a slur (`offensive.offensive_words`: "as pale as a black man"): ranked after
+    #: the others, under Settings.off_sentence
+    offensive: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -480,6 +484,8 @@ def _normalize_and_rank(rows: list[CandidateScore], settings: Settings) -> None:
     gate = settings.contradiction_gate
     for row in rows:
         row.no_words = settings.off_sentence and _wordless(row)
+        row.offensive = settings.off_sentence and row.has_simile and bool(offensive_words(_image(row) or "",
+                                                                                          vehicle=True))
         p_c = None if row.logical_consistency is None else 1.0 - row.logical_consistency  # Eq. 4 read back
         # an image in the adverb's place the models are unsure of: the NLI reads a dropped word as a contradiction
         # whatever the image, so its verdict is shown, not acted on (only an ironic one is ranked last)
@@ -487,17 +493,22 @@ def _normalize_and_rank(rows: list[CandidateScore], settings: Settings) -> None:
             and not row.stand_in.get("unsure")
     ranking = C.combine_rankings([r.quality for r in rows], [r.creativity for r in rows],
                                  [r.informativeness for r in rows], [r.has_simile for r in rows], settings.rank_weights,
-                                 after=[r.contradicts or r.off_sentence or r.no_words for r in rows])
+                                 after=[r.contradicts or r.off_sentence or r.no_words or r.offensive for r in rows])
     for k, row in enumerate(rows):
         row.rank_quality, row.rank_creativity = ranking.by_quality[k], ranking.by_creativity[k]
         row.rank_informativeness, row.combined_rank_score = ranking.by_informativeness[k], ranking.combined_score[k]
         row.rank = ranking.final[k]
 
 
+def _image(row: CandidateScore) -> str | None:
+    """The first simile's image (vehicle), or None."""
+    return next((s.get("vehicle") for s in row.similes if s.get("vehicle")), None)
+
+
 def _wordless(row: CandidateScore) -> bool:
     """Its image is an emoji or a sign ("as loud as a 🍋"), which the KB cannot know, so its creativity and relevance
     say nothing: it goes after the candidates whose images are words (a visitor's lemon beat "as loud as thunder")."""
-    return row.has_simile and wordless_image(next((s.get("vehicle") for s in row.similes if s.get("vehicle")), None))
+    return row.has_simile and wordless_image(_image(row))
 
 
 def sentiment_cut(literal: str, candidate: str, similes) -> tuple[str, str]:
@@ -559,6 +570,7 @@ def table_rows(group: dict) -> list[dict]:
             "contradicts": bool(c.get("contradicts")),
             "off_sentence": bool(c.get("off_sentence")),
             "no_words": bool(c.get("no_words")),
+            "offensive": bool(c.get("offensive")),
         })
     return rows
 

@@ -74,8 +74,8 @@ list (0–1 on screen; the raw value, unbounded, is in the details and the CSV).
 vehicle's length in words. *no simile* marks a candidate without one (ranked last), *contradicts* one the meaning
 check is at least 90 % sure contradicts the literal sentence, *off the sentence* one that keeps less than a quarter of
 the literal sentence's content words and means little like it (a line of another sentence), *no words* an image
-that is an emoji or a sign (“🍋”, “a 🍋”), which the knowledge base cannot know (the three ranked after the
-others). With a single candidate there is nothing to compare, so the 0–1 columns stay empty.
+that is an emoji or a sign (“🍋”, “a 🍋”), which the knowledge base cannot know, *offensive image* an image that
+names a people or holds a slur (“a black man”; the four ranked after the others). With a single candidate there is nothing to compare, so the 0–1 columns stay empty.
 *Why these scores* says in words what the knowledge base and the models found; its *Details* hold the raw evidence.
 
 The sliders weigh quality's parts (α : β : γ) and the three rankings; the two buttons set both, the paper's weights

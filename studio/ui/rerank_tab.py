@@ -25,7 +25,7 @@ from .session_files import json_download, new_download, track
 COLUMNS = ["rank", "candidate", "quality", "creativity", "informativeness", "relevance", "relevance_norm",
            "logical_consistency", "logical_consistency_norm", "sentiment_consistency", "sentiment_consistency_norm",
            "topic", "vehicle", "event", "kb_level", "nli_verdict", "evidence", "flag", "no_simile_reason",
-           "contradicts", "off_sentence", "no_words"]
+           "contradicts", "off_sentence", "no_words", "offensive"]
 #: what the page shows: (title on screen, row key, decimals or None for text) — short titles, numbers rounded. The 0–1
 #: columns are relative within the list ("…_rel": creativity min-max scaled here for the screen only, as the paper
 #: scales the quality criteria); the raw criteria, topic, event and KB match are in the details and the download
@@ -292,6 +292,9 @@ def explain_candidate(c: dict) -> str:
         said.append(f"Its image, {_quote(first['vehicle'])}, is a sign, not words: the knowledge base cannot know "
                     "it, so its creativity says little"
                     + (", and it is ranked with the flagged lines, after the others." if c.get("no_words") else "."))
+    if c.get("offensive"):
+        said.append(f"Its image, {_quote(first.get('vehicle') or '')}, names a people or holds a slur: the studio "
+                    "ranks it with the flagged lines, after the others, whatever its scores.")
     fit = c.get("fit") or {}
     if fit:  # the writer's mean log-probability per token of the vehicle after the sentence's words (median ≈ −3)
         how = "a natural" if fit["fit"] >= -2 else "an unlikely" if fit["fit"] < -4.5 else "a possible"
@@ -441,7 +444,7 @@ def screen_table(rows: list[dict]) -> pd.DataFrame:
 
 
 #: the flags whose candidates the ranking puts after the others
-MOVED_FLAGS = ("no simile", "contradicts", "off the sentence", "no words")
+MOVED_FLAGS = ("no simile", "contradicts", "off the sentence", "no words", "offensive image")
 
 
 def flags_shown(row: dict) -> str:
@@ -452,7 +455,8 @@ def flags_shown(row: dict) -> str:
     return ", ".join(name for name, on in (("contradicts", row.get("contradicts")),
                                            ("off the sentence", row.get("off_sentence")),
                                            ("no words", row["no_words"] if "no_words" in row
-                                            else wordless_image(row["vehicle"]))) if on)
+                                            else wordless_image(row["vehicle"])),
+                                           ("offensive image", row.get("offensive"))) if on)
 
 
 def scale_note(table, groups=None, shown=None) -> str:
@@ -472,7 +476,7 @@ def scale_note(table, groups=None, shown=None) -> str:
     else:
         flagged = sum(any(part.strip() in MOVED_FLAGS for part in str(row[flag] or "").split(",")) for row in rows)
         note = (f"✅ Scored {len(rows)} candidates, best first by the three rankings combined (by the rank weights)"
-                + (f"; {flagged} flagged (no simile, contradicts, off the sentence or no words) "
+                + (f"; {flagged} flagged (no simile, contradicts, off the sentence, no words or offensive image) "
                    f"{'goes' if flagged == 1 else 'go'} after the others" if flagged else "")
                 + ". *Why these scores*, under the chart, says it in words.")
     if groups and len(groups) > 1:
