@@ -129,10 +129,10 @@ def _copied_link(page, tab: str) -> str:
     raise AssertionError("no deep link was copied")
 
 
-def _shared_link_reopens(page, shots, tab: str, shown: str, count: str | None = None):
+def _shared_link_reopens(page, shots, tab: str, shown: str, count: str | None = None, then=None):
     """The link the tab's share button copies, with its result on screen, opens for the person it is sent to that tab
-    with the result (`shown` visible) and the restored text counted (`count`, not 0 characters). At 1400 px only:
-    what a link restores does not depend on the screen."""
+    with the result (`shown` visible) and the restored text counted (`count`, not 0 characters); `then(opened)`
+    checks more on the opened page. At 1400 px only: what a link restores does not depend on the screen."""
     if page.viewport_size["width"] != 1400:
         return
     page.wait_for_timeout(500)  # the last output reaches the server's copy of the page
@@ -147,6 +147,8 @@ def _shared_link_reopens(page, shots, tab: str, shown: str, count: str | None = 
             opened.get_by_text(count).filter(visible=True).first.wait_for(timeout=30_000)
         assert opened.get_by_role("tab", selected=True).inner_text().strip().lower() == tab
         opened.screenshot(path=str(shots / f"shared-link-{tab}-1400.png"), full_page=True)
+        if then is not None:
+            then(opened)
     finally:
         opened.close()
 
@@ -183,7 +185,19 @@ def test_polish_button_on_the_first_screen_and_every_column_shown(pages, shots, 
     page.wait_for_timeout(800)
     _columns_inside(page, "#polish-table", 3)
     _fits_the_window(page, shots, "polish")
-    _shared_link_reopens(page, shots, "polish", LAKE.rstrip("."), f"{len(LAKE)} / 400 characters")
+    _shared_link_reopens(page, shots, "polish", LAKE.rstrip("."), f"{len(LAKE)} / 400 characters",
+                         then=_sends_to_rerank)
+
+
+def _sends_to_rerank(opened):
+    """A visitor's shared Polish page showed "Run" where "Send to Rerank" was, and its click said "There are no
+    candidates to send": the button keeps its label, and sends the candidates the page shows."""
+    send = opened.locator("#polish-send")
+    assert send.inner_text().strip() == "Send to Rerank"
+    send.click()
+    opened.locator("#rerank-status").get_by_text("Scored").wait_for(timeout=RESULT_TIMEOUT_MS)
+    assert opened.get_by_role("tab", selected=True).inner_text().strip().lower() == "rerank"
+    assert LAKE.rstrip(".") in opened.get_by_label("Literal sentence").filter(visible=True).first.input_value()
 
 
 @pytest.mark.parametrize("width,height", SIZES, ids=SIZE_IDS)

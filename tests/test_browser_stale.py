@@ -129,6 +129,11 @@ def test_send_refuses_a_sentence_its_candidates_were_not_made_for():
         fill_from_polish(COFFEE, ["The river was as slow as a snail."], RIVER)
     with pytest.raises(gr.Error, match="no candidates"):
         fill_from_polish(RIVER, [], RIVER)
+    # a page opened from a shared link: no candidates in the session, those of the Details table it restored
+    shown = {"headers": ["candidate"], "data": [["The river was as slow as a snail."], [""]]}
+    assert fill_from_polish(RIVER, [], "", shown) == (RIVER, "The river was as slow as a snail.")
+    with pytest.raises(gr.Error, match="no candidates"):
+        fill_from_polish(RIVER, [], "", {"headers": [], "data": []})
 
 
 REFUSED = [("Hello.", "Nothing to polish"),

@@ -254,10 +254,15 @@ SHOW_RESULT_JS = ("() => { document.getElementById('polish-status')"
 BELOW_NOTE = ""
 
 
+#: Send to Rerank's label, given again with every update of the button (Gradio rebuilds a component from its
+#: constructor on an update: a page opened from a shared link showed "Run")
+SEND_LABEL = "Send to Rerank"
+
+
 def send_state(candidates: list[str], literal: str | None, polished: str | None):
     """Send to Rerank is usable only while the box holds the sentence its candidates were made for; else a note."""
     fresh = bool(candidates) and (literal or "") == (polished or "")
-    return gr.Button(interactive=fresh), (STALE_NOTE if candidates and not fresh else "")
+    return gr.Button(SEND_LABEL, interactive=fresh), (STALE_NOTE if candidates and not fresh else "")
 
 
 def candidate_selected(state: list[str], current: str | None, evt: gr.SelectData):
@@ -321,8 +326,9 @@ def polish_offer(text: str | None, other: str | None = None):
 
 def build_polish_tab() -> dict:
     """Returns the components other tabs wire to: {"literal", "candidates_table", "candidates", "polished",
-    "send_button"}. `candidates` is a gr.State holding the list of candidate sentences (best first), `polished` the
-    sentence they were made for."""
+    "send_button", "plain"}. `candidates` is a gr.State holding the list of candidate sentences (best first),
+    `polished` the sentence they were made for, `plain` the Details table (a shared link restores it, not the
+    state)."""
     with gr.Tab(tab_title("similes"), id="polish"):
         gr.Markdown("Turn a **literal sentence** into similes: \"was very loud\" → \"was as loud as thunder\".")
         tab_guide("polish")
@@ -337,7 +343,7 @@ def build_polish_tab() -> dict:
                 with gr.Row(elem_id="polish-buttons"):
                     go = gr.Button("Polish", variant="primary", min_width=90, elem_id="polish-go")
                     stop = gr.Button("Stop", variant="stop", min_width=70)
-                    send = gr.Button("Send to Rerank", interactive=False, elem_id="polish-send", min_width=130)
+                    send = gr.Button(SEND_LABEL, interactive=False, elem_id="polish-send", min_width=130)
                 stale = gr.Markdown(elem_id="polish-stale")
                 # after a run on a sentence with likely typos, or on one that holds a simile: polish the corrected
                 # sentence, or the sentence without its simile, in one click
@@ -435,4 +441,4 @@ def build_polish_tab() -> dict:
         section_run(table.select(candidate_selected, inputs=[candidates, sentence], outputs=sentence,
                                  api_name=False).then, **parts, api_name=False, scroll_to_output=True)
     return {"literal": literal, "candidates_table": table, "candidates": candidates, "polished": polished,
-            "send_button": send}
+            "send_button": send, "plain": plain}

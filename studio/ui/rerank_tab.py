@@ -612,9 +612,19 @@ def pick_group(groups: list[RerankResult], label: str | None):
     return table, winner, chart, backends, group.literal, candidates, texts_key(group.literal, candidates)
 
 
-def fill_from_polish(literal: str, candidates: list[str], polished: str | None = None):
+#: the run button's label, given again with every update of the button (Gradio rebuilds a component from its
+#: constructor on an update, so the copy a shared link restores read "Run")
+RUN_LABEL = "Rerank"
+
+
+def fill_from_polish(literal: str, candidates: list[str], polished: str | None = None, shown=None):
     """What the Polish tab's "Send to Rerank" button puts here: the candidates and the sentence they were made for.
-    A box that no longer holds that sentence is refused (its candidates would be scored against another one)."""
+    A box that no longer holds that sentence is refused (its candidates would be scored against another one). A page
+    opened from a shared link has no candidates in the session: those of its plain table (`shown`, the Details
+    table's value) are sent with the sentence the link restored (editing it disables the button)."""
+    if not candidates and shown is not None:
+        candidates = [str(row[0]) for row in table_rows(shown) if row and str(row[0] or "").strip()]
+        polished = None
     if not candidates:
         raise gr.Error("There are no candidates to send: press Polish first.", title="Nothing to send")
     if polished is not None and (literal or "") != polished:
@@ -707,7 +717,7 @@ def build_rerank_tab() -> dict:
                     wi = gr.Slider(0, 5, value=DEFAULT_RANK_WEIGHTS[2], step=0.5, label="image words")
                 relevance = gr.Radio([("Eq. 2: Σ n·P over KB triplets", "eq2"), ("Eq. 3: pair count n(t, v)", "eq3")],
                                      value="eq2", label="Relevance")
-        run = gr.Button("Rerank", variant="primary", elem_id="rerank-go")
+        run = gr.Button(RUN_LABEL, variant="primary", elem_id="rerank-go")
         other_text = gr.Markdown(elem_id="rerank-other-text", elem_classes=["studio-note"])
         examples(EXAMPLES, [literal, candidates], "Examples (from the HAUSER paper)", run=run)
         groups = gr.State([])  # the scored groups the picker shows
@@ -760,9 +770,9 @@ def build_rerank_tab() -> dict:
             api_name="rerank_csv", show_progress_on=table)
         finish(csv_run, table, status, picker=(groups, group_choice), other=other, scored_texts=scored_texts)
         # a refused file leaves the upload box: Rerank would otherwise seem to score it, while it scores the boxes
-        csv_run.failure(lambda: (None, gr.Button(interactive=True)), outputs=[upload, run], api_name=False,
+        csv_run.failure(lambda: (None, gr.Button(RUN_LABEL, interactive=True)), outputs=[upload, run], api_name=False,
                         queue=False, show_progress="hidden")
-        csv_run.success(lambda: gr.Button(interactive=True), outputs=run, api_name=False, queue=False,
+        csv_run.success(lambda: gr.Button(RUN_LABEL, interactive=True), outputs=run, api_name=False, queue=False,
                         show_progress="hidden")
         group_choice.input(pick_group, inputs=[groups, group_choice],
                            outputs=[table, winner, chart, backends, literal, candidates, scored_texts],
@@ -779,13 +789,13 @@ def wire_from_polish(polish: dict, rerank: dict, tabs: gr.Tabs) -> None:
     """The Polish tab's "Send to Rerank" button: fill this tab, switch to it and score (generate → rerank in two
     clicks)."""
 
-    def send(literal, candidates, polished):
-        text_literal, text_candidates = fill_from_polish(literal, candidates, polished)
+    def send(literal, candidates, polished, shown):
+        text_literal, text_candidates = fill_from_polish(literal, candidates, polished, shown)
         return text_literal, text_candidates, gr.Tabs(selected="rerank")
 
     # the button is usable only while the Polish tab holds candidates for the sentence in its box (polish_tab.py)
     sent = polish["send_button"].click(
-        send, inputs=[polish["literal"], polish["candidates"], polish["polished"]],
+        send, inputs=[polish["literal"], polish["candidates"], polish["polished"], polish["plain"]],
         outputs=[rerank["literal"], rerank["candidates"], tabs], api_name=False)
     scoring(sent.success, rerank["rerank_inputs"], rerank["rerank_outputs"], rerank["status"], False,
             rerank["scored_with"], rerank["knobs"], rerank["other"])
