@@ -297,7 +297,19 @@ def test_common_figures_written_for_the_studio_are_found_with_their_meanings(mon
             ("Dad lost his job, so we all had to tighten our belts.", "idiom", "tighten our belts", "less money"),
             ("We bought the new phone anyway. It cost an arm and a leg.", "idiom", "cost an arm and a leg",
              "expensive"),
-            ("Her aunt sighed: when it rains, it pours.", "idiom", "when it rains, it pours", "bad thing")):
+            ("Her aunt sighed: when it rains, it pours.", "idiom", "when it rains, it pours", "bad thing"),
+            # a visitor's sweep: none found, or Wiktionary's wrong sense ("on air" broadcasting, "off-the-wall")
+            ("Mia told her friend the truth about the vase. Now the cat is out of the bag.", "idiom",
+             "the cat is out of the bag", "secret"),
+            ("She felt like she was banging her head against a wall.", "idiom", "banging her head against a wall",
+             "never succeeds"),
+            ("After the promotion, Dana was walking on air.", "idiom", "walking on air", "happy"),
+            ("The kids were bouncing off the walls after the party.", "idiom", "bouncing off the walls", "excited"),
+            ("The new manager really rubbed everyone the wrong way.", "idiom", "rubbed everyone the wrong way",
+             "annoy"),
+            ("Nobody expected him to win. Everyone agreed he was a dark horse.", "idiom", "dark horse",
+             "unexpectedly"),
+            ("Bea finally finished the marathon, red as a beetroot.", "simile", "red as a beetroot", "exertion")):
         _, expr = expression.find_expression(story)
         assert expr is not None and (expr.kind, expr.text) == (kind, said), (story, expr)
         assert meaning in expr.meaning and expr.meaning_source == "lexicon", (story, expr)
