@@ -1014,3 +1014,17 @@ def test_components_read_a_sentence_in_capitals_as_written():
     assert [s["spans"] for s in loud["similes"]] == [s["spans"] for s in quiet["similes"]]
     assert loud["detector"] == quiet["detector"]
     assert [(s["topic"], s["vehicle"], s["event"]) for s in loud["similes"]] == [("HE", "A CHEETAH", "RAN")]
+
+
+@pytest.mark.offline
+def test_a_text_of_several_sentences_says_where_its_similes_went(offline):
+    """A visitor's "The night was dark. The sea was rough. The sailors were afraid." got similes in the first
+    sentence only, and nothing said so."""
+    from studio.similes.polish import places_note
+
+    parser = offline.get("parser")
+    text = "The night was dark. The sea was rough. The sailors were afraid."
+    note = places_note(text, parser(text), [text.index(" The sea") - 1])
+    assert note.startswith("The text holds 3 sentences") and "“The night was dark.”" in note and "sea" not in note
+    assert "“The sea was rough.”" in places_note(text, parser(text), [text.index("rough") + 5, 14])
+    assert places_note("The night was dark.", parser("The night was dark."), [14]) == ""

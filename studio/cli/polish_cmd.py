@@ -68,6 +68,8 @@ def render(result: dict) -> str:
         lines.append("note: " + spelling_note(result["literal"], [Misspelling(**m) for m in result["spelling"]]))
     if result.get("negation"):
         lines.append(f"note: {result['negation']}")
+    if result.get("places"):
+        lines.append(f"note: {result['places']}")
     return "\n".join(lines) or "no candidates"
 
 

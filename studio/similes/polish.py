@@ -118,6 +118,7 @@ class PolishResult:
     spelling: tuple = ()       # the literal's likely typos (`english.Misspelling`), noticed and left as typed
     keep_counted: int = 0      # the candidates with a keep (the image table's and the writer's have none)
     negation: str = ""         # the best slot's adjective is negated: what its similes do, and a rewrite to polish
+    places: str = ""           # a text of several sentences: which of them the candidates' similes went into
 
     def to_dict(self) -> dict:
         """The JSON of `python -m studio polish --json` (without the literal, which the caller gives as typed)."""
@@ -131,6 +132,8 @@ class PolishResult:
             out["spelling"] = [m.to_dict() for m in self.spelling]
         if self.negation:
             out["negation"] = self.negation
+        if self.places:
+            out["places"] = self.places
         return out
 
 
@@ -328,7 +331,21 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
         expected_keepers=round(sum(c.keep for c in kept), 1) if by_keep and kept else None,
         keep_counted=len(kept) if by_keep else 0,
-        shortfall=shortfall, reread=by_writer, spelling=typos, negation=negation_note(literal, doc, slots[0], polisher))
+        shortfall=shortfall, reread=by_writer, spelling=typos, negation=negation_note(literal, doc, slots[0], polisher),
+        places=places_note(literal, doc, [c.offset for c in chosen]))
+
+
+def places_note(literal: str, doc, offsets: list[int]) -> str:
+    """For a text of several sentences, which of them the candidates' similes went into (each candidate adds one
+    simile to the whole text, where the sentence has its best places): a visitor's three sentences got similes in
+    the first only, and nothing said so; "" for a single sentence or no candidate."""
+    sentences = [s for s in doc.sents if s.text.strip()]
+    if len(sentences) < 2 or not offsets:
+        return ""
+    used = [s for s in sentences if any(s.start_char <= o < s.end_char for o in offsets)]
+    said = " and ".join(f"“{literal[s.start_char:s.end_char].strip()}”" for s in used)
+    return (f"The text holds {len(sentences)} sentences; each candidate adds one simile to it, here in {said} "
+            f"(the places where one reads best). To polish another sentence, give it on its own.")
 
 
 def held_comparisons(doc) -> tuple[list, list]:

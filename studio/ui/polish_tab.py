@@ -108,6 +108,8 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
     typos = f"✏️ {typos}  \n" if typos else ""
     if result.negation:  # it quotes the sentence: escaped like the typos' line
         typos += f"💬 {escape_markdown(result.negation)}  \n"
+    if result.places:
+        typos += f"💬 {escape_markdown(result.places)}  \n"
     if result.shortfall:
         return f"{typos}⚠️ {result.shortfall}"
     by = {"keep": "keep", "score": "fluency (no keep model here)"}
@@ -177,7 +179,7 @@ def run_polish(literal: str, strategies: list[str], n: float, seed: float, domai
          "ranking": result.ranked_by, "generator": result.generator,
          "delivered": result.delivered, "expected keepers": result.expected_keepers,
          "shortfall": result.shortfall, "spelling": [m.to_dict() for m in result.spelling],
-         "negation": result.negation})
+         "negation": result.negation, "places": result.places})
     return (pd.DataFrame(rows, columns=COLUMNS), [c.sentence for c in cands], files,
             _status(result, bool(rows), list(strategies)), literal, [c.offset for c in cands])
 
