@@ -56,7 +56,7 @@ def polish_blind_read() -> str:
     if every is None:
         return ""
     first = f" and {100 * top:.0f} % of its first three" if top is not None else ""
-    return (f"Keep is fitted on earlier readers' verdicts: a strict blind reader of new sentences kept "
+    return (f"Keep ranks the lines by earlier readers' verdicts; a strict blind reader of new sentences kept "
             f"{100 * every:.0f} % of Polish's lines{first}.")
 
 

@@ -195,7 +195,7 @@ def test_the_served_list_is_reread_in_keep_order_and_says_so(offline):
     from studio.ui.polish_tab import _status
 
     status = _status(report, True, list(P.DEFAULT_STRATEGIES))  # what the tab says agrees with the table
-    assert "best first by keep (the writer model read the best 20 again" in status and "would keep about" in status
+    assert "best first by keep (the writer model read the best 20 again" in status and "Keep ranks the lines" in status
     assert "first, then the rest" not in status
     before = P.polish("The soup was very bland.", n=10, seed=0, reread=False)
     assert before.reread is False and not before.ranked_by.endswith(P.WRITER_ORDER)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..results import polish_blind_read
-from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, MAX_N, REGISTERS, STRATEGIES, Misspelling, about_keepers,
+from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, MAX_N, REGISTERS, STRATEGIES, Misspelling,
                                polish, spelling_note)
 from . import add_json_flag
 from .batch import single_or_batch, summary_line
@@ -50,14 +50,8 @@ def render(result: dict) -> str:
              f"{c['sentence']}" for c in result["candidates"]]
     if result.get("expected_keepers") is not None and lines:
         counted = result.get("keep_counted", len(lines))
-        kept = result["expected_keepers"]
-        about = about_keepers(kept, counted)
-        single = result["candidates"][0].get("keep") or kept  # its own keep: the sum is rounded to tenths
-        lines.append(f"by the keep model, a writer would keep it about {100 * single:.0f} % of the time (its keep)"
-                     if counted == len(lines) == 1 else f"by the keep model, a writer would keep about {about} of "
-                     "these (their keeps summed)" if counted == len(lines) else f"by the keep model, a writer would "
-                     f"keep about {about} of the {counted} with a keep (their keeps summed; the others' sources have "
-                     "none)")
+        if counted >= 4 and result["expected_keepers"] < counted / 4:  # as the tab's `few_apt_images`
+            lines.append("few apt images were found for this sentence, by the keep model: try rewording it")
         if read := polish_blind_read():
             lines.append(read[:1].lower() + read[1:])
     if result.get("score") and lines:

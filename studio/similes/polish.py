@@ -76,8 +76,8 @@ RANKING = ("Candidates are ranked by the score, best first; an \"as ADJ as\" sim
 KEEP_MEANING = ("keep = how likely a writer is to keep the candidate (0..1): a logistic model fitted on our own blind "
                 "reads' labels, from the score, the source, KB attestation and how close the vehicle's meaning is to "
                 "\"something ADJ\" or \"something that VERB\", to the sentence, to its subject and to \"a person\". "
-                "Candidates are ranked by keep, best first. Their keeps summed estimate how many of the list a writer "
-                "would keep (how well they did on fresh reads: under About, *How well it works*).")
+                "Candidates are ranked by keep, best first. Keep ranks well but runs high on sentences no reader saw: "
+                "a fresh blind reader keeps far fewer lines than keep says (under About, *How well it works*).")
 #: with the writer, an adjective's best PROPERTY_FIRST KB vehicles come first, then the writer's images; and the
 #: property source leaves verb slots to the writer
 #: why: docs/experiments.md#polish-writer-source
@@ -112,7 +112,7 @@ class PolishResult:
     score_meaning: str         # what `score` (and `keep`) mean and how the list is ranked (SCORE_MEANING, …)
     ranked_by: str
     generator: str             # the lm source's generator
-    expected_keepers: float | None  # keeps summed: how many of the keep_counted a writer would keep (None: none)
+    expected_keepers: float | None  # keeps summed over the keep_counted (None: none); runs high on new sentences
     shortfall: str             # why fewer than asked came, or ""
     reread: bool               # the writer reread the list
     spelling: tuple = ()       # the literal's likely typos (`english.Misspelling`), noticed and left as typed
@@ -157,12 +157,6 @@ def _no_images(strategies, proposed: dict) -> str:
         return ""
     return (" The image table holds images of a quality: an adjective (\"The night was dark.\") or a verb's manner "
             "adverb (\"She walked slowly.\"); this sentence names none it knows.")
-
-
-def about_keepers(keepers: float, lines: int) -> str:
-    """How many of `lines` a writer would keep (`PolishResult.expected_keepers`), as the tab and the command line say
-    it: whole lines for a list of four or more, tenths below ("about 0 of them" was said of two lines of keep 0.3)."""
-    return f"{keepers:.0f}" if lines >= 4 else f"{keepers:.1f}"
 
 
 def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progress=None,

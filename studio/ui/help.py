@@ -30,15 +30,14 @@ as typed, and a button under **Polish** ("Polish “… very soft.” instead") 
 that proposed it (with **KB ✓**, below) and **keep**; the phrase and the **score** (shown as *fluency* when no keep
 model is served) are under *Details*. **keep** (0–1) is how likely a writer is to keep the candidate,
 learned from our blind reads (readers judged thousands of candidates usable or not): it weighs the score with how
-close the vehicle is to "something ADJ" or "something that VERB", to the sentence and to its subject. Read it as a
-chance: 0.5 is one in two. The list is best first by keep (with the *writer* source, the knowledge base's images for
+close the vehicle is to "something ADJ" or "something that VERB", to the sentence and to its subject. Read it as an
+order, not a chance: on sentences no reader saw, lines of keep 0.3 were kept about one time in eight. The list is best first by keep (with the *writer* source, the knowledge base's images for
 an adjective and then the writer's come first, in their own order; the status line says so): before it is cut, the
 writer model reads the 20 best candidates again (the image table's images among them) and their keep takes in how
-likely it finds the simile in the sentence. The line above the table sums the keeps: about how many of the list a
-writer would keep (in tenths for a list under four; one candidate's keep as a share). Under a quarter of a list of
-four or more, it says few apt images were found: rewording the sentence may help more than another seed. Should the
-writer model fail to reread, the image table's images (source *images*) come first and have no keep, and the sum
-counts only the lines that have one. The **score**
+likely it finds the simile in the sentence. Keep runs high on new sentences: the line above the table says how many
+of Polish's lines a strict reader of new sentences kept. Where the keeps of four or more lines sum to under a
+quarter, it says few apt images were found: rewording the sentence may help more than another seed. Should the
+writer model fail to reread, the image table's images (source *images*) come first and have no keep. The **score**
 (0–1) is how readily the polisher writes this simile for this sentence (the geometric mean of its per-token
 probabilities over the phrase and the word after it; higher reads more fluently; long sentences get low scores
 throughout). **KB ✓** after the source marks an "as ADJ as" simile whose vehicle the simile
