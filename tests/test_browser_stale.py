@@ -261,6 +261,9 @@ def test_continue_stop_clears_and_says_stopped(fresh, monkeypatch):
     _box(page, "Narrative").fill("After three nights without sleep, Marco lay down on the sofa and slept like a log.")
     page.get_by_role("button", name="Continue", exact=True).click()
     _wait_status(page, "#continue-info", "samples in")
+    # a paper's system says it is one (a visitor read its off-story lines with nothing to say so)
+    info = page.locator("#continue-info").inner_text()
+    assert "plain mode is one of the paper's systems" in info and "*plain*" not in info
     started, _ = _slow_down(monkeypatch, decoding, "_draw", 0.5)
     _box(page, "Narrative").fill("The night was dark and the wind howled like a wolf.")
     page.get_by_role("button", name="Continue", exact=True).click()

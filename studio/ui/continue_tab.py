@@ -72,6 +72,14 @@ def table_note() -> str:
                          "(About, *How well it works*)." if share is not None else "")
 
 
+#: under a result of a mode other than writer: a visitor read the paper's systems' lines ("In 1997, the Australian
+#: National Highway Safety Council…", an inference "Cloud is made of a single molecule") with nothing to say they are
+#: a baseline
+COMPARISON_NOTE = ("*{mode}* mode is one of the paper's systems on the small language model, shown for comparison: "
+                   "its lines often leave the story or misread the figure. *writer* mode writes the continuations "
+                   "to keep.")
+
+
 def why_here(rows: list[dict], mode: str) -> list[str]:
     """Per continuation (best first), why it sits above one the judge finds more plausible, or below one it finds
     less plausible ("" where the order is the judge's); in writer mode a line's slip or cut is named wherever it
@@ -195,6 +203,7 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
     info = f"{_expression_note(r['expression'])}  \n{tally}" + (f"; ranked by {ranked}" if ranked else "") + \
         (f"  \n⚠️ {notes}" if notes else "") + \
         "".join(f"  \n⚠️ {line}" for line in r["shortfall"]) + \
+        (f"  \nℹ️ {COMPARISON_NOTE.format(mode=r['mode'])}" if r["mode"] != "writer" else "") + \
         (f"\n\n<details><summary>Details: the judge</summary>\n\n{escape(r['judge'])}\n\n</details>"
          if r["judge"] else "")
     files = result_downloads(request, "continue", [{"rank": i + 1, **c, "text": c["text"] + (" …" if c["cut"] else "")}
