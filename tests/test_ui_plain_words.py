@@ -354,7 +354,8 @@ def test_a_line_off_the_sentence_is_said_in_words_and_flagged():
     assert table.columns.tolist() == SCREEN_COLUMNS and "1 flagged" in scale_note(table)
 
 
-@pytest.mark.parametrize("vehicle, shown", [("🍋", "no words"), ("a 🍋", "no words"), ("a lemon", ""), ("A1", "")])
+@pytest.mark.parametrize("vehicle, shown", [("🍋", "no words"), ("a 🍋", "no words"), ("a lemon", ""), ("A1", ""),
+                                            ("a 🐭 and soft", "no words"), ("bread and 🧈", "")])
 def test_an_emoji_image_is_flagged_no_words(vehicle, shown):
     """The legend's "no words": an image with no letter but its article ("as bitter as a 🍋")."""
     from studio.ui.rerank_tab import screen_table

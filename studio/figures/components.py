@@ -445,6 +445,10 @@ def wordless_image(vehicle: str | None) -> bool:
     words = (vehicle or "").split()
     if words and words[0].lower() in ("a", "an", "the", "my", "your", "his", "her", "its", "our", "their"):
         words = words[1:]
+    # the image ends where a conjunction goes on with the sentence ("as tiny as a 🐭 and soft": a visitor's image
+    # read as "a 🐭 and soft" was no sign)
+    ends = [i for i, w in enumerate(words) if w.lower() in ("and", "or", "but", "yet")]
+    words = words[:ends[0]] if ends else words
     signs = "".join(words)
     return bool(signs) and not any(ch.isalnum() for ch in signs) and any(unicodedata.category(ch) == "So"
                                                                          for ch in signs)

@@ -54,12 +54,12 @@ COLOURS = {"topic": "#7cb5ec", "vehicle": "#f7a35c", "event": "#90ed7d"}
 #: docs/hauser.md)
 SCORES_NOTE = (
     "**rank**: 1 = best, the three rankings (by quality, creativity and image words) combined by the rank weights "
-    f"set above (served {ratio(DEFAULT_RANK_WEIGHTS)}, so quality leads"
+    f"set above (served rank weights {ratio(DEFAULT_RANK_WEIGHTS)}, so quality leads"
     + (" and image words are shown but not counted" if not DEFAULT_RANK_WEIGHTS[2] else "")
     + f"; the paper's {ratio(PAPER_RANK_WEIGHTS)} is a button away). "
     "Each 0–1 column compares the candidates of *this list* (1 = the best here, 0 = the weakest here; 0.5 when "
-    "they all tie): **quality** mixes relevance, logic and sentiment by the weights α : β : γ set above (served "
-    + ratio(DEFAULT_QUALITY_PARTS)
+    "they all tie): **quality** mixes relevance, logic and sentiment by the quality weights α : β : γ set above "
+    "(served quality weights " + ratio(DEFAULT_QUALITY_PARTS)
     + (", so sentiment is shown but not counted unless γ is set" if not DEFAULT_QUALITY_PARTS[2] else "")
     + "). **creativity**: how "
     "unexpected the image is — rarely used in the knowledge base's similes and unexpected for a language "
@@ -679,8 +679,8 @@ def build_rerank_tab() -> dict:
                     "α·relevance + β·logical consistency + γ·sentiment consistency (each scaled from 0, the weakest of "
                     "the candidates, to 1, the best of them), creativity (rare images) and informativeness (the "
                     "image's length in words); the candidates are ranked by each and the three rankings are combined "
-                    "by the rank weights quality : creativity : image words (served "
-                    f"{ratio(DEFAULT_RANK_WEIGHTS)}, which puts quality first; the paper's {ratio(PAPER_RANK_WEIGHTS)} "
+                    "by the rank weights quality : creativity : image words (served rank weights "
+                    f"{ratio(DEFAULT_RANK_WEIGHTS)}, which put quality first; the paper's {ratio(PAPER_RANK_WEIGHTS)} "
                     "also rewards rare and long images).")
         tab_guide("rerank")
         notice = role_notice("nli", "sentiment", "parser", "embedder", "lm", "writer")
@@ -699,8 +699,8 @@ def build_rerank_tab() -> dict:
                                  file_types=[".csv"], elem_id="rerank-upload")
             with gr.Column(scale=2):
                 gr.Markdown("Quality weights α : β : γ in parts, divided by their sum (3 : 2 : 1 means α, β, γ = "
-                            "0.5, 0.33, 0.17); rank weights quality : creativity : image words. Served: "
-                            f"{ratio(DEFAULT_QUALITY_PARTS)} and "
+                            "0.5, 0.33, 0.17); rank weights quality : creativity : image words. Served: quality "
+                            f"weights {ratio(DEFAULT_QUALITY_PARTS)} and rank weights "
                             f"{ratio(DEFAULT_RANK_WEIGHTS)}, which put the similes writers kept first more often "
                             f"than the paper's {ratio(PAPER_QUALITY_PARTS)} and {ratio(PAPER_RANK_WEIGHTS)} did (see "
                             "the HAUSER page of the docs).", elem_classes=["studio-note"])
