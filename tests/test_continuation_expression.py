@@ -579,6 +579,14 @@ def test_two_marks_or_an_open_one_are_said():
     assert "“b”" in expression.mark_notes("[a] then <b>b</b>")[0]  # the one used: <b> wins
 
 
+def test_a_mark_before_the_last_sentence_is_said(studio_lexicon):
+    """A visitor marked a figure mid-story ("…[spilled the beans] at breakfast. Then everyone went to school.") and
+    was told nothing, though the continuation follows the story's end."""
+    notes = expression.mark_notes("Her brother [spilled the beans] at breakfast. Then everyone went to school.")
+    assert len(notes) == 1 and "“spilled the beans” is not in the story's last sentence" in notes[0]
+    assert expression.mark_notes("Jen kept the secret. Her little brother [spilled the beans].") == []
+
+
 def test_of_several_marks_the_figure_is_continued_not_a_marked_name(studio_lexicon):
     """A visitor bolded a name and the simile: "<b>Tom</b> … felt <b>like a deflated balloon</b>." continued "Tom"
     as the idiom. The last mark that reads as a simile or an idiom with a meaning is taken, else the last one that is
@@ -626,12 +634,15 @@ def test_a_marked_name_before_the_last_sentence_is_plain_text(studio_lexicon):
     assert expression.find_expression(story)[1].text == "dead on her feet"
     assert "only one, “dead on her feet”, is the one continued" in expression.mark_notes(story)[0]
     # the visitor's own marks stay, whatever follows them: an idiom the lexicon lacks, a metaphor
-    for story, marked in (("She worked all night. She was [dead on her feet]! Wow!", "dead on her feet"),
-                          ("She was [dead on her feet]. lol", "dead on her feet"),
-                          ("Tom was <b>a rock</b> for her. She smiled.", "a rock"),
-                          ("Tom lost his job. He was [dead on his feet] after the shift. He went home.",
-                           "dead on his feet")):
-        assert expression.find_expression(story)[1].text == marked and expression.mark_notes(story) == []
+    # (a story that goes on past the mark is told so, not one that closes with a word or two)
+    for story, marked, goes_on in (("She worked all night. She was [dead on her feet]! Wow!", "dead on her feet", 0),
+                                   ("She was [dead on her feet]. lol", "dead on her feet", 0),
+                                   ("Tom was <b>a rock</b> for her. She smiled.", "a rock", 1),
+                                   ("Tom lost his job. He was [dead on his feet] after the shift. He went home.",
+                                    "dead on his feet", 1)):
+        assert expression.find_expression(story)[1].text == marked
+        notes = expression.mark_notes(story)
+        assert len(notes) == goes_on and all("not in the story's last sentence" in n for n in notes)
     with pytest.raises(InputError):  # an empty mark is still the visitor's to mend
         expression.find_expression("He was tired. [] Then he slept.")
 

@@ -133,8 +133,9 @@ MARKS_READ = 8
 
 
 def mark_notes(text: str) -> list[str]:
-    """What a reader should know about the marks of `text`: more than one expression marked (one is used), or a
-    "[" or "<b>" with no closing mark after it (read as typed)."""
+    """What a reader should know about the marks of `text`: more than one expression marked (one is used), the one
+    used before the last sentence (the continuation follows the story's end), or a "[" or "<b>" with no closing mark
+    after it (read as typed)."""
     notes = []
     spans = sorted((m.start(), m.end()) for mark in _MARKS for m in mark.finditer(text))
     outer = [sp for sp in spans if not any(o != sp and o[0] <= sp[0] and sp[1] <= o[1] for o in spans)]
@@ -149,6 +150,12 @@ def mark_notes(text: str) -> list[str]:
         notes.append(f"{len(outer)} expressions are marked; only one, “{_used(text)}”, is the one continued (the "
                      "last that reads as an idiom or a simile, else the last, a name only if no other mark has a "
                      "word of its own): mark one")
+    used = _marked(text)
+    if used[1] is not None and len(re.findall(r"[A-Za-z]+", used[0][used[1][1]:])) >= 4 \
+            and used[1][1] <= _last_sentence_start(_parsed_clean(used[0])):  # not for a closing "Wow!" or "lol"
+        notes.append(f"the marked “{used[0][used[1][0]:used[1][1]]}” is not in the story's last sentence, and the "
+                     "continuation follows the story's end: end the story with the figure (as the paper's stories "
+                     "do) for a continuation that takes it up")
     if re.search(r"\[[^\]]*$", text) or re.search(r"<b>(?!.*</b>)", text, re.I | re.S):
         notes.append("a “[” or “<b>” has no closing mark after it, so it is read as typed: close it to mark the "
                      "expression")
