@@ -26,8 +26,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 #: a person named by the colour of their skin, no vehicle of a simile ("as pale as a black man", a visitor found
 #: among the KB's 19th-century vehicles): a colour word and a word for people
 _SKIN = re.compile(r"\b(?:black|white|brown|yellow|red|coloured|colored)[\s-]+(?:man|men|woman|women|person|persons|"
-                   r"people|folks?|boys?|girls?|child|children|kids?|babies|baby|fellows?|guys?|lady|ladies|gentlemen|"
-                   r"gentleman|skins?|races?|slaves?|servants?|maids?)\b", re.IGNORECASE)
+                   r"people|folks?|boys?|girls?|child|children|babies|baby|fellows?|guys?|lady|ladies|gentlemen|"
+                   r"gentleman|slaves?|servants?)\b", re.IGNORECASE)
 
 
 def offensive_words(text: str, *, vehicle: bool = False) -> list[str]:

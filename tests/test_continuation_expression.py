@@ -585,6 +585,8 @@ def test_a_mark_before_the_last_sentence_is_said(studio_lexicon):
     notes = expression.mark_notes("Her brother [spilled the beans] at breakfast. Then everyone went to school.")
     assert len(notes) == 1 and "“spilled the beans” is not in the story's last sentence" in notes[0]
     assert expression.mark_notes("Jen kept the secret. Her little brother [spilled the beans].") == []
+    # a closing exclamation is no sentence that goes on, however long the marked one (a reviewer's case)
+    assert expression.mark_notes("She was [dead on her feet] after a double shift at the hospital. Wow!") == []
 
 
 def test_of_several_marks_the_figure_is_continued_not_a_marked_name(studio_lexicon):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..results import polish_blind_read
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, MAX_N, REGISTERS, STRATEGIES, Misspelling,
-                               polish, spelling_note)
+                               few_apt_images, polish, spelling_note)
 from . import add_json_flag
 from .batch import single_or_batch, summary_line
 
@@ -50,7 +50,7 @@ def render(result: dict) -> str:
              f"{c['sentence']}" for c in result["candidates"]]
     if result.get("expected_keepers") is not None and lines:
         counted = result.get("keep_counted", len(lines))
-        if counted >= 4 and result["expected_keepers"] < counted / 4:  # as the tab's `few_apt_images`
+        if few_apt_images(result["expected_keepers"], counted):
             lines.append("few apt images were found for this sentence, by the keep model: try rewording it")
         if read := polish_blind_read():
             lines.append(read[:1].lower() + read[1:])

@@ -55,7 +55,8 @@ def register(sub) -> None:
     p.add_argument("--no-off-sentence", action="store_true",
                    help="the paper's combined rank: a candidate that keeps less than a quarter of the literal "
                         "sentence's content words and means little like it (a line of another sentence), or whose "
-                        "image is an emoji or a sign, is not moved after the others")
+                        "image is an emoji or a sign, or names a people or holds a slur or an obscenity, is not moved "
+                        "after the others")
     add_json_flag(p)
     p.set_defaults(func=run, render=render)
 
@@ -122,7 +123,8 @@ def render(result: RerankResult) -> str:
                         "means little like it; ranked after the others]" if row.get("off_sentence") else "")
                      + ("  [no words: its image is an emoji or a sign the knowledge base cannot know; ranked after "
                         "the others]" if row.get("no_words") else "")
-                     + ("  [offensive image: it names a people or holds a slur; ranked after the others]"
+                     + ("  [offensive image: it names a people or holds a slur or an obscenity; ranked after the "
+                        "others]"
                         if row.get("offensive") else ""))
     b = result.backends
     s = result.settings
@@ -135,8 +137,9 @@ def render(result: RerankResult) -> str:
                   f"{':'.join(f'{w:g}' for w in s['rank_weights'])}; relevance {s['relevance']}; "
                   + (f"a contradiction (P ≥ {s['contradiction_gate']:g}) ranked after the others"
                      if s.get("contradiction_gate") is not None else "no contradiction gate")
-                  + ("; a line of another sentence, or an image that is a sign, ranked after the others"
-                     if s.get("off_sentence") else "; lines of other sentences and images that are signs not moved")
+                  + ("; a line of another sentence, or an image that is a sign or offensive, ranked after the others"
+                     if s.get("off_sentence") else "; lines of other sentences, images that are signs or offensive "
+                     "not moved")
                   + (" (the paper's order)" if s.get("contradiction_gate") is None and not s.get("off_sentence")
                      else ""),
               f"backends: nli = {b['nli']}; sentiment = {b['sentiment']}; kb = {b['kb']}; relevance's fit = "

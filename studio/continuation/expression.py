@@ -150,10 +150,13 @@ def mark_notes(text: str) -> list[str]:
         notes.append(f"{len(outer)} expressions are marked; only one, “{_used(text)}”, is the one continued (the "
                      "last that reads as an idiom or a simile, else the last, a name only if no other mark has a "
                      "word of its own): mark one")
-    used = _marked(text)
-    if used[1] is not None and len(re.findall(r"[A-Za-z]+", used[0][used[1][1]:])) >= 4 \
-            and used[1][1] <= _last_sentence_start(_parsed_clean(used[0])):  # not for a closing "Wow!" or "lol"
-        notes.append(f"the marked “{used[0][used[1][0]:used[1][1]]}” is not in the story's last sentence, and the "
+    clean_text, used = _marked(text)
+    doc = _parsed_clean(clean_text) if used is not None else None
+    own = next((s for s in doc.sents if s.start_char <= used[0] < s.end_char), None) if doc is not None else None
+    # words after the marked one's sentence, and that sentence before the last: not a closing "Wow!" or "lol"
+    if own is not None and len(re.findall(r"[A-Za-z]+", clean_text[own.end_char:])) >= 2 \
+            and used[1] <= _last_sentence_start(doc):
+        notes.append(f"the marked “{clean_text[used[0]:used[1]]}” is not in the story's last sentence, and the "
                      "continuation follows the story's end: end the story with the figure (as the paper's stories "
                      "do) for a continuation that takes it up")
     if re.search(r"\[[^\]]*$", text) or re.search(r"<b>(?!.*</b>)", text, re.I | re.S):

@@ -10,11 +10,11 @@ from typing import Sequence
 
 from ..errors import InputError, require_text
 from ..figures.components import extract_similes_batch, wordless_image
-from ..offensive import offensive_words
 from ..figures.english import content_lemmas, refuse_non_english
 from ..figures.irony import negated_reading, stated_reading, states_property
 from ..figures.lm_features import first_vehicle, shared
 from ..models import NLI_LABELS, ModelUnavailable, get_registry
+from ..offensive import offensive_words
 from ..textspans import blank_markup
 from . import criteria as C
 from .kb_features import NO_TOPIC, PROPERTY
@@ -140,9 +140,15 @@ class CandidateScore:
     #: its image is an emoji or a sign (`wordless_image`), which the KB cannot know: ranked after the others, under
     #: Settings.off_sentence (the paper's order leaves it)
     no_words: bool = False
-    #: its image names a people or holds a slur (`offensive.offensive_words`: "as pale as a black man"): ranked after
-    #: the others, under Settings.off_sentence
+    #: its image names a people or holds a slur or an obscenity (`offensive.offensive_words`: "as pale as a black
+    #: man"): ranked after the others, under Settings.off_sentence
     offensive: bool = False
+
+    @property
+    def moved(self) -> bool:
+        """Whether a flag ranks it after the others (a contradiction, a line of another sentence, a sign or an
+        offensive image)."""
+        return self.contradicts or self.off_sentence or self.no_words or self.offensive
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -493,7 +499,7 @@ def _normalize_and_rank(rows: list[CandidateScore], settings: Settings) -> None:
             and not row.stand_in.get("unsure")
     ranking = C.combine_rankings([r.quality for r in rows], [r.creativity for r in rows],
                                  [r.informativeness for r in rows], [r.has_simile for r in rows], settings.rank_weights,
-                                 after=[r.contradicts or r.off_sentence or r.no_words or r.offensive for r in rows])
+                                 after=[r.moved for r in rows])
     for k, row in enumerate(rows):
         row.rank_quality, row.rank_creativity = ranking.by_quality[k], ranking.by_creativity[k]
         row.rank_informativeness, row.combined_rank_score = ranking.by_informativeness[k], ranking.combined_score[k]

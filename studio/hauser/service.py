@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..figures.components import wordless_image
+from ..offensive import masked
 from .criteria import (CONTRADICTION_GATE, DEFAULT_QUALITY_PARTS, DEFAULT_QUALITY_WEIGHTS, DEFAULT_RANK_WEIGHTS,
                        PAPER_QUALITY_PARTS, PAPER_QUALITY_WEIGHTS, PAPER_RANK_WEIGHTS, minmax, ratio)
 from .inputs import MAX_CSV_BYTES, MAX_CSV_ROWS, candidates_from_lines, groups_from_csv
@@ -25,7 +26,8 @@ from .scorer import MAX_CANDIDATES, MAX_CHARS, NO_SIMILE, GroupScore, Settings, 
 __all__ = ["rerank", "rerank_many", "RerankResult", "Settings", "check_group", "candidates_from_lines",
            "groups_from_csv", "MAX_CANDIDATES", "MAX_CHARS", "MAX_CSV_BYTES", "MAX_CSV_ROWS", "NO_SIMILE",
            "DEFAULT_QUALITY_PARTS", "DEFAULT_QUALITY_WEIGHTS", "PAPER_QUALITY_PARTS", "PAPER_QUALITY_WEIGHTS",
-           "DEFAULT_RANK_WEIGHTS", "PAPER_RANK_WEIGHTS", "CONTRADICTION_GATE", "ratio", "wordless_image"]
+           "DEFAULT_RANK_WEIGHTS", "PAPER_RANK_WEIGHTS", "CONTRADICTION_GATE", "ratio", "wordless_image",
+           "masked"]
 
 
 @dataclass(frozen=True)

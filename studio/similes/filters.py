@@ -76,7 +76,8 @@ def _vehicle_tokens(row, doc) -> list | None:
 
 def image_noun(tokens):
     """The noun a vehicle's tokens picture: their head, or its "of" complement's noun when it has one ("a chorus of
-    birds" pictures birds, as the detector reads "a bag of bricks"); None for no tokens."""
+    birds" pictures birds; the detector's like-with-like rule leaves such a vehicle to its weights instead, so
+    Components may still call "The crows called like a chorus of birds." a simile); None for no tokens."""
     inside = {t.i for t in tokens}
     head = next((t for t in tokens if t.head.i not in inside or t.head.i == t.i), None)
     of = next((c for c in head.children if c.dep_ == "prep" and c.lower_ == "of"), None) if head is not None else None
@@ -85,22 +86,24 @@ def image_noun(tokens):
 
 
 def of_the_topic_kind(rows, docs, doc) -> set[int]:
-    """Indices of the rows whose image noun (`image_noun`) is the sentence's subject's own kind of thing by WordNet's
-    first senses (`nouns.kind_of`): one thing ("The tap dripped like a faucet", "The baby cried like an infant") or
-    the subject a kind of it ("The crows called like a chorus of birds", "The toddler shrieked like a little kid",
-    "The goldfish darted like an animal"): a literal comparison, not an image. A grander kind of the subject is kept
-    ("The bird sang like a nightingale" is the image a kind of the subject). Rule PK, chosen on the blind reads' dev
-    lists: docs/experiments.md#polish-topic-kind"""
+    """Indices of the rows (`docs`: their sentences parsed; `doc`: the literal's) whose image noun (`image_noun`) is
+    the noun subject of the literal's sentence it goes into, or of a kind of it, by WordNet's first senses
+    (`nouns.kind_of`): one thing ("The baby cried like an infant") or the subject a kind of it ("The crows called like
+    a chorus of birds", "The toddler shrieked like a little kid", "The goldfish darted like an animal"): a literal
+    comparison, not an image. A grander kind of the subject is kept ("The bird sang like a nightingale" is the image a
+    kind of the subject). Rule PK, chosen on the blind reads' dev lists: docs/experiments.md#polish-topic-kind"""
     from .aptness import noun_subject
 
-    subject = noun_subject(doc)
-    if subject is None or subject.pos_ != "NOUN":
-        return set()
+    sentences = list(doc.sents)
     out = set()
     for i, (r, parsed) in enumerate(zip(rows, docs)):
         tokens = _vehicle_tokens(r, parsed)
         image = image_noun(tokens) if tokens else None
-        if image is not None and image.pos_ == "NOUN" and kind_of(subject.lemma_, image.lemma_) in ("same", "narrower"):
+        at = r["slot"].start if "slot" in r else r["offset"]  # where the phrase goes into the literal
+        sentence = next((s for s in sentences if s.start_char <= at <= s.end_char), None)
+        subject = noun_subject(sentence) if image is not None and sentence is not None else None
+        if image is not None and image.pos_ == "NOUN" and subject is not None and subject.pos_ == "NOUN" \
+                and kind_of(subject.lemma_, image.lemma_) in ("same", "narrower"):
             out.add(i)
     return out
 

@@ -73,7 +73,8 @@ RANKING = ("Candidates are ranked by the score, best first; an \"as ADJ as\" sim
            "polisher finds likelier after the opposite adjective (\"as heavy as a feather\"), or after the opposite of "
            "the sentence's manner adverb (\"moved slowly … like an arrow\"), or whose vehicle the simile KB knows for "
            "that opposite (\"walked slowly … like a deer\"), is left out.")
-KEEP_MEANING = ("keep = how likely a writer is to keep the candidate (0..1): a logistic model fitted on our own blind "
+KEEP_MEANING = ("keep = the keep model's estimate of how likely a writer is to keep the candidate (0..1): a logistic "
+                "model fitted on our own blind "
                 "reads' labels, from the score, the source, KB attestation and how close the vehicle's meaning is to "
                 "\"something ADJ\" or \"something that VERB\", to the sentence, to its subject and to \"a person\". "
                 "Candidates are ranked by keep, best first. Keep ranks well but runs high on sentences no reader saw: "
@@ -157,6 +158,12 @@ def _no_images(strategies, proposed: dict) -> str:
         return ""
     return (" The image table holds images of a quality: an adjective (\"The night was dark.\") or a verb's manner "
             "adverb (\"She walked slowly.\"); this sentence names none it knows.")
+
+
+def few_apt_images(expected_keepers: float | None, keep_counted: int) -> bool:
+    """Whether the keep model finds under a quarter of four or more scored lines worth keeping (their keeps summed):
+    the tab's and the command's advice to reword the sentence."""
+    return keep_counted >= 4 and (expected_keepers or 0.0) < keep_counted / 4
 
 
 def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progress=None,
@@ -322,22 +329,31 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
                 "then " if images_shown or writer_shown else "") + ("keep" if by_keep else "score")),
         generator=WRITER_POLISHER if proposer not in (None, polisher) else "trained polisher (LoRA delta)" if trained
         else "plain lm, few-shot (no delta fits)",
-        # keep is calibrated (docs/similes.md): its sum over the list is the number a writer would keep, expected
+        # keep's sum over the scored lines (docs/similes.md): it runs high on new sentences, so the tab says no count
+        # but the advice to reword where it is low (`few_apt_images`)
         expected_keepers=round(sum(c.keep for c in kept), 1) if by_keep and kept else None,
         keep_counted=len(kept) if by_keep else 0,
         shortfall=shortfall, reread=by_writer, spelling=typos, negation=negation_note(literal, doc, slots[0], polisher),
-        places=places_note(literal, doc, [c.offset for c in chosen]))
+        places=places_note(literal, doc, chosen))
 
 
-def places_note(literal: str, doc, offsets: list[int]) -> str:
+def places_note(literal: str, doc, candidates) -> str:
     """For a text of several sentences, which of them the candidates' similes went into (each candidate adds one
     simile to the whole text, where the sentence has its best places): a visitor's three sentences got similes in
-    the first only, and nothing said so; "" for a single sentence or no candidate."""
+    the first only, and nothing said so; "" for a single sentence or no candidate. A verb slot's phrase comes after
+    a space the realiser inserts, so its place in the literal is one before its offset, up to a sentence's end."""
     sentences = [s for s in doc.sents if s.text.strip()]
-    if len(sentences) < 2 or not offsets:
+    if len(sentences) < 2 or not candidates:
         return ""
-    used = [s for s in sentences if any(s.start_char <= o < s.end_char for o in offsets)]
-    said = " and ".join(f"“{literal[s.start_char:s.end_char].strip()}”" for s in used)
+    used = []
+    for c in candidates:
+        at = c.offset - 1 if c.kind == "verb" else c.offset
+        s = next((s for s in sentences if s.start_char <= at < s.end_char + (c.kind == "verb")), None)
+        if s is not None and s not in used:
+            used.append(s)
+    if not used:
+        return ""
+    said = " and ".join(f"“{literal[s.start_char:s.end_char].strip()}”" for s in sorted(used, key=lambda s: s.start))
     return (f"The text holds {len(sentences)} sentences; each candidate adds one simile to it, here in {said} "
             f"(the places where one reads best). To polish another sentence, give it on its own.")
 

@@ -87,12 +87,12 @@ def _acceptable(vehicle: str, context: set[str], kb) -> bool:
     words = WORD.findall(vehicle.lower())
     if not 1 <= len(words) <= 7:
         return False
+    if offensive_words(vehicle, vehicle=True):  # slurs in the KB's 19th-century vehicles; names for peoples
+        return False
     if is_clause(vehicle):
         return 3 <= len(words) <= 9
     if words[0] in _NP_BAD_START or points(vehicle) or any(a == b for a, b in zip(words, words[1:])):
         return False  # a bad start ("of the …"), one that points ("my mother"), a stutter ("a freight freight")
-    if offensive_words(vehicle, vehicle=True):  # slurs in the KB's 19th-century vehicles; names for peoples
-        return False
     head = words[-1]
     if head in _NP_BAD_END:
         return False  # cut off mid-phrase

@@ -203,7 +203,7 @@ def run_continue(narrative, mode, n, seed, top_k, temperature, max_tokens=0, poo
     info = f"{_expression_note(r['expression'])}  \n{tally}" + (f"; ranked by {ranked}" if ranked else "") + \
         (f"  \n⚠️ {notes}" if notes else "") + \
         "".join(f"  \n⚠️ {line}" for line in r["shortfall"]) + \
-        (f"  \nℹ️ {COMPARISON_NOTE.format(mode=r['mode'])}" if r["mode"] != "writer" else "") + \
+        (f"  \nℹ️ {COMPARISON_NOTE.format(mode=r['mode'])}" if mode != "writer" else "") + \
         (f"\n\n<details><summary>Details: the judge</summary>\n\n{escape(r['judge'])}\n\n</details>"
          if r["judge"] else "")
     files = result_downloads(request, "continue", [{"rank": i + 1, **c, "text": c["text"] + (" …" if c["cut"] else "")}

@@ -28,10 +28,11 @@ as typed, and a button under **Polish** ("Polish “… very soft.” instead") 
 
 **What you see.** Each row is one candidate: the sentence with the inserted simile phrase in **bold**, the source
 that proposed it (with **KB ✓**, below) and **keep**; the phrase and the **score** (shown as *fluency* when no keep
-model is served) are under *Details*. **keep** (0–1) is how likely a writer is to keep the candidate,
-learned from our blind reads (readers judged thousands of candidates usable or not): it weighs the score with how
-close the vehicle is to "something ADJ" or "something that VERB", to the sentence and to its subject. Read it as an
-order, not a chance: on sentences no reader saw, lines of keep 0.3 were kept about one time in eight. The list is best first by keep (with the *writer* source, the knowledge base's images for
+model is served) are under *Details*. **keep** (0–1) is the keep model's estimate of how likely a writer is to keep
+the candidate, learned from our blind reads (readers judged thousands of candidates usable or not): it weighs the
+score with how close the vehicle is to "something ADJ" or "something that VERB", to the sentence and to its subject.
+Read it as an order more than a chance: on sentences no reader saw, a strict reader kept far fewer lines than keep
+says. The list is best first by keep (with the *writer* source, the knowledge base's images for
 an adjective and then the writer's come first, in their own order; the status line says so): before it is cut, the
 writer model reads the 20 best candidates again (the image table's images among them) and their keep takes in how
 likely it finds the simile in the sentence. Keep runs high on new sentences: the line above the table says how many
@@ -74,7 +75,8 @@ vehicle's length in words. *no simile* marks a candidate without one (ranked las
 check is at least 90 % sure contradicts the literal sentence, *off the sentence* one that keeps less than a quarter of
 the literal sentence's content words and means little like it (a line of another sentence), *no words* an image
 that is an emoji or a sign (“🍋”, “a 🍋”), which the knowledge base cannot know, *offensive image* an image that
-names a people or holds a slur (“a black man”; the four ranked after the others). With a single candidate there is nothing to compare, so the 0–1 columns stay empty.
+names a people or holds a slur or an obscenity (the four ranked after the others). With a single candidate there is
+nothing to compare, so the 0–1 columns stay empty.
 *Why these scores* says in words what the knowledge base and the models found; its *Details* hold the raw evidence.
 
 The sliders weigh quality's parts (α : β : γ) and the three rankings; the two buttons set both, the paper's weights

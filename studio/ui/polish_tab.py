@@ -9,7 +9,7 @@ from ..results import polish_blind_read
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, KEEP_MEANING, MAX_CHARS, MAX_N, MAX_SENTENCE_CHARS,
                                PROPERTY_FIRST, RANKING, REGISTERS, SCORE_MEANING, STRATEGIES, WRITER_ORDER,
                                WRITER_POLISHER, WRITER_READS, WRITER_READS_TOP, PolishResult, components, polish,
-                               like_with_like_reason, offered, respelled_with_place, spelling_note,
+                               few_apt_images, like_with_like_reason, offered, respelled_with_place, spelling_note,
                                why_no_comparison, without_simile)
 from .common import (after_limit_check, cancellable, cancelled, escape_markdown, examples, failed_run, guarded,
                      highlight_pieces, limited_textbox, role_notice, section_run, start_run, stopped_line,
@@ -101,12 +101,6 @@ def _highlight(sentence: str, offset: int, phrase: str) -> str:
     return f"{escape_markdown(before)}**{escape_markdown(phrase)}**{escape_markdown(after)}"
 
 
-def few_apt_images(result: PolishResult) -> bool:
-    """Whether the keep model finds under a quarter of four or more scored lines worth keeping (their keeps summed):
-    the advice to reword the sentence."""
-    return result.keep_counted >= 4 and (result.expected_keepers or 0.0) < result.keep_counted / 4
-
-
 def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
     """The line above the table, in plain text (the API's status too): how many came, from what, in which order;
     first, a notice of the sentence's likely typos."""
@@ -138,7 +132,7 @@ def _status(result: PolishResult, shown: bool, strategies: list[str]) -> str:
               f"{result.delivered} of the {result.asked} candidates asked; {ranked}.")
     # no count of the lines a writer would keep: keep's sum said 4-6 of 10 where a fresh blind reader kept 1 or 2 (a
     # visitor read both in one breath); keep ranks, and the blind read says how many are kept
-    if result.expected_keepers is not None and shown and few_apt_images(result):
+    if result.expected_keepers is not None and shown and few_apt_images(result.expected_keepers, result.keep_counted):
         status += " Few apt images were found for this sentence, by the keep model: try rewording it."
     if result.expected_keepers is not None and shown and (read := polish_blind_read()):
         status += f" {read}"

@@ -13,7 +13,7 @@ from ..errors import InputError
 from ..hauser.service import (CONTRADICTION_GATE, DEFAULT_QUALITY_PARTS, DEFAULT_RANK_WEIGHTS, MAX_CANDIDATES,
                               MAX_CHARS, MAX_CSV_BYTES, MAX_CSV_ROWS, PAPER_QUALITY_PARTS, PAPER_RANK_WEIGHTS,
                               RerankResult, Settings, candidates_from_lines, groups_from_csv, ratio, rerank,
-                              rerank_many, wordless_image)
+                              rerank_many, wordless_image, masked)
 from .imagine_tab import build_imagine_topk
 from .common import (after_limit_check, escape, escape_markdown, examples, failed_run, guarded, highlight_pieces,
                      limited_textbox, role_notice, shorten, spaced, start_run, table_rows, warn)
@@ -77,7 +77,8 @@ SCORES_NOTE = (
     "quarter of the literal sentence's content words and means little like it (a line of another sentence; ranked "
     "after the others), “no words” "
     "when its image is an emoji or a sign (“🍋”, “a 🍋”), which the knowledge base cannot know (ranked after the "
-    "others: its creativity and relevance say nothing). *Why these "
+    "others: its creativity and relevance say nothing), “offensive image” when its image names a people or holds "
+    "a slur or an obscenity (ranked after the others, whatever its scores). *Why these "
     "scores* under the chart says it in words for each candidate.")
 EXAMPLES = [
     ["As for Paganel, he wept who does not think of hiding his emotion.",
@@ -293,8 +294,8 @@ def explain_candidate(c: dict) -> str:
                     "it, so its creativity says little"
                     + (", and it is ranked with the flagged lines, after the others." if c.get("no_words") else "."))
     if c.get("offensive"):
-        said.append(f"Its image, {_quote(first.get('vehicle') or '')}, names a people or holds a slur: the studio "
-                    "ranks it with the flagged lines, after the others, whatever its scores.")
+        said.append(f"Its image, {_quote(masked(first.get('vehicle') or ''))}, names a people or holds a slur or an "
+                    "obscenity: the studio ranks it with the flagged lines, after the others, whatever its scores.")
     fit = c.get("fit") or {}
     if fit:  # the writer's mean log-probability per token of the vehicle after the sentence's words (median ≈ −3)
         how = "a natural" if fit["fit"] >= -2 else "an unlikely" if fit["fit"] < -4.5 else "a possible"

@@ -395,8 +395,7 @@ def polish_list_parts(split: str, limit: int | None = None, settings=None) -> li
     scored = score_groups([(literal, texts) for literal, texts, _ in groups], settings)
     return [([None if c.quality is None else (c.relevance_norm, c.logical_consistency_norm,
                                              c.sentiment_consistency_norm) for c in group.candidates], usable,
-             [(c.quality, c.creativity, c.informativeness,
-               bool(c.contradicts or c.off_sentence or c.no_words or c.offensive))
+             [(c.quality, c.creativity, c.informativeness, c.moved)
               for c in group.candidates])
             for (_, _, usable), group in zip(groups, scored)]
 
