@@ -124,8 +124,7 @@ def render(result: RerankResult) -> str:
                      + ("  [no words: its image is an emoji or a sign the knowledge base cannot know; ranked after "
                         "the others]" if row.get("no_words") else "")
                      + ("  [offensive image: it names a people or holds a slur or an obscenity; ranked after the "
-                        "others]"
-                        if row.get("offensive") else ""))
+                        "others]" if row.get("offensive") else ""))
     b = result.backends
     s = result.settings
     lines += ["", "Q: quality, 0–1 relative within these candidates (1 = the best here, 0 = the weakest; "

@@ -50,7 +50,8 @@ class Settings:
     #: order
     contradiction_gate: float | None = C.CONTRADICTION_GATE
     #: a line of another sentence (`off_sentence`), one whose image is an emoji or a sign (`no_words`), and one whose
-    #: image names a people or holds a slur (`offensive`), go after the others; False: the paper's order
+    #: image names a people or holds a slur or an obscenity (`offensive`), go after the others; False: the paper's
+    #: order
     off_sentence: bool = True
 
     def __post_init__(self):

@@ -86,12 +86,12 @@ def image_noun(tokens):
 
 
 def of_the_topic_kind(rows, docs, doc) -> set[int]:
-    """Indices of the rows (`docs`: their sentences parsed; `doc`: the literal's) whose image noun (`image_noun`) is
-    the noun subject of the literal's sentence it goes into, or of a kind of it, by WordNet's first senses
-    (`nouns.kind_of`): one thing ("The baby cried like an infant") or the subject a kind of it ("The crows called like
-    a chorus of birds", "The toddler shrieked like a little kid", "The goldfish darted like an animal"): a literal
-    comparison, not an image. A grander kind of the subject is kept ("The bird sang like a nightingale" is the image a
-    kind of the subject). Rule PK, chosen on the blind reads' dev lists: docs/experiments.md#polish-topic-kind"""
+    """Indices of the rows (`docs`: their sentences parsed; `doc`: the literal's) whose image noun (`image_noun`)
+    names, by WordNet's first senses (`nouns.kind_of`), the noun subject of the literal's sentence it goes into ("The
+    baby cried like an infant") or a thing that subject is a kind of ("The crows called like a chorus of birds", "The
+    toddler shrieked like a little kid", "The goldfish darted like an animal"): a literal comparison, not an image.
+    A grander kind of the subject is kept ("The bird sang like a nightingale" is the image a kind of the subject).
+    Rule PK, chosen on the blind reads' dev lists: docs/experiments.md#polish-topic-kind"""
     from .aptness import noun_subject
 
     sentences = list(doc.sents)

@@ -74,8 +74,8 @@ RANKING = ("Candidates are ranked by the score, best first; an \"as ADJ as\" sim
            "the sentence's manner adverb (\"moved slowly … like an arrow\"), or whose vehicle the simile KB knows for "
            "that opposite (\"walked slowly … like a deer\"), is left out.")
 KEEP_MEANING = ("keep = the keep model's estimate of how likely a writer is to keep the candidate (0..1): a logistic "
-                "model fitted on our own blind "
-                "reads' labels, from the score, the source, KB attestation and how close the vehicle's meaning is to "
+                "model fitted on our own blind reads' labels, from the score, the source, KB attestation and how "
+                "close the vehicle's meaning is to "
                 "\"something ADJ\" or \"something that VERB\", to the sentence, to its subject and to \"a person\". "
                 "Candidates are ranked by keep, best first. Keep ranks well but runs high on sentences no reader saw: "
                 "a fresh blind reader keeps far fewer lines than keep says (under About, *How well it works*).")

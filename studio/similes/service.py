@@ -30,7 +30,8 @@ from .ranking import WRITER_READS_TOP
 from .polisher import Candidate
 from .writer_vehicles import DOMAINS, REGISTERS
 
-__all__ = ["polish", "PolishResult", "Candidate", "components", "why_no_comparison", "like_with_like_reason", "few_apt_images",
+__all__ = ["polish", "PolishResult", "Candidate", "components", "why_no_comparison", "like_with_like_reason",
+           "few_apt_images",
            "MAX_CHARS", "MAX_N", "MAX_SENTENCE_CHARS", "STRATEGIES", "DEFAULT_STRATEGIES", "DOMAINS", "REGISTERS",
            "SCORE_MEANING", "KEEP_MEANING", "RANKING", "PROPERTY_FIRST", "WRITER_ORDER", "WRITER_READS",
            "WRITER_READS_TOP", "WRITER_POLISHER", "Misspelling", "spelling_note",
