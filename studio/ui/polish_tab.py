@@ -24,14 +24,14 @@ COLUMNS = ["candidate", "simile phrase", "source", "KB", "keep", "score"]
 SCREEN_COLUMNS = ["candidate", "source", "keep (0–1)"]
 FLUENCY_COLUMN = "fluency (0–1)"
 #: what each number in the table means, shown under it
-SCORE_NOTE = ("**keep (0–1)**: how likely a writer is to keep the candidate (0.5 = one in two), from a model fitted "
+SCORE_NOTE = ("**keep (0–1)**: the keep model's estimate of how likely a writer is to keep the candidate, fitted "
               "on our own blind reads; the list is best first by keep, except where the status line above says some "
               "images lead it in their own order (the writer source's; the image table's past place 20, or all of "
               "them when the writer model could not read the list again). Before the list is cut, the writer model "
               "reads the 20 best candidates again, and their keep takes in how likely it finds the simile in the "
               "sentence. "
-              "Summed, the keeps estimate how many of the list a writer would keep (the line above the table); a "
-              "strict reader of new sentences keeps fewer, and that line says what share. "
+              "Keep orders the lines better than it counts them: a strict reader of new sentences keeps far fewer "
+              "than keep says, and the line above the table says what share. "
               "**fluency (0–1)** (shown instead when no keep model is served, and in *Details*): how readily the "
               "polisher writes this simile for this sentence; it says nothing about creativity (*Send to Rerank* "
               "scores that). **KB ✓** after the source: a simile of the knowledge base's sources gives this image "
