@@ -99,7 +99,7 @@ def of_the_topic_kind(rows, docs, doc) -> set[int]:
     for i, (r, parsed) in enumerate(zip(rows, docs)):
         tokens = _vehicle_tokens(r, parsed)
         image = image_noun(tokens) if tokens else None
-        at = r["slot"].start if "slot" in r else r["offset"]  # where the phrase goes into the literal
+        at = r["slot"].start  # where the phrase goes into the literal
         sentence = next((s for s in sentences if s.start_char <= at <= s.end_char), None)
         subject = noun_subject(sentence) if image is not None and sentence is not None else None
         if image is not None and image.pos_ == "NOUN" and subject is not None and subject.pos_ == "NOUN" \
