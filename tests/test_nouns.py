@@ -63,7 +63,11 @@ def test_the_nouns_build_copies_the_licence_beside_its_wordnet(tmp_path):
     # data.noun: offset lex_filenum ss_type w_cnt (word lex_id)… p_cnt | gloss
     (data / "data.noun").write_text("00000010 03 n 01 grave 0 000 | death\n"
                                     "00000020 06 n 02 grave 0 tomb 0 000 | a place\n"
-                                    "00000040 18 n 02 star 0 wizard 0 000 | someone dazzlingly skilled\n")
+                                    "00000040 18 n 02 star 0 wizard 0 000 | someone dazzlingly skilled\n"
+                                    "00000060 18 n 02 Solomon 0 wise_man 0 000 | a king\n"
+                                    "00000070 06 n 02 China 0 Cathay 0 000 | a country\n"
+                                    "00000080 06 n 01 china 0 000 | porcelain\n"
+                                    "00000090 06 n 01 AN 0 000 | a stop word\n")
     (tmp_path / "share" / "doc" / "wordnet-base").mkdir(parents=True)
     (tmp_path / "share" / "doc" / "wordnet-base" / "copyright").write_text("WordNet Release 3.0 licence")
     build(["--wordnet", str(data), "--out", str(tmp_path / "nouns.json")])
@@ -73,6 +77,14 @@ def test_the_nouns_build_copies_the_licence_beside_its_wordnet(tmp_path):
     # "tomb"'s first sense is "grave"'s second: one image; the sense "star" and "wizard" share is neither's first
     assert made["same_image"] == [[["tomb"], ["grave"]]]
     assert len(made["first_sense"]) == len(made["nouns"]) and made["hypernyms"]
+    # written only with a capital; not "china" (also porcelain), a stop word ("an") or a two-word lemma
+    assert made["capitalised"] == ["cathay", "solomon"]
+
+
+@pytest.mark.parametrize("word, capital", [("solomon", True), ("Methuselah", True), ("london", True),
+                                           ("february", True), ("china", False), ("fox", False), ("an", False)])
+def test_written_with_capital(word, capital):
+    assert nouns.written_with_capital(word) is capital
 
 
 def test_the_nouns_build_numbers_each_first_sense_and_its_hypernyms(tmp_path):

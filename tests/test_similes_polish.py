@@ -175,6 +175,23 @@ def test_noun_phrases_agree():
     assert noun_phrase("a rusty hinges", kb) == "rusty hinges"
 
 
+def test_a_name_is_written_with_its_capital(tiny_registry):
+    """A visitor got "My grandmother is as wise as solomon." from the image table."""
+    from studio.figures.kb import load_kb
+    from studio.similes.realiser import realise_all, with_capitals
+
+    assert with_capitals("solomon") == "Solomon" and with_capitals("a london train") == "a London train"
+    assert with_capitals("methuselah's beard") == "Methuselah's beard"
+    # a trademark used as a common noun ("a dumpster"), a word joined to another, a common noun: as written
+    assert with_capitals("a dumpster") == "a dumpster" and with_capitals("a well-fed baby") == "a well-fed baby"
+    assert with_capitals("china") == "china" and with_capitals("Solomon") == "Solomon"
+    literal = "My grandmother is wise."
+    slot = next(s for s in find_slots(literal, tiny_registry.get("parser")(literal)) if s.kind == "adjective")
+    for strategy in ("images", "lm"):
+        rows, _, _ = realise_all(literal, [(strategy, slot, "solomon")], set(), load_kb())
+        assert rows[0]["sentence"] == "My grandmother is as wise as Solomon.", strategy
+
+
 def test_a_pronoun_is_no_image():
     """A visitor got "The soldier was as brave as himself." from the polisher."""
     from studio.figures.kb import load_kb

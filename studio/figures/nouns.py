@@ -4,7 +4,8 @@ nouns that name one image ("a grave", "a tomb"), and a noun that names a kind of
 
 Built from WordNet's noun lemmas (Debian `wordnet-base`, /usr/share/wordnet/index.noun: single words, and two-part
 compounds written as one, "rollercoaster") by `python -m studio build nouns`; the app reads the derived list `assets/similes/nouns.json`. A plural is known through WordNet's
-irregular forms ("mice") and its regular endings ("rats", "boxes", "berries").
+irregular forms ("mice") and its regular endings ("rats", "boxes", "berries"). The nouns WordNet writes only with a
+capital ("Solomon") are listed too, for writing a name the way a reader expects.
 """
 from __future__ import annotations
 
@@ -148,6 +149,17 @@ def of_one_kind(a: str, b: str) -> bool:
 def known_noun(word: str) -> bool:
     """Whether `word` (any case) is an English noun or a plural of one, by WordNet; True when the list is missing."""
     return not _nouns()[0] or _noun_lemma(word.lower().strip()) is not None
+
+
+@lru_cache(maxsize=1)
+def _capitalised() -> frozenset[str]:
+    return frozenset(_data().get("capitalised", ()))
+
+
+def written_with_capital(word: str) -> bool:
+    """Whether WordNet writes the noun `word` (any case) only with a capital: "solomon", "methuselah", "london",
+    "february"; not "china" or "fox". False when the list is missing."""
+    return word.lower() in _capitalised()
 
 
 def only_a_noun(word: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ..figures.articles import indefinite_article, points
+from ..figures.nouns import written_with_capital
 from ..offensive import offensive_words
 from .slots import Slot
 
@@ -51,6 +52,23 @@ def noun_phrase(vehicle: str, kb=None) -> str:
             words = words[1:]
         else:
             words[0] = indefinite_article(words[1])
+    return " ".join(words)
+
+
+def with_capitals(vehicle: str) -> str:
+    """The vehicle with each word WordNet writes only with a capital so written ("as wise as solomon" → "as wise as
+    Solomon", "a london train" → "a London train"), but for its last word right after "a"/"an", a trademark used as
+    a common noun ("a dumpster"); a possessive too ("methuselah's" → "Methuselah's"); a word joined to another
+    ("well-fed") is left.
+    why: docs/experiments.md#polish-names-capitalised"""
+    words = vehicle.split(" ")
+    for i, w in enumerate(words):
+        word = w[:-2] if w.endswith("'s") else w
+        if not (word.isalpha() and word.islower() and written_with_capital(word)):
+            continue
+        if i == len(words) - 1 and i > 0 and words[i - 1].lower() in ("a", "an"):
+            continue
+        words[i] = w[0].upper() + w[1:]
     return " ".join(words)
 
 
@@ -120,7 +138,8 @@ def realise_all(literal, proposals, context, kb):
             continue
         asked.add((strategy, slot.start, vehicle.lower()))
         # the image table's surface is the writer's own choice of article ("a river"): the KB's bare one would undo it
-        np_ = vehicle if is_clause(vehicle) or strategy == "images" else noun_phrase(vehicle, kb)
+        np_ = vehicle if is_clause(vehicle) else with_capitals(vehicle if strategy == "images"
+                                                                 else noun_phrase(vehicle, kb))
         if not _acceptable(np_, context, kb):
             rejected += 1
             continue

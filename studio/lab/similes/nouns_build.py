@@ -4,7 +4,8 @@ WordNet's noun index (single words, and two-part compounds joined: "rollercoaste
 those nouns WordNet also knows as an adjective or an adverb (index.adj, index.adv), and the nouns that name one image
 (a synset that is the first sense of one and among the first two of another: "grave" and "tomb"; data.noun), and
 each noun's first sense with that sense's hypernyms, for telling a kind of a thing from an image of it ("dogs like
-huskies"; data.noun). Single words only, lower case."""
+huskies"; data.noun), and the nouns WordNet writes only with a capital ("Solomon", "February": data.noun). Single
+words only, lower case."""
 from __future__ import annotations
 
 import argparse
@@ -79,6 +80,20 @@ def same_images(folder: Path = WORDNET, senses: int = IMAGE_SENSES) -> list[list
     return [[list(core), list(rest)] for core, rest in sorted(groups)]
 
 
+def capitalised(folder: Path = WORDNET) -> list[str]:
+    """The single-word nouns (lower case, three letters or more, no stop word: "an" is WordNet's "AN") that WordNet
+    writes only with a capital, in every synset that holds them: "solomon", "methuselah", "london", "february"; not
+    "china" (also "china", porcelain) or "fox"."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    upper, lower = set(), set()
+    for _, _, words, _ in synsets(folder / "data.noun", cased=True):
+        for w in words:
+            if w.isalpha():
+                (upper if w[0].isupper() else lower).add(w.lower())
+    return sorted(w for w in upper - lower if len(w) >= 3 and w not in STOP_WORDS)
+
+
 def kinds(nouns: list[str], folder: Path = WORDNET) -> tuple[list[int], list[list[int]]]:
     """(for each of `nouns`, the number of its first sense, -1 for none; for each sense so numbered, the numbers of
     its hypernyms and instance hypernyms): the senses are numbered in the order they are first met, the first senses
@@ -120,6 +135,7 @@ def build(argv: list[str]) -> dict:
     also = also_adjectives_or_adverbs(nouns, args.wordnet)
     images = same_images(args.wordnet)
     first_sense, hypernyms = kinds(nouns, args.wordnet)
+    names = capitalised(args.wordnet)
     data = {"source": "WordNet 3 noun lemmas, single words and two-part compounds written as one (wordnet-base), "
                       "its irregular plurals, the nouns it also lists as adjectives or adverbs, and the nouns that "
                       f"name one image (a synset that is the first sense of one and among the first {IMAGE_SENSES} "
@@ -127,7 +143,7 @@ def build(argv: list[str]) -> dict:
             "licence": licence(args.wordnet),
             "rebuild": "python -m studio build nouns", "nouns": nouns, "plurals": plurals,
             "also_adjective_or_adverb": also, "same_image": images,
-            "first_sense": first_sense, "hypernyms": hypernyms}
+            "first_sense": first_sense, "hypernyms": hypernyms, "capitalised": names}
     atomic_write(args.out, json.dumps(data, indent=0, ensure_ascii=False))
     return {"out": str(args.out), "nouns": len(nouns), "plurals": len(plurals), "also_adjective_or_adverb": len(also),
-            "same_image": len(images), "kinds": len(hypernyms), "seconds": round(time.perf_counter() - started, 1)}
+            "same_image": len(images), "kinds": len(hypernyms), "capitalised": len(names), "seconds": round(time.perf_counter() - started, 1)}
