@@ -253,6 +253,24 @@ def test_imagine_and_about_fit_the_window(pages, shots, width, height):
     assert cells and all(word <= room + 0.5 for _, word, room in cells), [c for c in cells if c[1] > c[2] + 0.5]
 
 
+def test_examples_fit_a_phone(pages):
+    """Every tab's clickable examples lie inside their box on a phone (Rerank's two columns of long text ran off its
+    right edge, the second cut at 390 px)."""
+    page = pages(390, 844)
+    # each example set's table (two inputs or more; one input's examples are buttons) and the set's own box
+    widths_js = """() => [...document.querySelectorAll('.studio-examples')].filter(e => e.offsetParent)
+        .flatMap(e => [...e.querySelectorAll('table')].map(t => [t.scrollWidth, t.parentElement.clientWidth])
+                      .concat([[e.scrollWidth, e.clientWidth]]))"""
+    tables = 0
+    for name in ("Polish", "Rerank", "Proverbs", "Continue"):
+        select_tab(page, name)
+        page.wait_for_timeout(300)
+        widths = page.evaluate(widths_js)
+        assert widths and all(wide <= room + 1 for wide, room in widths), (name, widths)
+        tables += len(widths) > 1
+    assert tables  # Rerank's examples are a table
+
+
 def test_rerank_columns_all_shown_at_1400(pages, shots):
     """At 1400 px every Rerank column is in view (on a phone its nine columns scroll inside their own box)."""
     page = pages(1400, 1000)

@@ -34,6 +34,8 @@ _RERANK_3 = ("#rerank-table .header-cell:nth-child(3), #rerank-table .body-cell:
 
 #: a wide table's own sideways scrollbar is always drawn (Gradio hides it), and on a phone a .studio-phone-only note
 #: above it says to swipe: its columns are never out of sight without a sign.
+#: .studio-examples (every tab's clickable examples, `common.examples`): on a phone their table fits the screen, its
+#: columns in equal parts and their words wrapped (Rerank's two columns of long text ran off the right edge)
 #: .studio-fit-table (Polish's, Proverbs', Continue's and the Models tables on screen): few columns that all fit the
 #: screen, a phone's too; cells wrap between words, and on a phone a smaller font and padding keep the numbers legible
 _FIT = ".studio-fit-table .header-cell, .studio-fit-table .body-cell, .studio-fit-table td, .studio-fit-table th"
@@ -65,6 +67,9 @@ CSS = f"""
 @media (max-width: 700px) {{
   .studio-phone-only {{display: block}}
   .studio-scroll-table table {{display: block; overflow-x: auto}}
+  .studio-examples table {{table-layout: fixed; width: 100% !important}}
+  .studio-examples td, .studio-examples th {{word-break: normal !important; overflow-wrap: break-word !important;
+    white-space: normal !important}}
   button[role=tab] {{padding: 0 8px !important}}
   .studio-wide-table .virtual-table-viewport {{overflow-x: scroll !important}}
   {_FIT} {{font-size: 13px !important; padding: 4px 2px !important}}

@@ -228,7 +228,7 @@ def examples(samples: list, inputs: list, label: str, run: gr.Button | None = No
     if run is not None and not run.elem_id:
         raise ValueError("an example's run button needs an elem_id")
     dataset = gr.Dataset(components=inputs, samples=[list(s) if isinstance(s, (list, tuple)) else [s] for s in samples],
-                         label=label, samples_per_page=10)
+                         label=label, samples_per_page=10, elem_classes=["studio-examples"])
 
     def fill(sample):
         values = list(sample)
