@@ -276,6 +276,32 @@ def test_continue_stop_clears_and_says_stopped(fresh, monkeypatch):
     assert page.get_by_text("slept like a log").filter(visible=True).count() == 0
 
 
+def test_continue_says_when_its_continuations_are_for_the_previous_narrative(fresh):
+    """A visitor clicked the Judge example after a Continue run: the box held the example's story, and the old
+    story's continuations stayed under it with nothing to say so. A note under Continue says so until the box holds
+    their story again, or a run replaces them."""
+    from studio.ui.continue_tab import JUDGE_EXAMPLES
+
+    story = "After three nights without sleep, Marco lay down on the sofa and slept like a log."
+    page = fresh
+    select_tab(page, "Continue")
+    page.get_by_label("plain", exact=True).filter(visible=True).first.check()
+    _box(page, "Narrative").fill(story)
+    page.get_by_role("button", name="Continue", exact=True).click()
+    _wait_status(page, "#continue-info", "samples in")
+    stale = page.locator("#continue-stale")
+    assert "previous narrative" not in stale.inner_text()
+    page.get_by_text(JUDGE_EXAMPLES[0][1][:30], exact=False).filter(visible=True).first.click()
+    expect(stale).to_contain_text("for the previous narrative", timeout=10_000)
+    _box(page, "Narrative").fill(story)  # their story again: no note
+    expect(stale).not_to_contain_text("previous narrative", timeout=10_000)
+    _box(page, "Narrative").fill(JUDGE_EXAMPLES[0][0])
+    expect(stale).to_contain_text("for the previous narrative", timeout=10_000)
+    page.get_by_role("button", name="Continue", exact=True).click()  # a run for the box's story: the note goes
+    _wait_status(page, "#continue-info", "samples in")
+    expect(stale).not_to_contain_text("previous narrative", timeout=10_000)
+
+
 def test_the_failure_line_shows_a_message_as_text():
     """A message may quote the input (Rerank's CSV errors do): the status line escapes it, on one line."""
     import gradio as gr

@@ -441,6 +441,17 @@ def test_continues_line_says_when_the_box_holds_another_story_than_the_results()
     assert other_story_note("x y z", {"value": [{"token": "a b c", "class_or_confidence": None}]}, "ok") != "ok"
 
 
+def test_continue_notes_under_its_button_a_narrative_the_continuations_are_not_for():
+    """A visitor clicked the Judge example after a Continue run, and the old story's continuations stayed under the
+    new story without a word."""
+    from studio.ui.continue_tab import STALE_NOTE, stale_note
+
+    shown = [("Anna put off the dentist, so she decided to ", None), ("bite the bullet", "idiom"), (".", None)]
+    assert stale_note("Anna put off the dentist, so she decided to [bite the bullet].", shown) == ""
+    assert stale_note("The recruit ran in as brave as a lion.", shown) == STALE_NOTE
+    assert stale_note("The recruit ran in as brave as a lion.", None) == ""  # no continuations on screen
+
+
 @pytest.mark.parametrize("narrative", ["Nora dropped her notes, so she decided to [wing it].",
                                        "Nora dropped her notes, so she decided to <b>wing it</b>."])
 def test_a_marked_story_is_the_story_its_continuations_are_for(narrative):

@@ -165,17 +165,35 @@ def _expression_note(expr: dict | None) -> str:
     return f"**{expr['kind']}** ({source}) — {what}: {meaning}"
 
 
+def _for_another_story(narrative, shown) -> bool:
+    """Whether continuations are on screen (`shown`: the highlighted narrative they were made for) and the box holds
+    another narrative than theirs."""
+    pieces = shown.get("value") or [] if isinstance(shown, dict) else shown or []
+    made_for = "".join(str(p[0] if isinstance(p, (list, tuple)) else p.get("token", "")) for p in pieces)
+    # the continuations' narrative is the box's without its marks ("…decided to [wing it]." → "…to wing it.")
+    return bool(made_for.strip()) and spaced(made_for) not in (spaced(narrative),
+                                                               spaced(strip_marks(str(narrative or ""))[0]))
+
+
 def other_story_note(narrative, shown, info):
     """The run's status line, and a warning when the box no longer holds the narrative the continuations are for
     (`shown`: the highlighted narrative they were made for). Gradio drops a press of Continue while a run is on: a
     visitor typed a second story, pressed again, and read the first story's continuations under it."""
-    pieces = shown.get("value") or [] if isinstance(shown, dict) else shown or []
-    made_for = "".join(str(p[0] if isinstance(p, (list, tuple)) else p.get("token", "")) for p in pieces)
-    # the continuations' narrative is the box's without its marks ("…decided to [wing it]." → "…to wing it.")
-    if not made_for.strip() or spaced(made_for) in (spaced(narrative), spaced(strip_marks(str(narrative or ""))[0])):
+    if not _for_another_story(narrative, shown):
         return info
     return ("⚠️ The narrative in the box is not the one these continuations are for (shown beside them): press "
             f"**Continue** to continue it.\n\n{info}")
+
+
+#: under the Continue button while the box holds another narrative than the continuations on screen (a visitor typed
+#: a new story, or the Judge example replaced it, and the old story's continuations stayed without a word)
+STALE_NOTE = ("⚠️ The continuations below are for the previous narrative (shown beside them): press **Continue** "
+              "for this one.")
+
+
+def stale_note(narrative, shown) -> str:
+    """STALE_NOTE while the box holds another narrative than the continuations on screen, else ""."""
+    return STALE_NOTE if _for_another_story(narrative, shown) else ""
 
 
 @guarded
@@ -315,6 +333,7 @@ def build_continue_tab() -> None:
                 with gr.Row():
                     go = gr.Button("Continue", variant="primary", elem_id="continue-go")
                     stop = gr.Button("Stop", variant="stop")
+                stale = gr.Markdown(elem_id="continue-stale")
             with gr.Column(scale=3):
                 highlighted = gr.HighlightedText(label="Narrative and expression", combine_adjacent=True,
                                                  elem_id="continue-highlight",
@@ -340,6 +359,10 @@ def build_continue_tab() -> None:
             show_progress_on=[table, info])  # the bar also beside the narrative: the table is below a laptop's fold
         run.failure(failed_run(None), outputs=[table, info], api_name=False, queue=False)
         run.success(other_story_note, inputs=[narrative, highlighted, info], outputs=info, api_name=False, queue=False,
+                    show_progress="hidden")
+        # the note comes and goes with the box's text and the result on screen (a run's start clears the result)
+        for trigger in (narrative.change, highlighted.change):
+            trigger(stale_note, inputs=[narrative, highlighted], outputs=stale, api_name=False, queue=False,
                     show_progress="hidden")
         # Stop cancels the run: the decoder sees `cancelled()` before its next token and ends
         stop.click(stopped_line("no continuation for this narrative; press Continue to run it again."), inputs=info,
