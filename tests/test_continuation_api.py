@@ -50,7 +50,8 @@ def test_cli_continue_bad_mode(capsys):
     assert main(["continue", "text", "--mode", "poetic"]) == 2
     assert "invalid choice" in capsys.readouterr().err
     assert main(["continue", "He slept [like a log].", "--max-tokens", "1000"]) == 2
-    assert "error: --max-tokens must be between 1 and 60" in capsys.readouterr().err  # the flag, not the field
+    # the flag, not the field; and 0, which the help offers for the mode's own, is said to be allowed
+    assert "error: --max-tokens must be between 1 and 60 (or 0, the mode's own)" in capsys.readouterr().err
 
 
 def test_cli_continue_says_the_writer_s_order_and_its_slips():
@@ -103,6 +104,12 @@ def test_offline_judge_batch_answers_as_the_judge(offline, tmp_path, capsys, stu
     assert [r["line"] for r in results] == [1, 4]  # which input each answers, once a line has failed
     assert all(r["choice"] == ("option1" if r["p_option1"] >= r["p_option2"] else "option2") for r in results)
     assert results[0]["p_option1"] == pytest.approx(js[0].p_option1, abs=1e-3)  # the batch is the judge's answer
+    # without --out the judgements are the standard output, and the summary is said beside them on stderr
+    capsys.readouterr()
+    assert main(["judge", "--batch", str(src), "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert [json.loads(x)["line"] for x in out.splitlines()] == [1, 4]
+    assert "2 judgements written to standard output" in err and "2 lines failed" in err
 
 
 def test_cli_eval_rejects_an_empty_generation_sample(capsys):

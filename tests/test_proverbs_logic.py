@@ -220,6 +220,14 @@ def test_cli_single_and_batch(tmp_path, capsys):
     capsys.readouterr()
     assert main(["proverbs", NARRATIVE, "--proverb", "Q99999"]) == 2  # an id no proverb has: not aligned as text
     assert "No proverb of the catalog has the id 'Q99999'" in capsys.readouterr().err
+    assert main(["proverbs", NARRATIVE, "--proverb", "3"]) == 2  # a bare number: refused as an id, not as "no words"
+    assert "No proverb of the catalog has the id '3'" in capsys.readouterr().err
+    # a typed proverb is aligned as typed, and the command says it is none of the catalog's (as the tab does)
+    assert main(["proverbs", NARRATIVE, "--k", "1", "--proverb", "Birds of a feather sing in the rain"]) == 0
+    assert "Birds of a feather sing in the rain  (not one of the catalog's proverbs: aligned as typed)" in \
+        capsys.readouterr().out
+    assert main(["proverbs", NARRATIVE, "--k", "1", "--proverb", "Q4"]) == 0
+    assert "aligned as typed" not in capsys.readouterr().out
 
 
 def test_a_narrative_too_short_for_a_proverb_is_refused(capsys):

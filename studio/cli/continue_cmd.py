@@ -1,6 +1,8 @@
 """`python -m studio continue` and `python -m studio judge`: figurative continuation and its plausibility judge."""
 from __future__ import annotations
 
+import sys
+
 from ..continuation.service import MODES, Settings, continue_narrative, judge_pair
 from ..errors import InputError, StudioError
 from . import add_json_flag
@@ -110,7 +112,10 @@ def run_judge(args) -> dict | None:
         except StudioError as exc:
             batch.fail(number, exc)
     result = batch.finish(args)
-    return result if args.out else None
+    if not args.out:  # the judgements are the output: the summary goes beside them, on stderr
+        print(summary_line(result, "judgement"), file=sys.stderr)
+        return None
+    return result
 
 
 def render_judge(r: dict) -> str:

@@ -24,10 +24,10 @@ def register(sub) -> None:
 
 def _one(narrative: str, proverb: str | None, k: int | None) -> dict:
     ranked = ranking(narrative, k)
-    target = resolve_proverb(proverb)[0] if proverb is not None else ranked[0].proverb.text
+    target, entry = resolve_proverb(proverb) if proverb is not None else (ranked[0].proverb.text, ranked[0].proverb)
     pairs = align(narrative, target)
     return {"ranking": [r.to_json() for r in ranked], "aligned_proverb": target,
-            "alignment": [p.to_json() for p in pairs]}
+            "aligned_proverb_in_catalog": entry is not None, "alignment": [p.to_json() for p in pairs]}
 
 
 def run(args) -> dict:
@@ -76,6 +76,8 @@ def render(result: dict) -> str:
         lines.append(f"     {r['meaning']}")
         if usage_note(r["proverb"]):
             lines.append(f"     note: {usage_note(r['proverb'])}")
-    lines += ["", f"alignment with: {result['aligned_proverb']}"]
+    typed = "" if result.get("aligned_proverb_in_catalog", True) else \
+        "  (not one of the catalog's proverbs: aligned as typed)"
+    lines += ["", f"alignment with: {result['aligned_proverb']}{typed}"]
     lines += [f"  {p!r:<40} <-> {n!r}" for p, n in result["alignment"]] or ["  (no span above the threshold)"]
     return "\n".join(lines)

@@ -61,7 +61,8 @@ class Settings:
             except (TypeError, ValueError):
                 raise InputError(f"{name} must be a number.") from None
             if not lo <= value <= hi:
-                raise InputError(f"{name} must be between {lo} and {hi}, not {value:g}.")
+                own = " (or 0, the mode's own)" if name in ("pool", "max_new_tokens") else ""
+                raise InputError(f"{name} must be between {lo} and {hi}{own}, not {value:g}.")
         if self.combine not in ("sum", "mean"):
             raise InputError("combine must be 'sum' or 'mean'.")
         self.n, self.top_k, self.max_new_tokens = int(self.n), int(self.top_k), int(self.max_new_tokens)

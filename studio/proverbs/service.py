@@ -182,7 +182,8 @@ def _resolve(catalog, registry, key: str) -> tuple[str, Proverb | None]:
     i = catalog.find(key)
     if i is not None:
         return catalog[i].text, catalog[i]
-    if re.fullmatch(r"\s*[QqSs]\d+\s*", key):  # an id no proverb has ("Q99999" was aligned as a proverb's text)
+    # an id no proverb has ("Q99999" was aligned as a proverb's text; "3" was refused as a text of no words)
+    if re.fullmatch(r"\s*[QqSs]?\d+\s*", key):
         raise InputError(f"No proverb of the catalog has the id {key.strip()!r}: give a catalog id (Q1, S48, …), "
                          "an ePiC quote_id or the proverb's text.")
     refuse_non_english(key, "proverb")
