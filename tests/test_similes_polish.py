@@ -655,6 +655,17 @@ def test_cli_polish_batch_lines_set_their_own_options(tmp_path, capsys):
     assert 2 < len(rows[2]["candidates"]) <= 4
 
 
+def test_a_domain_or_register_without_the_writer_is_refused(capsys):
+    """The README's example once ran "--domain animals" without the writer, the one source that reads it, and got the
+    same images as without it."""
+    from studio.cli import main
+
+    assert main(["polish", "He yelps and howls.", "--domain", "animals"]) == 2
+    assert "steer the writer source, which is not among the strategies" in capsys.readouterr().err
+    assert main(["polish", "He yelps and howls.", "--strategies", "lm", "--register", "literary"]) == 2
+    assert "--strategies images,lm,retrieval,property,writer" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("literal,vehicle,want", [
     ("He was proud of his garden.", "a peacock", "He was as proud of his garden as a peacock."),
     ("The students were bored during the lecture.", "sheep", "The students were as bored as sheep during the lecture."),

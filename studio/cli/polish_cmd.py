@@ -1,6 +1,7 @@
 """`python -m studio polish`: simile candidates for a literal sentence."""
 from __future__ import annotations
 
+from ..errors import InputError
 from ..results import polish_blind_read
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, MAX_N, REGISTERS, STRATEGIES, Misspelling,
                                few_apt_images, polish, spelling_note)
@@ -34,12 +35,27 @@ def run(args):
     def one(literal: str, **line) -> dict:
         options = {"n": args.n, "seed": args.seed, "strategies": args.strategies or None, "domain": args.domain,
                    "register": args.register, **line}
+        _steers_the_writer(options)
         result = polish(literal, **options)
         return {"literal": literal, **({"options": line} if line else {}), **result.to_dict()}
 
     return single_or_batch(args, args.literal, "literal", one,
                            'give a literal sentence, e.g. python -m studio polish "He yelps and howls." (or --batch)',
                            LINE_OPTIONS)
+
+
+def _steers_the_writer(options: dict) -> None:
+    """A domain or register asked of a run without the writer source, which alone reads them, is refused (the
+    README's example once ran "--domain animals" with no writer and got the same images as without it)."""
+    strategies = options.get("strategies") or DEFAULT_STRATEGIES
+    if isinstance(strategies, str):
+        strategies = [s.strip() for s in strategies.split(",")]
+    if not isinstance(strategies, (list, tuple)):  # not names at all: `polish` says so
+        return
+    if "writer" not in strategies and (options.get("domain", "any") != "any"
+                                       or options.get("register", "plain") != "plain"):
+        raise InputError("--domain and --register steer the writer source, which is not among the strategies: add "
+                         "it, e.g. --strategies " + ",".join((*DEFAULT_STRATEGIES, "writer")))
 
 
 def render(result: dict) -> str:
