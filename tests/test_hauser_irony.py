@@ -62,6 +62,22 @@ def test_literal_reading_and_contrast_contexts():
     assert stated_reading(twice, _as_simile(twice, "loud", "a whisper")) is None
 
 
+@pytest.mark.parametrize("text, prop, vehicle, read", [
+    # a visitor's "may contradict" (51 %): the image's own words were read as the bag's
+    ("The bag was as light as a soap bubble drifting over a meadow.", "light", "a soap bubble", "The bag was very light."),
+    ("The night was as dark as the inside of a cow that nobody had fed.", "dark", "the inside of a cow",
+     "The night was very dark."),
+    ("His voice was as loud as thunder rolling over the hills, and everyone stopped.", "loud", "thunder",
+     "His voice was very loud, and everyone stopped."),
+    ("Her voice was as loud as a whisper.", "loud", "a whisper", "Her voice was very loud."),
+    ("It was as hot as an oven in the kitchen.", "hot", "an oven", "It was very hot in the kitchen."),
+])
+def test_the_stated_reading_takes_the_images_own_clause(tiny_registry, text, prop, vehicle, read):
+    """What follows the image straight away as a participle or a relative clause is the image's, up to its clause's
+    end; a prepositional phrase may be the scene's, and stays."""
+    assert stated_reading(text, _as_simile(text, prop, vehicle)) == read
+
+
 def test_find_ironies_fires_only_past_the_margin():
     feats = LMFeatures(TableLM())
     whisper, thunder = TEXT, "Her voice was as loud as thunder."

@@ -16,6 +16,7 @@ Why: docs/experiments.md#hauser-irony-margin
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import asdict, dataclass
 
@@ -107,9 +108,43 @@ def opposite_in_kb(kb, adjective: str, vehicle: str, antonyms: dict) -> str | No
 
 def literal_reading(candidate: str, simile, antonym: str) -> str:
     """The candidate with "as P as V" (or "P as V") replaced by "very A", its spaces closed up (a tag read as blanks
-    leaves a run of them)."""
-    a, b = simile.spans["comparator"][0], simile.spans["vehicle"][1]
+    leaves a run of them). V runs on over what the parser hangs on the image's head after it (`image_end`)."""
+    a, b = simile.spans["comparator"][0], image_end(candidate, simile)
     return " ".join((candidate[:a] + "very " + antonym + candidate[b:]).split())
+
+
+def image_end(candidate: str, simile) -> int:
+    """Where the simile's image ends: the vehicle span's end, or, where a participle or a relative pronoun follows it
+    straight away, the end of its clause (the next comma, semicolon, colon or dash, else the sentence's last word):
+    "as light as a soap bubble drifting over a meadow", "as dark as the inside of a cow that nobody had fed". The
+    parser hangs such words on the verb as often as on the image, so its tags are read, not its tree.
+    why: docs/experiments.md#hauser-image-end"""
+    b = simile.spans["vehicle"][1]
+    if not candidate[b:].strip()[:1].isalpha():  # the image ends the sentence or its clause: no parse needed
+        return b
+    doc = _parse(candidate)
+    after = next((t for t in doc if t.idx >= b), None)
+    if after is None or not (after.tag_ in ("VBG", "VBN") or after.lower_ in _RELATIVE):
+        return b
+    end = b
+    for t in doc[after.i:]:
+        if t.is_sent_start and t.i > after.i or t.is_punct and t.text in _CLAUSE_END:
+            break
+        if not t.is_punct:
+            end = t.idx + len(t)
+    return end
+
+
+#: what opens a relative clause on the image, and the marks that end a clause it runs to
+_RELATIVE = {"that", "which", "who", "whom", "whose"}
+_CLAUSE_END = {",", ";", ":", "–", "—", "-", ".", "!", "?", "…"}
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse(text: str):
+    from ..models import get_registry
+
+    return get_registry().get("parser")(text)
 
 
 def stated_reading(candidate: str, simile) -> str | None:
