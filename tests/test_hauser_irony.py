@@ -64,7 +64,8 @@ def test_literal_reading_and_contrast_contexts():
 
 @pytest.mark.parametrize("text, prop, vehicle, read", [
     # a visitor's "may contradict" (51 %): the image's own words were read as the bag's
-    ("The bag was as light as a soap bubble drifting over a meadow.", "light", "a soap bubble", "The bag was very light."),
+    ("The bag was as light as a soap bubble drifting over a meadow.", "light", "a soap bubble",
+     "The bag was very light."),
     ("The night was as dark as the inside of a cow that nobody had fed.", "dark", "the inside of a cow",
      "The night was very dark."),
     ("His voice was as loud as thunder rolling over the hills, and everyone stopped.", "loud", "thunder",

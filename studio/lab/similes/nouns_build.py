@@ -146,4 +146,5 @@ def build(argv: list[str]) -> dict:
             "first_sense": first_sense, "hypernyms": hypernyms, "capitalised": names}
     atomic_write(args.out, json.dumps(data, indent=0, ensure_ascii=False))
     return {"out": str(args.out), "nouns": len(nouns), "plurals": len(plurals), "also_adjective_or_adverb": len(also),
-            "same_image": len(images), "kinds": len(hypernyms), "capitalised": len(names), "seconds": round(time.perf_counter() - started, 1)}
+            "same_image": len(images), "kinds": len(hypernyms), "capitalised": len(names),
+            "seconds": round(time.perf_counter() - started, 1)}
