@@ -711,7 +711,7 @@ def test_a_formula_one_says_is_matched_only_as_said():
     assert [lexicon._said_formula(e) for e in entries] == [True, True, False]
     lex = lexicon.IdiomLexicon(entries, get_registry().get("parser").nlp)
     for text, shown in (("Her mother hugged her and said, \"Break a leg!\"", ["Break a leg"]),
-                        ("You should break a leg tonight, kid.", ["break a leg"]),
+                        ("You might break a leg on those stairs.", []),
                         ("At the hospital the doctor confirmed that he had broken a leg.", []),
                         ("He broke a leg skiing.", []), ("The hikers got lost in the woods.", []),
                         ("Get lost!", ["Get lost"]), ("They pulled my leg all evening.", ["pulled my leg"])):

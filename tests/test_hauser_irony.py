@@ -72,6 +72,13 @@ def test_literal_reading_and_contrast_contexts():
      "His voice was very loud, and everyone stopped."),
     ("Her voice was as loud as a whisper.", "loud", "a whisper", "Her voice was very loud."),
     ("It was as hot as an oven in the kitchen.", "hot", "an oven", "It was very hot in the kitchen."),
+    # a reviewer's: a hyphen inside a word, an aside in brackets, "that" as a determiner, a new clause after "and"
+    ("He was as pale as a ghost wandering the well-lit halls.", "pale", "a ghost", "He was very pale."),
+    ("The bag was as light as a soap bubble drifting over the meadow (really).", "light", "a soap bubble",
+     "The bag was very light (really)."),
+    ("He was as pale as a ghost that evening, and left.", "pale", "a ghost", "He was very pale that evening, and left."),
+    ("The bag was as light as a soap bubble drifting by and I carried it home.", "light", "a soap bubble",
+     "The bag was very light and I carried it home."),
 ])
 def test_the_stated_reading_takes_the_images_own_clause(tiny_registry, text, prop, vehicle, read):
     """What follows the image straight away as a participle or a relative clause is the image's, up to its clause's

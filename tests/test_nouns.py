@@ -67,7 +67,20 @@ def test_the_nouns_build_copies_the_licence_beside_its_wordnet(tmp_path):
                                     "00000060 18 n 02 Solomon 0 wise_man 0 000 | a king\n"
                                     "00000070 06 n 02 China 0 Cathay 0 000 | a country\n"
                                     "00000080 06 n 01 china 0 000 | porcelain\n"
-                                    "00000090 06 n 01 AN 0 000 | a stop word\n")
+                                    "00000090 06 n 01 AN 0 000 | a stop word\n"
+                                    "00000100 06 n 01 FBI 0 000 | a bureau\n"
+                                    "00000110 06 n 01 New_York 0 000 | a city\n"
+                                    "00000120 06 n 01 Nice 0 000 | a city in France\n"
+                                    "00000130 06 n 01 Queens 0 000 | a borough\n"
+                                    "00000140 06 n 01 queen 0 000 | a female monarch\n"
+                                    "00000150 06 n 01 Fed 0 000 | the Federal Reserve\n"
+                                    "00000160 06 n 01 Velcro 0 000 | a trademark for a fastener\n")
+    (data / "data.adj").write_text("00000200 00 a 01 nice 0 000 | pleasant\n")
+    (data / "data.adv").write_text("")
+    (data / "data.verb").write_text("00000300 29 v 01 feed 0 000 | give food\n")
+    (data / "verb.exc").write_text("fed feed\n")
+    (data / "adj.exc").write_text("")
+    (data / "adv.exc").write_text("")
     (tmp_path / "share" / "doc" / "wordnet-base").mkdir(parents=True)
     (tmp_path / "share" / "doc" / "wordnet-base" / "copyright").write_text("WordNet Release 3.0 licence")
     build(["--wordnet", str(data), "--out", str(tmp_path / "nouns.json")])
@@ -77,14 +90,16 @@ def test_the_nouns_build_copies_the_licence_beside_its_wordnet(tmp_path):
     # "tomb"'s first sense is "grave"'s second: one image; the sense "star" and "wizard" share is neither's first
     assert made["same_image"] == [[["tomb"], ["grave"]]]
     assert len(made["first_sense"]) == len(made["nouns"]) and made["hypernyms"]
-    # written only with a capital; not "china" (also porcelain), a stop word ("an") or a two-word lemma
-    assert made["capitalised"] == ["cathay", "solomon"]
+    # written only with capitals, as WordNet writes them, two-word names too; not "china" (also porcelain), "nice"
+    # (also an adjective), an inflected form ("queens", "fed"), a trademark by its gloss or a stop word ("an")
+    assert made["capitalised"] == {"cathay": "Cathay", "fbi": "FBI", "new york": "New York", "solomon": "Solomon"}
 
 
-@pytest.mark.parametrize("word, capital", [("solomon", True), ("Methuselah", True), ("london", True),
-                                           ("february", True), ("china", False), ("fox", False), ("an", False)])
-def test_written_with_capital(word, capital):
-    assert nouns.written_with_capital(word) is capital
+@pytest.mark.parametrize("words, written", [("solomon", "Solomon"), ("Methuselah", "Methuselah"), ("fbi", "FBI"),
+                                            ("new  york", "New York"), ("china", None), ("fox", None), ("an", None),
+                                            ("nice", None), ("queens", None), ("fed", None)])
+def test_a_name_as_wordnet_writes_it(words, written):
+    assert nouns.name_written(words) == written
 
 
 def test_the_nouns_build_numbers_each_first_sense_and_its_hypernyms(tmp_path):

@@ -185,6 +185,9 @@ def test_a_name_is_written_with_its_capital(tiny_registry):
     # a trademark used as a common noun ("a dumpster"), a word joined to another, a common noun: as written
     assert with_capitals("a dumpster") == "a dumpster" and with_capitals("a well-fed baby") == "a well-fed baby"
     assert with_capitals("china") == "china" and with_capitals("Solomon") == "Solomon"
+    # as WordNet writes a name: an acronym, two words; an adjective or a plural WordNet writes in lower case is left
+    assert with_capitals("the fbi") == "the FBI" and with_capitals("a new york cab") == "a New York cab"
+    assert with_capitals("a nice day") == "a nice day" and with_capitals("a king and queens") == "a king and queens"
     literal = "My grandmother is wise."
     slot = next(s for s in find_slots(literal, tiny_registry.get("parser")(literal)) if s.kind == "adjective")
     for strategy in ("images", "lm"):
@@ -664,6 +667,9 @@ def test_a_domain_or_register_without_the_writer_is_refused(capsys):
     assert "steer the writer source, which is not among the strategies" in capsys.readouterr().err
     assert main(["polish", "He yelps and howls.", "--strategies", "lm", "--register", "literary"]) == 2
     assert "--strategies images,lm,retrieval,property,writer" in capsys.readouterr().err
+    # an unknown source is refused as such, not as a missing writer
+    assert main(["polish", "He yelps and howls.", "--strategies", "Writer", "--domain", "animals"]) == 2
+    assert "Unknown strategy 'Writer'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("literal,vehicle,want", [

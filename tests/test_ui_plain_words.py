@@ -450,6 +450,7 @@ def test_continue_notes_under_its_button_a_narrative_the_continuations_are_not_f
     assert stale_note("Anna put off the dentist, so she decided to [bite the bullet].", shown) == ""
     assert stale_note("The recruit ran in as brave as a lion.", shown) == STALE_NOTE
     assert stale_note("The recruit ran in as brave as a lion.", None) == ""  # no continuations on screen
+    assert stale_note("  ", shown) == ""  # an empty box: nothing to press Continue for
 
 
 @pytest.mark.parametrize("narrative", ["Nora dropped her notes, so she decided to [wing it].",

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..errors import InputError
 from ..results import polish_blind_read
 from ..similes.service import (DEFAULT_STRATEGIES, DOMAINS, MAX_N, REGISTERS, STRATEGIES, Misspelling,
-                               few_apt_images, polish, spelling_note)
+                               check_strategies, few_apt_images, polish, spelling_note)
 from . import add_json_flag
 from .batch import single_or_batch, summary_line
 
@@ -47,13 +47,9 @@ def run(args):
 def _steers_the_writer(options: dict) -> None:
     """A domain or register asked of a run without the writer source, which alone reads them, is refused (the
     README's example once ran "--domain animals" with no writer and got the same images as without it)."""
-    strategies = options.get("strategies") or DEFAULT_STRATEGIES
-    if isinstance(strategies, str):
-        strategies = [s.strip() for s in strategies.split(",")]
-    if not isinstance(strategies, (list, tuple)):  # not names at all: `polish` says so
-        return
-    if "writer" not in strategies and (options.get("domain", "any") != "any"
-                                       or options.get("register", "plain") != "plain"):
+    strategies = check_strategies(options.get("strategies"))  # an unknown one is refused as such first
+    if "writer" not in strategies and (options.get("domain") or "any") != "any" \
+            or "writer" not in strategies and (options.get("register") or "plain") != "plain":
         raise InputError("--domain and --register steer the writer source, which is not among the strategies: add "
                          "it, e.g. --strategies " + ",".join((*DEFAULT_STRATEGIES, "writer")))
 

@@ -708,9 +708,15 @@ def _subject_of(verb):
     return None
 
 
+def is_relative_pronoun(tok) -> bool:
+    """Whether a token is a relative (or wh-) pronoun by its word and tag: "that" in "a cow that nobody fed", not in
+    "that evening"."""
+    return tok.lower_ in _RELATIVE_PRONOUNS and tok.tag_ in ("WDT", "WP", "WP$")
+
+
 def _resolve_relative(tok):
     """A relative pronoun stands for the noun its clause modifies ("a bulldozer that looked like a tank")."""
-    if tok.lower_ in _RELATIVE_PRONOUNS and tok.tag_ in ("WDT", "WP", "WP$"):
+    if is_relative_pronoun(tok):
         clause = tok.head
         for _ in range(4):
             if clause.dep_ in ("relcl", "acl") and clause.head.i != clause.i:

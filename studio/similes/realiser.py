@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ..figures.articles import indefinite_article, points
-from ..figures.nouns import written_with_capital
+from ..figures.nouns import name_written
 from ..offensive import offensive_words
 from .slots import Slot
 
@@ -56,19 +56,28 @@ def noun_phrase(vehicle: str, kb=None) -> str:
 
 
 def with_capitals(vehicle: str) -> str:
-    """The vehicle with each word WordNet writes only with a capital so written ("as wise as solomon" → "as wise as
-    Solomon", "a london train" → "a London train"), but for its last word right after "a"/"an", a trademark used as
-    a common noun ("a dumpster"); a possessive too ("methuselah's" → "Methuselah's"); a word joined to another
-    ("well-fed") is left.
+    """The vehicle with each name in it as WordNet writes it (`nouns.name_written`: "as wise as solomon" → "as wise as
+    Solomon", "a london train" → "a London train", "the fbi" → "the FBI", "new york" → "New York"; a possessive too,
+    "methuselah's"), but for a last word right after "a"/"an", a trademark used as a common noun ("a dumpster"); a
+    word joined to another ("well-fed") is left.
     why: docs/experiments.md#polish-names-capitalised"""
     words = vehicle.split(" ")
-    for i, w in enumerate(words):
-        word = w[:-2] if w.endswith("'s") else w
-        if not (word.isalpha() and word.islower() and written_with_capital(word)):
-            continue
-        if i == len(words) - 1 and i > 0 and words[i - 1].lower() in ("a", "an"):
-            continue
-        words[i] = w[0].upper() + w[1:]
+    i = 0
+    while i < len(words):
+        for size in (2, 1):
+            part = words[i:i + size]
+            last = part[-1][:-2] if part[-1].endswith("'s") else part[-1]
+            bare = [*part[:-1], last]
+            if len(part) < size or not all(w.isalpha() and w.islower() for w in bare):
+                continue
+            written = name_written(" ".join(bare))
+            trademark = size == 1 and i == len(words) - 1 and i > 0 and words[i - 1].lower() in ("a", "an")
+            if written is None or trademark:
+                continue
+            words[i:i + size] = written.split(" ")[:-1] + [written.split(" ")[-1] + part[-1][len(last):]]
+            i += size - 1
+            break
+        i += 1
     return " ".join(words)
 
 

@@ -25,13 +25,13 @@ from .analysis import analyse as components
 from .analysis import why_no_comparison
 from .polish import (DEFAULT_STRATEGIES, KEEP_MEANING, MAX_CHARS, MAX_N, PROPERTY_FIRST, RANKING, SCORE_MEANING,
                      STRATEGIES, WRITER_ORDER, WRITER_POLISHER, WRITER_READS, PolishResult,
-                     few_apt_images, holds_simile, polish, respelled_with_place, without_simile)
+                     check_strategies, few_apt_images, holds_simile, polish, respelled_with_place, without_simile)
 from .ranking import WRITER_READS_TOP
 from .polisher import Candidate
 from .writer_vehicles import DOMAINS, REGISTERS
 
 __all__ = ["polish", "PolishResult", "Candidate", "components", "why_no_comparison", "like_with_like_reason",
-           "few_apt_images",
+           "few_apt_images", "check_strategies",
            "MAX_CHARS", "MAX_N", "MAX_SENTENCE_CHARS", "STRATEGIES", "DEFAULT_STRATEGIES", "DOMAINS", "REGISTERS",
            "SCORE_MEANING", "KEEP_MEANING", "RANKING", "PROPERTY_FIRST", "WRITER_ORDER", "WRITER_READS",
            "WRITER_READS_TOP", "WRITER_POLISHER", "Misspelling", "spelling_note",

@@ -192,8 +192,9 @@ STALE_NOTE = ("⚠️ The continuations below are for the previous narrative (sh
 
 
 def stale_note(narrative, shown) -> str:
-    """STALE_NOTE while the box holds another narrative than the continuations on screen, else ""."""
-    return STALE_NOTE if _for_another_story(narrative, shown) else ""
+    """STALE_NOTE while the box holds another narrative than the continuations on screen, else "" (an empty box too:
+    there is nothing to continue)."""
+    return STALE_NOTE if str(narrative or "").strip() and _for_another_story(narrative, shown) else ""
 
 
 @guarded

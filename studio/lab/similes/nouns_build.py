@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ...atomic import atomic_write
 from ...errors import parse_options
-from ...figures.nouns import ASSET
+from ...figures.nouns import ASSET, PLURAL_ENDINGS
 from .wordnet import WORDNET, index, licence, synsets, wordnet_file
 
 #: how many of a noun's senses, most frequent first, may name the image it shares with another noun
@@ -80,18 +80,40 @@ def same_images(folder: Path = WORDNET, senses: int = IMAGE_SENSES) -> list[list
     return [[list(core), list(rest)] for core, rest in sorted(groups)]
 
 
-def capitalised(folder: Path = WORDNET) -> list[str]:
-    """The single-word nouns (lower case, three letters or more, no stop word: "an" is WordNet's "AN") that WordNet
-    writes only with a capital, in every synset that holds them: "solomon", "methuselah", "london", "february"; not
-    "china" (also "china", porcelain) or "fox"."""
+def capitalised(folder: Path = WORDNET) -> dict[str, str]:
+    """{lower case: as WordNet writes it} for the nouns of one or two words that WordNet writes only with capitals,
+    in every synset of every part of speech that holds them: "solomon": "Solomon", "fbi": "FBI", "new york": "New
+    York"; not "china" (also "china", porcelain), "nice" (also the adjective), "fox", an inflected form of another
+    word ("fed", "lent", "queens": WordNet's exception lists and regular plurals), a trademark its gloss names (people
+    write one as a common noun) or a stop word ("an" is WordNet's "AN"); three letters or more."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
-    upper, lower = set(), set()
-    for _, _, words, _ in synsets(folder / "data.noun", cased=True):
-        for w in words:
-            if w.isalpha():
-                (upper if w[0].isupper() else lower).add(w.lower())
-    return sorted(w for w in upper - lower if len(w) >= 3 and w not in STOP_WORDS)
+    upper: dict[str, set[str]] = {}
+    lower, trademarks = set(), set()
+    for name in ("data.noun", "data.adj", "data.adv", "data.verb"):
+        with open(wordnet_file(folder / name), encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith(" "):
+                    continue
+                fields, gloss = line.split("|")[0].split(), line.partition("|")[2]
+                words = [fields[4 + 2 * i].split("(")[0].replace("_", " ") for i in range(int(fields[3], 16))]
+                for w in words:
+                    key = w.lower()
+                    if name != "data.noun" or not w[:1].isupper() or not any(p[:1].isupper() for p in w.split()):
+                        lower.add(key)
+                    elif all(p[:1].isupper() for p in w.split()):
+                        upper.setdefault(key, set()).add(w)
+                        if "trademark" in gloss.lower():
+                            trademarks.add(key)
+    for name in ("noun.exc", "verb.exc", "adj.exc", "adv.exc"):  # an inflected form: "fed", "lent", "queens"
+        with open(wordnet_file(folder / name), encoding="utf-8", errors="replace") as fh:
+            lower.update(line.split()[0].replace("_", " ") for line in fh if line.strip())
+    plural = {key for key in upper if any(key.endswith(end) and key[:len(key) - len(end)] + base in lower
+                                          for end, base in PLURAL_ENDINGS)}
+    return {key: min(forms) for key, forms in sorted(upper.items())
+            if key not in lower and key not in trademarks and key not in plural and len(forms) == 1
+            and len(key) >= 3 and key not in STOP_WORDS and len(key.split()) <= 2
+            and all(p.isalpha() for p in key.split())}
 
 
 def kinds(nouns: list[str], folder: Path = WORDNET) -> tuple[list[int], list[list[int]]]:
