@@ -14,10 +14,9 @@ INTRO = ("# Figurative Language Studio\n"
          "Type a sentence or a short story and explore its figurative language: turn a plain sentence into similes "
          "and rank them, picture two texts, find the proverb a story tells, continue a story that ends in an idiom "
          "or a simile.  \n"
-         "The five tabs that do these have examples under their inputs (a click runs one; Imagine's only fill the "
-         "boxes), a **How to read this** note, and **Copy a link** to share what you see; Models and About list the "
-         "models and the figures. **Imagine** needs a text-to-image and a CLIP model: it is off in the *offline* "
-         "profile, with nothing to share.")
+         "These five tabs have examples (a click runs one), a **How to read this** note, and **Copy a link** to share "
+         "what you see. **Imagine** needs a text-to-image and a CLIP model: it is off in the *offline* profile, with "
+         "nothing to share.")
 
 HELP = {
     "polish": """
