@@ -110,14 +110,15 @@ def opposite_in_kb(kb, adjective: str, vehicle: str, antonyms: dict) -> str | No
 
 def literal_reading(candidate: str, simile, antonym: str) -> str:
     """The candidate with "as P as V" (or "P as V") replaced by "very A", its spaces closed up (a tag read as blanks
-    leaves a run of them). V runs on over what the parser hangs on the image's head after it (`image_end`)."""
+    leaves a run of them). V runs on over its own participle or relative clause (`image_end`)."""
     a, b = simile.spans["comparator"][0], image_end(candidate, simile)
     return " ".join((candidate[:a] + "very " + antonym + candidate[b:]).split())
 
 
 def image_end(candidate: str, simile) -> int:
     """Where the simile's image ends: the vehicle span's end, or, where a participle or a relative pronoun follows it
-    straight away, the end of its clause (the next comma, semicolon, colon or dash, else the sentence's last word):
+    straight away, the end of its clause (`_ends_clause`: a comma, semicolon, colon, spaced dash, opening bracket or
+    quote, a conjunction before a new subject, else the sentence's last word):
     "as light as a soap bubble drifting over a meadow", "as dark as the inside of a cow that nobody had fed". The
     parser hangs such words on the verb as often as on the image, so its tags are read, not its tree.
     why: docs/experiments.md#hauser-image-end"""

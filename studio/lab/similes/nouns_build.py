@@ -4,8 +4,8 @@ WordNet's noun index (single words, and two-part compounds joined: "rollercoaste
 those nouns WordNet also knows as an adjective or an adverb (index.adj, index.adv), and the nouns that name one image
 (a synset that is the first sense of one and among the first two of another: "grave" and "tomb"; data.noun), and
 each noun's first sense with that sense's hypernyms, for telling a kind of a thing from an image of it ("dogs like
-huskies"; data.noun), and the nouns WordNet writes only with a capital ("Solomon", "February": data.noun). Single
-words only, lower case."""
+huskies"; data.noun): single words only, lower case; and the names of one or two words WordNet writes only with
+capitals, as it writes them ("Solomon", "FBI", "New York": every data and exception file)."""
 from __future__ import annotations
 
 import argparse

@@ -25,18 +25,16 @@ def licence(folder: Path = WORDNET) -> str:
     return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else LICENCE_NOTE
 
 
-def synsets(path: Path, cased: bool = False) -> Iterator[tuple[str, str, list[str], list[tuple[str, str, str]]]]:
-    """(offset, synset type, its words lower-cased (as WordNet writes them with `cased`: "Solomon"), its pointers as
-    (symbol, target offset, source/target)) of each synset of a WordNet data file (data.adj, …); the licence lines
-    are skipped."""
+def synsets(path: Path) -> Iterator[tuple[str, str, list[str], list[tuple[str, str, str]]]]:
+    """(offset, synset type, its words lower-cased, its pointers as (symbol, target offset, source/target)) of each
+    synset of a WordNet data file (data.adj, …); the licence lines are skipped."""
     with open(wordnet_file(path), encoding="utf-8", errors="replace") as fh:
         for line in fh:
             if line.startswith(" "):
                 continue
             fields = line.split("|")[0].split()
             w_cnt = int(fields[3], 16)
-            words = [fields[4 + 2 * i].split("(")[0] for i in range(w_cnt)]
-            words = words if cased else [w.lower() for w in words]
+            words = [fields[4 + 2 * i].split("(")[0].lower() for i in range(w_cnt)]
             k = 4 + 2 * w_cnt
             ptrs = [(fields[k + 1 + 4 * j], fields[k + 2 + 4 * j], fields[k + 4 + 4 * j]) for j in range(int(fields[k]))]
             yield fields[0], fields[2], words, ptrs
